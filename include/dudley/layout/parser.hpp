@@ -1,0 +1,84 @@
+// Parsing Dudley layout text into a checked layout model, with compiler-style diagnostics.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dudley/layout/layout.hpp"
+
+namespace dudley::layout {
+
+/// Kinds of problems a layout can have. Each has a stable kebab-case name (diag_code_name)
+/// that tests and `dudley check --json` use.
+enum class DiagCode : uint8_t {
+  kSyntax,                     ///< syntax
+  kUnexpectedEnd,              ///< unexpected-end: the text stops inside a construct
+  kBadCharacter,               ///< bad-character: NUL, control or non-ASCII outside comments
+  kInvalidUtf8,                ///< invalid-utf8
+  kIntegerOverflow,            ///< integer-overflow: a literal beyond 64 bits
+  kNestingTooDeep,             ///< nesting-too-deep: beyond kMaxNestingDepth
+  kUndefinedParameter,         ///< undefined-parameter
+  kParameterOutOfScope,        ///< parameter-out-of-scope: declared, but not here
+  kUndefinedType,              ///< undefined-type
+  kUnknownPrimitive,           ///< unknown-primitive: "<x4"
+  kDuplicateVariable,          ///< duplicate-variable
+  kTypeRedefined,              ///< type-redefined (also a primitive after its first use)
+  kNameReused,                 ///< name-reused: as group / list / data
+  kParameterNotInteger,        ///< parameter-not-integer
+  kParameterWithShape,         ///< parameter-with-shape
+  kTextWithoutDimension,       ///< text-without-dimension
+  kReservedPointeeKey,         ///< reserved-pointee-key
+  kDuplicatePointeeKey,        ///< duplicate-pointee-key
+  kPointeeShapeNotLiteral,     ///< pointee-shape-not-literal
+  kShapeOnDataType,            ///< shape-on-data-type: [shape]/@ on a struct with members
+  kNotAParameterBlock,         ///< not-a-parameter-block: `x = T{...}` with T not a block
+  kParameterBlockAsData,       ///< parameter-block-as-data: `x = PB`
+  kAnonymousMember,            ///< anonymous-member: in a struct with other members
+  kSignature,                  ///< signature: !DUDLEY misuse
+  kTemplate,                   ///< template: a C22 rule broken
+  kTooManyErrors,              ///< too-many-errors
+};
+
+/// "undefined-parameter", ...
+const char* diag_code_name(DiagCode code);
+
+/// One problem found in a layout.
+struct Diagnostic {
+  DiagCode code = DiagCode::kSyntax;
+  std::string message;
+  uint32_t line = 0;
+  uint32_t column = 0;
+  uint64_t offset = 0;  ///< byte offset in the text (for showing the source line)
+};
+
+/// Deepest nesting of groups, lists and anonymous groups the parser accepts. Real layouts
+/// stay below 20; the cap keeps every lookup and walk bounded on hostile input.
+inline constexpr uint32_t kMaxNestingDepth = 1000;
+
+struct ParseOptions {
+  /// Run the !TEMPLATE checks [C22] even when the text has no !TEMPLATE directive.
+  bool force_template_check = false;
+  /// Stop after this many errors (a final too-many-errors diagnostic says so).
+  size_t max_errors = 50;
+};
+
+struct ParseResult {
+  Layout layout;  ///< Everything parsed up to the first syntax error (complete when ok()).
+  std::vector<Diagnostic> diagnostics;
+  bool ok() const { return diagnostics.empty(); }
+};
+
+/// Parses and statically checks layout text. Never throws for bad text: problems come back as
+/// diagnostics, in text order. A syntax error ends parsing (to avoid cascades); semantic errors
+/// are all reported.
+ParseResult parse_layout(std::string_view text, const ParseOptions& options = {});
+
+/// Reads and parses a layout file; throws dudley::Error (kSyntax or kSemantic, with
+/// path:line:col) for its first diagnostic, or kIo when it cannot be read.
+Layout load_layout(const std::string& path, const ParseOptions& options = {});
+
+/// Applies the !TEMPLATE rules [C22] to a parsed layout; appends what breaks them.
+void check_template_rules(const Layout& layout, std::vector<Diagnostic>& out);
+
+}  // namespace dudley::layout

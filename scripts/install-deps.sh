@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every system package dudley needs to build, test, benchmark and fuzz.
+# Idempotent: when everything is already installed it does nothing (and needs no network).
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build clang lld libclang-rt-14-dev clang-format clang-tidy
+  # libraries
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,21 @@
+// Subcommands of the `dudley` tool. Each registers its options on the CLI11 app and returns
+// the exit code through the callback it installs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace dudley::cli {
+
+/// Exit codes shared by every subcommand.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitInvalid = 1,  ///< the input was read but is not valid (diagnostics printed)
+  kExitError = 2,    ///< the command could not run (missing file, bad arguments)
+};
+
+/// `dudley check LAYOUT...`
+void add_check_command(CLI::App& app, int& exit_code);
+/// `dudley fmt LAYOUT`
+void add_fmt_command(CLI::App& app, int& exit_code);
+
+}  // namespace dudley::cli

@@ -1,0 +1,32 @@
+// The `dudley` command-line tool.
+#include <cstdio>
+#include <exception>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "dudley/core/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "dudley: self-describing n-dimensional array data.\n"
+      "Parse, check and format Dudley layouts (.dud files)."};
+  app.set_version_flag("--version", std::string("dudley ") + DUDLEY_VERSION);
+  app.require_subcommand(1);
+  app.footer("Run 'dudley COMMAND --help' for the options of a command.");
+  int exit_code = dudley::cli::kExitOk;
+  dudley::cli::add_check_command(app, exit_code);
+  dudley::cli::add_fmt_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : dudley::cli::kExitError;
+  } catch (const dudley::Error& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return dudley::cli::kExitError;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "dudley: internal error: {}\n", e.what());
+    return dudley::cli::kExitError;
+  }
+  return exit_code;
+}

@@ -1,0 +1,135 @@
+#include "dudley/core/ndarray.hpp"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "dudley/core/byte_swap.hpp"
+#include "dudley/core/float16.hpp"
+
+namespace dudley {
+
+NDArray::NDArray() : NDArray(DType(), Shape()) {}
+
+NDArray::NDArray(DType dtype, Shape shape) : dtype_(std::move(dtype)), shape_(std::move(shape)) {
+  auto bytes = shape_.byte_size(dtype_.size());
+  if (!bytes) {
+    throw Error(ErrorCategory::kLimit,
+                fmt::format("array of shape {} and type {} is larger than 2^64 bytes",
+                            shape_.to_string(), dtype_.to_string()));
+  }
+  strides_ = shape_.c_strides(dtype_.size());
+  // calloc: large zeroed buffers come straight from fresh pages, with no extra pass.
+  void* p = std::calloc(*bytes ? *bytes : 1, 1);
+  if (!p) {
+    throw Error(ErrorCategory::kLimit, fmt::format("cannot allocate {} bytes for an array", *bytes));
+  }
+  storage_ = std::shared_ptr<void>(p, std::free);
+  data_ = p;
+  owns_ = true;
+}
+
+NDArray NDArray::borrow(void* data, DType dtype, Shape shape, std::vector<int64_t> strides,
+                        std::shared_ptr<void> keep_alive) {
+  NDArray a;
+  a.dtype_ = std::move(dtype);
+  a.shape_ = std::move(shape);
+  if (!a.shape_.element_count()) {
+    throw Error(ErrorCategory::kLimit, "borrowed array has more than 2^64 elements");
+  }
+  if (strides.empty()) strides = a.shape_.c_strides(a.dtype_.size());
+  if (strides.size() != a.shape_.rank()) {
+    throw Error(ErrorCategory::kUsage, "strides and shape have different ranks");
+  }
+  a.strides_ = std::move(strides);
+  a.storage_ = std::move(keep_alive);
+  a.data_ = data;
+  a.owns_ = false;
+  return a;
+}
+
+bool NDArray::is_c_contiguous() const noexcept {
+  return strides_ == shape_.c_strides(dtype_.size()) || shape_.empty_data();
+}
+
+const void* NDArray::element_ptr(const std::vector<int64_t>& index) const {
+  if (index.size() != shape_.rank()) {
+    throw Error(ErrorCategory::kUsage, fmt::format("index of rank {} into an array of rank {}",
+                                                   index.size(), shape_.rank()));
+  }
+  const auto* p = static_cast<const unsigned char*>(data_);
+  for (size_t i = 0; i < index.size(); ++i) {
+    if (index[i] < 0 || index[i] >= shape_[i]) {
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("index {} is out of bounds for dimension {} of size {}", index[i], i,
+                              shape_[i]));
+    }
+    p += index[i] * strides_[i];
+  }
+  return p;
+}
+
+void NDArray::for_each_element(const std::function<void(const void*)>& visit) const {
+  const uint64_t n = element_count();
+  if (n == 0) return;
+  const size_t rank = shape_.rank();
+  std::vector<int64_t> index(rank, 0);
+  const auto* base = static_cast<const unsigned char*>(data_);
+  for (uint64_t k = 0; k < n; ++k) {
+    const unsigned char* p = base;
+    for (size_t i = 0; i < rank; ++i) p += index[i] * strides_[i];
+    visit(p);
+    for (size_t i = rank; i-- > 0;) {  // odometer increment, fastest dimension last
+      if (++index[i] < shape_[i]) break;
+      index[i] = 0;
+    }
+  }
+}
+
+NDArray NDArray::to_native() const {
+  NDArray out(dtype_.needs_swap() ? dtype_.with_byte_order(native_byte_order()) : dtype_, shape_);
+  auto* dst = static_cast<unsigned char*>(out.data_);
+  const uint64_t size = dtype_.size();
+  if (is_c_contiguous()) {
+    std::memcpy(dst, data_, byte_size());
+  } else {
+    for_each_element([&](const void* src) {
+      std::memcpy(dst, src, size);
+      dst += size;
+    });
+  }
+  swap_elements(out.data_, out.element_count(), dtype_);
+  return out;
+}
+
+void NDArray::to_native_in_place() {
+  if (!dtype_.needs_swap()) return;
+  const DType stored = dtype_;
+  if (is_c_contiguous()) {
+    swap_elements(data_, element_count(), stored);
+  } else {
+    for_each_element([&](const void* p) { swap_elements(const_cast<void*>(p), 1, stored); });
+  }
+  dtype_ = stored.with_byte_order(native_byte_order());
+}
+
+NDArray NDArray::widen_float16() const {
+  const bool is_half = dtype_.kind() == DTypeKind::kFloat && dtype_.size() == 2;
+  const bool is_half_pair = dtype_.kind() == DTypeKind::kComplex && dtype_.size() == 4;
+  if (!is_half && !is_half_pair) {
+    throw Error(ErrorCategory::kType, "widen_float16 needs f2 or c4, not " + dtype_.to_string());
+  }
+  NDArray native = to_native();
+  NDArray out(is_half ? DType::float_(4) : DType::complex(8), shape_);
+  const uint64_t halves = element_count() * (is_half ? 1 : 2);
+  const auto* src = static_cast<const unsigned char*>(native.data_);
+  auto* dst = static_cast<float*>(out.data_);
+  for (uint64_t i = 0; i < halves; ++i) {
+    uint16_t h;
+    std::memcpy(&h, src + 2 * i, 2);
+    dst[i] = half_to_float(h);
+  }
+  return out;
+}
+
+}  // namespace dudley

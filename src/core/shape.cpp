@@ -1,0 +1,64 @@
+#include "dudley/core/shape.hpp"
+
+#include <fmt/format.h>
+
+#include "dudley/core/error.hpp"
+
+namespace dudley {
+
+std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b) noexcept {
+  uint64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+std::optional<uint64_t> checked_add(uint64_t a, uint64_t b) noexcept {
+  uint64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+Shape::Shape(std::initializer_list<int64_t> dims) : Shape(std::vector<int64_t>(dims)) {}
+
+Shape::Shape(std::vector<int64_t> dims) : dims_(std::move(dims)) {
+  for (int64_t d : dims_) {
+    if (d < 0) throw Error(ErrorCategory::kUsage, fmt::format("negative dimension {} in a shape", d));
+  }
+}
+
+bool Shape::empty_data() const noexcept {
+  for (int64_t d : dims_)
+    if (d == 0) return true;
+  return false;
+}
+
+std::optional<uint64_t> Shape::element_count() const noexcept {
+  if (empty_data()) return 0;
+  uint64_t n = 1;
+  for (int64_t d : dims_) {
+    auto m = checked_mul(n, static_cast<uint64_t>(d));
+    if (!m) return std::nullopt;
+    n = *m;
+  }
+  return n;
+}
+
+std::optional<uint64_t> Shape::byte_size(uint64_t element_size) const noexcept {
+  auto n = element_count();
+  if (!n) return std::nullopt;
+  return checked_mul(*n, element_size);
+}
+
+std::vector<int64_t> Shape::c_strides(uint64_t element_size) const {
+  std::vector<int64_t> strides(dims_.size());
+  int64_t stride = static_cast<int64_t>(element_size);
+  for (size_t i = dims_.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= dims_[i] == 0 ? 1 : dims_[i];
+  }
+  return strides;
+}
+
+std::string Shape::to_string() const { return fmt::format("[{}]", fmt::join(dims_, ", ")); }
+
+}  // namespace dudley

@@ -1,0 +1,214 @@
+#include "dudley/layout/emitter.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace dudley::layout {
+
+namespace {
+
+class Emitter {
+ public:
+  explicit Emitter(const Layout& layout) : l_(layout) { stack_.push_back(Layout::kRoot); }
+
+  std::string run() {
+    if (l_.template_directive) out_ += "!TEMPLATE\n";
+    for (const Statement& s : l_.statements) statement(s);
+    while (stack_.size() > 1) pop();
+    return std::move(out_);
+  }
+
+ private:
+  void statement(const Statement& s) {
+    switch (s.kind) {
+      case Statement::Kind::kSignature: {
+        go_to(Layout::kRoot);
+        line("!DUDLEY := S1[8]" + address(l_.signature->has_address, l_.signature->address));
+        break;
+      }
+      case Statement::Kind::kCursor:
+        go_to(s.container);
+        line(fmt::format("!@ {}", l_.cursors[s.index]));
+        break;
+      case Statement::Kind::kParam: {
+        go_to(s.container);
+        const Param& p = l_.params[s.index];
+        line(parameter(p), p.doc);
+        break;
+      }
+      case Statement::Kind::kType: go_to(s.container); type_definition(s.index); break;
+      case Statement::Kind::kGroup: {
+        go_to(s.container);
+        const Node& g = l_.nodes[s.index];
+        line(g.name == kNone ? std::string("/") : fmt::format("{} /", l_.name(g.name)), g.doc);
+        stack_.push_back(s.index);
+        break;
+      }
+      case Statement::Kind::kList: {
+        go_to(s.container);
+        const Node& list = l_.nodes[s.index];
+        line(list.name == kNone ? std::string("= [") : fmt::format("{} = [", l_.name(list.name)),
+             list.doc);
+        stack_.push_back(s.index);
+        break;
+      }
+      case Statement::Kind::kData: {
+        go_to(s.container);
+        const Node& n = l_.nodes[s.index];
+        std::string head = n.name == kNone ? "=" : fmt::format("{} =", l_.name(n.name));
+        data(head, n);
+        break;
+      }
+      case Statement::Kind::kPointee: {
+        go_to(s.container);
+        const Pointee& p = l_.pointees[s.index];
+        line(fmt::format("{} = {}{}{}", p.key, l_.type_text(p.type), shape(p.dims),
+                         address(p.has_address, p.address)),
+             p.doc);
+        break;
+      }
+    }
+  }
+
+  // ---- navigation between containers ----
+
+  void go_to(NodeId target) {
+    if (stack_.back() == target) return;
+    std::vector<NodeId> chain;  // target's containers from the root
+    for (NodeId n = target; n != kNone; n = l_.nodes[n].parent) chain.push_back(n);
+    std::reverse(chain.begin(), chain.end());
+    size_t common = 0;
+    while (common < chain.size() && common < stack_.size() && chain[common] == stack_[common]) {
+      ++common;
+    }
+    while (stack_.size() > common) pop();
+    for (size_t i = common; i < chain.size(); ++i) push(chain[i]);
+  }
+  void pop() {
+    const Node& n = l_.nodes[stack_.back()];
+    stack_.pop_back();
+    line(n.kind == NodeKind::kList ? "]" : "..");
+  }
+  // Re-entering an existing named group or list; anonymous ones are only ever entered when
+  // they are created, because their contents are contiguous.
+  void push(NodeId id) {
+    const Node& n = l_.nodes[id];
+    line(n.kind == NodeKind::kList ? fmt::format("{} = [", l_.name(n.name))
+                                   : fmt::format("{} /", l_.name(n.name)));
+    stack_.push_back(id);
+  }
+
+  // ---- pieces ----
+
+  void line(const std::string& text, DocId doc = 0) {
+    out_.append(2 * (stack_.size() - 1) + 2 * extra_indent_, ' ');
+    out_ += text;
+    doc_lines(doc);
+  }
+  // First line after the item, further lines as "#!" lines below it.
+  void doc_lines(DocId doc) {
+    if (doc == 0) {
+      out_ += '\n';
+      return;
+    }
+    const std::string& text = l_.doc(doc);
+    size_t start = 0;
+    bool first = true;
+    for (;;) {
+      size_t end = text.find('\n', start);
+      std::string_view part = std::string_view(text).substr(start, end - start);
+      if (first) {
+        out_ += part.empty() ? "  #!\n" : fmt::format("  #! {}\n", part);
+        first = false;
+      } else {
+        out_.append(2 * (stack_.size() - 1) + 2 * extra_indent_, ' ');
+        out_ += part.empty() ? "#!\n" : fmt::format("#! {}\n", part);
+      }
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+
+  static std::string address(bool has, uint64_t value) {
+    return has ? fmt::format(" @ {}", value) : std::string();
+  }
+
+  std::string shape(Span span) const {
+    if (span.count == 0) return {};
+    std::string s = "[";
+    bool first = true;
+    for (const Dim& d : l_.dims_of(span)) {
+      if (!first) s += ", ";
+      first = false;
+      if (d.kind == Dim::Kind::kLiteral) {
+        s += std::to_string(d.literal);
+        continue;
+      }
+      s += l_.name(d.kind == Dim::Kind::kParam ? l_.params[d.param].name : d.name);
+      s.append(static_cast<size_t>(d.adjust < 0 ? -d.adjust : d.adjust), d.adjust < 0 ? '-' : '+');
+    }
+    return s + "]";
+  }
+
+  std::string parameter(const Param& p) const {
+    if (p.kind == ParamKind::kFixed) return fmt::format("{} := {}", l_.name(p.name), p.value);
+    return fmt::format("{} := {}{}", l_.name(p.name), l_.type_text(p.type),
+                       address(p.has_address, p.address));
+  }
+
+  void data(const std::string& head, const Node& n) {
+    const TypeDef* body = n.type.kind == TypeRef::Kind::kUser ? &l_.types[n.type.user] : nullptr;
+    if (body && body->kind == TypeKind::kHeteroBody) {
+      std::string block = body->block == kNone ? "?" : std::string(l_.name(l_.types[body->block].name));
+      line(fmt::format("{} {}{{", head, block), n.doc);
+      struct_entries(*body);
+      line("}" + address(n.has_address, n.address));
+      return;
+    }
+    line(fmt::format("{} {}{}{}", head, l_.type_text(n.type), shape(n.dims),
+                     address(n.has_address, n.address)),
+         n.doc);
+  }
+
+  void struct_entries(const TypeDef& t) {
+    ++extra_indent_;
+    for (const StructEntry& e : t.body) {
+      switch (e.kind) {
+        case StructEntry::Kind::kCursor: line(fmt::format("!@ {}", e.offset)); break;
+        case StructEntry::Kind::kParam: {
+          const Param& p = l_.params[e.index];
+          line(parameter(p), p.doc);
+          break;
+        }
+        case StructEntry::Kind::kMember: {
+          const Node& m = l_.nodes[e.index];
+          data(m.name == kNone ? "=" : fmt::format("{} =", l_.name(m.name)), m);
+          break;
+        }
+      }
+    }
+    --extra_indent_;
+  }
+
+  void type_definition(TypeId id) {
+    const TypeDef& t = l_.types[id];
+    line(fmt::format("{} := {{", l_.name(t.name)), t.doc);
+    struct_entries(t);
+    std::string tail = "}";
+    if (t.has_shape) tail += shape(t.dims);
+    tail += address(t.has_address, t.address);
+    line(tail);
+  }
+
+  const Layout& l_;
+  std::string out_;
+  std::vector<NodeId> stack_;  // open containers, root first
+  int extra_indent_ = 0;       // inside a struct body
+};
+
+}  // namespace
+
+std::string emit_layout(const Layout& layout) { return Emitter(layout).run(); }
+
+}  // namespace dudley::layout

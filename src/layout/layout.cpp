@@ -1,0 +1,199 @@
+#include "dudley/layout/layout.hpp"
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+namespace dudley::layout {
+
+Layout::Layout() {
+  Node root;
+  root.kind = NodeKind::kGroup;
+  nodes.push_back(root);
+  docs.emplace_back();
+}
+
+bool TypeDef::is_typedef(const std::vector<Node>& all_nodes) const {
+  if (kind != TypeKind::kStruct) return false;
+  const StructEntry* only = nullptr;
+  for (const auto& entry : body) {
+    if (entry.kind != StructEntry::Kind::kMember) continue;
+    if (only) return false;
+    only = &entry;
+  }
+  return only && all_nodes[only->index].name == kNone;
+}
+
+std::string_view Layout::name(NameId id) const {
+  return id == kNone ? std::string_view() : names.text(id);
+}
+
+std::vector<NodeId> Layout::children(NodeId container) const {
+  std::vector<NodeId> out;
+  for (NodeId c = nodes[container].first_child; c != kNone; c = nodes[c].next_sibling) {
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<ParamId> Layout::group_params(NodeId group) const {
+  std::vector<ParamId> out;
+  for (ParamId p = nodes[group].first_param; p != kNone; p = params[p].next_in_group) {
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::string Layout::path(NodeId node) const {
+  if (node == kRoot) return "/";
+  std::vector<std::string> parts;
+  for (NodeId n = node; n != kRoot && n != kNone; n = nodes[n].parent) {
+    const Node& x = nodes[n];
+    if (x.name != kNone) {
+      parts.emplace_back(name(x.name));
+    } else {
+      size_t index = 0;  // anonymous list item: its position in the list
+      for (NodeId c = nodes[x.parent].first_child; c != n; c = nodes[c].next_sibling) ++index;
+      parts.push_back(std::to_string(index));
+    }
+  }
+  std::string out;
+  for (size_t i = parts.size(); i-- > 0;) out += "/" + parts[i];
+  return out;
+}
+
+NodeId Layout::find(std::string_view path) const {
+  NodeId current = kRoot;
+  size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '/') {
+      ++i;
+      continue;
+    }
+    size_t end = path.find('/', i);
+    if (end == std::string_view::npos) end = path.size();
+    std::string_view part = path.substr(i, end - i);
+    i = end;
+    const Node& node = nodes[current];
+    NodeId next = kNone;
+    if (node.kind == NodeKind::kList) {
+      size_t index = 0;
+      auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), index);
+      if (ec != std::errc() || ptr != part.data() + part.size()) return kNone;
+      for (NodeId c = node.first_child; c != kNone; c = nodes[c].next_sibling) {
+        if (index-- == 0) {
+          next = c;
+          break;
+        }
+      }
+    } else if (node.kind == NodeKind::kGroup) {
+      NameId id = names.find(part);
+      if (id == kNone) return kNone;
+      for (NodeId c = node.first_child; c != kNone; c = nodes[c].next_sibling) {
+        if (nodes[c].name == id) {
+          next = c;
+          break;
+        }
+      }
+    }
+    if (next == kNone) return kNone;
+    current = next;
+  }
+  return current;
+}
+
+TypeId Layout::find_type(std::string_view type_name) const {
+  NameId id = names.find(type_name);
+  if (id == kNone) return kNone;
+  for (TypeId t = 0; t < types.size(); ++t) {
+    if (types[t].name == id) return t;
+  }
+  return kNone;
+}
+
+std::string Layout::type_text(const TypeRef& ref) const {
+  switch (ref.kind) {
+    case TypeRef::Kind::kUser: return std::string(name(types[ref.user].name));
+    case TypeRef::Kind::kPrimitive: {
+      std::string_view prim = primitive_name(ref.primitive);
+      if (ref.order == ByteOrder::kLittle) return fmt::format("<{}", prim);
+      if (ref.order == ByteOrder::kBig) return fmt::format(">{}", prim);
+      // A bare primitive name would mean the user's type of that name, if one exists.
+      if (find_type(prim) != kNone) return fmt::format("|{}", prim);
+      return std::string(prim);
+    }
+    case TypeRef::Kind::kInvalid: break;
+  }
+  return "<invalid>";
+}
+
+size_t Layout::memory_bytes() const {
+  size_t bytes = sizeof(*this) + names.memory_bytes();
+  bytes += nodes.capacity() * sizeof(Node) + params.capacity() * sizeof(Param);
+  bytes += types.capacity() * sizeof(TypeDef) + pointees.capacity() * sizeof(Pointee);
+  bytes += dims.capacity() * sizeof(Dim) + bindings.capacity() * sizeof(ParamId);
+  bytes += cursors.capacity() * sizeof(uint64_t) + statements.capacity() * sizeof(Statement);
+  bytes += docs.capacity() * sizeof(std::string);
+  for (const auto& d : docs) {
+    if (d.capacity() > 15) bytes += d.capacity() + 1;  // beyond the small-string buffer
+  }
+  for (const auto& t : types) {
+    bytes += t.body.capacity() * sizeof(StructEntry) + t.free_names.capacity() * sizeof(NameId);
+  }
+  return bytes;
+}
+
+// Equality compares names by text (two parses may intern them in different orders) and
+// ignores source positions (TextPos == is always true).
+namespace {
+
+template <typename T>
+T without_name(T item) {
+  item.name = kNone;
+  return item;
+}
+
+bool same_name(const Layout& a, NameId x, const Layout& b, NameId y) {
+  return a.name(x) == b.name(y);
+}
+
+template <typename T>
+bool same_named_items(const Layout& a, const std::vector<T>& xs, const Layout& b,
+                      const std::vector<T>& ys) {
+  if (xs.size() != ys.size()) return false;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (!same_name(a, xs[i].name, b, ys[i].name)) return false;
+    if (!(without_name(xs[i]) == without_name(ys[i]))) return false;
+  }
+  return true;
+}
+
+bool same_types(const Layout& a, const Layout& b) {
+  if (a.types.size() != b.types.size()) return false;
+  for (size_t i = 0; i < a.types.size(); ++i) {
+    TypeDef x = a.types[i];
+    TypeDef y = b.types[i];
+    if (!same_name(a, x.name, b, y.name) || x.free_names.size() != y.free_names.size())
+      return false;
+    for (size_t k = 0; k < x.free_names.size(); ++k) {
+      if (!same_name(a, x.free_names[k], b, y.free_names[k])) return false;
+    }
+    x.name = y.name = kNone;
+    x.free_names.clear();
+    y.free_names.clear();
+    if (!(x == y)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool operator==(const Layout& a, const Layout& b) {
+  return same_named_items(a, a.nodes, b, b.nodes) && same_named_items(a, a.params, b, b.params) &&
+         same_named_items(a, a.dims, b, b.dims) && same_types(a, b) && a.pointees == b.pointees &&
+         a.bindings == b.bindings && a.docs == b.docs && a.cursors == b.cursors &&
+         a.statements == b.statements && a.signature == b.signature &&
+         a.template_directive == b.template_directive;
+}
+
+}  // namespace dudley::layout

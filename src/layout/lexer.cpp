@@ -1,0 +1,278 @@
+#include "lexer.hpp"
+
+#include <cctype>
+
+#include <fmt/format.h>
+
+namespace dudley::layout {
+
+const char* describe(Tok kind) {
+  switch (kind) {
+    case Tok::kEnd: return "end of file";
+    case Tok::kSymbol: return "a name";
+    case Tok::kInteger: return "an integer";
+    case Tok::kPrefixedType: return "a prefixed type";
+    case Tok::kColonEq: return "':='";
+    case Tok::kEq: return "'='";
+    case Tok::kAt: return "'@'";
+    case Tok::kBangAt: return "'!@'";
+    case Tok::kBangDudley: return "'!DUDLEY'";
+    case Tok::kBangTemplate: return "'!TEMPLATE'";
+    case Tok::kLBracket: return "'['";
+    case Tok::kRBracket: return "']'";
+    case Tok::kLBrace: return "'{'";
+    case Tok::kRBrace: return "'}'";
+    case Tok::kComma: return "','";
+    case Tok::kSlash: return "'/'";
+    case Tok::kDotDot: return "'..'";
+    case Tok::kPlus: return "'+'";
+    case Tok::kMinus: return "'-'";
+    case Tok::kError: return "an invalid token";
+  }
+  return "?";
+}
+
+namespace {
+
+bool is_symbol_start(unsigned char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+bool is_symbol_char(unsigned char c) { return is_symbol_start(c) || (c >= '0' && c <= '9'); }
+bool is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
+
+// Length of the valid UTF-8 sequence at s, or 0 when it is not one.
+size_t utf8_sequence_length(std::string_view s) {
+  auto c = static_cast<unsigned char>(s[0]);
+  if (c < 0x80) return 1;
+  size_t n;
+  uint32_t cp;
+  if ((c & 0xE0) == 0xC0) {
+    n = 2;
+    cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    n = 3;
+    cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    n = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (s.size() < n) return 0;
+  for (size_t i = 1; i < n; ++i) {
+    auto d = static_cast<unsigned char>(s[i]);
+    if ((d & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (d & 0x3F);
+  }
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+std::string_view strip(std::string_view s) {
+  while (!s.empty() && (is_space(static_cast<unsigned char>(s.front())))) s.remove_prefix(1);
+  while (!s.empty() && (is_space(static_cast<unsigned char>(s.back())))) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+Token Lexer::make(Tok kind, size_t start, size_t end) {
+  Token t;
+  t.kind = kind;
+  t.line = line_;
+  t.column = static_cast<uint32_t>(start - line_start_ + 1);
+  t.offset = start;
+  t.text = text_.substr(start, end - start);
+  pos_ = end;
+  return t;
+}
+
+Token Lexer::fail(const char* code, std::string message, size_t at) {
+  error_code_ = code;
+  error_ = std::move(message);
+  Token t = make(Tok::kError, at, at);
+  done_ = true;
+  last_ = t;
+  return t;
+}
+
+void Lexer::newline(size_t next_line_start) {
+  ++line_;
+  line_start_ = next_line_start;
+  pos_ = next_line_start;
+}
+
+// Handles a comment starting at text_[hash] == '#'. Returns false on a lexical error.
+bool Lexer::comment(size_t hash) {
+  size_t end = hash;
+  while (end < text_.size() && text_[end] != '\n' && text_[end] != '\r') {
+    if (text_[end] == '\0') return false;
+    ++end;
+  }
+  if (hash + 1 < text_.size() && text_[hash + 1] == '!') {
+    std::string_view body = text_.substr(hash + 2, end - hash - 2);
+    for (size_t i = 0; i < body.size();) {
+      size_t n = utf8_sequence_length(body.substr(i));
+      if (n == 0) {
+        pos_ = hash + 2 + i;
+        error_code_ = "invalid-utf8";
+        return false;
+      }
+      i += n;
+    }
+    docs_.push_back({hash, line_, static_cast<uint32_t>(hash - line_start_ + 1), strip(body)});
+  }
+  pos_ = end;
+  return true;
+}
+
+void Lexer::skip_space_and_comments() {
+  while (pos_ < text_.size()) {
+    char c = text_[pos_];
+    if (is_space(static_cast<unsigned char>(c))) {
+      ++pos_;
+    } else if (c == '\n') {
+      newline(pos_ + 1);
+    } else if (c == '\r') {
+      newline(pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n' ? pos_ + 2 : pos_ + 1);
+    } else if (c == '#') {
+      size_t hash = pos_;
+      if (!comment(hash)) {
+        if (error_code_ != std::string_view("invalid-utf8")) {
+          // A NUL inside a comment: report it where it is.
+          size_t nul = hash;
+          while (text_[nul] != '\0') ++nul;
+          pos_ = nul;
+          error_code_ = "bad-character";
+        }
+        return;
+      }
+    } else {
+      return;
+    }
+  }
+}
+
+Token Lexer::next() {
+  if (done_) return last_;
+  error_code_ = "";
+  skip_space_and_comments();
+  if (*error_code_) {
+    const char* code = error_code_;
+    return fail(code,
+                std::string_view(code) == "invalid-utf8"
+                    ? "invalid UTF-8 in a document comment"
+                    : "NUL byte in layout text (is this a binary file?)",
+                pos_);
+  }
+  if (pos_ >= text_.size()) {
+    done_ = true;
+    last_ = make(Tok::kEnd, pos_, pos_);
+    return last_;
+  }
+  const size_t start = pos_;
+  const auto c = static_cast<unsigned char>(text_[start]);
+  auto at = [&](size_t i) -> unsigned char {
+    return start + i < text_.size() ? static_cast<unsigned char>(text_[start + i]) : 0;
+  };
+
+  if (is_symbol_start(c)) {
+    size_t end = start + 1;
+    while (end < text_.size() && is_symbol_char(static_cast<unsigned char>(text_[end]))) ++end;
+    return make(Tok::kSymbol, start, end);
+  }
+  if (c >= '0' && c <= '9') {
+    size_t end = start;
+    uint64_t value = 0;
+    bool overflow = false;
+    if (c == '0' && (at(1) == 'x' || at(1) == 'X')) {
+      end = start + 2;
+      size_t digits = 0;
+      while (end < text_.size() && std::isxdigit(static_cast<unsigned char>(text_[end]))) {
+        auto d = static_cast<unsigned char>(text_[end]);
+        unsigned v = d <= '9' ? d - '0' : (d | 0x20) - 'a' + 10;
+        if (value >> 60) overflow = true;
+        value = (value << 4) | v;
+        ++end;
+        ++digits;
+      }
+      if (digits == 0) return fail("syntax", "hexadecimal integer '0x' has no digits", start);
+    } else {
+      while (end < text_.size() && text_[end] >= '0' && text_[end] <= '9') {
+        uint64_t d = static_cast<uint64_t>(text_[end] - '0');
+        if (__builtin_mul_overflow(value, 10, &value) || __builtin_add_overflow(value, d, &value))
+          overflow = true;
+        ++end;
+      }
+    }
+    if (end < text_.size() && is_symbol_char(static_cast<unsigned char>(text_[end]))) {
+      return fail("syntax", fmt::format("malformed integer '{}'",
+                                        text_.substr(start, std::min<size_t>(end + 1 - start, 40))),
+                  start);
+    }
+    Token t = make(Tok::kInteger, start, end);
+    t.value = value;
+    t.overflow = overflow;
+    return t;
+  }
+  switch (c) {
+    case '<':
+    case '>':
+    case '|': {
+      if (!is_symbol_start(at(1))) {
+        return fail("syntax", fmt::format("'{}' must be followed directly by a primitive type name",
+                                          static_cast<char>(c)),
+                    start);
+      }
+      size_t end = start + 2;
+      while (end < text_.size() && is_symbol_char(static_cast<unsigned char>(text_[end]))) ++end;
+      return make(Tok::kPrefixedType, start, end);
+    }
+    case ':':
+      if (at(1) == '=') return make(Tok::kColonEq, start, start + 2);
+      return fail("syntax", "':' must be followed by '=' (':=' declares a parameter or type)", start);
+    case '=': return make(Tok::kEq, start, start + 1);
+    case '@': return make(Tok::kAt, start, start + 1);
+    case '[': return make(Tok::kLBracket, start, start + 1);
+    case ']': return make(Tok::kRBracket, start, start + 1);
+    case '{': return make(Tok::kLBrace, start, start + 1);
+    case '}': return make(Tok::kRBrace, start, start + 1);
+    case ',': return make(Tok::kComma, start, start + 1);
+    case '/': return make(Tok::kSlash, start, start + 1);
+    case '+': return make(Tok::kPlus, start, start + 1);
+    case '-': return make(Tok::kMinus, start, start + 1);
+    case '.':
+      if (at(1) == '.') return make(Tok::kDotDot, start, start + 2);
+      return fail("syntax", "a single '.' is not a token (did you mean '..'?)", start);
+    case '!': {
+      if (at(1) == '@') return make(Tok::kBangAt, start, start + 2);
+      size_t end = start + 1;
+      while (end < text_.size() && is_symbol_char(static_cast<unsigned char>(text_[end]))) ++end;
+      std::string_view word = text_.substr(start, end - start);
+      if (word == "!DUDLEY") return make(Tok::kBangDudley, start, end);
+      if (word == "!TEMPLATE") return make(Tok::kBangTemplate, start, end);
+      return fail("syntax",
+                  fmt::format("unknown directive '{}' (expected !@, !DUDLEY or !TEMPLATE)",
+                              word.substr(0, 40)),
+                  start);
+    }
+    case '\0': return fail("bad-character", "NUL byte in layout text (is this a binary file?)", start);
+    default: break;
+  }
+  if (c >= 0x80) {
+    size_t n = utf8_sequence_length(text_.substr(start));
+    if (n == 0) return fail("invalid-utf8", "invalid UTF-8 byte outside a comment", start);
+    return fail("bad-character",
+                fmt::format("unexpected character '{}' (names are ASCII letters, digits and '_')",
+                            text_.substr(start, n)),
+                start);
+  }
+  if (c < 0x20 || c == 0x7F) {
+    return fail("bad-character", fmt::format("unexpected control character 0x{:02x}", c), start);
+  }
+  return fail("bad-character", fmt::format("unexpected character '{}'", static_cast<char>(c)),
+              start);
+}
+
+}  // namespace dudley::layout

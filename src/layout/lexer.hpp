@@ -1,0 +1,82 @@
+// Tokenizer for Dudley layout text [C1]. Works on the whole text in memory; tokens are views
+// into it, so lexing allocates nothing but the list of document comments.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dudley::layout {
+
+enum class Tok : uint8_t {
+  kEnd,
+  kSymbol,         ///< [A-Za-z_][A-Za-z0-9_]*
+  kInteger,        ///< decimal or 0x hex, unsigned (a sign is a separate token)
+  kPrefixedType,   ///< '<', '>' or '|' immediately followed by a symbol: "<i4"
+  kColonEq,        ///< :=
+  kEq,             ///< =
+  kAt,             ///< @
+  kBangAt,         ///< !@
+  kBangDudley,     ///< !DUDLEY
+  kBangTemplate,   ///< !TEMPLATE
+  kLBracket, kRBracket, kLBrace, kRBrace, kComma, kSlash,
+  kDotDot,         ///< ..
+  kPlus, kMinus,
+  kError,          ///< lexical error; Lexer::error() says what
+};
+
+/// Printable description of a token kind for messages ("'='", "a name", ...).
+const char* describe(Tok kind);
+
+struct Token {
+  Tok kind = Tok::kEnd;
+  bool overflow = false;  ///< kInteger: the literal does not fit in 64 bits
+  uint32_t line = 1;
+  uint32_t column = 1;
+  uint64_t offset = 0;
+  std::string_view text;
+  uint64_t value = 0;     ///< kInteger
+};
+
+/// A `#!` comment: its stripped text and where it stands.
+struct DocComment {
+  uint64_t offset = 0;
+  uint32_t line = 0;
+  uint32_t column = 0;
+  std::string_view text;
+};
+
+class Lexer {
+ public:
+  explicit Lexer(std::string_view text) : text_(text) {}
+
+  /// The next token; after kEnd or kError it keeps returning that token.
+  Token next();
+
+  /// After a kError token: what was wrong and the diagnostic kind ("bad-character", ...).
+  const std::string& error() const { return error_; }
+  const char* error_code() const { return error_code_; }
+
+  /// Every `#!` comment seen so far, in text order.
+  const std::vector<DocComment>& docs() const { return docs_; }
+
+ private:
+  Token make(Tok kind, size_t start, size_t end);
+  Token fail(const char* code, std::string message, size_t at);
+  void skip_space_and_comments();
+  void newline(size_t next_line_start);
+  bool comment(size_t hash);
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  uint32_t line_ = 1;
+  size_t line_start_ = 0;
+  bool done_ = false;
+  Token last_;
+  std::string error_;
+  const char* error_code_ = "";
+  std::vector<DocComment> docs_;
+};
+
+}  // namespace dudley::layout

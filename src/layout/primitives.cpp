@@ -1,0 +1,62 @@
+#include <array>
+
+#include "dudley/layout/layout.hpp"
+
+namespace dudley::layout {
+
+namespace {
+constexpr std::array<std::string_view, kPrimitiveCount> kNames = {
+    "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
+    "c4", "c8", "c16", "S1", "U1", "U2", "U4", "p4", "p8", "b1"};
+constexpr std::array<unsigned, kPrimitiveCount> kSizes = {1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8,
+                                                          4, 8, 16, 1, 1, 2, 4, 4, 8, 1};
+}  // namespace
+
+std::string_view primitive_name(Primitive p) { return kNames[static_cast<size_t>(p)]; }
+
+std::optional<Primitive> primitive_from_name(std::string_view name) {
+  // Every primitive name is 2-3 characters; reject the rest before the table scan.
+  if (name.size() < 2 || name.size() > 3) return std::nullopt;
+  for (size_t i = 0; i < kNames.size(); ++i) {
+    if (kNames[i] == name) return static_cast<Primitive>(i);
+  }
+  return std::nullopt;
+}
+
+unsigned primitive_size(Primitive p) { return kSizes[static_cast<size_t>(p)]; }
+
+bool primitive_is_text(Primitive p) {
+  return p == Primitive::S1 || p == Primitive::U1 || p == Primitive::U2 || p == Primitive::U4;
+}
+
+bool primitive_is_integer(Primitive p) { return p <= Primitive::u8; }
+
+DType primitive_dtype(Primitive p, ByteOrder order) {
+  const unsigned size = primitive_size(p);
+  switch (p) {
+    case Primitive::i1:
+    case Primitive::i2:
+    case Primitive::i4:
+    case Primitive::i8: return DType::int_(size, order);
+    case Primitive::u1:
+    case Primitive::u2:
+    case Primitive::u4:
+    case Primitive::u8: return DType::uint(size, order);
+    case Primitive::f2:
+    case Primitive::f4:
+    case Primitive::f8: return DType::float_(size, order);
+    case Primitive::c4:
+    case Primitive::c8:
+    case Primitive::c16: return DType::complex(size, order);
+    case Primitive::S1: return DType::text(TextEncoding::kAscii, 1, order);
+    case Primitive::U1: return DType::text(TextEncoding::kUtf8, 1, order);
+    case Primitive::U2: return DType::text(TextEncoding::kUtf16, 1, order);
+    case Primitive::U4: return DType::text(TextEncoding::kUtf32, 1, order);
+    case Primitive::p4:
+    case Primitive::p8: return DType::pointer(size, order);
+    case Primitive::b1: return DType::boolean();
+  }
+  return DType();
+}
+
+}  // namespace dudley::layout
