@@ -823,11 +823,11 @@ class Parser {
     NodeId node = existing != kNone ? add_node(NodeKind::kData, name, group_, pos_of(name_tok))
                                     : new_member(NodeKind::kData, name, name_tok);
     doc_target(DocTarget::kNode, node, name_tok.offset);
-    data_declaration(node, name_tok);
+    data_declaration(node);
   }
 
   // After "name =" or a list item's "=": type [shape] @ address, or PB{ ... } @ address.
-  void data_declaration(NodeId node, const Token& at) {
+  void data_declaration(NodeId node) {
     const Token type_tok = tok_;
     if (tok_.kind != Tok::kSymbol && tok_.kind != Tok::kPrefixedType) {
       unexpected("a type, or '[' to declare a list");
@@ -859,7 +859,7 @@ class Parser {
       if (tok_.kind == Tok::kLBracket) dims = shape(DimContext::kGroup);
       check_text_dimension(type, dims, type_tok);
     }
-    Span bindings = bind_free_names(type, at, nullptr);
+    Span bindings = bind_free_names(type, type_tok, nullptr);
     Node& n = layout_.nodes[node];
     n.type = type;
     n.dims = dims;
@@ -968,7 +968,7 @@ class Parser {
         }
         NodeId item = add_node(NodeKind::kData, kNone, frame.node, pos_of(at));
         doc_target(DocTarget::kNode, item, at.offset);
-        data_declaration(item, at);
+        data_declaration(item);
         return;
       }
       case Tok::kSlash: {

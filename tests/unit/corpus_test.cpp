@@ -1,0 +1,68 @@
+// Every layout in tests/data/layouts: valid ones parse, survive emit -> parse unchanged and
+// read the same with all three newline conventions; invalid ones fail with the line:col and
+// diagnostic code written in their first line ("# expect: LINE:COL CODE").
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "dudley/layout/emitter.hpp"
+#include "test_support.hpp"
+
+namespace dudley {
+namespace {
+
+using testing::files_in;
+
+TEST(Corpus, ValidLayoutsParseAndRoundTrip) {
+  auto files = files_in(DUDLEY_TEST_DATA "/layouts/valid", ".dud");
+  auto examples = files_in(DUDLEY_EXAMPLES, ".dud");
+  files.insert(files.end(), examples.begin(), examples.end());
+  ASSERT_GE(files.size(), 14u);
+  for (const auto& path : files) {
+    SCOPED_TRACE(path.string());
+    std::string text = read_text_file(path.string());
+    layout::Layout original = testing::parse_ok(text);
+
+    std::string canonical = layout::emit_layout(original);
+    layout::Layout reparsed = testing::parse_ok(canonical);
+    EXPECT_TRUE(reparsed == original) << canonical;
+    // Canonical text is a fixed point.
+    EXPECT_EQ(layout::emit_layout(reparsed), canonical);
+
+    for (const char* newline : {"\r\n", "\r"}) {
+      std::string converted = testing::with_newlines(text, newline);
+      layout::ParseResult r = layout::parse_layout(converted);
+      ASSERT_TRUE(r.ok());
+      EXPECT_TRUE(r.layout == original);
+      // Lines are counted the same way whatever the convention [C1].
+      ASSERT_EQ(r.layout.nodes.size(), original.nodes.size());
+      for (size_t i = 0; i < original.nodes.size(); ++i) {
+        EXPECT_EQ(r.layout.nodes[i].pos.line, original.nodes[i].pos.line);
+        EXPECT_EQ(r.layout.nodes[i].pos.column, original.nodes[i].pos.column);
+      }
+    }
+  }
+}
+
+TEST(Corpus, InvalidLayoutsReportTheExpectedPlaceAndKind) {
+  auto files = files_in(DUDLEY_TEST_DATA "/layouts/invalid", ".dud");
+  ASSERT_GE(files.size(), 50u);
+  const std::regex expect_line(R"(^# expect: (\d+):(\d+) ([a-z0-9-]+))");
+  for (const auto& path : files) {
+    SCOPED_TRACE(path.string());
+    std::string text = read_text_file(path.string());
+    std::smatch m;
+    std::string first_line = text.substr(0, text.find('\n'));
+    ASSERT_TRUE(std::regex_search(first_line, m, expect_line)) << "missing '# expect:' line";
+    layout::ParseResult r = layout::parse_layout(text);
+    ASSERT_FALSE(r.ok());
+    const auto& d = r.diagnostics.front();
+    EXPECT_EQ(d.line, std::stoul(m[1])) << d.message;
+    EXPECT_EQ(d.column, std::stoul(m[2])) << d.message;
+    EXPECT_EQ(layout::diag_code_name(d.code), m[3].str()) << d.message;
+    EXPECT_FALSE(d.message.empty());
+  }
+}
+
+}  // namespace
+}  // namespace dudley
