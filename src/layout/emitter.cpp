@@ -112,12 +112,12 @@ class Emitter {
       out_ += '\n';
       return;
     }
-    const std::string& text = l_.doc(doc);
+    const std::string_view text = l_.doc(doc);
     size_t start = 0;
     bool first = true;
     for (;;) {
       size_t end = text.find('\n', start);
-      std::string_view part = std::string_view(text).substr(start, end - start);
+      std::string_view part = text.substr(start, end == std::string_view::npos ? end : end - start);
       if (first) {
         out_ += part.empty() ? "  #!\n" : fmt::format("  #! {}\n", part);
         first = false;
@@ -125,7 +125,7 @@ class Emitter {
         out_.append(2 * (stack_.size() - 1) + 2 * extra_indent_, ' ');
         out_ += part.empty() ? "#!\n" : fmt::format("#! {}\n", part);
       }
-      if (end == std::string::npos) break;
+      if (end == std::string_view::npos) break;
       start = end + 1;
     }
   }

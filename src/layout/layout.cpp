@@ -13,6 +13,25 @@ Layout::Layout() {
   docs.emplace_back();
 }
 
+void Layout::append_doc(DocId* slot, std::string_view line) {
+  if (*slot == 0) {
+    *slot = static_cast<DocId>(docs.size());
+    docs.push_back({static_cast<uint32_t>(doc_text.size()), 0});
+  } else {
+    Span& span = docs[*slot];
+    if (span.begin + span.count != doc_text.size()) {
+      // Not the newest doc: move it to the end so it can grow in place (rare).
+      std::string existing(doc(*slot));
+      span.begin = static_cast<uint32_t>(doc_text.size());
+      doc_text += existing;
+    }
+    doc_text += '\n';
+    ++span.count;
+  }
+  doc_text += line;
+  docs[*slot].count += static_cast<uint32_t>(line.size());
+}
+
 bool TypeDef::is_typedef(const std::vector<Node>& all_nodes) const {
   if (kind != TypeKind::kStruct) return false;
   const StructEntry* only = nullptr;
@@ -133,37 +152,34 @@ size_t Layout::memory_bytes() const {
   bytes += types.capacity() * sizeof(TypeDef) + pointees.capacity() * sizeof(Pointee);
   bytes += dims.capacity() * sizeof(Dim) + bindings.capacity() * sizeof(ParamId);
   bytes += cursors.capacity() * sizeof(uint64_t) + statements.capacity() * sizeof(Statement);
-  bytes += docs.capacity() * sizeof(std::string);
-  for (const auto& d : docs) {
-    if (d.capacity() > 15) bytes += d.capacity() + 1;  // beyond the small-string buffer
-  }
+  bytes += docs.capacity() * sizeof(Span) + doc_text.capacity();
   for (const auto& t : types) {
     bytes += t.body.capacity() * sizeof(StructEntry) + t.free_names.capacity() * sizeof(NameId);
   }
   return bytes;
 }
 
-// Equality compares names by text (two parses may intern them in different orders) and
-// ignores source positions (TextPos == is always true).
+// Equality compares names and docs by text (two parses may intern names, and number docs,
+// in different orders) and ignores source positions (TextPos == is always true).
 namespace {
 
 template <typename T>
-T without_name(T item) {
+T without_name_and_doc(T item) {
   item.name = kNone;
+  if constexpr (requires { item.doc; }) item.doc = 0;
   return item;
 }
 
-bool same_name(const Layout& a, NameId x, const Layout& b, NameId y) {
-  return a.name(x) == b.name(y);
-}
-
 template <typename T>
-bool same_named_items(const Layout& a, const std::vector<T>& xs, const Layout& b,
-                      const std::vector<T>& ys) {
+bool same_items(const Layout& a, const std::vector<T>& xs, const Layout& b,
+                const std::vector<T>& ys) {
   if (xs.size() != ys.size()) return false;
   for (size_t i = 0; i < xs.size(); ++i) {
-    if (!same_name(a, xs[i].name, b, ys[i].name)) return false;
-    if (!(without_name(xs[i]) == without_name(ys[i]))) return false;
+    if (a.name(xs[i].name) != b.name(ys[i].name)) return false;
+    if constexpr (requires { xs[i].doc; }) {
+      if (a.doc(xs[i].doc) != b.doc(ys[i].doc)) return false;
+    }
+    if (!(without_name_and_doc(xs[i]) == without_name_and_doc(ys[i]))) return false;
   }
   return true;
 }
@@ -173,14 +189,28 @@ bool same_types(const Layout& a, const Layout& b) {
   for (size_t i = 0; i < a.types.size(); ++i) {
     TypeDef x = a.types[i];
     TypeDef y = b.types[i];
-    if (!same_name(a, x.name, b, y.name) || x.free_names.size() != y.free_names.size())
+    if (a.name(x.name) != b.name(y.name) || a.doc(x.doc) != b.doc(y.doc) ||
+        x.free_names.size() != y.free_names.size())
       return false;
     for (size_t k = 0; k < x.free_names.size(); ++k) {
-      if (!same_name(a, x.free_names[k], b, y.free_names[k])) return false;
+      if (a.name(x.free_names[k]) != b.name(y.free_names[k])) return false;
     }
     x.name = y.name = kNone;
+    x.doc = y.doc = 0;
     x.free_names.clear();
     y.free_names.clear();
+    if (!(x == y)) return false;
+  }
+  return true;
+}
+
+bool same_pointees(const Layout& a, const Layout& b) {
+  if (a.pointees.size() != b.pointees.size()) return false;
+  for (size_t i = 0; i < a.pointees.size(); ++i) {
+    Pointee x = a.pointees[i];
+    Pointee y = b.pointees[i];
+    if (a.doc(x.doc) != b.doc(y.doc)) return false;
+    x.doc = y.doc = 0;
     if (!(x == y)) return false;
   }
   return true;
@@ -189,11 +219,10 @@ bool same_types(const Layout& a, const Layout& b) {
 }  // namespace
 
 bool operator==(const Layout& a, const Layout& b) {
-  return same_named_items(a, a.nodes, b, b.nodes) && same_named_items(a, a.params, b, b.params) &&
-         same_named_items(a, a.dims, b, b.dims) && same_types(a, b) && a.pointees == b.pointees &&
-         a.bindings == b.bindings && a.docs == b.docs && a.cursors == b.cursors &&
-         a.statements == b.statements && a.signature == b.signature &&
-         a.template_directive == b.template_directive;
+  return same_items(a, a.nodes, b, b.nodes) && same_items(a, a.params, b, b.params) &&
+         same_items(a, a.dims, b, b.dims) && same_types(a, b) && same_pointees(a, b) &&
+         a.bindings == b.bindings && a.cursors == b.cursors && a.statements == b.statements &&
+         a.signature == b.signature && a.template_directive == b.template_directive;
 }
 
 }  // namespace dudley::layout

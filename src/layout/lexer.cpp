@@ -1,6 +1,8 @@
 #include "lexer.hpp"
 
+#include <array>
 #include <cctype>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -34,11 +36,20 @@ const char* describe(Tok kind) {
 
 namespace {
 
-bool is_symbol_start(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-}
-bool is_symbol_char(unsigned char c) { return is_symbol_start(c) || (c >= '0' && c <= '9'); }
-bool is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
+// Character classes by table: the lexer's inner loops test one byte at a time.
+constexpr uint8_t kSymbolStart = 1, kSymbolChar = 2, kSpace = 4;
+constexpr std::array<uint8_t, 256> kCharClass = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kSymbolStart | kSymbolChar;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kSymbolStart | kSymbolChar;
+  t['_'] = kSymbolStart | kSymbolChar;
+  for (int c = '0'; c <= '9'; ++c) t[c] = kSymbolChar;
+  t[' '] = t['\t'] = t['\f'] = t['\v'] = kSpace;
+  return t;
+}();
+inline bool is_symbol_start(unsigned char c) { return kCharClass[c] & kSymbolStart; }
+inline bool is_symbol_char(unsigned char c) { return kCharClass[c] & kSymbolChar; }
+inline bool is_space(unsigned char c) { return kCharClass[c] & kSpace; }
 
 // Length of the valid UTF-8 sequence at s, or 0 when it is not one.
 size_t utf8_sequence_length(std::string_view s) {
@@ -103,16 +114,48 @@ void Lexer::newline(size_t next_line_start) {
   pos_ = next_line_start;
 }
 
+// Byte classes for the comment scan: the loop stops only on bytes that need a decision.
+namespace {
+constexpr uint8_t kLineEnd = 1, kNul = 2, kHigh = 4;
+constexpr std::array<uint8_t, 256> kCommentClass = [] {
+  std::array<uint8_t, 256> t{};
+  t['\n'] = t['\r'] = kLineEnd;
+  t[0] = kNul;
+  for (int c = 0x80; c < 256; ++c) t[c] = kHigh;
+  return t;
+}();
+}  // namespace
+
 // Handles a comment starting at text_[hash] == '#'. Returns false on a lexical error.
 bool Lexer::comment(size_t hash) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text_.data());
+  const size_t size = text_.size();
   size_t end = hash;
-  while (end < text_.size() && text_[end] != '\n' && text_[end] != '\r') {
-    if (text_[end] == '\0') return false;
+  bool ascii = true;
+  // Comments are most of a documented layout's bytes: skip 8 plain bytes at a time.
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+  auto has_zero_byte = [](uint64_t v) { return (v - kOnes) & ~v & kHighs; };
+  while (end + 8 <= size) {
+    uint64_t w;
+    std::memcpy(&w, bytes + end, 8);
+    if ((w & kHighs) != 0 || has_zero_byte(w) || has_zero_byte(w ^ (kOnes * '\n')) ||
+        has_zero_byte(w ^ (kOnes * '\r'))) {
+      break;  // something to look at in these 8 bytes: finish byte by byte
+    }
+    end += 8;
+  }
+  while (end < size) {
+    uint8_t cls = kCommentClass[bytes[end]];
+    if (cls != 0) {
+      if (cls == kLineEnd) break;
+      if (cls == kNul) return false;
+      ascii = false;
+    }
     ++end;
   }
-  if (hash + 1 < text_.size() && text_[hash + 1] == '!') {
+  if (hash + 1 < size && text_[hash + 1] == '!') {
     std::string_view body = text_.substr(hash + 2, end - hash - 2);
-    for (size_t i = 0; i < body.size();) {
+    for (size_t i = 0; !ascii && i < body.size();) {
       size_t n = utf8_sequence_length(body.substr(i));
       if (n == 0) {
         pos_ = hash + 2 + i;

@@ -12,6 +12,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
+#include "flat_map.hpp"
 #include "lexer.hpp"
 
 namespace dudley::layout {
@@ -58,7 +59,16 @@ TextPos pos_of(const Token& t) { return {t.line, t.column, t.offset}; }
 
 class Parser {
  public:
-  Parser(std::string_view text, const ParseOptions& options) : lex_(text), options_(options) {}
+  Parser(std::string_view text, const ParseOptions& options)
+      : lex_(text), options_(options), members_(text.size() / 64), scope_params_(64) {
+    // Typical layouts spend 50-100 bytes a declaration; reserving by that avoids most of
+    // the regrowth copies (trim_storage() gives back what was not used).
+    const size_t estimate = text.size() / 80;
+    layout_.nodes.reserve(estimate);
+    layout_.statements.reserve(estimate);
+    layout_.dims.reserve(estimate * 2);
+    doc_targets_.reserve(estimate);
+  }
 
   ParseResult parse() {
     try {
@@ -84,6 +94,7 @@ class Parser {
                        if (b.code == DiagCode::kTooManyErrors) return true;
                        return a.offset < b.offset;
                      });
+    trim_storage();
     result_.layout = std::move(layout_);
     return std::move(result_);
   }
@@ -274,10 +285,10 @@ class Parser {
     advance();
     NameId id = layout_.names.find(t.text);
     if (id != kNone) {
-      auto it = user_types_.find(id);
-      if (it != user_types_.end()) {
+      TypeId user = user_types_.find(id);
+      if (user != FlatMap64::kMissing) {
         ref.kind = TypeRef::Kind::kUser;
-        ref.user = it->second;
+        ref.user = user;
         return ref;
       }
     }
@@ -296,18 +307,18 @@ class Parser {
   ParamId lookup_group_param(NameId name) const {
     if (name == kNone) return kNone;
     for (NodeId g = group_; g != kNone; g = enclosing_group(g)) {
-      auto it = scope_params_.find(key(g, name));
-      if (it != scope_params_.end()) return it->second;
+      ParamId p = scope_params_.find(key(g, name));
+      if (p != FlatMap64::kMissing) return p;
     }
     return kNone;
   }
   void report_missing_param(const Token& t, std::string_view needed_by = {}) {
     NameId name = layout_.names.find(t.text);
-    auto it = name == kNone ? any_param_.end() : any_param_.find(name);
+    ParamId declared = name == kNone ? FlatMap64::kMissing : any_param_.find(name);
     std::string suffix =
         needed_by.empty() ? std::string() : fmt::format(" (needed by type '{}')", needed_by);
-    if (it != any_param_.end()) {
-      const Param& p = layout_.params[it->second];
+    if (declared != FlatMap64::kMissing) {
+      const Param& p = layout_.params[declared];
       std::string where = p.group != kNone ? layout_.path(p.group)
                                            : fmt::format("type '{}'", layout_.name(layout_.types.size() > p.owner ? layout_.types[p.owner].name : kNone));
       report(DiagCode::kParameterOutOfScope, pos_of(t),
@@ -514,10 +525,10 @@ class Parser {
         layout_.params[g.last_param].next_in_group = id;
       }
       g.last_param = id;
-      scope_params_[key(group_, p.name)] = id;
+      scope_params_.set(key(group_, p.name), id);
       add_statement(Statement::Kind::kParam, group_, id);
     }
-    any_param_.emplace(p.name, id);
+    any_param_.insert(p.name, id);
     layout_.params.push_back(p);
     doc_target(DocTarget::kParam, id, name_tok.offset);
     return id;
@@ -635,8 +646,8 @@ class Parser {
   // "T := { ... }[shape] @ address" after ':=' (tok_ at '{').
   void type_definition(const Token& name_tok) {
     NameId name = layout_.names.intern(name_tok.text);
-    if (auto it = user_types_.find(name); it != user_types_.end()) {
-      const TypeDef& prev = layout_.types[it->second];
+    if (TypeId existing = user_types_.find(name); existing != FlatMap64::kMissing) {
+      const TypeDef& prev = layout_.types[existing];
       report(DiagCode::kTypeRedefined, pos_of(name_tok),
              fmt::format("type '{}' is already defined at {}:{}", name_tok.text, prev.pos.line,
                          prev.pos.column));
@@ -679,7 +690,7 @@ class Parser {
       }
     }
     layout_.types[id].name = name;
-    user_types_.emplace(name, id);  // first definition wins if redefined
+    user_types_.insert(name, id);  // first definition wins if redefined
     add_statement(Statement::Kind::kType, group_, id);
   }
 
@@ -767,20 +778,22 @@ class Parser {
 
   // Finds a member of the current group; reports a clash with `wanted` kind.
   NodeId existing_member(NameId name) const {
-    auto it = members_.find(key(group_, name));
-    return it == members_.end() ? kNone : it->second;
+    return members_.find(key(group_, name));  // kMissing == kNone
   }
   NodeId new_member(NodeKind kind, NameId name, const Token& at) {
     NodeId id = add_node(kind, name, group_, pos_of(at));
-    members_[key(group_, name)] = id;
+    members_.set(key(group_, name), id);
     return id;
   }
   void report_reuse(const Token& at, NodeId existing, const char* as_what) {
-    report(existing != kNone && layout_.nodes[existing].kind == NodeKind::kData &&
-                   std::string_view(as_what) == "a data variable"
-               ? DiagCode::kDuplicateVariable
-               : DiagCode::kNameReused,
-           pos_of(at),
+    const Node& prev = layout_.nodes[existing];
+    if (prev.kind == NodeKind::kData && std::string_view(as_what) == "a data variable") {
+      report(DiagCode::kDuplicateVariable, pos_of(at),
+             fmt::format("'{}' is already declared at {}:{}", at.text.substr(0, 80),
+                         prev.pos.line, prev.pos.column));
+      return;
+    }
+    report(DiagCode::kNameReused, pos_of(at),
            fmt::format("'{}' cannot be declared as {}: it is already a {}", at.text.substr(0, 80),
                        as_what, describe_node(existing)));
   }
@@ -881,8 +894,10 @@ class Parser {
       report(DiagCode::kReservedPointeeKey, p.pos,
              fmt::format("pointee key {} is reserved for NULL (0, 2^32-1 and 2^64-1 are)",
                          key_tok.text));
-    } else if (auto [it, fresh] = pointee_keys_.emplace(p.key, layout_.pointees.size()); !fresh) {
-      const Pointee& prev = layout_.pointees[it->second];
+    } else if (uint32_t first = pointee_keys_.insert(
+                   p.key, static_cast<uint32_t>(layout_.pointees.size()));
+               first != layout_.pointees.size()) {
+      const Pointee& prev = layout_.pointees[first];
       report(DiagCode::kDuplicatePointeeKey, p.pos,
              fmt::format("pointee key {} is already declared at {}:{}", key_tok.text,
                          prev.pos.line, prev.pos.column));
@@ -999,11 +1014,30 @@ class Parser {
     }
   }
 
+  // Gives back reserved capacity that the text did not need (reservations are estimates).
+  void trim_storage() {
+    auto trim = [](auto& v) {
+      if (v.capacity() > v.size() + v.size() / 8 + 64) v.shrink_to_fit();
+    };
+    trim(layout_.nodes);
+    trim(layout_.statements);
+    trim(layout_.dims);
+    trim(layout_.params);
+    trim(layout_.docs);
+    trim(layout_.bindings);
+    if (layout_.doc_text.capacity() > layout_.doc_text.size() * 9 / 8 + 64) {
+      layout_.doc_text.shrink_to_fit();
+    }
+  }
+
   // ---------- document comments [C24] ----------
 
   void attach_docs() {
-    std::stable_sort(doc_targets_.begin(), doc_targets_.end(),
-                     [](const DocTarget& a, const DocTarget& b) { return a.offset < b.offset; });
+    auto by_offset = [](const DocTarget& a, const DocTarget& b) { return a.offset < b.offset; };
+    // Targets are registered in text order except heterogeneous variables (after their body).
+    if (!std::is_sorted(doc_targets_.begin(), doc_targets_.end(), by_offset)) {
+      std::stable_sort(doc_targets_.begin(), doc_targets_.end(), by_offset);
+    }
     size_t j = 0;
     for (const DocComment& d : lex_.docs()) {
       while (j < doc_targets_.size() && doc_targets_[j].offset < d.offset) ++j;
@@ -1016,13 +1050,7 @@ class Parser {
         case DocTarget::kType: slot = &layout_.types[target.index].doc; break;
         case DocTarget::kPointee: slot = &layout_.pointees[target.index].doc; break;
       }
-      if (*slot == 0) {
-        *slot = static_cast<DocId>(layout_.docs.size());
-        layout_.docs.emplace_back(d.text);
-      } else {
-        layout_.docs[*slot] += '\n';
-        layout_.docs[*slot] += d.text;
-      }
+      layout_.append_doc(slot, d.text);
     }
   }
 
@@ -1035,11 +1063,11 @@ class Parser {
   NodeId group_ = Layout::kRoot;
   std::vector<Frame> frames_;
   std::vector<DocTarget> doc_targets_;
-  std::unordered_map<uint64_t, NodeId> members_;        // (group, name) -> member
-  std::unordered_map<uint64_t, ParamId> scope_params_;  // (group, name) -> latest param
-  std::unordered_map<NameId, ParamId> any_param_;       // name -> first param anywhere
-  std::unordered_map<NameId, TypeId> user_types_;
-  std::unordered_map<uint64_t, size_t> pointee_keys_;
+  FlatMap64 members_;       // (group, name) -> member
+  FlatMap64 scope_params_;  // (group, name) -> latest param
+  FlatMap64 any_param_;     // name -> first param anywhere
+  FlatMap64 user_types_;    // name -> type
+  FlatMap64 pointee_keys_;  // key -> index of its pointee
   std::array<std::optional<TextPos>, kPrimitiveCount> implicit_use_{};
 };
 

@@ -15,12 +15,34 @@ constexpr std::array<unsigned, kPrimitiveCount> kSizes = {1, 2, 4, 8, 1, 2, 4, 8
 std::string_view primitive_name(Primitive p) { return kNames[static_cast<size_t>(p)]; }
 
 std::optional<Primitive> primitive_from_name(std::string_view name) {
-  // Every primitive name is 2-3 characters; reject the rest before the table scan.
+  // Called for every type use: decide by length and first letter before comparing.
   if (name.size() < 2 || name.size() > 3) return std::nullopt;
-  for (size_t i = 0; i < kNames.size(); ++i) {
-    if (kNames[i] == name) return static_cast<Primitive>(i);
+  if (name.size() == 3) {
+    if (name == "c16") return Primitive::c16;
+    return std::nullopt;
   }
-  return std::nullopt;
+  const char width = name[1];
+  switch (name[0]) {
+    case 'i':
+      return width == '1' ? Primitive::i1 : width == '2' ? Primitive::i2 : width == '4' ? Primitive::i4
+             : width == '8' ? std::optional(Primitive::i8) : std::nullopt;
+    case 'u':
+      return width == '1' ? Primitive::u1 : width == '2' ? Primitive::u2 : width == '4' ? Primitive::u4
+             : width == '8' ? std::optional(Primitive::u8) : std::nullopt;
+    case 'f':
+      return width == '2' ? Primitive::f2 : width == '4' ? Primitive::f4
+             : width == '8' ? std::optional(Primitive::f8) : std::nullopt;
+    case 'c':
+      return width == '4' ? Primitive::c4 : width == '8' ? std::optional(Primitive::c8) : std::nullopt;
+    case 'S': return width == '1' ? std::optional(Primitive::S1) : std::nullopt;
+    case 'U':
+      return width == '1' ? Primitive::U1 : width == '2' ? Primitive::U2
+             : width == '4' ? std::optional(Primitive::U4) : std::nullopt;
+    case 'p':
+      return width == '4' ? Primitive::p4 : width == '8' ? std::optional(Primitive::p8) : std::nullopt;
+    case 'b': return width == '1' ? std::optional(Primitive::b1) : std::nullopt;
+    default: return std::nullopt;
+  }
 }
 
 unsigned primitive_size(Primitive p) { return kSizes[static_cast<size_t>(p)]; }

@@ -66,3 +66,27 @@ TEST(Corpus, InvalidLayoutsReportTheExpectedPlaceAndKind) {
 
 }  // namespace
 }  // namespace dudley
+
+namespace dudley {
+namespace {
+
+// Inputs the fuzzer once broke: each must still satisfy the fuzz target's properties.
+TEST(Corpus, FuzzRegressions) {
+  auto files = testing::files_in(DUDLEY_TEST_DATA "/fuzz_regressions", ".dud");
+  ASSERT_FALSE(files.empty());
+  for (const auto& path : files) {
+    SCOPED_TRACE(path.string());
+    std::string text = read_text_file(path.string());
+    layout::ParseResult r = layout::parse_layout(text);
+    for (const auto& d : r.diagnostics) EXPECT_LE(d.offset, text.size());
+    if (!r.ok()) continue;
+    std::string canonical = layout::emit_layout(r.layout);
+    layout::ParseResult again = layout::parse_layout(canonical);
+    ASSERT_TRUE(again.ok()) << canonical;
+    EXPECT_TRUE(again.layout == r.layout) << canonical;
+    EXPECT_EQ(layout::emit_layout(again.layout), canonical);
+  }
+}
+
+}  // namespace
+}  // namespace dudley

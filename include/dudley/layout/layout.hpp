@@ -224,7 +224,8 @@ class Layout {
   std::vector<Pointee> pointees;
   std::vector<Dim> dims;
   std::vector<ParamId> bindings;
-  std::vector<std::string> docs;  ///< docs[0] is the empty "no doc"
+  std::string doc_text;           ///< every document comment, back to back
+  std::vector<Span> docs;         ///< DocId -> its text in doc_text; docs[0] is "no doc"
   std::vector<uint64_t> cursors;
   std::vector<Statement> statements;
   std::optional<Signature> signature;
@@ -234,8 +235,12 @@ class Layout {
 
   /// Text of an interned name ("" for kNone).
   std::string_view name(NameId id) const;
-  /// Document comment text ("" when none).
-  const std::string& doc(DocId id) const { return docs[id]; }
+  /// Document comment text ("" when none); lines are joined with '\n'.
+  std::string_view doc(DocId id) const {
+    return std::string_view(doc_text).substr(docs[id].begin, docs[id].count);
+  }
+  /// Adds `line` to the doc of `*slot` (creating it when *slot is 0) [C24].
+  void append_doc(DocId* slot, std::string_view line);
   std::span<const Dim> dims_of(Span span) const { return {dims.data() + span.begin, span.count}; }
   std::span<const ParamId> bindings_of(Span s) const { return {bindings.data() + s.begin, s.count}; }
 

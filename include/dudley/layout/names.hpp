@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace dudley::layout {
@@ -35,13 +34,15 @@ class NameTable {
 
  private:
   std::string_view store(std::string_view name);
+  void grow_slots();
 
   std::vector<std::unique_ptr<char[]>> chunks_;
   size_t chunk_used_ = 0;
   size_t chunk_size_ = 0;
   size_t stored_bytes_ = 0;
   std::vector<std::string_view> by_id_;
-  std::unordered_map<std::string_view, NameId> ids_;
+  std::vector<uint32_t> hash_of_id_;  // low bits of each name's hash, to skip compares
+  std::vector<NameId> slots_;         // open addressing: ids, kNone when empty
 };
 
 }  // namespace dudley::layout

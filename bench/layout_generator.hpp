@@ -1,0 +1,20 @@
+// Deterministic generator of a large realistic layout and of the same content as YAML and
+// JSON, so the parsers can be compared on equal information.
+#pragma once
+
+#include <string>
+
+namespace dudley::bench {
+
+struct GeneratedDescription {
+  std::string dudley;
+  std::string yaml;
+  std::string json;
+  size_t declarations = 0;  ///< parameters + types + groups + arrays in the Dudley text
+};
+
+/// About `declarations` declarations: 100 parameters, 100 struct types, groups of 100 arrays
+/// with parameter shapes (some with suffixes) and document comments on most lines.
+GeneratedDescription generate_description(size_t declarations);
+
+}  // namespace dudley::bench
