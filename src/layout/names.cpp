@@ -6,16 +6,19 @@
 namespace dudley::layout {
 
 namespace {
-// Names are short: hash up to 16 bytes with two multiplies; longer ones with std::hash.
+// Names are short: hash up to 16 bytes with multiplies; longer ones with std::hash. The
+// final mixing matters: slots use the low bits, which a bare product takes only from the
+// first characters (and "field_12", "field_13" share those).
 uint64_t hash_name(std::string_view name) {
   const size_t n = name.size();
   if (n > 16) return std::hash<std::string_view>{}(name);
   uint64_t a = 0, b = 0;
   std::memcpy(&a, name.data(), n < 8 ? n : 8);
   if (n > 8) std::memcpy(&b, name.data() + 8, n - 8);
-  uint64_t h = (a ^ (n * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
-  h ^= b * 0x94D049BB133111EBull;
-  return h ^ (h >> 31);
+  uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ ((b + n) * 0xBF58476D1CE4E5B9ull);
+  h ^= h >> 29;
+  h *= 0x94D049BB133111EBull;
+  return h ^ (h >> 32);
 }
 }  // namespace
 

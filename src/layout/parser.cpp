@@ -67,7 +67,6 @@ class Parser {
     layout_.nodes.reserve(estimate);
     layout_.statements.reserve(estimate);
     layout_.dims.reserve(estimate * 2);
-    doc_targets_.reserve(estimate);
   }
 
   ParseResult parse() {
@@ -109,7 +108,6 @@ class Parser {
   struct DocTarget {
     enum Kind { kNode, kParam, kType, kPointee } kind;
     uint32_t index;
-    uint64_t offset;
   };
   // Name resolution inside a struct body (or a heterogeneous body).
   struct StructScope {
@@ -234,8 +232,11 @@ class Parser {
   void add_statement(Statement::Kind kind, NodeId container, uint32_t index) {
     layout_.statements.push_back({kind, container, index});
   }
+  // Items are registered in text order, so a `#!` belongs to the last item registered
+  // before it [C24]: attach each doc once the next item (or the end) shows where it stops.
   void doc_target(DocTarget::Kind kind, uint32_t index, uint64_t offset) {
-    doc_targets_.push_back({kind, index, offset});
+    flush_docs(offset);
+    last_target_ = DocTarget{kind, index};
   }
   NodeId container_now() const {
     return frames_.back().kind == Frame::kList ? frames_.back().node : group_;
@@ -283,7 +284,9 @@ class Parser {
     }
     if (t.kind != Tok::kSymbol) unexpected("a type");
     advance();
-    NameId id = layout_.names.find(t.text);
+    const auto prim = primitive_from_name(t.text);
+    // A bare primitive name only needs the type table when a user type shadows it [C4].
+    NameId id = prim && !shadowed_[static_cast<size_t>(*prim)] ? kNone : layout_.names.find(t.text);
     if (id != kNone) {
       TypeId user = user_types_.find(id);
       if (user != FlatMap64::kMissing) {
@@ -292,7 +295,7 @@ class Parser {
         return ref;
       }
     }
-    if (auto prim = primitive_from_name(t.text)) {
+    if (prim) {
       auto& first = implicit_use_[static_cast<size_t>(*prim)];
       if (!first) first = pos_of(t);  // [C4]: the first bare use defines it as |name
       ref.kind = TypeRef::Kind::kPrimitive;
@@ -691,6 +694,7 @@ class Parser {
     }
     layout_.types[id].name = name;
     user_types_.insert(name, id);  // first definition wins if redefined
+    if (auto prim = primitive_from_name(name_tok.text)) shadowed_[static_cast<size_t>(*prim)] = true;
     add_statement(Statement::Kind::kType, group_, id);
   }
 
@@ -1032,27 +1036,21 @@ class Parser {
 
   // ---------- document comments [C24] ----------
 
-  void attach_docs() {
-    auto by_offset = [](const DocTarget& a, const DocTarget& b) { return a.offset < b.offset; };
-    // Targets are registered in text order except heterogeneous variables (after their body).
-    if (!std::is_sorted(doc_targets_.begin(), doc_targets_.end(), by_offset)) {
-      std::stable_sort(doc_targets_.begin(), doc_targets_.end(), by_offset);
-    }
-    size_t j = 0;
-    for (const DocComment& d : lex_.docs()) {
-      while (j < doc_targets_.size() && doc_targets_[j].offset < d.offset) ++j;
-      if (j == 0) continue;  // nothing declared yet: ignored
-      const DocTarget& target = doc_targets_[j - 1];
+  void flush_docs(uint64_t before) {
+    const auto& docs = lex_.docs();
+    for (; next_doc_ < docs.size() && docs[next_doc_].offset < before; ++next_doc_) {
+      if (!last_target_) continue;  // nothing declared yet: ignored
       DocId* slot = nullptr;
-      switch (target.kind) {
-        case DocTarget::kNode: slot = &layout_.nodes[target.index].doc; break;
-        case DocTarget::kParam: slot = &layout_.params[target.index].doc; break;
-        case DocTarget::kType: slot = &layout_.types[target.index].doc; break;
-        case DocTarget::kPointee: slot = &layout_.pointees[target.index].doc; break;
+      switch (last_target_->kind) {
+        case DocTarget::kNode: slot = &layout_.nodes[last_target_->index].doc; break;
+        case DocTarget::kParam: slot = &layout_.params[last_target_->index].doc; break;
+        case DocTarget::kType: slot = &layout_.types[last_target_->index].doc; break;
+        case DocTarget::kPointee: slot = &layout_.pointees[last_target_->index].doc; break;
       }
-      layout_.append_doc(slot, d.text);
+      layout_.append_doc(slot, docs[next_doc_].text);
     }
   }
+  void attach_docs() { flush_docs(~uint64_t{0}); }
 
   Lexer lex_;
   const ParseOptions& options_;
@@ -1062,13 +1060,15 @@ class Parser {
   bool done_ = false;
   NodeId group_ = Layout::kRoot;
   std::vector<Frame> frames_;
-  std::vector<DocTarget> doc_targets_;
+  std::optional<DocTarget> last_target_;
+  size_t next_doc_ = 0;  // first lexer doc not yet attached
   FlatMap64 members_;       // (group, name) -> member
   FlatMap64 scope_params_;  // (group, name) -> latest param
   FlatMap64 any_param_;     // name -> first param anywhere
   FlatMap64 user_types_;    // name -> type
   FlatMap64 pointee_keys_;  // key -> index of its pointee
   std::array<std::optional<TextPos>, kPrimitiveCount> implicit_use_{};
+  std::array<bool, kPrimitiveCount> shadowed_{};  // a user type has this primitive's name
 };
 
 }  // namespace
