@@ -33,13 +33,15 @@ GeneratedDescription generate_description(size_t declarations) {
   for (int p = 0; p < kParams; ++p) {
     d += fmt::format("N{} := i4  #! extent number {}\n", p, p);
     y += fmt::format("  N{}: {{type: i4, doc: \"extent number {}\"}}\n", p, p);
-    j += fmt::format("{}\"N{}\":{{\"type\":\"i4\",\"doc\":\"extent number {}\"}}", p ? "," : "", p, p);
+    j += fmt::format("{}\"N{}\":{{\"type\":\"i4\",\"doc\":\"extent number {}\"}}", p ? "," : "", p,
+                     p);
   }
   j += "},\"types\":{";
   y += "types:\n";
   for (int t = 0; t < kStructs; ++t) {
-    d += fmt::format("rec{} := {{  #! record type {}\n  pos = f8[3]\n  id = i4\n  w = f4[N{}]\n}}\n",
-                     t, t, t % kParams);
+    d +=
+        fmt::format("rec{} := {{  #! record type {}\n  pos = f8[3]\n  id = i4\n  w = f4[N{}]\n}}\n",
+                    t, t, t % kParams);
     y += fmt::format(
         "  rec{}:\n    doc: \"record type {}\"\n    members:\n      - {{name: pos, type: f8, "
         "shape: [3]}}\n      - {{name: id, type: i4}}\n      - {{name: w, type: f4, shape: "
@@ -58,8 +60,8 @@ GeneratedDescription generate_description(size_t declarations) {
   while (g.declarations < declarations) {
     d += fmt::format("block{} /  #! block {} of the mesh\n", group, group);
     y += fmt::format("  block{}:\n    doc: \"block {} of the mesh\"\n    arrays:\n", group, group);
-    j += fmt::format("{}\"block{}\":{{\"doc\":\"block {} of the mesh\",\"arrays\":[", group ? "," : "",
-                     group, group);
+    j += fmt::format("{}\"block{}\":{{\"doc\":\"block {} of the mesh\",\"arrays\":[",
+                     group ? "," : "", group, group);
     ++g.declarations;
     for (int a = 0; a < kPerGroup && g.declarations < declarations; ++a, ++g.declarations) {
       size_t k = group * kPerGroup + static_cast<size_t>(a);
@@ -73,14 +75,17 @@ GeneratedDescription generate_description(size_t declarations) {
         d += fmt::format("  r{} = rec{}[N{}]  #! {}\n", a, k % kStructs, p1, doc);
         y += fmt::format("      - {{name: r{}, type: rec{}, shape: [N{}], doc: \"{}\"}}\n", a,
                          k % kStructs, p1, doc);
-        j += fmt::format("{}{{\"name\":\"r{}\",\"type\":\"rec{}\",\"shape\":[\"N{}\"],\"doc\":\"{}\"}}",
-                         sep, a, k % kStructs, p1, doc);
+        j += fmt::format(
+            "{}{{\"name\":\"r{}\",\"type\":\"rec{}\",\"shape\":[\"N{}\"],\"doc\":\"{}\"}}", sep, a,
+            k % kStructs, p1, doc);
       } else {
         d += fmt::format("  field_{} = {}[N{}{}, N{}]  #! {}\n", a, type, p1, suffix, p2, doc);
-        y += fmt::format("      - {{name: field_{}, type: \"{}\", shape: [N{}{}, N{}], doc: \"{}\"}}\n",
-                         a, type, p1, suffix, p2, doc);
+        y += fmt::format(
+            "      - {{name: field_{}, type: \"{}\", shape: [N{}{}, N{}], doc: \"{}\"}}\n", a, type,
+            p1, suffix, p2, doc);
         j += fmt::format(
-            "{}{{\"name\":\"field_{}\",\"type\":\"{}\",\"shape\":[\"N{}{}\",\"N{}\"],\"doc\":\"{}\"}}",
+            "{}{{\"name\":\"field_{}\",\"type\":\"{}\",\"shape\":[\"N{}{}\",\"N{}\"],\"doc\":\"{}"
+            "\"}}",
             sep, a, type, p1, suffix, p2, doc);
       }
     }

@@ -38,12 +38,24 @@ void counted_free(void* p) noexcept {
 }
 }  // namespace
 
-void* operator new(size_t n) { return counted_alloc(n); }
-void* operator new[](size_t n) { return counted_alloc(n); }
-void operator delete(void* p) noexcept { counted_free(p); }
-void operator delete[](void* p) noexcept { counted_free(p); }
-void operator delete(void* p, size_t) noexcept { counted_free(p); }
-void operator delete[](void* p, size_t) noexcept { counted_free(p); }
+void* operator new(size_t n) {
+  return counted_alloc(n);
+}
+void* operator new[](size_t n) {
+  return counted_alloc(n);
+}
+void operator delete(void* p) noexcept {
+  counted_free(p);
+}
+void operator delete[](void* p) noexcept {
+  counted_free(p);
+}
+void operator delete(void* p, size_t) noexcept {
+  counted_free(p);
+}
+void operator delete[](void* p, size_t) noexcept {
+  counted_free(p);
+}
 
 namespace {
 
@@ -72,8 +84,10 @@ void BM_DudleyParse(benchmark::State& state) {
   int64_t peak = g_peak.load() - before;
   int64_t model = g_live.load() - before - static_cast<int64_t>(0);
   // The result also holds the (empty) diagnostics; the model dominates.
-  state.counters["model_bytes_per_text_byte"] = static_cast<double>(model) / static_cast<double>(text.size());
-  state.counters["peak_bytes_per_text_byte"] = static_cast<double>(peak) / static_cast<double>(text.size());
+  state.counters["model_bytes_per_text_byte"] =
+      static_cast<double>(model) / static_cast<double>(text.size());
+  state.counters["peak_bytes_per_text_byte"] =
+      static_cast<double>(peak) / static_cast<double>(text.size());
   state.counters["declarations"] = static_cast<double>(description().declarations);
   state.counters["nodes"] = static_cast<double>(r.layout.nodes.size());
 }
@@ -114,8 +128,12 @@ size_t walk(simdjson::ondemand::value v) {
     case simdjson::ondemand::json_type::array:
       for (auto item : v.get_array()) n += walk(item.value());
       break;
-    case simdjson::ondemand::json_type::string: n += v.get_string().value().size() > 0; break;
-    default: n += v.raw_json_token().size() > 0; break;
+    case simdjson::ondemand::json_type::string:
+      n += v.get_string().value().size() > 0;
+      break;
+    default:
+      n += v.raw_json_token().size() > 0;
+      break;
   }
   return n;
 }

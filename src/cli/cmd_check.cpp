@@ -80,8 +80,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
       "Parse layouts and check them without data: syntax, scopes, types, names, pointees and "
       "(with !TEMPLATE or --template) the template rules. Exit 0 when all are valid, 1 when "
       "some are not, 2 when a file cannot be read.");
-  cmd->add_option("layouts", options->paths, "Layout files (.dud); '-' reads stdin")
-      ->required();
+  cmd->add_option("layouts", options->paths, "Layout files (.dud); '-' reads stdin")->required();
   cmd->add_flag("--template", options->force_template,
                 "Apply the !TEMPLATE rules even without the directive");
   cmd->add_flag("--json", options->json, "Print a JSON report on stdout instead of diagnostics");

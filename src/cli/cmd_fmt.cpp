@@ -56,7 +56,8 @@ void add_fmt_command(CLI::App& app, int& exit_code) {
       "Print a layout in canonical form: one declaration a line, two-space indentation, "
       "decimal addresses, document comments kept. The result parses to the same layout.");
   cmd->add_option("layout", options->path, "Layout file (.dud); '-' reads stdin")->required();
-  auto* out = cmd->add_option("-o,--output", options->output, "Write to this file instead of stdout");
+  auto* out =
+      cmd->add_option("-o,--output", options->output, "Write to this file instead of stdout");
   cmd->add_flag("-i,--in-place", options->in_place, "Rewrite the layout file itself")
       ->excludes(out);
   cmd->add_flag("--check", options->check,

@@ -7,7 +7,9 @@
 #include "cli/commands.hpp"
 #include "dudley/core/error.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   CLI::App app{
       "dudley: self-describing n-dimensional array data.\n"
       "Parse, check and format Dudley layouts (.dud files)."};
@@ -21,12 +23,21 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : dudley::cli::kExitError;
-  } catch (const dudley::Error& e) {
-    fmt::print(stderr, "{}\n", e.what());
-    return dudley::cli::kExitError;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "dudley: internal error: {}\n", e.what());
-    return dudley::cli::kExitError;
   }
   return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const dudley::Error& e) {
+    fmt::print(stderr, "{}\n", e.what());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "dudley: internal error: {}\n", e.what());
+  } catch (...) {
+    std::fputs("dudley: internal error\n", stderr);
+  }
+  return dudley::cli::kExitError;
 }

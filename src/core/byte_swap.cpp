@@ -15,24 +15,37 @@ void swap_words(unsigned char* p, uint64_t n) {
     std::memcpy(p + i * sizeof(Word), &w, sizeof(Word));
   }
 }
-uint16_t bswap16(uint16_t v) { return __builtin_bswap16(v); }
-uint32_t bswap32(uint32_t v) { return __builtin_bswap32(v); }
-uint64_t bswap64(uint64_t v) { return __builtin_bswap64(v); }
+uint16_t bswap16(uint16_t v) {
+  return __builtin_bswap16(v);
+}
+uint32_t bswap32(uint32_t v) {
+  return __builtin_bswap32(v);
+}
+uint64_t bswap64(uint64_t v) {
+  return __builtin_bswap64(v);
+}
 }  // namespace
 
 void swap_units(void* data, uint64_t unit_count, unsigned unit) {
   auto* p = static_cast<unsigned char*>(data);
   switch (unit) {
-    case 2: swap_words<uint16_t, bswap16>(p, unit_count); break;
-    case 4: swap_words<uint32_t, bswap32>(p, unit_count); break;
-    case 8: swap_words<uint64_t, bswap64>(p, unit_count); break;
+    case 2:
+      swap_words<uint16_t, bswap16>(p, unit_count);
+      break;
+    case 4:
+      swap_words<uint32_t, bswap32>(p, unit_count);
+      break;
+    case 8:
+      swap_words<uint64_t, bswap64>(p, unit_count);
+      break;
     case 16:
       for (uint64_t i = 0; i < unit_count; ++i) {
         unsigned char* w = p + i * 16;
         for (int k = 0; k < 8; ++k) std::swap(w[k], w[15 - k]);
       }
       break;
-    default: break;  // one-byte units never swap
+    default:
+      break;  // one-byte units never swap
   }
 }
 

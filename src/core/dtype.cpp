@@ -10,11 +10,11 @@
 namespace dudley {
 
 struct DType::Details {
-  std::string tag;                         // opaque
-  std::vector<DTypeField> fields;          // compound
-  std::shared_ptr<const DType> base;       // enum, fixed array, vlen
+  std::string tag;                    // opaque
+  std::vector<DTypeField> fields;     // compound
+  std::shared_ptr<const DType> base;  // enum, fixed array, vlen
   std::vector<DTypeEnumMember> enum_members;
-  std::vector<int64_t> shape;              // fixed array
+  std::vector<int64_t> shape;  // fixed array
 };
 
 ByteOrder native_byte_order() {
@@ -23,9 +23,12 @@ ByteOrder native_byte_order() {
 
 char byte_order_char(ByteOrder order) {
   switch (order) {
-    case ByteOrder::kLittle: return '<';
-    case ByteOrder::kBig: return '>';
-    default: return '|';
+    case ByteOrder::kLittle:
+      return '<';
+    case ByteOrder::kBig:
+      return '>';
+    default:
+      return '|';
   }
 }
 
@@ -113,7 +116,8 @@ DType DType::pointer(unsigned bytes, ByteOrder order) {
 
 DType DType::raw_bits(uint64_t bits) {
   if (bits == 0 || bits % 8 != 0) {
-    throw Error(ErrorCategory::kType, fmt::format("raw bits r{} is not a positive multiple of 8", bits));
+    throw Error(ErrorCategory::kType,
+                fmt::format("raw bits r{} is not a positive multiple of 8", bits));
   }
   DType t;
   t.kind_ = DTypeKind::kRawBits;
@@ -133,7 +137,8 @@ DType DType::opaque(uint64_t bytes, std::string tag) {
 
 DType DType::enumeration(const DType& base, std::vector<DTypeEnumMember> members) {
   if (!base.is_integer()) {
-    throw Error(ErrorCategory::kType, "an enum's base must be an integer type, not " + base.to_string());
+    throw Error(ErrorCategory::kType,
+                "an enum's base must be an integer type, not " + base.to_string());
   }
   DType t = base;
   t.kind_ = DTypeKind::kEnum;
@@ -194,7 +199,9 @@ DType DType::reference(ReferenceKind kind) {
   return t;
 }
 
-const std::string& DType::tag() const { return details_ ? details_->tag : kNoTag; }
+const std::string& DType::tag() const {
+  return details_ ? details_->tag : kNoTag;
+}
 const std::vector<DTypeField>& DType::fields() const {
   return details_ ? details_->fields : kNoFields;
 }
@@ -218,8 +225,10 @@ bool DType::is_numeric() const noexcept {
     case DTypeKind::kUInt:
     case DTypeKind::kFloat:
     case DTypeKind::kComplex:
-    case DTypeKind::kPointer: return true;
-    default: return false;
+    case DTypeKind::kPointer:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -229,7 +238,8 @@ bool DType::needs_swap() const noexcept {
       for (const auto& f : fields())
         if (f.type->needs_swap()) return true;
       return false;
-    case DTypeKind::kFixedArray: return base().needs_swap();
+    case DTypeKind::kFixedArray:
+      return base().needs_swap();
     default:
       return unit_size_ > 1 && (order_ == ByteOrder::kLittle || order_ == ByteOrder::kBig) &&
              order_ != native_byte_order();
@@ -244,8 +254,10 @@ DType DType::with_byte_order(ByteOrder order) const {
       for (auto& f : fields) f.type = std::make_shared<const DType>(f.type->with_byte_order(order));
       return compound(std::move(fields), size_);
     }
-    case DTypeKind::kFixedArray: return fixed_array(base().with_byte_order(order), array_shape());
-    case DTypeKind::kEnum: return enumeration(base().with_byte_order(order), enum_members());
+    case DTypeKind::kFixedArray:
+      return fixed_array(base().with_byte_order(order), array_shape());
+    case DTypeKind::kEnum:
+      return enumeration(base().with_byte_order(order), enum_members());
     default:
       if (unit_size_ > 1 && kind_ != DTypeKind::kRawBits && kind_ != DTypeKind::kOpaque)
         t.order_ = order;
@@ -262,11 +274,23 @@ DType DType::from_typestr(std::string_view s) {
   ByteOrder order = native_byte_order();
   size_t i = 0;
   switch (s[0]) {
-    case '<': order = ByteOrder::kLittle; i = 1; break;
-    case '>': order = ByteOrder::kBig; i = 1; break;
-    case '|': order = ByteOrder::kNotApplicable; i = 1; break;
-    case '=': i = 1; break;
-    default: break;
+    case '<':
+      order = ByteOrder::kLittle;
+      i = 1;
+      break;
+    case '>':
+      order = ByteOrder::kBig;
+      i = 1;
+      break;
+    case '|':
+      order = ByteOrder::kNotApplicable;
+      i = 1;
+      break;
+    case '=':
+      i = 1;
+      break;
+    default:
+      break;
   }
   if (i >= s.size()) throw fail();
   char code = s[i++];
@@ -287,15 +311,23 @@ DType DType::from_typestr(std::string_view s) {
       case 'b':
         if (n != 1) throw fail();
         return boolean();
-      case 'i': return int_(width(), numeric_order);
-      case 'u': return uint(width(), numeric_order);
-      case 'f': return float_(width(), numeric_order);
-      case 'c': return complex(width(), numeric_order);
+      case 'i':
+        return int_(width(), numeric_order);
+      case 'u':
+        return uint(width(), numeric_order);
+      case 'f':
+        return float_(width(), numeric_order);
+      case 'c':
+        return complex(width(), numeric_order);
       case 'S':
-      case 'a': return text(TextEncoding::kAscii, n);
-      case 'U': return text(TextEncoding::kUtf32, n, numeric_order);
-      case 'V': return opaque(n);
-      default: throw fail();
+      case 'a':
+        return text(TextEncoding::kAscii, n);
+      case 'U':
+        return text(TextEncoding::kUtf32, n, numeric_order);
+      case 'V':
+        return opaque(n);
+      default:
+        throw fail();
     }
   } catch (const Error&) {
     throw fail();
@@ -303,12 +335,18 @@ DType DType::from_typestr(std::string_view s) {
 }
 
 std::string DType::typestr() const {
-  auto numeric = [&](char code) { return fmt::format("{}{}{}", byte_order_char(order_), code, size_); };
+  auto numeric = [&](char code) {
+    return fmt::format("{}{}{}", byte_order_char(order_), code, size_);
+  };
   switch (kind_) {
-    case DTypeKind::kBool: return "|b1";
-    case DTypeKind::kInt: return numeric('i');
-    case DTypeKind::kUInt: return numeric('u');
-    case DTypeKind::kFloat: return numeric('f');
+    case DTypeKind::kBool:
+      return "|b1";
+    case DTypeKind::kInt:
+      return numeric('i');
+    case DTypeKind::kUInt:
+      return numeric('u');
+    case DTypeKind::kFloat:
+      return numeric('f');
     case DTypeKind::kComplex:
       if (size_ == 4) break;  // numpy has no complex of two float16
       return numeric('c');
@@ -319,8 +357,10 @@ std::string DType::typestr() const {
       }
       break;
     case DTypeKind::kRawBits:
-    case DTypeKind::kOpaque: return fmt::format("|V{}", size_);
-    default: break;
+    case DTypeKind::kOpaque:
+      return fmt::format("|V{}", size_);
+    default:
+      break;
   }
   throw Error(ErrorCategory::kType, "numpy has no typestr for " + to_string());
 }
@@ -328,21 +368,28 @@ std::string DType::typestr() const {
 std::string DType::to_string() const {
   char o = byte_order_char(order_);
   switch (kind_) {
-    case DTypeKind::kBool: return "|b1";
-    case DTypeKind::kInt: return fmt::format("{}i{}", o, size_);
-    case DTypeKind::kUInt: return fmt::format("{}u{}", o, size_);
-    case DTypeKind::kFloat: return fmt::format("{}f{}", o, size_);
-    case DTypeKind::kComplex: return fmt::format("{}c{}", o, size_);
-    case DTypeKind::kPointer: return fmt::format("{}p{}", o, size_);
+    case DTypeKind::kBool:
+      return "|b1";
+    case DTypeKind::kInt:
+      return fmt::format("{}i{}", o, size_);
+    case DTypeKind::kUInt:
+      return fmt::format("{}u{}", o, size_);
+    case DTypeKind::kFloat:
+      return fmt::format("{}f{}", o, size_);
+    case DTypeKind::kComplex:
+      return fmt::format("{}c{}", o, size_);
+    case DTypeKind::kPointer:
+      return fmt::format("{}p{}", o, size_);
     case DTypeKind::kText: {
-      const char* code = encoding_ == TextEncoding::kAscii ? "S1"
-                         : encoding_ == TextEncoding::kUtf8 ? "U1"
+      const char* code = encoding_ == TextEncoding::kAscii   ? "S1"
+                         : encoding_ == TextEncoding::kUtf8  ? "U1"
                          : encoding_ == TextEncoding::kUtf16 ? "U2"
-                                                              : "U4";
+                                                             : "U4";
       if (text_length_ == 1) return fmt::format("{}{}", o, code);
       return fmt::format("{}{}[{}]", o, code, text_length_);
     }
-    case DTypeKind::kRawBits: return fmt::format("r{}", bits());
+    case DTypeKind::kRawBits:
+      return fmt::format("r{}", bits());
     case DTypeKind::kOpaque:
       return tag().empty() ? fmt::format("V{}", size_) : fmt::format("V{}:{}", size_, tag());
     case DTypeKind::kEnum: {
@@ -366,7 +413,8 @@ std::string DType::to_string() const {
     }
     case DTypeKind::kFixedArray:
       return fmt::format("{}[{}]", base().to_string(), fmt::join(array_shape(), ","));
-    case DTypeKind::kVLen: return "vlen<" + base().to_string() + ">";
+    case DTypeKind::kVLen:
+      return "vlen<" + base().to_string() + ">";
     case DTypeKind::kReference:
       return reference_kind_ == ReferenceKind::kObject ? "objref" : "regionref";
   }
@@ -380,7 +428,8 @@ bool operator==(const DType& a, const DType& b) {
     return false;
   }
   switch (a.kind_) {
-    case DTypeKind::kOpaque: return a.tag() == b.tag();
+    case DTypeKind::kOpaque:
+      return a.tag() == b.tag();
     case DTypeKind::kEnum:
       if (a.enum_members().size() != b.enum_members().size()) return false;
       for (size_t i = 0; i < a.enum_members().size(); ++i) {
@@ -398,9 +447,12 @@ bool operator==(const DType& a, const DType& b) {
           return false;
       }
       return true;
-    case DTypeKind::kFixedArray: return a.array_shape() == b.array_shape() && a.base() == b.base();
-    case DTypeKind::kVLen: return a.base() == b.base();
-    default: return true;
+    case DTypeKind::kFixedArray:
+      return a.array_shape() == b.array_shape() && a.base() == b.base();
+    case DTypeKind::kVLen:
+      return a.base() == b.base();
+    default:
+      return true;
   }
 }
 

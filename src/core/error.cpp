@@ -6,13 +6,20 @@ namespace dudley {
 
 const char* to_string(ErrorCategory category) {
   switch (category) {
-    case ErrorCategory::kSyntax: return "syntax";
-    case ErrorCategory::kSemantic: return "semantic";
-    case ErrorCategory::kType: return "type";
-    case ErrorCategory::kData: return "data";
-    case ErrorCategory::kIo: return "io";
-    case ErrorCategory::kUsage: return "usage";
-    case ErrorCategory::kLimit: return "limit";
+    case ErrorCategory::kSyntax:
+      return "syntax";
+    case ErrorCategory::kSemantic:
+      return "semantic";
+    case ErrorCategory::kType:
+      return "type";
+    case ErrorCategory::kData:
+      return "data";
+    case ErrorCategory::kIo:
+      return "io";
+    case ErrorCategory::kUsage:
+      return "usage";
+    case ErrorCategory::kLimit:
+      return "limit";
   }
   return "unknown";
 }

@@ -22,7 +22,8 @@ NDArray::NDArray(DType dtype, Shape shape) : dtype_(std::move(dtype)), shape_(st
   // calloc: large zeroed buffers come straight from fresh pages, with no extra pass.
   void* p = std::calloc(*bytes ? *bytes : 1, 1);
   if (!p) {
-    throw Error(ErrorCategory::kLimit, fmt::format("cannot allocate {} bytes for an array", *bytes));
+    throw Error(ErrorCategory::kLimit,
+                fmt::format("cannot allocate {} bytes for an array", *bytes));
   }
   storage_ = std::shared_ptr<void>(p, std::free);
   data_ = p;

@@ -22,7 +22,8 @@ Shape::Shape(std::initializer_list<int64_t> dims) : Shape(std::vector<int64_t>(d
 
 Shape::Shape(std::vector<int64_t> dims) : dims_(std::move(dims)) {
   for (int64_t d : dims_) {
-    if (d < 0) throw Error(ErrorCategory::kUsage, fmt::format("negative dimension {} in a shape", d));
+    if (d < 0)
+      throw Error(ErrorCategory::kUsage, fmt::format("negative dimension {} in a shape", d));
   }
 }
 
@@ -59,6 +60,8 @@ std::vector<int64_t> Shape::c_strides(uint64_t element_size) const {
   return strides;
 }
 
-std::string Shape::to_string() const { return fmt::format("[{}]", fmt::join(dims_, ", ")); }
+std::string Shape::to_string() const {
+  return fmt::format("[{}]", fmt::join(dims_, ", "));
+}
 
 }  // namespace dudley

@@ -74,7 +74,8 @@ void write_file_atomically(const std::string& path, std::string_view contents, b
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     const int saved = errno;
     ::unlink(temp.c_str());
-    throw Error(ErrorCategory::kIo, fmt::format("rename into place failed: {}", std::strerror(saved)),
+    throw Error(ErrorCategory::kIo,
+                fmt::format("rename into place failed: {}", std::strerror(saved)),
                 Location::file(path));
   }
 }

@@ -37,7 +37,10 @@ class Emitter {
         line(parameter(p), p.doc);
         break;
       }
-      case Statement::Kind::kType: go_to(s.container); type_definition(s.index); break;
+      case Statement::Kind::kType:
+        go_to(s.container);
+        type_definition(s.index);
+        break;
       case Statement::Kind::kGroup: {
         go_to(s.container);
         const Node& g = l_.nodes[s.index];
@@ -160,7 +163,8 @@ class Emitter {
   void data(const std::string& head, const Node& n) {
     const TypeDef* body = n.type.kind == TypeRef::Kind::kUser ? &l_.types[n.type.user] : nullptr;
     if (body && body->kind == TypeKind::kHeteroBody) {
-      std::string block = body->block == kNone ? "?" : std::string(l_.name(l_.types[body->block].name));
+      std::string block =
+          body->block == kNone ? "?" : std::string(l_.name(l_.types[body->block].name));
       line(fmt::format("{} {}{{", head, block), n.doc);
       struct_entries(*body);
       line("}" + address(n.has_address, n.address));
@@ -175,7 +179,9 @@ class Emitter {
     ++extra_indent_;
     for (const StructEntry& e : t.body) {
       switch (e.kind) {
-        case StructEntry::Kind::kCursor: line(fmt::format("!@ {}", e.offset)); break;
+        case StructEntry::Kind::kCursor:
+          line(fmt::format("!@ {}", e.offset));
+          break;
         case StructEntry::Kind::kParam: {
           const Param& p = l_.params[e.index];
           line(parameter(p), p.doc);
@@ -204,11 +210,13 @@ class Emitter {
   const Layout& l_;
   std::string out_;
   std::vector<NodeId> stack_;  // open containers, root first
-  int extra_indent_ = 0;       // inside a struct body
+  size_t extra_indent_ = 0;  // inside a struct body
 };
 
 }  // namespace
 
-std::string emit_layout(const Layout& layout) { return Emitter(layout).run(); }
+std::string emit_layout(const Layout& layout) {
+  return Emitter(layout).run();
+}
 
 }  // namespace dudley::layout

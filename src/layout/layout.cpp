@@ -132,7 +132,8 @@ TypeId Layout::find_type(std::string_view type_name) const {
 
 std::string Layout::type_text(const TypeRef& ref) const {
   switch (ref.kind) {
-    case TypeRef::Kind::kUser: return std::string(name(types[ref.user].name));
+    case TypeRef::Kind::kUser:
+      return std::string(name(types[ref.user].name));
     case TypeRef::Kind::kPrimitive: {
       std::string_view prim = primitive_name(ref.primitive);
       if (ref.order == ByteOrder::kLittle) return fmt::format("<{}", prim);
@@ -141,7 +142,8 @@ std::string Layout::type_text(const TypeRef& ref) const {
       if (find_type(prim) != kNone) return fmt::format("|{}", prim);
       return std::string(prim);
     }
-    case TypeRef::Kind::kInvalid: break;
+    case TypeRef::Kind::kInvalid:
+      break;
   }
   return "<invalid>";
 }

@@ -10,26 +10,46 @@ namespace dudley::layout {
 
 const char* describe(Tok kind) {
   switch (kind) {
-    case Tok::kEnd: return "end of file";
-    case Tok::kSymbol: return "a name";
-    case Tok::kInteger: return "an integer";
-    case Tok::kPrefixedType: return "a prefixed type";
-    case Tok::kColonEq: return "':='";
-    case Tok::kEq: return "'='";
-    case Tok::kAt: return "'@'";
-    case Tok::kBangAt: return "'!@'";
-    case Tok::kBangDudley: return "'!DUDLEY'";
-    case Tok::kBangTemplate: return "'!TEMPLATE'";
-    case Tok::kLBracket: return "'['";
-    case Tok::kRBracket: return "']'";
-    case Tok::kLBrace: return "'{'";
-    case Tok::kRBrace: return "'}'";
-    case Tok::kComma: return "','";
-    case Tok::kSlash: return "'/'";
-    case Tok::kDotDot: return "'..'";
-    case Tok::kPlus: return "'+'";
-    case Tok::kMinus: return "'-'";
-    case Tok::kError: return "an invalid token";
+    case Tok::kEnd:
+      return "end of file";
+    case Tok::kSymbol:
+      return "a name";
+    case Tok::kInteger:
+      return "an integer";
+    case Tok::kPrefixedType:
+      return "a prefixed type";
+    case Tok::kColonEq:
+      return "':='";
+    case Tok::kEq:
+      return "'='";
+    case Tok::kAt:
+      return "'@'";
+    case Tok::kBangAt:
+      return "'!@'";
+    case Tok::kBangDudley:
+      return "'!DUDLEY'";
+    case Tok::kBangTemplate:
+      return "'!TEMPLATE'";
+    case Tok::kLBracket:
+      return "'['";
+    case Tok::kRBracket:
+      return "']'";
+    case Tok::kLBrace:
+      return "'{'";
+    case Tok::kRBrace:
+      return "'}'";
+    case Tok::kComma:
+      return "','";
+    case Tok::kSlash:
+      return "'/'";
+    case Tok::kDotDot:
+      return "'..'";
+    case Tok::kPlus:
+      return "'+'";
+    case Tok::kMinus:
+      return "'-'";
+    case Tok::kError:
+      return "an invalid token";
   }
   return "?";
 }
@@ -47,9 +67,15 @@ constexpr std::array<uint8_t, 256> kCharClass = [] {
   t[' '] = t['\t'] = t['\f'] = t['\v'] = kSpace;
   return t;
 }();
-inline bool is_symbol_start(unsigned char c) { return kCharClass[c] & kSymbolStart; }
-inline bool is_symbol_char(unsigned char c) { return kCharClass[c] & kSymbolChar; }
-inline bool is_space(unsigned char c) { return kCharClass[c] & kSpace; }
+inline bool is_symbol_start(unsigned char c) {
+  return kCharClass[c] & kSymbolStart;
+}
+inline bool is_symbol_char(unsigned char c) {
+  return kCharClass[c] & kSymbolChar;
+}
+inline bool is_space(unsigned char c) {
+  return kCharClass[c] & kSpace;
+}
 
 // Length of the valid UTF-8 sequence at s, or 0 when it is not one.
 size_t utf8_sequence_length(std::string_view s) {
@@ -250,8 +276,9 @@ Token Lexer::next() {
       }
     }
     if (end < text_.size() && is_symbol_char(static_cast<unsigned char>(text_[end]))) {
-      return fail("syntax", fmt::format("malformed integer '{}'",
-                                        text_.substr(start, std::min<size_t>(end + 1 - start, 40))),
+      return fail("syntax",
+                  fmt::format("malformed integer '{}'",
+                              text_.substr(start, std::min<size_t>(end + 1 - start, 40))),
                   start);
     }
     Token t = make(Tok::kInteger, start, end);
@@ -264,8 +291,9 @@ Token Lexer::next() {
     case '>':
     case '|': {
       if (!is_symbol_start(at(1))) {
-        return fail("syntax", fmt::format("'{}' must be followed directly by a primitive type name",
-                                          static_cast<char>(c)),
+        return fail("syntax",
+                    fmt::format("'{}' must be followed directly by a primitive type name",
+                                static_cast<char>(c)),
                     start);
       }
       size_t end = start + 2;
@@ -274,17 +302,28 @@ Token Lexer::next() {
     }
     case ':':
       if (at(1) == '=') return make(Tok::kColonEq, start, start + 2);
-      return fail("syntax", "':' must be followed by '=' (':=' declares a parameter or type)", start);
-    case '=': return make(Tok::kEq, start, start + 1);
-    case '@': return make(Tok::kAt, start, start + 1);
-    case '[': return make(Tok::kLBracket, start, start + 1);
-    case ']': return make(Tok::kRBracket, start, start + 1);
-    case '{': return make(Tok::kLBrace, start, start + 1);
-    case '}': return make(Tok::kRBrace, start, start + 1);
-    case ',': return make(Tok::kComma, start, start + 1);
-    case '/': return make(Tok::kSlash, start, start + 1);
-    case '+': return make(Tok::kPlus, start, start + 1);
-    case '-': return make(Tok::kMinus, start, start + 1);
+      return fail("syntax", "':' must be followed by '=' (':=' declares a parameter or type)",
+                  start);
+    case '=':
+      return make(Tok::kEq, start, start + 1);
+    case '@':
+      return make(Tok::kAt, start, start + 1);
+    case '[':
+      return make(Tok::kLBracket, start, start + 1);
+    case ']':
+      return make(Tok::kRBracket, start, start + 1);
+    case '{':
+      return make(Tok::kLBrace, start, start + 1);
+    case '}':
+      return make(Tok::kRBrace, start, start + 1);
+    case ',':
+      return make(Tok::kComma, start, start + 1);
+    case '/':
+      return make(Tok::kSlash, start, start + 1);
+    case '+':
+      return make(Tok::kPlus, start, start + 1);
+    case '-':
+      return make(Tok::kMinus, start, start + 1);
     case '.':
       if (at(1) == '.') return make(Tok::kDotDot, start, start + 2);
       return fail("syntax", "a single '.' is not a token (did you mean '..'?)", start);
@@ -300,8 +339,10 @@ Token Lexer::next() {
                               word.substr(0, 40)),
                   start);
     }
-    case '\0': return fail("bad-character", "NUL byte in layout text (is this a binary file?)", start);
-    default: break;
+    case '\0':
+      return fail("bad-character", "NUL byte in layout text (is this a binary file?)", start);
+    default:
+      break;
   }
   if (c >= 0x80) {
     size_t n = utf8_sequence_length(text_.substr(start));

@@ -11,19 +11,25 @@ namespace dudley::layout {
 
 enum class Tok : uint8_t {
   kEnd,
-  kSymbol,         ///< [A-Za-z_][A-Za-z0-9_]*
-  kInteger,        ///< decimal or 0x hex, unsigned (a sign is a separate token)
-  kPrefixedType,   ///< '<', '>' or '|' immediately followed by a symbol: "<i4"
-  kColonEq,        ///< :=
-  kEq,             ///< =
-  kAt,             ///< @
-  kBangAt,         ///< !@
-  kBangDudley,     ///< !DUDLEY
-  kBangTemplate,   ///< !TEMPLATE
-  kLBracket, kRBracket, kLBrace, kRBrace, kComma, kSlash,
-  kDotDot,         ///< ..
-  kPlus, kMinus,
-  kError,          ///< lexical error; Lexer::error() says what
+  kSymbol,        ///< [A-Za-z_][A-Za-z0-9_]*
+  kInteger,       ///< decimal or 0x hex, unsigned (a sign is a separate token)
+  kPrefixedType,  ///< '<', '>' or '|' immediately followed by a symbol: "<i4"
+  kColonEq,       ///< :=
+  kEq,            ///< =
+  kAt,            ///< @
+  kBangAt,        ///< !@
+  kBangDudley,    ///< !DUDLEY
+  kBangTemplate,  ///< !TEMPLATE
+  kLBracket,
+  kRBracket,
+  kLBrace,
+  kRBrace,
+  kComma,
+  kSlash,
+  kDotDot,  ///< ..
+  kPlus,
+  kMinus,
+  kError,  ///< lexical error; Lexer::error() says what
 };
 
 /// Printable description of a token kind for messages ("'='", "a name", ...).
@@ -36,7 +42,7 @@ struct Token {
   uint32_t column = 1;
   uint64_t offset = 0;
   std::string_view text;
-  uint64_t value = 0;     ///< kInteger
+  uint64_t value = 0;  ///< kInteger
 };
 
 /// A `#!` comment: its stripped text and where it stands.

@@ -22,7 +22,9 @@ uint64_t hash_name(std::string_view name) {
 }
 }  // namespace
 
-NameTable::NameTable(const NameTable& other) { *this = other; }
+NameTable::NameTable(const NameTable& other) {
+  *this = other;
+}
 
 NameTable& NameTable::operator=(const NameTable& other) {
   if (this == &other) return *this;
@@ -37,7 +39,7 @@ NameTable& NameTable::operator=(const NameTable& other) {
 
 std::string_view NameTable::store(std::string_view name) {
   if (chunks_.empty() || chunk_used_ + name.size() > chunk_size_) {
-    chunk_size_ = std::max<size_t>(16 * 1024, name.size());
+    chunk_size_ = std::max<size_t>(size_t{16} * 1024, name.size());
     chunks_.push_back(std::make_unique<char[]>(chunk_size_));
     chunk_used_ = 0;
   }

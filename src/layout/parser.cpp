@@ -19,32 +19,58 @@ namespace dudley::layout {
 
 const char* diag_code_name(DiagCode code) {
   switch (code) {
-    case DiagCode::kSyntax: return "syntax";
-    case DiagCode::kUnexpectedEnd: return "unexpected-end";
-    case DiagCode::kBadCharacter: return "bad-character";
-    case DiagCode::kInvalidUtf8: return "invalid-utf8";
-    case DiagCode::kIntegerOverflow: return "integer-overflow";
-    case DiagCode::kNestingTooDeep: return "nesting-too-deep";
-    case DiagCode::kUndefinedParameter: return "undefined-parameter";
-    case DiagCode::kParameterOutOfScope: return "parameter-out-of-scope";
-    case DiagCode::kUndefinedType: return "undefined-type";
-    case DiagCode::kUnknownPrimitive: return "unknown-primitive";
-    case DiagCode::kDuplicateVariable: return "duplicate-variable";
-    case DiagCode::kTypeRedefined: return "type-redefined";
-    case DiagCode::kNameReused: return "name-reused";
-    case DiagCode::kParameterNotInteger: return "parameter-not-integer";
-    case DiagCode::kParameterWithShape: return "parameter-with-shape";
-    case DiagCode::kTextWithoutDimension: return "text-without-dimension";
-    case DiagCode::kReservedPointeeKey: return "reserved-pointee-key";
-    case DiagCode::kDuplicatePointeeKey: return "duplicate-pointee-key";
-    case DiagCode::kPointeeShapeNotLiteral: return "pointee-shape-not-literal";
-    case DiagCode::kShapeOnDataType: return "shape-on-data-type";
-    case DiagCode::kNotAParameterBlock: return "not-a-parameter-block";
-    case DiagCode::kParameterBlockAsData: return "parameter-block-as-data";
-    case DiagCode::kAnonymousMember: return "anonymous-member";
-    case DiagCode::kSignature: return "signature";
-    case DiagCode::kTemplate: return "template";
-    case DiagCode::kTooManyErrors: return "too-many-errors";
+    case DiagCode::kSyntax:
+      return "syntax";
+    case DiagCode::kUnexpectedEnd:
+      return "unexpected-end";
+    case DiagCode::kBadCharacter:
+      return "bad-character";
+    case DiagCode::kInvalidUtf8:
+      return "invalid-utf8";
+    case DiagCode::kIntegerOverflow:
+      return "integer-overflow";
+    case DiagCode::kNestingTooDeep:
+      return "nesting-too-deep";
+    case DiagCode::kUndefinedParameter:
+      return "undefined-parameter";
+    case DiagCode::kParameterOutOfScope:
+      return "parameter-out-of-scope";
+    case DiagCode::kUndefinedType:
+      return "undefined-type";
+    case DiagCode::kUnknownPrimitive:
+      return "unknown-primitive";
+    case DiagCode::kDuplicateVariable:
+      return "duplicate-variable";
+    case DiagCode::kTypeRedefined:
+      return "type-redefined";
+    case DiagCode::kNameReused:
+      return "name-reused";
+    case DiagCode::kParameterNotInteger:
+      return "parameter-not-integer";
+    case DiagCode::kParameterWithShape:
+      return "parameter-with-shape";
+    case DiagCode::kTextWithoutDimension:
+      return "text-without-dimension";
+    case DiagCode::kReservedPointeeKey:
+      return "reserved-pointee-key";
+    case DiagCode::kDuplicatePointeeKey:
+      return "duplicate-pointee-key";
+    case DiagCode::kPointeeShapeNotLiteral:
+      return "pointee-shape-not-literal";
+    case DiagCode::kShapeOnDataType:
+      return "shape-on-data-type";
+    case DiagCode::kNotAParameterBlock:
+      return "not-a-parameter-block";
+    case DiagCode::kParameterBlockAsData:
+      return "parameter-block-as-data";
+    case DiagCode::kAnonymousMember:
+      return "anonymous-member";
+    case DiagCode::kSignature:
+      return "signature";
+    case DiagCode::kTemplate:
+      return "template";
+    case DiagCode::kTooManyErrors:
+      return "too-many-errors";
   }
   return "unknown";
 }
@@ -53,9 +79,13 @@ namespace {
 
 struct Abort {};  // thrown after a syntax error or too many errors; caught in parse()
 
-uint64_t key(uint32_t scope, uint32_t name) { return (uint64_t{scope} << 32) | name; }
+uint64_t key(uint32_t scope, uint32_t name) {
+  return (uint64_t{scope} << 32) | name;
+}
 
-TextPos pos_of(const Token& t) { return {t.line, t.column, t.offset}; }
+TextPos pos_of(const Token& t) {
+  return {t.line, t.column, t.offset};
+}
 
 class Parser {
  public:
@@ -121,10 +151,10 @@ class Parser {
 
   void report(DiagCode code, TextPos at, std::string message) {
     if (result_.diagnostics.size() >= options_.max_errors) {
-      result_.diagnostics.push_back({DiagCode::kTooManyErrors,
-                                     fmt::format("too many errors ({}); stopping here",
-                                                 options_.max_errors),
-                                     at.line, at.column, at.offset});
+      result_.diagnostics.push_back(
+          {DiagCode::kTooManyErrors,
+           fmt::format("too many errors ({}); stopping here", options_.max_errors), at.line,
+           at.column, at.offset});
       throw Abort{};
     }
     result_.diagnostics.push_back({code, std::move(message), at.line, at.column, at.offset});
@@ -322,8 +352,11 @@ class Parser {
         needed_by.empty() ? std::string() : fmt::format(" (needed by type '{}')", needed_by);
     if (declared != FlatMap64::kMissing) {
       const Param& p = layout_.params[declared];
-      std::string where = p.group != kNone ? layout_.path(p.group)
-                                           : fmt::format("type '{}'", layout_.name(layout_.types.size() > p.owner ? layout_.types[p.owner].name : kNone));
+      std::string where =
+          p.group != kNone ? layout_.path(p.group)
+                           : fmt::format("type '{}'", layout_.name(layout_.types.size() > p.owner
+                                                                       ? layout_.types[p.owner].name
+                                                                       : kNone));
       report(DiagCode::kParameterOutOfScope, pos_of(t),
              fmt::format("parameter '{}' is not in scope here{}: it is declared in {} at {}:{}",
                          t.text, suffix, where, p.pos.line, p.pos.column));
@@ -611,8 +644,8 @@ class Parser {
       } else if (auto [it, fresh] = member_names.emplace(member_name, m); !fresh) {
         const Node& prev = layout_.nodes[it->second];
         report(DiagCode::kDuplicateVariable, pos_of(name_tok),
-               fmt::format("member '{}' is already declared at {}:{}", name_tok.text,
-                           prev.pos.line, prev.pos.column));
+               fmt::format("member '{}' is already declared at {}:{}", name_tok.text, prev.pos.line,
+                           prev.pos.column));
       }
       ++members;
       const Token type_tok = tok_;
@@ -620,8 +653,7 @@ class Parser {
       if (type.kind == TypeRef::Kind::kUser &&
           layout_.types[type.user].kind == TypeKind::kParamBlock) {
         report(DiagCode::kParameterBlockAsData, pos_of(type_tok),
-               fmt::format("'{}' is a parameter block; it cannot be a member type",
-                           type_tok.text));
+               fmt::format("'{}' is a parameter block; it cannot be a member type", type_tok.text));
       }
       Span dims;
       dims.begin = static_cast<uint32_t>(layout_.dims.size());
@@ -687,14 +719,15 @@ class Parser {
         layout_.types[id].address = address;
         layout_.types[id].has_address = true;
       } else {
-        report(DiagCode::kShapeOnDataType, pos_of(at),
-               fmt::format("type '{}' has data members, so it cannot have an address",
-                           name_tok.text));
+        report(
+            DiagCode::kShapeOnDataType, pos_of(at),
+            fmt::format("type '{}' has data members, so it cannot have an address", name_tok.text));
       }
     }
     layout_.types[id].name = name;
     user_types_.insert(name, id);  // first definition wins if redefined
-    if (auto prim = primitive_from_name(name_tok.text)) shadowed_[static_cast<size_t>(*prim)] = true;
+    if (auto prim = primitive_from_name(name_tok.text))
+      shadowed_[static_cast<size_t>(*prim)] = true;
     add_statement(Statement::Kind::kType, group_, id);
   }
 
@@ -712,12 +745,16 @@ class Parser {
         }
         done_ = true;
         return;
-      case Tok::kBangDudley: signature(); return;
+      case Tok::kBangDudley:
+        signature();
+        return;
       case Tok::kBangTemplate:
         layout_.template_directive = true;
         advance();
         return;
-      case Tok::kBangAt: cursor(); return;
+      case Tok::kBangAt:
+        cursor();
+        return;
       case Tok::kDotDot: {
         advance();
         Frame& f = frames_.back();
@@ -744,9 +781,13 @@ class Parser {
         pop_anonymous_group();
         close_list();
         return;
-      case Tok::kInteger: pointee(); return;
-      case Tok::kSymbol: break;
-      default: unexpected("a declaration");
+      case Tok::kInteger:
+        pointee();
+        return;
+      case Tok::kSymbol:
+        break;
+      default:
+        unexpected("a declaration");
     }
     const Token name_tok = tok_;
     advance();
@@ -793,8 +834,8 @@ class Parser {
     const Node& prev = layout_.nodes[existing];
     if (prev.kind == NodeKind::kData && std::string_view(as_what) == "a data variable") {
       report(DiagCode::kDuplicateVariable, pos_of(at),
-             fmt::format("'{}' is already declared at {}:{}", at.text.substr(0, 80),
-                         prev.pos.line, prev.pos.column));
+             fmt::format("'{}' is already declared at {}:{}", at.text.substr(0, 80), prev.pos.line,
+                         prev.pos.column));
       return;
     }
     report(DiagCode::kNameReused, pos_of(at),
@@ -898,13 +939,13 @@ class Parser {
       report(DiagCode::kReservedPointeeKey, p.pos,
              fmt::format("pointee key {} is reserved for NULL (0, 2^32-1 and 2^64-1 are)",
                          key_tok.text));
-    } else if (uint32_t first = pointee_keys_.insert(
-                   p.key, static_cast<uint32_t>(layout_.pointees.size()));
+    } else if (uint32_t first =
+                   pointee_keys_.insert(p.key, static_cast<uint32_t>(layout_.pointees.size()));
                first != layout_.pointees.size()) {
       const Pointee& prev = layout_.pointees[first];
       report(DiagCode::kDuplicatePointeeKey, p.pos,
-             fmt::format("pointee key {} is already declared at {}:{}", key_tok.text,
-                         prev.pos.line, prev.pos.column));
+             fmt::format("pointee key {} is already declared at {}:{}", key_tok.text, prev.pos.line,
+                         prev.pos.column));
     }
     const Token type_tok = tok_;
     p.type = type_use();
@@ -912,9 +953,9 @@ class Parser {
     if (tok_.kind == Tok::kLBracket) p.dims = shape(DimContext::kLiteralOnly);
     check_text_dimension(p.type, p.dims, type_tok);
     if (p.type.kind == TypeRef::Kind::kUser && !layout_.types[p.type.user].free_names.empty()) {
-      report(DiagCode::kPointeeShapeNotLiteral, pos_of(type_tok),
-             fmt::format("type '{}' needs parameters, which a pointee cannot supply",
-                         type_tok.text));
+      report(
+          DiagCode::kPointeeShapeNotLiteral, pos_of(type_tok),
+          fmt::format("type '{}' needs parameters, which a pointee cannot supply", type_tok.text));
     }
     p.has_address = optional_address(p.address);
     auto index = static_cast<uint32_t>(layout_.pointees.size());
@@ -973,7 +1014,9 @@ class Parser {
         advance();
         close_list();
         return;
-      case Tok::kBangAt: cursor(); return;
+      case Tok::kBangAt:
+        cursor();
+        return;
       case Tok::kEq: {
         advance();
         if (tok_.kind == Tok::kLBracket) {
@@ -1014,7 +1057,8 @@ class Parser {
         fatal(DiagCode::kSyntax, pos_of(at),
               "list items are anonymous: start each with '=' (data or sublist) or '/' (group)");
       }
-      default: unexpected("'=', '/' or ']' in a list");
+      default:
+        unexpected("'=', '/' or ']' in a list");
     }
   }
 
@@ -1042,10 +1086,18 @@ class Parser {
       if (!last_target_) continue;  // nothing declared yet: ignored
       DocId* slot = nullptr;
       switch (last_target_->kind) {
-        case DocTarget::kNode: slot = &layout_.nodes[last_target_->index].doc; break;
-        case DocTarget::kParam: slot = &layout_.params[last_target_->index].doc; break;
-        case DocTarget::kType: slot = &layout_.types[last_target_->index].doc; break;
-        case DocTarget::kPointee: slot = &layout_.pointees[last_target_->index].doc; break;
+        case DocTarget::kNode:
+          slot = &layout_.nodes[last_target_->index].doc;
+          break;
+        case DocTarget::kParam:
+          slot = &layout_.params[last_target_->index].doc;
+          break;
+        case DocTarget::kType:
+          slot = &layout_.types[last_target_->index].doc;
+          break;
+        case DocTarget::kPointee:
+          slot = &layout_.pointees[last_target_->index].doc;
+          break;
       }
       layout_.append_doc(slot, docs[next_doc_].text);
     }
@@ -1061,7 +1113,7 @@ class Parser {
   NodeId group_ = Layout::kRoot;
   std::vector<Frame> frames_;
   std::optional<DocTarget> last_target_;
-  size_t next_doc_ = 0;  // first lexer doc not yet attached
+  size_t next_doc_ = 0;     // first lexer doc not yet attached
   FlatMap64 members_;       // (group, name) -> member
   FlatMap64 scope_params_;  // (group, name) -> latest param
   FlatMap64 any_param_;     // name -> first param anywhere

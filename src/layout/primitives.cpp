@@ -6,13 +6,15 @@ namespace dudley::layout {
 
 namespace {
 constexpr std::array<std::string_view, kPrimitiveCount> kNames = {
-    "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
+    "i1", "i2", "i4",  "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
     "c4", "c8", "c16", "S1", "U1", "U2", "U4", "p4", "p8", "b1"};
-constexpr std::array<unsigned, kPrimitiveCount> kSizes = {1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8,
+constexpr std::array<unsigned, kPrimitiveCount> kSizes = {1, 2, 4,  8, 1, 2, 4, 8, 2, 4, 8,
                                                           4, 8, 16, 1, 1, 2, 4, 4, 8, 1};
 }  // namespace
 
-std::string_view primitive_name(Primitive p) { return kNames[static_cast<size_t>(p)]; }
+std::string_view primitive_name(Primitive p) {
+  return kNames[static_cast<size_t>(p)];
+}
 
 std::optional<Primitive> primitive_from_name(std::string_view name) {
   // Called for every type use: decide by length and first letter before comparing.
@@ -24,34 +26,55 @@ std::optional<Primitive> primitive_from_name(std::string_view name) {
   const char width = name[1];
   switch (name[0]) {
     case 'i':
-      return width == '1' ? Primitive::i1 : width == '2' ? Primitive::i2 : width == '4' ? Primitive::i4
-             : width == '8' ? std::optional(Primitive::i8) : std::nullopt;
+      return width == '1'   ? Primitive::i1
+             : width == '2' ? Primitive::i2
+             : width == '4' ? Primitive::i4
+             : width == '8' ? std::optional(Primitive::i8)
+                            : std::nullopt;
     case 'u':
-      return width == '1' ? Primitive::u1 : width == '2' ? Primitive::u2 : width == '4' ? Primitive::u4
-             : width == '8' ? std::optional(Primitive::u8) : std::nullopt;
+      return width == '1'   ? Primitive::u1
+             : width == '2' ? Primitive::u2
+             : width == '4' ? Primitive::u4
+             : width == '8' ? std::optional(Primitive::u8)
+                            : std::nullopt;
     case 'f':
-      return width == '2' ? Primitive::f2 : width == '4' ? Primitive::f4
-             : width == '8' ? std::optional(Primitive::f8) : std::nullopt;
+      return width == '2'   ? Primitive::f2
+             : width == '4' ? Primitive::f4
+             : width == '8' ? std::optional(Primitive::f8)
+                            : std::nullopt;
     case 'c':
-      return width == '4' ? Primitive::c4 : width == '8' ? std::optional(Primitive::c8) : std::nullopt;
-    case 'S': return width == '1' ? std::optional(Primitive::S1) : std::nullopt;
+      return width == '4'   ? Primitive::c4
+             : width == '8' ? std::optional(Primitive::c8)
+                            : std::nullopt;
+    case 'S':
+      return width == '1' ? std::optional(Primitive::S1) : std::nullopt;
     case 'U':
-      return width == '1' ? Primitive::U1 : width == '2' ? Primitive::U2
-             : width == '4' ? std::optional(Primitive::U4) : std::nullopt;
+      return width == '1'   ? Primitive::U1
+             : width == '2' ? Primitive::U2
+             : width == '4' ? std::optional(Primitive::U4)
+                            : std::nullopt;
     case 'p':
-      return width == '4' ? Primitive::p4 : width == '8' ? std::optional(Primitive::p8) : std::nullopt;
-    case 'b': return width == '1' ? std::optional(Primitive::b1) : std::nullopt;
-    default: return std::nullopt;
+      return width == '4'   ? Primitive::p4
+             : width == '8' ? std::optional(Primitive::p8)
+                            : std::nullopt;
+    case 'b':
+      return width == '1' ? std::optional(Primitive::b1) : std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
-unsigned primitive_size(Primitive p) { return kSizes[static_cast<size_t>(p)]; }
+unsigned primitive_size(Primitive p) {
+  return kSizes[static_cast<size_t>(p)];
+}
 
 bool primitive_is_text(Primitive p) {
   return p == Primitive::S1 || p == Primitive::U1 || p == Primitive::U2 || p == Primitive::U4;
 }
 
-bool primitive_is_integer(Primitive p) { return p <= Primitive::u8; }
+bool primitive_is_integer(Primitive p) {
+  return p <= Primitive::u8;
+}
 
 DType primitive_dtype(Primitive p, ByteOrder order) {
   const unsigned size = primitive_size(p);
@@ -59,24 +82,34 @@ DType primitive_dtype(Primitive p, ByteOrder order) {
     case Primitive::i1:
     case Primitive::i2:
     case Primitive::i4:
-    case Primitive::i8: return DType::int_(size, order);
+    case Primitive::i8:
+      return DType::int_(size, order);
     case Primitive::u1:
     case Primitive::u2:
     case Primitive::u4:
-    case Primitive::u8: return DType::uint(size, order);
+    case Primitive::u8:
+      return DType::uint(size, order);
     case Primitive::f2:
     case Primitive::f4:
-    case Primitive::f8: return DType::float_(size, order);
+    case Primitive::f8:
+      return DType::float_(size, order);
     case Primitive::c4:
     case Primitive::c8:
-    case Primitive::c16: return DType::complex(size, order);
-    case Primitive::S1: return DType::text(TextEncoding::kAscii, 1, order);
-    case Primitive::U1: return DType::text(TextEncoding::kUtf8, 1, order);
-    case Primitive::U2: return DType::text(TextEncoding::kUtf16, 1, order);
-    case Primitive::U4: return DType::text(TextEncoding::kUtf32, 1, order);
+    case Primitive::c16:
+      return DType::complex(size, order);
+    case Primitive::S1:
+      return DType::text(TextEncoding::kAscii, 1, order);
+    case Primitive::U1:
+      return DType::text(TextEncoding::kUtf8, 1, order);
+    case Primitive::U2:
+      return DType::text(TextEncoding::kUtf16, 1, order);
+    case Primitive::U4:
+      return DType::text(TextEncoding::kUtf32, 1, order);
     case Primitive::p4:
-    case Primitive::p8: return DType::pointer(size, order);
-    case Primitive::b1: return DType::boolean();
+    case Primitive::p8:
+      return DType::pointer(size, order);
+    case Primitive::b1:
+      return DType::boolean();
   }
   return DType();
 }

@@ -15,7 +15,9 @@ class TemplateChecker {
   void run() {
     for (const Statement& s : l_.statements) {
       switch (s.kind) {
-        case Statement::Kind::kData: data(s.index); break;
+        case Statement::Kind::kData:
+          data(s.index);
+          break;
         case Statement::Kind::kParam: {
           const Param& p = l_.params[s.index];
           if (p.kind == ParamKind::kDynamic) {
@@ -30,7 +32,9 @@ class TemplateChecker {
           }
           break;
         }
-        case Statement::Kind::kSignature: late(l_.signature->pos, "the !DUDLEY signature"); break;
+        case Statement::Kind::kSignature:
+          late(l_.signature->pos, "the !DUDLEY signature");
+          break;
         case Statement::Kind::kPointee: {
           const Pointee& p = l_.pointees[s.index];
           add(p.pos, fmt::format("a template cannot declare pointees (pointee {}): pointers make "
@@ -38,7 +42,8 @@ class TemplateChecker {
                                  p.key));
           break;
         }
-        default: break;
+        default:
+          break;
       }
     }
   }

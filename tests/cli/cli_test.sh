@@ -72,5 +72,17 @@ check "no subcommand exits 2" test $? -eq 2
 "$dudley" check --bogus x >/dev/null 2>&1
 check "unknown flag exits 2" test $? -eq 2
 
+# Every ```dudley block of the language guide is a valid layout.
+/usr/bin/python3 - "$root/docs/layout-language.md" "$tmp" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+for i, block in enumerate(re.findall(r"```dudley\n(.*?)```", text, re.S)):
+    open(f"{sys.argv[2]}/doc_example_{i}.dud", "w").write(block)
+PY
+count=$(ls "$tmp"/doc_example_*.dud | wc -l)
+check "the guide has examples" test "$count" -ge 8
+"$dudley" check "$tmp"/doc_example_*.dud >/dev/null
+check "every example in docs/layout-language.md is valid" test $? -eq 0
+
 echo "cli: $passed passed, $failed failed"
 test "$failed" -eq 0

@@ -13,9 +13,9 @@ namespace {
 TEST(Float16, KnownValues) {
   EXPECT_EQ(half_to_float(0x3C00), 1.0f);
   EXPECT_EQ(half_to_float(0xC000), -2.0f);
-  EXPECT_EQ(half_to_float(0x7BFF), 65504.0f);                // largest finite
-  EXPECT_EQ(half_to_float(0x0400), std::ldexp(1.0f, -14));   // smallest normal
-  EXPECT_EQ(half_to_float(0x0001), std::ldexp(1.0f, -24));   // smallest subnormal
+  EXPECT_EQ(half_to_float(0x7BFF), 65504.0f);               // largest finite
+  EXPECT_EQ(half_to_float(0x0400), std::ldexp(1.0f, -14));  // smallest normal
+  EXPECT_EQ(half_to_float(0x0001), std::ldexp(1.0f, -24));  // smallest subnormal
   EXPECT_EQ(half_to_float(0x3555), 0.333251953125f);
   EXPECT_TRUE(std::isinf(half_to_float(0x7C00)));
   EXPECT_TRUE(std::isnan(half_to_float(0x7E00)));

@@ -29,7 +29,9 @@ TEST(Shape, DetectsOverflow) {
   EXPECT_EQ(*checked_mul(3, 5), 15u);
 }
 
-TEST(Shape, RejectsNegativeDimensions) { EXPECT_THROW(Shape({2, -1}), Error); }
+TEST(Shape, RejectsNegativeDimensions) {
+  EXPECT_THROW(Shape({2, -1}), Error);
+}
 
 }  // namespace
 }  // namespace dudley

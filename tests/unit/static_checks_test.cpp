@@ -15,15 +15,15 @@ std::vector<std::string> codes(const ParseResult& r) {
 
 TEST(StaticChecks, ReportsEverySemanticErrorInTextOrder) {
   ParseResult r = parse_layout(
-      "x = f8[N]\n"       // undefined parameter
-      "y = Foo\n"         // undefined type
-      "x = f4\n"          // duplicate variable
-      "s = S1\n"          // text without dimension
-      "M := f8\n"         // parameter not integer
-      "z = f8[M]\n");     // M exists (with a bad type): no cascade here
-  EXPECT_EQ(codes(r), (std::vector<std::string>{"undefined-parameter", "undefined-type",
-                                                 "duplicate-variable", "text-without-dimension",
-                                                 "parameter-not-integer"}));
+      "x = f8[N]\n"    // undefined parameter
+      "y = Foo\n"      // undefined type
+      "x = f4\n"       // duplicate variable
+      "s = S1\n"       // text without dimension
+      "M := f8\n"      // parameter not integer
+      "z = f8[M]\n");  // M exists (with a bad type): no cascade here
+  EXPECT_EQ(codes(r),
+            (std::vector<std::string>{"undefined-parameter", "undefined-type", "duplicate-variable",
+                                      "text-without-dimension", "parameter-not-integer"}));
   EXPECT_EQ(r.diagnostics[2].line, 3u);
 }
 

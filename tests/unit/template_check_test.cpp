@@ -39,8 +39,7 @@ TEST(TemplateCheck, PointerInsideAStruct) {
 }
 
 TEST(TemplateCheck, NestedCountedArray) {
-  EXPECT_EQ(template_errors("!TEMPLATE s := { n := u4 = S1[n] }  T := { name = s }  x = T"),
-            1u);
+  EXPECT_EQ(template_errors("!TEMPLATE s := { n := u4 = S1[n] }  T := { name = s }  x = T"), 1u);
 }
 
 TEST(TemplateCheck, DataInsideListsCountsAsData) {

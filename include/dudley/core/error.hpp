@@ -27,9 +27,9 @@ const char* to_string(ErrorCategory category);
 /// Where something is: a file path plus a text position (line:column, both from 1) or a
 /// byte offset into binary data. Unknown parts are left empty / zero.
 struct Location {
-  std::string path;                  ///< File the problem is in; empty for in-memory text.
-  uint32_t line = 0;                 ///< 1-based line for text, 0 when not text.
-  uint32_t column = 0;               ///< 1-based column for text, 0 when not text.
+  std::string path;                     ///< File the problem is in; empty for in-memory text.
+  uint32_t line = 0;                    ///< 1-based line for text, 0 when not text.
+  uint32_t column = 0;                  ///< 1-based column for text, 0 when not text.
   std::optional<uint64_t> byte_offset;  ///< Offset into binary data, when relevant.
 
   /// A whole file.

@@ -40,7 +40,27 @@ struct TextPos {
 
 /// The predefined primitive types [C2], plus the b1 extension.
 enum class Primitive : uint8_t {
-  i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c4, c8, c16, S1, U1, U2, U4, p4, p8, b1
+  i1,
+  i2,
+  i4,
+  i8,
+  u1,
+  u2,
+  u4,
+  u8,
+  f2,
+  f4,
+  f8,
+  c4,
+  c8,
+  c16,
+  S1,
+  U1,
+  U2,
+  U4,
+  p4,
+  p8,
+  b1
 };
 inline constexpr int kPrimitiveCount = 21;
 
@@ -126,12 +146,12 @@ struct Param {
   ParamKind kind = ParamKind::kFixed;
   bool has_address = false;
   NameId name = kNone;
-  NodeId group = kNone;   ///< declaring group; kNone inside a type
-  TypeId owner = kNone;   ///< declaring struct or parameter block
+  NodeId group = kNone;  ///< declaring group; kNone inside a type
+  TypeId owner = kNone;  ///< declaring struct or parameter block
   ParamId next_in_group = kNone;
-  TypeRef type;           ///< kDynamic
-  int64_t value = 0;      ///< kFixed
-  uint64_t address = 0;   ///< kDynamic with has_address: address, or offset inside a type
+  TypeRef type;          ///< kDynamic
+  int64_t value = 0;     ///< kFixed
+  uint64_t address = 0;  ///< kDynamic with has_address: address, or offset inside a type
   DocId doc = 0;
   TextPos pos;
   friend bool operator==(const Param&, const Param&) = default;
@@ -159,8 +179,8 @@ struct TypeDef {
   bool has_address = false;  ///< parameter blocks: an explicit @ address
   bool has_dynamic_params = false;
   NameId name = kNone;
-  TypeId block = kNone;        ///< kHeteroBody: its parameter block
-  NodeId scope = kNone;        ///< group the definition stands in (its shape's scope)
+  TypeId block = kNone;  ///< kHeteroBody: its parameter block
+  NodeId scope = kNone;  ///< group the definition stands in (its shape's scope)
   std::vector<StructEntry> body;
   std::vector<NameId> free_names;  ///< shape names not declared in the type itself [C17]
   Span dims;                       ///< parameter block shape
@@ -218,14 +238,14 @@ class Layout {
 
   // --- tables (read freely; the parser is the only writer) ---
   NameTable names;
-  std::vector<Node> nodes;        ///< nodes[0] is the root group
+  std::vector<Node> nodes;  ///< nodes[0] is the root group
   std::vector<Param> params;
   std::vector<TypeDef> types;
   std::vector<Pointee> pointees;
   std::vector<Dim> dims;
   std::vector<ParamId> bindings;
-  std::string doc_text;           ///< every document comment, back to back
-  std::vector<Span> docs;         ///< DocId -> its text in doc_text; docs[0] is "no doc"
+  std::string doc_text;    ///< every document comment, back to back
+  std::vector<Span> docs;  ///< DocId -> its text in doc_text; docs[0] is "no doc"
   std::vector<uint64_t> cursors;
   std::vector<Statement> statements;
   std::optional<Signature> signature;
@@ -242,7 +262,9 @@ class Layout {
   /// Adds `line` to the doc of `*slot` (creating it when *slot is 0) [C24].
   void append_doc(DocId* slot, std::string_view line);
   std::span<const Dim> dims_of(Span span) const { return {dims.data() + span.begin, span.count}; }
-  std::span<const ParamId> bindings_of(Span s) const { return {bindings.data() + s.begin, s.count}; }
+  std::span<const ParamId> bindings_of(Span s) const {
+    return {bindings.data() + s.begin, s.count};
+  }
 
   /// Members of a group or items of a list, in declaration order.
   std::vector<NodeId> children(NodeId container) const;

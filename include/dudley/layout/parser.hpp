@@ -12,32 +12,32 @@ namespace dudley::layout {
 /// Kinds of problems a layout can have. Each has a stable kebab-case name (diag_code_name)
 /// that tests and `dudley check --json` use.
 enum class DiagCode : uint8_t {
-  kSyntax,                     ///< syntax
-  kUnexpectedEnd,              ///< unexpected-end: the text stops inside a construct
-  kBadCharacter,               ///< bad-character: NUL, control or non-ASCII outside comments
-  kInvalidUtf8,                ///< invalid-utf8
-  kIntegerOverflow,            ///< integer-overflow: a literal beyond 64 bits
-  kNestingTooDeep,             ///< nesting-too-deep: beyond kMaxNestingDepth
-  kUndefinedParameter,         ///< undefined-parameter
-  kParameterOutOfScope,        ///< parameter-out-of-scope: declared, but not here
-  kUndefinedType,              ///< undefined-type
-  kUnknownPrimitive,           ///< unknown-primitive: "<x4"
-  kDuplicateVariable,          ///< duplicate-variable
-  kTypeRedefined,              ///< type-redefined (also a primitive after its first use)
-  kNameReused,                 ///< name-reused: as group / list / data
-  kParameterNotInteger,        ///< parameter-not-integer
-  kParameterWithShape,         ///< parameter-with-shape
-  kTextWithoutDimension,       ///< text-without-dimension
-  kReservedPointeeKey,         ///< reserved-pointee-key
-  kDuplicatePointeeKey,        ///< duplicate-pointee-key
-  kPointeeShapeNotLiteral,     ///< pointee-shape-not-literal
-  kShapeOnDataType,            ///< shape-on-data-type: [shape]/@ on a struct with members
-  kNotAParameterBlock,         ///< not-a-parameter-block: `x = T{...}` with T not a block
-  kParameterBlockAsData,       ///< parameter-block-as-data: `x = PB`
-  kAnonymousMember,            ///< anonymous-member: in a struct with other members
-  kSignature,                  ///< signature: !DUDLEY misuse
-  kTemplate,                   ///< template: a C22 rule broken
-  kTooManyErrors,              ///< too-many-errors
+  kSyntax,                  ///< syntax
+  kUnexpectedEnd,           ///< unexpected-end: the text stops inside a construct
+  kBadCharacter,            ///< bad-character: NUL, control or non-ASCII outside comments
+  kInvalidUtf8,             ///< invalid-utf8
+  kIntegerOverflow,         ///< integer-overflow: a literal beyond 64 bits
+  kNestingTooDeep,          ///< nesting-too-deep: beyond kMaxNestingDepth
+  kUndefinedParameter,      ///< undefined-parameter
+  kParameterOutOfScope,     ///< parameter-out-of-scope: declared, but not here
+  kUndefinedType,           ///< undefined-type
+  kUnknownPrimitive,        ///< unknown-primitive: "<x4"
+  kDuplicateVariable,       ///< duplicate-variable
+  kTypeRedefined,           ///< type-redefined (also a primitive after its first use)
+  kNameReused,              ///< name-reused: as group / list / data
+  kParameterNotInteger,     ///< parameter-not-integer
+  kParameterWithShape,      ///< parameter-with-shape
+  kTextWithoutDimension,    ///< text-without-dimension
+  kReservedPointeeKey,      ///< reserved-pointee-key
+  kDuplicatePointeeKey,     ///< duplicate-pointee-key
+  kPointeeShapeNotLiteral,  ///< pointee-shape-not-literal
+  kShapeOnDataType,         ///< shape-on-data-type: [shape]/@ on a struct with members
+  kNotAParameterBlock,      ///< not-a-parameter-block: `x = T{...}` with T not a block
+  kParameterBlockAsData,    ///< parameter-block-as-data: `x = PB`
+  kAnonymousMember,         ///< anonymous-member: in a struct with other members
+  kSignature,               ///< signature: !DUDLEY misuse
+  kTemplate,                ///< template: a C22 rule broken
+  kTooManyErrors,           ///< too-many-errors
 };
 
 /// "undefined-parameter", ...

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs the benchmarks and prints each target as a ratio measured in the same run.
+# Usage: bench/run.sh [BUILD_DIR]   (make bench)
+set -euo pipefail
+build=${1:-build}
+cd "$(dirname "$0")/.."
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+echo "== parse: 100,000-declaration layout vs yaml-cpp / nlohmann-json / simdjson (same content)"
+"$build/bench/parse_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+  --benchmark_out="$out" --benchmark_out_format=json >/dev/null
+/usr/bin/python3 - "$out" <<'PY'
+import json, sys
+runs = json.load(open(sys.argv[1]))["benchmarks"]
+median = {r["run_name"].split("/")[0]: r for r in runs if r.get("aggregate_name") == "median"}
+t = {k: v["real_time"] for k, v in median.items()}
+d = median["BM_DudleyParse"]
+print(f"  dudley   {t['BM_DudleyParse']:8.1f} ms  ({d['input_MB']:.1f} MB of layout text)")
+print(f"  yaml-cpp {t['BM_YamlCpp']:8.1f} ms  -> dudley is {t['BM_YamlCpp'] / t['BM_DudleyParse']:5.1f}x faster (target >= 20x)")
+print(f"  nlohmann {t['BM_NlohmannJson']:8.1f} ms  -> dudley is {t['BM_NlohmannJson'] / t['BM_DudleyParse']:5.1f}x faster (target >= 3x)")
+print(f"  simdjson {t['BM_SimdjsonOnDemandWalk']:8.1f} ms  (on-demand walk, builds nothing: a ceiling)")
+print(f"  model memory {d['model_bytes_per_text_byte']:.2f}x the text (target < 3x); parser peak {d['peak_bytes_per_text_byte']:.2f}x")
+PY
