@@ -16,22 +16,23 @@ class FlatMap64 {
   /// The value for `key`, or kMissing.
   uint32_t find(uint64_t key) const {
     for (size_t i = slot(key);; i = (i + 1) & mask_) {
-      if (values_[i] == kMissing) return kMissing;
-      if (keys_[i] == key) return values_[i];
+      const Entry& e = entries_[i];
+      if (e.value == kMissing) return kMissing;
+      if (e.key == key) return e.value;
     }
   }
   /// Sets `key` to `value` (which must not be kMissing).
   void set(uint64_t key, uint32_t value) {
-    if ((size_ + 1) * 4 > keys_.size() * 3) rehash(keys_.size() * 2);
+    if ((size_ + 1) * 4 > entries_.size() * 3) rehash(entries_.size() * 2);
     for (size_t i = slot(key);; i = (i + 1) & mask_) {
-      if (values_[i] == kMissing) {
-        keys_[i] = key;
-        values_[i] = value;
+      Entry& e = entries_[i];
+      if (e.value == kMissing) {
+        e = {key, value};
         ++size_;
         return;
       }
-      if (keys_[i] == key) {
-        values_[i] = value;
+      if (e.key == key) {
+        e.value = value;
         return;
       }
     }
@@ -55,20 +56,22 @@ class FlatMap64 {
     return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
   }
   void rehash(size_t capacity) {
-    std::vector<uint64_t> old_keys = std::move(keys_);
-    std::vector<uint32_t> old_values = std::move(values_);
-    keys_.assign(capacity, 0);
-    values_.assign(capacity, kMissing);
+    std::vector<Entry> old = std::move(entries_);
+    entries_.assign(capacity, Entry{});
     mask_ = capacity - 1;
     shift_ = 64 - static_cast<unsigned>(__builtin_ctzll(capacity));
     size_ = 0;
-    for (size_t i = 0; i < old_keys.size(); ++i) {
-      if (old_values[i] != kMissing) set(old_keys[i], old_values[i]);
+    for (const Entry& e : old) {
+      if (e.value != kMissing) set(e.key, e.value);
     }
   }
 
-  std::vector<uint64_t> keys_;
-  std::vector<uint32_t> values_;
+  // Key and value side by side: a probe touches one cache line, not two.
+  struct Entry {
+    uint64_t key = 0;
+    uint32_t value = kMissing;
+  };
+  std::vector<Entry> entries_;
   size_t mask_ = 0;
   unsigned shift_ = 64;
   size_t size_ = 0;

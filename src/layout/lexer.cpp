@@ -4,6 +4,10 @@
 #include <cctype>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <fmt/format.h>
 
 namespace dudley::layout {
@@ -120,7 +124,7 @@ Token Lexer::make(Tok kind, size_t start, size_t end) {
   t.line = line_;
   t.column = static_cast<uint32_t>(start - line_start_ + 1);
   t.offset = start;
-  t.text = text_.substr(start, end - start);
+  t.text = std::string_view(text_.data() + start, end - start);
   pos_ = end;
   return t;
 }
@@ -158,7 +162,20 @@ bool Lexer::comment(size_t hash) {
   const size_t size = text_.size();
   size_t end = hash;
   bool ascii = true;
-  // Comments are most of a documented layout's bytes: skip 8 plain bytes at a time.
+  // Comments are most of a documented layout's bytes: skip plain ASCII in blocks and finish
+  // byte by byte from the first byte that needs a decision.
+#if defined(__SSE2__)
+  const __m128i newline = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+  const __m128i zero = _mm_setzero_si128();
+  while (end + 16 <= size) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + end));
+    __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, newline), _mm_cmpeq_epi8(v, cr)),
+                                   _mm_cmpeq_epi8(v, zero));
+    // movemask of v itself flags bytes >= 0x80 (non-ASCII).
+    if ((_mm_movemask_epi8(special) | _mm_movemask_epi8(v)) != 0) break;
+    end += 16;
+  }
+#else
   constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
   auto has_zero_byte = [](uint64_t v) { return (v - kOnes) & ~v & kHighs; };
   while (end + 8 <= size) {
@@ -166,10 +183,11 @@ bool Lexer::comment(size_t hash) {
     std::memcpy(&w, bytes + end, 8);
     if ((w & kHighs) != 0 || has_zero_byte(w) || has_zero_byte(w ^ (kOnes * '\n')) ||
         has_zero_byte(w ^ (kOnes * '\r'))) {
-      break;  // something to look at in these 8 bytes: finish byte by byte
+      break;
     }
     end += 8;
   }
+#endif
   while (end < size) {
     uint8_t cls = kCommentClass[bytes[end]];
     if (cls != 0) {
