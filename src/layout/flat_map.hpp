@@ -2,6 +2,7 @@
 // symbol tables: std::unordered_map allocates a node per entry and dominated parse time.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
