@@ -9,7 +9,7 @@ trap 'rm -f "$out"' EXIT
 
 echo "== parse: 100,000-declaration layout vs yaml-cpp / nlohmann-json / simdjson (same content)"
 "$build/bench/parse_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
-  --benchmark_out="$out" --benchmark_out_format=json >/dev/null
+  --benchmark_out="$out" --benchmark_out_format=json >/dev/null 2>&1
 /usr/bin/python3 - "$out" <<'PY'
 import json, sys
 runs = json.load(open(sys.argv[1]))["benchmarks"]
