@@ -1,0 +1,51 @@
+// Random-access bytes that data is read from: a file (memory-mapped, or read with pread
+// when mapping is impossible), a caller's buffer, or a window inside another source.
+// Every read is checked against the source's length first, so a size or address taken from
+// a file can never read out of bounds.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace dudley::io {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+
+  /// Total length in bytes.
+  virtual uint64_t size() const = 0;
+  /// Name used in error messages (a path, or "<memory>").
+  virtual const std::string& name() const = 0;
+
+  /// Copies `length` bytes at `offset` into `out`. Throws Error(kData) naming the source,
+  /// the offset and `what` when the range is not inside the source, or Error(kIo).
+  void read(uint64_t offset, uint64_t length, void* out, const std::string& what = {}) const;
+
+  /// Direct pointer to `length` bytes at `offset` when the source is in memory (a mapping or
+  /// a buffer), valid as long as the source lives; nullptr when it is not. Checks the range
+  /// like read().
+  const unsigned char* view(uint64_t offset, uint64_t length, const std::string& what = {}) const;
+
+  /// Throws the out-of-range error read() would for this range; no-op when it is inside.
+  void check_range(uint64_t offset, uint64_t length, const std::string& what) const;
+
+ protected:
+  virtual void read_unchecked(uint64_t offset, uint64_t length, void* out) const = 0;
+  virtual const unsigned char* data() const { return nullptr; }
+};
+
+/// Opens a file read-only: memory-mapped when possible, pread otherwise. Throws Error(kIo).
+std::shared_ptr<ByteSource> open_file(const std::string& path);
+
+/// Wraps bytes the caller keeps alive for the source's lifetime.
+std::shared_ptr<ByteSource> memory_source(const void* data, uint64_t size,
+                                          std::string name = "<memory>");
+
+/// The window [base, base + length) of another source, addressed from 0 (a Dudley file
+/// embedded inside a larger file). Throws Error(kData) if the window is not inside.
+std::shared_ptr<ByteSource> window(std::shared_ptr<ByteSource> parent, uint64_t base,
+                                   uint64_t length);
+
+}  // namespace dudley::io

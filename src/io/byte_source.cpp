@@ -1,0 +1,168 @@
+#include "dudley/io/byte_source.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "dudley/core/error.hpp"
+
+namespace dudley::io {
+
+void ByteSource::check_range(uint64_t offset, uint64_t length, const std::string& what) const {
+  const uint64_t total = size();
+  if (offset <= total && length <= total - offset) return;
+  std::string subject = what.empty() ? std::string("read") : what;
+  throw Error(ErrorCategory::kData,
+              fmt::format("{} of {} bytes at offset {} ends beyond the end of the data ({} bytes)",
+                          subject, length, offset, total),
+              Location::binary(name(), offset));
+}
+
+void ByteSource::read(uint64_t offset, uint64_t length, void* out, const std::string& what) const {
+  check_range(offset, length, what);
+  if (length > 0) read_unchecked(offset, length, out);
+}
+
+const unsigned char* ByteSource::view(uint64_t offset, uint64_t length,
+                                      const std::string& what) const {
+  check_range(offset, length, what);
+  const unsigned char* base = data();
+  return base ? base + offset : nullptr;
+}
+
+namespace {
+
+class MemorySource final : public ByteSource {
+ public:
+  MemorySource(const void* data, uint64_t size, std::string name)
+      : data_(static_cast<const unsigned char*>(data)), size_(size), name_(std::move(name)) {}
+  uint64_t size() const override { return size_; }
+  const std::string& name() const override { return name_; }
+
+ protected:
+  void read_unchecked(uint64_t offset, uint64_t length, void* out) const override {
+    std::memcpy(out, data_ + offset, length);
+  }
+  const unsigned char* data() const override { return data_; }
+
+ private:
+  const unsigned char* data_;
+  uint64_t size_;
+  std::string name_;
+};
+
+// A file mapped read-only; an empty file maps nothing.
+class MappedFile final : public ByteSource {
+ public:
+  MappedFile(std::string path, int fd, uint64_t size) : path_(std::move(path)), size_(size) {
+    if (size_ > 0) {
+      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (p != MAP_FAILED) map_ = static_cast<const unsigned char*>(p);
+    }
+    if (map_ || size_ == 0) {
+      ::close(fd);
+    } else {
+      fd_ = fd;  // mapping refused (a pipe, a special file): fall back to pread
+    }
+  }
+  ~MappedFile() override {
+    if (map_) ::munmap(const_cast<unsigned char*>(map_), size_);
+    if (fd_ >= 0) ::close(fd_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  uint64_t size() const override { return size_; }
+  const std::string& name() const override { return path_; }
+
+ protected:
+  void read_unchecked(uint64_t offset, uint64_t length, void* out) const override {
+    if (map_) {
+      std::memcpy(out, map_ + offset, length);
+      return;
+    }
+    auto* dst = static_cast<unsigned char*>(out);
+    while (length > 0) {
+      ssize_t n = ::pread(fd_, dst, length, static_cast<off_t>(offset));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        throw Error(ErrorCategory::kIo,
+                    fmt::format("read failed: {}", n < 0 ? std::strerror(errno) : "unexpected end"),
+                    Location::binary(path_, offset));
+      }
+      dst += n;
+      offset += static_cast<uint64_t>(n);
+      length -= static_cast<uint64_t>(n);
+    }
+  }
+  const unsigned char* data() const override { return map_; }
+
+ private:
+  std::string path_;
+  uint64_t size_;
+  const unsigned char* map_ = nullptr;
+  int fd_ = -1;
+};
+
+class WindowSource final : public ByteSource {
+ public:
+  WindowSource(std::shared_ptr<ByteSource> parent, uint64_t base, uint64_t length)
+      : parent_(std::move(parent)), base_(base), length_(length) {
+    parent_->check_range(base, length, "window");
+  }
+  uint64_t size() const override { return length_; }
+  const std::string& name() const override { return parent_->name(); }
+
+ protected:
+  void read_unchecked(uint64_t offset, uint64_t length, void* out) const override {
+    parent_->read(base_ + offset, length, out);
+  }
+  const unsigned char* data() const override {
+    const unsigned char* p = parent_->view(base_, length_);
+    return p;
+  }
+
+ private:
+  std::shared_ptr<ByteSource> parent_;
+  uint64_t base_;
+  uint64_t length_;
+};
+
+}  // namespace
+
+std::shared_ptr<ByteSource> open_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    throw Error(ErrorCategory::kIo, fmt::format("cannot open: {}", std::strerror(errno)),
+                Location::file(path));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int saved = errno;
+    ::close(fd);
+    throw Error(ErrorCategory::kIo, fmt::format("cannot stat: {}", std::strerror(saved)),
+                Location::file(path));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw Error(ErrorCategory::kIo, "is a directory, not a data file", Location::file(path));
+  }
+  return std::make_shared<MappedFile>(path, fd, static_cast<uint64_t>(st.st_size));
+}
+
+std::shared_ptr<ByteSource> memory_source(const void* data, uint64_t size, std::string name) {
+  return std::make_shared<MemorySource>(data, size, std::move(name));
+}
+
+std::shared_ptr<ByteSource> window(std::shared_ptr<ByteSource> parent, uint64_t base,
+                                   uint64_t length) {
+  return std::make_shared<WindowSource>(std::move(parent), base, length);
+}
+
+}  // namespace dudley::io

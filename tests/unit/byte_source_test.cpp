@@ -1,0 +1,77 @@
+#include "dudley/io/byte_source.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "dudley/core/error.hpp"
+
+namespace dudley::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(ByteSource, MemoryReadsAndViews) {
+  const unsigned char bytes[6] = {1, 2, 3, 4, 5, 6};
+  auto s = memory_source(bytes, sizeof bytes);
+  unsigned char out[2];
+  s->read(3, 2, out);
+  EXPECT_EQ(out[0], 4);
+  EXPECT_EQ(out[1], 5);
+  EXPECT_EQ(s->view(1, 5), bytes + 1);
+  s->read(6, 0, out);  // an empty read at the very end is fine
+}
+
+TEST(ByteSource, OutOfRangeNamesWhatAndWhere) {
+  const unsigned char bytes[4] = {};
+  auto s = memory_source(bytes, sizeof bytes, "run.bin");
+  unsigned char out[8];
+  try {
+    s->read(2, 4, out, "variable /x");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::kData);
+    EXPECT_EQ(e.location().path, "run.bin");
+    EXPECT_EQ(e.location().byte_offset, 2u);
+    EXPECT_NE(std::string(e.what()).find("variable /x"), std::string::npos);
+  }
+  // Offsets and lengths near 2^64 must not wrap around the check.
+  EXPECT_THROW(s->read(~uint64_t{0}, 2, out), Error);
+  EXPECT_THROW(s->read(2, ~uint64_t{0}, out), Error);
+  EXPECT_THROW(s->view(5, 0), Error);
+}
+
+TEST(ByteSource, FileIsMappedAndWindowed) {
+  fs::path p = fs::temp_directory_path() / ("dudley_bs_" + std::to_string(::getpid()));
+  std::ofstream(p, std::ios::binary) << "0123456789";
+  auto f = open_file(p.string());
+  EXPECT_EQ(f->size(), 10u);
+  EXPECT_EQ(f->name(), p.string());
+  char out[3];
+  f->read(7, 3, out);
+  EXPECT_EQ(std::string(out, 3), "789");
+  ASSERT_NE(f->view(0, 10), nullptr);
+  auto w = window(f, 2, 5);  // "23456"
+  EXPECT_EQ(w->size(), 5u);
+  w->read(0, 3, out);
+  EXPECT_EQ(std::string(out, 3), "234");
+  EXPECT_THROW(w->read(4, 2, out), Error);
+  EXPECT_THROW(window(f, 8, 5), Error);
+  fs::remove(p);
+}
+
+TEST(ByteSource, EmptyFileAndMissingFile) {
+  fs::path p = fs::temp_directory_path() / ("dudley_empty_" + std::to_string(::getpid()));
+  std::ofstream(p, std::ios::binary).flush();
+  auto f = open_file(p.string());
+  EXPECT_EQ(f->size(), 0u);
+  char c;
+  EXPECT_THROW(f->read(0, 1, &c), Error);
+  fs::remove(p);
+  EXPECT_THROW(open_file("/nonexistent/file.bin"), Error);
+  EXPECT_THROW(open_file(fs::temp_directory_path().string()), Error);  // a directory
+}
+
+}  // namespace
+}  // namespace dudley::io
