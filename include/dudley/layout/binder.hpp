@@ -1,0 +1,98 @@
+// Binding a layout to bytes: every parameter's value, every array's element type, shape and
+// address. Resolution is lazy and demand-driven: asking for one item evaluates only the
+// declarations its address and shape depend on (the chain of cursor predecessors back to an
+// explicit address, and the parameters in its shape), and gives the same answer a
+// sequential pass over the whole layout would.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dudley/core/dtype.hpp"
+#include "dudley/io/byte_source.hpp"
+#include "dudley/layout/layout.hpp"
+
+namespace dudley::layout {
+
+struct BindOptions {
+  /// Order of '|' (and unprefixed) multi-byte types when the layout has no !DUDLEY
+  /// signature. With a signature, the signature wins.
+  std::optional<ByteOrder> default_order;
+  /// Parameter values supplied by the caller [C23], by name ("N": every parameter of that
+  /// name) or by path ("/g/N"); a path wins over a name.
+  std::map<std::string, int64_t> params;
+  /// True: dynamic parameters are absent from the file and occupy no bytes, so each must be
+  /// supplied in `params`. False: supplied values replace what the file holds.
+  bool params_absent = false;
+};
+
+/// Where and what one data item is.
+struct BoundArray {
+  DType dtype;                 ///< element type, byte order resolved
+  std::vector<int64_t> shape;  ///< slowest first; typedef members' dims are appended
+  uint64_t address = 0;
+  uint64_t byte_size = 0;  ///< product(shape) * dtype.size()
+};
+
+/// A layout bound to a byte source. Keeps references to both: they must outlive it.
+class Binding {
+ public:
+  /// Resolves the external parameters of `options` (throws Error(kUsage) for a name or path
+  /// that matches no parameter). Reads nothing yet.
+  Binding(const Layout& layout, std::shared_ptr<io::ByteSource> source, BindOptions options = {});
+
+  const Layout& layout() const { return layout_; }
+  const io::ByteSource& source() const { return *source_; }
+
+  /// Value of a group parameter, read from the file on first use. Throws Error(kData)
+  /// naming the parameter when its bytes lie beyond the end of the data.
+  int64_t param_value(ParamId param);
+  /// Address of a dynamic group parameter in the file; nullopt for fixed or absent ones.
+  std::optional<uint64_t> param_address(ParamId param);
+
+  /// Type, shape and address of a data node (group member or list item). Checks that the
+  /// whole item lies inside the data; throws Error(kData) naming the item otherwise, and
+  /// Error(kType) for a multi-byte '|' type when no byte order is known.
+  BoundArray array(NodeId node);
+
+  /// The file's default byte order: from the signature (read on first use), else the
+  /// option; nullopt when neither says.
+  std::optional<ByteOrder> default_order();
+
+ private:
+  void ensure(uint32_t statement);
+  template <typename Visit>
+  void for_each_dependency(uint32_t statement, Visit&& visit);
+  void compute(uint32_t statement);
+  uint64_t size_of(uint32_t statement);
+  std::vector<int64_t> evaluate_dims(Span dims);
+  int64_t read_integer(const TypeRef& type, uint64_t address, const std::string& what);
+  DType element_dtype(const TypeRef& type, const std::vector<int64_t>& bound,
+                      std::vector<int64_t>& inner_shape, const std::string& what, int depth);
+  std::vector<int64_t> bound_values(const Node& node);
+  uint64_t checked_bytes(const std::vector<int64_t>& shape, uint64_t element,
+                         const std::string& what, uint64_t at);
+  std::string describe(uint32_t statement) const;
+
+  const Layout& layout_;
+  std::shared_ptr<io::ByteSource> source_;
+  BindOptions options_;
+  std::vector<uint32_t> statement_of_param_;      ///< group ParamId -> its statement
+  std::vector<uint32_t> statement_of_node_;       ///< NodeId -> its kData statement
+  std::vector<std::optional<int64_t>> external_;  ///< ParamId -> supplied value
+  std::vector<int64_t> values_;                   ///< ParamId -> value once known
+  std::vector<uint64_t> start_, end_;             ///< statement -> address range
+  std::vector<uint8_t> done_;                     ///< statement evaluated
+  uint32_t signature_statement_ = kNone;
+  std::optional<ByteOrder> signature_order_;
+};
+
+/// Decodes an 8-byte Dudley signature [C20]: the spec's bytes and the ASCII forms both.
+/// nullopt when the bytes are not a signature.
+std::optional<ByteOrder> decode_signature(const unsigned char bytes[8]);
+
+}  // namespace dudley::layout

@@ -1,0 +1,503 @@
+#include "dudley/layout/binder.hpp"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "dudley/core/error.hpp"
+#include "dudley/core/shape.hpp"
+
+namespace dudley::layout {
+
+std::optional<ByteOrder> decode_signature(const unsigned char b[8]) {
+  static constexpr unsigned char kTail[4] = {0x0d, 0x0a, 0x1a, 0x0a};
+  if (b[0] != 0x89 || std::memcmp(b + 4, kTail, 4) != 0) return std::nullopt;
+  // The spec's literal bytes, and the ASCII "DUD"/"dud" it clearly meant [C20].
+  if ((b[1] == 0x44 && b[2] == 0x75 && b[3] == 0x44) ||
+      (b[1] == 0x44 && b[2] == 0x55 && b[3] == 0x44))
+    return ByteOrder::kBig;
+  if ((b[1] == 0x64 && b[2] == 0x95 && b[3] == 0x64) ||
+      (b[1] == 0x64 && b[2] == 0x75 && b[3] == 0x64))
+    return ByteOrder::kLittle;
+  return std::nullopt;
+}
+
+namespace {
+
+// [C14]: negative dimensions disappear; suffixes apply to positive values, clamped at 0.
+void push_dimension(std::vector<int64_t>& shape, int64_t value, int32_t adjust) {
+  if (value < 0) return;
+  if (value > 0 && adjust != 0) value = std::max<int64_t>(0, value + adjust);
+  shape.push_back(value);
+}
+
+}  // namespace
+
+Binding::Binding(const Layout& layout, std::shared_ptr<io::ByteSource> source, BindOptions options)
+    : layout_(layout), source_(std::move(source)), options_(std::move(options)) {
+  const size_t n = layout_.statements.size();
+  start_.assign(n, 0);
+  end_.assign(n, 0);
+  done_.assign(n, 0);
+  statement_of_param_.assign(layout_.params.size(), kNone);
+  statement_of_node_.assign(layout_.nodes.size(), kNone);
+  values_.assign(layout_.params.size(), 0);
+  external_.assign(layout_.params.size(), std::nullopt);
+  for (uint32_t i = 0; i < n; ++i) {
+    const Statement& s = layout_.statements[i];
+    if (s.kind == Statement::Kind::kParam) statement_of_param_[s.index] = i;
+    if (s.kind == Statement::Kind::kData) statement_of_node_[s.index] = i;
+    if (s.kind == Statement::Kind::kSignature) signature_statement_ = i;
+  }
+  // External parameters [C23]: by path first, then by name.
+  for (const auto& [key, value] : options_.params) {
+    bool matched = false;
+    for (ParamId p = 0; p < layout_.params.size(); ++p) {
+      const Param& param = layout_.params[p];
+      if (param.group == kNone) continue;
+      std::string group_path = layout_.path(param.group);
+      std::string path =
+          (group_path == "/" ? "" : group_path) + "/" + std::string(layout_.name(param.name));
+      if (key == path || (key.find('/') == std::string::npos && key == layout_.name(param.name))) {
+        if (!external_[p] || key == path) external_[p] = value;
+        matched = true;
+      }
+    }
+    if (!matched) {
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("--param {}: the layout has no parameter of that name or path", key));
+    }
+  }
+}
+
+std::string Binding::describe(uint32_t statement) const {
+  const Statement& s = layout_.statements[statement];
+  switch (s.kind) {
+    case Statement::Kind::kParam: {
+      const Param& p = layout_.params[s.index];
+      std::string g = layout_.path(p.group);
+      return fmt::format("parameter {}{}", g == "/" ? "/" : g + "/", layout_.name(p.name));
+    }
+    case Statement::Kind::kData:
+    case Statement::Kind::kGroup:
+    case Statement::Kind::kList:
+      return layout_.path(s.index);
+    case Statement::Kind::kType:
+      return fmt::format("parameter block {}", layout_.name(layout_.types[s.index].name));
+    case Statement::Kind::kPointee:
+      return fmt::format("pointee {}", layout_.pointees[s.index].key);
+    case Statement::Kind::kSignature:
+      return "the !DUDLEY signature";
+    case Statement::Kind::kCursor:
+      return "!@";
+  }
+  return "?";
+}
+
+std::optional<ByteOrder> Binding::default_order() {
+  if (signature_statement_ != kNone) {
+    ensure(signature_statement_);
+    return signature_order_;
+  }
+  return options_.default_order;
+}
+
+// ---------- demand-driven evaluation ----------
+
+template <typename Visit>
+void Binding::for_each_dependency(uint32_t k, Visit&& visit) {
+  const Statement& s = layout_.statements[k];
+  auto has_explicit_start = [&]() {
+    switch (s.kind) {
+      case Statement::Kind::kCursor:
+        return true;
+      case Statement::Kind::kSignature:
+        return layout_.signature->has_address;
+      case Statement::Kind::kParam: {
+        const Param& p = layout_.params[s.index];
+        return p.kind == ParamKind::kFixed || p.has_address;
+      }
+      case Statement::Kind::kData:
+        return layout_.nodes[s.index].has_address;
+      case Statement::Kind::kPointee:
+        return layout_.pointees[s.index].has_address;
+      case Statement::Kind::kType:
+        return layout_.types[s.index].has_address;
+      default:
+        return false;
+    }
+  };
+  if (k > 0 && !has_explicit_start()) visit(k - 1);
+  auto params_of = [&](Span dims) {
+    for (const Dim& d : layout_.dims_of(dims)) {
+      if (d.kind == Dim::Kind::kParam && layout_.params[d.param].group != kNone) {
+        visit(statement_of_param_[d.param]);
+      }
+    }
+  };
+  auto bindings_of = [&](Span span) {
+    for (ParamId p : layout_.bindings_of(span)) {
+      if (p != kNone && !(p & kOuterBinding) && layout_.params[p].group != kNone) {
+        visit(statement_of_param_[p]);
+      }
+    }
+  };
+  switch (s.kind) {
+    case Statement::Kind::kParam:
+      // Reading a value in the file's default order needs the signature first.
+      if (signature_statement_ != kNone && signature_statement_ < k) visit(signature_statement_);
+      break;
+    case Statement::Kind::kData: {
+      const Node& n = layout_.nodes[s.index];
+      params_of(n.dims);
+      bindings_of(n.bindings);
+      if (n.type.kind == TypeRef::Kind::kUser) {
+        const TypeDef& t = layout_.types[n.type.user];
+        if (t.kind == TypeKind::kHeteroBody && t.block != kNone) {
+          // The block's values are read from its storage: it must be placed first.
+          for (uint32_t j = 0; j < k; ++j) {
+            const Statement& b = layout_.statements[j];
+            if (b.kind == Statement::Kind::kType && b.index == t.block) visit(j);
+          }
+        }
+      }
+      if (signature_statement_ != kNone && signature_statement_ < k) visit(signature_statement_);
+      break;
+    }
+    case Statement::Kind::kType:
+      params_of(layout_.types[s.index].dims);
+      break;
+    default:
+      break;
+  }
+}
+
+void Binding::ensure(uint32_t target) {
+  if (target == kNone || done_[target]) return;
+  // An explicit stack instead of recursion: dependency chains can be as long as the layout.
+  std::vector<uint32_t> stack{target};
+  while (!stack.empty()) {
+    const uint32_t k = stack.back();
+    if (done_[k]) {
+      stack.pop_back();
+      continue;
+    }
+    const size_t before = stack.size();
+    for_each_dependency(k, [&](uint32_t d) {
+      if (!done_[d]) stack.push_back(d);
+    });
+    if (stack.size() == before) {
+      compute(k);
+      done_[k] = 1;
+      stack.pop_back();
+    }
+  }
+}
+
+void Binding::compute(uint32_t k) {
+  const Statement& s = layout_.statements[k];
+  const uint64_t cursor = k == 0 ? 0 : end_[k - 1];
+  uint64_t start = cursor;
+  switch (s.kind) {
+    case Statement::Kind::kCursor:
+      start_[k] = end_[k] = layout_.cursors[s.index];
+      return;
+    case Statement::Kind::kSignature: {
+      if (layout_.signature->has_address) start = layout_.signature->address;
+      unsigned char bytes[8];
+      source_->read(start, 8, bytes, "the !DUDLEY signature");
+      signature_order_ = decode_signature(bytes);
+      if (!signature_order_) {
+        throw Error(ErrorCategory::kData,
+                    fmt::format("bad !DUDLEY signature: {:02x}", fmt::join(bytes, bytes + 8, " ")),
+                    Location::binary(source_->name(), start));
+      }
+      start_[k] = start;
+      end_[k] = start + 8;
+      return;
+    }
+    case Statement::Kind::kParam: {
+      const Param& p = layout_.params[s.index];
+      if (p.kind == ParamKind::kFixed) {
+        values_[s.index] = external_[s.index].value_or(p.value);
+        start_[k] = end_[k] = cursor;
+        return;
+      }
+      if (p.has_address) start = p.address;
+      if (options_.params_absent) {
+        if (!external_[s.index]) {
+          throw Error(
+              ErrorCategory::kUsage,
+              fmt::format("{} is absent from the file and was not given (--param)", describe(k)));
+        }
+        values_[s.index] = *external_[s.index];
+        start_[k] = end_[k] = start;
+        return;
+      }
+      const uint64_t size = size_of(k);
+      values_[s.index] =
+          external_[s.index] ? *external_[s.index] : read_integer(p.type, start, describe(k));
+      start_[k] = start;
+      end_[k] = start + size;
+      return;
+    }
+    case Statement::Kind::kData:
+      if (layout_.nodes[s.index].has_address) start = layout_.nodes[s.index].address;
+      break;
+    case Statement::Kind::kPointee:
+      if (layout_.pointees[s.index].has_address) start = layout_.pointees[s.index].address;
+      break;
+    case Statement::Kind::kType:
+      if (layout_.types[s.index].has_address) start = layout_.types[s.index].address;
+      break;
+    default:
+      break;
+  }
+  start_[k] = start;
+  const uint64_t size = size_of(k);
+  // [C14]: an item with no data does not move the cursor, even at an explicit address.
+  if (size == 0) {
+    end_[k] = cursor;
+    return;
+  }
+  auto end = checked_add(start, size);
+  if (!end) {
+    throw Error(ErrorCategory::kData, fmt::format("{} ends beyond 2^64 bytes", describe(k)),
+                Location::binary(source_->name(), start));
+  }
+  end_[k] = *end;
+}
+
+int64_t Binding::read_integer(const TypeRef& type, uint64_t address, const std::string& what) {
+  std::vector<int64_t> inner;
+  DType t = element_dtype(type, {}, inner, what, 0);
+  unsigned char bytes[8] = {};
+  source_->read(address, t.size(), bytes, what);
+  uint64_t raw = 0;
+  const unsigned n = static_cast<unsigned>(t.size());
+  for (unsigned i = 0; i < n; ++i) {
+    unsigned shift = 8 * (t.byte_order() == ByteOrder::kBig ? n - 1 - i : i);
+    raw |= uint64_t{bytes[i]} << shift;
+  }
+  if (t.kind() == DTypeKind::kInt && n < 8 && (raw >> (8 * n - 1)) & 1) {
+    raw |= ~uint64_t{0} << (8 * n);  // sign-extend
+  }
+  if (t.kind() == DTypeKind::kUInt && n == 8 && raw >= (uint64_t{1} << 63)) {
+    throw Error(ErrorCategory::kData, fmt::format("{} holds {}, which is 2^63 or more", what, raw),
+                Location::binary(source_->name(), address));
+  }
+  return static_cast<int64_t>(raw);
+}
+
+std::vector<int64_t> Binding::bound_values(const Node& node) {
+  std::vector<int64_t> out;
+  for (ParamId p : layout_.bindings_of(node.bindings)) {
+    out.push_back(p == kNone ? 0 : param_value(p));
+  }
+  return out;
+}
+
+// A shape written in a group (data, pointees, parameter blocks): literals and parameters.
+std::vector<int64_t> Binding::evaluate_dims(Span dims) {
+  std::vector<int64_t> shape;
+  for (const Dim& d : layout_.dims_of(dims)) {
+    push_dimension(shape, d.kind == Dim::Kind::kParam ? param_value(d.param) : d.literal,
+                   d.kind == Dim::Kind::kParam ? d.adjust : 0);
+  }
+  return shape;
+}
+
+int64_t Binding::param_value(ParamId p) {
+  const Param& param = layout_.params[p];
+  if (param.group == kNone) {
+    throw Error(ErrorCategory::kUsage, "param_value needs a group parameter");
+  }
+  ensure(statement_of_param_[p]);
+  return values_[p];
+}
+
+std::optional<uint64_t> Binding::param_address(ParamId p) {
+  const Param& param = layout_.params[p];
+  if (param.group == kNone || param.kind == ParamKind::kFixed || options_.params_absent) {
+    return std::nullopt;
+  }
+  ensure(statement_of_param_[p]);
+  return start_[statement_of_param_[p]];
+}
+
+uint64_t Binding::checked_bytes(const std::vector<int64_t>& shape, uint64_t element,
+                                const std::string& what, uint64_t at) {
+  uint64_t n = element;
+  for (int64_t d : shape) {
+    auto m = checked_mul(n, static_cast<uint64_t>(d));
+    if (!m) {
+      throw Error(
+          ErrorCategory::kData,
+          fmt::format("{} has a byte size beyond 2^64 (shape {})", what, Shape(shape).to_string()),
+          Location::binary(source_->name(), at));
+    }
+    n = *m;
+  }
+  return n;
+}
+
+DType Binding::element_dtype(const TypeRef& ref, const std::vector<int64_t>& bound,
+                             std::vector<int64_t>& inner_shape, const std::string& what,
+                             int depth) {
+  if (depth > 64) throw Error(ErrorCategory::kType, what + ": types nest too deeply");
+  if (ref.kind == TypeRef::Kind::kPrimitive) {
+    ByteOrder order = ref.order;
+    if (order == ByteOrder::kUnspecified && primitive_size(ref.primitive) > 1 &&
+        ref.primitive != Primitive::S1) {
+      auto d = default_order();
+      if (!d) {
+        throw Error(ErrorCategory::kType,
+                    fmt::format("{} has multi-byte type {} with no byte order: the layout has no "
+                                "!DUDLEY signature and none was given (--order little|big)",
+                                what, layout_.type_text(ref)));
+      }
+      order = *d;
+    }
+    return primitive_dtype(ref.primitive, order);
+  }
+  if (ref.kind != TypeRef::Kind::kUser) throw Error(ErrorCategory::kType, what + ": invalid type");
+  const TypeDef& t = layout_.types[ref.user];
+  if (t.has_dynamic_params || t.kind != TypeKind::kStruct) {
+    throw Error(ErrorCategory::kType,
+                fmt::format("{}: instances of '{}' differ in size (parameters read per instance) "
+                            "and cannot be presented as one array",
+                            what, layout_.name(t.name)));
+  }
+  // Own fixed parameters and free names give the member shapes.
+  std::vector<int64_t> own_fixed;
+  auto member_shape = [&](const Node& m) {
+    std::vector<int64_t> shape;
+    for (const Dim& d : layout_.dims_of(m.dims)) {
+      int64_t value = d.literal;
+      if (d.kind == Dim::Kind::kParam) {
+        const Param& p = layout_.params[d.param];
+        value = p.group != kNone ? param_value(d.param) : p.value;
+      } else if (d.kind == Dim::Kind::kFreeName) {
+        value = 0;
+        for (size_t i = 0; i < t.free_names.size(); ++i) {
+          if (t.free_names[i] == d.name && i < bound.size()) value = bound[i];
+        }
+      }
+      push_dimension(shape, value, d.kind == Dim::Kind::kLiteral ? 0 : d.adjust);
+    }
+    return shape;
+  };
+  auto member_bound = [&](const Node& m) {
+    std::vector<int64_t> values;
+    for (ParamId p : layout_.bindings_of(m.bindings)) {
+      if (p & kOuterBinding) {
+        uint32_t i = p & ~kOuterBinding;
+        values.push_back(i < bound.size() ? bound[i] : 0);
+      } else {
+        values.push_back(layout_.params[p].value);  // an own fixed parameter
+      }
+    }
+    return values;
+  };
+  if (t.is_typedef(layout_.nodes)) {
+    for (const StructEntry& e : t.body) {
+      if (e.kind != StructEntry::Kind::kMember) continue;
+      const Node& m = layout_.nodes[e.index];
+      std::vector<int64_t> shape = member_shape(m);
+      std::vector<int64_t> deeper;
+      DType inner = element_dtype(m.type, member_bound(m), deeper, what, depth + 1);
+      inner_shape.insert(inner_shape.end(), shape.begin(), shape.end());
+      inner_shape.insert(inner_shape.end(), deeper.begin(), deeper.end());
+      return inner;
+    }
+  }
+  std::vector<DTypeField> fields;
+  uint64_t cursor = 0, size = 0;
+  for (const StructEntry& e : t.body) {
+    if (e.kind == StructEntry::Kind::kCursor) {
+      cursor = e.offset;
+      continue;
+    }
+    if (e.kind == StructEntry::Kind::kParam) continue;  // fixed only here: no space
+    const Node& m = layout_.nodes[e.index];
+    std::vector<int64_t> shape = member_shape(m);
+    std::vector<int64_t> deeper;
+    DType type = element_dtype(m.type, member_bound(m), deeper, what, depth + 1);
+    shape.insert(shape.end(), deeper.begin(), deeper.end());
+    uint64_t offset = m.has_address ? m.address : cursor;
+    uint64_t bytes = checked_bytes(shape, type.size(), what, 0);
+    fields.push_back(
+        {std::string(layout_.name(m.name)), std::make_shared<const DType>(type), offset, shape});
+    cursor = offset + bytes;
+    size = std::max(size, cursor);
+  }
+  return DType::compound(std::move(fields), size);
+}
+
+uint64_t Binding::size_of(uint32_t k) {
+  const Statement& s = layout_.statements[k];
+  switch (s.kind) {
+    case Statement::Kind::kParam: {
+      const Param& p = layout_.params[s.index];
+      if (p.kind == ParamKind::kFixed || options_.params_absent) return 0;
+      std::vector<int64_t> inner;
+      return element_dtype(p.type, {}, inner, describe(k), 0).size();
+    }
+    case Statement::Kind::kData: {
+      const BoundArray a = array(s.index);
+      return a.byte_size;
+    }
+    case Statement::Kind::kPointee: {
+      const Pointee& p = layout_.pointees[s.index];
+      std::vector<int64_t> inner;
+      DType t = element_dtype(p.type, {}, inner, describe(k), 0);
+      std::vector<int64_t> shape = evaluate_dims(p.dims);
+      shape.insert(shape.end(), inner.begin(), inner.end());
+      return checked_bytes(shape, t.size(), describe(k), start_[k]);
+    }
+    case Statement::Kind::kType: {
+      const TypeDef& t = layout_.types[s.index];
+      if (t.kind != TypeKind::kParamBlock) return 0;
+      uint64_t cursor = 0, instance = 0;
+      for (const StructEntry& e : t.body) {
+        if (e.kind == StructEntry::Kind::kCursor) cursor = e.offset;
+        if (e.kind != StructEntry::Kind::kParam) continue;
+        const Param& p = layout_.params[e.index];
+        if (p.kind == ParamKind::kFixed) continue;
+        std::vector<int64_t> inner;
+        uint64_t offset = p.has_address ? p.address : cursor;
+        cursor = offset + element_dtype(p.type, {}, inner, describe(k), 0).size();
+        instance = std::max(instance, cursor);
+      }
+      return checked_bytes(evaluate_dims(t.dims), instance, describe(k), start_[k]);
+    }
+    default:
+      return 0;
+  }
+}
+
+BoundArray Binding::array(NodeId node) {
+  const Node& n = layout_.nodes[node];
+  const uint32_t k = statement_of_node_[node];
+  if (n.kind != NodeKind::kData || k == kNone) {
+    throw Error(ErrorCategory::kUsage, layout_.path(node) + " is not a data item");
+  }
+  const std::string what = layout_.path(node);
+  // Start address (without evaluating this statement itself, which calls back here).
+  uint64_t address = n.has_address ? n.address : 0;
+  if (!n.has_address && k > 0) {
+    ensure(k - 1);
+    address = end_[k - 1];
+  }
+  BoundArray a;
+  std::vector<int64_t> inner;
+  a.dtype = element_dtype(n.type, bound_values(n), inner, what, 0);
+  a.shape = evaluate_dims(n.dims);
+  a.shape.insert(a.shape.end(), inner.begin(), inner.end());
+  a.address = address;
+  a.byte_size = checked_bytes(a.shape, a.dtype.size(), what, address);
+  if (a.byte_size > 0) source_->check_range(address, a.byte_size, "data item " + what);
+  return a;
+}
+
+}  // namespace dudley::layout
