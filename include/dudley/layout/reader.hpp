@@ -1,0 +1,37 @@
+// Reading bound arrays into memory.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "dudley/core/ndarray.hpp"
+#include "dudley/layout/binder.hpp"
+
+namespace dudley::layout {
+
+/// A selection per dimension: elements start, start + stride, ... (count of them).
+struct Hyperslab {
+  std::vector<int64_t> start;
+  std::vector<int64_t> count;
+  std::vector<int64_t> stride;  ///< empty: all 1
+
+  /// Parses numpy-style text "[0:2, :, 5, 1:10:3]" for an array of `shape`. A single index
+  /// keeps its dimension with count 1. Throws Error(kUsage) on bad text or out-of-range.
+  static Hyperslab parse(std::string_view text, const std::vector<int64_t>& shape);
+};
+
+/// Reads a whole data item into a new array in native byte order.
+NDArray read_array(Binding& binding, NodeId node);
+
+/// Reads a hyperslab of a data item into a new C-contiguous array in native byte order,
+/// shaped by the slab's counts. Throws Error(kUsage) when the slab does not fit the shape.
+NDArray read_array(Binding& binding, NodeId node, const Hyperslab& slab);
+
+/// A zero-copy, read-only view of a data item in its stored byte order, when the source is
+/// memory-mapped (or a buffer); the view keeps `keep_alive` (the source) alive. Writing
+/// through it is undefined: file mappings are read-only. Throws Error(kUsage) when the source has
+/// no memory to view.
+NDArray view_array(Binding& binding, NodeId node, std::shared_ptr<io::ByteSource> keep_alive);
+
+}  // namespace dudley::layout
