@@ -444,8 +444,20 @@ uint64_t Binding::size_of(uint32_t k) {
       return element_dtype(p.type, {}, inner, describe(k), 0).size();
     }
     case Statement::Kind::kData: {
-      const BoundArray a = array(s.index);
-      return a.byte_size;
+      const Node& n = layout_.nodes[s.index];
+      if (has_variable_instances(n.type)) {
+        // Counted arrays and heterogeneous arrays: instances are measured one by one.
+        const std::string what = layout_.path(s.index);
+        uint64_t count = 1;
+        const TypeDef* t =
+            n.type.kind == TypeRef::Kind::kUser ? &layout_.types[n.type.user] : nullptr;
+        std::vector<int64_t> shape = t && t->kind == TypeKind::kHeteroBody && t->block != kNone
+                                         ? evaluate_dims(layout_.types[t->block].dims)
+                                         : evaluate_dims(n.dims);
+        for (int64_t d : shape) count *= static_cast<uint64_t>(d);
+        return variable_extent(n.type, count, start_[k], bound_values(n), what, 0);
+      }
+      return array(s.index).byte_size;
     }
     case Statement::Kind::kPointee: {
       const Pointee& p = layout_.pointees[s.index];
@@ -474,6 +486,143 @@ uint64_t Binding::size_of(uint32_t k) {
     default:
       return 0;
   }
+}
+
+bool Binding::has_variable_instances(const TypeRef& ref, int depth) const {
+  if (ref.kind != TypeRef::Kind::kUser || depth > 64) return false;
+  const TypeDef& t = layout_.types[ref.user];
+  if (t.has_dynamic_params || t.kind == TypeKind::kHeteroBody) return true;
+  for (const StructEntry& e : t.body) {
+    if (e.kind == StructEntry::Kind::kMember &&
+        has_variable_instances(layout_.nodes[e.index].type, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+int64_t Binding::local_value(ParamId p, const Locals& own, const Locals& block) {
+  for (const Locals* locals : {&own, &block}) {
+    for (auto it = locals->rbegin(); it != locals->rend(); ++it) {
+      if (it->first == p) return it->second;
+    }
+  }
+  const Param& param = layout_.params[p];
+  return param.group != kNone ? param_value(p) : param.value;
+}
+
+// The parameters of instance `index` of a parameter block, read from its storage.
+Binding::Locals Binding::block_instance(TypeId block, uint64_t index, const std::string& what) {
+  uint32_t k = kNone;
+  for (uint32_t j = 0; j < layout_.statements.size(); ++j) {
+    const Statement& s = layout_.statements[j];
+    if (s.kind == Statement::Kind::kType && s.index == block) k = j;
+  }
+  ensure(k);
+  const uint64_t total = end_[k] - start_[k];
+  std::vector<int64_t> shape = evaluate_dims(layout_.types[block].dims);
+  uint64_t count = 1;
+  for (int64_t d : shape) count *= static_cast<uint64_t>(d);
+  const uint64_t instance = count ? total / count : 0;
+  Locals values;
+  uint64_t cursor = 0;
+  for (const StructEntry& e : layout_.types[block].body) {
+    if (e.kind == StructEntry::Kind::kCursor) cursor = e.offset;
+    if (e.kind != StructEntry::Kind::kParam) continue;
+    const Param& p = layout_.params[e.index];
+    if (p.kind == ParamKind::kFixed) {
+      values.emplace_back(e.index, p.value);
+      continue;
+    }
+    const uint64_t offset = p.has_address ? p.address : cursor;
+    std::vector<int64_t> inner;
+    cursor = offset + element_dtype(p.type, {}, inner, what, 0).size();
+    values.emplace_back(e.index, read_integer(p.type, start_[k] + index * instance + offset,
+                                              fmt::format("{} (block instance {})", what, index)));
+  }
+  return values;
+}
+
+uint64_t Binding::variable_extent(const TypeRef& type, uint64_t count, uint64_t base,
+                                  const std::vector<int64_t>& bound, const std::string& what,
+                                  int depth) {
+  const TypeDef& t = layout_.types[type.user];
+  uint64_t total = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    Locals block;
+    if (t.kind == TypeKind::kHeteroBody && t.block != kNone && depth == 0) {
+      block = block_instance(t.block, i, what);
+    }
+    const uint64_t size = instance_extent(type.user, base + total, bound, block, what, depth);
+    // An empty instance means the next one reads the same parameters: all are empty.
+    if (size == 0 && block.empty()) break;
+    auto next = checked_add(total, size);
+    if (!next) throw Error(ErrorCategory::kData, what + " ends beyond 2^64 bytes");
+    total = *next;
+  }
+  return total;
+}
+
+uint64_t Binding::instance_extent(TypeId id, uint64_t base, const std::vector<int64_t>& bound,
+                                  const Locals& block, const std::string& what, int depth) {
+  if (depth > 64) throw Error(ErrorCategory::kType, what + ": types nest too deeply");
+  const TypeDef& t = layout_.types[id];
+  Locals own;
+  uint64_t cursor = 0, extent = 0;
+  for (const StructEntry& e : t.body) {
+    if (e.kind == StructEntry::Kind::kCursor) {
+      cursor = e.offset;
+      continue;
+    }
+    if (e.kind == StructEntry::Kind::kParam) {
+      const Param& p = layout_.params[e.index];
+      if (p.kind == ParamKind::kFixed) {
+        own.emplace_back(e.index, p.value);
+        continue;
+      }
+      const uint64_t offset = p.has_address ? p.address : cursor;
+      std::vector<int64_t> inner;
+      const uint64_t size = element_dtype(p.type, {}, inner, what, depth).size();
+      own.emplace_back(e.index, read_integer(p.type, base + offset,
+                                             fmt::format("{} (parameter {} of an instance)", what,
+                                                         layout_.name(p.name))));
+      cursor = offset + size;
+      extent = std::max(extent, cursor);
+      continue;
+    }
+    const Node& m = layout_.nodes[e.index];
+    std::vector<int64_t> shape;
+    for (const Dim& d : layout_.dims_of(m.dims)) {
+      int64_t value = d.literal;
+      if (d.kind == Dim::Kind::kParam) value = local_value(d.param, own, block);
+      if (d.kind == Dim::Kind::kFreeName) {
+        value = 0;
+        for (size_t i = 0; i < t.free_names.size(); ++i) {
+          if (t.free_names[i] == d.name && i < bound.size()) value = bound[i];
+        }
+      }
+      push_dimension(shape, value, d.kind == Dim::Kind::kLiteral ? 0 : d.adjust);
+    }
+    std::vector<int64_t> member_bound;
+    for (ParamId p : layout_.bindings_of(m.bindings)) {
+      member_bound.push_back((p & kOuterBinding) ? bound.at(p & ~kOuterBinding)
+                                                 : local_value(p, own, block));
+    }
+    const uint64_t offset = m.has_address ? m.address : cursor;
+    uint64_t size = 0;
+    if (has_variable_instances(m.type)) {
+      uint64_t count = 1;
+      for (int64_t d : shape) count *= static_cast<uint64_t>(d);
+      size = variable_extent(m.type, count, base + offset, member_bound, what, depth + 1);
+    } else {
+      std::vector<int64_t> inner;
+      DType type = element_dtype(m.type, member_bound, inner, what, depth + 1);
+      shape.insert(shape.end(), inner.begin(), inner.end());
+      size = checked_bytes(shape, type.size(), what, base + offset);
+    }
+    cursor = offset + size;
+    extent = std::max(extent, cursor);
+  }
+  return extent;
 }
 
 BoundArray Binding::array(NodeId node) {

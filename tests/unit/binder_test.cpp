@@ -209,5 +209,39 @@ TEST(Binder, HostileParameterValues) {
   EXPECT_EQ(neg.at("/y").address, 5u);
 }
 
+TEST(Binder, CountedArraysMoveTheCursorPastEachInstance) {  // [C18]
+  Bytes bytes(32);
+  bytes.le(0, 5, 4).raw(4, {'h', 'e', 'l', 'l', 'o'});                           // a
+  bytes.le(10, 2, 4).raw(14, {'h', 'i'}).le(16, 3, 4).raw(20, {'a', 'b', 'c'});  // s[2]
+  Bound b("string := { count := <u4  = S1[count] }  a = string  b = <u1  s = string[2]  c = <u1",
+          bytes);
+  EXPECT_EQ(b.at("/b").address, 9u);
+  EXPECT_EQ(b.at("/c").address, 23u);
+  EXPECT_THROW(b.at("/a"), Error);  // presenting instances of varying size: not yet an array
+}
+
+TEST(Binder, NestedCountedArrays) {
+  Bytes bytes(16);
+  bytes.le(0, 3, 4).raw(4, {'a', 'b', 'c'});  // t.name
+  Bound b(
+      "string := { count := <u4  = S1[count] }  T := { name = string  x = <u1 }  t = T  y = <u1",
+      bytes);
+  EXPECT_EQ(b.at("/y").address, 8u);  // 4 + 3 + 1
+}
+
+TEST(Binder, HeterogeneousArrayInstancesFollowEachOther) {  // [C21]
+  Bytes bytes(32);
+  bytes.le(0, 1, 4).le(4, 2, 4);  // block instances: n = 1, n = 2
+  Bound b("NB := 2  PB := { n := <i4 }[NB] @ 0  h = PB{ v = <f4[n] } @ 8  y = <u1", bytes);
+  EXPECT_EQ(b.at("/y").address, 20u);  // 8 + 4*1 + 4*2
+}
+
+TEST(Binder, HugeInstanceCountEndsInAnErrorNotAHang) {
+  Bytes bytes(64);
+  bytes.le(0, uint64_t{1} << 40, 8);
+  Bound b("N := <i8  Z := { n := <i4  = <u1[n] }  z = Z[N]  y = <u1", bytes);
+  EXPECT_THROW(b.at("/y"), Error);
+}
+
 }  // namespace
 }  // namespace dudley::layout

@@ -74,6 +74,14 @@ class Binding {
   DType element_dtype(const TypeRef& type, const std::vector<int64_t>& bound,
                       std::vector<int64_t>& inner_shape, const std::string& what, int depth);
   std::vector<int64_t> bound_values(const Node& node);
+  using Locals = std::vector<std::pair<ParamId, int64_t>>;
+  bool has_variable_instances(const TypeRef& type, int depth = 0) const;
+  uint64_t variable_extent(const TypeRef& type, uint64_t count, uint64_t base,
+                           const std::vector<int64_t>& bound, const std::string& what, int depth);
+  uint64_t instance_extent(TypeId type, uint64_t base, const std::vector<int64_t>& bound,
+                           const Locals& block, const std::string& what, int depth);
+  Locals block_instance(TypeId block, uint64_t index, const std::string& what);
+  int64_t local_value(ParamId p, const Locals& own, const Locals& block);
   uint64_t checked_bytes(const std::vector<int64_t>& shape, uint64_t element,
                          const std::string& what, uint64_t at);
   std::string describe(uint32_t statement) const;
