@@ -11,6 +11,7 @@ namespace dudley {
 
 struct DType::Details {
   std::string tag;                    // opaque
+  std::string name;                   // compound
   std::vector<DTypeField> fields;     // compound
   std::shared_ptr<const DType> base;  // enum, fixed array, vlen
   std::vector<DTypeEnumMember> enum_members;
@@ -149,7 +150,7 @@ DType DType::enumeration(const DType& base, std::vector<DTypeEnumMember> members
   return t;
 }
 
-DType DType::compound(std::vector<DTypeField> fields, uint64_t size) {
+DType DType::compound(std::vector<DTypeField> fields, uint64_t size, std::string name) {
   uint64_t end = 0;
   for (const auto& f : fields) {
     uint64_t count = 1;
@@ -161,6 +162,7 @@ DType DType::compound(std::vector<DTypeField> fields, uint64_t size) {
   t.size_ = size == 0 ? end : size;
   auto d = std::make_shared<Details>();
   d->fields = std::move(fields);
+  d->name = std::move(name);
   t.details_ = std::move(d);
   return t;
 }
@@ -201,6 +203,9 @@ DType DType::reference(ReferenceKind kind) {
 
 const std::string& DType::tag() const {
   return details_ ? details_->tag : kNoTag;
+}
+const std::string& DType::name() const {
+  return details_ ? details_->name : kNoTag;
 }
 const std::vector<DTypeField>& DType::fields() const {
   return details_ ? details_->fields : kNoFields;
@@ -252,7 +257,7 @@ DType DType::with_byte_order(ByteOrder order) const {
     case DTypeKind::kCompound: {
       std::vector<DTypeField> fields = this->fields();
       for (auto& f : fields) f.type = std::make_shared<const DType>(f.type->with_byte_order(order));
-      return compound(std::move(fields), size_);
+      return compound(std::move(fields), size_, name());
     }
     case DTypeKind::kFixedArray:
       return fixed_array(base().with_byte_order(order), array_shape());

@@ -316,6 +316,13 @@ int64_t Binding::param_value(ParamId p) {
   return values_[p];
 }
 
+std::optional<DType> Binding::param_dtype(ParamId p) {
+  const Param& param = layout_.params[p];
+  if (param.kind == ParamKind::kFixed) return std::nullopt;
+  std::vector<int64_t> inner;
+  return element_dtype(param.type, {}, inner, describe(statement_of_param_[p]), 0);
+}
+
 std::optional<uint64_t> Binding::param_address(ParamId p) {
   const Param& param = layout_.params[p];
   if (param.group == kNone || param.kind == ParamKind::kFixed || options_.params_absent) {
@@ -431,7 +438,7 @@ DType Binding::element_dtype(const TypeRef& ref, const std::vector<int64_t>& bou
     cursor = offset + bytes;
     size = std::max(size, cursor);
   }
-  return DType::compound(std::move(fields), size);
+  return DType::compound(std::move(fields), size, std::string(layout_.name(t.name)));
 }
 
 uint64_t Binding::size_of(uint32_t k) {

@@ -94,7 +94,8 @@ class DType {
   /// Enum over an integer base type.
   static DType enumeration(const DType& base, std::vector<DTypeEnumMember> members);
   /// Compound of fields; `size` 0 means "end of the last field" (packed, no tail padding).
-  static DType compound(std::vector<DTypeField> fields, uint64_t size = 0);
+  /// `name` is the struct's name where the format has one (Dudley, HDF5); "" otherwise.
+  static DType compound(std::vector<DTypeField> fields, uint64_t size = 0, std::string name = {});
   /// Fixed-shape sub-array of a base type.
   static DType fixed_array(const DType& base, std::vector<int64_t> shape);
   /// Variable-length sequence of a base type (size is that of a reference to it: 16 bytes).
@@ -118,6 +119,8 @@ class DType {
   /// Bits of a raw-bits type.
   uint64_t bits() const noexcept { return size_ * 8; }
   const std::string& tag() const;
+  /// Name of a compound type ("" when anonymous or not a compound).
+  const std::string& name() const;
   ReferenceKind reference_kind() const noexcept { return reference_kind_; }
   /// Fields of a compound; empty otherwise.
   const std::vector<DTypeField>& fields() const;

@@ -51,6 +51,8 @@ class Binding {
   /// Value of a group parameter, read from the file on first use. Throws Error(kData)
   /// naming the parameter when its bytes lie beyond the end of the data.
   int64_t param_value(ParamId param);
+  /// Stored type of a dynamic parameter (order resolved); nullopt for a fixed one.
+  std::optional<DType> param_dtype(ParamId param);
   /// Address of a dynamic group parameter in the file; nullopt for fixed or absent ones.
   std::optional<uint64_t> param_address(ParamId param);
 

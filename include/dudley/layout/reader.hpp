@@ -5,21 +5,11 @@
 #include <string_view>
 #include <vector>
 
+#include "dudley/core/hyperslab.hpp"
 #include "dudley/core/ndarray.hpp"
 #include "dudley/layout/binder.hpp"
 
 namespace dudley::layout {
-
-/// A selection per dimension: elements start, start + stride, ... (count of them).
-struct Hyperslab {
-  std::vector<int64_t> start;
-  std::vector<int64_t> count;
-  std::vector<int64_t> stride;  ///< empty: all 1
-
-  /// Parses numpy-style text "[0:2, :, 5, 1:10:3]" for an array of `shape`. A single index
-  /// keeps its dimension with count 1. Throws Error(kUsage) on bad text or out-of-range.
-  static Hyperslab parse(std::string_view text, const std::vector<int64_t>& shape);
-};
 
 /// Reads a whole data item into a new array in native byte order.
 NDArray read_array(Binding& binding, NodeId node);
