@@ -1,0 +1,24 @@
+// Decoding the fixed-width text types to UTF-8. Trailing NUL code units are padding and
+// are dropped; invalid sequences become U+FFFD, so the result is always valid UTF-8.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace dudley {
+
+/// Dudley S1 / numpy S: cp1252, or latin-1 when a byte cp1252 leaves undefined (0x81,
+/// 0x8D, 0x8F, 0x90, 0x9D) occurs, as the Dudley spec recommends.
+std::string decode_s1(std::string_view bytes);
+/// U1: UTF-8, checked.
+std::string decode_utf8(std::string_view bytes);
+/// U2: UTF-16 code units (native order), surrogate pairs joined.
+std::string decode_utf16(const uint16_t* units, size_t count);
+/// U4: UTF-32 code units (native order).
+std::string decode_utf32(const uint32_t* units, size_t count);
+
+/// Appends the UTF-8 form of a code point (U+FFFD for invalid ones).
+void append_utf8(std::string& out, uint32_t code_point);
+
+}  // namespace dudley

@@ -1,0 +1,102 @@
+#include "dudley/core/text.hpp"
+
+namespace dudley {
+
+namespace {
+constexpr uint32_t kReplacement = 0xFFFD;
+// cp1252's 0x80-0x9F; 0 marks the five bytes it leaves undefined.
+constexpr uint16_t kCp1252High[32] = {
+    0x20AC, 0,      0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+    0x2039, 0x0152, 0,      0x017D, 0,      0,      0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
+    0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0,      0x017E, 0x0178};
+
+template <typename Unit>
+size_t trimmed(const Unit* units, size_t count) {
+  while (count > 0 && units[count - 1] == 0) --count;
+  return count;
+}
+}  // namespace
+
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = kReplacement;
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+std::string decode_s1(std::string_view bytes) {
+  bytes = bytes.substr(0, trimmed(bytes.data(), bytes.size()));
+  bool latin1 = false;
+  for (unsigned char c : bytes) {
+    if (c >= 0x80 && c <= 0x9F && kCp1252High[c - 0x80] == 0) latin1 = true;
+  }
+  std::string out;
+  out.reserve(bytes.size());
+  for (unsigned char c : bytes) {
+    append_utf8(out, !latin1 && c >= 0x80 && c <= 0x9F ? kCp1252High[c - 0x80] : c);
+  }
+  return out;
+}
+
+std::string decode_utf8(std::string_view bytes) {
+  bytes = bytes.substr(0, trimmed(bytes.data(), bytes.size()));
+  std::string out;
+  out.reserve(bytes.size());
+  for (size_t i = 0; i < bytes.size();) {
+    auto c = static_cast<unsigned char>(bytes[i]);
+    size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1Fu : n == 3 ? c & 0x0Fu : c & 0x07u;
+    bool ok = n > 0 && i + n <= bytes.size();
+    for (size_t k = 1; ok && k < n; ++k) {
+      auto d = static_cast<unsigned char>(bytes[i + k]);
+      ok = (d & 0xC0) == 0x80;
+      cp = (cp << 6) | (d & 0x3Fu);
+    }
+    static constexpr uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (!ok || cp < kMin[n]) {
+      append_utf8(out, kReplacement);
+      ++i;
+      continue;
+    }
+    append_utf8(out, cp);
+    i += n;
+  }
+  return out;
+}
+
+std::string decode_utf16(const uint16_t* units, size_t count) {
+  count = trimmed(units, count);
+  std::string out;
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t u = units[i];
+    if (u >= 0xD800 && u <= 0xDBFF && i + 1 < count && units[i + 1] >= 0xDC00 &&
+        units[i + 1] <= 0xDFFF) {
+      append_utf8(out, 0x10000 + ((u - 0xD800) << 10) + (units[i + 1] - 0xDC00u));
+      ++i;
+    } else {
+      append_utf8(out, u);  // a lone surrogate becomes U+FFFD
+    }
+  }
+  return out;
+}
+
+std::string decode_utf32(const uint32_t* units, size_t count) {
+  count = trimmed(units, count);
+  std::string out;
+  for (size_t i = 0; i < count; ++i) append_utf8(out, units[i]);
+  return out;
+}
+
+}  // namespace dudley
