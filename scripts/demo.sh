@@ -14,7 +14,6 @@ echo "== dudley fmt examples/restart.dud (canonical form)"
 echo
 echo "== a layout with mistakes: dudley check reports each with its place"
 bad=$(mktemp --suffix=.dud)
-trap 'rm -f "$bad"' EXIT
 cat >"$bad" <<'DUD'
 NX := i4
 NY := i4
@@ -29,5 +28,16 @@ if "$dudley" check "$bad"; then
   echo "demo: expected the broken layout to fail" >&2
   exit 1
 fi
+echo
+echo "== a restart file written by examples/make_restart_data.py, read through the layout"
+work=$(mktemp -d)
+trap 'rm -f "$bad"; rm -rf "$work"' EXIT
+/usr/bin/python3 examples/make_restart_data.py "$work/restart.bin"
+cp examples/restart.dud "$work/restart.dud"   # NAME.dud beside NAME.bin is found by itself
+"$dudley" ls "$work/restart.bin"
+echo
+echo "== dudley dump: values, a selection, a struct array"
+"$dudley" dump "$work/restart.bin" /title /hydro/rho '/hydro/rho[1:, ::2]' /tracers /materials
+
 echo
 echo "demo: ok"

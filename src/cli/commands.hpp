@@ -17,5 +17,9 @@ enum ExitCode : int {
 void add_check_command(CLI::App& app, int& exit_code);
 /// `dudley fmt LAYOUT`
 void add_fmt_command(CLI::App& app, int& exit_code);
+/// `dudley ls DATA`
+void add_ls_command(CLI::App& app, int& exit_code);
+/// `dudley dump DATA [ITEM...]`
+void add_dump_command(CLI::App& app, int& exit_code);
 
 }  // namespace dudley::cli

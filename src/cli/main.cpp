@@ -12,13 +12,15 @@ namespace {
 int run(int argc, char** argv) {
   CLI::App app{
       "dudley: self-describing n-dimensional array data.\n"
-      "Parse, check and format Dudley layouts (.dud files)."};
+      "Check and format Dudley layouts (.dud files); list and dump the data they describe."};
   app.set_version_flag("--version", std::string("dudley ") + DUDLEY_VERSION);
   app.require_subcommand(1);
   app.footer("Run 'dudley COMMAND --help' for the options of a command.");
   int exit_code = dudley::cli::kExitOk;
   dudley::cli::add_check_command(app, exit_code);
   dudley::cli::add_fmt_command(app, exit_code);
+  dudley::cli::add_ls_command(app, exit_code);
+  dudley::cli::add_dump_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

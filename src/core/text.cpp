@@ -56,7 +56,11 @@ std::string decode_utf8(std::string_view bytes) {
   out.reserve(bytes.size());
   for (size_t i = 0; i < bytes.size();) {
     auto c = static_cast<unsigned char>(bytes[i]);
-    size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    size_t n = c < 0x80             ? 1
+               : (c & 0xE0) == 0xC0 ? 2
+               : (c & 0xF0) == 0xE0 ? 3
+               : (c & 0xF8) == 0xF0 ? 4
+                                    : 0;
     uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1Fu : n == 3 ? c & 0x0Fu : c & 0x07u;
     bool ok = n > 0 && i + n <= bytes.size();
     for (size_t k = 1; ok && k < n; ++k) {

@@ -72,6 +72,60 @@ check "no subcommand exits 2" test $? -eq 2
 "$dudley" check --bogus x >/dev/null 2>&1
 check "unknown flag exits 2" test $? -eq 2
 
+# ls and dump on data written independently by examples/make_restart_data.py.
+/usr/bin/python3 "$root/examples/make_restart_data.py" "$tmp/run.bin" 2
+cp "$root/examples/restart.dud" "$tmp/run.dud"
+"$dudley" ls "$tmp/run.bin" >"$tmp/out" 2>"$tmp/err"
+check "ls exits 0" test $? -eq 0
+check "ls shows an array with type, shape and address" grep -q '^/hydro/rho  *array <f8 \[3, 6\] @ ' "$tmp/out"
+check "ls shows parameters with values" grep -q '^/NX  *parameter = 6 <i4 @ 8$' "$tmp/out"
+"$dudley" ls --json "$tmp/run.bin" >"$tmp/ls.json"
+check "ls --json follows the contract" /usr/bin/python3 -c "
+import json
+r = json.load(open('$tmp/ls.json'))
+assert r['format'] == 'dudley'
+root = r['root']
+assert root['kind'] == 'group'
+assert list(root['members'])[:3] == ['title', 'state', 'mesh'], list(root['members'])
+nx = root['params']['NX']
+assert (nx['value'], nx['dtype'], nx['address'], nx['doc']) == (6, '<i4', 8, 'zones along x')
+assert 'dtype' not in root['params']['NSPECIES'] and root['params']['NSPECIES']['value'] == 3
+rho = root['members']['hydro']['members']['rho']
+assert rho['dtype'] == '<f8' and rho['shape'] == [3, 6] and rho['doc'] == 'density (g/cc)'
+assert root['members']['materials']['kind'] == 'list'
+t = root['members']['tracers']['dtype']
+assert t['struct'] == 'tracer' and t['size'] == 36
+assert [f['name'] for f in t['fields']] == ['pos', 'vel', 'id', 'zone']
+assert t['fields'][3] == {'name': 'zone', 'dtype': '<i4', 'offset': 28, 'shape': [2]}
+"
+"$dudley" dump --json "$tmp/run.bin" /hydro/rho '/hydro/p[0, 0:2]' /materials/0/name /state >"$tmp/dump.json"
+check "dump --json values match what the generator wrote" /usr/bin/python3 -c "
+import json
+v = json.load(open('$tmp/dump.json'))['values']
+assert v['/hydro/rho'] == [[2000.0 + 10 * j + i for i in range(6)] for j in range(3)]
+assert v['/hydro/p[0, 0:2]'] == [['NaN', 1.0]]
+assert v['/materials/0/name'] == 'Kupfer \u00e9'
+assert v['/state'] == {'cycle': 200, 'time': 0.5, 'dt': 0.001}
+"
+head -c 600 "$tmp/run.bin" >"$tmp/cut.bin"
+cp "$tmp/run.dud" "$tmp/cut.dud"
+"$dudley" ls "$tmp/cut.bin" >"$tmp/out" 2>"$tmp/err"
+check "ls of a truncated file exits 1" test $? -eq 1
+check "the error names the file, the offset and the item" grep -q "cut.bin:@584: error: data item /hydro/rho of 144 bytes at offset 584 ends beyond the end of the data (600 bytes)" "$tmp/err"
+check "each error is reported once" test "$(wc -l <"$tmp/err")" -eq 1
+check "items before the cut are still listed" grep -q '^/mesh/y  *array' "$tmp/out"
+"$dudley" dump "$tmp/run.bin" /nope >/dev/null 2>"$tmp/err"
+check "dump of a missing item exits 2 and names it" grep -q "no item /nope" "$tmp/err"
+"$dudley" dump "$tmp/run.bin" '/hydro/rho[7, :]' >/dev/null 2>"$tmp/err"
+check "dump of a bad selection exits non-zero" test $? -ne 0
+"$dudley" ls "$tmp/run.dud" >/dev/null 2>"$tmp/err"
+check "ls of a layout instead of data explains" grep -q "this is a layout" "$tmp/err"
+cp "$tmp/run.bin" "$tmp/alone.bin"
+"$dudley" ls "$tmp/alone.bin" >/dev/null 2>"$tmp/err"
+check "ls without a layout asks for --layout" grep -q "use --layout" "$tmp/err"
+"$dudley" ls --layout "$root/examples/restart.dud" "$tmp/alone.bin" >/dev/null
+check "--layout names the layout" test $? -eq 0
+
 # Every ```dudley block of the language guide is a valid layout.
 /usr/bin/python3 - "$root/docs/layout-language.md" "$tmp" <<'PY'
 import re, sys

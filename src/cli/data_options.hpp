@@ -1,0 +1,28 @@
+// Options shared by the commands that open data files (ls, dump), and opening with them.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "dudley/model/tree.hpp"
+
+namespace dudley::cli {
+
+struct DataOptions {
+  std::string data;
+  std::string layout;
+  std::string order;
+  std::vector<std::string> params;  ///< NAME=VALUE
+  bool params_absent = false;
+  bool json = false;
+};
+
+/// Registers DATA, --layout, --order, --param, --params-absent and --json on `cmd`.
+void add_data_options(CLI::App& cmd, DataOptions& options);
+
+/// Opens the data file as a model tree. Throws dudley::Error on failure.
+model::Tree open_data(const DataOptions& options);
+
+}  // namespace dudley::cli

@@ -1,0 +1,184 @@
+#include "cli/tree_json.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "dudley/core/float16.hpp"
+#include "dudley/core/text.hpp"
+
+namespace dudley::cli {
+
+using json = nlohmann::ordered_json;
+
+json dtype_json(const DType& t) {
+  if (t.kind() != DTypeKind::kCompound) return t.to_string();
+  json fields = json::array();
+  for (const auto& f : t.fields()) {
+    fields.push_back({{"name", f.name},
+                      {"dtype", dtype_json(*f.type)},
+                      {"offset", f.offset},
+                      {"shape", f.shape}});
+  }
+  return {{"struct", t.name()}, {"size", t.size()}, {"fields", fields}};
+}
+
+namespace {
+
+json float_json(double v, bool single) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  // The shortest text of the value in its own precision, read back as a double, prints the
+  // same short text (0.1f shows as 0.1, not 0.10000000149011612).
+  if (single) return std::stod(fmt::format("{}", static_cast<float>(v)));
+  return v;
+}
+
+template <typename T>
+T load(const unsigned char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+json scalar_json(const DType& t, const unsigned char* p);
+
+// Elements of `shape` starting at p (C order), nested; text's last dimension is a string.
+json block_json(const DType& t, const std::vector<int64_t>& shape, size_t dim,
+                const unsigned char*& p) {
+  const bool text_row = t.kind() == DTypeKind::kText && dim + 1 == shape.size();
+  if (text_row) {
+    const auto n = static_cast<size_t>(shape[dim]);
+    std::string s;
+    switch (t.encoding()) {
+      case TextEncoding::kAscii:
+        s = decode_s1({reinterpret_cast<const char*>(p), n});
+        break;
+      case TextEncoding::kUtf8:
+        s = decode_utf8({reinterpret_cast<const char*>(p), n});
+        break;
+      case TextEncoding::kUtf16: {
+        std::vector<uint16_t> u(n);
+        std::memcpy(u.data(), p, 2 * n);
+        s = decode_utf16(u.data(), n);
+        break;
+      }
+      case TextEncoding::kUtf32: {
+        std::vector<uint32_t> u(n);
+        std::memcpy(u.data(), p, 4 * n);
+        s = decode_utf32(u.data(), n);
+        break;
+      }
+    }
+    p += n * t.size();
+    return s;
+  }
+  if (dim == shape.size()) {
+    json v = scalar_json(t, p);
+    p += t.size();
+    return v;
+  }
+  json out = json::array();
+  for (int64_t i = 0; i < shape[dim]; ++i) out.push_back(block_json(t, shape, dim + 1, p));
+  return out;
+}
+
+json scalar_json(const DType& t, const unsigned char* p) {
+  const uint64_t n = t.size();
+  switch (t.kind()) {
+    case DTypeKind::kBool:
+      return *p != 0;
+    case DTypeKind::kInt:
+      return n == 1   ? json(load<int8_t>(p))
+             : n == 2 ? json(load<int16_t>(p))
+             : n == 4 ? json(load<int32_t>(p))
+                      : json(load<int64_t>(p));
+    case DTypeKind::kUInt:
+    case DTypeKind::kPointer:
+      return n == 1   ? json(load<uint8_t>(p))
+             : n == 2 ? json(load<uint16_t>(p))
+             : n == 4 ? json(load<uint32_t>(p))
+                      : json(load<uint64_t>(p));
+    case DTypeKind::kFloat:
+      if (n == 2) return float_json(half_to_float(load<uint16_t>(p)), true);
+      if (n == 4) return float_json(load<float>(p), true);
+      return float_json(load<double>(p), false);
+    case DTypeKind::kComplex: {
+      DType part = DType::float_(static_cast<unsigned>(n / 2));
+      return json::array({scalar_json(part, p), scalar_json(part, p + n / 2)});
+    }
+    case DTypeKind::kText: {  // a lone code unit (no dimension to make a string of)
+      const unsigned char* q = p;
+      return block_json(t, {1}, 0, q);
+    }
+    case DTypeKind::kCompound: {
+      json obj = json::object();
+      for (const auto& f : t.fields()) {
+        const unsigned char* q = p + f.offset;
+        obj[f.name] = block_json(*f.type, f.shape, 0, q);
+      }
+      return obj;
+    }
+    default: {
+      json bytes = json::array();
+      for (uint64_t i = 0; i < n; ++i) bytes.push_back(p[i]);
+      return bytes;
+    }
+  }
+}
+
+}  // namespace
+
+json values_json(const NDArray& array) {
+  NDArray native =
+      array.is_c_contiguous() && !array.dtype().needs_swap() ? array : array.to_native();
+  const auto* p = static_cast<const unsigned char*>(native.data());
+  return block_json(native.dtype(), native.shape().dims(), 0, p);
+}
+
+json node_json(const model::Node& node, bool with_data) {
+  json out;
+  switch (node.kind) {
+    case model::NodeKind::kGroup: {
+      out["kind"] = "group";
+      json members = json::object();
+      for (const auto& c : node.children) members[c->name] = node_json(*c, with_data);
+      out["members"] = members;
+      json params = json::object();
+      for (const auto& p : node.params) {
+        json entry = json::object();
+        if (p.value) entry["value"] = *p.value;
+        if (p.dtype) entry["dtype"] = dtype_json(*p.dtype);
+        if (p.address) entry["address"] = *p.address;
+        if (!p.doc.empty()) entry["doc"] = p.doc;
+        if (!p.error.empty()) entry["error"] = p.error;
+        params[p.name] = entry;
+      }
+      if (!params.empty()) out["params"] = params;
+      break;
+    }
+    case model::NodeKind::kList: {
+      out["kind"] = "list";
+      json items = json::array();
+      for (const auto& c : node.children) items.push_back(node_json(*c, with_data));
+      out["items"] = items;
+      break;
+    }
+    case model::NodeKind::kArray:
+      out["kind"] = "array";
+      if (!node.error.empty()) {
+        out["error"] = node.error;
+        break;
+      }
+      out["dtype"] = dtype_json(node.dtype);
+      out["shape"] = node.shape;
+      if (node.address) out["address"] = *node.address;
+      if (with_data && node.data) out["data"] = values_json(node.data->read());
+      break;
+  }
+  if (!node.doc.empty()) out["doc"] = node.doc;
+  return out;
+}
+
+}  // namespace dudley::cli
