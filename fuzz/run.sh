@@ -6,10 +6,12 @@ build=${1:-build-fuzz}
 seconds=${2:-60}
 cd "$(dirname "$0")/.."
 mkdir -p fuzz/artifacts
-for target in dudley_parse; do
+for target in dudley_parse dudley_bind; do
   work=$(mktemp -d)
   cp -r fuzz/corpus/$target/. "$work/"
-  cp tests/data/layouts/valid/*.dud tests/data/layouts/invalid/*.dud examples/*.dud "$work/"
+  if [ "$target" = dudley_parse ]; then
+    cp tests/data/layouts/valid/*.dud tests/data/layouts/invalid/*.dud examples/*.dud "$work/"
+  fi
   echo "== $target for ${seconds}s"
   "$build/fuzz/$target" "$work" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
     -rss_limit_mb=2048 -dict=fuzz/dudley.dict -artifact_prefix=fuzz/artifacts/ \

@@ -39,9 +39,11 @@ Binding::Binding(const Layout& layout, std::shared_ptr<io::ByteSource> source, B
   start_.assign(n, 0);
   end_.assign(n, 0);
   done_.assign(n, 0);
+  computing_.assign(n, 0);
   statement_of_param_.assign(layout_.params.size(), kNone);
   statement_of_node_.assign(layout_.nodes.size(), kNone);
   values_.assign(layout_.params.size(), 0);
+  value_known_.assign(layout_.params.size(), 0);
   external_.assign(layout_.params.size(), std::nullopt);
   for (uint32_t i = 0; i < n; ++i) {
     const Statement& s = layout_.statements[i];
@@ -143,10 +145,6 @@ void Binding::for_each_dependency(uint32_t k, Visit&& visit) {
     }
   };
   switch (s.kind) {
-    case Statement::Kind::kParam:
-      // Reading a value in the file's default order needs the signature first.
-      if (signature_statement_ != kNone && signature_statement_ < k) visit(signature_statement_);
-      break;
     case Statement::Kind::kData: {
       const Node& n = layout_.nodes[s.index];
       params_of(n.dims);
@@ -161,7 +159,6 @@ void Binding::for_each_dependency(uint32_t k, Visit&& visit) {
           }
         }
       }
-      if (signature_statement_ != kNone && signature_statement_ < k) visit(signature_statement_);
       break;
     }
     case Statement::Kind::kType:
@@ -175,6 +172,17 @@ void Binding::for_each_dependency(uint32_t k, Visit&& visit) {
 void Binding::ensure(uint32_t target) {
   if (target == kNone || done_[target]) return;
   // An explicit stack instead of recursion: dependency chains can be as long as the layout.
+  // compute() may call back here (a value or byte order it needs); a statement already being
+  // computed further up means the layout is circular.
+  auto cycle = [&](uint32_t d) {
+    throw Error(ErrorCategory::kData,
+                fmt::format("circular layout: the place of {} depends on {}, which needs it "
+                            "(for example a !DUDLEY signature placed after data that needs its "
+                            "byte order)",
+                            describe(d), describe(target)),
+                Location::file(source_->name()));
+  };
+  if (computing_[target]) cycle(target);
   std::vector<uint32_t> stack{target};
   while (!stack.empty()) {
     const uint32_t k = stack.back();
@@ -184,10 +192,18 @@ void Binding::ensure(uint32_t target) {
     }
     const size_t before = stack.size();
     for_each_dependency(k, [&](uint32_t d) {
+      if (computing_[d]) cycle(d);
       if (!done_[d]) stack.push_back(d);
     });
     if (stack.size() == before) {
-      compute(k);
+      computing_[k] = 1;
+      try {
+        compute(k);
+      } catch (...) {
+        computing_[k] = 0;  // a failure is not a cycle: later lookups report it again
+        throw;
+      }
+      computing_[k] = 0;
       done_[k] = 1;
       stack.pop_back();
     }
@@ -217,28 +233,12 @@ void Binding::compute(uint32_t k) {
       return;
     }
     case Statement::Kind::kParam: {
+      // Placement only: where the parameter is never depends on its value (read on demand).
       const Param& p = layout_.params[s.index];
-      if (p.kind == ParamKind::kFixed) {
-        values_[s.index] = external_[s.index].value_or(p.value);
-        start_[k] = end_[k] = cursor;
-        return;
-      }
-      if (p.has_address) start = p.address;
-      if (options_.params_absent) {
-        if (!external_[s.index]) {
-          throw Error(
-              ErrorCategory::kUsage,
-              fmt::format("{} is absent from the file and was not given (--param)", describe(k)));
-        }
-        values_[s.index] = *external_[s.index];
-        start_[k] = end_[k] = start;
-        return;
-      }
-      const uint64_t size = size_of(k);
-      values_[s.index] =
-          external_[s.index] ? *external_[s.index] : read_integer(p.type, start, describe(k));
+      if (p.kind == ParamKind::kDynamic && p.has_address) start = p.address;
       start_[k] = start;
-      end_[k] = start + size;
+      const uint64_t size = size_of(k);
+      end_[k] = size == 0 ? cursor : start + size;  // fixed or absent: takes no bytes
       return;
     }
     case Statement::Kind::kData:
@@ -269,6 +269,13 @@ void Binding::compute(uint32_t k) {
 }
 
 int64_t Binding::read_integer(const TypeRef& type, uint64_t address, const std::string& what) {
+  const bool was_sizing = sizing_;
+  sizing_ = false;  // a value needs its real byte order, even while measuring
+  struct Restore {
+    bool& flag;
+    bool value;
+    ~Restore() { flag = value; }
+  } restore{sizing_, was_sizing};
   std::vector<int64_t> inner;
   DType t = element_dtype(type, {}, inner, what, 0);
   unsigned char bytes[8] = {};
@@ -312,7 +319,20 @@ int64_t Binding::param_value(ParamId p) {
   if (param.group == kNone) {
     throw Error(ErrorCategory::kUsage, "param_value needs a group parameter");
   }
-  ensure(statement_of_param_[p]);
+  const uint32_t k = statement_of_param_[p];
+  ensure(k);
+  if (value_known_[p]) return values_[p];
+  if (external_[p]) {
+    values_[p] = *external_[p];
+  } else if (param.kind == ParamKind::kFixed) {
+    values_[p] = param.value;
+  } else if (options_.params_absent) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{} is absent from the file and was not given (--param)", describe(k)));
+  } else {
+    values_[p] = read_integer(param.type, start_[k], describe(k));
+  }
+  value_known_[p] = 1;
   return values_[p];
 }
 
@@ -354,8 +374,7 @@ DType Binding::element_dtype(const TypeRef& ref, const std::vector<int64_t>& bou
   if (depth > 64) throw Error(ErrorCategory::kType, what + ": types nest too deeply");
   if (ref.kind == TypeRef::Kind::kPrimitive) {
     ByteOrder order = ref.order;
-    if (order == ByteOrder::kUnspecified && primitive_size(ref.primitive) > 1 &&
-        ref.primitive != Primitive::S1) {
+    if (order == ByteOrder::kUnspecified && primitive_size(ref.primitive) > 1 && !sizing_) {
       auto d = default_order();
       if (!d) {
         throw Error(ErrorCategory::kType,
@@ -442,6 +461,15 @@ DType Binding::element_dtype(const TypeRef& ref, const std::vector<int64_t>& bou
 }
 
 uint64_t Binding::size_of(uint32_t k) {
+  // Sizes never depend on byte order: measure without asking for the default order, so a
+  // signature declared after some data can still be placed.
+  const bool was_sizing = sizing_;
+  sizing_ = true;
+  struct Restore {
+    bool& flag;
+    bool value;
+    ~Restore() { flag = value; }
+  } restore{sizing_, was_sizing};
   const Statement& s = layout_.statements[k];
   switch (s.kind) {
     case Statement::Kind::kParam: {

@@ -209,6 +209,31 @@ TEST(Binder, HostileParameterValues) {
   EXPECT_EQ(neg.at("/y").address, 5u);
 }
 
+// Found by fuzz/dudley_bind: a signature after data that needs its byte order.
+TEST(Binder, SignatureAfterTheDataThatNeedsIt) {
+  Bytes bytes(24);
+  bytes.le(0, 7, 8).raw(8, {0x89, 0x64, 0x95, 0x64, 0x0d, 0x0a, 0x1a, 0x0a}).le(16, 9, 4);
+  Bound b("x = i8  !DUDLEY := S1[8]  y = i4", bytes);
+  EXPECT_EQ(b.at("/x").dtype, DType::int_(8, ByteOrder::kLittle));
+  EXPECT_EQ(b.at("/y").address, 16u);
+  Bytes p(16);
+  p.le(0, 3, 4).raw(4, {0x89, 0x64, 0x95, 0x64, 0x0d, 0x0a, 0x1a, 0x0a});
+  Bound param("N := i4  !DUDLEY := S1[8]  x = u1[N]", p);
+  EXPECT_EQ(param.param("N"), 3);
+  EXPECT_EQ(param.at("/x").address, 12u);
+}
+
+TEST(Binder, TrueCycleIsAnErrorNotACrash) {
+  // N needs the order, the signature's place needs x's size, x's size needs N.
+  Bound b("N := i4  x = u1[N]  !DUDLEY := S1[8]", Bytes(32));
+  try {
+    b.at("/x");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("circular"), std::string::npos) << e.message();
+  }
+}
+
 TEST(Binder, CountedArraysMoveTheCursorPastEachInstance) {  // [C18]
   Bytes bytes(32);
   bytes.le(0, 5, 4).raw(4, {'h', 'e', 'l', 'l', 'o'});                           // a

@@ -5,7 +5,11 @@
 
 #include <regex>
 
+#include "dudley/core/error.hpp"
 #include "dudley/layout/emitter.hpp"
+#include "dudley/layout/to_model.hpp"
+
+#include <functional>
 #include "test_support.hpp"
 
 namespace dudley {
@@ -71,6 +75,38 @@ namespace dudley {
 namespace {
 
 // Inputs the fuzzer once broke: each must still satisfy the fuzz target's properties.
+// dudley_bind inputs (2-byte layout length, layout, data) that once crashed: listing and
+// reading everything must end in values or dudley::Error.
+TEST(Corpus, BindFuzzRegressions) {
+  auto files = testing::files_in(DUDLEY_TEST_DATA "/fuzz_regressions", ".bin");
+  ASSERT_FALSE(files.empty());
+  for (const auto& path : files) {
+    SCOPED_TRACE(path.string());
+    std::string input = read_text_file(path.string());
+    ASSERT_GE(input.size(), 2u);
+    size_t n = std::min<size_t>(input.size() - 2, static_cast<unsigned char>(input[0]) |
+                                                      (static_cast<unsigned char>(input[1]) << 8));
+    auto parsed = layout::parse_layout(std::string_view(input).substr(2, n));
+    if (!parsed.ok()) continue;
+    auto l = std::make_shared<const layout::Layout>(std::move(parsed.layout));
+    std::string data = input.substr(2 + n);
+    try {
+      auto tree = layout::dudley_tree(l, io::memory_source(data.data(), data.size()));
+      std::function<void(const model::Node&)> read_all = [&](const model::Node& node) {
+        if (node.data) {
+          try {
+            node.data->read();
+          } catch (const Error&) {
+          }
+        }
+        for (const auto& c : node.children) read_all(*c);
+      };
+      read_all(*tree.root);
+    } catch (const Error&) {
+    }
+  }
+}
+
 TEST(Corpus, FuzzRegressions) {
   auto files = testing::files_in(DUDLEY_TEST_DATA "/fuzz_regressions", ".dud");
   ASSERT_FALSE(files.empty());

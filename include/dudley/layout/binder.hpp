@@ -96,7 +96,10 @@ class Binding {
   std::vector<std::optional<int64_t>> external_;  ///< ParamId -> supplied value
   std::vector<int64_t> values_;                   ///< ParamId -> value once known
   std::vector<uint64_t> start_, end_;             ///< statement -> address range
-  std::vector<uint8_t> done_;                     ///< statement evaluated
+  std::vector<uint8_t> done_;                     ///< statement placed
+  std::vector<uint8_t> computing_;                ///< statement being placed (cycle check)
+  std::vector<uint8_t> value_known_;              ///< ParamId -> value read
+  bool sizing_ = false;  ///< measuring: byte orders are not needed (nor asked for)
   uint32_t signature_statement_ = kNone;
   std::optional<ByteOrder> signature_order_;
 };
