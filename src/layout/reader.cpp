@@ -1,5 +1,6 @@
 #include "dudley/layout/reader.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -20,9 +21,23 @@ DType native_form(const DType& stored) {
 NDArray read_array(Binding& binding, NodeId node) {
   BoundArray a = binding.array(node);
   NDArray out(native_form(a.dtype), Shape(a.shape));
-  binding.source().read(a.address, a.byte_size, out.mutable_data(),
-                        "data item " + binding.layout().path(node));
-  swap_elements(out.mutable_data(), out.element_count(), a.dtype);
+  const std::string what = "data item " + binding.layout().path(node);
+  if (!a.dtype.needs_swap()) {
+    binding.source().read(a.address, a.byte_size, out.mutable_data(), what);
+    return out;
+  }
+  // Swap each chunk right after reading it, while it is still in cache: one pass over
+  // memory instead of two.
+  constexpr uint64_t kChunk = uint64_t{1} << 20;
+  const uint64_t element = a.dtype.size();
+  const uint64_t per_chunk = std::max<uint64_t>(1, kChunk / element) * element;
+  auto* dst = static_cast<unsigned char*>(out.mutable_data());
+  binding.source().check_range(a.address, a.byte_size, what);
+  for (uint64_t done = 0; done < a.byte_size; done += per_chunk) {
+    const uint64_t n = std::min(per_chunk, a.byte_size - done);
+    binding.source().read(a.address + done, n, dst + done, what);
+    swap_elements(dst + done, n / element, a.dtype);
+  }
   return out;
 }
 

@@ -1,5 +1,5 @@
-// Random-access bytes that data is read from: a file (memory-mapped, or read with pread
-// when mapping is impossible), a caller's buffer, or a window inside another source.
+// Random-access bytes that data is read from: a file (read with pread, memory-mapped on
+// demand for zero-copy views), a caller's buffer, or a window inside another source.
 // Every read is checked against the source's length first, so a size or address taken from
 // a file can never read out of bounds.
 #pragma once
@@ -36,7 +36,8 @@ class ByteSource {
   virtual const unsigned char* data() const { return nullptr; }
 };
 
-/// Opens a file read-only: memory-mapped when possible, pread otherwise. Throws Error(kIo).
+/// Opens a file read-only. Reads use pread; view() maps the file on first use. Throws
+/// Error(kIo) naming the path.
 std::shared_ptr<ByteSource> open_file(const std::string& path);
 
 /// Wraps bytes the caller keeps alive for the source's lifetime.
