@@ -73,6 +73,7 @@ Binding::Binding(const Layout& layout, std::shared_ptr<io::ByteSource> source, B
 }
 
 std::string Binding::describe(uint32_t statement) const {
+  if (!naming_) return {};  // names are only for messages: built on the retry after an error
   const Statement& s = layout_.statements[statement];
   switch (s.kind) {
     case Statement::Kind::kParam: {
@@ -314,7 +315,7 @@ std::vector<int64_t> Binding::evaluate_dims(Span dims) {
   return shape;
 }
 
-int64_t Binding::param_value(ParamId p) {
+int64_t Binding::param_value_impl(ParamId p) {
   const Param& param = layout_.params[p];
   if (param.group == kNone) {
     throw Error(ErrorCategory::kUsage, "param_value needs a group parameter");
@@ -334,6 +335,30 @@ int64_t Binding::param_value(ParamId p) {
   }
   value_known_[p] = 1;
   return values_[p];
+}
+
+template <typename F>
+auto Binding::named_on_error(F&& f) {
+  // The fast path builds no names; a failure is replayed with names for its message.
+  if (naming_) return f();
+  try {
+    return f();
+  } catch (const Error&) {
+  }
+  naming_ = true;
+  struct Restore {
+    bool& flag;
+    ~Restore() { flag = false; }
+  } restore{naming_};
+  return f();
+}
+
+int64_t Binding::param_value(ParamId p) {
+  return named_on_error([&] { return param_value_impl(p); });
+}
+
+BoundArray Binding::array(NodeId node) {
+  return named_on_error([&] { return array_impl(node); });
 }
 
 std::optional<DType> Binding::param_dtype(ParamId p) {
@@ -482,7 +507,7 @@ uint64_t Binding::size_of(uint32_t k) {
       const Node& n = layout_.nodes[s.index];
       if (has_variable_instances(n.type)) {
         // Counted arrays and heterogeneous arrays: instances are measured one by one.
-        const std::string what = layout_.path(s.index);
+        const std::string what = naming_ ? layout_.path(s.index) : std::string();
         uint64_t count = 1;
         const TypeDef* t =
             n.type.kind == TypeRef::Kind::kUser ? &layout_.types[n.type.user] : nullptr;
@@ -491,6 +516,26 @@ uint64_t Binding::size_of(uint32_t k) {
                                          : evaluate_dims(n.dims);
         for (int64_t d : shape) count *= static_cast<uint64_t>(d);
         return variable_extent(n.type, count, start_[k], bound_values(n), what, 0);
+      }
+      if (n.type.kind == TypeRef::Kind::kPrimitive) {
+        // Hot path of long cursor chains (file families): the size of a primitive array
+        // without building its type or shape. Any failure goes to array(), which reports it.
+        uint64_t bytes = primitive_size(n.type.primitive);
+        bool ok = true;
+        for (const Dim& d : layout_.dims_of(n.dims)) {
+          int64_t v = d.kind == Dim::Kind::kParam ? param_value(d.param) : d.literal;
+          if (v < 0) continue;  // the dimension disappears [C14]
+          if (d.kind == Dim::Kind::kParam && v > 0 && d.adjust != 0) {
+            v = std::max<int64_t>(0, v + d.adjust);
+          }
+          auto m = checked_mul(bytes, static_cast<uint64_t>(v));
+          if (!m) {
+            ok = false;
+            break;
+          }
+          bytes = *m;
+        }
+        if (ok && (bytes == 0 || source_->contains(start_[k], bytes))) return bytes;
       }
       return array(s.index).byte_size;
     }
@@ -660,13 +705,13 @@ uint64_t Binding::instance_extent(TypeId id, uint64_t base, const std::vector<in
   return extent;
 }
 
-BoundArray Binding::array(NodeId node) {
+BoundArray Binding::array_impl(NodeId node) {
   const Node& n = layout_.nodes[node];
   const uint32_t k = statement_of_node_[node];
   if (n.kind != NodeKind::kData || k == kNone) {
     throw Error(ErrorCategory::kUsage, layout_.path(node) + " is not a data item");
   }
-  const std::string what = layout_.path(node);
+  const std::string what = naming_ ? layout_.path(node) : std::string();
   // Start address (without evaluating this statement itself, which calls back here).
   uint64_t address = n.has_address ? n.address : 0;
   if (!n.has_address && k > 0) {
@@ -680,7 +725,9 @@ BoundArray Binding::array(NodeId node) {
   a.shape.insert(a.shape.end(), inner.begin(), inner.end());
   a.address = address;
   a.byte_size = checked_bytes(a.shape, a.dtype.size(), what, address);
-  if (a.byte_size > 0) source_->check_range(address, a.byte_size, "data item " + what);
+  if (a.byte_size > 0) {
+    source_->check_range(address, a.byte_size, naming_ ? "data item " + what : std::string());
+  }
   return a;
 }
 

@@ -28,6 +28,11 @@ class ByteSource {
   /// like read().
   const unsigned char* view(uint64_t offset, uint64_t length, const std::string& what = {}) const;
 
+  /// True when [offset, offset + length) lies inside the source.
+  bool contains(uint64_t offset, uint64_t length) const {
+    return offset <= size() && length <= size() - offset;
+  }
+
   /// Throws the out-of-range error read() would for this range; no-op when it is inside.
   void check_range(uint64_t offset, uint64_t length, const std::string& what) const;
 

@@ -66,6 +66,10 @@ class Binding {
   std::optional<ByteOrder> default_order();
 
  private:
+  template <typename F>
+  auto named_on_error(F&& f);
+  int64_t param_value_impl(ParamId param);
+  BoundArray array_impl(NodeId node);
   void ensure(uint32_t statement);
   template <typename Visit>
   void for_each_dependency(uint32_t statement, Visit&& visit);
@@ -100,6 +104,7 @@ class Binding {
   std::vector<uint8_t> computing_;                ///< statement being placed (cycle check)
   std::vector<uint8_t> value_known_;              ///< ParamId -> value read
   bool sizing_ = false;  ///< measuring: byte orders are not needed (nor asked for)
+  bool naming_ = false;  ///< build item names (only when replaying a failure for its message)
   uint32_t signature_statement_ = kNone;
   std::optional<ByteOrder> signature_order_;
 };
