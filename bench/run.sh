@@ -22,3 +22,21 @@ print(f"  nlohmann {t['BM_NlohmannJson']:8.1f} ms  -> dudley is {t['BM_NlohmannJ
 print(f"  simdjson {t['BM_SimdjsonOnDemandWalk']:8.1f} ms  (on-demand walk, builds nothing: a ceiling)")
 print(f"  model memory {d['model_bytes_per_text_byte']:.2f}x the text (target < 3x); parser peak {d['peak_bytes_per_text_byte']:.2f}x")
 PY
+
+echo
+echo "== read: 1 GiB array vs read(); family of 1,000 files vs open+pread+close (issue 3)"
+"$build/bench/read_bench" --benchmark_out="$out" --benchmark_out_format=json >/dev/null 2>&1
+/usr/bin/python3 - "$out" <<'PY'
+import json, sys
+runs = {r["run_name"].split("/")[0]: r for r in json.load(open(sys.argv[1]))["benchmarks"]}
+t = {k: v["real_time"] for k, v in runs.items()}
+c = t["BM_BulkCRead"]
+print(f"  C read()          {c:8.1f} ms   memcpy {t['BM_BulkMemcpy']:.1f} ms (reference)")
+print(f"  dudley read       {t['BM_BulkDudleyRead']:8.1f} ms   -> {c / t['BM_BulkDudleyRead']:.2f}x of C read (target >= 0.9x)")
+print(f"  dudley swapped    {t['BM_BulkDudleyReadSwapped']:8.1f} ms   -> {c / t['BM_BulkDudleyReadSwapped']:.2f}x of C read (target >= 0.8x)")
+print(f"  dudley view       {runs['BM_BulkDudleyView']['real_time']:8.1f} us   (zero-copy)")
+for cond in ("Warm", "Cold"):
+    floor = t[f"BM_FamilyFloor{cond}"] / 1000
+    ours = t[f"BM_FamilyDudley{cond}"] / 1000
+    print(f"  family {cond.lower():4}: floor {floor * 1000:7.1f} us/file, dudley {ours * 1000:7.1f} us/file -> {ours / floor:.2f}x the floor (target <= 1.5x)")
+PY
