@@ -1,6 +1,6 @@
 #include "dudley/layout/layout.hpp"
 
-#include <charconv>
+#include "dudley/core/path.hpp"
 
 #include <fmt/format.h>
 
@@ -83,24 +83,14 @@ std::string Layout::path(NodeId node) const {
 
 NodeId Layout::find(std::string_view path) const {
   NodeId current = kRoot;
-  size_t i = 0;
-  while (i < path.size()) {
-    if (path[i] == '/') {
-      ++i;
-      continue;
-    }
-    size_t end = path.find('/', i);
-    if (end == std::string_view::npos) end = path.size();
-    std::string_view part = path.substr(i, end - i);
-    i = end;
+  for (std::string_view part : split_path(path)) {
     const Node& node = nodes[current];
     NodeId next = kNone;
     if (node.kind == NodeKind::kList) {
-      size_t index = 0;
-      auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), index);
-      if (ec != std::errc() || ptr != part.data() + part.size()) return kNone;
+      auto index = path_index(part);
+      if (!index) return kNone;
       for (NodeId c = node.first_child; c != kNone; c = nodes[c].next_sibling) {
-        if (index-- == 0) {
+        if ((*index)-- == 0) {
           next = c;
           break;
         }

@@ -1,6 +1,6 @@
 #include "dudley/model/tree.hpp"
 
-#include <charconv>
+#include "dudley/core/path.hpp"
 
 namespace dudley::model {
 
@@ -14,22 +14,12 @@ const Node* Node::member(std::string_view wanted) const {
 
 const Node* Tree::find(std::string_view path) const {
   const Node* node = root.get();
-  size_t i = 0;
-  while (node && i < path.size()) {
-    if (path[i] == '/') {
-      ++i;
-      continue;
-    }
-    size_t end = path.find('/', i);
-    if (end == std::string_view::npos) end = path.size();
-    std::string_view part = path.substr(i, end - i);
-    i = end;
+  for (std::string_view part : split_path(path)) {
+    if (!node) return nullptr;
     if (node->kind == NodeKind::kList) {
-      size_t index = 0;
-      auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), index);
-      if (ec != std::errc() || p != part.data() + part.size() || index >= node->children.size())
-        return nullptr;
-      node = node->children[index].get();
+      auto index = path_index(part);
+      if (!index || *index >= node->children.size()) return nullptr;
+      node = node->children[*index].get();
     } else {
       node = node->member(part);
     }

@@ -1,0 +1,19 @@
+// Item paths ("/g/sub/x", list items by index "/L/2"), shared by every tree that is
+// navigated by path.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace dudley {
+
+/// The components of a path; empty components (leading, doubled or trailing '/') are
+/// skipped, so "/g//x/" and "g/x" both give {"g", "x"}.
+std::vector<std::string_view> split_path(std::string_view path);
+
+/// A list index component ("2"); nullopt when the text is not a plain decimal number.
+std::optional<size_t> path_index(std::string_view component);
+
+}  // namespace dudley

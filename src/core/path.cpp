@@ -1,0 +1,26 @@
+#include "dudley/core/path.hpp"
+
+#include <charconv>
+
+namespace dudley {
+
+std::vector<std::string_view> split_path(std::string_view path) {
+  std::vector<std::string_view> parts;
+  size_t i = 0;
+  while (i < path.size()) {
+    size_t end = path.find('/', i);
+    if (end == std::string_view::npos) end = path.size();
+    if (end > i) parts.push_back(path.substr(i, end - i));
+    i = end + 1;
+  }
+  return parts;
+}
+
+std::optional<size_t> path_index(std::string_view component) {
+  size_t index = 0;
+  auto [p, ec] = std::from_chars(component.data(), component.data() + component.size(), index);
+  if (ec != std::errc() || p != component.data() + component.size()) return std::nullopt;
+  return index;
+}
+
+}  // namespace dudley
