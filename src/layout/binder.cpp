@@ -42,6 +42,7 @@ Binding::Binding(const Layout& layout, std::shared_ptr<io::ByteSource> source, B
   computing_.assign(n, 0);
   statement_of_param_.assign(layout_.params.size(), kNone);
   statement_of_node_.assign(layout_.nodes.size(), kNone);
+  statement_of_type_.assign(layout_.types.size(), kNone);
   values_.assign(layout_.params.size(), 0);
   value_known_.assign(layout_.params.size(), 0);
   external_.assign(layout_.params.size(), std::nullopt);
@@ -50,6 +51,7 @@ Binding::Binding(const Layout& layout, std::shared_ptr<io::ByteSource> source, B
     if (s.kind == Statement::Kind::kParam) statement_of_param_[s.index] = i;
     if (s.kind == Statement::Kind::kData) statement_of_node_[s.index] = i;
     if (s.kind == Statement::Kind::kSignature) signature_statement_ = i;
+    if (s.kind == Statement::Kind::kType) statement_of_type_[s.index] = i;
   }
   // External parameters [C23]: by path first, then by name.
   for (const auto& [key, value] : options_.params) {
@@ -154,10 +156,7 @@ void Binding::for_each_dependency(uint32_t k, Visit&& visit) {
         const TypeDef& t = layout_.types[n.type.user];
         if (t.kind == TypeKind::kHeteroBody && t.block != kNone) {
           // The block's values are read from its storage: it must be placed first.
-          for (uint32_t j = 0; j < k; ++j) {
-            const Statement& b = layout_.statements[j];
-            if (b.kind == Statement::Kind::kType && b.index == t.block) visit(j);
-          }
+          if (statement_of_type_[t.block] < k) visit(statement_of_type_[t.block]);
         }
       }
       break;
@@ -592,11 +591,7 @@ int64_t Binding::local_value(ParamId p, const Locals& own, const Locals& block) 
 
 // The parameters of instance `index` of a parameter block, read from its storage.
 Binding::Locals Binding::block_instance(TypeId block, uint64_t index, const std::string& what) {
-  uint32_t k = kNone;
-  for (uint32_t j = 0; j < layout_.statements.size(); ++j) {
-    const Statement& s = layout_.statements[j];
-    if (s.kind == Statement::Kind::kType && s.index == block) k = j;
-  }
+  const uint32_t k = statement_of_type_[block];
   ensure(k);
   const uint64_t total = end_[k] - start_[k];
   std::vector<int64_t> shape = evaluate_dims(layout_.types[block].dims);
@@ -604,22 +599,32 @@ Binding::Locals Binding::block_instance(TypeId block, uint64_t index, const std:
   for (int64_t d : shape) count *= static_cast<uint64_t>(d);
   const uint64_t instance = count ? total / count : 0;
   Locals values;
-  uint64_t cursor = 0;
+  uint64_t cursor = 0, extent = 0;
   for (const StructEntry& e : layout_.types[block].body) {
     if (e.kind == StructEntry::Kind::kCursor) cursor = e.offset;
-    if (e.kind != StructEntry::Kind::kParam) continue;
-    const Param& p = layout_.params[e.index];
-    if (p.kind == ParamKind::kFixed) {
-      values.emplace_back(e.index, p.value);
-      continue;
+    if (e.kind == StructEntry::Kind::kParam) {
+      instance_param(e.index, start_[k] + index * instance, cursor, extent, values, what, 0);
     }
-    const uint64_t offset = p.has_address ? p.address : cursor;
-    std::vector<int64_t> inner;
-    cursor = offset + element_dtype(p.type, {}, inner, what, 0).size();
-    values.emplace_back(e.index, read_integer(p.type, start_[k] + index * instance + offset,
-                                              fmt::format("{} (block instance {})", what, index)));
   }
   return values;
+}
+
+void Binding::instance_param(ParamId id, uint64_t base, uint64_t& cursor, uint64_t& extent,
+                             Locals& values, const std::string& what, int depth) {
+  const Param& p = layout_.params[id];
+  if (p.kind == ParamKind::kFixed) {
+    values.emplace_back(id, p.value);
+    return;
+  }
+  const uint64_t offset = p.has_address ? p.address : cursor;
+  std::vector<int64_t> inner;
+  const uint64_t size = element_dtype(p.type, {}, inner, what, depth).size();
+  const std::string name =
+      naming_ ? fmt::format("{} (parameter {} of an instance)", what, layout_.name(p.name))
+              : std::string();
+  values.emplace_back(id, read_integer(p.type, base + offset, name));
+  cursor = offset + size;
+  extent = std::max(extent, cursor);
 }
 
 uint64_t Binding::variable_extent(const TypeRef& type, uint64_t count, uint64_t base,
@@ -654,19 +659,7 @@ uint64_t Binding::instance_extent(TypeId id, uint64_t base, const std::vector<in
       continue;
     }
     if (e.kind == StructEntry::Kind::kParam) {
-      const Param& p = layout_.params[e.index];
-      if (p.kind == ParamKind::kFixed) {
-        own.emplace_back(e.index, p.value);
-        continue;
-      }
-      const uint64_t offset = p.has_address ? p.address : cursor;
-      std::vector<int64_t> inner;
-      const uint64_t size = element_dtype(p.type, {}, inner, what, depth).size();
-      own.emplace_back(e.index, read_integer(p.type, base + offset,
-                                             fmt::format("{} (parameter {} of an instance)", what,
-                                                         layout_.name(p.name))));
-      cursor = offset + size;
-      extent = std::max(extent, cursor);
+      instance_param(e.index, base, cursor, extent, own, what, depth);
       continue;
     }
     const Node& m = layout_.nodes[e.index];

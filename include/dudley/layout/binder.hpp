@@ -87,6 +87,8 @@ class Binding {
   uint64_t instance_extent(TypeId type, uint64_t base, const std::vector<int64_t>& bound,
                            const Locals& block, const std::string& what, int depth);
   Locals block_instance(TypeId block, uint64_t index, const std::string& what);
+  void instance_param(ParamId param, uint64_t base, uint64_t& cursor, uint64_t& extent,
+                      Locals& values, const std::string& what, int depth);
   int64_t local_value(ParamId p, const Locals& own, const Locals& block);
   uint64_t checked_bytes(const std::vector<int64_t>& shape, uint64_t element,
                          const std::string& what, uint64_t at);
@@ -97,6 +99,7 @@ class Binding {
   BindOptions options_;
   std::vector<uint32_t> statement_of_param_;      ///< group ParamId -> its statement
   std::vector<uint32_t> statement_of_node_;       ///< NodeId -> its kData statement
+  std::vector<uint32_t> statement_of_type_;       ///< TypeId -> its kType statement
   std::vector<std::optional<int64_t>> external_;  ///< ParamId -> supplied value
   std::vector<int64_t> values_;                   ///< ParamId -> value once known
   std::vector<uint64_t> start_, end_;             ///< statement -> address range
