@@ -1,7 +1,10 @@
 #include "dudley/io/byte_source.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -27,6 +30,14 @@ void ByteSource::check_range(uint64_t offset, uint64_t length, const std::string
 void ByteSource::read(uint64_t offset, uint64_t length, void* out, const std::string& what) const {
   check_range(offset, length, what);
   if (length > 0) read_unchecked(offset, length, out);
+}
+
+uint64_t ByteSource::read_some(uint64_t offset, uint64_t length, void* out) const {
+  const uint64_t total = size();
+  if (offset >= total) return 0;
+  const uint64_t n = std::min(length, total - offset);
+  if (n > 0) read_unchecked(offset, n, out);
+  return n;
 }
 
 const unsigned char* ByteSource::view(uint64_t offset, uint64_t length,
@@ -59,40 +70,51 @@ class MemorySource final : public ByteSource {
 
 // A file read with pread (as fast as read() for bulk data, and no mapping cost for the
 // small reads of a file family); mapped read-only only when a zero-copy view is asked for.
+// The length is looked up only when needed: a family reader that reads one array per file
+// learns where each file ends from its reads, and saves a system call per file.
 class FileSource final : public ByteSource {
  public:
-  FileSource(std::string path, int fd, uint64_t size)
-      : path_(std::move(path)), fd_(fd), size_(size) {}
+  FileSource(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
   ~FileSource() override {
-    if (map_) ::munmap(const_cast<unsigned char*>(map_), size_);
+    if (map_) ::munmap(const_cast<unsigned char*>(map_), size());
     ::close(fd_);
   }
   FileSource(const FileSource&) = delete;
   FileSource& operator=(const FileSource&) = delete;
 
-  uint64_t size() const override { return size_; }
+  uint64_t size() const override {
+    int64_t known = size_.load(std::memory_order_relaxed);
+    if (known < 0) {
+      known = static_cast<int64_t>(measure());
+      size_.store(known, std::memory_order_relaxed);
+    }
+    return static_cast<uint64_t>(known);
+  }
   const std::string& name() const override { return path_; }
+
+  uint64_t read_some(uint64_t offset, uint64_t length, void* out) const override {
+    auto* dst = static_cast<unsigned char*>(out);
+    uint64_t done = 0;
+    while (done < length) {
+      const ssize_t n = ::pread(fd_, dst + done, length - done, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) fail(offset + done, errno);
+      if (n == 0) break;  // the end of the file
+      done += static_cast<uint64_t>(n);
+    }
+    return done;
+  }
 
  protected:
   void read_unchecked(uint64_t offset, uint64_t length, void* out) const override {
-    auto* dst = static_cast<unsigned char*>(out);
-    while (length > 0) {
-      ssize_t n = ::pread(fd_, dst, length, static_cast<off_t>(offset));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        throw Error(ErrorCategory::kIo,
-                    fmt::format("read failed: {}",
-                                n < 0 ? std::strerror(errno) : "the file is shorter than it was"),
-                    Location::binary(path_, offset));
-      }
-      dst += n;
-      offset += static_cast<uint64_t>(n);
-      length -= static_cast<uint64_t>(n);
+    if (read_some(offset, length, out) < length) {
+      throw Error(ErrorCategory::kIo, "read failed: the file is shorter than it was",
+                  Location::binary(path_, offset));
     }
   }
   const unsigned char* data() const override {
-    if (!map_ && !map_failed_ && size_ > 0) {
-      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+    if (!map_ && !map_failed_ && size() > 0) {
+      void* p = ::mmap(nullptr, size(), PROT_READ, MAP_PRIVATE, fd_, 0);
       if (p == MAP_FAILED) {
         map_failed_ = true;  // a pipe or special file: reads still work, views do not
       } else {
@@ -103,9 +125,31 @@ class FileSource final : public ByteSource {
   }
 
  private:
+  [[noreturn]] void fail(uint64_t offset, int error) const {
+    if (error == EISDIR) {
+      throw Error(ErrorCategory::kIo, "is a directory, not a data file", Location::file(path_));
+    }
+    throw Error(ErrorCategory::kIo, fmt::format("read failed: {}", std::strerror(error)),
+                Location::binary(path_, offset));
+  }
+
+  // lseek costs a third of fstat (which glibc makes a path lookup); anything unusual (a
+  // directory reports a huge end, a pipe cannot seek) is sorted out by fstat.
+  uint64_t measure() const {
+    const off_t end = ::lseek(fd_, 0, SEEK_END);
+    if (end >= 0 && end != std::numeric_limits<off_t>::max()) return static_cast<uint64_t>(end);
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) {
+      throw Error(ErrorCategory::kIo, fmt::format("cannot stat: {}", std::strerror(errno)),
+                  Location::file(path_));
+    }
+    if (S_ISDIR(st.st_mode)) fail(0, EISDIR);
+    return static_cast<uint64_t>(st.st_size);
+  }
+
   std::string path_;
   int fd_;
-  uint64_t size_;
+  mutable std::atomic<int64_t> size_{-1};
   mutable const unsigned char* map_ = nullptr;
   mutable bool map_failed_ = false;
 };
@@ -142,18 +186,7 @@ std::shared_ptr<ByteSource> open_file(const std::string& path) {
     throw Error(ErrorCategory::kIo, fmt::format("cannot open: {}", std::strerror(errno)),
                 Location::file(path));
   }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    int saved = errno;
-    ::close(fd);
-    throw Error(ErrorCategory::kIo, fmt::format("cannot stat: {}", std::strerror(saved)),
-                Location::file(path));
-  }
-  if (S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    throw Error(ErrorCategory::kIo, "is a directory, not a data file", Location::file(path));
-  }
-  return std::make_shared<FileSource>(path, fd, static_cast<uint64_t>(st.st_size));
+  return std::make_shared<FileSource>(path, fd);
 }
 
 std::shared_ptr<ByteSource> memory_source(const void* data, uint64_t size, std::string name) {

@@ -34,25 +34,26 @@ void push_dimension(std::vector<int64_t>& shape, int64_t value, int32_t adjust) 
 }  // namespace
 
 Binding::Binding(const Layout& layout, std::shared_ptr<io::ByteSource> source, BindOptions options)
-    : layout_(layout), source_(std::move(source)), options_(std::move(options)) {
-  const size_t n = layout_.statements.size();
-  start_.assign(n, 0);
-  end_.assign(n, 0);
-  done_.assign(n, 0);
-  computing_.assign(n, 0);
-  statement_of_param_.assign(layout_.params.size(), kNone);
-  statement_of_node_.assign(layout_.nodes.size(), kNone);
-  statement_of_type_.assign(layout_.types.size(), kNone);
-  values_.assign(layout_.params.size(), 0);
-  value_known_.assign(layout_.params.size(), 0);
-  external_.assign(layout_.params.size(), std::nullopt);
-  for (uint32_t i = 0; i < n; ++i) {
-    const Statement& s = layout_.statements[i];
-    if (s.kind == Statement::Kind::kParam) statement_of_param_[s.index] = i;
-    if (s.kind == Statement::Kind::kData) statement_of_node_[s.index] = i;
-    if (s.kind == Statement::Kind::kSignature) signature_statement_ = i;
-    if (s.kind == Statement::Kind::kType) statement_of_type_[s.index] = i;
+    : Binding(std::make_unique<BindPlan>(layout, options.params_absent), nullptr, std::move(source),
+              std::move(options)) {}
+
+Binding::Binding(const BindPlan& plan, std::shared_ptr<io::ByteSource> source, BindOptions options)
+    : Binding(nullptr, &plan, std::move(source), std::move(options)) {}
+
+Binding::Binding(std::unique_ptr<BindPlan> own_plan, const BindPlan* plan,
+                 std::shared_ptr<io::ByteSource> source, BindOptions options)
+    : own_plan_(std::move(own_plan)),
+      plan_(plan ? *plan : *own_plan_),
+      layout_(plan_.layout()),
+      source_(std::move(source)),
+      options_(std::move(options)) {
+  if (options_.params_absent != plan_.params_absent()) {
+    throw Error(ErrorCategory::kUsage,
+                "the binding's params_absent option differs from its plan's: build the plan "
+                "with the same flag");
   }
+  values_.assign(layout_.params.size(), ParamValue{});
+  if (!options_.params.empty()) external_.assign(layout_.params.size(), std::nullopt);
   // External parameters [C23]: by path first, then by name.
   for (const auto& [key, value] : options_.params) {
     bool matched = false;
@@ -100,8 +101,8 @@ std::string Binding::describe(uint32_t statement) const {
 }
 
 std::optional<ByteOrder> Binding::default_order() {
-  if (signature_statement_ != kNone) {
-    ensure(signature_statement_);
+  if (plan_.signature_statement() != kNone) {
+    ensure(plan_.signature_statement());
     return signature_order_;
   }
   return options_.default_order;
@@ -119,8 +120,9 @@ void Binding::for_each_dependency(uint32_t k, Visit&& visit) {
       case Statement::Kind::kSignature:
         return layout_.signature->has_address;
       case Statement::Kind::kParam: {
+        // A fixed parameter takes no bytes: its end is its predecessor's.
         const Param& p = layout_.params[s.index];
-        return p.kind == ParamKind::kFixed || p.has_address;
+        return p.kind == ParamKind::kDynamic && p.has_address;
       }
       case Statement::Kind::kData:
         return layout_.nodes[s.index].has_address;
@@ -133,17 +135,24 @@ void Binding::for_each_dependency(uint32_t k, Visit&& visit) {
     }
   };
   if (k > 0 && !has_explicit_start()) visit(k - 1);
+  // Parameters whose value is read from the file are placed first (on this stack, not by
+  // recursion). Fixed and supplied values need no placement, so none is asked for.
+  auto read_from_file = [&](ParamId p) {
+    const Param& param = layout_.params[p];
+    return param.group != kNone && param.kind == ParamKind::kDynamic && !values_[p].known &&
+           (external_.empty() || !external_[p]);
+  };
   auto params_of = [&](Span dims) {
     for (const Dim& d : layout_.dims_of(dims)) {
-      if (d.kind == Dim::Kind::kParam && layout_.params[d.param].group != kNone) {
-        visit(statement_of_param_[d.param]);
+      if (d.kind == Dim::Kind::kParam && read_from_file(d.param)) {
+        visit(plan_.statement_of_param(d.param));
       }
     }
   };
   auto bindings_of = [&](Span span) {
     for (ParamId p : layout_.bindings_of(span)) {
-      if (p != kNone && !(p & kOuterBinding) && layout_.params[p].group != kNone) {
-        visit(statement_of_param_[p]);
+      if (p != kNone && !(p & kOuterBinding) && read_from_file(p)) {
+        visit(plan_.statement_of_param(p));
       }
     }
   };
@@ -156,7 +165,7 @@ void Binding::for_each_dependency(uint32_t k, Visit&& visit) {
         const TypeDef& t = layout_.types[n.type.user];
         if (t.kind == TypeKind::kHeteroBody && t.block != kNone) {
           // The block's values are read from its storage: it must be placed first.
-          if (statement_of_type_[t.block] < k) visit(statement_of_type_[t.block]);
+          if (plan_.statement_of_type(t.block) < k) visit(plan_.statement_of_type(t.block));
         }
       }
       break;
@@ -170,7 +179,9 @@ void Binding::for_each_dependency(uint32_t k, Visit&& visit) {
 }
 
 void Binding::ensure(uint32_t target) {
-  if (target == kNone || done_[target]) return;
+  if (target == kNone) return;
+  if (done_.empty()) allocate_placement();
+  if (done_[target]) return;
   // An explicit stack instead of recursion: dependency chains can be as long as the layout.
   // compute() may call back here (a value or byte order it needs); a statement already being
   // computed further up means the layout is circular.
@@ -197,31 +208,39 @@ void Binding::ensure(uint32_t target) {
     });
     if (stack.size() == before) {
       computing_[k] = 1;
+      bool placed = false;
       try {
-        compute(k);
+        placed = compute(k);
       } catch (...) {
         computing_[k] = 0;  // a failure is not a cycle: later lookups report it again
         throw;
       }
       computing_[k] = 0;
+      if (!placed) {
+        stack.push_back(k - 1);  // a lower statement: this always ends
+        continue;
+      }
       done_[k] = 1;
       stack.pop_back();
     }
   }
 }
 
-void Binding::compute(uint32_t k) {
+bool Binding::compute(uint32_t k) {
   const Statement& s = layout_.statements[k];
+  // Items at an explicit address do not wait for their predecessor, unless they turn out to
+  // take no bytes: then they leave the cursor where the predecessor put it [C14].
+  const bool cursor_known = k == 0 || done_[k - 1];
   const uint64_t cursor = k == 0 ? 0 : end_[k - 1];
   uint64_t start = cursor;
   switch (s.kind) {
     case Statement::Kind::kCursor:
       start_[k] = end_[k] = layout_.cursors[s.index];
-      return;
+      return true;
     case Statement::Kind::kSignature: {
       if (layout_.signature->has_address) start = layout_.signature->address;
       unsigned char bytes[8];
-      source_->read(start, 8, bytes, "the !DUDLEY signature");
+      read_small(start, 8, bytes, "the !DUDLEY signature");
       signature_order_ = decode_signature(bytes);
       if (!signature_order_) {
         throw Error(ErrorCategory::kData,
@@ -230,7 +249,7 @@ void Binding::compute(uint32_t k) {
       }
       start_[k] = start;
       end_[k] = start + 8;
-      return;
+      return true;
     }
     case Statement::Kind::kParam: {
       // Placement only: where the parameter is never depends on its value (read on demand).
@@ -238,8 +257,9 @@ void Binding::compute(uint32_t k) {
       if (p.kind == ParamKind::kDynamic && p.has_address) start = p.address;
       start_[k] = start;
       const uint64_t size = size_of(k);
+      if (size == 0 && !cursor_known) return false;
       end_[k] = size == 0 ? cursor : start + size;  // fixed or absent: takes no bytes
-      return;
+      return true;
     }
     case Statement::Kind::kData:
       if (layout_.nodes[s.index].has_address) start = layout_.nodes[s.index].address;
@@ -257,8 +277,9 @@ void Binding::compute(uint32_t k) {
   const uint64_t size = size_of(k);
   // [C14]: an item with no data does not move the cursor, even at an explicit address.
   if (size == 0) {
+    if (!cursor_known) return false;
     end_[k] = cursor;
-    return;
+    return true;
   }
   auto end = checked_add(start, size);
   if (!end) {
@@ -266,30 +287,40 @@ void Binding::compute(uint32_t k) {
                 Location::binary(source_->name(), start));
   }
   end_[k] = *end;
+  return true;
 }
 
 int64_t Binding::read_integer(const TypeRef& type, uint64_t address, const std::string& what) {
-  const bool was_sizing = sizing_;
-  sizing_ = false;  // a value needs its real byte order, even while measuring
-  struct Restore {
-    bool& flag;
-    bool value;
-    ~Restore() { flag = value; }
-  } restore{sizing_, was_sizing};
-  std::vector<int64_t> inner;
-  DType t = element_dtype(type, {}, inner, what, 0);
+  // Parameters are integer primitives (the parser sees to it); this path builds no DType.
+  if (type.kind != TypeRef::Kind::kPrimitive || !primitive_is_integer(type.primitive)) {
+    throw Error(ErrorCategory::kType, what + ": a parameter needs an integer type");
+  }
+  const unsigned n = primitive_size(type.primitive);
+  ByteOrder order = type.order;
+  if (order == ByteOrder::kUnspecified && n > 1) {
+    const bool was_sizing = sizing_;
+    sizing_ = false;  // a value needs its real byte order, even while measuring
+    struct Restore {
+      bool& flag;
+      bool value;
+      ~Restore() { flag = value; }
+    } restore{sizing_, was_sizing};
+    std::vector<int64_t> inner;
+    order = element_dtype(type, {}, inner, what, 0).byte_order();  // throws when unknown
+  }
   unsigned char bytes[8] = {};
-  source_->read(address, t.size(), bytes, what);
+  read_small(address, n, bytes, what);
   uint64_t raw = 0;
-  const unsigned n = static_cast<unsigned>(t.size());
   for (unsigned i = 0; i < n; ++i) {
-    unsigned shift = 8 * (t.byte_order() == ByteOrder::kBig ? n - 1 - i : i);
+    unsigned shift = 8 * (order == ByteOrder::kBig ? n - 1 - i : i);
     raw |= uint64_t{bytes[i]} << shift;
   }
-  if (t.kind() == DTypeKind::kInt && n < 8 && (raw >> (8 * n - 1)) & 1) {
+  const bool is_signed = type.primitive == Primitive::i1 || type.primitive == Primitive::i2 ||
+                         type.primitive == Primitive::i4 || type.primitive == Primitive::i8;
+  if (is_signed && n < 8 && (raw >> (8 * n - 1)) & 1) {
     raw |= ~uint64_t{0} << (8 * n);  // sign-extend
   }
-  if (t.kind() == DTypeKind::kUInt && n == 8 && raw >= (uint64_t{1} << 63)) {
+  if (!is_signed && n == 8 && raw >= (uint64_t{1} << 63)) {
     throw Error(ErrorCategory::kData, fmt::format("{} holds {}, which is 2^63 or more", what, raw),
                 Location::binary(source_->name(), address));
   }
@@ -319,21 +350,21 @@ int64_t Binding::param_value_impl(ParamId p) {
   if (param.group == kNone) {
     throw Error(ErrorCategory::kUsage, "param_value needs a group parameter");
   }
-  const uint32_t k = statement_of_param_[p];
-  ensure(k);
-  if (value_known_[p]) return values_[p];
-  if (external_[p]) {
-    values_[p] = *external_[p];
+  if (values_[p].known) return values_[p].value;
+  const uint32_t k = plan_.statement_of_param(p);
+  int64_t value = 0;
+  if (!external_.empty() && external_[p]) {
+    value = *external_[p];
   } else if (param.kind == ParamKind::kFixed) {
-    values_[p] = param.value;
+    value = param.value;
   } else if (options_.params_absent) {
     throw Error(ErrorCategory::kUsage,
                 fmt::format("{} is absent from the file and was not given (--param)", describe(k)));
   } else {
-    values_[p] = read_integer(param.type, start_[k], describe(k));
+    value = read_integer(param.type, param_start(p), describe(k));
   }
-  value_known_[p] = 1;
-  return values_[p];
+  values_[p] = {value, true};
+  return value;
 }
 
 template <typename F>
@@ -357,14 +388,18 @@ int64_t Binding::param_value(ParamId p) {
 }
 
 BoundArray Binding::array(NodeId node) {
-  return named_on_error([&] { return array_impl(node); });
+  return named_on_error([&] { return array_impl(node, true); });
+}
+
+BoundArray Binding::locate(NodeId node) {
+  return named_on_error([&] { return array_impl(node, false); });
 }
 
 std::optional<DType> Binding::param_dtype(ParamId p) {
   const Param& param = layout_.params[p];
   if (param.kind == ParamKind::kFixed) return std::nullopt;
   std::vector<int64_t> inner;
-  return element_dtype(param.type, {}, inner, describe(statement_of_param_[p]), 0);
+  return element_dtype(param.type, {}, inner, describe(plan_.statement_of_param(p)), 0);
 }
 
 std::optional<uint64_t> Binding::param_address(ParamId p) {
@@ -372,8 +407,72 @@ std::optional<uint64_t> Binding::param_address(ParamId p) {
   if (param.group == kNone || param.kind == ParamKind::kFixed || options_.params_absent) {
     return std::nullopt;
   }
-  ensure(statement_of_param_[p]);
-  return start_[statement_of_param_[p]];
+  return param_start(p);
+}
+
+uint64_t Binding::param_start(ParamId p) {
+  const Param& param = layout_.params[p];
+  return param.has_address ? param.address : cursor_before(plan_.statement_of_param(p));
+}
+
+void Binding::allocate_placement() {
+  const size_t n = layout_.statements.size();
+  start_.assign(n, 0);
+  end_.assign(n, 0);
+  done_.assign(n, 0);
+  computing_.assign(n, 0);
+}
+
+uint64_t Binding::cursor_before(uint32_t k) {
+  if (k == 0) return 0;
+  if (!done_.empty() && done_[k - 1]) return end_[k - 1];
+  if (auto cursor = formula_cursor(k)) return *cursor;
+  ensure(k - 1);
+  return end_[k - 1];
+}
+
+// The plan's closed formula for the cursor, evaluated with this file's parameters. nullopt
+// (walk step by step instead) when there is none or when a product overflows: the walk then
+// names the item at fault. A cursor beyond the data is caught by the read (or the range
+// check) of the item asked for, since every item before it in the run ends before it.
+std::optional<uint64_t> Binding::formula_cursor(uint32_t k) {
+  BindPlan::Formula f;
+  if (!plan_.cursor_formula(k, f)) return std::nullopt;
+  uint64_t cursor = f.base;
+  for (uint32_t i = 0; i < f.count; ++i) {
+    std::optional<uint64_t> term = f.coefficients[i];
+    if (*term == 0) continue;
+    for (const BindPlan::Factor& factor : plan_.monomial_factors(f.monomials[i])) {
+      int64_t v = param_value(factor.param);
+      if (v < 0) continue;  // the dimension disappears [C14]
+      if (v > 0 && factor.adjust != 0) v = std::max<int64_t>(0, v + factor.adjust);
+      term = checked_mul(*term, static_cast<uint64_t>(v));
+      if (!term) return std::nullopt;
+    }
+    auto sum = checked_add(cursor, *term);
+    if (!sum) return std::nullopt;
+    cursor = *sum;
+  }
+  return cursor;
+}
+
+void Binding::read_small(uint64_t address, unsigned length, unsigned char* out,
+                         const std::string& what) {
+  if (address >= read_ahead_start_ && address - read_ahead_start_ <= read_ahead_size_ &&
+      length <= read_ahead_size_ - (address - read_ahead_start_)) {
+    std::memcpy(out, read_ahead_ + (address - read_ahead_start_), length);
+    return;
+  }
+  const uint64_t got = source_->read_some(address, read_ahead_next_, read_ahead_);
+  read_ahead_next_ = std::min(2 * read_ahead_next_, kReadAheadMax);
+  read_ahead_start_ = address;
+  read_ahead_size_ = got;
+  if (got < length) {
+    source_->check_range(address, length, what);  // names the item and where the data ends
+    throw Error(ErrorCategory::kIo, "the file shrank while being read",
+                Location::binary(source_->name(), address));
+  }
+  std::memcpy(out, read_ahead_, length);
 }
 
 uint64_t Binding::checked_bytes(const std::vector<int64_t>& shape, uint64_t element,
@@ -591,7 +690,7 @@ int64_t Binding::local_value(ParamId p, const Locals& own, const Locals& block) 
 
 // The parameters of instance `index` of a parameter block, read from its storage.
 Binding::Locals Binding::block_instance(TypeId block, uint64_t index, const std::string& what) {
-  const uint32_t k = statement_of_type_[block];
+  const uint32_t k = plan_.statement_of_type(block);
   ensure(k);
   const uint64_t total = end_[k] - start_[k];
   std::vector<int64_t> shape = evaluate_dims(layout_.types[block].dims);
@@ -698,19 +797,15 @@ uint64_t Binding::instance_extent(TypeId id, uint64_t base, const std::vector<in
   return extent;
 }
 
-BoundArray Binding::array_impl(NodeId node) {
+BoundArray Binding::array_impl(NodeId node, bool check_range) {
   const Node& n = layout_.nodes[node];
-  const uint32_t k = statement_of_node_[node];
+  const uint32_t k = plan_.statement_of_node(node);
   if (n.kind != NodeKind::kData || k == kNone) {
     throw Error(ErrorCategory::kUsage, layout_.path(node) + " is not a data item");
   }
   const std::string what = naming_ ? layout_.path(node) : std::string();
   // Start address (without evaluating this statement itself, which calls back here).
-  uint64_t address = n.has_address ? n.address : 0;
-  if (!n.has_address && k > 0) {
-    ensure(k - 1);
-    address = end_[k - 1];
-  }
+  const uint64_t address = n.has_address ? n.address : cursor_before(k);
   BoundArray a;
   std::vector<int64_t> inner;
   a.dtype = element_dtype(n.type, bound_values(n), inner, what, 0);
@@ -718,8 +813,10 @@ BoundArray Binding::array_impl(NodeId node) {
   a.shape.insert(a.shape.end(), inner.begin(), inner.end());
   a.address = address;
   a.byte_size = checked_bytes(a.shape, a.dtype.size(), what, address);
-  if (a.byte_size > 0) {
+  if (check_range && a.byte_size > 0) {
     source_->check_range(address, a.byte_size, naming_ ? "data item " + what : std::string());
+  } else if (check_range && !n.has_address && k > 0 && address > source_->size()) {
+    ensure(k - 1);  // an empty item past the end: the walk names the item that ran over
   }
   return a;
 }

@@ -70,7 +70,39 @@ TEST(ByteSource, EmptyFileAndMissingFile) {
   EXPECT_THROW(f->read(0, 1, &c), Error);
   fs::remove(p);
   EXPECT_THROW(open_file("/nonexistent/file.bin"), Error);
-  EXPECT_THROW(open_file(fs::temp_directory_path().string()), Error);  // a directory
+}
+
+TEST(ByteSource, DirectoryIsReportedWhenUsed) {
+  // Opening is one system call (families open thousands of files); a directory is named as
+  // such by the first read or length lookup.
+  auto dir = open_file(fs::temp_directory_path().string());
+  char c;
+  for (auto use : {+[](const ByteSource&s, char*out) { s.read_some(0, 1, out); },
+                   +[](const ByteSource&s, char*) { (void)s.size(); }}) {
+    try {
+      use(*dir, &c);
+      ADD_FAILURE() << "a directory was read";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ByteSource, ReadSomeStopsAtTheEnd) {
+  fs::path p = fs::temp_directory_path() / ("dudley_some_" + std::to_string(::getpid()));
+  std::ofstream(p, std::ios::binary) << "0123456789";
+  auto f = open_file(p.string());
+  char buf[16] = {};
+  EXPECT_EQ(f->read_some(6, 16, buf), 4u);
+  EXPECT_EQ(std::string(buf, 4), "6789");
+  EXPECT_EQ(f->read_some(10, 4, buf), 0u);
+  EXPECT_EQ(f->read_some(1000, 4, buf), 0u);
+  const std::string text = "abc";
+  auto m = memory_source(text.data(), text.size());
+  EXPECT_EQ(m->read_some(1, 8, buf), 2u);
+  EXPECT_EQ(std::string(buf, 2), "bc");
+  EXPECT_EQ(m->read_some(5, 8, buf), 0u);
+  fs::remove(p);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ class ByteSource {
  public:
   virtual ~ByteSource() = default;
 
-  /// Total length in bytes.
+  /// Total length in bytes (a file asks the system on first use).
   virtual uint64_t size() const = 0;
   /// Name used in error messages (a path, or "<memory>").
   virtual const std::string& name() const = 0;
@@ -22,6 +22,11 @@ class ByteSource {
   /// Copies `length` bytes at `offset` into `out`. Throws Error(kData) naming the source,
   /// the offset and `what` when the range is not inside the source, or Error(kIo).
   void read(uint64_t offset, uint64_t length, void* out, const std::string& what = {}) const;
+
+  /// Reads up to `length` bytes at `offset` into `out`, fewer only where the data ends
+  /// (none at or beyond the end); returns how many. Throws Error(kIo). For a file this needs
+  /// no length lookup: the read itself says where the data ends.
+  virtual uint64_t read_some(uint64_t offset, uint64_t length, void* out) const;
 
   /// Direct pointer to `length` bytes at `offset` when the source is in memory (a mapping or
   /// a buffer), valid as long as the source lives; nullptr when it is not. Checks the range
@@ -41,8 +46,9 @@ class ByteSource {
   virtual const unsigned char* data() const { return nullptr; }
 };
 
-/// Opens a file read-only. Reads use pread; view() maps the file on first use. Throws
-/// Error(kIo) naming the path.
+/// Opens a file read-only. Reads use pread; view() maps the file on first use; the length
+/// is looked up on first need. Throws Error(kIo) naming the path (a directory is reported
+/// when first read or measured).
 std::shared_ptr<ByteSource> open_file(const std::string& path);
 
 /// Wraps bytes the caller keeps alive for the source's lifetime.

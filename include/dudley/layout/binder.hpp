@@ -14,6 +14,7 @@
 
 #include "dudley/core/dtype.hpp"
 #include "dudley/io/byte_source.hpp"
+#include "dudley/layout/bind_plan.hpp"
 #include "dudley/layout/layout.hpp"
 
 namespace dudley::layout {
@@ -38,12 +39,19 @@ struct BoundArray {
   uint64_t byte_size = 0;  ///< product(shape) * dtype.size()
 };
 
-/// A layout bound to a byte source. Keeps references to both: they must outlive it.
+/// A layout bound to a byte source. Keeps a reference to the layout (or plan): it must
+/// outlive the binding. Not thread-safe: use one binding per thread.
 class Binding {
  public:
   /// Resolves the external parameters of `options` (throws Error(kUsage) for a name or path
-  /// that matches no parameter). Reads nothing yet.
+  /// that matches no parameter). Reads nothing yet. Compiles the layout's BindPlan: to bind
+  /// many files of one layout, build the plan once and use the other constructor.
   Binding(const Layout& layout, std::shared_ptr<io::ByteSource> source, BindOptions options = {});
+  /// The same with a plan shared by many bindings (a file family). Throws Error(kUsage) when
+  /// `options.params_absent` differs from the plan's.
+  Binding(const BindPlan& plan, std::shared_ptr<io::ByteSource> source, BindOptions options = {});
+  Binding(const Binding&) = delete;
+  Binding& operator=(const Binding&) = delete;
 
   const Layout& layout() const { return layout_; }
   const io::ByteSource& source() const { return *source_; }
@@ -60,20 +68,30 @@ class Binding {
   /// whole item lies inside the data; throws Error(kData) naming the item otherwise, and
   /// Error(kType) for a multi-byte '|' type when no byte order is known.
   BoundArray array(NodeId node);
+  /// The same without checking that the bytes are present, for a caller about to read them
+  /// (the read reports an item beyond the end). Saves looking up the file's length.
+  BoundArray locate(NodeId node);
 
   /// The file's default byte order: from the signature (read on first use), else the
   /// option; nullopt when neither says.
   std::optional<ByteOrder> default_order();
 
  private:
+  Binding(std::unique_ptr<BindPlan> own_plan, const BindPlan* plan,
+          std::shared_ptr<io::ByteSource> source, BindOptions options);
   template <typename F>
   auto named_on_error(F&& f);
+  void allocate_placement();
+  uint64_t cursor_before(uint32_t statement);
+  std::optional<uint64_t> formula_cursor(uint32_t statement);
+  uint64_t param_start(ParamId param);
+  void read_small(uint64_t address, unsigned length, unsigned char* out, const std::string& what);
   int64_t param_value_impl(ParamId param);
-  BoundArray array_impl(NodeId node);
+  BoundArray array_impl(NodeId node, bool check_range);
   void ensure(uint32_t statement);
   template <typename Visit>
   void for_each_dependency(uint32_t statement, Visit&& visit);
-  void compute(uint32_t statement);
+  bool compute(uint32_t statement);
   uint64_t size_of(uint32_t statement);
   std::vector<int64_t> evaluate_dims(Span dims);
   int64_t read_integer(const TypeRef& type, uint64_t address, const std::string& what);
@@ -94,21 +112,29 @@ class Binding {
                          const std::string& what, uint64_t at);
   std::string describe(uint32_t statement) const;
 
+  std::unique_ptr<BindPlan> own_plan_;  ///< when constructed from a bare layout
+  const BindPlan& plan_;
   const Layout& layout_;
   std::shared_ptr<io::ByteSource> source_;
   BindOptions options_;
-  std::vector<uint32_t> statement_of_param_;      ///< group ParamId -> its statement
-  std::vector<uint32_t> statement_of_node_;       ///< NodeId -> its kData statement
-  std::vector<uint32_t> statement_of_type_;       ///< TypeId -> its kType statement
-  std::vector<std::optional<int64_t>> external_;  ///< ParamId -> supplied value
-  std::vector<int64_t> values_;                   ///< ParamId -> value once known
-  std::vector<uint64_t> start_, end_;             ///< statement -> address range
-  std::vector<uint8_t> done_;                     ///< statement placed
-  std::vector<uint8_t> computing_;                ///< statement being placed (cycle check)
-  std::vector<uint8_t> value_known_;              ///< ParamId -> value read
+  std::vector<std::optional<int64_t>> external_;  ///< ParamId -> supplied value (or empty)
+  struct ParamValue {
+    int64_t value = 0;
+    bool known = false;
+  };
+  std::vector<ParamValue> values_;  ///< ParamId -> value once read
+  // Step-by-step placement, allocated on first use (the plan's formulas often suffice).
+  std::vector<uint64_t> start_, end_;  ///< statement -> address range
+  std::vector<uint8_t> done_;          ///< statement placed
+  std::vector<uint8_t> computing_;     ///< statement being placed (cycle check)
+  // Parameters usually sit together: one read brings in their neighbours too. The first
+  // read is small (a copy costs); each further miss doubles it (parameter-block instances).
+  static constexpr unsigned kReadAheadFirst = 64, kReadAheadMax = 4096;
+  unsigned char read_ahead_[kReadAheadMax];
+  unsigned read_ahead_next_ = kReadAheadFirst;
+  uint64_t read_ahead_start_ = 0, read_ahead_size_ = 0;
   bool sizing_ = false;  ///< measuring: byte orders are not needed (nor asked for)
   bool naming_ = false;  ///< build item names (only when replaying a failure for its message)
-  uint32_t signature_statement_ = kNone;
   std::optional<ByteOrder> signature_order_;
 };
 

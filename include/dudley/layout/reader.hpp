@@ -1,7 +1,9 @@
 // Reading bound arrays into memory.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -13,6 +15,16 @@ namespace dudley::layout {
 
 /// Reads a whole data item into a new array in native byte order.
 NDArray read_array(Binding& binding, NodeId node);
+
+/// Reads the bytes of an already located item (from Binding::array) into a new array in
+/// native byte order. Throws Error(kData / kIo) naming the source and offset.
+NDArray read_bound(const io::ByteSource& source, BoundArray array);
+
+/// Reads a whole data item into caller memory (at least its byte size; no allocation), in
+/// native byte order: the fast way to read one array from each of many files. Returns the
+/// item's location, with the dtype in native order. Throws Error(kUsage) when `out` is too
+/// small, Error(kData / kIo) as read_array does.
+BoundArray read_array_into(Binding& binding, NodeId node, std::span<std::byte> out);
 
 /// Reads a hyperslab of a data item into a new C-contiguous array in native byte order,
 /// shaped by the slab's counts. Throws Error(kUsage) when the slab does not fit the shape.
