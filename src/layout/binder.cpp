@@ -606,14 +606,8 @@ uint64_t Binding::size_of(uint32_t k) {
       if (has_variable_instances(n.type)) {
         // Counted arrays and heterogeneous arrays: instances are measured one by one.
         const std::string what = naming_ ? layout_.path(s.index) : std::string();
-        uint64_t count = 1;
-        const TypeDef* t =
-            n.type.kind == TypeRef::Kind::kUser ? &layout_.types[n.type.user] : nullptr;
-        std::vector<int64_t> shape = t && t->kind == TypeKind::kHeteroBody && t->block != kNone
-                                         ? evaluate_dims(layout_.types[t->block].dims)
-                                         : evaluate_dims(n.dims);
-        for (int64_t d : shape) count *= static_cast<uint64_t>(d);
-        return variable_extent(n.type, count, start_[k], bound_values(n), what, 0);
+        return variable_extent(n.type, instance_count(instance_shape(n), what), start_[k],
+                               bound_values(n), what, 0, nullptr);
       }
       if (n.type.kind == TypeRef::Kind::kPrimitive) {
         // Hot path of long cursor chains (file families): the size of a primitive array
@@ -689,30 +683,32 @@ int64_t Binding::local_value(ParamId p, const Locals& own, const Locals& block) 
 }
 
 // The parameters of instance `index` of a parameter block, read from its storage.
-Binding::Locals Binding::block_instance(TypeId block, uint64_t index, const std::string& what) {
+Binding::Locals Binding::block_instance(TypeId block, uint64_t index, const std::string& what,
+                                        BoundInstance* record) {
   const uint32_t k = plan_.statement_of_type(block);
   ensure(k);
   const uint64_t total = end_[k] - start_[k];
-  std::vector<int64_t> shape = evaluate_dims(layout_.types[block].dims);
-  uint64_t count = 1;
-  for (int64_t d : shape) count *= static_cast<uint64_t>(d);
+  const uint64_t count = instance_count(evaluate_dims(layout_.types[block].dims), what);
   const uint64_t instance = count ? total / count : 0;
   Locals values;
   uint64_t cursor = 0, extent = 0;
   for (const StructEntry& e : layout_.types[block].body) {
     if (e.kind == StructEntry::Kind::kCursor) cursor = e.offset;
     if (e.kind == StructEntry::Kind::kParam) {
-      instance_param(e.index, start_[k] + index * instance, cursor, extent, values, what, 0);
+      instance_param(e.index, start_[k] + index * instance, cursor, extent, values, what, 0,
+                     record);
     }
   }
   return values;
 }
 
 void Binding::instance_param(ParamId id, uint64_t base, uint64_t& cursor, uint64_t& extent,
-                             Locals& values, const std::string& what, int depth) {
+                             Locals& values, const std::string& what, int depth,
+                             BoundInstance* record) {
   const Param& p = layout_.params[id];
   if (p.kind == ParamKind::kFixed) {
     values.emplace_back(id, p.value);
+    if (record) record->params.push_back({id, p.value, std::nullopt});
     return;
   }
   const uint64_t offset = p.has_address ? p.address : cursor;
@@ -721,24 +717,53 @@ void Binding::instance_param(ParamId id, uint64_t base, uint64_t& cursor, uint64
   const std::string name =
       naming_ ? fmt::format("{} (parameter {} of an instance)", what, layout_.name(p.name))
               : std::string();
-  values.emplace_back(id, read_integer(p.type, base + offset, name));
+  const int64_t value = read_integer(p.type, base + offset, name);
+  values.emplace_back(id, value);
+  if (record) record->params.push_back({id, value, base + offset});
   cursor = offset + size;
   extent = std::max(extent, cursor);
 }
 
+uint64_t Binding::instance_count(const std::vector<int64_t>& shape, const std::string& what) {
+  uint64_t count = 1;
+  for (int64_t d : shape) {
+    auto m = checked_mul(count, static_cast<uint64_t>(d));
+    if (!m) throw Error(ErrorCategory::kData, what + ": more than 2^64 instances");
+    count = *m;
+  }
+  return count;
+}
+
 uint64_t Binding::variable_extent(const TypeRef& type, uint64_t count, uint64_t base,
                                   const std::vector<int64_t>& bound, const std::string& what,
-                                  int depth) {
+                                  int depth, std::vector<BoundInstance>* record) {
   const TypeDef& t = layout_.types[type.user];
   uint64_t total = 0;
   for (uint64_t i = 0; i < count; ++i) {
+    BoundInstance* instance = nullptr;
+    if (record) instance = &record->emplace_back();
     Locals block;
     if (t.kind == TypeKind::kHeteroBody && t.block != kNone && depth == 0) {
-      block = block_instance(t.block, i, what);
+      block = block_instance(t.block, i, what, instance);  // its parameters come first
     }
-    const uint64_t size = instance_extent(type.user, base + total, bound, block, what, depth);
+    const uint64_t size =
+        instance_extent(type.user, base + total, bound, block, what, depth, instance);
     // An empty instance means the next one reads the same parameters: all are empty.
-    if (size == 0 && block.empty()) break;
+    if (size == 0 && block.empty()) {
+      if (record) {
+        // The rest are copies; their number comes from parameters, not from data, so it is
+        // bounded here rather than by the file.
+        constexpr uint64_t kMaxEmptyInstances = uint64_t{1} << 20;
+        if (count > kMaxEmptyInstances) {
+          throw Error(ErrorCategory::kLimit,
+                      fmt::format("{}: {} empty instances (more than {} are not listed)", what,
+                                  count, kMaxEmptyInstances));
+        }
+        const BoundInstance copy = record->back();
+        record->resize(count, copy);
+      }
+      break;
+    }
     auto next = checked_add(total, size);
     if (!next) throw Error(ErrorCategory::kData, what + " ends beyond 2^64 bytes");
     total = *next;
@@ -747,18 +772,20 @@ uint64_t Binding::variable_extent(const TypeRef& type, uint64_t count, uint64_t 
 }
 
 uint64_t Binding::instance_extent(TypeId id, uint64_t base, const std::vector<int64_t>& bound,
-                                  const Locals& block, const std::string& what, int depth) {
+                                  const Locals& block, const std::string& what, int depth,
+                                  BoundInstance* record) {
   if (depth > 64) throw Error(ErrorCategory::kType, what + ": types nest too deeply");
   const TypeDef& t = layout_.types[id];
   Locals own;
   uint64_t cursor = 0, extent = 0;
+  if (record) record->address = base;
   for (const StructEntry& e : t.body) {
     if (e.kind == StructEntry::Kind::kCursor) {
       cursor = e.offset;
       continue;
     }
     if (e.kind == StructEntry::Kind::kParam) {
-      instance_param(e.index, base, cursor, extent, own, what, depth);
+      instance_param(e.index, base, cursor, extent, own, what, depth, record);
       continue;
     }
     const Node& m = layout_.nodes[e.index];
@@ -780,21 +807,79 @@ uint64_t Binding::instance_extent(TypeId id, uint64_t base, const std::vector<in
                                                  : local_value(p, own, block));
     }
     const uint64_t offset = m.has_address ? m.address : cursor;
+    auto start = checked_add(base, offset);
+    if (!start) throw Error(ErrorCategory::kData, what + " ends beyond 2^64 bytes");
+    BoundInstance::Member* member = nullptr;
+    if (record) {
+      member = &record->members.emplace_back();
+      member->node = e.index;
+    }
     uint64_t size = 0;
     if (has_variable_instances(m.type)) {
-      uint64_t count = 1;
-      for (int64_t d : shape) count *= static_cast<uint64_t>(d);
-      size = variable_extent(m.type, count, base + offset, member_bound, what, depth + 1);
+      if (member) {
+        member->varies = true;
+        member->shape = shape;
+      }
+      size = variable_extent(m.type, instance_count(shape, what), *start, member_bound, what,
+                             depth + 1, member ? &member->instances : nullptr);
     } else {
       std::vector<int64_t> inner;
       DType type = element_dtype(m.type, member_bound, inner, what, depth + 1);
       shape.insert(shape.end(), inner.begin(), inner.end());
-      size = checked_bytes(shape, type.size(), what, base + offset);
+      size = checked_bytes(shape, type.size(), what, *start);
+      if (member) member->array = {std::move(type), std::move(shape), *start, size};
     }
-    cursor = offset + size;
+    auto end = checked_add(offset, size);
+    if (!end) throw Error(ErrorCategory::kData, what + " ends beyond 2^64 bytes");
+    cursor = *end;
     extent = std::max(extent, cursor);
   }
+  if (record) record->size = extent;
   return extent;
+}
+
+std::vector<int64_t> Binding::instance_shape(const Node& n) {
+  const TypeDef* t = n.type.kind == TypeRef::Kind::kUser ? &layout_.types[n.type.user] : nullptr;
+  // A heterogeneous array takes its parameter block's shape [C21].
+  return t && t->kind == TypeKind::kHeteroBody && t->block != kNone
+             ? evaluate_dims(layout_.types[t->block].dims)
+             : evaluate_dims(n.dims);
+}
+
+bool Binding::has_varying_instances(NodeId node) const {
+  const Node& n = layout_.nodes[node];
+  return n.kind == NodeKind::kData && has_variable_instances(n.type);
+}
+
+std::vector<BoundInstance> Binding::instances(NodeId node, std::vector<int64_t>& shape) {
+  return named_on_error([&] {
+    const Node& n = layout_.nodes[node];
+    const uint32_t k = plan_.statement_of_node(node);
+    if (k == kNone || !has_variable_instances(n.type)) {
+      throw Error(ErrorCategory::kUsage,
+                  layout_.path(node) + " has no instances that differ in size: use array()");
+    }
+    const std::string what = naming_ ? layout_.path(node) : std::string();
+    const uint64_t address = n.has_address ? n.address : cursor_before(k);
+    shape = instance_shape(n);
+    std::vector<BoundInstance> out;
+    variable_extent(n.type, instance_count(shape, what), address, bound_values(n), what, 0, &out);
+    // Every member's bytes must be there, as array() checks for a plain item.
+    std::vector<const BoundInstance*> pending;
+    for (const auto& i : out) pending.push_back(&i);
+    while (!pending.empty()) {
+      const BoundInstance* i = pending.back();
+      pending.pop_back();
+      for (const auto& m : i->members) {
+        if (!m.varies && m.array.byte_size > 0) {
+          source_->check_range(m.array.address, m.array.byte_size,
+                               naming_ ? "data item " + what : std::string());
+        }
+        for (const auto& nested : m.instances) pending.push_back(&nested);
+      }
+    }
+    return out;
+  });
 }
 
 BoundArray Binding::array_impl(NodeId node, bool check_range) {

@@ -210,7 +210,7 @@ class Emitter {
   const Layout& l_;
   std::string out_;
   std::vector<NodeId> stack_;  // open containers, root first
-  size_t extra_indent_ = 0;  // inside a struct body
+  size_t extra_indent_ = 0;    // inside a struct body
 };
 
 }  // namespace

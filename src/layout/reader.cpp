@@ -81,6 +81,10 @@ BoundArray read_array_into(Binding& binding, NodeId node, std::span<std::byte> o
 
 NDArray read_array(Binding& binding, NodeId node, const Hyperslab& slab) {
   BoundArray a = binding.array(node);
+  return naming_item(binding, node, [&] { return read_bound(binding.source(), a, slab); });
+}
+
+NDArray read_bound(const io::ByteSource& source, const BoundArray& a, const Hyperslab& slab) {
   const size_t rank = a.shape.size();
   if (slab.start.size() != rank || slab.count.size() != rank ||
       (!slab.stride.empty() && slab.stride.size() != rank)) {
@@ -98,10 +102,9 @@ NDArray read_array(Binding& binding, NodeId node, const Hyperslab& slab) {
   }
   NDArray out(native_form(a.dtype), Shape(slab.count));
   if (out.element_count() == 0) return out;
-  if (rank == 0) return read_array(binding, node);
+  if (rank == 0) return read_bound(source, a);
   const uint64_t element = a.dtype.size();
   const std::vector<int64_t> file_strides = Shape(a.shape).c_strides(element);
-  const io::ByteSource& source = binding.source();
   auto* dst = static_cast<unsigned char*>(out.mutable_data());
   // Iterate over every index of the leading dimensions; the last dimension is one run when
   // its stride is 1, so whole rows are read in one call.

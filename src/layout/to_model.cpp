@@ -33,6 +33,90 @@ class DudleyArray final : public model::ArraySource {
   NodeId node_;
 };
 
+// A member of a struct instance, located by the binding (no node of its own to read by).
+class DudleyBoundArray final : public model::ArraySource {
+ public:
+  DudleyBoundArray(std::shared_ptr<Context> context, BoundArray array)
+      : context_(std::move(context)), array_(std::move(array)) {}
+  NDArray read() override { return read_bound(*context_->source, array_); }
+  NDArray read(const Hyperslab& slab) override {
+    return read_bound(*context_->source, array_, slab);
+  }
+
+ private:
+  std::shared_ptr<Context> context_;
+  BoundArray array_;
+};
+
+std::unique_ptr<model::Node> bound_array_node(const std::shared_ptr<Context>& context,
+                                              const BoundArray& a) {
+  auto out = std::make_unique<model::Node>();
+  out->kind = model::NodeKind::kArray;
+  out->dtype = a.dtype;
+  out->shape = a.shape;
+  out->address = a.address;
+  out->data = std::make_shared<DudleyBoundArray>(context, a);
+  return out;
+}
+
+std::unique_ptr<model::Node> instances_node(const std::shared_ptr<Context>& context, TypeId type,
+                                            const std::vector<int64_t>& shape,
+                                            const std::vector<BoundInstance>& instances);
+
+// One instance: a typedef (a counted array) is presented as its member [C18]; any other
+// struct, and an element of a heterogeneous array, as a group of its members with the
+// instance's parameters.
+std::unique_ptr<model::Node> instance_node(const std::shared_ptr<Context>& context, TypeId type,
+                                           const BoundInstance& instance) {
+  const Layout& l = *context->layout;
+  auto member_node = [&](const BoundInstance::Member& m) {
+    const Node& decl = l.nodes[m.node];
+    auto node = m.varies ? instances_node(context, decl.type.user, m.shape, m.instances)
+                         : bound_array_node(context, m.array);
+    node->name = std::string(l.name(decl.name));
+    node->doc = std::string(l.doc(decl.doc));
+    return node;
+  };
+  if (l.types[type].is_typedef(l.nodes) && instance.members.size() == 1) {
+    return member_node(instance.members[0]);
+  }
+  auto out = std::make_unique<model::Node>();
+  out->kind = model::NodeKind::kGroup;
+  for (const auto& p : instance.params) {
+    model::Parameter param;
+    param.name = std::string(l.name(l.params[p.param].name));
+    param.doc = std::string(l.doc(l.params[p.param].doc));
+    param.value = p.value;
+    param.address = p.address;
+    if (p.address) param.dtype = context->binding.param_dtype(p.param);
+    out->params.push_back(std::move(param));
+  }
+  for (const auto& m : instance.members) out->children.push_back(member_node(m));
+  return out;
+}
+
+// Instances in C order as nested lists, one level per dimension (a scalar item is its one
+// instance).
+std::unique_ptr<model::Node> instances_node(const std::shared_ptr<Context>& context, TypeId type,
+                                            const std::vector<int64_t>& shape,
+                                            const std::vector<BoundInstance>& instances) {
+  struct Builder {
+    const std::shared_ptr<Context>& context;
+    TypeId type;
+    const std::vector<int64_t>& shape;
+    const std::vector<BoundInstance>& instances;
+    size_t next = 0;
+    std::unique_ptr<model::Node> build(size_t dim) {
+      if (dim == shape.size()) return instance_node(context, type, instances.at(next++));
+      auto list = std::make_unique<model::Node>();
+      list->kind = model::NodeKind::kList;
+      for (int64_t i = 0; i < shape[dim]; ++i) list->children.push_back(build(dim + 1));
+      return list;
+    }
+  };
+  return Builder{context, type, shape, instances}.build(0);
+}
+
 std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, NodeId id) {
   const Layout& l = *context->layout;
   const Node& n = l.nodes[id];
@@ -61,6 +145,19 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
       break;
     default:
       out->kind = model::NodeKind::kArray;
+      if (context->binding.has_varying_instances(id)) {
+        try {
+          std::vector<int64_t> shape;
+          auto instances = context->binding.instances(id, shape);
+          auto node = instances_node(context, n.type.user, shape, instances);
+          node->name = std::move(out->name);
+          node->doc = std::move(out->doc);
+          return node;
+        } catch (const Error& e) {
+          out->error = e.what();
+          return out;
+        }
+      }
       try {
         BoundArray a = context->binding.array(id);
         out->dtype = a.dtype;

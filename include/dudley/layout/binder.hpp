@@ -39,6 +39,32 @@ struct BoundArray {
   uint64_t byte_size = 0;  ///< product(shape) * dtype.size()
 };
 
+/// One instance of a struct whose instances differ in size: a counted array
+/// (`string := { n := u4  = S1[n] }`), a struct with parameters stored in each instance, or
+/// an element of a heterogeneous array of a parameter block [C16, C21].
+struct BoundInstance {
+  uint64_t address = 0;
+  uint64_t size = 0;
+  struct Param {
+    ParamId param = kNone;
+    int64_t value = 0;
+    std::optional<uint64_t> address;  ///< empty for fixed values
+  };
+  /// A heterogeneous array element's parameter-block values, then the instance's own
+  /// parameters, each in declaration order.
+  std::vector<Param> params;
+  struct Member {
+    NodeId node = kNone;  ///< the member's declaration in the struct
+    BoundArray array;     ///< where a member of fixed-size elements is
+    /// A member whose own instances vary (a counted array inside a struct): their shape
+    /// and layouts, in C order.
+    bool varies = false;
+    std::vector<int64_t> shape;
+    std::vector<BoundInstance> instances;
+  };
+  std::vector<Member> members;  ///< in declaration order
+};
+
 /// A layout bound to a byte source. Keeps a reference to the layout (or plan): it must
 /// outlive the binding. Not thread-safe: use one binding per thread.
 class Binding {
@@ -72,6 +98,14 @@ class Binding {
   /// (the read reports an item beyond the end). Saves looking up the file's length.
   BoundArray locate(NodeId node);
 
+  /// True for a data item whose instances differ in size (see BoundInstance); array()
+  /// refuses those, instances() lays them out.
+  bool has_varying_instances(NodeId node) const;
+  /// The layout of each instance of such an item in C order, and (in `shape`) the item's
+  /// shape of instances. Reads the instances' parameters; checks that every member lies
+  /// inside the data (Error(kData) naming the item otherwise).
+  std::vector<BoundInstance> instances(NodeId node, std::vector<int64_t>& shape);
+
   /// The file's default byte order: from the signature (read on first use), else the
   /// option; nullopt when neither says.
   std::optional<ByteOrder> default_order();
@@ -101,12 +135,18 @@ class Binding {
   using Locals = std::vector<std::pair<ParamId, int64_t>>;
   bool has_variable_instances(const TypeRef& type, int depth = 0) const;
   uint64_t variable_extent(const TypeRef& type, uint64_t count, uint64_t base,
-                           const std::vector<int64_t>& bound, const std::string& what, int depth);
+                           const std::vector<int64_t>& bound, const std::string& what, int depth,
+                           std::vector<BoundInstance>* record);
   uint64_t instance_extent(TypeId type, uint64_t base, const std::vector<int64_t>& bound,
-                           const Locals& block, const std::string& what, int depth);
-  Locals block_instance(TypeId block, uint64_t index, const std::string& what);
+                           const Locals& block, const std::string& what, int depth,
+                           BoundInstance* record);
+  uint64_t instance_count(const std::vector<int64_t>& shape, const std::string& what);
+  std::vector<int64_t> instance_shape(const Node& node);
+  Locals block_instance(TypeId block, uint64_t index, const std::string& what,
+                        BoundInstance* record = nullptr);
   void instance_param(ParamId param, uint64_t base, uint64_t& cursor, uint64_t& extent,
-                      Locals& values, const std::string& what, int depth);
+                      Locals& values, const std::string& what, int depth,
+                      BoundInstance* record = nullptr);
   int64_t local_value(ParamId p, const Locals& own, const Locals& block);
   uint64_t checked_bytes(const std::vector<int64_t>& shape, uint64_t element,
                          const std::string& what, uint64_t at);

@@ -20,6 +20,10 @@ NDArray read_array(Binding& binding, NodeId node);
 /// native byte order. Throws Error(kData / kIo) naming the source and offset.
 NDArray read_bound(const io::ByteSource& source, BoundArray array);
 
+/// Reads a selection of an already located item, shaped by the slab's counts, in native
+/// byte order. Throws Error(kUsage) when the slab does not fit the shape.
+NDArray read_bound(const io::ByteSource& source, const BoundArray& array, const Hyperslab& slab);
+
 /// Reads a whole data item into caller memory (at least its byte size; no allocation), in
 /// native byte order: the fast way to read one array from each of many files. Returns the
 /// item's location, with the dtype in native order. Throws Error(kUsage) when `out` is too
