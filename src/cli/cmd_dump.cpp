@@ -1,5 +1,6 @@
-// `dudley dump`: array values, whole or a selection.
+// `dudley dump`: array values, whole or a selection, and pointer targets with --deref.
 #include <cstdio>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -12,10 +13,16 @@ namespace dudley::cli {
 
 namespace {
 
+using json = nlohmann::ordered_json;
+
 struct DumpOptions {
   DataOptions data;
   std::vector<std::string> items;
+  bool deref = false;
 };
+
+// Pointees may hold pointers in turn; a chain longer than this is reported, not followed.
+constexpr int kMaxDerefDepth = 16;
 
 // Every array below `node`, with its path.
 void arrays_below(const model::Node& node, const std::string& path,
@@ -32,32 +39,86 @@ void arrays_below(const model::Node& node, const std::string& path,
   }
 }
 
-int run_dump(const DumpOptions& options) {
-  model::Tree tree = open_data(options.data);
-  nlohmann::ordered_json values = nlohmann::ordered_json::object();
-  int status = kExitOk;
-  auto emit = [&](const std::string& label, const model::Node& node, const Hyperslab* slab) {
-    if (!node.error.empty()) throw Error(ErrorCategory::kData, node.error);
-    NDArray data = slab ? node.data->read(*slab) : node.data->read();
-    auto json = values_json(data);
-    if (options.data.json) {
-      values[label] = json;
-    } else {
-      fmt::print("{} = {}\n", label, json.dump());
-    }
-  };
-  if (options.items.empty()) {
-    std::vector<std::pair<std::string, const model::Node*>> all;
-    arrays_below(*tree.root, "", all);
-    for (const auto& [path, node] : all) {
-      try {
-        emit(path, *node, nullptr);
-      } catch (const Error& e) {
-        fmt::print(stderr, "{}\n", e.what());
-        status = kExitInvalid;
-      }
+// One array to print: its label (the path, with the selection as given) and selection.
+struct Request {
+  std::string label;
+  const model::Node* node = nullptr;
+  std::string selection;  // "" for the whole array
+};
+
+class Dumper {
+ public:
+  explicit Dumper(const model::Tree& tree) : tree_(tree) {}
+
+  int status() const { return status_; }
+
+  // The values of one request ("data" or a selection), with targets when dereferencing.
+  void read(const Request& r, json& values, json* targets) {
+    if (!r.node->error.empty()) throw Error(ErrorCategory::kData, r.node->error);
+    NDArray data = r.selection.empty()
+                       ? r.node->data->read()
+                       : r.node->data->read(Hyperslab::parse(r.selection, r.node->shape));
+    values = values_json(data);
+    if (targets && data.dtype().kind() == DTypeKind::kPointer) {
+      *targets = deref(values, data.dtype().size(), 0);
     }
   }
+
+  // Replaces every key in `keys` (nested lists of pointer values) by its target: null for
+  // a NULL pointer (0 or all ones [C19]), the pointee with its data otherwise.
+  json deref(const json& keys, size_t width, int depth) {
+    if (keys.is_array()) {
+      json out = json::array();
+      for (const auto& k : keys) out.push_back(deref(k, width, depth));
+      return out;
+    }
+    const uint64_t key = keys.get<uint64_t>();
+    const uint64_t all_ones = width == 4 ? 0xffffffffu : ~uint64_t{0};
+    if (key == 0 || key == all_ones) return nullptr;
+    auto it = tree_.pointees.find(key);
+    if (it == tree_.pointees.end()) return problem(fmt::format("no pointee with key {}", key));
+    if (depth >= kMaxDerefDepth) {
+      return problem(fmt::format("pointer chain deeper than {} at key {}", kMaxDerefDepth, key));
+    }
+    const model::Node& target = *it->second;
+    return node_json(target, [&](const model::Node& array, json& out) {
+      try {
+        json values;
+        read({"", &array, ""}, values, nullptr);
+        out["data"] = values;
+        if (array.dtype.kind() == DTypeKind::kPointer) {
+          out["target"] = deref(values, array.dtype.size(), depth + 1);
+        }
+      } catch (const Error& e) {
+        out["error"] = e.what();
+        report(e.what());
+      }
+    });
+  }
+
+  void report(const std::string& message) {
+    fmt::print(stderr, "{}\n", message);
+    status_ = kExitInvalid;
+  }
+
+ private:
+  json problem(const std::string& message) {
+    report(message);
+    return json{{"error", message}};
+  }
+
+  const model::Tree& tree_;
+  int status_ = kExitOk;
+};
+
+std::vector<Request> requests(const model::Tree& tree, const DumpOptions& options) {
+  std::vector<Request> out;
+  auto all_below = [&](const model::Node& node, const std::string& path) {
+    std::vector<std::pair<std::string, const model::Node*>> below;
+    arrays_below(node, path == "/" ? "" : path, below);
+    for (const auto& [p, n] : below) out.push_back({p, n, ""});
+  };
+  if (options.items.empty()) all_below(*tree.root, "");
   for (const std::string& item : options.items) {
     const size_t bracket = item.find('[');
     const std::string path = item.substr(0, bracket);
@@ -66,23 +127,57 @@ int run_dump(const DumpOptions& options) {
       throw Error(ErrorCategory::kUsage, fmt::format("no item {} in {}", path, options.data.data));
     }
     if (node->kind != model::NodeKind::kArray) {
-      std::vector<std::pair<std::string, const model::Node*>> below;
-      arrays_below(*node, path == "/" ? "" : path, below);
-      for (const auto& [p, n] : below) emit(p, *n, nullptr);
-      continue;
-    }
-    if (bracket == std::string::npos) {
-      emit(path, *node, nullptr);
+      all_below(*node, path);
+    } else if (bracket == std::string::npos) {
+      out.push_back({path, node, ""});
     } else {
-      Hyperslab slab = Hyperslab::parse(item.substr(bracket), node->shape);
-      emit(item, *node, &slab);
+      // Checked now, so a bad selection is a usage error before anything prints.
+      (void)Hyperslab::parse(item.substr(bracket), node->shape);
+      out.push_back({item, node, item.substr(bracket)});
     }
   }
-  if (options.data.json) {
-    nlohmann::ordered_json out = {{"format", tree.format}, {"values", values}};
-    fmt::print("{}\n", out.dump(2));
+  return out;
+}
+
+int run_dump(const DumpOptions& options) {
+  model::Tree tree = open_data(options.data);
+  const std::vector<Request> wanted = requests(tree, options);
+  Dumper dumper(tree);
+  if (!options.data.json) {
+    for (const Request& r : wanted) {
+      try {
+        json values, targets;
+        dumper.read(r, values, options.deref ? &targets : nullptr);
+        fmt::print("{} = {}\n", r.label, values.dump());
+        if (!targets.is_null()) fmt::print("{} -> {}\n", r.label, targets.dump());
+      } catch (const Error& e) {
+        dumper.report(e.what());
+      }
+    }
+    return dumper.status();
   }
-  return status;
+  // JSON: the ls tree, each requested array carrying its values.
+  std::map<const model::Node*, std::vector<const Request*>> by_node;
+  for (const Request& r : wanted) by_node[r.node].push_back(&r);
+  json root = node_json(*tree.root, [&](const model::Node& array, json& out) {
+    auto it = by_node.find(&array);
+    if (it == by_node.end()) return;
+    for (const Request* r : it->second) {
+      try {
+        json values, targets;
+        dumper.read(*r, values, options.deref ? &targets : nullptr);
+        json& slot = r->selection.empty() ? out : out["selections"][r->selection];
+        slot["data"] = values;
+        if (!targets.is_null()) slot["target"] = targets;
+      } catch (const Error& e) {
+        out["error"] = e.what();
+        dumper.report(e.what());
+      }
+    }
+  });
+  json out = {{"format", tree.format}, {"root", root}};
+  fmt::print("{}\n", out.dump(2));
+  return dumper.status();
 }
 
 }  // namespace
@@ -95,6 +190,8 @@ void add_dump_command(CLI::App& app, int& exit_code) {
       "selection: '/g/x[0:2, :]'. Groups and lists print every array below them.");
   add_data_options(*cmd, options->data);
   cmd->add_option("items", options->items, "Item paths, optionally with a selection");
+  cmd->add_flag("--deref", options->deref,
+                "Follow pointers: print each pointer's target (its pointee, with data)");
   cmd->callback([options, &exit_code] { exit_code = run_dump(*options); });
 }
 

@@ -73,7 +73,7 @@ int run_ls(const DataOptions& options) {
   model::Tree tree = open_data(options);
   std::vector<std::string> errors;
   if (options.json) {
-    nlohmann::ordered_json out = {{"format", tree.format}, {"root", node_json(*tree.root, false)}};
+    nlohmann::ordered_json out = {{"format", tree.format}, {"root", node_json(*tree.root)}};
     fmt::print("{}\n", out.dump(2));
     collect_errors(*tree.root, errors);
   } else {

@@ -137,13 +137,13 @@ json values_json(const NDArray& array) {
   return block_json(native.dtype(), native.shape().dims(), 0, p);
 }
 
-json node_json(const model::Node& node, bool with_data) {
+json node_json(const model::Node& node, const ArrayDecorator& decorate) {
   json out;
   switch (node.kind) {
     case model::NodeKind::kGroup: {
       out["kind"] = "group";
       json members = json::object();
-      for (const auto& c : node.children) members[c->name] = node_json(*c, with_data);
+      for (const auto& c : node.children) members[c->name] = node_json(*c, decorate);
       out["members"] = members;
       json params = json::object();
       for (const auto& p : node.params) {
@@ -161,7 +161,7 @@ json node_json(const model::Node& node, bool with_data) {
     case model::NodeKind::kList: {
       out["kind"] = "list";
       json items = json::array();
-      for (const auto& c : node.children) items.push_back(node_json(*c, with_data));
+      for (const auto& c : node.children) items.push_back(node_json(*c, decorate));
       out["items"] = items;
       break;
     }
@@ -174,7 +174,7 @@ json node_json(const model::Node& node, bool with_data) {
       out["dtype"] = dtype_json(node.dtype);
       out["shape"] = node.shape;
       if (node.address) out["address"] = *node.address;
-      if (with_data && node.data) out["data"] = values_json(node.data->read());
+      if (decorate) decorate(node, out);
       break;
   }
   if (!node.doc.empty()) out["doc"] = node.doc;

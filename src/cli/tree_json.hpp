@@ -1,6 +1,8 @@
 // The JSON forms of the model that `ls --json` and `dump --json` print (docs/cli.md).
 #pragma once
 
+#include <functional>
+
 #include <nlohmann/json.hpp>
 
 #include "dudley/core/ndarray.hpp"
@@ -11,8 +13,11 @@ namespace dudley::cli {
 /// "<f8", "|S1", ... or {"struct": NAME, "size": N, "fields": [...]} for compounds.
 nlohmann::ordered_json dtype_json(const DType& type);
 
-/// A node and its descendants; arrays include "data" (read now) when `with_data`.
-nlohmann::ordered_json node_json(const model::Node& node, bool with_data);
+/// Adds keys to an array node's JSON (dump adds "data", "selections", "target").
+using ArrayDecorator = std::function<void(const model::Node& array, nlohmann::ordered_json& out)>;
+
+/// A node and its descendants in the ls form; `decorate` is called for each resolved array.
+nlohmann::ordered_json node_json(const model::Node& node, const ArrayDecorator& decorate = {});
 
 /// Array values as nested lists in C order: floats as the shortest text that round-trips
 /// in their own precision, NaN and infinities as strings, complex as [re, im], text with its

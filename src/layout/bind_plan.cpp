@@ -48,16 +48,26 @@ BindPlan::BindPlan(const Layout& layout, bool params_absent, bool use_formulas)
   statement_of_param_.assign(layout_.params.size(), kNone);
   statement_of_node_.assign(layout_.nodes.size(), kNone);
   statement_of_type_.assign(layout_.types.size(), kNone);
+  statement_of_pointee_.assign(layout_.pointees.size(), kNone);
   for (uint32_t i = 0; i < layout_.statements.size(); ++i) {
     const Statement& s = layout_.statements[i];
     if (s.kind == Statement::Kind::kParam) statement_of_param_[s.index] = i;
     if (s.kind == Statement::Kind::kData) statement_of_node_[s.index] = i;
     if (s.kind == Statement::Kind::kSignature) signature_statement_ = i;
     if (s.kind == Statement::Kind::kType) statement_of_type_[s.index] = i;
+    if (s.kind == Statement::Kind::kPointee) statement_of_pointee_[s.index] = i;
   }
   monomials_.emplace_back();  // id 0: the constant monomial
   slots_.assign(layout_.statements.size(), Slot{});
   if (use_formulas) compile_formulas();
+}
+
+uint32_t BindPlan::pointee_with_key(uint64_t key) const {
+  // Pointees are few and looked up only when a pointer is followed: a scan will do.
+  for (uint32_t i = 0; i < layout_.pointees.size(); ++i) {
+    if (layout_.pointees[i].key == key) return i;
+  }
+  return kNone;
 }
 
 uint32_t BindPlan::intern_monomial(std::vector<Factor> factors) {

@@ -846,6 +846,23 @@ std::vector<int64_t> Binding::instance_shape(const Node& n) {
              : evaluate_dims(n.dims);
 }
 
+BoundArray Binding::pointee(uint32_t index) {
+  return named_on_error([&] {
+    const Pointee& p = layout_.pointees.at(index);
+    const uint32_t k = plan_.statement_of_pointee(index);
+    const std::string what = naming_ ? fmt::format("pointee {}", p.key) : std::string();
+    BoundArray a;
+    a.address = p.has_address ? p.address : cursor_before(k);
+    std::vector<int64_t> inner;
+    a.dtype = element_dtype(p.type, {}, inner, what, 0);
+    a.shape = evaluate_dims(p.dims);
+    a.shape.insert(a.shape.end(), inner.begin(), inner.end());
+    a.byte_size = checked_bytes(a.shape, a.dtype.size(), what, a.address);
+    if (a.byte_size > 0) source_->check_range(a.address, a.byte_size, what);
+    return a;
+  });
+}
+
 bool Binding::has_varying_instances(NodeId node) const {
   const Node& n = layout_.nodes[node];
   return n.kind == NodeKind::kData && has_variable_instances(n.type);

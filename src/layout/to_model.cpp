@@ -182,6 +182,22 @@ model::Tree dudley_tree(std::shared_ptr<const Layout> layout,
   model::Tree tree;
   tree.format = "dudley";
   tree.root = convert(context, Layout::kRoot);
+  const Layout& l = *context->layout;
+  for (uint32_t i = 0; i < l.pointees.size(); ++i) {
+    auto node = std::make_unique<model::Node>();
+    node->kind = model::NodeKind::kArray;
+    node->name = std::to_string(l.pointees[i].key);
+    node->doc = std::string(l.doc(l.pointees[i].doc));
+    try {
+      BoundArray a = context->binding.pointee(i);
+      node = bound_array_node(context, a);
+      node->name = std::to_string(l.pointees[i].key);
+      node->doc = std::string(l.doc(l.pointees[i].doc));
+    } catch (const Error& e) {
+      node->error = e.what();
+    }
+    tree.pointees[l.pointees[i].key] = std::move(node);
+  }
   return tree;
 }
 

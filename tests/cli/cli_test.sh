@@ -101,12 +101,43 @@ assert t['fields'][3] == {'name': 'zone', 'dtype': '<i4', 'offset': 28, 'shape':
 "$dudley" dump --json "$tmp/run.bin" /hydro/rho '/hydro/p[0, 0:2]' /materials/0/name /state >"$tmp/dump.json"
 check "dump --json values match what the generator wrote" /usr/bin/python3 -c "
 import json
-v = json.load(open('$tmp/dump.json'))['values']
-assert v['/hydro/rho'] == [[2000.0 + 10 * j + i for i in range(6)] for j in range(3)]
-assert v['/hydro/p[0, 0:2]'] == [['NaN', 1.0]]
-assert v['/materials/0/name'] == 'Kupfer \u00e9'
-assert v['/state'] == {'cycle': 200, 'time': 0.5, 'dt': 0.001}
+d = json.load(open('$tmp/dump.json'))
+assert d['format'] == 'dudley'
+m = d['root']['members']
+assert m['hydro']['members']['rho']['data'] == [[2000.0 + 10 * j + i for i in range(6)] for j in range(3)]
+p = m['hydro']['members']['p']
+assert 'data' not in p and p['selections']['[0, 0:2]']['data'] == [['NaN', 1.0]]
+assert m['materials']['items'][0]['members']['name']['data'] == 'Kupfer \u00e9'
+assert m['state']['data'] == {'cycle': 200, 'time': 0.5, 'dt': 0.001}
+assert 'data' not in m['hydro']['members']['e']  # not asked for
 "
+# Pointers: a scalar, an array with a NULL and a dangling key, a pointee holding a pointer.
+/usr/bin/python3 -c "
+import struct
+b = struct.pack('<Q', 7) + struct.pack('<3I', 7, 0, 5) + bytes(4) + struct.pack('<2d', 1.5, -2.0) + struct.pack('<Q', 7)
+open('$tmp/ptr.bin', 'wb').write(b)
+"
+printf 'head = <p8\nptrs = <p4[3]\n!@ 24\n7 = <f8[2]\n8 = <p8\n' >"$tmp/ptr.dud"
+"$dudley" dump --json "$tmp/ptr.bin" >"$tmp/ptr.json" 2>"$tmp/err"
+check "dump without --deref prints pointers as integers" /usr/bin/python3 -c "
+import json
+m = json.load(open('$tmp/ptr.json'))['root']['members']
+assert m['head']['data'] == 7 and m['ptrs']['data'] == [7, 0, 5] and 'target' not in m['head']
+"
+"$dudley" dump --json --deref "$tmp/ptr.bin" >"$tmp/ptr.json" 2>"$tmp/err"
+check "dump --deref of a dangling pointer exits 1" test $? -eq 1
+check "the dangling key is named" grep -q "no pointee with key 5" "$tmp/err"
+check "dump --deref puts each pointer's pointee under target" /usr/bin/python3 -c "
+import json
+m = json.load(open('$tmp/ptr.json'))['root']['members']
+t = m['head']['target']
+assert t['kind'] == 'array' and t['dtype'] == '<f8' and t['shape'] == [2] and t['address'] == 24
+assert t['data'] == [1.5, -2.0]
+ts = m['ptrs']['target']
+assert ts[0]['data'] == [1.5, -2.0] and ts[1] is None and 'error' in ts[2]
+"
+"$dudley" dump --deref "$tmp/ptr.bin" /head >"$tmp/out" 2>"$tmp/err"
+check "dump --deref prints targets in the human form too" grep -q '^/head -> {.*"data":\[1.5,-2.0\]' "$tmp/out"
 head -c 600 "$tmp/run.bin" >"$tmp/cut.bin"
 cp "$tmp/run.dud" "$tmp/cut.dud"
 "$dudley" ls "$tmp/cut.bin" >"$tmp/out" 2>"$tmp/err"

@@ -52,6 +52,9 @@ class BindPlan {
   uint32_t statement_of_param(ParamId p) const { return statement_of_param_[p]; }
   uint32_t statement_of_node(NodeId n) const { return statement_of_node_[n]; }
   uint32_t statement_of_type(TypeId t) const { return statement_of_type_[t]; }
+  uint32_t statement_of_pointee(uint32_t p) const { return statement_of_pointee_[p]; }
+  /// The pointee declared with `key` [C19], or kNone.
+  uint32_t pointee_with_key(uint64_t key) const;
   /// The !DUDLEY statement, or kNone.
   uint32_t signature_statement() const { return signature_statement_; }
 
@@ -71,7 +74,8 @@ class BindPlan {
 
   const Layout& layout_;
   bool params_absent_;
-  std::vector<uint32_t> statement_of_param_, statement_of_node_, statement_of_type_;
+  std::vector<uint32_t> statement_of_param_, statement_of_node_, statement_of_type_,
+      statement_of_pointee_;
   uint32_t signature_statement_ = kNone;
 
   std::vector<std::vector<Factor>> monomials_;

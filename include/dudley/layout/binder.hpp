@@ -98,6 +98,10 @@ class Binding {
   /// (the read reports an item beyond the end). Saves looking up the file's length.
   BoundArray locate(NodeId node);
 
+  /// Type, shape and address of pointee `index` (into Layout::pointees) [C19]; checks that
+  /// it lies inside the data like array().
+  BoundArray pointee(uint32_t index);
+
   /// True for a data item whose instances differ in size (see BoundInstance); array()
   /// refuses those, instances() lays them out.
   bool has_varying_instances(NodeId node) const;

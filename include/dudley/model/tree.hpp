@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -64,6 +65,8 @@ struct Node {
 struct Tree {
   std::string format;  ///< "dudley", ...
   std::unique_ptr<Node> root;
+  /// Targets of pointers by key (Dudley pointees [C19]); empty for formats without them.
+  std::map<uint64_t, std::unique_ptr<Node>> pointees;
 
   /// The node at "/g/x" (list items by index, "/L/2"); nullptr when there is none.
   const Node* find(std::string_view path) const;
