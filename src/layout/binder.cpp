@@ -438,6 +438,9 @@ uint64_t Binding::cursor_before(uint32_t k) {
 std::optional<uint64_t> Binding::formula_cursor(uint32_t k) {
   BindPlan::Formula f;
   if (!plan_.cursor_formula(k, f)) return std::nullopt;
+  // A signature before the item is checked as the walk would, even though no byte order
+  // may be needed: a file with a bad signature is not this layout's file.
+  if (plan_.signature_statement() < k) ensure(plan_.signature_statement());
   uint64_t cursor = f.base;
   for (uint32_t i = 0; i < f.count; ++i) {
     std::optional<uint64_t> term = f.coefficients[i];
