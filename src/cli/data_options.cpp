@@ -3,7 +3,7 @@
 #include <charconv>
 
 #include "dudley/core/error.hpp"
-#include "dudley/layout/to_model.hpp"
+#include "dudley/open.hpp"
 
 namespace dudley::cli {
 
@@ -37,7 +37,7 @@ model::Tree open_data(const DataOptions& o) {
     }
     bind.params[p.substr(0, eq)] = value;
   }
-  return layout::open_dudley(o.data, o.layout, std::move(bind));
+  return dudley::open(o.data, {o.layout, std::move(bind)});
 }
 
 }  // namespace dudley::cli

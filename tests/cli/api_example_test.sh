@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs examples/read_restart.cpp on three restart files and checks what it prints against
+# the generator's formulas (rho[j][i] = 1000*STEP + 10*j + i, NX = 4 + STEP, NY = 3).
+set -euo pipefail
+root=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for step in 0 1 2; do
+  python3 "$root/examples/make_restart_data.py" "$tmp/run_$step.bin" "$step"
+done
+"${READ_RESTART:?}" "$root/examples/restart.dud" "$tmp"/run_*.bin >"$tmp/out"
+cat "$tmp/out"
+expect() {
+  grep -qxF "$1" "$tmp/out" || { echo "missing line: $1"; exit 1; }
+}
+# Step 0: rho is 3 x 4, after 456 bytes: signature 8, parameters 24, title 80, state 24,
+# mesh x and y 160 each.
+expect "/hydro/rho: <f8, shape [3, 4], at byte 456"
+expect "rho[2][3] = 23"
+expect "rho[1, ::2] has 2 values, the first 10"
+expect "$tmp/run_0.bin: rho[0][0] = 0 (12 values)"
+expect "$tmp/run_1.bin: rho[0][0] = 1000 (15 values)"
+expect "$tmp/run_2.bin: rho[0][0] = 2000 (18 values)"
+echo "api example: ok"
