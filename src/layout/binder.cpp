@@ -886,6 +886,7 @@ std::vector<BoundInstance> Binding::instances(NodeId node, std::vector<int64_t>&
     variable_extent(n.type, instance_count(shape, what), address, bound_values(n), what, 0, &out);
     // Every member's bytes must be there, as array() checks for a plain item.
     std::vector<const BoundInstance*> pending;
+    pending.reserve(out.size());
     for (const auto& i : out) pending.push_back(&i);
     while (!pending.empty()) {
       const BoundInstance* i = pending.back();
