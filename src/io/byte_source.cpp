@@ -154,6 +154,22 @@ class FileSource final : public ByteSource {
   mutable bool map_failed_ = false;
 };
 
+class ZeroSource final : public ByteSource {
+ public:
+  ZeroSource(uint64_t size, std::string name) : size_(size), name_(std::move(name)) {}
+  uint64_t size() const override { return size_; }
+  const std::string& name() const override { return name_; }
+
+ protected:
+  void read_unchecked(uint64_t, uint64_t length, void* out) const override {
+    std::memset(out, 0, length);
+  }
+
+ private:
+  uint64_t size_;
+  std::string name_;
+};
+
 class WindowSource final : public ByteSource {
  public:
   WindowSource(std::shared_ptr<ByteSource> parent, uint64_t base, uint64_t length)
@@ -191,6 +207,10 @@ std::shared_ptr<ByteSource> open_file(const std::string& path) {
 
 std::shared_ptr<ByteSource> memory_source(const void* data, uint64_t size, std::string name) {
   return std::make_shared<MemorySource>(data, size, std::move(name));
+}
+
+std::shared_ptr<ByteSource> zero_source(uint64_t size, std::string name) {
+  return std::make_shared<ZeroSource>(size, std::move(name));
 }
 
 std::shared_ptr<ByteSource> window(std::shared_ptr<ByteSource> parent, uint64_t base,

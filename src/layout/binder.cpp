@@ -53,7 +53,9 @@ Binding::Binding(std::unique_ptr<BindPlan> own_plan, const BindPlan* plan,
                 "with the same flag");
   }
   values_.assign(layout_.params.size(), ParamValue{});
-  if (!options_.params.empty()) external_.assign(layout_.params.size(), std::nullopt);
+  if (!options_.params.empty() || !options_.param_values.empty()) {
+    external_.assign(layout_.params.size(), std::nullopt);
+  }
   // External parameters [C23]: by path first, then by name.
   for (const auto& [key, value] : options_.params) {
     bool matched = false;
@@ -73,6 +75,7 @@ Binding::Binding(std::unique_ptr<BindPlan> own_plan, const BindPlan* plan,
                   fmt::format("--param {}: the layout has no parameter of that name or path", key));
     }
   }
+  for (const auto& [p, value] : options_.param_values) external_.at(p) = value;
 }
 
 std::string Binding::describe(uint32_t statement) const {
@@ -98,6 +101,13 @@ std::string Binding::describe(uint32_t statement) const {
       return "!@";
   }
   return "?";
+}
+
+std::optional<uint64_t> Binding::signature_address() {
+  const uint32_t k = plan_.signature_statement();
+  if (k == kNone) return std::nullopt;
+  ensure(k);
+  return start_[k];
 }
 
 std::optional<ByteOrder> Binding::default_order() {
@@ -239,6 +249,12 @@ bool Binding::compute(uint32_t k) {
       return true;
     case Statement::Kind::kSignature: {
       if (layout_.signature->has_address) start = layout_.signature->address;
+      if (options_.signature_unread) {
+        signature_order_ = options_.default_order;
+        start_[k] = start;
+        end_[k] = start + 8;
+        return true;
+      }
       unsigned char bytes[8];
       read_small(start, 8, bytes, "the !DUDLEY signature");
       signature_order_ = decode_signature(bytes);

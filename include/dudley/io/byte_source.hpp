@@ -55,6 +55,10 @@ std::shared_ptr<ByteSource> open_file(const std::string& path);
 std::shared_ptr<ByteSource> memory_source(const void* data, uint64_t size,
                                           std::string name = "<memory>");
 
+/// `size` bytes that read as zeros and take no memory: what a writer binds its layout to
+/// while planning a file that does not exist yet.
+std::shared_ptr<ByteSource> zero_source(uint64_t size, std::string name = "<planned>");
+
 /// The window [base, base + length) of another source, addressed from 0 (a Dudley file
 /// embedded inside a larger file). Throws Error(kData) if the window is not inside.
 std::shared_ptr<ByteSource> window(std::shared_ptr<ByteSource> parent, uint64_t base,

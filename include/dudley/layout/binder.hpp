@@ -26,9 +26,15 @@ struct BindOptions {
   /// Parameter values supplied by the caller [C23], by name ("N": every parameter of that
   /// name) or by path ("/g/N"); a path wins over a name.
   std::map<std::string, int64_t> params;
+  /// Parameter values by declaration (a writer knows exactly which one it means, even for a
+  /// redeclared name); they win over `params`.
+  std::map<ParamId, int64_t> param_values;
   /// True: dynamic parameters are absent from the file and occupy no bytes, so each must be
   /// supplied in `params`. False: supplied values replace what the file holds.
   bool params_absent = false;
+  /// For writers planning a file not yet written: the !DUDLEY signature is not read, the
+  /// file's order is `default_order` (which must be set).
+  bool signature_unread = false;
 };
 
 /// Where and what one data item is.
@@ -109,6 +115,9 @@ class Binding {
   /// shape of instances. Reads the instances' parameters; checks that every member lies
   /// inside the data (Error(kData) naming the item otherwise).
   std::vector<BoundInstance> instances(NodeId node, std::vector<int64_t>& shape);
+
+  /// Where the !DUDLEY signature is; nullopt when the layout has none.
+  std::optional<uint64_t> signature_address();
 
   /// The file's default byte order: from the signature (read on first use), else the
   /// option; nullopt when neither says.

@@ -1,0 +1,270 @@
+// The writer: files it writes read back identically through the reader; its errors leave
+// nothing under the final name; an interrupted write never corrupts an existing file.
+#include "dudley/layout/writer.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "dudley/core/error.hpp"
+#include "dudley/layout/parser.hpp"
+#include "dudley/layout/reader.hpp"
+#include "dudley/open.hpp"
+#include "test_support.hpp"
+
+namespace dudley::layout {
+namespace {
+
+namespace fs = std::filesystem;
+using dudley::testing::parse_ok;
+
+class WriterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("dudley_writer_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+template <typename T>
+NDArray array_of(std::vector<int64_t> shape, const std::vector<T>& values, DType type) {
+  NDArray a(type, Shape(std::move(shape)));
+  std::memcpy(a.mutable_data(), values.data(), values.size() * sizeof(T));
+  return a;
+}
+
+std::vector<unsigned char> bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+TEST_F(WriterTest, WritesBytesAReaderFindsAndTheLayoutBeside) {
+  Layout l = parse_ok("!DUDLEY := S1[8]  N := i4  x = f8[N]  g /  y = >i2[2, N] ..  z = u1");
+  const std::string path = file("run.bin");
+  WriteOptions options;
+  options.order = ByteOrder::kLittle;
+  Writer w(l, path, options);
+  w.write("/x", array_of<double>({3}, {1.5, -2.0, 1e300}, DType::float_(8)));
+  w.write("/g/y", array_of<int16_t>({2, 3}, {1, -2, 3, -4, 5, 0x0102}, DType::int_(2)));
+  EXPECT_EQ(w.commit(), 8u + 4 + 24 + 12 + 1);
+  // Checked byte by byte: the spec's little-endian signature, N = 3, y big-endian.
+  const auto b = bytes_of(path);
+  ASSERT_EQ(b.size(), 49u);
+  EXPECT_EQ((std::vector<unsigned char>(b.begin(), b.begin() + 8)),
+            (std::vector<unsigned char>{0x89, 0x64, 0x95, 0x64, 0x0d, 0x0a, 0x1a, 0x0a}));
+  EXPECT_EQ((std::vector<unsigned char>(b.begin() + 8, b.begin() + 12)),
+            (std::vector<unsigned char>{3, 0, 0, 0}));
+  EXPECT_EQ(b[36 + 10], 0x01);  // y[1][2] = 0x0102, most significant byte first
+  EXPECT_EQ(b[36 + 11], 0x02);
+  EXPECT_EQ(b[48], 0);  // z was not written: zero
+  // The layout beside it is canonical and reads the file back.
+  model::Tree tree = dudley::open(path);
+  EXPECT_EQ(tree.find("/x")->data->read().get<double>({2}), 1e300);
+  EXPECT_EQ(tree.find("/g/y")->data->read().get<int16_t>({1, 2}), 0x0102);
+  EXPECT_EQ(tree.find("/g/y")->address, 36u);
+  EXPECT_EQ(load_layout(layout_path_for(path)), l);
+}
+
+TEST_F(WriterTest, BigEndianFilesAndStructs) {
+  Layout l =
+      parse_ok("!DUDLEY := S1[8]  T := { a = f4  b = i2[2] }  v := { = f8[3] }  t = T[2]  u = v");
+  const std::string path = file("s.bin");
+  WriteOptions options;
+  options.order = ByteOrder::kBig;
+  Writer w(l, path, options);
+  // A struct array in native packed records: a (f4), b (i2[2]); 8 bytes each.
+  BindOptions planning;
+  planning.default_order = ByteOrder::kBig;
+  planning.signature_unread = true;
+  Binding plan(l, io::zero_source(1 << 20), planning);
+  DType record = plan.array(l.find("/t")).dtype.with_byte_order(native_byte_order());
+  NDArray t(record, Shape({2}));
+  auto* p = static_cast<unsigned char*>(t.mutable_data());
+  const float a0 = 2.5f;
+  const int16_t b0[2] = {-7, 300};
+  std::memcpy(p, &a0, 4);
+  std::memcpy(p + 4, b0, 4);
+  w.write("/t", t);
+  w.write("/u", array_of<double>({3}, {1, 2, 3}, DType::float_(8)));
+  w.commit();
+  const auto b = bytes_of(path);
+  EXPECT_EQ(b[1], 0x44);   // "big" signature
+  EXPECT_EQ(b[8], 0x40);   // 2.5f big-endian: 40 20 00 00
+  EXPECT_EQ(b[12], 0xff);  // -7 big-endian: ff f9
+  EXPECT_EQ(b[13], 0xf9);
+  model::Tree tree = dudley::open(path);
+  NDArray back = tree.find("/t")->data->read();
+  EXPECT_EQ(std::memcmp(back.data(), t.data(), 8), 0);
+  EXPECT_EQ(tree.find("/u")->shape, (std::vector<int64_t>{3}));
+  EXPECT_EQ(tree.find("/u")->data->read().get<double>({2}), 3.0);
+}
+
+TEST_F(WriterTest, ParametersFromShapesAndTheirContradictions) {
+  Layout l = parse_ok("!DUDLEY := S1[8]  N := i4  M := u8  a = f4[N+, M]  b = f4[N]  c = f4[N]");
+  Writer w(l, file("p.bin"));
+  w.write("/a", NDArray(DType::float_(4), Shape({4, 2})));  // N+ = 4: N = 3, M = 2
+  EXPECT_NO_THROW(w.write("/b", NDArray(DType::float_(4), Shape({3}))));
+  try {
+    w.write("/c", NDArray(DType::float_(4), Shape({5})));
+    ADD_FAILURE() << "a contradiction was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/c"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("is 5"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(w.set_param("N", 4), Error);   // N is already 3
+  EXPECT_THROW(w.set_param("/Q", 1), Error);  // no such parameter
+  EXPECT_THROW(w.write("/g", NDArray()), Error);
+  w.commit();
+  model::Tree tree = dudley::open(file("p.bin"));
+  EXPECT_EQ(tree.root->params[0].value, 3);
+  EXPECT_EQ(tree.root->params[1].value, 2);
+  EXPECT_EQ(tree.find("/c")->shape, (std::vector<int64_t>{3}));
+}
+
+TEST_F(WriterTest, ErrorsLeaveNothingUnderTheFinalName) {
+  Layout l = parse_ok("!DUDLEY := S1[8]  N := i4  x = f8[N]  y = i4");
+  const std::string path = file("e.bin");
+  {
+    Writer w(l, path);
+    EXPECT_THROW(w.commit(), Error);  // N has no value
+  }
+  {
+    Writer w(l, path);
+    w.write("/x", NDArray(DType::float_(8), Shape({2})));
+    w.write("/y", NDArray(DType::float_(8), Shape({})));  // declared i4
+    EXPECT_THROW(w.commit(), Error);
+  }
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_FALSE(fs::exists(layout_path_for(path)));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator{}), 0);
+  // Not writable: a directory that does not exist.
+  Writer w(l, file("missing/dir/e.bin"));
+  w.set_param("N", 0);
+  EXPECT_THROW(w.commit(), Error);
+  // A layout whose byte order no reader could know is refused.
+  Layout no_order = parse_ok("x = f8");
+  EXPECT_THROW(Writer(no_order, path), Error);
+  Layout counted = parse_ok("s := { n := u1  = S1[n] }  t = s");
+  EXPECT_THROW(Writer(counted, path), Error);
+}
+
+TEST_F(WriterTest, KilledWhileWritingLeavesTheOldFileIntact) {
+  Layout l = parse_ok("!DUDLEY := S1[8]  N := i8  x = f8[N]");
+  const std::string path = file("k.bin");
+  {
+    Writer w(l, path);
+    w.write("/x", array_of<double>({2}, {1.0, 2.0}, DType::float_(8)));
+    w.commit();
+  }
+  const auto before = bytes_of(path);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    // 64 MiB in 4 MiB chunks; kill -9 ourselves half way through.
+    WriteOptions options;
+    options.progress = [](uint64_t done, uint64_t total) {
+      if (done * 2 >= total) ::raise(SIGKILL);
+    };
+    Writer w(l, path, options);
+    w.write("/x", NDArray(DType::float_(8), Shape({int64_t{8} << 20})));
+    w.commit();
+    ::_exit(0);  // not reached
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+  EXPECT_EQ(bytes_of(path), before);
+  // Nothing else was left in the directory (the data went to an unnamed file).
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"k.bin", "k.dud"}));
+}
+
+// Random layouts of parameters, groups and primitive arrays in random orders, random data:
+// what the writer writes, the reader reads back identically.
+TEST_F(WriterTest, RandomLayoutsRoundTrip) {
+  std::mt19937 rng(4);
+  static const char* kTypes[] = {"i1", "<u2", ">i4", "i8", "f4", ">f8", "<c8", "u1", "b1"};
+  for (int round = 0; round < 60; ++round) {
+    std::string text = "!DUDLEY := S1[8]\n";
+    std::vector<std::string> params, arrays;
+    int depth = 0;
+    const int count = 3 + static_cast<int>(rng() % 20);
+    for (int i = 0; i < count; ++i) {
+      const unsigned roll = rng() % 10;
+      if (roll < 2 && depth == 0) {  // root parameters are in scope everywhere below
+        params.push_back("P" + std::to_string(i));
+        text += params.back() + (rng() % 2 ? " := i4\n" : " := >u2\n");
+      } else if (roll == 2 && depth < 3) {
+        text += "g" + std::to_string(i) + " /\n";
+        ++depth;
+      } else if (roll == 3 && depth > 0) {
+        text += "..\n";
+        --depth;
+      } else {
+        std::string name = "a" + std::to_string(i);
+        text += name + " = " + kTypes[rng() % 9];
+        const unsigned rank = rng() % 3;
+        for (unsigned d = 0; d < rank; ++d) {
+          text += d == 0 ? "[" : ", ";
+          text += rng() % 2 || params.empty() ? std::to_string(rng() % 4)
+                                              : params[rng() % params.size()];
+        }
+        if (rank > 0) text += "]";
+        text += "\n";
+        arrays.push_back(name);
+      }
+    }
+    SCOPED_TRACE(text);
+    Layout l = parse_ok(text);
+    const std::string path = file("r" + std::to_string(round) + ".bin");
+    WriteOptions options;
+    options.order = rng() % 2 ? ByteOrder::kBig : ByteOrder::kLittle;
+    Writer w(l, path, options);
+    BindOptions bind;  // the same parameter values, to learn each array's shape and type
+    bind.default_order = options.order;
+    bind.signature_unread = true;
+    for (const std::string& p : params) {
+      const auto value = static_cast<int64_t>(rng() % 4);
+      w.set_param(p, value);
+      bind.params[p] = value;
+    }
+    Binding shapes(l, io::zero_source(1 << 20), bind);
+    std::vector<std::pair<NodeId, NDArray>> written;
+    for (NodeId n = 0; n < l.nodes.size(); ++n) {
+      if (l.nodes[n].kind != NodeKind::kData) continue;
+      const BoundArray a = shapes.array(n);
+      NDArray data(a.dtype.needs_swap() ? a.dtype.with_byte_order(native_byte_order()) : a.dtype,
+                   Shape(a.shape));
+      auto* bytes = static_cast<unsigned char*>(data.mutable_data());
+      for (uint64_t k = 0; k < data.byte_size(); ++k) bytes[k] = static_cast<unsigned char>(rng());
+      w.write(l.path(n), data);
+      written.emplace_back(n, data);
+    }
+    w.commit();
+    model::Tree tree = dudley::open(path);
+    for (const auto& [n, data] : written) {
+      const model::Node* node = tree.find(l.path(n));
+      ASSERT_NE(node, nullptr);
+      ASSERT_TRUE(node->error.empty()) << node->error;
+      NDArray back = node->data->read();
+      ASSERT_EQ(back.shape().dims(), data.shape().dims()) << l.path(n);
+      EXPECT_EQ(std::memcmp(back.data(), data.data(), data.byte_size()), 0) << l.path(n);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dudley::layout
