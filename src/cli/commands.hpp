@@ -21,5 +21,7 @@ void add_fmt_command(CLI::App& app, int& exit_code);
 void add_ls_command(CLI::App& app, int& exit_code);
 /// `dudley dump DATA [ITEM...]`
 void add_dump_command(CLI::App& app, int& exit_code);
+/// `dudley convert SRC DST`
+void add_convert_command(CLI::App& app, int& exit_code);
 
 }  // namespace dudley::cli

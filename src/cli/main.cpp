@@ -21,6 +21,7 @@ int run(int argc, char** argv) {
   dudley::cli::add_fmt_command(app, exit_code);
   dudley::cli::add_ls_command(app, exit_code);
   dudley::cli::add_dump_command(app, exit_code);
+  dudley::cli::add_convert_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

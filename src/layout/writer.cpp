@@ -156,13 +156,27 @@ void Writer::set_param(std::string_view name_or_path, int64_t value) {
 }
 
 void Writer::write(std::string_view path, const NDArray& data) {
+  const NodeId node = check_shape(path, data.shape().dims());
+  inputs_.push_back({node, data, nullptr, data.dtype(), data.shape().dims()});
+}
+
+void Writer::write_from(std::string_view path, const model::Node& array) {
+  if (array.kind != model::NodeKind::kArray || !array.data) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{}: the source is not a readable array{}", std::string(path),
+                            array.error.empty() ? "" : ": " + array.error));
+  }
+  const NodeId node = check_shape(path, array.shape);
+  inputs_.push_back({node, NDArray(), array.data, array.dtype, array.shape});
+}
+
+NodeId Writer::check_shape(std::string_view path, const std::vector<int64_t>& shape) {
   const NodeId node = layout_.find(path);
   if (node == kNone || layout_.nodes[node].kind != NodeKind::kData) {
     throw Error(ErrorCategory::kUsage,
                 fmt::format("{} is not a data item of the layout", std::string(path)));
   }
   const Node& n = layout_.nodes[node];
-  const std::vector<int64_t>& shape = data.shape().dims();
   size_t axis = 0;
   for (const Dim& d : layout_.dims_of(n.dims)) {
     int64_t value = d.literal;
@@ -197,7 +211,7 @@ void Writer::write(std::string_view path, const NDArray& data) {
     throw Error(ErrorCategory::kUsage, fmt::format("{}: the array has rank {}, the layout more",
                                                    std::string(path), shape.size()));
   }
-  arrays_.emplace_back(node, data);
+  return node;
 }
 
 uint64_t Writer::commit() {
@@ -246,32 +260,27 @@ uint64_t Writer::commit() {
   }
 
   // 3. Check every array against its item before writing anything.
-  struct Job {
-    NodeId node;
-    BoundArray where;
-    NDArray data;
-  };
-  std::vector<Job> jobs;
   uint64_t total = 0;
-  for (const auto& [node, given] : arrays_) {
-    const std::string path = layout_.path(node);
-    BoundArray where = binding.array(node);
-    NDArray data =
-        given.is_c_contiguous() && !given.dtype().needs_swap() ? given : given.to_native();
+  std::vector<BoundArray> places;
+  for (const Input& input : inputs_) {
+    const std::string path = layout_.path(input.node);
+    BoundArray where = binding.array(input.node);
+    const DType native =
+        input.dtype.needs_swap() ? input.dtype.with_byte_order(native_byte_order()) : input.dtype;
     const DType expected =
         where.dtype.needs_swap() ? where.dtype.with_byte_order(native_byte_order()) : where.dtype;
-    if (!(data.dtype() == expected)) {
+    if (!(native == expected)) {
       throw Error(ErrorCategory::kType,
                   fmt::format("{} is declared {}, the array given is {}", path,
-                              where.dtype.to_string(), given.dtype().to_string()));
+                              where.dtype.to_string(), input.dtype.to_string()));
     }
-    if (data.shape().dims() != where.shape) {
+    if (input.shape != where.shape) {
       throw Error(ErrorCategory::kUsage,
                   fmt::format("{} has shape {} in the layout, the array given {}", path,
-                              Shape(where.shape).to_string(), data.shape().to_string()));
+                              Shape(where.shape).to_string(), Shape(input.shape).to_string()));
     }
     total += where.byte_size;
-    jobs.push_back({node, std::move(where), std::move(data)});
+    places.push_back(std::move(where));
   }
 
   // 4. Write: a temporary file, renamed into place only when complete.
@@ -280,21 +289,54 @@ uint64_t Writer::commit() {
   for (const auto& [address, bytes] : small) file.write_at(address, bytes.data(), bytes.size());
   std::vector<unsigned char> buffer;
   uint64_t done = 0;
-  for (const Job& job : jobs) {
-    const auto* src = static_cast<const unsigned char*>(job.data.data());
-    const uint64_t element = job.where.dtype.size();
+  // Native bytes of one item -> the file, in chunks, swapped to the item's order on the way.
+  auto put = [&](const BoundArray& where, uint64_t offset, const unsigned char* src, uint64_t n) {
+    const uint64_t element = where.dtype.size();
     const uint64_t per_chunk = std::max<uint64_t>(1, kChunk / element) * element;
-    for (uint64_t off = 0; off < job.where.byte_size; off += per_chunk) {
-      const uint64_t n = std::min(per_chunk, job.where.byte_size - off);
-      if (job.where.dtype.needs_swap()) {
-        buffer.assign(src + off, src + off + n);
-        swap_elements(buffer.data(), n / element, job.where.dtype);
-        file.write_at(job.where.address + off, buffer.data(), n);
+    for (uint64_t off = 0; off < n; off += per_chunk) {
+      const uint64_t m = std::min(per_chunk, n - off);
+      if (where.dtype.needs_swap()) {
+        buffer.assign(src + off, src + off + m);
+        swap_elements(buffer.data(), m / element, where.dtype);
+        file.write_at(where.address + offset + off, buffer.data(), m);
       } else {
-        file.write_at(job.where.address + off, src + off, n);
+        file.write_at(where.address + offset + off, src + off, m);
       }
-      done += n;
+      done += m;
       if (options_.progress) options_.progress(done, total);
+    }
+  };
+  for (size_t k = 0; k < inputs_.size(); ++k) {
+    const Input& input = inputs_[k];
+    const BoundArray& where = places[k];
+    if (where.byte_size == 0) continue;
+    if (!input.source) {
+      const NDArray& given = input.data;
+      NDArray data =
+          given.is_c_contiguous() && !given.dtype().needs_swap() ? given : given.to_native();
+      put(where, 0, static_cast<const unsigned char*>(data.data()), where.byte_size);
+      continue;
+    }
+    // Another file's array: whole leading-dimension slabs of about kChunk bytes at a time.
+    const std::vector<int64_t>& shape = where.shape;
+    if (shape.empty()) {
+      NDArray block = input.source->read().to_native();
+      put(where, 0, static_cast<const unsigned char*>(block.data()), where.byte_size);
+      continue;
+    }
+    const uint64_t row = where.byte_size / static_cast<uint64_t>(shape[0]);
+    const auto rows =
+        static_cast<int64_t>(std::max<uint64_t>(1, kChunk / std::max<uint64_t>(row, 1)));
+    for (int64_t r = 0; r < shape[0]; r += rows) {
+      Hyperslab slab;
+      slab.start.assign(shape.size(), 0);
+      slab.count = shape;
+      slab.start[0] = r;
+      slab.count[0] = std::min(rows, shape[0] - r);
+      NDArray block = input.source->read(slab);
+      if (block.dtype().needs_swap() || !block.is_c_contiguous()) block = block.to_native();
+      put(where, static_cast<uint64_t>(r) * row, static_cast<const unsigned char*>(block.data()),
+          static_cast<uint64_t>(slab.count[0]) * row);
     }
   }
   file.commit(options_.fsync);

@@ -149,6 +149,38 @@ check "items before the cut are still listed" grep -q '^/mesh/y  *array' "$tmp/o
 check "dump of a missing item exits 2 and names it" grep -q "no item /nope" "$tmp/err"
 "$dudley" dump "$tmp/run.bin" '/hydro/rho[7, :]' >/dev/null 2>"$tmp/err"
 check "dump of a bad selection exits non-zero" test $? -ne 0
+# convert: the copy (big-endian here) dumps to the same values, and checks as a layout.
+"$dudley" convert --json --write-order big "$tmp/run.bin" "$tmp/copy.bin" >"$tmp/conv.json"
+check "convert exits 0 and reports its files" /usr/bin/python3 -c "
+import json, os
+c = json.load(open('$tmp/conv.json'))
+assert c['data'] == '$tmp/copy.bin' and c['layout'] == '$tmp/copy.dud'
+assert c['bytes'] == os.path.getsize('$tmp/copy.bin')
+"
+"$dudley" check "$tmp/copy.dud" >/dev/null
+check "the converted layout passes check" test $? -eq 0
+"$dudley" dump --json "$tmp/run.bin" >"$tmp/a.json"
+"$dudley" dump --json "$tmp/copy.bin" >"$tmp/b.json"
+check "the converted file holds the same data" /usr/bin/python3 -c "
+import json
+def arrays(node, path, out):
+    if node['kind'] == 'array':
+        out[path] = (node['dtype'], node['shape'], node['data'])
+    for k, v in node.get('members', {}).items():
+        arrays(v, path + '/' + k, out)
+    for i, v in enumerate(node.get('items', [])):
+        arrays(v, path + '/' + str(i), out)
+    return out
+a = arrays(json.load(open('$tmp/a.json'))['root'], '', {})
+b = arrays(json.load(open('$tmp/b.json'))['root'], '', {})
+assert a.keys() == b.keys() and len(a) == 17
+for k in a:
+    assert a[k][1:] == b[k][1:], k
+    assert json.dumps(b[k][0]).replace('>', '<') == json.dumps(a[k][0]), (k, a[k][0], b[k][0])
+"
+"$dudley" convert -q "$tmp/run.bin" "$tmp/no/such/dir/x.bin" 2>"$tmp/err"
+check "convert into a missing directory exits 2" test $? -eq 2
+check "and names the path" grep -q "no/such/dir/x.bin" "$tmp/err"
 "$dudley" ls "$tmp/run.dud" >/dev/null 2>"$tmp/err"
 check "ls of a layout instead of data explains" grep -q "this is a layout" "$tmp/err"
 cp "$tmp/run.bin" "$tmp/alone.bin"

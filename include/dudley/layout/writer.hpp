@@ -22,6 +22,7 @@
 
 #include "dudley/core/ndarray.hpp"
 #include "dudley/layout/layout.hpp"
+#include "dudley/model/tree.hpp"
 
 namespace dudley::layout {
 
@@ -55,6 +56,10 @@ class Writer {
   /// not match, or a dimension that contradicts a parameter.
   void write(std::string_view path, const NDArray& data);
 
+  /// Like write(), for an array of another file (a model node): its data is read block by
+  /// block during commit(), so memory stays bounded whatever the array's size.
+  void write_from(std::string_view path, const model::Node& array);
+
   /// Resolves every parameter (each dynamic one must be known by now), places every item,
   /// writes the data file and its layout through temporary files renamed into place.
   /// Throws Error naming the problem; nothing appears under the final names then, and an
@@ -69,7 +74,16 @@ class Writer {
   std::string path_;
   WriteOptions options_;
   std::map<ParamId, int64_t> params_;
-  std::vector<std::pair<NodeId, NDArray>> arrays_;
+  /// What to write into one item: an array in memory, or a source read block by block.
+  struct Input {
+    NodeId node = kNone;
+    NDArray data;
+    std::shared_ptr<model::ArraySource> source;
+    DType dtype;
+    std::vector<int64_t> shape;
+  };
+  NodeId check_shape(std::string_view path, const std::vector<int64_t>& shape);
+  std::vector<Input> inputs_;
 };
 
 /// The file a layout goes to beside data file `data_path`: NAME.EXT -> NAME.dud.

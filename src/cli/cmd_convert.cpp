@@ -1,0 +1,100 @@
+// `dudley convert SRC DST`: any file the model reads -> a Dudley data file + its layout.
+#include <chrono>
+#include <cstdio>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/data_options.hpp"
+#include "dudley/core/dtype.hpp"
+#include "dudley/layout/from_model.hpp"
+
+namespace dudley::cli {
+
+namespace {
+
+struct ConvertOptions {
+  DataOptions source;
+  std::string destination;
+  std::string write_order;
+  bool fsync = false;
+  bool quiet = false;
+};
+
+// A one-line progress bar on a terminal, shown once a conversion has taken a second.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled && ::isatty(STDERR_FILENO)) {}
+  ~ProgressBar() {
+    if (shown_) std::fputs("\n", stderr);
+  }
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+
+  void update(uint64_t done, uint64_t total) {
+    if (!enabled_ || total == 0) return;
+    const auto now = Clock::now();
+    if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(100)) {
+      return;
+    }
+    last_ = now;
+    shown_ = true;
+    const double share = static_cast<double>(done) / static_cast<double>(total);
+    const int width = 30, filled = static_cast<int>(share * width);
+    fmt::print(stderr, "\rconverting [{:<{}}] {:3.0f}%  {:.0f} of {:.0f} MB",
+               std::string(filled, '#'), width, 100 * share, static_cast<double>(done) / 1e6,
+               static_cast<double>(total) / 1e6);
+    std::fflush(stderr);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool enabled_;
+  bool shown_ = false;
+  Clock::time_point start_ = Clock::now();
+  Clock::time_point last_{};
+};
+
+int run_convert(const ConvertOptions& o) {
+  model::Tree tree = open_data(o.source);
+  layout::WriteOptions write;
+  if (o.write_order == "little") write.order = ByteOrder::kLittle;
+  if (o.write_order == "big") write.order = ByteOrder::kBig;
+  write.fsync = o.fsync;
+  ProgressBar bar(!o.quiet && !o.source.json);
+  write.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
+  const uint64_t size = layout::write_tree(tree, o.destination, write);
+  const std::string layout_file = layout::layout_path_for(o.destination);
+  if (o.source.json) {
+    nlohmann::ordered_json out = {
+        {"data", o.destination}, {"layout", layout_file}, {"bytes", size}};
+    fmt::print("{}\n", out.dump(2));
+  } else if (!o.quiet) {
+    fmt::print("wrote {} ({} bytes) and {}\n", o.destination, size, layout_file);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_convert_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<ConvertOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "convert",
+      "Write SRC (any file dudley reads) as Dudley data file DST with its layout beside it "
+      "(DST NAME.EXT -> NAME.dud). Arrays are copied block by block; DST appears only when "
+      "complete.");
+  add_data_options(*cmd, options->source);
+  cmd->add_option("destination", options->destination, "Dudley data file to write")->required();
+  cmd->add_option("--write-order", options->write_order,
+                  "Byte order of the written file (default: this machine's)")
+      ->check(CLI::IsMember({"little", "big"}));
+  cmd->add_flag("--fsync", options->fsync, "Make the files durable before they appear");
+  cmd->add_flag("-q,--quiet", options->quiet, "No progress bar and no summary");
+  cmd->callback([options, &exit_code] { exit_code = run_convert(*options); });
+}
+
+}  // namespace dudley::cli

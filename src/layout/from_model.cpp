@@ -1,0 +1,206 @@
+#include "dudley/layout/from_model.hpp"
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "dudley/core/error.hpp"
+#include "dudley/layout/parser.hpp"
+
+namespace dudley::layout {
+
+namespace {
+
+bool is_name(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  }
+  return !primitive_from_name(s);
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  return shape.empty() ? std::string() : fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+// Emits the text of a tree; struct types are collected first and declared at the top.
+class Emitter {
+ public:
+  std::string run(const model::Tree& tree) {
+    std::string body;
+    node(*tree.root, "/", 0, body);
+    std::string out = "!DUDLEY := S1[8]\n" + types_ + body;
+    return out;
+  }
+
+ private:
+  // Element type text and the extra trailing dimensions it brings (text length).
+  std::string type(const DType& t, const std::string& where, std::vector<int64_t>& extra) {
+    const unsigned n = static_cast<unsigned>(t.size());
+    switch (t.kind()) {
+      case DTypeKind::kBool:
+        return "b1";
+      case DTypeKind::kInt:
+        return fmt::format("i{}", n);
+      case DTypeKind::kUInt:
+        return fmt::format("u{}", n);
+      case DTypeKind::kFloat:
+        return fmt::format("f{}", n);
+      case DTypeKind::kComplex:
+        return fmt::format("c{}", n);
+      case DTypeKind::kPointer:
+        return fmt::format("p{}", n);
+      case DTypeKind::kText: {
+        if (t.text_length() > 1) extra.push_back(static_cast<int64_t>(t.text_length()));
+        switch (t.encoding()) {
+          case TextEncoding::kAscii:
+            return "S1";
+          case TextEncoding::kUtf8:
+            return "U1";
+          case TextEncoding::kUtf16:
+            return "U2";
+          case TextEncoding::kUtf32:
+            return "U4";
+        }
+        break;
+      }
+      case DTypeKind::kCompound:
+        return compound(t, where);
+      default:
+        break;
+    }
+    throw Error(ErrorCategory::kType,
+                fmt::format("{}: Dudley has no type for {}", where, t.to_string()));
+  }
+
+  std::string compound(const DType& t, const std::string& where) {
+    const std::string key = t.to_string();
+    auto it = structs_.find(key);
+    if (it != structs_.end()) return it->second;
+    std::string name = is_name(t.name()) ? t.name() : "record";
+    for (int k = 2; used_.count(name); ++k)
+      name = fmt::format("{}{}", t.name().empty() || !is_name(t.name()) ? "record" : t.name(), k);
+    used_.insert({name, true});
+    std::string text = name + " := {\n";
+    for (const DTypeField& f : t.fields()) {
+      if (!is_name(f.name)) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("{}: field name '{}' is not a Dudley name", where, f.name));
+      }
+      std::vector<int64_t> shape = f.shape;
+      const std::string ft = type(*f.type, where, shape);
+      text += fmt::format("  {} = {}{} @ {}\n", f.name, ft, shape_text(shape), f.offset);
+    }
+    text += "}\n";
+    types_ += text;
+    structs_[key] = name;
+    return name;
+  }
+
+  void doc(const std::string& d, std::string& out) {
+    if (d.empty()) return;
+    size_t start = 0;
+    while (start <= d.size()) {
+      const size_t end = d.find('\n', start);
+      out += "#! " + d.substr(start, end == std::string::npos ? std::string::npos : end - start) +
+             "\n";
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+
+  void array(const model::Node& n, const std::string& path, std::string& out) {
+    if (!n.error.empty()) {
+      throw Error(ErrorCategory::kUsage, fmt::format("{} cannot be read: {}", path, n.error));
+    }
+    std::vector<int64_t> shape = n.shape;
+    const std::string t = type(n.dtype, path, shape);
+    out += fmt::format("= {}{}\n", t, shape_text(shape));
+  }
+
+  void node(const model::Node& n, const std::string& path, int depth, std::string& out) {
+    const std::string indent(static_cast<size_t>(depth) * 2, ' ');
+    for (const auto& p : n.params) {
+      if (!p.value) continue;
+      if (!is_name(p.name)) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("{}: parameter name '{}' is not a Dudley name", path, p.name));
+      }
+      out += fmt::format("{}{} := {}\n", indent, p.name, *p.value);
+    }
+    for (size_t i = 0; i < n.children.size(); ++i) {
+      const model::Node& c = *n.children[i];
+      const bool in_list = n.kind == model::NodeKind::kList;
+      const std::string child = in_list ? fmt::format("{}/{}", path == "/" ? "" : path, i)
+                                        : (path == "/" ? "" : path) + "/" + c.name;
+      if (!in_list && !is_name(c.name)) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("{}: '{}' is not a Dudley name", path, c.name));
+      }
+      const std::string lead = indent + (in_list ? "" : c.name + " ");
+      switch (c.kind) {
+        // A "#!" line documents the item declared just before it [C24]: right after the
+        // array, or after the line opening the group or list.
+        case model::NodeKind::kArray:
+          out += lead;
+          array(c, child, out);
+          doc(c.doc, out);
+          break;
+        case model::NodeKind::kGroup:
+          out += lead + "/\n";
+          doc(c.doc, out);
+          node(c, child, depth + 1, out);
+          out += indent + "..\n";
+          break;
+        case model::NodeKind::kList:
+          out += lead + (in_list ? "[\n" : "= [\n");
+          doc(c.doc, out);
+          node(c, child, depth + 1, out);
+          out += indent + "]\n";
+          break;
+      }
+    }
+  }
+
+  std::string types_;
+  std::map<std::string, std::string> structs_;  // compound's text -> its type name
+  std::map<std::string, bool> used_;
+};
+
+void arrays(const model::Node& n, const std::string& path, Writer& w) {
+  if (n.kind == model::NodeKind::kArray) {
+    w.write_from(path, n);
+    return;
+  }
+  for (size_t i = 0; i < n.children.size(); ++i) {
+    const std::string base = path == "/" ? "" : path;
+    arrays(*n.children[i],
+           n.kind == model::NodeKind::kList ? fmt::format("{}/{}", base, i)
+                                            : base + "/" + n.children[i]->name,
+           w);
+  }
+}
+
+}  // namespace
+
+std::string layout_text_for(const model::Tree& tree) {
+  return Emitter().run(tree);
+}
+
+uint64_t write_tree(const model::Tree& tree, const std::string& data_path,
+                    const WriteOptions& options) {
+  const std::string text = layout_text_for(tree);
+  ParseResult parsed = parse_layout(text);
+  if (!parsed.ok()) {
+    const auto& d = parsed.diagnostics.front();
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("the layout made for the tree does not parse ({}:{}: {})", d.line,
+                            d.column, d.message));
+  }
+  const Layout& layout = parsed.layout;
+  Writer w(layout, data_path, options);
+  arrays(*tree.root, "/", w);
+  return w.commit();
+}
+
+}  // namespace dudley::layout
