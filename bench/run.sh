@@ -42,3 +42,15 @@ for cond in ("Warm", "Cold"):
         continue
     print(f"  family {cond.lower():4}: floor {r['floor_us_per_file']:7.2f} us/file, dudley {r['dudley_us_per_file']:7.2f} us/file -> {r['ratio']:.2f}x the floor (target <= 1.5x)")
 PY
+
+echo
+echo "== write: 1 GiB array through a layout vs write() (issue 4)"
+"$build/bench/write_bench" --benchmark_out="$out" --benchmark_out_format=json >/dev/null 2>&1
+/usr/bin/python3 - "$out" <<'PY'
+import json, sys
+runs = {r["run_name"].split("/")[0]: r for r in json.load(open(sys.argv[1]))["benchmarks"]}
+for name, label, target in (("BM_WriteNative", "native order", " (target >= 0.8x)"),
+                            ("BM_WriteSwapped", "swapped     ", "")):
+    r = runs[name]
+    print(f"  {label}: C write {r['c_write_ms']:7.1f} ms, dudley {r['dudley_ms']:7.1f} ms -> {r['ratio']:.2f}x the speed of write(){target}")
+PY
