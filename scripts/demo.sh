@@ -40,4 +40,13 @@ echo "== dudley dump: values, a selection, a struct array"
 "$dudley" dump "$work/restart.bin" /title /hydro/rho '/hydro/rho[1:, ::2]' /tracers /materials
 
 echo
+echo "== a family of 3 restart files written by examples/write_family.cpp, and its index"
+"$(dirname "$dudley")/examples/write_family" examples/restart.dud "$work/run" 3
+"$dudley" dump --family "$work/run.index.bin" /hydro/rho /history/time
+echo
+echo "== dudley convert: the restart file rewritten big-endian, then checked and dumped"
+"$dudley" convert --write-order big "$work/restart.bin" "$work/copy.bin"
+"$dudley" check "$work/copy.dud"
+"$dudley" dump "$work/copy.bin" /hydro/rho
+echo
 echo "demo: ok"

@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
 #include "dudley/core/dtype.hpp"
+#include "dudley/core/error.hpp"
 #include "dudley/layout/from_model.hpp"
 
 namespace dudley::cli {
@@ -59,6 +60,9 @@ class ProgressBar {
 };
 
 int run_convert(const ConvertOptions& o) {
+  if (!o.source.family.empty()) {
+    throw Error(ErrorCategory::kUsage, "convert takes one file, not --family");
+  }
   model::Tree tree = open_data(o.source);
   layout::WriteOptions write;
   if (o.write_order == "little") write.order = ByteOrder::kLittle;

@@ -1,4 +1,5 @@
 // `dudley dump`: array values, whole or a selection, and pointer targets with --deref.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -139,7 +140,7 @@ std::vector<Request> requests(const model::Tree& tree, const DumpOptions& option
   return out;
 }
 
-int run_dump(const DumpOptions& options) {
+int run_dump_one(const DumpOptions& options, bool member) {
   model::Tree tree = open_data(options.data);
   const std::vector<Request> wanted = requests(tree, options);
   Dumper dumper(tree);
@@ -148,6 +149,7 @@ int run_dump(const DumpOptions& options) {
       try {
         json values, targets;
         dumper.read(r, values, options.deref ? &targets : nullptr);
+        if (member) fmt::print("{} ", options.data.data);
         fmt::print("{} = {}\n", r.label, values.dump());
         if (!targets.is_null()) fmt::print("{} -> {}\n", r.label, targets.dump());
       } catch (const Error& e) {
@@ -175,9 +177,28 @@ int run_dump(const DumpOptions& options) {
       }
     }
   });
-  json out = {{"format", tree.format}, {"root", root}};
-  fmt::print("{}\n", out.dump(2));
+  json out = {{"format", tree.format}};
+  if (member) out["file"] = options.data.data;  // a family: one JSON line per member
+  out["root"] = root;
+  fmt::print("{}\n", member ? out.dump() : out.dump(2));
   return dumper.status();
+}
+
+int run_dump(const DumpOptions& given) {
+  if (given.data.family.empty()) return run_dump_one(given, false);
+  // With --family there is no DATA: the first positional argument is an item.
+  DumpOptions options = given;
+  if (!options.data.data.empty()) {
+    options.items.insert(options.items.begin(), options.data.data);
+    options.data.data.clear();
+  }
+  int status = kExitOk;
+  for (DataOptions& m : family_members(options.data)) {
+    DumpOptions one = options;
+    one.data = std::move(m);
+    status = std::max(status, run_dump_one(one, true));
+  }
+  return status;
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
 #include "cli/tree_json.hpp"
+#include "dudley/core/error.hpp"
 
 namespace dudley::cli {
 
@@ -69,12 +70,14 @@ void collect_errors(const model::Node& node, std::vector<std::string>& errors) {
   for (const auto& c : node.children) collect_errors(*c, errors);
 }
 
-int run_ls(const DataOptions& options) {
+int run_ls_one(const DataOptions& options, bool member) {
   model::Tree tree = open_data(options);
   std::vector<std::string> errors;
   if (options.json) {
-    nlohmann::ordered_json out = {{"format", tree.format}, {"root", node_json(*tree.root)}};
-    fmt::print("{}\n", out.dump(2));
+    nlohmann::ordered_json out = {{"format", tree.format}};
+    if (member) out["file"] = options.data;  // a family: one JSON line per member
+    out["root"] = node_json(*tree.root);
+    fmt::print("{}\n", member ? out.dump() : out.dump(2));
     collect_errors(*tree.root, errors);
   } else {
     print_node(*tree.root, "", errors);
@@ -87,6 +90,17 @@ int run_ls(const DataOptions& options) {
     fmt::print(stderr, "{}\n", e);
   }
   return errors.empty() ? kExitOk : kExitInvalid;
+}
+
+int run_ls(const DataOptions& options) {
+  if (options.family.empty()) return run_ls_one(options, false);
+  if (!options.data.empty()) throw Error(ErrorCategory::kUsage, "give DATA or --family, not both");
+  int status = kExitOk;
+  for (const DataOptions& m : family_members(options)) {
+    if (!options.json) fmt::print("== {}\n", m.data);
+    status = std::max(status, run_ls_one(m, true));
+  }
+  return status;
 }
 
 }  // namespace

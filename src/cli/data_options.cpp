@@ -2,26 +2,57 @@
 
 #include <charconv>
 
+#include <fmt/format.h>
+
 #include "dudley/core/error.hpp"
+#include "dudley/layout/family.hpp"
 #include "dudley/open.hpp"
 
 namespace dudley::cli {
 
 void add_data_options(CLI::App& cmd, DataOptions& o) {
-  cmd.add_option("data", o.data, "Data file")->required();
+  cmd.add_option("data", o.data, "Data file (or --family)");
   cmd.add_option("--layout", o.layout, "Layout file (default: NAME.dud beside data file NAME.*)");
   cmd.add_option("--order", o.order,
                  "Byte order of '|' types when the layout has no !DUDLEY signature")
       ->check(CLI::IsMember({"little", "big"}));
   cmd.add_option("--param", o.params,
                  "Give a parameter's value: NAME=VALUE or /group/NAME=VALUE (repeatable)");
+  cmd.add_option("--family", o.family,
+                 "Every member of a file family: a quoted glob ('run_*.bin') or the family's "
+                 "index (run.index.bin); replaces DATA");
   cmd.add_flag("--params-absent", o.params_absent,
                "Dynamic parameters are not stored in the file (they take no bytes); give them "
                "all with --param");
   cmd.add_flag("--json", o.json, "Print JSON (the format is in docs/cli.md)");
 }
 
+std::vector<DataOptions> family_members(const DataOptions& o) {
+  std::vector<DataOptions> out;
+  if (layout::is_family_index(o.family)) {
+    const layout::FamilyIndex index = layout::read_family_index(o.family);
+    for (size_t i = 0; i < index.files.size(); ++i) {
+      DataOptions m = o;
+      m.data = index.files[i];
+      if (m.layout.empty()) m.layout = index.layout_path;
+      for (size_t k = 0; k < index.param_paths.size(); ++k) {
+        m.params.push_back(fmt::format("{}={}", index.param_paths[k], index.values[i][k]));
+      }
+      m.params_absent = !index.params_in_files;
+      out.push_back(std::move(m));
+    }
+    return out;
+  }
+  for (const std::string& file : layout::family_members(o.family)) {
+    DataOptions m = o;
+    m.data = file;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 model::Tree open_data(const DataOptions& o) {
+  if (o.data.empty()) throw Error(ErrorCategory::kUsage, "give a data file (or --family)");
   layout::BindOptions bind;
   if (o.order == "little") bind.default_order = ByteOrder::kLittle;
   if (o.order == "big") bind.default_order = ByteOrder::kBig;

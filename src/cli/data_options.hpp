@@ -17,7 +17,12 @@ struct DataOptions {
   std::vector<std::string> params;  ///< NAME=VALUE
   bool params_absent = false;
   bool json = false;
+  std::string family;  ///< a glob pattern of member files, or a family index
 };
+
+/// The members of `options.family`, each as the options that open it (its data path, the
+/// family layout, and, from an index, its parameters). Throws Error when there are none.
+std::vector<DataOptions> family_members(const DataOptions& options);
 
 /// Registers DATA, --layout, --order, --param, --params-absent and --json on `cmd`.
 void add_data_options(CLI::App& cmd, DataOptions& options);

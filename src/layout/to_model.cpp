@@ -213,6 +213,16 @@ model::Tree open_dudley(const std::string& data_path, const std::string& layout_
     }
     layout_file = p.replace_extension(".dud").string();
     if (!std::filesystem::exists(layout_file)) {
+      // A family member STEM_NNNN.EXT shares the family's layout STEM.dud.
+      const std::string stem = std::filesystem::path(data_path).stem().string();
+      const size_t cut = stem.find_last_not_of("0123456789");
+      if (cut != std::string::npos && cut + 1 < stem.size() && stem[cut] == '_') {
+        const auto shared =
+            std::filesystem::path(data_path).parent_path() / (stem.substr(0, cut) + ".dud");
+        if (std::filesystem::exists(shared)) layout_file = shared.string();
+      }
+    }
+    if (!std::filesystem::exists(layout_file)) {
       throw Error(ErrorCategory::kUsage,
                   "no layout given and no " + layout_file + " beside the data: use --layout",
                   Location::file(data_path));

@@ -12,6 +12,7 @@
 #include "dudley/io/byte_source.hpp"
 #include "dudley/layout/binder.hpp"
 #include "dudley/layout/emitter.hpp"
+#include "dudley/layout/parser.hpp"
 
 namespace dudley::layout {
 
@@ -75,6 +76,15 @@ Writer::Writer(const Layout& layout, std::string data_path, WriteOptions options
       throw Error(ErrorCategory::kUsage,
                   fmt::format("{}: writing counted or heterogeneous arrays is not supported yet",
                               layout_.path(n)));
+    }
+  }
+  if (layout_.template_directive) {  // [C22]: refuse a template that breaks its rules
+    std::vector<Diagnostic> problems;
+    check_template_rules(layout_, problems);
+    if (!problems.empty()) {
+      throw Error(ErrorCategory::kSemantic,
+                  fmt::format("the layout is a !TEMPLATE but breaks its rules: {} (line {})",
+                              problems.front().message, problems.front().line));
     }
   }
   if (!layout_.pointees.empty()) {
@@ -219,6 +229,7 @@ uint64_t Writer::commit() {
   BindOptions bind;
   bind.default_order = options_.order;
   bind.signature_unread = true;
+  bind.params_absent = options_.params_absent;
   for (ParamId p = 0; p < layout_.params.size(); ++p) {
     const Param& param = layout_.params[p];
     if (param.group == kNone || param.kind != ParamKind::kDynamic) continue;
@@ -340,6 +351,7 @@ uint64_t Writer::commit() {
     }
   }
   file.commit(options_.fsync);
+  committed_ = true;
   if (options_.write_layout) {
     write_file_atomically(layout_path_for(path_), emit_layout(layout_), options_.fsync);
   }

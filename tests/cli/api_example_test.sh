@@ -21,4 +21,24 @@ expect "rho[1, ::2] has 2 values, the first 10"
 expect "$tmp/run_0.bin: rho[0][0] = 0 (12 values)"
 expect "$tmp/run_1.bin: rho[0][0] = 1000 (15 values)"
 expect "$tmp/run_2.bin: rho[0][0] = 2000 (18 values)"
+
+# examples/write_family.cpp: a family of the bundled layout, read back by the CLI through
+# its index and through a glob (values per the example: rho[j][i] = 1000*step + 10*j + i).
+mkdir "$tmp/fam"
+"${WRITE_FAMILY:?}" "$root/examples/restart.dud" "$tmp/fam/run" 3 >"$tmp/out"
+grep -qxF "$tmp/fam/run.index.bin" "$tmp/out" || { echo "write_family did not name its index"; exit 1; }
+"${DUDLEY:?}" check "$tmp/fam/run.dud" "$tmp/fam/run.index.dud" >/dev/null
+"$DUDLEY" dump --json --family "$tmp/fam/run.index.bin" /hydro/rho >"$tmp/fam.jsonl"
+"$DUDLEY" dump --json --family "$tmp/fam/run_*.bin" /hydro/rho >"$tmp/glob.jsonl"
+cmp -s "$tmp/fam.jsonl" "$tmp/glob.jsonl" || { echo "index and glob disagree"; exit 1; }
+/usr/bin/python3 - "$tmp/fam.jsonl" "$tmp/fam" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert [l["file"] for l in lines] == [f"{sys.argv[2]}/run_{i:04d}.bin" for i in range(3)]
+for step, l in enumerate(lines):
+    rho = l["root"]["members"]["hydro"]["members"]["rho"]
+    nx = 4 + step
+    assert rho["shape"] == [3, nx], rho["shape"]
+    assert rho["data"] == [[1000.0 * step + 10 * j + i for i in range(nx)] for j in range(3)]
+PY
 echo "api example: ok"

@@ -14,6 +14,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
+#include "dudley/layout/family.hpp"
 #include "dudley/layout/from_model.hpp"
 #include "dudley/layout/parser.hpp"
 #include "dudley/layout/reader.hpp"
@@ -312,6 +313,63 @@ TEST_F(WriterTest, ConvertsATreeWithStructsTextListsAndDocs) {
   }
   EXPECT_EQ(copy.find("/NX"), nullptr);  // parameters are values now, not items
   EXPECT_EQ(copy.root->params.size(), tree.root->params.size());
+}
+
+TEST_F(WriterTest, TemplatesThatBreakTheirRulesAreRefused) {  // [C22]
+  // The parser reports this too; a layout built or changed in memory meets the writer's check.
+  ParseResult parsed = parse_layout("!TEMPLATE  !DUDLEY := S1[8]  x = f8  N := i4  y = f8[N]");
+  EXPECT_FALSE(parsed.ok());
+  const Layout& bad = parsed.layout;
+  EXPECT_THROW(Writer(bad, file("t.bin")), Error);
+  Layout good = parse_ok("!TEMPLATE  !DUDLEY := S1[8]  N := i4  x = f8[N]");
+  EXPECT_NO_THROW(Writer(good, file("t.bin")));
+}
+
+TEST_F(WriterTest, FamiliesWithAnIndexInBothModes) {  // [C22, C23]
+  Layout l =
+      parse_ok("!TEMPLATE  !DUDLEY := S1[8]  N := i4  g /  M := u2 ..  x = f8[N]  g/y = i2[M]");
+  for (bool in_files : {true, false}) {
+    SCOPED_TRACE(in_files ? "parameters in the files" : "parameters only in the index");
+    const std::string stem = file(in_files ? "run" : "bare");
+    FamilyOptions options;
+    options.params_in_files = in_files;
+    FamilyWriter family(l, stem, options);
+    for (int i = 0; i < 3; ++i) {
+      Writer& w = family.add();
+      std::vector<double> x(static_cast<size_t>(i + 1), 10.0 * i);
+      w.write("/x", array_of<double>({i + 1}, x, DType::float_(8)));
+      w.write("/g/y", array_of<int16_t>({2}, {static_cast<int16_t>(i), -1}, DType::int_(2)));
+      w.commit();
+    }
+    const std::string index_file = family.finish();
+    EXPECT_EQ(index_file, stem + ".index.bin");
+    ASSERT_TRUE(is_family_index(index_file));
+    const FamilyIndex index = read_family_index(index_file);
+    EXPECT_EQ(index.layout_path, stem + ".dud");
+    EXPECT_EQ(index.params_in_files, in_files);
+    ASSERT_EQ(index.files.size(), 3u);
+    EXPECT_EQ(index.files[2], stem + "_0002.bin");
+    EXPECT_EQ(index.param_paths, (std::vector<std::string>{"/N", "/g/M"}));
+    EXPECT_EQ(index.values[2], (std::vector<int64_t>{3, 2}));
+    // Every member read through the index alone.
+    const Layout shared = load_layout(index.layout_path);
+    BindPlan plan(shared, !in_files);
+    for (size_t i = 0; i < 3; ++i) {
+      Binding b(plan, io::open_file(index.files[i]), index.bind_options(i));
+      NDArray x = read_array(b, shared.find("/x"));
+      EXPECT_EQ(x.shape().dims(), (std::vector<int64_t>{static_cast<int64_t>(i) + 1}));
+      EXPECT_EQ(x.get<double>({0}), 10.0 * static_cast<double>(i));
+      EXPECT_EQ(read_array(b, shared.find("/g/y")).get<int16_t>({0}), static_cast<int16_t>(i));
+    }
+    // Members with their parameters open on their own (STEM_NNNN.bin finds STEM.dud).
+    model::Tree alone = dudley::open(index.files[1]);
+    if (in_files) {
+      EXPECT_EQ(alone.find("/x")->shape, (std::vector<int64_t>{2}));
+      EXPECT_EQ(fs::file_size(index.files[1]), 8u + 4 + 2 + 16 + 4);
+    } else {
+      EXPECT_EQ(fs::file_size(index.files[1]), 8u + 16 + 4);  // no parameter bytes
+    }
+  }
 }
 
 }  // namespace

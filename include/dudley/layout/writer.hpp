@@ -31,6 +31,9 @@ struct WriteOptions {
   ByteOrder order = native_byte_order();
   /// Make data and layout durable before they appear under their names.
   bool fsync = false;
+  /// The data file does not hold its dynamic parameters (they take no bytes): a family whose
+  /// parameters live only in its index [C23]. Readers then need the index (or --param).
+  bool params_absent = false;
   /// Write NAME.dud beside data file NAME.EXT (canonical, `dudley check` passes on it).
   bool write_layout = true;
   /// Called as bytes are written (done, total): progress bars, and tests that interrupt.
@@ -66,6 +69,11 @@ class Writer {
   /// existing file of that name is untouched. Returns the data file's size.
   uint64_t commit();
 
+  /// True once commit() succeeded.
+  bool committed() const { return committed_; }
+  /// Every dynamic group parameter's value (complete after commit()), by declaration.
+  const std::map<ParamId, int64_t>& param_values() const { return params_; }
+
  private:
   ParamId find_param(std::string_view name_or_path) const;
   void set_param_value(ParamId p, int64_t value, const std::string& why);
@@ -84,6 +92,7 @@ class Writer {
   };
   NodeId check_shape(std::string_view path, const std::vector<int64_t>& shape);
   std::vector<Input> inputs_;
+  bool committed_ = false;
 };
 
 /// The file a layout goes to beside data file `data_path`: NAME.EXT -> NAME.dud.
