@@ -5,13 +5,13 @@ set -euo pipefail
 
 packages=(
   # toolchain
-  build-essential cmake ninja-build clang lld libclang-rt-14-dev clang-format clang-tidy
+  build-essential cmake ninja-build pkg-config clang lld libclang-rt-14-dev clang-format clang-tidy
   # libraries
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   # example data generation and test scripts (Debian's interpreter, standard library only)
   python3
   # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libhdf5-dev
 )
 
 missing=()
