@@ -55,8 +55,8 @@ void make_families() {
   for (int i = 0; i < kFiles; ++i) {
     const int64_t n = 8 + i % 17, m = 5 + i % 11;
     layout::Writer& w = family.add();
-    hid_t file = H5Fcreate((d / fmt::format("h5_{:04d}.h5", i)).c_str(), H5F_ACC_TRUNC,
-                           H5P_DEFAULT, H5P_DEFAULT);
+    hid_t file = H5Fcreate((d / fmt::format("h5_{:04d}.h5", i)).c_str(), H5F_ACC_TRUNC, H5P_DEFAULT,
+                           H5P_DEFAULT);
     for (int a = 0; a < kArrays; ++a) {
       const int64_t count = a % 2 ? m : n;
       NDArray x(DType::float_(8), Shape({count}));

@@ -3,6 +3,7 @@
 #include "dudley/layout/writer.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -193,6 +194,34 @@ TEST_F(WriterTest, KilledWhileWritingLeavesTheOldFileIntact) {
   for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename());
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"k.bin", "k.dud"}));
+}
+
+TEST_F(WriterTest, AFullDiskIsAClearErrorAndLeavesNothing) {
+  // A file size limit stands in for a full disk: writes past it fail as they would.
+  Layout l = parse_ok("!DUDLEY := S1[8]  N := i8  x = f8[N]");
+  const std::string path = file("full.bin");
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{1 << 20, 1 << 20};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    Writer w(l, path);
+    w.write("/x", NDArray(DType::float_(8), Shape({int64_t{1} << 20})));  // 8 MiB
+    try {
+      w.commit();
+    } catch (const Error& e) {
+      const std::string m = e.what();
+      ::_exit(m.find(path) != std::string::npos && m.find("too large") != std::string::npos ? 0
+                                                                                            : 3);
+    }
+    ::_exit(4);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "3: the message lacks the path or the reason; 4: no error";
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_FALSE(fs::exists(layout_path_for(path)));
 }
 
 // Random layouts of parameters, groups and primitive arrays in random orders, random data:
