@@ -30,8 +30,9 @@ std::string param_path(const Layout& l, ParamId p) {
 NDArray text_rows(const std::vector<std::string>& rows, size_t width, const DType& unit) {
   NDArray a(unit, Shape({static_cast<int64_t>(rows.size()), static_cast<int64_t>(width)}));
   auto* p = static_cast<char*>(a.mutable_data());
-  for (size_t i = 0; i < rows.size(); ++i)
-    std::memcpy(p + i * width, rows[i].data(), rows[i].size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::copy(rows[i].begin(), rows[i].end(), p + i * width);  // NUL padded, not terminated
+  }
   return a;
 }
 
@@ -120,7 +121,7 @@ std::string FamilyWriter::finish() {
   write.write_layout = true;
   write.params_absent = false;
   write.progress = nullptr;
-  const std::string index_file = stem_ + ".index.bin";
+  std::string index_file = stem_ + ".index.bin";
   Writer w(index, index_file, write);
   NDArray name(unit, Shape({static_cast<int64_t>(layout_name.size())}));
   std::memcpy(name.mutable_data(), layout_name.data(), layout_name.size());
