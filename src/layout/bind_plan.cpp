@@ -136,6 +136,16 @@ void BindPlan::compile_formulas() {
       valid = false;
     }
   };
+  // A data item or pointee: at an explicit address, or at the cursor when its size is a term.
+  auto array_statement = [&](bool has_address, uint64_t address, std::optional<Term> term) {
+    if (has_address) {
+      explicit_end(address, term);
+    } else if (term) {
+      add_term(*term);
+    } else {
+      valid = false;
+    }
+  };
   auto constant = [](uint64_t bytes) { return std::optional<Term>(Term{bytes, {}}); };
 
   for (uint32_t k = 0; k < layout_.statements.size(); ++k) {
@@ -178,26 +188,12 @@ void BindPlan::compile_formulas() {
       }
       case Statement::Kind::kData: {
         const Node& n = layout_.nodes[s.index];
-        auto term = array_term(layout_, n.type, n.dims);
-        if (n.has_address) {
-          explicit_end(n.address, term);
-        } else if (term) {
-          add_term(*term);
-        } else {
-          valid = false;
-        }
+        array_statement(n.has_address, n.address, array_term(layout_, n.type, n.dims));
         break;
       }
       case Statement::Kind::kPointee: {
         const Pointee& p = layout_.pointees[s.index];
-        auto term = array_term(layout_, p.type, p.dims);
-        if (p.has_address) {
-          explicit_end(p.address, term);
-        } else if (term) {
-          add_term(*term);
-        } else {
-          valid = false;
-        }
+        array_statement(p.has_address, p.address, array_term(layout_, p.type, p.dims));
         break;
       }
       case Statement::Kind::kType:
