@@ -19,6 +19,7 @@ DType native_form(const DType& stored) {
 // Reads the item's bytes into `dst` and brings them to native order. Swaps each chunk right
 // after reading it, while it is still in cache: one pass over memory instead of two.
 void read_native(const io::ByteSource& source, const BoundArray& a, void* dst) {
+  if (a.byte_size == 0) return;  // also the only case of a 0-byte element (an empty struct)
   if (!a.dtype.needs_swap()) {
     if (source.read_some(a.address, a.byte_size, dst) < a.byte_size) {
       source.check_range(a.address, a.byte_size, "data item");

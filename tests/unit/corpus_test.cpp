@@ -113,20 +113,23 @@ TEST(Corpus, BindFuzzRegressions) {
         EXPECT_EQ(address(fast, node), address(walk, node)) << l->path(node);
       }
     }
-    try {
-      auto tree = layout::dudley_tree(l, io::memory_source(data.data(), data.size()));
-      std::function<void(const model::Node&)> read_all = [&](const model::Node& node) {
-        if (node.data) {
-          try {
-            node.data->read();
-          } catch (const Error&) {
+    // Read everything in both byte orders, as the fuzz target does.
+    for (auto order : {ByteOrder::kLittle, ByteOrder::kBig}) try {
+        layout::BindOptions options;
+        options.default_order = order;
+        auto tree = layout::dudley_tree(l, io::memory_source(data.data(), data.size()), options);
+        std::function<void(const model::Node&)> read_all = [&](const model::Node& node) {
+          if (node.data) {
+            try {
+              node.data->read();
+            } catch (const Error&) {
+            }
           }
-        }
-        for (const auto& c : node.children) read_all(*c);
-      };
-      read_all(*tree.root);
-    } catch (const Error&) {
-    }
+          for (const auto& c : node.children) read_all(*c);
+        };
+        read_all(*tree.root);
+      } catch (const Error&) {
+      }
   }
 }
 
