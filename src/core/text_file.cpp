@@ -11,6 +11,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
+#include "dudley/io/atomic_file.hpp"
 
 namespace dudley {
 
@@ -41,43 +42,9 @@ std::string read_text_file(const std::string& path) {
 }
 
 void write_file_atomically(const std::string& path, std::string_view contents, bool fsync) {
-  std::string temp = path + ".tmp-XXXXXX";
-  int fd = ::mkstemp(temp.data());
-  if (fd < 0) {
-    throw Error(ErrorCategory::kIo,
-                fmt::format("cannot create a temporary file beside it: {}", std::strerror(errno)),
-                Location::file(path));
-  }
-  auto fail = [&](const char* what) {
-    const int saved = errno;
-    ::close(fd);
-    ::unlink(temp.c_str());
-    throw Error(ErrorCategory::kIo, fmt::format("{}: {}", what, std::strerror(saved)),
-                Location::file(path));
-  };
-  size_t written = 0;
-  while (written < contents.size()) {
-    ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("write failed");
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (fsync && ::fsync(fd) != 0) fail("fsync failed");
-  ::fchmod(fd, 0644);
-  if (::close(fd) != 0) {
-    ::unlink(temp.c_str());
-    throw Error(ErrorCategory::kIo, fmt::format("close failed: {}", std::strerror(errno)),
-                Location::file(path));
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const int saved = errno;
-    ::unlink(temp.c_str());
-    throw Error(ErrorCategory::kIo,
-                fmt::format("rename into place failed: {}", std::strerror(saved)),
-                Location::file(path));
-  }
+  io::AtomicFile file(path);  // the one mechanism for every output file
+  file.write_at(0, contents.data(), contents.size());
+  file.commit(fsync);
 }
 
 }  // namespace dudley

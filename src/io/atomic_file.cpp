@@ -28,7 +28,8 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   if (dir.empty()) dir = ".";
   fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
   if (fd_ < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
-    temp_ = path_ + ".tmp-XXXXXX";  // no O_TMPFILE here: a named temporary instead
+    // No O_TMPFILE on this file system: a named temporary (mkostemp fills in the Xs).
+    temp_ = path_ + ".tmp-XXXXXX";
     fd_ = ::mkostemp(temp_.data(), O_CLOEXEC);
     if (fd_ >= 0) ::fchmod(fd_, 0644);
   }
@@ -67,7 +68,7 @@ void AtomicFile::commit(bool fsync) {
   if (temp_.empty()) {
     // Give the unnamed file a temporary name (linkat cannot replace), then rename it over
     // the target: the one step that makes it visible.
-    std::string named = path_ + ".tmp-XXXXXX";
+    std::string named;
     for (int attempt = 0;; ++attempt) {
       named = fmt::format("{}.tmp-{}-{}", path_, ::getpid(), attempt);
       const std::string proc = fmt::format("/proc/self/fd/{}", fd_);

@@ -1,6 +1,8 @@
 #include "dudley/layout/from_model.hpp"
 
+#include <cctype>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -77,10 +79,10 @@ class Emitter {
     const std::string key = t.to_string();
     auto it = structs_.find(key);
     if (it != structs_.end()) return it->second;
-    std::string name = is_name(t.name()) ? t.name() : "record";
-    for (int k = 2; used_.count(name); ++k)
-      name = fmt::format("{}{}", t.name().empty() || !is_name(t.name()) ? "record" : t.name(), k);
-    used_.insert({name, true});
+    // The compound's own name when it is a Dudley name, made unique with a number.
+    const std::string base = is_name(t.name()) ? t.name() : "record";
+    std::string name = base;
+    for (int k = 2; !used_.insert(name).second; ++k) name = fmt::format("{}{}", base, k);
     std::string text = name + " := {\n";
     for (const DTypeField& f : t.fields()) {
       if (!is_name(f.name)) {
@@ -164,7 +166,7 @@ class Emitter {
 
   std::string types_;
   std::map<std::string, std::string> structs_;  // compound's text -> its type name
-  std::map<std::string, bool> used_;
+  std::set<std::string> used_;                  // type names given out
 };
 
 void arrays(const model::Node& n, const std::string& path, Writer& w) {

@@ -184,18 +184,16 @@ model::Tree dudley_tree(std::shared_ptr<const Layout> layout,
   tree.root = convert(context, Layout::kRoot);
   const Layout& l = *context->layout;
   for (uint32_t i = 0; i < l.pointees.size(); ++i) {
-    auto node = std::make_unique<model::Node>();
-    node->kind = model::NodeKind::kArray;
-    node->name = std::to_string(l.pointees[i].key);
-    node->doc = std::string(l.doc(l.pointees[i].doc));
+    std::unique_ptr<model::Node> node;
     try {
-      BoundArray a = context->binding.pointee(i);
-      node = bound_array_node(context, a);
-      node->name = std::to_string(l.pointees[i].key);
-      node->doc = std::string(l.doc(l.pointees[i].doc));
+      node = bound_array_node(context, context->binding.pointee(i));
     } catch (const Error& e) {
+      node = std::make_unique<model::Node>();
+      node->kind = model::NodeKind::kArray;
       node->error = e.what();
     }
+    node->name = std::to_string(l.pointees[i].key);
+    node->doc = std::string(l.doc(l.pointees[i].doc));
     tree.pointees[l.pointees[i].key] = std::move(node);
   }
   return tree;

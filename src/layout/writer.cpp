@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -113,35 +114,24 @@ Writer::Writer(const Layout& layout, std::string data_path, WriteOptions options
 
 ParamId Writer::find_param(std::string_view key) const {
   ParamId found = kNone;
-  int matches = 0;
+  std::set<std::string> paths;  // of the parameters matching a bare name
   const bool by_path = key.find('/') != std::string_view::npos;
   for (ParamId p = 0; p < layout_.params.size(); ++p) {
     if (layout_.params[p].group == kNone) continue;  // struct and block parameters
-    const bool match =
-        by_path ? param_path(layout_, p) == key : layout_.name(layout_.params[p].name) == key;
-    if (match) {
+    const std::string path = param_path(layout_, p);
+    if (by_path ? path == key : layout_.name(layout_.params[p].name) == key) {
       found = p;  // a redeclared parameter: the last declaration is the one in force
-      ++matches;
+      paths.insert(path);
     }
   }
   if (found == kNone) {
     throw Error(ErrorCategory::kUsage,
                 fmt::format("the layout has no parameter {}", std::string(key)));
   }
-  if (!by_path && matches > 1) {
-    const bool same_path = [&] {
-      for (ParamId p = 0; p < layout_.params.size(); ++p) {
-        if (layout_.params[p].group != kNone && layout_.name(layout_.params[p].name) == key &&
-            param_path(layout_, p) != param_path(layout_, found))
-          return false;
-      }
-      return true;
-    }();
-    if (!same_path) {
-      throw Error(ErrorCategory::kUsage,
-                  fmt::format("parameter name {} is used in several groups: give its path",
-                              std::string(key)));
-    }
+  if (paths.size() > 1) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("parameter name {} is used in several groups ({}): give its path",
+                            std::string(key), fmt::join(paths, ", ")));
   }
   return found;
 }
