@@ -439,6 +439,18 @@ void Binding::allocate_placement() {
   computing_.assign(n, 0);
 }
 
+uint64_t Binding::extent(uint32_t statements) {
+  return named_on_error([&] {
+    uint64_t end = 0;
+    const auto count = std::min<size_t>(statements, layout_.statements.size());
+    for (uint32_t k = 0; k < count; ++k) {
+      ensure(k);
+      if (end_[k] > start_[k]) end = std::max(end, end_[k]);
+    }
+    return end;
+  });
+}
+
 uint64_t Binding::cursor_before(uint32_t k) {
   if (k == 0) return 0;
   if (!done_.empty() && done_[k - 1]) return end_[k - 1];
@@ -625,8 +637,17 @@ uint64_t Binding::size_of(uint32_t k) {
       if (has_variable_instances(n.type)) {
         // Counted arrays and heterogeneous arrays: instances are measured one by one.
         const std::string what = naming_ ? layout_.path(s.index) : std::string();
-        return variable_extent(n.type, instance_count(instance_shape(n), what), start_[k],
-                               bound_values(n), what, 0, nullptr);
+        const uint64_t count = instance_count(instance_shape(n), what);
+        const std::vector<int64_t> bound = bound_values(n);
+        // Measuring may place other items first (through a parameter's position): keep the
+        // hook's item of the caller.
+        const NodeId outer_item = hook_item_;
+        const uint64_t outer_index = hook_index_;
+        hook_item_ = s.index;
+        const uint64_t size = variable_extent(n.type, count, start_[k], bound, what, 0, nullptr);
+        hook_item_ = outer_item;
+        hook_index_ = outer_index;
+        return size;
       }
       if (n.type.kind == TypeRef::Kind::kPrimitive) {
         // Hot path of long cursor chains (file families): the size of a primitive array
@@ -736,7 +757,11 @@ void Binding::instance_param(ParamId id, uint64_t base, uint64_t& cursor, uint64
   const std::string name =
       naming_ ? fmt::format("{} (parameter {} of an instance)", what, layout_.name(p.name))
               : std::string();
-  const int64_t value = read_integer(p.type, base + offset, name);
+  std::optional<int64_t> given;
+  if (options_.instance_params && depth == 0 && hook_item_ != kNone) {
+    given = options_.instance_params(hook_item_, hook_index_, id);
+  }
+  const int64_t value = given ? *given : read_integer(p.type, base + offset, name);
   values.emplace_back(id, value);
   if (record) record->params.push_back({id, value, base + offset});
   cursor = offset + size;
@@ -762,6 +787,7 @@ uint64_t Binding::variable_extent(const TypeRef& type, uint64_t count, uint64_t 
     BoundInstance* instance = nullptr;
     if (record) instance = &record->emplace_back();
     Locals block;
+    if (depth == 0) hook_index_ = i;
     if (t.kind == TypeKind::kHeteroBody && t.block != kNone && depth == 0) {
       block = block_instance(t.block, i, what, instance);  // its parameters come first
     }
@@ -899,7 +925,11 @@ std::vector<BoundInstance> Binding::instances(NodeId node, std::vector<int64_t>&
     const uint64_t address = n.has_address ? n.address : cursor_before(k);
     shape = instance_shape(n);
     std::vector<BoundInstance> out;
-    variable_extent(n.type, instance_count(shape, what), address, bound_values(n), what, 0, &out);
+    const uint64_t count = instance_count(shape, what);
+    const std::vector<int64_t> bound = bound_values(n);
+    hook_item_ = node;
+    variable_extent(n.type, count, address, bound, what, 0, &out);
+    hook_item_ = kNone;
     // Every member's bytes must be there, as array() checks for a plain item.
     std::vector<const BoundInstance*> pending;
     pending.reserve(out.size());

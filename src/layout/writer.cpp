@@ -1,3 +1,6 @@
+// The Writer's front half: what the caller gives (parameters, arrays, regions, instances,
+// pointees, list items), checked against the layout as it arrives so that an error names the
+// call that caused it. commit() (writer_commit.cpp) places and writes everything.
 #include "dudley/layout/writer.hpp"
 
 #include <algorithm>
@@ -6,58 +9,63 @@
 
 #include <fmt/format.h>
 
-#include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
-#include "dudley/core/file_io.hpp"
-#include "dudley/io/atomic_file.hpp"
-#include "dudley/io/byte_source.hpp"
 #include "dudley/layout/binder.hpp"
-#include "dudley/layout/emitter.hpp"
 #include "dudley/layout/parser.hpp"
+#include "writer_support.hpp"
 
 namespace dudley::layout {
 
 namespace {
-
-// Bytes of data written per call (and swapped in a buffer of this size when the file's
-// order is foreign): large enough for full-speed writes, small enough to stay in cache.
-constexpr uint64_t kChunk = uint64_t{4} << 20;
-
-// Planning binds the layout to zeros this long: every address the layout can compute fits.
-constexpr uint64_t kPlanningSize = uint64_t{1} << 62;
-
-bool varies(const Layout& l, const TypeRef& ref, int depth = 0) {
-  if (ref.kind != TypeRef::Kind::kUser || depth > 64) return false;
-  const TypeDef& t = l.types[ref.user];
-  if (t.has_dynamic_params || t.kind == TypeKind::kHeteroBody) return true;
-  return std::any_of(t.body.begin(), t.body.end(), [&](const StructEntry& e) {
-    return e.kind == StructEntry::Kind::kMember && varies(l, l.nodes[e.index].type, depth + 1);
-  });
-}
 
 bool order_unspecified(const TypeRef& ref) {
   return ref.kind == TypeRef::Kind::kPrimitive && ref.order == ByteOrder::kUnspecified &&
          primitive_size(ref.primitive) > 1;
 }
 
-std::string param_path(const Layout& l, ParamId p) {
-  const std::string group = l.path(l.params[p].group);
-  return (group == "/" ? "" : group) + "/" + std::string(l.name(l.params[p].name));
-}
-
-// The parameter value a dimension of `extent` needs, given the dimension's suffixes [C14].
-std::optional<int64_t> invert_dimension(int64_t extent, int32_t adjust) {
-  if (extent == 0) return 0;
-  const int64_t value = extent - adjust;
-  if (value <= 0) return std::nullopt;
-  return value;
-}
-
-// The spec's literal signature bytes [C20].
-void signature_bytes(ByteOrder order, unsigned char out[8]) {
-  static constexpr unsigned char kBig[8] = {0x89, 0x44, 0x75, 0x44, 0x0d, 0x0a, 0x1a, 0x0a};
-  static constexpr unsigned char kLittle[8] = {0x89, 0x64, 0x95, 0x64, 0x0d, 0x0a, 0x1a, 0x0a};
-  std::copy_n(order == ByteOrder::kBig ? kBig : kLittle, 8, out);
+// The primitive holding elements of `type` (in the item's declared order), if Dudley has one.
+std::optional<Primitive> primitive_for(const DType& type) {
+  const unsigned n = static_cast<unsigned>(type.size());
+  std::string name;
+  switch (type.kind()) {
+    case DTypeKind::kBool:
+      name = "b1";
+      break;
+    case DTypeKind::kInt:
+      name = fmt::format("i{}", n);
+      break;
+    case DTypeKind::kUInt:
+      name = fmt::format("u{}", n);
+      break;
+    case DTypeKind::kFloat:
+      name = fmt::format("f{}", n);
+      break;
+    case DTypeKind::kComplex:
+      name = fmt::format("c{}", n);
+      break;
+    case DTypeKind::kPointer:
+      name = fmt::format("p{}", n);
+      break;
+    case DTypeKind::kText:
+      switch (type.encoding()) {
+        case TextEncoding::kAscii:
+          name = "S1";
+          break;
+        case TextEncoding::kUtf8:
+          name = "U1";
+          break;
+        case TextEncoding::kUtf16:
+          name = "U2";
+          break;
+        case TextEncoding::kUtf32:
+          name = "U4";
+          break;
+      }
+      break;
+    default:
+      break;
+  }
+  return primitive_from_name(name);
 }
 
 }  // namespace
@@ -66,42 +74,87 @@ std::string layout_path_for(const std::string& data_path) {
   return std::filesystem::path(data_path).replace_extension(".dud").string();
 }
 
+std::vector<int64_t> element_shape(const DType& type, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> out = shape;
+  if (type.kind() == DTypeKind::kText && type.text_length() > 1) {
+    out.push_back(static_cast<int64_t>(type.text_length()));
+  }
+  return out;
+}
+
+void match_dims(std::span<const Dim> dims, const std::vector<int64_t>& shape,
+                const std::string& what, const DimResolver& resolve) {
+  size_t axis = 0;
+  for (const Dim& d : dims) {
+    DimValue v = d.kind == Dim::Kind::kLiteral ? DimValue{DimValue::kKnown, d.literal} : resolve(d);
+    if (v.state == DimValue::kUnchecked) {
+      ++axis;
+      continue;
+    }
+    if (v.state == DimValue::kUnknown) {
+      if (axis >= shape.size()) break;  // the rank check below names the problem
+      const int64_t extent = shape[axis];
+      // The parameter value a dimension of this extent needs, given its suffixes [C14].
+      const int64_t value = extent == 0 ? 0 : extent - d.adjust;
+      if (extent != 0 && value <= 0) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("{}: no value of {} gives dimension {} the length {}", what, v.name,
+                                axis, extent));
+      }
+      v.assign(value, fmt::format("{} (dimension {})", what, axis));
+      ++axis;
+      continue;
+    }
+    int64_t value = v.value;
+    if (d.kind != Dim::Kind::kLiteral && value > 0 && d.adjust != 0) {
+      value = std::max<int64_t>(0, value + d.adjust);
+    }
+    if (value < 0) continue;  // the dimension disappears
+    if (axis < shape.size() && shape[axis] != value) {
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("{}: dimension {} of the array is {}, the layout says {}", what, axis,
+                              shape[axis], value));
+    }
+    ++axis;
+  }
+  if (axis > shape.size()) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{}: the array has rank {}, the layout more", what, shape.size()));
+  }
+}
+
+std::string param_path(const Layout& l, ParamId p) {
+  if (l.params[p].group == kNone) return std::string(l.name(l.params[p].name));
+  const std::string group = l.path(l.params[p].group);
+  return (group == "/" ? "" : group) + "/" + std::string(l.name(l.params[p].name));
+}
+
 Writer::Writer(const Layout& layout, std::string data_path, WriteOptions options)
-    : layout_(layout), path_(std::move(data_path)), options_(std::move(options)) {
+    : layout_(&layout), path_(std::move(data_path)), options_(std::move(options)) {
   if (options_.order != ByteOrder::kLittle && options_.order != ByteOrder::kBig) {
     throw Error(ErrorCategory::kUsage, "the write order must be little or big");
   }
-  for (NodeId n = 0; n < layout_.nodes.size(); ++n) {
-    const Node& node = layout_.nodes[n];
-    if (node.kind == NodeKind::kData && varies(layout_, node.type)) {
-      throw Error(ErrorCategory::kUsage,
-                  fmt::format("{}: writing counted or heterogeneous arrays is not supported yet",
-                              layout_.path(n)));
-    }
-  }
-  if (layout_.template_directive) {  // [C22]: refuse a template that breaks its rules
+  if (layout.template_directive) {  // [C22]: refuse a template that breaks its rules
     std::vector<Diagnostic> problems;
-    check_template_rules(layout_, problems);
+    check_template_rules(layout, problems);
     if (!problems.empty()) {
       throw Error(ErrorCategory::kSemantic,
                   fmt::format("the layout is a !TEMPLATE but breaks its rules: {} (line {})",
                               problems.front().message, problems.front().line));
     }
   }
-  if (!layout_.pointees.empty()) {
-    throw Error(ErrorCategory::kUsage, "writing pointees is not supported yet");
-  }
   if (options_.write_layout && std::filesystem::path(path_).extension() == ".dud") {
     throw Error(ErrorCategory::kUsage, "the data file may not end in .dud: its layout goes there",
                 Location::file(path_));
   }
   // A file is self-describing only if its reader can know every byte order.
-  if (!layout_.signature) {
-    auto unspecified = [&](const TypeRef& t) { return order_unspecified(t); };
-    const bool any = std::any_of(layout_.nodes.begin(), layout_.nodes.end(),
-                                 [&](const Node& n) { return unspecified(n.type); }) ||
-                     std::any_of(layout_.params.begin(), layout_.params.end(), [&](const Param& p) {
-                       return p.kind == ParamKind::kDynamic && unspecified(p.type);
+  if (!layout.signature) {
+    const bool any = std::any_of(layout.nodes.begin(), layout.nodes.end(),
+                                 [&](const Node& n) { return order_unspecified(n.type); }) ||
+                     std::any_of(layout.pointees.begin(), layout.pointees.end(),
+                                 [&](const Pointee& p) { return order_unspecified(p.type); }) ||
+                     std::any_of(layout.params.begin(), layout.params.end(), [&](const Param& p) {
+                       return p.kind == ParamKind::kDynamic && order_unspecified(p.type);
                      });
     if (any) {
       throw Error(ErrorCategory::kUsage,
@@ -110,16 +163,17 @@ Writer::Writer(const Layout& layout, std::string data_path, WriteOptions options
                   "'!DUDLEY := S1[8]' at its start, or '<' / '>' prefixes");
     }
   }
+  appended_from_ = static_cast<uint32_t>(layout.statements.size());
 }
 
 ParamId Writer::find_param(std::string_view key) const {
   ParamId found = kNone;
   std::set<std::string> paths;  // of the parameters matching a bare name
   const bool by_path = key.find('/') != std::string_view::npos;
-  for (ParamId p = 0; p < layout_.params.size(); ++p) {
-    if (layout_.params[p].group == kNone) continue;  // struct and block parameters
-    const std::string path = param_path(layout_, p);
-    if (by_path ? path == key : layout_.name(layout_.params[p].name) == key) {
+  for (ParamId p = 0; p < layout_->params.size(); ++p) {
+    if (layout_->params[p].group == kNone) continue;  // struct and block parameters
+    const std::string path = param_path(*layout_, p);
+    if (by_path ? path == key : layout_->name(layout_->params[p].name) == key) {
       found = p;  // a redeclared parameter: the last declaration is the one in force
       paths.insert(path);
     }
@@ -137,8 +191,8 @@ ParamId Writer::find_param(std::string_view key) const {
 }
 
 void Writer::set_param_value(ParamId p, int64_t value, const std::string& why) {
-  const Param& param = layout_.params[p];
-  const std::string path = param_path(layout_, p);
+  const Param& param = layout_->params[p];
+  const std::string path = param_path(*layout_, p);
   if (param.kind == ParamKind::kFixed && param.value != value) {
     throw Error(ErrorCategory::kUsage,
                 fmt::format("{} is fixed at {} in the layout, but {} needs {}", path, param.value,
@@ -155,9 +209,60 @@ void Writer::set_param(std::string_view name_or_path, int64_t value) {
   set_param_value(find_param(name_or_path), value, "set_param");
 }
 
+// A group parameter's value as the writer knows it so far, or the means to set it.
+DimValue Writer::group_dim(const Dim& d) {
+  if (d.kind != Dim::Kind::kParam) return {DimValue::kUnchecked};
+  const Param& p = layout_->params[d.param];
+  auto known = params_.find(d.param);
+  if (known != params_.end()) return {DimValue::kKnown, known->second};
+  if (p.kind == ParamKind::kFixed) return {DimValue::kKnown, p.value};
+  DimValue v{DimValue::kUnknown};
+  v.name = param_path(*layout_, d.param);
+  v.assign = [this, p = d.param](int64_t value, const std::string& why) {
+    set_param_value(p, value, why);
+  };
+  return v;
+}
+
+NodeId Writer::check_shape(std::string_view path, const std::vector<int64_t>& shape) {
+  const NodeId node = layout_->find(path);
+  if (node == kNone || layout_->nodes[node].kind != NodeKind::kData) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{} is not a data item of the layout", std::string(path)));
+  }
+  const Node& n = layout_->nodes[node];
+  if (varying_type(*layout_, n.type)) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{}: its instances differ in size: give them with write_instances()",
+                            std::string(path)));
+  }
+  match_dims(layout_->dims_of(n.dims), shape, std::string(path),
+             [&](const Dim& d) { return group_dim(d); });
+  return node;
+}
+
 void Writer::write(std::string_view path, const NDArray& data) {
-  const NodeId node = check_shape(path, data.shape().dims());
-  inputs_.push_back({node, data, nullptr, data.dtype(), data.shape().dims()});
+  const NodeId node = check_shape(path, element_shape(data.dtype(), data.shape().dims()));
+  inputs_.push_back({node, data, nullptr, data.dtype(), data.shape().dims(), {}, kNone});
+}
+
+void Writer::write(std::string_view path, const NDArray& data, const Hyperslab& region) {
+  const NodeId node = layout_->find(path);
+  if (node == kNone || layout_->nodes[node].kind != NodeKind::kData ||
+      varying_type(*layout_, layout_->nodes[node].type)) {
+    throw Error(ErrorCategory::kUsage, fmt::format("{} is not a data item of fixed-size elements "
+                                                   "(a region cannot be written there)",
+                                                   std::string(path)));
+  }
+  const std::vector<int64_t>& dims = data.shape().dims();
+  if (region.start.size() != dims.size() || region.count != dims ||
+      (!region.stride.empty() && region.stride.size() != dims.size())) {
+    throw Error(
+        ErrorCategory::kUsage,
+        fmt::format("{}: the region's counts {} must be the array's shape {}", std::string(path),
+                    Shape(region.count).to_string(), data.shape().to_string()));
+  }
+  inputs_.push_back({node, data, nullptr, data.dtype(), dims, region, kNone});
 }
 
 void Writer::write_from(std::string_view path, const model::Node& array) {
@@ -166,186 +271,173 @@ void Writer::write_from(std::string_view path, const model::Node& array) {
                 fmt::format("{}: the source is not a readable array{}", std::string(path),
                             array.error.empty() ? "" : ": " + array.error));
   }
-  const NodeId node = check_shape(path, array.shape);
-  inputs_.push_back({node, NDArray(), array.data, array.dtype, array.shape});
+  const NodeId node = check_shape(path, element_shape(array.dtype, array.shape));
+  inputs_.push_back({node, NDArray(), array.data, array.dtype, array.shape, {}, kNone});
 }
 
-NodeId Writer::check_shape(std::string_view path, const std::vector<int64_t>& shape) {
-  const NodeId node = layout_.find(path);
-  if (node == kNone || layout_.nodes[node].kind != NodeKind::kData) {
+void Writer::write_pointee(uint64_t key, const NDArray& data) {
+  const Layout& l = *layout_;
+  for (uint32_t i = 0; i < l.pointees.size(); ++i) {
+    if (l.pointees[i].key != key) continue;
+    const std::string what = fmt::format("pointee {}", key);
+    match_dims(l.dims_of(l.pointees[i].dims), element_shape(data.dtype(), data.shape().dims()),
+               what, [&](const Dim& d) { return group_dim(d); });
+    inputs_.push_back({kNone, data, nullptr, data.dtype(), data.shape().dims(), {}, i});
+    return;
+  }
+  throw Error(ErrorCategory::kUsage, fmt::format("the layout declares no pointee {}", key));
+}
+
+void Writer::write_instances(std::string_view path, const std::vector<NDArray>& arrays) {
+  std::vector<Instance> instances(arrays.size());
+  for (size_t i = 0; i < arrays.size(); ++i) instances[i].members.emplace("", arrays[i]);
+  write_instances(path, std::move(instances));
+}
+
+void Writer::write_instances(std::string_view path, std::vector<Instance> instances) {
+  const Layout& l = *layout_;
+  const NodeId node = l.find(path);
+  if (node == kNone || l.nodes[node].kind != NodeKind::kData ||
+      !varying_type(l, l.nodes[node].type)) {
     throw Error(ErrorCategory::kUsage,
-                fmt::format("{} is not a data item of the layout", std::string(path)));
+                fmt::format("{} is not a data item whose instances differ in size: use write()",
+                            std::string(path)));
   }
-  const Node& n = layout_.nodes[node];
-  size_t axis = 0;
-  for (const Dim& d : layout_.dims_of(n.dims)) {
-    int64_t value = d.literal;
-    if (d.kind == Dim::Kind::kParam) {
-      const Param& p = layout_.params[d.param];
-      auto known = params_.find(d.param);
-      if (known == params_.end() && p.kind == ParamKind::kDynamic) {
-        if (axis >= shape.size()) break;  // the rank check below names the problem
-        auto v = invert_dimension(shape[axis], d.adjust);
-        if (!v) {
-          throw Error(
-              ErrorCategory::kUsage,
-              fmt::format("{}: no value of {} gives dimension {} the length {}", std::string(path),
-                          param_path(layout_, d.param), axis, shape[axis]));
-        }
-        set_param_value(d.param, *v, fmt::format("{} (dimension {})", std::string(path), axis));
-        ++axis;
-        continue;
+  const std::string item(path);
+  const TypeDef& type = l.types[l.nodes[node].type.user];
+  // The item's shape of instances: a heterogeneous array takes its parameter block's.
+  const Span shape_dims = type.kind == TypeKind::kHeteroBody && type.block != kNone
+                              ? l.types[type.block].dims
+                              : l.nodes[node].dims;
+  std::vector<int64_t> count_shape{static_cast<int64_t>(instances.size())};
+  size_t unknown = 0, rank = 0;
+  for (const Dim& d : l.dims_of(shape_dims)) {
+    const DimValue v =
+        d.kind == Dim::Kind::kLiteral ? DimValue{DimValue::kKnown, d.literal} : group_dim(d);
+    if (v.state == DimValue::kUnknown) ++unknown;
+    if (v.state != DimValue::kKnown || v.value >= 0) ++rank;
+  }
+  // One unknown dimension takes the number of instances; otherwise the shape must be known
+  // and commit() checks the count.
+  if (unknown == 1 && rank == 1) {
+    match_dims(l.dims_of(shape_dims), count_shape, item + " (number of instances)",
+               [&](const Dim& d) { return group_dim(d); });
+  }
+
+  InstanceInput input;
+  input.params.resize(instances.size());
+  for (size_t i = 0; i < instances.size(); ++i) {
+    const std::string what = fmt::format("{} instance {}", item, i);
+    std::map<ParamId, int64_t>& values = input.params[i];
+    auto local = [&](ParamId p) {  // an instance's own or its block row's parameter
+      const Param& param = l.params[p];
+      return param.group == kNone &&
+             (param.owner == l.nodes[node].type.user || param.owner == type.block);
+    };
+    auto set_local = [&](ParamId p, int64_t value, const std::string& why) {
+      auto [it, inserted] = values.emplace(p, value);
+      if (!inserted && it->second != value) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("{}: parameter {} is {}, but {} needs {}", what,
+                                l.name(l.params[p].name), it->second, why, value));
       }
-      value = known != params_.end() ? known->second : p.value;
-      if (value > 0 && d.adjust != 0) value = std::max<int64_t>(0, value + d.adjust);
+    };
+    auto resolve = [&](const Dim& d) -> DimValue {
+      if (d.kind != Dim::Kind::kParam) return {DimValue::kUnchecked};
+      if (!local(d.param)) return group_dim(d);
+      const Param& param = l.params[d.param];
+      if (param.kind == ParamKind::kFixed) return {DimValue::kKnown, param.value};
+      auto known = values.find(d.param);
+      if (known != values.end()) return {DimValue::kKnown, known->second};
+      DimValue v{DimValue::kUnknown};
+      v.name = std::string(l.name(param.name));
+      v.assign = [&, p = d.param](int64_t value, const std::string& why) {
+        set_local(p, value, why);
+      };
+      return v;
+    };
+    for (const auto& [name, value] : instances[i].params) {
+      ParamId found = kNone;
+      for (ParamId p = 0; p < l.params.size(); ++p) {
+        if (local(p) && l.name(l.params[p].name) == name) found = p;
+      }
+      if (found == kNone) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("{}: the instance has no parameter {}", what, name));
+      }
+      set_local(found, value, "its params");
     }
-    if (value < 0) continue;  // the dimension disappears
-    if (axis < shape.size() && shape[axis] != value) {
-      throw Error(ErrorCategory::kUsage,
-                  fmt::format("{}: dimension {} of the array is {}, the layout says {}",
-                              std::string(path), axis, shape[axis], value));
+    for (const auto& [name, array] : instances[i].members) {
+      NodeId member = kNone;
+      for (const StructEntry& e : type.body) {
+        if (e.kind == StructEntry::Kind::kMember && l.name(l.nodes[e.index].name) == name) {
+          member = e.index;
+        }
+      }
+      if (member == kNone) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("{}: the type has no member '{}'", what, name));
+      }
+      if (varying_type(l, l.nodes[member].type)) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("{}: member '{}' has instances of its own; instances nested "
+                                "in instances cannot be written",
+                                what, name));
+      }
+      match_dims(l.dims_of(l.nodes[member].dims),
+                 element_shape(array.dtype(), array.shape().dims()),
+                 fmt::format("{} member '{}'", what, name), resolve);
     }
-    ++axis;
   }
-  if (axis > shape.size()) {
-    throw Error(ErrorCategory::kUsage, fmt::format("{}: the array has rank {}, the layout more",
-                                                   std::string(path), shape.size()));
-  }
-  return node;
+  input.instances = std::move(instances);
+  instance_inputs_[node] = std::move(input);
 }
 
-uint64_t Writer::commit() {
-  // 1. Every parameter the layout needs, as the reader will compute it.
-  BindOptions bind;
-  bind.default_order = options_.order;
-  bind.signature_unread = true;
-  bind.params_absent = options_.params_absent;
-  for (ParamId p = 0; p < layout_.params.size(); ++p) {
-    const Param& param = layout_.params[p];
-    if (param.group == kNone || param.kind != ParamKind::kDynamic) continue;
-    if (!params_.count(p)) {
-      throw Error(ErrorCategory::kUsage,
-                  fmt::format("parameter {} has no value: set it, or write an array shaped by it",
-                              param_path(layout_, p)));
-    }
+std::string Writer::append(std::string_view list_path, const NDArray& data) {
+  const NodeId list = layout_->find(list_path);
+  if (list == kNone || layout_->nodes[list].kind != NodeKind::kList ||
+      layout_->nodes[list].name == kNone) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{} is not a named list of the layout", std::string(list_path)));
   }
-  bind.param_values = params_;
-  Binding binding(layout_, io::zero_source(kPlanningSize), bind);
-
-  // 2. Where everything goes; the file ends after the last item.
-  uint64_t end = 0;
-  for (NodeId n = 0; n < layout_.nodes.size(); ++n) {
-    if (layout_.nodes[n].kind != NodeKind::kData) continue;
-    const BoundArray a = binding.array(n);
-    if (a.byte_size > 0) end = std::max(end, a.address + a.byte_size);
+  const std::optional<Primitive> primitive = primitive_for(data.dtype());
+  if (!primitive) {
+    throw Error(ErrorCategory::kType,
+                fmt::format("{}: an appended item needs a primitive element type, not {}",
+                            std::string(list_path), data.dtype().to_string()));
   }
-  std::vector<std::pair<uint64_t, std::vector<unsigned char>>> small;  // parameters, signature
-  for (ParamId p = 0; p < layout_.params.size(); ++p) {
-    auto address = binding.param_address(p);
-    if (!address) continue;
-    const DType type = *binding.param_dtype(p);
-    const uint64_t value = static_cast<uint64_t>(params_.at(p));
-    std::vector<unsigned char> bytes(type.size());
-    for (size_t i = 0; i < bytes.size(); ++i) {
-      const size_t shift = 8 * (type.byte_order() == ByteOrder::kBig ? bytes.size() - 1 - i : i);
-      bytes[i] = static_cast<unsigned char>(value >> shift);
-    }
-    end = std::max(end, *address + bytes.size());
-    small.emplace_back(*address, std::move(bytes));
+  if (!own_layout_) {
+    own_layout_ = std::make_unique<Layout>(*layout_);
+    layout_ = own_layout_.get();
   }
-  if (auto address = binding.signature_address()) {
-    std::vector<unsigned char> bytes(8);
-    signature_bytes(options_.order, bytes.data());
-    end = std::max(end, *address + 8);
-    small.emplace_back(*address, std::move(bytes));
+  Layout& l = *own_layout_;
+  Node item;
+  item.kind = NodeKind::kData;
+  item.parent = list;
+  item.depth = l.nodes[list].depth + 1;
+  item.type.kind = TypeRef::Kind::kPrimitive;
+  item.type.primitive = *primitive;
+  // An explicit order: the item reads right even where the layout has no signature.
+  if (primitive_size(*primitive) > 1) item.type.order = options_.order;
+  const std::vector<int64_t> dims = element_shape(data.dtype(), data.shape().dims());
+  item.dims = {static_cast<uint32_t>(l.dims.size()), static_cast<uint32_t>(dims.size())};
+  for (int64_t extent : dims) {
+    Dim d;
+    d.literal = extent;
+    l.dims.push_back(d);
   }
-
-  // 3. Check every array against its item before writing anything.
-  uint64_t total = 0;
-  std::vector<BoundArray> places;
-  for (const Input& input : inputs_) {
-    const std::string path = layout_.path(input.node);
-    BoundArray where = binding.array(input.node);
-    const DType native =
-        input.dtype.needs_swap() ? input.dtype.with_byte_order(native_byte_order()) : input.dtype;
-    const DType expected =
-        where.dtype.needs_swap() ? where.dtype.with_byte_order(native_byte_order()) : where.dtype;
-    if (!(native == expected)) {
-      throw Error(ErrorCategory::kType,
-                  fmt::format("{} is declared {}, the array given is {}", path,
-                              where.dtype.to_string(), input.dtype.to_string()));
-    }
-    if (input.shape != where.shape) {
-      throw Error(ErrorCategory::kUsage,
-                  fmt::format("{} has shape {} in the layout, the array given {}", path,
-                              Shape(where.shape).to_string(), Shape(input.shape).to_string()));
-    }
-    total += where.byte_size;
-    places.push_back(std::move(where));
+  const auto id = static_cast<NodeId>(l.nodes.size());
+  Node& parent = l.nodes[list];
+  if (parent.last_child == kNone) {
+    parent.first_child = id;
+  } else {
+    l.nodes[parent.last_child].next_sibling = id;
   }
-
-  // 4. Write: a temporary file, renamed into place only when complete.
-  io::AtomicFile file(path_);
-  file.resize(end);
-  for (const auto& [address, bytes] : small) file.write_at(address, bytes.data(), bytes.size());
-  std::vector<unsigned char> buffer;
-  uint64_t done = 0;
-  // Native bytes of one item -> the file, in chunks, swapped to the item's order on the way.
-  auto put = [&](const BoundArray& where, uint64_t offset, const unsigned char* src, uint64_t n) {
-    const uint64_t element = where.dtype.size();
-    const uint64_t per_chunk = std::max<uint64_t>(1, kChunk / element) * element;
-    for (uint64_t off = 0; off < n; off += per_chunk) {
-      const uint64_t m = std::min(per_chunk, n - off);
-      if (where.dtype.needs_swap()) {
-        buffer.assign(src + off, src + off + m);
-        swap_elements(buffer.data(), m / element, where.dtype);
-        file.write_at(where.address + offset + off, buffer.data(), m);
-      } else {
-        file.write_at(where.address + offset + off, src + off, m);
-      }
-      done += m;
-      if (options_.progress) options_.progress(done, total);
-    }
-  };
-  for (size_t k = 0; k < inputs_.size(); ++k) {
-    const Input& input = inputs_[k];
-    const BoundArray& where = places[k];
-    if (where.byte_size == 0) continue;
-    if (!input.source) {
-      const NDArray& given = input.data;
-      NDArray data =
-          given.is_c_contiguous() && !given.dtype().needs_swap() ? given : given.to_native();
-      put(where, 0, static_cast<const unsigned char*>(data.data()), where.byte_size);
-      continue;
-    }
-    // Another file's array: whole leading-dimension slabs of about kChunk bytes at a time.
-    const std::vector<int64_t>& shape = where.shape;
-    if (shape.empty()) {
-      NDArray block = input.source->read().to_native();
-      put(where, 0, static_cast<const unsigned char*>(block.data()), where.byte_size);
-      continue;
-    }
-    const uint64_t row = where.byte_size / static_cast<uint64_t>(shape[0]);
-    const auto rows =
-        static_cast<int64_t>(std::max<uint64_t>(1, kChunk / std::max<uint64_t>(row, 1)));
-    for (int64_t r = 0; r < shape[0]; r += rows) {
-      Hyperslab slab;
-      slab.start.assign(shape.size(), 0);
-      slab.count = shape;
-      slab.start[0] = r;
-      slab.count[0] = std::min(rows, shape[0] - r);
-      NDArray block = input.source->read(slab);
-      if (block.dtype().needs_swap() || !block.is_c_contiguous()) block = block.to_native();
-      put(where, static_cast<uint64_t>(r) * row, static_cast<const unsigned char*>(block.data()),
-          static_cast<uint64_t>(slab.count[0]) * row);
-    }
-  }
-  file.commit(options_.fsync);
-  committed_ = true;
-  if (options_.write_layout) {
-    write_file_atomically(layout_path_for(path_), emit_layout(layout_), options_.fsync);
-  }
-  return end;
+  parent.last_child = id;
+  l.nodes.push_back(item);
+  l.statements.push_back({Statement::Kind::kData, list, id});
+  inputs_.push_back({id, data, nullptr, data.dtype(), data.shape().dims(), {}, kNone});
+  return l.path(id);
 }
 
 }  // namespace dudley::layout

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -35,6 +36,12 @@ struct BindOptions {
   /// For writers planning a file not yet written: the !DUDLEY signature is not read, the
   /// file's order is `default_order` (which must be set).
   bool signature_unread = false;
+  /// For writers planning instances that differ in size: the value of a parameter stored
+  /// in an instance of a top-level data item (a counted array's count, an element's
+  /// parameter-block values), given instead of read. Called with the item, the instance's
+  /// index in C order and the parameter; nullopt reads the file as usual. Instances nested
+  /// inside instances always read the file.
+  std::function<std::optional<int64_t>(NodeId item, uint64_t index, ParamId param)> instance_params;
 };
 
 /// Where and what one data item is.
@@ -116,6 +123,10 @@ class Binding {
   /// inside the data (Error(kData) naming the item otherwise).
   std::vector<BoundInstance> instances(NodeId node, std::vector<int64_t>& shape);
 
+  /// The end of the layout's last byte: the largest end address of any of the first
+  /// `statements` declarations (all by default; 0 for a layout that takes no bytes).
+  /// Places each of them; for writers sizing a file.
+  uint64_t extent(uint32_t statements = UINT32_MAX);
   /// Where the !DUDLEY signature is; nullopt when the layout has none.
   std::optional<uint64_t> signature_address();
 
@@ -189,6 +200,9 @@ class Binding {
   bool sizing_ = false;  ///< measuring: byte orders are not needed (nor asked for)
   bool naming_ = false;  ///< build item names (only when replaying a failure for its message)
   std::optional<ByteOrder> signature_order_;
+  /// The top-level item and instance being measured, for BindOptions::instance_params.
+  NodeId hook_item_ = kNone;
+  uint64_t hook_index_ = 0;
 };
 
 /// Decodes an 8-byte Dudley signature [C20]: the spec's bytes and the ASCII forms both.

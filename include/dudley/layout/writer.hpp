@@ -10,16 +10,20 @@
 // contradicts a parameter is an error naming both). Addresses are computed by the binder
 // from those values, exactly as a reader will compute them. Data is converted from native
 // order to each item's declared order while it is written. Arrays not written read as zeros.
+// Every construct of the language can be written: plain arrays whole or by region, structs,
+// counted and heterogeneous arrays (write_instances), pointees, and items appended to lists.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "dudley/core/hyperslab.hpp"
 #include "dudley/core/ndarray.hpp"
 #include "dudley/layout/layout.hpp"
 #include "dudley/model/tree.hpp"
@@ -40,11 +44,25 @@ struct WriteOptions {
   std::function<void(uint64_t done, uint64_t total)> progress;
 };
 
+struct DimValue;  // writer_support.hpp
+
+/// One instance of an item whose instances differ in size (a counted array such as
+/// `text = string` with `string := { n := u4  = S1[n] }`, a struct with parameters stored
+/// in each instance, or an element of a heterogeneous array `var = PB{ ... }`).
+struct Instance {
+  /// The members' arrays by member name; "" names a typedef's anonymous member. Members not
+  /// given read as zeros. Their shapes set the instance's parameters.
+  std::map<std::string, NDArray, std::less<>> members;
+  /// Parameter values of the instance (its own, or its parameter-block row's) by name, for
+  /// parameters no member shape sets.
+  std::map<std::string, int64_t, std::less<>> params;
+};
+
 class Writer {
  public:
   /// Prepares `data_path` as described by `layout` (kept by reference: it must outlive the
-  /// writer). Throws Error(kUsage) for constructs the writer cannot produce yet (counted
-  /// arrays, heterogeneous arrays, pointees).
+  /// writer). Throws Error(kSemantic) for a !TEMPLATE that breaks its rules [C22] and
+  /// Error(kUsage) for a layout whose byte order no reader could know.
   Writer(const Layout& layout, std::string data_path, WriteOptions options = {});
 
   /// Sets a dynamic or fixed group parameter by path ("/N", "/g/M") or by a name that is
@@ -59,9 +77,38 @@ class Writer {
   /// not match, or a dimension that contradicts a parameter.
   void write(std::string_view path, const NDArray& data);
 
+  /// Gives the data of a region of the array at `path`: `data` has the region's shape
+  /// (count per dimension) and lands at `region.start` with `region.stride` (empty: 1).
+  /// Regions of one item may be given by several calls (blocks of a domain decomposition,
+  /// rows of a time series); later ones win where they overlap. Sets no parameters: the
+  /// item's shape must be known by commit(), which checks that the region fits it.
+  void write(std::string_view path, const NDArray& data, const Hyperslab& region);
+
   /// Like write(), for an array of another file (a model node): its data is read block by
   /// block during commit(), so memory stays bounded whatever the array's size.
   void write_from(std::string_view path, const model::Node& array);
+
+  /// Gives every instance of an item whose instances differ in size, in C order. An item
+  /// with one dimension set by a parameter not set yet gets it from the number of
+  /// instances. Each instance's parameters come from its members' shapes or its `params`.
+  /// Throws Error(kUsage) for an item without such instances, an unknown member or
+  /// parameter, or a shape that contradicts a parameter. Instances nested inside instances
+  /// cannot be written (their counts read as 0).
+  void write_instances(std::string_view path, std::vector<Instance> instances);
+  /// The same for a typedef'd counted array (`text = string`): one array per instance.
+  void write_instances(std::string_view path, const std::vector<NDArray>& arrays);
+
+  /// Gives the data of the pointee declared with `key` [C19]. Its shape sets parameters
+  /// like write(). Pointers to it are ordinary data items holding `key` (as p4/p8, or
+  /// unsigned integers of the same size).
+  void write_pointee(uint64_t key, const NDArray& data);
+
+  /// Appends an item holding `data` to the named list at `list_path` (a time step, a
+  /// record): the layout gains `list = [ = TYPE[SHAPE] ]` at its end, so the item lies
+  /// after everything else. Returns the new item's path ("/history/3"). The element type
+  /// must be a primitive Dudley type (numbers, bool, text, pointers). Throws Error(kUsage)
+  /// for a path that is not a named list.
+  std::string append(std::string_view list_path, const NDArray& data);
 
   /// Resolves every parameter (each dynamic one must be known by now), places every item,
   /// writes the data file and its layout through temporary files renamed into place.
@@ -73,12 +120,18 @@ class Writer {
   bool committed() const { return committed_; }
   /// Every dynamic group parameter's value (complete after commit()), by declaration.
   const std::map<ParamId, int64_t>& param_values() const { return params_; }
+  /// The layout written: the one given, plus the items append() added.
+  const Layout& layout() const { return *layout_; }
 
  private:
   ParamId find_param(std::string_view name_or_path) const;
   void set_param_value(ParamId p, int64_t value, const std::string& why);
+  NodeId check_shape(std::string_view path, const std::vector<int64_t>& shape);
+  DimValue group_dim(const Dim& d);
 
-  const Layout& layout_;
+  const Layout* layout_;
+  std::unique_ptr<Layout> own_layout_;  ///< a copy, made by the first append()
+  uint32_t appended_from_ = 0;          ///< statements from here on are appended items
   std::string path_;
   WriteOptions options_;
   std::map<ParamId, int64_t> params_;
@@ -89,9 +142,16 @@ class Writer {
     std::shared_ptr<model::ArraySource> source;
     DType dtype;
     std::vector<int64_t> shape;
+    std::optional<Hyperslab> region;  ///< write() of a region
+    uint32_t pointee = kNone;         ///< write_pointee(): index into Layout::pointees
   };
-  NodeId check_shape(std::string_view path, const std::vector<int64_t>& shape);
   std::vector<Input> inputs_;
+  /// write_instances(): per item, each instance's members and parameter values.
+  struct InstanceInput {
+    std::vector<Instance> instances;
+    std::vector<std::map<ParamId, int64_t>> params;
+  };
+  std::map<NodeId, InstanceInput> instance_inputs_;
   bool committed_ = false;
 };
 
