@@ -6,7 +6,7 @@ build=${1:-build-fuzz}
 seconds=${2:-60}
 cd "$(dirname "$0")/.."
 mkdir -p fuzz/artifacts
-for target in dudley_parse dudley_bind; do
+for target in dudley_parse dudley_bind dudley_embedded; do
   work=$(mktemp -d)
   cp -r fuzz/corpus/$target/. "$work/"
   if [ "$target" = dudley_parse ]; then

@@ -7,7 +7,7 @@ packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config clang lld libclang-rt-14-dev clang-format clang-tidy
   # libraries
-  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
   # example data generation and test scripts (Debian's interpreter, standard library only)
   python3
   # tests and benchmarks

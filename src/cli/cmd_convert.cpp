@@ -23,6 +23,7 @@ struct ConvertOptions {
   std::string write_order;
   bool fsync = false;
   bool quiet = false;
+  bool embed_layout = false;
 };
 
 // A one-line progress bar on a terminal, shown once a conversion has taken a second.
@@ -68,16 +69,25 @@ int run_convert(const ConvertOptions& o) {
   if (o.write_order == "little") write.order = ByteOrder::kLittle;
   if (o.write_order == "big") write.order = ByteOrder::kBig;
   write.fsync = o.fsync;
+  write.embed_layout = o.embed_layout;
+  write.write_layout = !o.embed_layout;
   ProgressBar bar(!o.quiet && !o.source.json);
   write.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
   const uint64_t size = layout::write_tree(tree, o.destination, write);
-  const std::string layout_file = layout::layout_path_for(o.destination);
+  const std::string layout_file =
+      o.embed_layout ? o.destination : layout::layout_path_for(o.destination);
   if (o.source.json) {
-    nlohmann::ordered_json out = {
-        {"data", o.destination}, {"layout", layout_file}, {"bytes", size}};
+    nlohmann::ordered_json out = {{"data", o.destination},
+                                  {"layout", layout_file},
+                                  {"embedded", o.embed_layout},
+                                  {"bytes", size}};
     fmt::print("{}\n", out.dump(2));
   } else if (!o.quiet) {
-    fmt::print("wrote {} ({} bytes) and {}\n", o.destination, size, layout_file);
+    if (o.embed_layout) {
+      fmt::print("wrote {} ({} bytes, its layout embedded at the end)\n", o.destination, size);
+    } else {
+      fmt::print("wrote {} ({} bytes) and {}\n", o.destination, size, layout_file);
+    }
   }
   return kExitOk;
 }
@@ -98,6 +108,9 @@ void add_convert_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"little", "big"}));
   cmd->add_flag("--fsync", options->fsync, "Make the files durable before they appear");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress bar and no summary");
+  cmd->add_flag("--embed-layout", options->embed_layout,
+                "Append the layout to DST with a trailer (one self-describing file, no .dud; "
+                "see docs/embedded-layout.md)");
   cmd->callback([options, &exit_code] { exit_code = run_convert(*options); });
 }
 

@@ -37,6 +37,12 @@ int main(int argc, char** argv) {
     return run(argc, argv);
   } catch (const dudley::Error& e) {
     fmt::print(stderr, "{}\n", e.what());
+    // An input that was read but is wrong (a layout with a syntax error, a damaged file) is
+    // exit 1; a command that could not run (no such file, bad arguments) is exit 2.
+    using dudley::ErrorCategory;
+    const ErrorCategory c = e.category();
+    return c == ErrorCategory::kIo || c == ErrorCategory::kUsage ? dudley::cli::kExitError
+                                                                 : dudley::cli::kExitInvalid;
   } catch (const std::exception& e) {
     fmt::print(stderr, "dudley: internal error: {}\n", e.what());
   } catch (...) {

@@ -1131,7 +1131,11 @@ ParseResult parse_layout(std::string_view text, const ParseOptions& options) {
 }
 
 Layout load_layout(const std::string& path, const ParseOptions& options) {
-  std::string text = read_text_file(path);
+  return layout_from_text(read_text_file(path), path, options);
+}
+
+Layout layout_from_text(std::string_view text, const std::string& path,
+                        const ParseOptions& options) {
   ParseResult result = parse_layout(text, options);
   if (!result.ok()) {
     const Diagnostic& d = result.diagnostics.front();

@@ -1,5 +1,7 @@
 #include "dudley/layout/to_model.hpp"
 
+#include "dudley/layout/embedded.hpp"
+
 #include <filesystem>
 
 #include "dudley/core/error.hpp"
@@ -221,8 +223,16 @@ model::Tree open_dudley(const std::string& data_path, const std::string& layout_
       }
     }
     if (!std::filesystem::exists(layout_file)) {
+      // Last, the data file itself may carry its layout after the data.
+      std::shared_ptr<io::ByteSource> source = io::open_file(data_path);
+      if (std::optional<std::string> text = read_embedded_layout(*source)) {
+        auto layout = std::make_shared<const Layout>(
+            layout_from_text(*text, embedded_layout_name(data_path)));
+        return dudley_tree(std::move(layout), std::move(source), std::move(options));
+      }
       throw Error(ErrorCategory::kUsage,
-                  "no layout given and no " + layout_file + " beside the data: use --layout",
+                  "no layout given, no " + layout_file +
+                      " beside the data, and none embedded in it: use --layout",
                   Location::file(data_path));
     }
   }

@@ -14,6 +14,7 @@
 #include "dudley/io/atomic_file.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/layout/binder.hpp"
+#include "dudley/layout/embedded.hpp"
 #include "dudley/layout/emitter.hpp"
 #include "dudley/layout/writer.hpp"
 #include "writer_support.hpp"
@@ -383,6 +384,15 @@ uint64_t Writer::commit() {
   for (const WriteJob& job : jobs) total += job.bytes;
   io::AtomicFile file(path_);
   file.resize(end);
+  std::string layout_text;
+  uint64_t file_size = end;
+  if (options_.write_layout || options_.embed_layout) layout_text = emit_layout(l);
+  if (options_.embed_layout) {
+    const std::string trailer = embedded_trailer(end, layout_text);
+    file.write_at(end, layout_text.data(), layout_text.size());
+    file.write_at(end + layout_text.size(), trailer.data(), trailer.size());
+    file_size = end + layout_text.size() + trailer.size();
+  }
   for (const auto& [address, bytes] : small) file.write_at(address, bytes.data(), bytes.size());
   std::vector<unsigned char> buffer;
   uint64_t done = 0;
@@ -423,9 +433,9 @@ uint64_t Writer::commit() {
   file.commit(options_.fsync);
   committed_ = true;
   if (options_.write_layout) {
-    write_file_atomically(layout_path_for(path_), emit_layout(l), options_.fsync);
+    write_file_atomically(layout_path_for(path_), layout_text, options_.fsync);
   }
-  return end;
+  return file_size;
 }
 
 }  // namespace dudley::layout

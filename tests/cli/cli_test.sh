@@ -178,6 +178,35 @@ for k in a:
     assert a[k][1:] == b[k][1:], k
     assert json.dumps(b[k][0]).replace('>', '<') == json.dumps(a[k][0]), (k, a[k][0], b[k][0])
 "
+# convert --embed-layout: one file, no .dud, and it dumps to the same data as the source.
+"$dudley" convert --json --embed-layout "$tmp/run.bin" "$tmp/self.bin" >"$tmp/emb.json"
+check "embedded convert writes no .dud" test ! -e "$tmp/self.dud"
+"$dudley" dump --json "$tmp/self.bin" >"$tmp/c.json"
+check "the self-describing file holds the same data" /usr/bin/python3 -c "
+import json, os
+c = json.load(open('$tmp/emb.json'))
+assert c['embedded'] is True and c['layout'] == '$tmp/self.bin'
+assert c['bytes'] == os.path.getsize('$tmp/self.bin')
+def arrays(node, path, out):
+    if node['kind'] == 'array':
+        out[path] = (node['dtype'], node['shape'], node['data'])
+    for k, v in node.get('members', {}).items():
+        arrays(v, path + '/' + k, out)
+    for i, v in enumerate(node.get('items', [])):
+        arrays(v, path + '/' + str(i), out)
+    return out
+a = arrays(json.load(open('$tmp/a.json'))['root'], '', {})
+b = arrays(json.load(open('$tmp/c.json'))['root'], '', {})
+assert a.keys() == b.keys() and len(a) == 17
+for k in a:
+    assert a[k] == b[k], k
+"
+/usr/bin/python3 -c "
+b = bytearray(open('$tmp/self.bin', 'rb').read()); b[-24] ^= 0x40
+open('$tmp/broken.bin', 'wb').write(b)"
+"$dudley" ls "$tmp/broken.bin" >/dev/null 2>"$tmp/err"
+check "a damaged trailer exits 1" test $? -eq 1
+check "and names the file and byte offset" grep -q "broken.bin:@[0-9]*: error: damaged embedded layout trailer" "$tmp/err"
 "$dudley" convert -q "$tmp/run.bin" "$tmp/no/such/dir/x.bin" 2>"$tmp/err"
 check "convert into a missing directory exits 2" test $? -eq 2
 check "and names the path" grep -q "no/such/dir/x.bin" "$tmp/err"
@@ -185,7 +214,7 @@ check "and names the path" grep -q "no/such/dir/x.bin" "$tmp/err"
 check "ls of a layout instead of data explains" grep -q "this is a layout" "$tmp/err"
 cp "$tmp/run.bin" "$tmp/alone.bin"
 "$dudley" ls "$tmp/alone.bin" >/dev/null 2>"$tmp/err"
-check "ls without a layout asks for --layout" grep -q "use --layout" "$tmp/err"
+check "ls without a layout asks for --layout" grep -q "none embedded in it: use --layout" "$tmp/err"
 "$dudley" ls --layout "$root/examples/restart.dud" "$tmp/alone.bin" >/dev/null
 check "--layout names the layout" test $? -eq 0
 

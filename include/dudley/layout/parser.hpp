@@ -78,6 +78,11 @@ ParseResult parse_layout(std::string_view text, const ParseOptions& options = {}
 /// path:line:col) for its first diagnostic, or kIo when it cannot be read.
 Layout load_layout(const std::string& path, const ParseOptions& options = {});
 
+/// Parses layout text that came from `name` (a file, or "run.bin#layout" for a layout
+/// embedded in its data file); throws like load_layout, with name:line:col.
+Layout layout_from_text(std::string_view text, const std::string& name,
+                        const ParseOptions& options = {});
+
 /// Applies the !TEMPLATE rules [C22] to a parsed layout; appends what breaks them.
 void check_template_rules(const Layout& layout, std::vector<Diagnostic>& out);
 

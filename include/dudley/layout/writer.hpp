@@ -40,6 +40,9 @@ struct WriteOptions {
   bool params_absent = false;
   /// Write NAME.dud beside data file NAME.EXT (canonical, `dudley check` passes on it).
   bool write_layout = true;
+  /// Also append the layout to the data file's end with a trailer, so the one file is
+  /// self-describing (docs/embedded-layout.md).
+  bool embed_layout = false;
   /// Called as bytes are written (done, total): progress bars, and tests that interrupt.
   std::function<void(uint64_t done, uint64_t total)> progress;
 };
