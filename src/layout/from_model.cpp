@@ -14,11 +14,7 @@ namespace dudley::layout {
 namespace {
 
 bool is_name(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  }
-  return !primitive_from_name(s);
+  return is_dudley_name(s);
 }
 
 std::string shape_text(const std::vector<int64_t>& shape) {

@@ -1,4 +1,5 @@
 #include <array>
+#include <cctype>
 
 #include "dudley/layout/layout.hpp"
 
@@ -112,6 +113,15 @@ DType primitive_dtype(Primitive p, ByteOrder order) {
       return DType::boolean();
   }
   return DType();
+}
+
+bool is_dudley_name(std::string_view name) {
+  auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+  if (name.empty() || !letter(name[0])) return false;
+  for (char c : name) {
+    if (!letter(c) && !std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return !primitive_from_name(name);
 }
 
 }  // namespace dudley::layout

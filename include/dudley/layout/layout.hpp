@@ -68,6 +68,9 @@ inline constexpr int kPrimitiveCount = 21;
 std::string_view primitive_name(Primitive p);
 /// The primitive spelled `name`, if any.
 std::optional<Primitive> primitive_from_name(std::string_view name);
+/// True for a name a declaration may use: a letter or '_', then letters, digits and '_',
+/// and not a primitive type's name.
+bool is_dudley_name(std::string_view name);
 /// Bytes in one value of the primitive.
 unsigned primitive_size(Primitive p);
 /// True for S1, U1, U2, U4 (which need a last dimension counting code units).
