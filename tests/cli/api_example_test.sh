@@ -41,4 +41,26 @@ for step, l in enumerate(lines):
     assert rho["shape"] == [3, nx], rho["shape"]
     assert rho["data"] == [[1000.0 * step + 10 * j + i for i in range(nx)] for j in range(3)]
 PY
+# examples/write_tracks.cpp: a built layout with a counted string, tracks of different
+# lengths and appended events, in one file that carries its layout; values per the example.
+"${WRITE_TRACKS:?}" "$tmp/tracks.bin" >"$tmp/out"
+grep -qxF "/events/2" "$tmp/out" || { echo "write_tracks did not append three events"; exit 1; }
+test ! -e "$tmp/tracks.dud" || { echo "write_tracks wrote a .dud beside its file"; exit 1; }
+"$DUDLEY" dump --json "$tmp/tracks.bin" >"$tmp/tracks.json"
+/usr/bin/python3 - "$tmp/tracks.json" <<'PY'
+import json, sys
+root = json.load(open(sys.argv[1]))["root"]["members"]
+assert root["calibration"]["data"] == [1.5] * 8
+station = root["station"]["data"]
+station = "".join(station) if isinstance(station, list) else station
+assert station == "Jungfraujoch", station
+tracks = root["tracks"]["items"]
+assert len(tracks) == 4
+for k, t in enumerate(tracks):
+    x = [k + 0.5 * i for i in range(k + 2)]
+    assert t["members"]["x"]["data"] == x, (k, t["members"]["x"])
+    assert t["members"]["y"]["data"] == [-v for v in x]
+events = root["events"]["items"]
+assert [e["data"] for e in events] == [[e, e * e, -e] for e in range(3)]
+PY
 echo "api example: ok"
