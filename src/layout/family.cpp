@@ -14,17 +14,13 @@
 #include "dudley/layout/emitter.hpp"
 #include "dudley/layout/parser.hpp"
 #include "dudley/open.hpp"
+#include "writer_support.hpp"
 
 namespace dudley::layout {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string param_path(const Layout& l, ParamId p) {
-  const std::string group = l.path(l.params[p].group);
-  return (group == "/" ? "" : group) + "/" + std::string(l.name(l.params[p].name));
-}
 
 // Rows of NUL-padded text for an S1[rows, width] item.
 NDArray text_rows(const std::vector<std::string>& rows, size_t width, const DType& unit) {
@@ -55,6 +51,7 @@ std::vector<std::string> read_rows(const model::Node& n) {
 FamilyWriter::FamilyWriter(const Layout& layout, std::string stem, FamilyOptions options)
     : layout_(layout), stem_(std::move(stem)), options_(std::move(options)) {
   options_.write.write_layout = false;  // one layout for the whole family
+  options_.write.shared_layout = true;
   options_.write.params_absent = !options_.params_in_files;
   std::vector<std::string> seen;
   for (ParamId p = 0; p < layout_.params.size(); ++p) {

@@ -400,6 +400,12 @@ std::string Writer::append(std::string_view list_path, const NDArray& data) {
     throw Error(ErrorCategory::kUsage,
                 fmt::format("{} is not a named list of the layout", std::string(list_path)));
   }
+  if (options_.shared_layout) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{}: a family member cannot append list items (its layout is the "
+                            "family's); declare the items in the layout",
+                            std::string(list_path)));
+  }
   const std::optional<Primitive> primitive = primitive_for(data.dtype());
   if (!primitive) {
     throw Error(ErrorCategory::kType,

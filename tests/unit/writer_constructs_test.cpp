@@ -11,6 +11,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/layout/emitter.hpp"
+#include "dudley/layout/family.hpp"
 #include "dudley/layout/parser.hpp"
 #include "dudley/layout/writer.hpp"
 #include "dudley/open.hpp"
@@ -264,6 +265,35 @@ TEST_F(WriterConstructs, AppendedListItemsGoAfterEverythingAndTheLayoutSaysSo) {
   const std::string text_written{std::istreambuf_iterator<char>(in), {}};
   EXPECT_EQ(emit_layout(parse_ok(text_written)), text_written);
   EXPECT_NE(text_written.find("history = ["), text_written.rfind("history = ["));
+}
+
+TEST_F(WriterConstructs, FamilyMembersWithCountedArraysButNoAppends) {
+  Layout l = parse_ok(
+      "!DUDLEY := S1[8]  N := i4  string := { n := u1  = S1[n] }\n"
+      "name = string  x = f8[N]");
+  FamilyWriter family(l, file("fam"));
+  const char* names[] = {"first", "second member"};
+  for (int i = 0; i < 2; ++i) {
+    Writer& w = family.add();
+    w.write_instances("/name", {text(names[i])});
+    w.write("/x", array_of<double>({i + 1}, {1.0, 2.0}, DType::float_(8)));
+    EXPECT_THROW(w.append("/x", text("no")), Error);  // not a list, and a member anyway
+    w.commit();
+  }
+  const FamilyIndex index = read_family_index(family.finish());
+  for (size_t i = 0; i < 2; ++i) {
+    model::Tree tree = dudley::open(index.files[i]);  // STEM_NNNN.bin finds STEM.dud
+    EXPECT_EQ(read_text(at(tree, "/name")), names[i]);
+    EXPECT_EQ(at(tree, "/x").shape, (std::vector<int64_t>{static_cast<int64_t>(i) + 1}));
+  }
+  Layout with_list = parse_ok("!DUDLEY := S1[8]  L = [ = u1 ]");
+  FamilyWriter lists(with_list, file("lists"));
+  try {
+    lists.add().append("/L", text("ab"));
+    FAIL() << "a family member appended to its shared layout";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("family member"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

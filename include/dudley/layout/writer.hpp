@@ -43,6 +43,9 @@ struct WriteOptions {
   /// Also append the layout to the data file's end with a trailer, so the one file is
   /// self-describing (docs/embedded-layout.md).
   bool embed_layout = false;
+  /// The layout is shared by many files (a family's STEM.dud): append(), which would give
+  /// this file a layout of its own, is refused.
+  bool shared_layout = false;
   /// Called as bytes are written (done, total): progress bars, and tests that interrupt.
   std::function<void(uint64_t done, uint64_t total)> progress;
 };
