@@ -39,6 +39,7 @@ class WriterConstructs : public ::testing::Test {
 template <typename T>
 NDArray array_of(std::vector<int64_t> shape, const std::vector<T>& values, DType type) {
   NDArray a(type, Shape(std::move(shape)));
+  if (values.size() != a.element_count()) throw std::logic_error("array_of: count != shape");
   std::memcpy(a.mutable_data(), values.data(), values.size() * sizeof(T));
   return a;
 }
@@ -276,7 +277,7 @@ TEST_F(WriterConstructs, FamilyMembersWithCountedArraysButNoAppends) {
   for (int i = 0; i < 2; ++i) {
     Writer& w = family.add();
     w.write_instances("/name", {text(names[i])});
-    w.write("/x", array_of<double>({i + 1}, {1.0, 2.0}, DType::float_(8)));
+    w.write("/x", array_of<double>({i + 1}, std::vector<double>(i + 1, 1.0), DType::float_(8)));
     EXPECT_THROW(w.append("/x", text("no")), Error);  // not a list, and a member anyway
     w.commit();
   }
