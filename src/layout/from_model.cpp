@@ -27,6 +27,13 @@ class Emitter {
   std::string run(const model::Tree& tree) {
     std::string body;
     node(*tree.root, "/", 0, body);
+    // Targets of pointers keep their keys, so the pointer arrays copied stay valid [C19].
+    for (const auto& [key, target] : tree.pointees) {
+      const std::string where = fmt::format("pointee {}", key);
+      body += fmt::format("{} ", key);
+      array(*target, where, body);
+      doc(target->doc, body);
+    }
     std::string out = "!DUDLEY := S1[8]\n" + types_ + body;
     return out;
   }
@@ -198,6 +205,9 @@ uint64_t write_tree(const model::Tree& tree, const std::string& data_path,
   const Layout& layout = parsed.layout;
   Writer w(layout, data_path, options);
   arrays(*tree.root, "/", w);
+  for (const auto& [key, target] : tree.pointees) {
+    w.write_pointee(key, target->data->read());  // pointees are small: read whole
+  }
   return w.commit();
 }
 

@@ -88,6 +88,7 @@ struct WriteJob {
   const std::vector<int64_t>* source_shape = nullptr;
   const Hyperslab* region = nullptr;
   uint64_t bytes = 0;  ///< written by this job
+  std::string what;    ///< the item, for messages
 };
 
 // Checks an array against its place; `shape` is the array's shape in layout terms.
@@ -161,7 +162,7 @@ void check_pointers(const Layout& layout, const std::string& what, const NDArray
       std::memcpy(&key, element, 8);
     }
     if (key != 0 && key != null_all_ones && !keys.count(key)) {
-      throw Error(ErrorCategory::kUsage,
+      throw Error(ErrorCategory::kData,
                   fmt::format("{}: element {} points to {}, which the layout declares no "
                               "pointee for",
                               what, index, key));
@@ -212,13 +213,16 @@ void write_region(const BoundArray& where, const Hyperslab& region, const unsign
   }
 }
 
+// `inspect` sees each block before it is written (pointer keys are checked there).
 void stream_array(const BoundArray& where, model::ArraySource& source,
-                  const std::vector<int64_t>& source_shape, const PutBytes& put) {
+                  const std::vector<int64_t>& source_shape, const PutBytes& put,
+                  const std::function<void(const NDArray&)>& inspect) {
   // Another file's array: whole leading-dimension slabs of about kChunk bytes at a time.
   const std::vector<int64_t>& shape = where.shape;
   if (source_shape.empty() || shape[0] == 0) {
     if (where.byte_size == 0) return;
     NDArray block = source.read().to_native();
+    inspect(block);
     put(where.dtype, where.address, static_cast<const unsigned char*>(block.data()),
         where.byte_size);
     return;
@@ -235,6 +239,7 @@ void stream_array(const BoundArray& where, model::ArraySource& source,
     slab.count[0] = std::min(rows, shape[0] - r);
     NDArray block = source.read(slab);
     if (block.dtype().needs_swap() || !block.is_c_contiguous()) block = block.to_native();
+    inspect(block);
     put(where.dtype, where.address + static_cast<uint64_t>(r) * row,
         static_cast<const unsigned char*>(block.data()),
         static_cast<uint64_t>(slab.count[0]) * row);
@@ -330,6 +335,7 @@ uint64_t Writer::commit() {
       what = l.path(input.node);
       job.where = binding->array(input.node);
     }
+    job.what = what;
     job.data = input.source ? nullptr : &input.data;
     job.source = input.source.get();
     job.source_shape = &input.shape;
@@ -428,7 +434,11 @@ uint64_t Writer::commit() {
       }
       continue;
     }
-    stream_array(where, *job.source, *job.source_shape, put);
+    // A pointer array from another file is checked block by block as it streams: a dangling
+    // key found late still leaves nothing under the final name.
+    stream_array(where, *job.source, *job.source_shape, put, [&](const NDArray& block) {
+      if (where.dtype.kind() == DTypeKind::kPointer) check_pointers(l, job.what, block);
+    });
   }
   file.commit(options_.fsync);
   committed_ = true;

@@ -138,6 +138,28 @@ assert ts[0]['data'] == [1.5, -2.0] and ts[1] is None and 'error' in ts[2]
 "
 "$dudley" dump --deref "$tmp/ptr.bin" /head >"$tmp/out" 2>"$tmp/err"
 check "dump --deref prints targets in the human form too" grep -q '^/head -> {.*"data":\[1.5,-2.0\]' "$tmp/out"
+# convert keeps pointees and their keys; it refuses to write a dangling pointer.
+"$dudley" convert -q "$tmp/ptr.bin" "$tmp/ptrcopy.bin" 2>"$tmp/err"
+check "convert of a file with a dangling pointer exits 1" test $? -eq 1
+check "and names the pointer and the key" grep -q "/ptrs: element 2 points to 5" "$tmp/err"
+/usr/bin/python3 -c "
+b = bytearray(open('$tmp/ptr.bin', 'rb').read()); b[16:20] = (8).to_bytes(4, 'little')
+open('$tmp/ptr2.bin', 'wb').write(b)"
+cp "$tmp/ptr.dud" "$tmp/ptr2.dud"
+"$dudley" convert -q --write-order big "$tmp/ptr2.bin" "$tmp/ptrcopy.bin"
+"$dudley" dump --json --deref "$tmp/ptr2.bin" >"$tmp/p1.json"
+"$dudley" dump --json --deref "$tmp/ptrcopy.bin" >"$tmp/p2.json"
+check "converted pointers reach the same targets" /usr/bin/python3 -c "
+import json
+a = json.load(open('$tmp/p1.json'))['root']['members']
+b = json.load(open('$tmp/p2.json'))['root']['members']
+for k in ('head', 'ptrs'):
+    assert a[k]['data'] == b[k]['data'], k
+    ta, tb = a[k]['target'], b[k]['target']
+    strip = lambda t: None if t is None else (t['data'], t.get('target', {}).get('data') if isinstance(t.get('target'), dict) else None)
+    assert [strip(t) for t in (ta if isinstance(ta, list) else [ta])] == [strip(t) for t in (tb if isinstance(tb, list) else [tb])], k
+assert b['ptrs']['target'][2]['data'] == 7
+"
 head -c 600 "$tmp/run.bin" >"$tmp/cut.bin"
 cp "$tmp/run.dud" "$tmp/cut.dud"
 "$dudley" ls "$tmp/cut.bin" >"$tmp/out" 2>"$tmp/err"
