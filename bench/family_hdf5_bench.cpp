@@ -88,8 +88,9 @@ void touch_all() {  // bring every file into the page cache right before timing
 
 void BM_FamilyDudleyVsHdf5(benchmark::State& state) {
   make_families();
-  const layout::FamilyIndex index = layout::read_family_index((dir() / "run.index.bin").string());
+  layout::FamilyIndex index = layout::read_family_index((dir() / "run.index.bin").string());
   const layout::Layout layout = layout::load_layout(index.layout_path);
+  index.resolve(layout);  // parameter paths -> declarations, once for the family
   const layout::BindPlan plan(layout);
   const layout::NodeId target = layout.find("/a100");
   std::vector<layout::BindOptions> options;

@@ -136,9 +136,34 @@ std::string FamilyWriter::finish() {
   return index_file;
 }
 
+void FamilyIndex::resolve(const Layout& layout) {
+  std::vector<std::vector<ParamId>> ids(param_paths.size());
+  for (ParamId p = 0; p < layout.params.size(); ++p) {
+    if (layout.params[p].group == kNone) continue;
+    const auto at = std::find(param_paths.begin(), param_paths.end(), param_path(layout, p));
+    if (at != param_paths.end()) ids[static_cast<size_t>(at - param_paths.begin())].push_back(p);
+  }
+  for (size_t k = 0; k < ids.size(); ++k) {
+    if (ids[k].empty()) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("the family index names parameter {}, which its layout {} does "
+                              "not declare",
+                              param_paths[k], layout_path));
+    }
+  }
+  param_ids = std::move(ids);
+}
+
 BindOptions FamilyIndex::bind_options(size_t i) const {
   BindOptions o;
-  for (size_t k = 0; k < param_paths.size(); ++k) o.params[param_paths[k]] = values.at(i).at(k);
+  for (size_t k = 0; k < param_paths.size(); ++k) {
+    const int64_t value = values.at(i).at(k);
+    if (param_ids.empty()) {
+      o.params[param_paths[k]] = value;
+    } else {
+      for (ParamId p : param_ids[k]) o.param_values[p] = value;
+    }
+  }
   o.params_absent = !params_in_files;
   return o;
 }

@@ -375,23 +375,34 @@ TEST_F(WriterTest, FamiliesWithAnIndexInBothModes) {  // [C22, C23]
     const std::string index_file = family.finish();
     EXPECT_EQ(index_file, stem + ".index.bin");
     ASSERT_TRUE(is_family_index(index_file));
-    const FamilyIndex index = read_family_index(index_file);
+    FamilyIndex index = read_family_index(index_file);
     EXPECT_EQ(index.layout_path, stem + ".dud");
     EXPECT_EQ(index.params_in_files, in_files);
     ASSERT_EQ(index.files.size(), 3u);
     EXPECT_EQ(index.files[2], stem + "_0002.bin");
     EXPECT_EQ(index.param_paths, (std::vector<std::string>{"/N", "/g/M"}));
     EXPECT_EQ(index.values[2], (std::vector<int64_t>{3, 2}));
-    // Every member read through the index alone.
+    // Every member read through the index alone: parameters by path, then resolved to
+    // their declarations once for the family.
     const Layout shared = load_layout(index.layout_path);
     BindPlan plan(shared, !in_files);
-    for (size_t i = 0; i < 3; ++i) {
+    for (size_t round = 0; round < 6; ++round) {
+      if (round == 3) {
+        index.resolve(shared);
+        ASSERT_EQ(index.param_ids.size(), 2u);
+        EXPECT_EQ(index.bind_options(2).params.size(), 0u);
+        EXPECT_EQ(index.bind_options(2).param_values.size(), 2u);
+      }
+      const size_t i = round % 3;
       Binding b(plan, io::open_file(index.files[i]), index.bind_options(i));
       NDArray x = read_array(b, shared.find("/x"));
       EXPECT_EQ(x.shape().dims(), (std::vector<int64_t>{static_cast<int64_t>(i) + 1}));
       EXPECT_EQ(x.get<double>({0}), 10.0 * static_cast<double>(i));
       EXPECT_EQ(read_array(b, shared.find("/g/y")).get<int16_t>({0}), static_cast<int16_t>(i));
     }
+    FamilyIndex wrong = index;
+    wrong.param_paths[1] = "/g/Q";
+    EXPECT_THROW(wrong.resolve(shared), Error);
     // Members with their parameters open on their own (STEM_NNNN.bin finds STEM.dud).
     model::Tree alone = dudley::open(index.files[1]);
     if (in_files) {

@@ -54,6 +54,13 @@ struct FamilyIndex {
   std::vector<std::string> param_paths;      ///< "/N", "/g/M"
   std::vector<std::vector<int64_t>> values;  ///< values[file][param]
 
+  /// After resolve(): the declarations each of param_paths names.
+  std::vector<std::vector<ParamId>> param_ids;
+
+  /// Resolves param_paths against the family's layout once, so that bind_options() gives
+  /// values by declaration and binding a member matches no names (a family of thousands of
+  /// files is read faster). Throws Error(kData) for a path the layout does not declare.
+  void resolve(const Layout& layout);
   /// Binding options for member `i`: its parameters given, absent from the file or not.
   BindOptions bind_options(size_t i) const;
 };
