@@ -1,9 +1,10 @@
-// One entry point for reading any supported file as a model tree.
+// One entry point for reading any supported file as a model tree, and one for writing a tree.
 #pragma once
 
 #include <string>
 
 #include "dudley/layout/binder.hpp"
+#include "dudley/layout/writer.hpp"
 #include "dudley/model/tree.hpp"
 
 namespace dudley {
@@ -20,5 +21,19 @@ struct OpenOptions {
 /// with its layout (`options.layout`, or NAME.dud beside it). Throws Error(kIo / kUsage /
 /// kSyntax / kSemantic) naming the file at fault.
 model::Tree open(const std::string& path, const OpenOptions& options = {});
+
+struct SaveOptions {
+  /// The format written. Today "dudley": the data file with its layout beside it (or, with
+  /// write.embed_layout, inside it).
+  std::string format = "dudley";
+  /// Byte order, fsync, progress, embedding (see layout::WriteOptions).
+  layout::WriteOptions write;
+};
+
+/// Writes `tree` (from any format open() reads) as a file of `options.format`, streaming
+/// each array block by block so memory stays bounded, through temporary files renamed into
+/// place. Returns the data file's size. Throws Error(kUsage) for an unknown format, and the
+/// writer's errors (kType for an element type the format cannot hold).
+uint64_t save(const model::Tree& tree, const std::string& path, const SaveOptions& options = {});
 
 }  // namespace dudley

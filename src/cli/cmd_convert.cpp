@@ -12,6 +12,7 @@
 #include "dudley/core/dtype.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/layout/from_model.hpp"
+#include "dudley/open.hpp"
 
 namespace dudley::cli {
 
@@ -73,7 +74,9 @@ int run_convert(const ConvertOptions& o) {
   write.write_layout = !o.embed_layout;
   ProgressBar bar(!o.quiet && !o.source.json);
   write.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
-  const uint64_t size = layout::write_tree(tree, o.destination, write);
+  SaveOptions save_options;
+  save_options.write = write;
+  const uint64_t size = save(tree, o.destination, save_options);
   const std::string layout_file =
       o.embed_layout ? o.destination : layout::layout_path_for(o.destination);
   if (o.source.json) {

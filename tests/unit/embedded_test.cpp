@@ -155,6 +155,23 @@ TEST_F(Embedded, DamageIsAnErrorWithTheByteOffset) {
   }
 }
 
+TEST_F(Embedded, SaveWritesAnyTreeAsOneSelfDescribingFile) {
+  const model::Tree tree = dudley::open(path_);
+  SaveOptions options;
+  options.write.embed_layout = true;
+  options.write.write_layout = false;
+  options.write.order = ByteOrder::kBig;
+  const std::string copy = (dir_ / "copy.bin").string();
+  const uint64_t size = dudley::save(tree, copy, options);
+  EXPECT_EQ(size, fs::file_size(copy));
+  EXPECT_FALSE(fs::exists(layout_path_for(copy)));
+  const model::Tree back = dudley::open(copy);
+  EXPECT_EQ(back.find("/x")->dtype.byte_order(), ByteOrder::kBig);
+  EXPECT_EQ(back.find("/x")->data->read().to_native().get<double>({1}), 2.5);
+  options.format = "netcdf";
+  EXPECT_THROW(dudley::save(tree, (dir_ / "x.nc").string(), options), Error);
+}
+
 TEST_F(Embedded, ShortFilesHaveNoTrailer) {
   const std::vector<unsigned char> bytes(31, 0x1a);
   auto source = io::memory_source(bytes.data(), bytes.size(), "short");
