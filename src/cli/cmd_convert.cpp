@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -12,6 +13,7 @@
 #include "dudley/core/dtype.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/layout/from_model.hpp"
+#include "dudley/layout/parser.hpp"
 #include "dudley/open.hpp"
 
 namespace dudley::cli {
@@ -25,6 +27,7 @@ struct ConvertOptions {
   bool fsync = false;
   bool quiet = false;
   bool embed_layout = false;
+  std::string to_layout;
 };
 
 // A one-line progress bar on a terminal, shown once a conversion has taken a second.
@@ -74,9 +77,16 @@ int run_convert(const ConvertOptions& o) {
   write.write_layout = !o.embed_layout;
   ProgressBar bar(!o.quiet && !o.source.json);
   write.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
-  SaveOptions save_options;
-  save_options.write = write;
-  const uint64_t size = save(tree, o.destination, save_options);
+  uint64_t size = 0;
+  std::vector<std::string> unused;
+  if (o.to_layout.empty()) {
+    SaveOptions save_options;
+    save_options.write = write;
+    size = save(tree, o.destination, save_options);
+  } else {
+    const layout::Layout target = layout::load_layout(o.to_layout);
+    size = layout::write_tree_into(tree, target, o.destination, write, &unused);
+  }
   const std::string layout_file =
       o.embed_layout ? o.destination : layout::layout_path_for(o.destination);
   if (o.source.json) {
@@ -84,8 +94,13 @@ int run_convert(const ConvertOptions& o) {
                                   {"layout", layout_file},
                                   {"embedded", o.embed_layout},
                                   {"bytes", size}};
+    if (!o.to_layout.empty()) out["unused"] = unused;
     fmt::print("{}\n", out.dump(2));
   } else if (!o.quiet) {
+    if (!unused.empty()) {
+      fmt::print(stderr, "note: {} array(s) of {} have no item in {}: {}\n", unused.size(),
+                 o.source.data, o.to_layout, fmt::join(unused, ", "));
+    }
     if (o.embed_layout) {
       fmt::print("wrote {} ({} bytes, its layout embedded at the end)\n", o.destination, size);
     } else {
@@ -111,6 +126,10 @@ void add_convert_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"little", "big"}));
   cmd->add_flag("--fsync", options->fsync, "Make the files durable before they appear");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress bar and no summary");
+  cmd->add_option("--to-layout", options->to_layout,
+                  "Write DST with this layout (a family's template, an agreed layout) instead "
+                  "of one made from SRC: each data item takes SRC's array at the same path")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--embed-layout", options->embed_layout,
                 "Append the layout to DST with a trailer (one self-describing file, no .dud; "
                 "see docs/embedded-layout.md)");

@@ -76,7 +76,9 @@ std::string layout_path_for(const std::string& data_path) {
 
 std::vector<int64_t> element_shape(const DType& type, const std::vector<int64_t>& shape) {
   std::vector<int64_t> out = shape;
-  if (type.kind() == DTypeKind::kText && type.text_length() > 1) {
+  // A string of one code unit in an array is ambiguous (units or strings of one?) and is
+  // taken as units; a single string (rank 0) always brings its length, whatever it is.
+  if (type.kind() == DTypeKind::kText && (type.text_length() > 1 || shape.empty())) {
     out.push_back(static_cast<int64_t>(type.text_length()));
   }
   return out;

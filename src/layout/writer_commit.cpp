@@ -117,7 +117,11 @@ uint64_t region_inner_bytes(const std::string& what, const Hyperslab& region, co
   }
   std::vector<int64_t> inner(where.shape.begin() + static_cast<std::ptrdiff_t>(rank),
                              where.shape.end());
-  const std::vector<int64_t> given_inner = element_shape(given, {});
+  // A region's elements are the given array's: strings of L > 1 units bring that dimension.
+  std::vector<int64_t> given_inner;
+  if (given.kind() == DTypeKind::kText && given.text_length() > 1) {
+    given_inner.push_back(static_cast<int64_t>(given.text_length()));
+  }
   if (inner != given_inner) {
     throw Error(ErrorCategory::kUsage,
                 fmt::format("{}: each element of the region must be {} (the layout's last "

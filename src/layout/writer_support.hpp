@@ -33,8 +33,9 @@ using DimResolver = std::function<DimValue(const Dim&)>;
 void match_dims(std::span<const Dim> dims, const std::vector<int64_t>& shape,
                 const std::string& what, const DimResolver& resolve);
 
-/// The shape an array of `type` has in a layout: a string of N code units adds a last
-/// dimension N (`S1[..., N]`).
+/// The shape an array of `type` has in a layout: strings of N code units add a last
+/// dimension N (`S1[..., N]`), except that an array (rank > 0) of one-unit strings is taken
+/// as an array of code units.
 std::vector<int64_t> element_shape(const DType& type, const std::vector<int64_t>& shape);
 
 /// "/g/N" for a group parameter, the bare name for a struct or block parameter.

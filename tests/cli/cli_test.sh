@@ -229,6 +229,28 @@ open('$tmp/broken.bin', 'wb').write(b)"
 "$dudley" ls "$tmp/broken.bin" >/dev/null 2>"$tmp/err"
 check "a damaged trailer exits 1" test $? -eq 1
 check "and names the file and byte offset" grep -q "broken.bin:@[0-9]*: error: damaged embedded layout trailer" "$tmp/err"
+# convert --to-layout: the arrays of SRC land in a layout chosen by the user (a subset, in
+# another order, big-endian, with a parameter no shape sets taken from SRC); the rest is noted.
+printf '!DUDLEY := S1[8]\nNX := >i8\nNY := >i8\nNMAT := >i2\nstep := { cycle = >i8  time = >f8  dt = >f8 }\nhydro /\n  rho = >f8[NY, NX]\n..\nstate = step\nextra = >i4[2]\n' >"$tmp/pick.dud"
+"$dudley" convert --json --to-layout "$tmp/pick.dud" "$tmp/run.bin" "$tmp/pick.bin" >"$tmp/pick.json"
+check "convert --to-layout exits 0" test $? -eq 0
+"$dudley" dump --json "$tmp/pick.bin" >"$tmp/d.json"
+check "convert --to-layout puts SRC's arrays at the layout's paths" /usr/bin/python3 -c "
+import json
+a_root = json.load(open('$tmp/a.json'))['root']
+a, a_params = a_root['members'], a_root['params']
+d = json.load(open('$tmp/d.json'))['root']
+m = d['members']
+assert m['hydro']['members']['rho']['data'] == a['hydro']['members']['rho']['data']
+assert m['hydro']['members']['rho']['dtype'] == '>f8'
+assert m['extra']['data'] == [0, 0]
+assert m['state']['data'] == a['state']['data'] and m['state']['data']['cycle'] == 200
+assert d['params']['NMAT']['value'] == a_params['NMAT']['value'] == 1  # no shape uses NMAT
+c = json.load(open('$tmp/pick.json'))
+assert '/hydro/e' in c['unused'] and '/hydro/rho' not in c['unused'], c['unused']
+"
+"$dudley" convert --to-layout "$tmp/pick.dud" "$tmp/run.bin" "$tmp/pick2.bin" 2>"$tmp/err" >/dev/null
+check "and notes the arrays left out" grep -q "^note: .* array(s) of .*run.bin have no item in .*pick.dud: .*/hydro/e" "$tmp/err"
 "$dudley" convert -q "$tmp/run.bin" "$tmp/no/such/dir/x.bin" 2>"$tmp/err"
 check "convert into a missing directory exits 2" test $? -eq 2
 check "and names the path" grep -q "no/such/dir/x.bin" "$tmp/err"

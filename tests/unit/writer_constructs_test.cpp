@@ -12,6 +12,7 @@
 #include "dudley/core/error.hpp"
 #include "dudley/layout/emitter.hpp"
 #include "dudley/layout/family.hpp"
+#include "dudley/layout/from_model.hpp"
 #include "dudley/layout/parser.hpp"
 #include "dudley/layout/writer.hpp"
 #include "dudley/open.hpp"
@@ -266,6 +267,49 @@ TEST_F(WriterConstructs, AppendedListItemsGoAfterEverythingAndTheLayoutSaysSo) {
   const std::string text_written{std::istreambuf_iterator<char>(in), {}};
   EXPECT_EQ(emit_layout(parse_ok(text_written)), text_written);
   EXPECT_NE(text_written.find("history = ["), text_written.rfind("history = ["));
+}
+
+TEST_F(WriterConstructs, AFileConvertedIntoItsOwnLayoutIsTheSameBytes) {
+  Layout l = parse_ok(
+      "!DUDLEY := S1[8]  NB := i4  K := u2\n"
+      "string := { n := u1  = S1[n] }\n"
+      "row := { n := >u2  id := i4  v = f4[n] }\n"
+      "PB := { k := i4 }[NB]\n"
+      "names = string[K]  one = row  rows = row[2]  blocks = PB{ z = i2[k] }\n"
+      "refs = p4[2]  5 = f8[2] @ 256\n");
+  const std::string path = file("all.bin");
+  Writer w(l, path);
+  w.write_instances("/names", {text("ab"), text("c"), text("")});
+  std::vector<Instance> one(1);
+  one[0].members.emplace("v", array_of<float>({2}, {1, 2}, DType::float_(4)));
+  one[0].params.emplace("id", 77);
+  w.write_instances("/one", one);
+  std::vector<Instance> rows(2);
+  rows[0].params.emplace("id", 1);
+  rows[1].members.emplace("v", array_of<float>({1}, {3}, DType::float_(4)));
+  rows[1].params.emplace("id", -2);
+  w.write_instances("/rows", rows);
+  std::vector<Instance> blocks(2);
+  blocks[0].members.emplace("z", array_of<int16_t>({3}, {1, 2, 3}, DType::int_(2)));
+  blocks[1].params.emplace("k", 1);
+  w.write_instances("/blocks", blocks);
+  w.write("/refs", array_of<uint32_t>({2}, {5, 0}, DType::uint(4)));
+  w.write_pointee(5, array_of<double>({2}, {0.25, 4}, DType::float_(8)));
+  w.commit();
+
+  const model::Tree tree = dudley::open(path);
+  const std::string copy = file("copy.bin");
+  std::vector<std::string> unused;
+  write_tree_into(tree, l, copy, {}, &unused);
+  EXPECT_EQ(bytes_of(copy), bytes_of(path));
+  EXPECT_TRUE(unused.empty()) << unused.front();
+  // Into a smaller layout: what it lacks is listed.
+  Layout part = parse_ok(
+      "!DUDLEY := S1[8]  K := u2  string := { n := u1  = S1[n] }  "
+      "names = string[K]");
+  write_tree_into(tree, part, file("part.bin"), {}, &unused);
+  EXPECT_EQ(read_text(at(dudley::open(file("part.bin")), "/names/0")), "ab");
+  EXPECT_EQ(unused.size(), 6u);  // one/v, rows/0/v, rows/1/v, blocks/0/z, blocks/1/z, refs
 }
 
 TEST_F(WriterConstructs, FamilyMembersWithCountedArraysButNoAppends) {
