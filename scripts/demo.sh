@@ -49,4 +49,15 @@ echo "== dudley convert: the restart file rewritten big-endian, then checked and
 "$dudley" check "$work/copy.dud"
 "$dudley" dump "$work/copy.bin" /hydro/rho
 echo
+echo "== one self-describing file: a layout built in code (examples/write_tracks.cpp) with a"
+echo "   counted string, tracks of different lengths and appended events, embedded at its end"
+"$(dirname "$dudley")/examples/write_tracks" "$work/tracks.bin"
+"$dudley" ls "$work/tracks.bin"
+"$dudley" dump "$work/tracks.bin" /station /tracks/2 /events
+echo
+echo "== dudley convert --to-layout: the restart file's density into a layout of our choosing"
+printf '!DUDLEY := S1[8]\nNX := i4\nNY := i4\nhydro /\n  rho = >f8[NY, NX]\n' >"$work/rho.dud"
+"$dudley" convert --to-layout "$work/rho.dud" "$work/restart.bin" "$work/rho.bin"
+"$dudley" dump "$work/rho.bin" /hydro/rho
+echo
 echo "demo: ok"
