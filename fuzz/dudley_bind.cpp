@@ -15,19 +15,9 @@
 #include "dudley/layout/binder.hpp"
 #include "dudley/layout/parser.hpp"
 #include "dudley/layout/to_model.hpp"
+#include "fuzz_support.hpp"
 
 namespace {
-
-void read_all(const dudley::model::Node& node) {
-  if (node.data) {
-    try {
-      dudley::NDArray a = node.data->read();
-      (void)a;
-    } catch (const dudley::Error&) {
-    }
-  }
-  for (const auto& c : node.children) read_all(*c);
-}
 
 template <typename F>
 auto attempt(F&& f) -> std::optional<decltype(f())> {
@@ -89,8 +79,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       options.default_order = order;
       auto tree = dudley::layout::dudley_tree(
           layout, dudley::io::memory_source(bytes, byte_count, "fuzz.bin"), options);
-      read_all(*tree.root);
-      for (const auto& [key, pointee] : tree.pointees) read_all(*pointee);
+      dudley::fuzz::read_all(*tree.root);
+      for (const auto& [key, pointee] : tree.pointees) dudley::fuzz::read_all(*pointee);
     } catch (const dudley::Error&) {
     }
   }

@@ -14,19 +14,9 @@
 #include "dudley/layout/embedded.hpp"
 #include "dudley/layout/parser.hpp"
 #include "dudley/layout/to_model.hpp"
+#include "fuzz_support.hpp"
 
 namespace {
-
-void read_all(const dudley::model::Node& node) {
-  if (node.data) {
-    try {
-      dudley::NDArray a = node.data->read();
-      (void)a;
-    } catch (const dudley::Error&) {
-    }
-  }
-  for (const auto& c : node.children) read_all(*c);
-}
 
 // A trailer's CRC is out of a fuzzer's reach, so half the inputs are assembled into a valid
 // embedded file first: first byte odd -> [2-byte length][layout text][data] becomes
@@ -42,7 +32,7 @@ void run(const unsigned char* data, size_t size) {
     options.default_order = dudley::ByteOrder::kLittle;
     auto layout = std::make_shared<const Layout>(layout_from_text(*text, "fuzz.bin#layout"));
     dudley::model::Tree tree = dudley_tree(layout, source, options);
-    read_all(*tree.root);
+    dudley::fuzz::read_all(*tree.root);
   } catch (const dudley::Error&) {
   }
 }

@@ -24,14 +24,11 @@ namespace {
 namespace fs = std::filesystem;
 using dudley::testing::parse_ok;
 
-class Embedded : public ::testing::Test {
+class Embedded : public dudley::testing::TempDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("dudley_embedded_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-    path_ = (dir_ / "self.bin").string();
+    TempDirTest::SetUp();
+    path_ = file("self.bin");
     Layout l = parse_ok("!DUDLEY := S1[8]  N := i4  x = f8[N]");
     WriteOptions options;
     options.embed_layout = true;
@@ -44,11 +41,7 @@ class Embedded : public ::testing::Test {
     w.write("/x", x);
     size_ = w.commit();
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::vector<unsigned char> bytes() const {
-    std::ifstream in(path_, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), {}};
-  }
+  std::vector<unsigned char> bytes() const { return dudley::testing::bytes_of(path_); }
   void rewrite(const std::vector<unsigned char>& b) const {
     std::ofstream out(path_, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
@@ -61,7 +54,6 @@ class Embedded : public ::testing::Test {
     }
     return "";
   }
-  fs::path dir_;
   std::string path_;
   uint64_t size_ = 0;
 };

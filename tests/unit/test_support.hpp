@@ -1,11 +1,18 @@
 // Helpers shared by the unit tests.
 #pragma once
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "dudley/core/file_io.hpp"
+#include "dudley/core/ndarray.hpp"
 #include "dudley/layout/parser.hpp"
 
 namespace dudley::testing {
@@ -43,6 +50,37 @@ inline std::string with_newlines(const std::string& text, const std::string& new
     }
   }
   return out;
+}
+
+/// A test with a fresh directory of its own (named after the test and the process), removed
+/// afterwards; file("x.bin") is a path inside it.
+class TempDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("dudley_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_suite()->name() + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+  std::filesystem::path dir_;
+};
+
+/// An array of `type` and `shape` holding `values` (as many as the shape has elements).
+template <typename T>
+NDArray array_of(std::vector<int64_t> shape, const std::vector<T>& values, DType type) {
+  NDArray a(type, Shape(std::move(shape)));
+  if (values.size() != a.element_count()) throw std::logic_error("array_of: count != shape");
+  std::memcpy(a.mutable_data(), values.data(), values.size() * sizeof(T));
+  return a;
+}
+
+/// Every byte of a file.
+inline std::vector<unsigned char> bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
 }
 
 }  // namespace dudley::testing

@@ -22,38 +22,16 @@ namespace dudley::layout {
 namespace {
 
 namespace fs = std::filesystem;
+using dudley::testing::array_of;
+using dudley::testing::bytes_of;
 using dudley::testing::parse_ok;
 
-class WriterConstructs : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("dudley_constructs_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string file(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
-};
-
-template <typename T>
-NDArray array_of(std::vector<int64_t> shape, const std::vector<T>& values, DType type) {
-  NDArray a(type, Shape(std::move(shape)));
-  if (values.size() != a.element_count()) throw std::logic_error("array_of: count != shape");
-  std::memcpy(a.mutable_data(), values.data(), values.size() * sizeof(T));
-  return a;
-}
+using WriterConstructs = dudley::testing::TempDirTest;
 
 NDArray text(const std::string& s) {
   NDArray a(DType::text(TextEncoding::kAscii, s.size()), Shape({}));
   std::memcpy(a.mutable_data(), s.data(), s.size());
   return a;
-}
-
-std::vector<unsigned char> bytes_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
 }
 
 const model::Node& at(const model::Tree& tree, const std::string& path) {

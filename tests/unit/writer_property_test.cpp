@@ -17,6 +17,7 @@
 #include "dudley/layout/builder.hpp"
 #include "dudley/layout/writer.hpp"
 #include "dudley/open.hpp"
+#include "test_support.hpp"
 
 namespace dudley::layout {
 namespace {
@@ -60,15 +61,7 @@ struct Expected {
   NDArray data;      ///< native bytes written
 };
 
-class WriterProperty : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("dudley_property_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
+using WriterProperty = dudley::testing::TempDirTest;
 
 // One round: a random layout, random data written into it, read back and compared.
 void round_trip(uint32_t seed, const fs::path& dir) {

@@ -26,32 +26,11 @@ namespace dudley::layout {
 namespace {
 
 namespace fs = std::filesystem;
+using dudley::testing::array_of;
+using dudley::testing::bytes_of;
 using dudley::testing::parse_ok;
 
-class WriterTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("dudley_writer_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string file(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
-};
-
-template <typename T>
-NDArray array_of(std::vector<int64_t> shape, const std::vector<T>& values, DType type) {
-  NDArray a(type, Shape(std::move(shape)));
-  std::memcpy(a.mutable_data(), values.data(), values.size() * sizeof(T));
-  return a;
-}
-
-std::vector<unsigned char> bytes_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using WriterTest = dudley::testing::TempDirTest;
 
 TEST_F(WriterTest, WritesBytesAReaderFindsAndTheLayoutBeside) {
   Layout l = parse_ok("!DUDLEY := S1[8]  N := i4  x = f8[N]  g /  y = >i2[2, N] ..  z = u1");
