@@ -132,8 +132,11 @@ uint64_t region_inner_bytes(const std::string& what, const Hyperslab& region, co
     const int64_t step = region.stride.empty() ? 1 : region.stride[i];
     const int64_t count = region.count[i];
     if (count == 0) continue;
-    if (region.start[i] < 0 || step < 1 || count < 0 ||
-        region.start[i] + (count - 1) * step >= where.shape[i]) {
+    // The last element, start + (count - 1) * step, must be inside; divided, not multiplied,
+    // so huge counts and strides cannot overflow.
+    const int64_t start = region.start[i];
+    if (start < 0 || step < 1 || count < 0 || start >= where.shape[i] ||
+        count - 1 > (where.shape[i] - 1 - start) / step) {
       throw Error(ErrorCategory::kUsage,
                   fmt::format("{}: the region [{}] leaves the item's shape {} in dimension {}",
                               what, i, Shape(where.shape).to_string(), i));

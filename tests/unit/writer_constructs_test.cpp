@@ -217,6 +217,19 @@ TEST_F(WriterConstructs, RegionsOfAnItemFromSeveralCalls) {
     EXPECT_NE(std::string(e.what()).find("/u"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(fs::exists(file("outside.bin")));
+  // Counts and strides near 2^63 are refused, not overflowed.
+  Writer huge(l, file("huge.bin"), options);
+  huge.set_param("NT", 3);
+  huge.set_param("NX", 4);
+  NDArray one(DType::float_(8), Shape({1, 1}));
+  huge.write("/u", one, Hyperslab{{1, 0}, {1, 1}, {int64_t{1} << 62, 1}});
+  EXPECT_NO_THROW(huge.commit());  // one element: the stride is never taken
+  Writer wraps(l, file("wraps.bin"), options);
+  wraps.set_param("NT", 3);
+  wraps.set_param("NX", 4);
+  NDArray two(DType::float_(8), Shape({2, 1}));
+  wraps.write("/u", two, Hyperslab{{1, 0}, {2, 1}, {int64_t{1} << 62, 1}});
+  EXPECT_THROW(wraps.commit(), Error);
 }
 
 TEST_F(WriterConstructs, AppendedListItemsGoAfterEverythingAndTheLayoutSaysSo) {

@@ -12,9 +12,12 @@
 #include <random>
 
 #include "dudley/core/error.hpp"
+#include "dudley/core/file_io.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/layout/binder.hpp"
 #include "dudley/layout/builder.hpp"
+#include "dudley/layout/emitter.hpp"
+#include "dudley/layout/parser.hpp"
 #include "dudley/layout/writer.hpp"
 #include "dudley/open.hpp"
 #include "test_support.hpp"
@@ -263,6 +266,11 @@ void round_trip(uint32_t seed, const fs::path& dir) {
   }
   w.commit();
 
+  // The layout written beside the data is canonical and passes `dudley check`'s parse.
+  const std::string layout_text = read_text_file(layout_path_for(file.string()));
+  const ParseResult reparsed = parse_layout(layout_text);
+  ASSERT_TRUE(reparsed.ok()) << reparsed.diagnostics.front().message;
+  EXPECT_EQ(emit_layout(reparsed.layout), layout_text);
   model::Tree tree = dudley::open(file.string());
   for (const Expected& e : expected) {
     const model::Node* node = e.path[0] == '#'
