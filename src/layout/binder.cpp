@@ -642,11 +642,12 @@ uint64_t Binding::size_of(uint32_t k) {
         // Measuring may place other items first (through a parameter's position): keep the
         // hook's item of the caller.
         const NodeId outer_item = hook_item_;
-        const uint64_t outer_index = hook_index_;
+        std::vector<uint64_t> outer_path = std::move(hook_path_);
+        hook_path_.clear();
         hook_item_ = s.index;
         const uint64_t size = variable_extent(n.type, count, start_[k], bound, what, 0, nullptr);
         hook_item_ = outer_item;
-        hook_index_ = outer_index;
+        hook_path_ = std::move(outer_path);
         return size;
       }
       if (n.type.kind == TypeRef::Kind::kPrimitive) {
@@ -758,8 +759,8 @@ void Binding::instance_param(ParamId id, uint64_t base, uint64_t& cursor, uint64
       naming_ ? fmt::format("{} (parameter {} of an instance)", what, layout_.name(p.name))
               : std::string();
   std::optional<int64_t> given;
-  if (options_.instance_params && depth == 0 && hook_item_ != kNone) {
-    given = options_.instance_params(hook_item_, hook_index_, id);
+  if (options_.instance_params && hook_item_ != kNone) {
+    given = options_.instance_params(hook_item_, hook_path_, id);
   }
   const int64_t value = given ? *given : read_integer(p.type, base + offset, name);
   values.emplace_back(id, value);
@@ -787,7 +788,8 @@ uint64_t Binding::variable_extent(const TypeRef& type, uint64_t count, uint64_t 
     BoundInstance* instance = nullptr;
     if (record) instance = &record->emplace_back();
     Locals block;
-    if (depth == 0) hook_index_ = i;
+    if (depth == 0) hook_path_.assign(1, i);
+    if (depth > 0 && !hook_path_.empty()) hook_path_.back() = i;
     if (t.kind == TypeKind::kHeteroBody && t.block != kNone && depth == 0) {
       block = block_instance(t.block, i, what, instance);  // its parameters come first
     }
@@ -865,8 +867,12 @@ uint64_t Binding::instance_extent(TypeId id, uint64_t base, const std::vector<in
         member->varies = true;
         member->shape = shape;
       }
-      size = variable_extent(m.type, instance_count(shape, what), *start, member_bound, what,
-                             depth + 1, member ? &member->instances : nullptr);
+      const uint64_t count = instance_count(shape, what);
+      hook_path_.push_back(e.index);  // the member, then its instance's index (set there)
+      hook_path_.push_back(0);
+      size = variable_extent(m.type, count, *start, member_bound, what, depth + 1,
+                             member ? &member->instances : nullptr);
+      hook_path_.resize(hook_path_.size() - 2);
     } else {
       std::vector<int64_t> inner;
       DType type = element_dtype(m.type, member_bound, inner, what, depth + 1);
@@ -928,6 +934,7 @@ std::vector<BoundInstance> Binding::instances(NodeId node, std::vector<int64_t>&
     const uint64_t count = instance_count(shape, what);
     const std::vector<int64_t> bound = bound_values(n);
     hook_item_ = node;
+    hook_path_.clear();
     variable_extent(n.type, count, address, bound, what, 0, &out);
     hook_item_ = kNone;
     // Every member's bytes must be there, as array() checks for a plain item.

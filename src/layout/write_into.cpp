@@ -31,6 +31,31 @@ void arrays_of(const model::Node& n, const std::string& path, std::set<std::stri
   }
 }
 
+Instance instance_from(const Layout& layout, const TypeDef& type, const model::Node& node,
+                       const std::string& path, std::set<std::string>& used);
+
+// The instances of an item (or struct member) whose instances vary, from the tree: a list
+// of them for a shaped item, the node itself for a single one.
+std::vector<Instance> instances_from(const Layout& layout, const Node& item,
+                                     const model::Node& node, const std::string& path,
+                                     std::set<std::string>& used) {
+  const TypeDef& t = layout.types[item.type.user];
+  const bool shaped = (t.kind == TypeKind::kHeteroBody && t.block != kNone) || item.dims.count > 0;
+  std::vector<Instance> out;
+  if (!shaped) {
+    out.push_back(instance_from(layout, t, node, path, used));
+  } else if (node.kind == model::NodeKind::kList) {
+    for (size_t i = 0; i < node.children.size(); ++i) {
+      out.push_back(
+          instance_from(layout, t, *node.children[i], child_path(path, std::to_string(i)), used));
+    }
+  } else {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{}: the layout's instances need a list here", path));
+  }
+  return out;
+}
+
 // One instance of a struct whose instances vary, from the tree: the array a typedef holds,
 // or a group of member arrays with the instance's parameters.
 Instance instance_from(const Layout& layout, const TypeDef& type, const model::Node& node,
@@ -56,8 +81,14 @@ Instance instance_from(const Layout& layout, const TypeDef& type, const model::N
       }
     }
     if (e.kind != StructEntry::Kind::kMember) continue;
-    const std::string name(layout.name(layout.nodes[e.index].name));
+    const Node& declared = layout.nodes[e.index];
+    const std::string name(layout.name(declared.name));
     const model::Node* member = node.member(name);
+    if (member && varying_type(layout, declared.type)) {
+      out.nested.emplace(name,
+                         instances_from(layout, declared, *member, child_path(path, name), used));
+      continue;
+    }
     if (member && member->kind == model::NodeKind::kArray && member->data) {
       out.members.emplace(name, member->data->read());
       used.insert(child_path(path, name));
@@ -84,21 +115,7 @@ uint64_t write_tree_into(const model::Tree& tree, const Layout& layout,
       used.insert(path);
       continue;
     }
-    const TypeDef& t = layout.types[type.user];
-    const bool shaped =
-        (t.kind == TypeKind::kHeteroBody && t.block != kNone) || layout.nodes[n].dims.count > 0;
-    std::vector<Instance> instances;
-    if (!shaped) {
-      instances.push_back(instance_from(layout, t, *source, path, used));
-    } else if (source->kind == model::NodeKind::kList) {
-      for (size_t i = 0; i < source->children.size(); ++i) {
-        instances.push_back(instance_from(layout, t, *source->children[i],
-                                          child_path(path, std::to_string(i)), used));
-      }
-    } else {
-      throw Error(ErrorCategory::kUsage,
-                  fmt::format("{}: the layout's instances need a list here", path));
-    }
+    std::vector<Instance> instances = instances_from(layout, layout.nodes[n], *source, path, used);
     w.write_instances(path, std::move(instances));
   }
   for (const Pointee& p : layout.pointees) {

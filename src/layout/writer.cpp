@@ -296,6 +296,106 @@ void Writer::write_instances(std::string_view path, const std::vector<NDArray>& 
   write_instances(path, std::move(instances));
 }
 
+// An item of instances with one dimension takes the number of instances given as its length
+// (setting a parameter not known yet, or checking a known one); for more dimensions the shape
+// must be known and commit() checks the count.
+static void infer_count(std::span<const Dim> dims, size_t count, const std::string& what,
+                        const DimResolver& resolve) {
+  size_t unknown = 0, rank = 0;
+  for (const Dim& d : dims) {
+    const DimValue v =
+        d.kind == Dim::Kind::kLiteral ? DimValue{DimValue::kKnown, d.literal} : resolve(d);
+    if (v.state == DimValue::kUnknown) ++unknown;
+    if (v.state != DimValue::kKnown || v.value >= 0) ++rank;
+  }
+  if (rank == 1) {  // sets an unknown parameter, or checks a known one
+    match_dims(dims, {static_cast<int64_t>(count)}, what + " (number of instances)", resolve);
+  }
+}
+
+// A parameter declared by the struct `type` itself, or by the parameter block `block` of a
+// heterogeneous array's elements: its value lives in each instance.
+static bool instance_local(const Layout& l, ParamId p, TypeId type, TypeId block) {
+  const Param& param = l.params[p];
+  return param.group == kNone && (param.owner == type || (block != kNone && param.owner == block));
+}
+
+void Writer::collect_instance(NodeId item, TypeId type_id, const Instance& instance,
+                              const std::vector<uint64_t>& path, const std::string& what,
+                              InstanceInput& input) {
+  const Layout& l = *layout_;
+  const TypeDef& type = l.types[type_id];
+  const TypeId block = path.size() == 1 ? type.block : kNone;  // only top-level elements
+  std::map<ParamId, int64_t>& values = input.params[path];
+  auto set_local = [&](ParamId p, int64_t value, const std::string& why) {
+    auto [it, inserted] = values.emplace(p, value);
+    if (!inserted && it->second != value) {
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("{}: parameter {} is {}, but {} needs {}", what,
+                              l.name(l.params[p].name), it->second, why, value));
+    }
+  };
+  auto resolve = [&](const Dim& d) -> DimValue {
+    if (d.kind != Dim::Kind::kParam) return {DimValue::kUnchecked};
+    if (!instance_local(l, d.param, type_id, block)) return group_dim(d);
+    const Param& param = l.params[d.param];
+    if (param.kind == ParamKind::kFixed) return {DimValue::kKnown, param.value};
+    auto known = values.find(d.param);
+    if (known != values.end()) return {DimValue::kKnown, known->second};
+    DimValue v{DimValue::kUnknown};
+    v.name = std::string(l.name(param.name));
+    v.assign = [&, p = d.param](int64_t value, const std::string& why) {
+      set_local(p, value, why);
+    };
+    return v;
+  };
+  for (const auto& [name, value] : instance.params) {
+    ParamId found = kNone;
+    for (ParamId p = 0; p < l.params.size(); ++p) {
+      if (instance_local(l, p, type_id, block) && l.name(l.params[p].name) == name) found = p;
+    }
+    if (found == kNone) {
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("{}: the instance has no parameter {}", what, name));
+    }
+    set_local(found, value, "its params");
+  }
+  auto member_named = [&](const std::string& name) {
+    for (const StructEntry& e : type.body) {
+      if (e.kind == StructEntry::Kind::kMember && l.name(l.nodes[e.index].name) == name) {
+        return e.index;
+      }
+    }
+    throw Error(ErrorCategory::kUsage, fmt::format("{}: the type has no member '{}'", what, name));
+  };
+  for (const auto& [name, array] : instance.members) {
+    const NodeId member = member_named(name);
+    if (varying_type(l, l.nodes[member].type)) {
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("{}: member '{}' has instances of its own: give them in `nested`",
+                              what, name));
+    }
+    match_dims(l.dims_of(l.nodes[member].dims), element_shape(array.dtype(), array.shape().dims()),
+               fmt::format("{} member '{}'", what, name), resolve);
+  }
+  for (const auto& [name, nested] : instance.nested) {
+    const NodeId member = member_named(name);
+    if (!varying_type(l, l.nodes[member].type)) {
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("{}: member '{}' is an array: give it in `members`", what, name));
+    }
+    const std::string inner = fmt::format("{} member '{}'", what, name);
+    infer_count(l.dims_of(l.nodes[member].dims), nested.size(), inner, resolve);
+    for (size_t j = 0; j < nested.size(); ++j) {
+      std::vector<uint64_t> nested_path = path;
+      nested_path.push_back(member);
+      nested_path.push_back(j);
+      collect_instance(item, l.nodes[member].type.user, nested[j], nested_path,
+                       fmt::format("{} instance {}", inner, j), input);
+    }
+  }
+}
+
 void Writer::write_instances(std::string_view path, std::vector<Instance> instances) {
   const Layout& l = *layout_;
   const NodeId node = l.find(path);
@@ -306,90 +406,18 @@ void Writer::write_instances(std::string_view path, std::vector<Instance> instan
                             std::string(path)));
   }
   const std::string item(path);
-  const TypeDef& type = l.types[l.nodes[node].type.user];
+  const TypeId type_id = l.nodes[node].type.user;
+  const TypeDef& type = l.types[type_id];
   // The item's shape of instances: a heterogeneous array takes its parameter block's.
   const Span shape_dims = type.kind == TypeKind::kHeteroBody && type.block != kNone
                               ? l.types[type.block].dims
                               : l.nodes[node].dims;
-  std::vector<int64_t> count_shape{static_cast<int64_t>(instances.size())};
-  size_t unknown = 0, rank = 0;
-  for (const Dim& d : l.dims_of(shape_dims)) {
-    const DimValue v =
-        d.kind == Dim::Kind::kLiteral ? DimValue{DimValue::kKnown, d.literal} : group_dim(d);
-    if (v.state == DimValue::kUnknown) ++unknown;
-    if (v.state != DimValue::kKnown || v.value >= 0) ++rank;
-  }
-  // One unknown dimension takes the number of instances; otherwise the shape must be known
-  // and commit() checks the count.
-  if (unknown == 1 && rank == 1) {
-    match_dims(l.dims_of(shape_dims), count_shape, item + " (number of instances)",
-               [&](const Dim& d) { return group_dim(d); });
-  }
-
+  infer_count(l.dims_of(shape_dims), instances.size(), item,
+              [&](const Dim& d) { return group_dim(d); });
   InstanceInput input;
-  input.params.resize(instances.size());
   for (size_t i = 0; i < instances.size(); ++i) {
-    const std::string what = fmt::format("{} instance {}", item, i);
-    std::map<ParamId, int64_t>& values = input.params[i];
-    auto local = [&](ParamId p) {  // an instance's own or its block row's parameter
-      const Param& param = l.params[p];
-      return param.group == kNone &&
-             (param.owner == l.nodes[node].type.user || param.owner == type.block);
-    };
-    auto set_local = [&](ParamId p, int64_t value, const std::string& why) {
-      auto [it, inserted] = values.emplace(p, value);
-      if (!inserted && it->second != value) {
-        throw Error(ErrorCategory::kUsage,
-                    fmt::format("{}: parameter {} is {}, but {} needs {}", what,
-                                l.name(l.params[p].name), it->second, why, value));
-      }
-    };
-    auto resolve = [&](const Dim& d) -> DimValue {
-      if (d.kind != Dim::Kind::kParam) return {DimValue::kUnchecked};
-      if (!local(d.param)) return group_dim(d);
-      const Param& param = l.params[d.param];
-      if (param.kind == ParamKind::kFixed) return {DimValue::kKnown, param.value};
-      auto known = values.find(d.param);
-      if (known != values.end()) return {DimValue::kKnown, known->second};
-      DimValue v{DimValue::kUnknown};
-      v.name = std::string(l.name(param.name));
-      v.assign = [&, p = d.param](int64_t value, const std::string& why) {
-        set_local(p, value, why);
-      };
-      return v;
-    };
-    for (const auto& [name, value] : instances[i].params) {
-      ParamId found = kNone;
-      for (ParamId p = 0; p < l.params.size(); ++p) {
-        if (local(p) && l.name(l.params[p].name) == name) found = p;
-      }
-      if (found == kNone) {
-        throw Error(ErrorCategory::kUsage,
-                    fmt::format("{}: the instance has no parameter {}", what, name));
-      }
-      set_local(found, value, "its params");
-    }
-    for (const auto& [name, array] : instances[i].members) {
-      NodeId member = kNone;
-      for (const StructEntry& e : type.body) {
-        if (e.kind == StructEntry::Kind::kMember && l.name(l.nodes[e.index].name) == name) {
-          member = e.index;
-        }
-      }
-      if (member == kNone) {
-        throw Error(ErrorCategory::kUsage,
-                    fmt::format("{}: the type has no member '{}'", what, name));
-      }
-      if (varying_type(l, l.nodes[member].type)) {
-        throw Error(ErrorCategory::kUsage,
-                    fmt::format("{}: member '{}' has instances of its own; instances nested "
-                                "in instances cannot be written",
-                                what, name));
-      }
-      match_dims(l.dims_of(l.nodes[member].dims),
-                 element_shape(array.dtype(), array.shape().dims()),
-                 fmt::format("{} member '{}'", what, name), resolve);
-    }
+    collect_instance(node, type_id, instances[i], {i}, fmt::format("{} instance {}", item, i),
+                     input);
   }
   input.instances = std::move(instances);
   instance_inputs_[node] = std::move(input);

@@ -270,8 +270,10 @@ uint64_t Writer::commit() {
   // Heterogeneous arrays sharing a parameter block share its rows: their values must agree.
   std::map<std::pair<uint64_t, ParamId>, std::pair<int64_t, NodeId>> rows;
   for (const auto& [node, input] : instance_inputs_) {
-    for (size_t i = 0; i < input.params.size(); ++i) {
-      for (const auto& [p, value] : input.params[i]) {
+    for (const auto& [path, values] : input.params) {
+      if (path.size() != 1) continue;  // nested instances have no parameter block
+      const uint64_t i = path[0];
+      for (const auto& [p, value] : values) {
         if (l.params[p].owner == kNone ||
             l.types[l.params[p].owner].kind != TypeKind::kParamBlock) {
           continue;
@@ -291,11 +293,14 @@ uint64_t Writer::commit() {
   bind.signature_unread = true;
   bind.params_absent = options_.params_absent;
   bind.param_values = params_;
-  bind.instance_params = [this](NodeId item, uint64_t index, ParamId p) -> std::optional<int64_t> {
+  bind.instance_params = [this](NodeId item, const std::vector<uint64_t>& path,
+                                ParamId p) -> std::optional<int64_t> {
     auto it = instance_inputs_.find(item);
-    if (it == instance_inputs_.end() || index >= it->second.params.size()) return std::nullopt;
-    auto value = it->second.params[index].find(p);
-    if (value == it->second.params[index].end()) return std::nullopt;
+    if (it == instance_inputs_.end()) return std::nullopt;
+    auto values = it->second.params.find(path);
+    if (values == it->second.params.end()) return std::nullopt;
+    auto value = values->second.find(p);
+    if (value == values->second.end()) return std::nullopt;
     return value->second;
   };
   auto binding = std::make_unique<Binding>(l, io::zero_source(kPlanningSize), bind);
@@ -368,27 +373,48 @@ uint64_t Writer::commit() {
                               Shape(shape).to_string(), input.instances.size()));
     }
     std::set<std::pair<uint64_t, ParamId>> seen;  // a block row is shared by its instances
+    // One instance as placed and as given: its parameters, its members, its nested instances.
+    std::function<void(const BoundInstance&, const Instance&, const std::string&)> place =
+        [&](const BoundInstance& where, const Instance& given, const std::string& what) {
+          for (const BoundInstance::Param& p : where.params) {
+            if (!p.address || !seen.insert({*p.address, p.param}).second) continue;
+            const TypeRef& type = l.params[p.param].type;
+            const ByteOrder order =
+                type.order == ByteOrder::kUnspecified ? options_.order : type.order;
+            small.emplace_back(*p.address,
+                               integer_bytes(p.value, primitive_size(type.primitive), order));
+          }
+          for (const BoundInstance::Member& m : where.members) {
+            const std::string name(l.name(l.nodes[m.node].name));
+            const std::string member = fmt::format("{} member '{}'", what, name);
+            if (!m.varies) {
+              auto array = given.members.find(name);
+              if (array == given.members.end()) continue;  // reads as zeros
+              WriteJob job;
+              job.where = m.array;
+              job.data = &array->second;
+              job.bytes = m.array.byte_size;
+              job.what = member;
+              const NDArray& a = array->second;
+              check_fit(member, a.dtype(), element_shape(a.dtype(), a.shape().dims()), job.where);
+              jobs.push_back(std::move(job));
+              continue;
+            }
+            auto nested = given.nested.find(name);
+            if (nested == given.nested.end()) continue;
+            if (nested->second.size() != m.instances.size()) {
+              throw Error(ErrorCategory::kUsage,
+                          fmt::format("{} has {} instances (shape {}), {} were given", member,
+                                      m.instances.size(), Shape(m.shape).to_string(),
+                                      nested->second.size()));
+            }
+            for (size_t j = 0; j < m.instances.size(); ++j) {
+              place(m.instances[j], nested->second[j], fmt::format("{} instance {}", member, j));
+            }
+          }
+        };
     for (size_t i = 0; i < places.size(); ++i) {
-      for (const BoundInstance::Param& p : places[i].params) {
-        if (!p.address || !seen.insert({*p.address, p.param}).second) continue;
-        const TypeRef& type = l.params[p.param].type;
-        const ByteOrder order = type.order == ByteOrder::kUnspecified ? options_.order : type.order;
-        small.emplace_back(*p.address,
-                           integer_bytes(p.value, primitive_size(type.primitive), order));
-      }
-      for (const auto& [name, array] : input.instances[i].members) {
-        for (const BoundInstance::Member& m : places[i].members) {
-          if (m.varies || l.name(l.nodes[m.node].name) != name) continue;
-          const std::string what = fmt::format("{} instance {} member '{}'", item, i, name);
-          WriteJob job;
-          job.where = m.array;
-          job.data = &array;
-          job.bytes = m.array.byte_size;
-          check_fit(what, array.dtype(), element_shape(array.dtype(), array.shape().dims()),
-                    job.where);
-          jobs.push_back(std::move(job));
-        }
-      }
+      place(places[i], input.instances[i], fmt::format("{} instance {}", item, i));
     }
   }
 

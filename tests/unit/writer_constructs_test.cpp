@@ -303,6 +303,45 @@ TEST_F(WriterConstructs, AFileConvertedIntoItsOwnLayoutIsTheSameBytes) {
   EXPECT_EQ(unused.size(), 6u);  // one/v, rows/0/v, rows/1/v, blocks/0/z, blocks/1/z, refs
 }
 
+TEST_F(WriterConstructs, InstancesNestedInInstances) {
+  Layout l = parse_ok(
+      "!DUDLEY := S1[8]\n"
+      "string := { n := u1  = S1[n] }\n"
+      "rec := { k := u1  names = string[k]  id = <i2 }\n"
+      "r = rec[2]\n");
+  const std::string path = file("nested.bin");
+  WriteOptions options;
+  options.order = ByteOrder::kLittle;
+  Writer w(l, path, options);
+  std::vector<Instance> recs(2);
+  recs[0].nested["names"] = {Instance{{{"", text("A")}}, {}, {}},
+                             Instance{{{"", text("BC")}}, {}, {}}};
+  recs[0].members.emplace("id", array_of<int16_t>({}, {7}, DType::int_(2)));
+  recs[1].members.emplace("id", array_of<int16_t>({}, {-1}, DType::int_(2)));
+  w.write_instances("/r", recs);
+  w.commit();
+  // signature; rec 0: k = 2, [1 'A'], [2 'B' 'C'], id 7; rec 1: k = 0, id -1.
+  const std::vector<unsigned char> expected = {
+      0x89, 0x64, 0x95, 0x64, 0x0d, 0x0a, 0x1a, 0x0a, 2, 1, 'A', 2, 'B', 'C', 7, 0, 0, 0xff, 0xff};
+  EXPECT_EQ(bytes_of(path), expected);
+  model::Tree tree = dudley::open(path);
+  EXPECT_EQ(read_text(at(tree, "/r/0/names/1")), "BC");
+  EXPECT_EQ(at(tree, "/r/1/id").data->read().get<int16_t>({}), -1);
+  // Converted into its own layout: the same bytes.
+  write_tree_into(tree, l, file("again.bin"));
+  EXPECT_EQ(bytes_of(file("again.bin")), expected);
+  // A nested count that contradicts a parameter given.
+  Writer bad(l, file("bad.bin"), options);
+  std::vector<Instance> one(1);
+  one[0].params.emplace("k", 3);
+  one[0].nested["names"] = {Instance{{{"", text("A")}}, {}, {}}};
+  EXPECT_THROW(bad.write_instances("/r", one), Error);
+  // Arrays where instances are expected, and the other way round.
+  std::vector<Instance> wrong(1);
+  wrong[0].members.emplace("names", text("AB"));
+  EXPECT_THROW(bad.write_instances("/r", wrong), Error);
+}
+
 TEST_F(WriterConstructs, FamilyMembersWithCountedArraysButNoAppends) {
   Layout l = parse_ok(
       "!DUDLEY := S1[8]  N := i4  string := { n := u1  = S1[n] }\n"

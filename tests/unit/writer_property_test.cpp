@@ -88,6 +88,7 @@ void round_trip(uint32_t seed, const fs::path& dir) {
   b.struct_type("row").param("n", ">u2").param("m", "i4");
   b.data("v", t3, {"n"}).data("w", t4, {"m", 2}).end();
   b.param("NB", "i4").param_block("PB", {"NB"}).param("k", "i4").end();
+  b.struct_type("rec").param("k", "u1").data("names", "str", {"k"}).data("id", t2).end();
 
   auto extent = [&] {
     return g.next(2) ? Extent(int64_t{g.next(4)})
@@ -107,7 +108,7 @@ void round_trip(uint32_t seed, const fs::path& dir) {
   for (int i = 0; i < count; ++i) {
     const std::string name = "x" + std::to_string(i);
     const std::string path = scope.back() + "/" + name;
-    switch (g.next(8)) {
+    switch (g.next(9)) {
       case 0:
         if (scope.size() < 3) {
           b.group(name);
@@ -174,6 +175,19 @@ void round_trip(uint32_t seed, const fs::path& dir) {
           instances.emplace_back(path, std::move(elements));
         }
         break;
+      case 7: {  // counted strings nested in counted records
+        const uint32_t c = g.next(3);
+        b.data(name, "rec", {int64_t{c}});
+        std::vector<Instance> recs(c);
+        for (Instance& r : recs) {
+          std::vector<Instance>& names = r.nested["names"];
+          names.resize(g.next(3));
+          for (Instance& s : names) s.members.emplace("", g.text(g.next(4)));
+          r.members.emplace("id", g.random(native_of(t2), {}));
+        }
+        instances.emplace_back(path, std::move(recs));
+        break;
+      }
       default: {
         const uint32_t rank = g.next(3);
         Extents shape;
@@ -203,9 +217,15 @@ void round_trip(uint32_t seed, const fs::path& dir) {
   for (auto& [path, given] : instances) {
     w.write_instances(path, given);
     for (size_t i = 0; i < given.size(); ++i) {
+      const std::string at = path + "/" + std::to_string(i);
       for (const auto& [member, data] : given[i].members) {
-        expected.push_back(
-            {path + "/" + std::to_string(i) + (member.empty() ? "" : "/" + member), data});
+        expected.push_back({at + (member.empty() ? "" : "/" + member), data});
+      }
+      for (const auto& [member, nested] : given[i].nested) {
+        for (size_t j = 0; j < nested.size(); ++j) {
+          expected.push_back(
+              {at + "/" + member + "/" + std::to_string(j), nested[j].members.at("")});
+        }
       }
     }
   }

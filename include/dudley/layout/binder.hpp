@@ -37,11 +37,14 @@ struct BindOptions {
   /// file's order is `default_order` (which must be set).
   bool signature_unread = false;
   /// For writers planning instances that differ in size: the value of a parameter stored
-  /// in an instance of a top-level data item (a counted array's count, an element's
-  /// parameter-block values), given instead of read. Called with the item, the instance's
-  /// index in C order and the parameter; nullopt reads the file as usual. Instances nested
-  /// inside instances always read the file.
-  std::function<std::optional<int64_t>(NodeId item, uint64_t index, ParamId param)> instance_params;
+  /// in an instance (a counted array's count, an element's parameter-block values), given
+  /// instead of read. Called with the data item, the instance's path and the parameter;
+  /// nullopt reads the file as usual. The path is the instance's index in C order, then for
+  /// an instance nested in a member of it, that member's NodeId and the nested index, and so
+  /// on: {2} is the item's instance 2, {2, m, 0} instance 0 of member m of that one.
+  std::function<std::optional<int64_t>(NodeId item, const std::vector<uint64_t>& path,
+                                       ParamId param)>
+      instance_params;
 };
 
 /// Where and what one data item is.
@@ -202,7 +205,7 @@ class Binding {
   std::optional<ByteOrder> signature_order_;
   /// The top-level item and instance being measured, for BindOptions::instance_params.
   NodeId hook_item_ = kNone;
-  uint64_t hook_index_ = 0;
+  std::vector<uint64_t> hook_path_;
 };
 
 /// Decodes an 8-byte Dudley signature [C20]: the spec's bytes and the ASCII forms both.

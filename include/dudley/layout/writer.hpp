@@ -62,6 +62,9 @@ struct Instance {
   /// Parameter values of the instance (its own, or its parameter-block row's) by name, for
   /// parameters no member shape sets.
   std::map<std::string, int64_t, std::less<>> params;
+  /// Members whose own instances differ in size (`names = string[k]` inside a struct): their
+  /// instances by member name. Their number sets such a member's one unknown dimension.
+  std::map<std::string, std::vector<Instance>, std::less<>> nested;
 };
 
 class Writer {
@@ -96,10 +99,10 @@ class Writer {
 
   /// Gives every instance of an item whose instances differ in size, in C order. An item
   /// with one dimension set by a parameter not set yet gets it from the number of
-  /// instances. Each instance's parameters come from its members' shapes or its `params`.
-  /// Throws Error(kUsage) for an item without such instances, an unknown member or
-  /// parameter, or a shape that contradicts a parameter. Instances nested inside instances
-  /// cannot be written (their counts read as 0).
+  /// instances. Each instance's parameters come from its members' shapes or its `params`;
+  /// instances nested in a member come in `nested`, to any depth. Throws Error(kUsage) for an
+  /// item without such instances, an unknown member or parameter, or a shape that
+  /// contradicts a parameter.
   void write_instances(std::string_view path, std::vector<Instance> instances);
   /// The same for a typedef'd counted array (`text = string`): one array per instance.
   void write_instances(std::string_view path, const std::vector<NDArray>& arrays);
@@ -152,11 +155,15 @@ class Writer {
     uint32_t pointee = kNone;         ///< write_pointee(): index into Layout::pointees
   };
   std::vector<Input> inputs_;
-  /// write_instances(): per item, each instance's members and parameter values.
+  /// write_instances(): per item, each instance's members, and the parameter values of every
+  /// instance by its path (BindOptions::instance_params).
   struct InstanceInput {
     std::vector<Instance> instances;
-    std::vector<std::map<ParamId, int64_t>> params;
+    std::map<std::vector<uint64_t>, std::map<ParamId, int64_t>> params;
   };
+  void collect_instance(NodeId item, TypeId type, const Instance& instance,
+                        const std::vector<uint64_t>& path, const std::string& what,
+                        InstanceInput& input);
   std::map<NodeId, InstanceInput> instance_inputs_;
   bool committed_ = false;
 };
