@@ -47,6 +47,21 @@ std::string_view Layout::name(NameId id) const {
   return id == kNone ? std::string_view() : names.text(id);
 }
 
+NodeId Layout::add_node(const Node& node) {
+  const auto id = static_cast<NodeId>(nodes.size());
+  nodes.push_back(node);
+  if (node.parent != kNone) {
+    Node& parent = nodes[node.parent];
+    if (parent.last_child == kNone) {
+      parent.first_child = id;
+    } else {
+      nodes[parent.last_child].next_sibling = id;
+    }
+    parent.last_child = id;
+  }
+  return id;
+}
+
 std::vector<NodeId> Layout::children(NodeId container) const {
   std::vector<NodeId> out;
   for (NodeId c = nodes[container].first_child; c != kNone; c = nodes[c].next_sibling) {

@@ -246,18 +246,7 @@ class Parser {
               fmt::format("nesting is deeper than {} levels", kMaxNestingDepth));
       }
     }
-    auto id = static_cast<NodeId>(layout_.nodes.size());
-    layout_.nodes.push_back(node);
-    if (parent != kNone) {
-      Node& p = layout_.nodes[parent];
-      if (p.last_child == kNone) {
-        p.first_child = id;
-      } else {
-        layout_.nodes[p.last_child].next_sibling = id;
-      }
-      p.last_child = id;
-    }
-    return id;
+    return layout_.add_node(node);
   }
   void add_statement(Statement::Kind kind, NodeId container, uint32_t index) {
     layout_.statements.push_back({kind, container, index});

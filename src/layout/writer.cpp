@@ -462,15 +462,7 @@ std::string Writer::append(std::string_view list_path, const NDArray& data) {
     d.literal = extent;
     l.dims.push_back(d);
   }
-  const auto id = static_cast<NodeId>(l.nodes.size());
-  Node& parent = l.nodes[list];
-  if (parent.last_child == kNone) {
-    parent.first_child = id;
-  } else {
-    l.nodes[parent.last_child].next_sibling = id;
-  }
-  parent.last_child = id;
-  l.nodes.push_back(item);
+  const NodeId id = l.add_node(item);
   l.statements.push_back({Statement::Kind::kData, list, id});
   inputs_.push_back({id, data, nullptr, data.dtype(), data.shape().dims(), {}, kNone});
   return l.path(id);

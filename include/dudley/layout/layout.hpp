@@ -239,7 +239,7 @@ class Layout {
  public:
   Layout();
 
-  // --- tables (read freely; the parser is the only writer) ---
+  // --- tables (read freely; the parser writes them, and writers extend them by add_node) ---
   NameTable names;
   std::vector<Node> nodes;  ///< nodes[0] is the root group
   std::vector<Param> params;
@@ -269,6 +269,9 @@ class Layout {
     return {bindings.data() + s.begin, s.count};
   }
 
+  /// Appends `node` and links it as the last child of node.parent (when it has one);
+  /// returns its id. For the parser, and for writers extending a layout (list appends).
+  NodeId add_node(const Node& node);
   /// Members of a group or items of a list, in declaration order.
   std::vector<NodeId> children(NodeId container) const;
   /// Parameters of a group in declaration order.
