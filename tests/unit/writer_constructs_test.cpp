@@ -301,6 +301,19 @@ TEST_F(WriterConstructs, AFileConvertedIntoItsOwnLayoutIsTheSameBytes) {
   write_tree_into(tree, part, file("part.bin"), {}, &unused);
   EXPECT_EQ(read_text(at(dudley::open(file("part.bin")), "/names/0")), "ab");
   EXPECT_EQ(unused.size(), 6u);  // one/v, rows/0/v, rows/1/v, blocks/0/z, blocks/1/z, refs
+  // Into a layout whose structure the tree does not have: the error names the place.
+  Layout other = parse_ok(
+      "!DUDLEY := S1[8]  K := u2  string := { n := u1  = S1[n] }  "
+      "refs = string[K]");
+  try {
+    write_tree_into(tree, other, file("other.bin"));
+    FAIL() << "an array was taken for a list of instances";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/refs: the layout's instances need a list here"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists(file("other.bin")));
 }
 
 TEST_F(WriterConstructs, InstancesNestedInInstances) {
