@@ -41,38 +41,12 @@ class Emitter {
  private:
   // Element type text and the extra trailing dimensions it brings (text length).
   std::string type(const DType& t, const std::string& where, std::vector<int64_t>& extra) {
-    const unsigned n = static_cast<unsigned>(t.size());
-    switch (t.kind()) {
-      case DTypeKind::kBool:
-        return "b1";
-      case DTypeKind::kInt:
-        return fmt::format("i{}", n);
-      case DTypeKind::kUInt:
-        return fmt::format("u{}", n);
-      case DTypeKind::kFloat:
-        return fmt::format("f{}", n);
-      case DTypeKind::kComplex:
-        return fmt::format("c{}", n);
-      case DTypeKind::kPointer:
-        return fmt::format("p{}", n);
-      case DTypeKind::kText: {
-        if (t.text_length() > 1) extra.push_back(static_cast<int64_t>(t.text_length()));
-        switch (t.encoding()) {
-          case TextEncoding::kAscii:
-            return "S1";
-          case TextEncoding::kUtf8:
-            return "U1";
-          case TextEncoding::kUtf16:
-            return "U2";
-          case TextEncoding::kUtf32:
-            return "U4";
-        }
-        break;
+    if (t.kind() == DTypeKind::kCompound) return compound(t, where);
+    if (const std::optional<Primitive> p = primitive_for(t)) {
+      if (t.kind() == DTypeKind::kText && t.text_length() > 1) {
+        extra.push_back(static_cast<int64_t>(t.text_length()));
       }
-      case DTypeKind::kCompound:
-        return compound(t, where);
-      default:
-        break;
+      return std::string(primitive_name(*p));
     }
     throw Error(ErrorCategory::kType,
                 fmt::format("{}: Dudley has no type for {}", where, t.to_string()));

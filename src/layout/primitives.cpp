@@ -1,6 +1,8 @@
 #include <array>
 #include <cctype>
 
+#include <fmt/format.h>
+
 #include "dudley/layout/layout.hpp"
 
 namespace dudley::layout {
@@ -122,6 +124,50 @@ bool is_dudley_name(std::string_view name) {
     if (!letter(c) && !std::isdigit(static_cast<unsigned char>(c))) return false;
   }
   return !primitive_from_name(name);
+}
+
+std::optional<Primitive> primitive_for(const DType& type) {
+  const unsigned n = static_cast<unsigned>(type.size());
+  std::string name;
+  switch (type.kind()) {
+    case DTypeKind::kBool:
+      name = "b1";
+      break;
+    case DTypeKind::kInt:
+      name = fmt::format("i{}", n);
+      break;
+    case DTypeKind::kUInt:
+      name = fmt::format("u{}", n);
+      break;
+    case DTypeKind::kFloat:
+      name = fmt::format("f{}", n);
+      break;
+    case DTypeKind::kComplex:
+      name = fmt::format("c{}", n);
+      break;
+    case DTypeKind::kPointer:
+      name = fmt::format("p{}", n);
+      break;
+    case DTypeKind::kText:
+      switch (type.encoding()) {
+        case TextEncoding::kAscii:
+          name = "S1";
+          break;
+        case TextEncoding::kUtf8:
+          name = "U1";
+          break;
+        case TextEncoding::kUtf16:
+          name = "U2";
+          break;
+        case TextEncoding::kUtf32:
+          name = "U4";
+          break;
+      }
+      break;
+    default:
+      break;
+  }
+  return primitive_from_name(name);
 }
 
 }  // namespace dudley::layout

@@ -23,51 +23,6 @@ bool order_unspecified(const TypeRef& ref) {
          primitive_size(ref.primitive) > 1;
 }
 
-// The primitive holding elements of `type` (in the item's declared order), if Dudley has one.
-std::optional<Primitive> primitive_for(const DType& type) {
-  const unsigned n = static_cast<unsigned>(type.size());
-  std::string name;
-  switch (type.kind()) {
-    case DTypeKind::kBool:
-      name = "b1";
-      break;
-    case DTypeKind::kInt:
-      name = fmt::format("i{}", n);
-      break;
-    case DTypeKind::kUInt:
-      name = fmt::format("u{}", n);
-      break;
-    case DTypeKind::kFloat:
-      name = fmt::format("f{}", n);
-      break;
-    case DTypeKind::kComplex:
-      name = fmt::format("c{}", n);
-      break;
-    case DTypeKind::kPointer:
-      name = fmt::format("p{}", n);
-      break;
-    case DTypeKind::kText:
-      switch (type.encoding()) {
-        case TextEncoding::kAscii:
-          name = "S1";
-          break;
-        case TextEncoding::kUtf8:
-          name = "U1";
-          break;
-        case TextEncoding::kUtf16:
-          name = "U2";
-          break;
-        case TextEncoding::kUtf32:
-          name = "U4";
-          break;
-      }
-      break;
-    default:
-      break;
-  }
-  return primitive_from_name(name);
-}
-
 }  // namespace
 
 std::string layout_path_for(const std::string& data_path) {
@@ -301,11 +256,10 @@ void Writer::write_instances(std::string_view path, const std::vector<NDArray>& 
 // must be known and commit() checks the count.
 static void infer_count(std::span<const Dim> dims, size_t count, const std::string& what,
                         const DimResolver& resolve) {
-  size_t unknown = 0, rank = 0;
+  size_t rank = 0;  // dimensions that remain (a negative one disappears [C14])
   for (const Dim& d : dims) {
     const DimValue v =
         d.kind == Dim::Kind::kLiteral ? DimValue{DimValue::kKnown, d.literal} : resolve(d);
-    if (v.state == DimValue::kUnknown) ++unknown;
     if (v.state != DimValue::kKnown || v.value >= 0) ++rank;
   }
   if (rank == 1) {  // sets an unknown parameter, or checks a known one

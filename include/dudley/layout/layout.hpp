@@ -71,6 +71,9 @@ std::optional<Primitive> primitive_from_name(std::string_view name);
 /// True for a name a declaration may use: a letter or '_', then letters, digits and '_',
 /// and not a primitive type's name.
 bool is_dudley_name(std::string_view name);
+/// The primitive whose values are elements of `type` (one code unit for text); nullopt
+/// when Dudley has none (compounds, enums, 16-byte integers...).
+std::optional<Primitive> primitive_for(const DType& type);
 /// Bytes in one value of the primitive.
 unsigned primitive_size(Primitive p);
 /// True for S1, U1, U2, U4 (which need a last dimension counting code units).
