@@ -43,7 +43,7 @@ void match_dims(std::span<const Dim> dims, const std::vector<int64_t>& shape,
                 const std::string& what, const DimResolver& resolve) {
   size_t axis = 0;
   for (const Dim& d : dims) {
-    DimValue v = d.kind == Dim::Kind::kLiteral ? DimValue{DimValue::kKnown, d.literal} : resolve(d);
+    DimValue v = d.kind == Dim::Kind::kLiteral ? DimValue::known(d.literal) : resolve(d);
     if (v.state == DimValue::kUnchecked) {
       ++axis;
       continue;
@@ -168,12 +168,13 @@ void Writer::set_param(std::string_view name_or_path, int64_t value) {
 
 // A group parameter's value as the writer knows it so far, or the means to set it.
 DimValue Writer::group_dim(const Dim& d) {
-  if (d.kind != Dim::Kind::kParam) return {DimValue::kUnchecked};
+  if (d.kind != Dim::Kind::kParam) return DimValue::unchecked();
   const Param& p = layout_->params[d.param];
   auto known = params_.find(d.param);
-  if (known != params_.end()) return {DimValue::kKnown, known->second};
-  if (p.kind == ParamKind::kFixed) return {DimValue::kKnown, p.value};
-  DimValue v{DimValue::kUnknown};
+  if (known != params_.end()) return DimValue::known(known->second);
+  if (p.kind == ParamKind::kFixed) return DimValue::known(p.value);
+  DimValue v = DimValue::unchecked();
+  v.state = DimValue::kUnknown;
   v.name = param_path(*layout_, d.param);
   v.assign = [this, p = d.param](int64_t value, const std::string& why) {
     set_param_value(p, value, why);
@@ -258,8 +259,7 @@ static void infer_count(std::span<const Dim> dims, size_t count, const std::stri
                         const DimResolver& resolve) {
   size_t rank = 0;  // dimensions that remain (a negative one disappears [C14])
   for (const Dim& d : dims) {
-    const DimValue v =
-        d.kind == Dim::Kind::kLiteral ? DimValue{DimValue::kKnown, d.literal} : resolve(d);
+    const DimValue v = d.kind == Dim::Kind::kLiteral ? DimValue::known(d.literal) : resolve(d);
     if (v.state != DimValue::kKnown || v.value >= 0) ++rank;
   }
   if (rank == 1) {  // sets an unknown parameter, or checks a known one
@@ -290,13 +290,14 @@ void Writer::collect_instance(NodeId item, TypeId type_id, const Instance& insta
     }
   };
   auto resolve = [&](const Dim& d) -> DimValue {
-    if (d.kind != Dim::Kind::kParam) return {DimValue::kUnchecked};
+    if (d.kind != Dim::Kind::kParam) return DimValue::unchecked();
     if (!instance_local(l, d.param, type_id, block)) return group_dim(d);
     const Param& param = l.params[d.param];
-    if (param.kind == ParamKind::kFixed) return {DimValue::kKnown, param.value};
+    if (param.kind == ParamKind::kFixed) return DimValue::known(param.value);
     auto known = values.find(d.param);
-    if (known != values.end()) return {DimValue::kKnown, known->second};
-    DimValue v{DimValue::kUnknown};
+    if (known != values.end()) return DimValue::known(known->second);
+    DimValue v = DimValue::unchecked();
+    v.state = DimValue::kUnknown;
     v.name = std::string(l.name(param.name));
     v.assign = [&, p = d.param](int64_t value, const std::string& why) {
       set_local(p, value, why);

@@ -24,6 +24,9 @@ struct DimValue {
   int64_t value = 0;
   std::string name;  ///< of the parameter, for messages (kUnknown)
   std::function<void(int64_t value, const std::string& why)> assign;
+
+  static DimValue known(int64_t v) { return {kKnown, v, {}, {}}; }
+  static DimValue unchecked() { return {kUnchecked, 0, {}, {}}; }
 };
 using DimResolver = std::function<DimValue(const Dim&)>;
 
