@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "dudley/core/error.hpp"
+#include "dudley/core/shape.hpp"
 
 namespace dudley {
 
@@ -151,11 +152,28 @@ DType DType::enumeration(const DType& base, std::vector<DTypeEnumMember> members
 }
 
 DType DType::compound(std::vector<DTypeField> fields, uint64_t size, std::string name) {
+  // Every field must lie inside the element, whatever the description said: readers copy
+  // fields by offset, so a size that wrapped past 2^64 would send them outside their buffer.
   uint64_t end = 0;
   for (const auto& f : fields) {
-    uint64_t count = 1;
-    for (int64_t n : f.shape) count *= static_cast<uint64_t>(n < 0 ? 0 : n);
-    end = std::max(end, f.offset + count * f.type->size());
+    std::optional<uint64_t> bytes = f.type->size();
+    for (int64_t n : f.shape) {
+      if (!bytes) break;
+      bytes = checked_mul(*bytes, static_cast<uint64_t>(n < 0 ? 0 : n));
+    }
+    std::optional<uint64_t> field_end = bytes ? checked_add(f.offset, *bytes) : std::nullopt;
+    if (!field_end) {
+      throw Error(ErrorCategory::kType,
+                  fmt::format("field '{}' of struct '{}' (offset {}) ends beyond 2^64 bytes",
+                              f.name, name, f.offset));
+    }
+    if (size != 0 && *field_end > size) {
+      throw Error(ErrorCategory::kType,
+                  fmt::format("field '{}' of struct '{}' ends at byte {}, past the struct's "
+                              "size of {} bytes",
+                              f.name, name, *field_end, size));
+    }
+    end = std::max(end, *field_end);
   }
   DType t;
   t.kind_ = DTypeKind::kCompound;
@@ -171,11 +189,15 @@ DType DType::fixed_array(const DType& base, std::vector<int64_t> shape) {
   uint64_t count = 1;
   for (int64_t n : shape) {
     if (n < 0) throw Error(ErrorCategory::kType, "a fixed array dimension cannot be negative");
-    count *= static_cast<uint64_t>(n);
+    auto next = checked_mul(count, static_cast<uint64_t>(n));
+    if (!next) throw Error(ErrorCategory::kType, "a fixed array of more than 2^64 elements");
+    count = *next;
   }
+  auto bytes = checked_mul(count, base.size());
+  if (!bytes) throw Error(ErrorCategory::kType, "a fixed array of more than 2^64 bytes");
   DType t;
   t.kind_ = DTypeKind::kFixedArray;
-  t.size_ = count * base.size();
+  t.size_ = *bytes;
   auto d = std::make_shared<Details>();
   d->base = std::make_shared<const DType>(base);
   d->shape = std::move(shape);

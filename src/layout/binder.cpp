@@ -274,6 +274,10 @@ bool Binding::compute(uint32_t k) {
       start_[k] = start;
       const uint64_t size = size_of(k);
       if (size == 0 && !cursor_known) return false;
+      if (size != 0 && !checked_add(start, size)) {
+        throw Error(ErrorCategory::kData, fmt::format("{} ends beyond 2^64 bytes", describe(k)),
+                    Location::binary(source_->name(), start));
+      }
       end_[k] = size == 0 ? cursor : start + size;  // fixed or absent: takes no bytes
       return true;
     }
@@ -606,12 +610,26 @@ DType Binding::element_dtype(const TypeRef& ref, const std::vector<int64_t>& bou
     shape.insert(shape.end(), deeper.begin(), deeper.end());
     uint64_t offset = m.has_address ? m.address : cursor;
     uint64_t bytes = checked_bytes(shape, type.size(), what, 0);
+    cursor = member_end(t, m, offset, bytes, what);
     fields.push_back(
         {std::string(layout_.name(m.name)), std::make_shared<const DType>(type), offset, shape});
-    cursor = offset + bytes;
     size = std::max(size, cursor);
   }
   return DType::compound(std::move(fields), size, std::string(layout_.name(t.name)));
+}
+
+uint64_t Binding::member_end(const TypeDef& type, const Node& member, uint64_t offset,
+                             uint64_t bytes, const std::string& what) {
+  auto end = checked_add(offset, bytes);
+  if (!end) {
+    throw Error(ErrorCategory::kType,
+                fmt::format("{}{}member {} of struct {} (offset {}, {} bytes) ends beyond 2^64 "
+                            "bytes",
+                            what, what.empty() ? "" : ": ",
+                            member.name == kNone ? "(anonymous)" : layout_.name(member.name),
+                            layout_.name(type.name), offset, bytes));
+  }
+  return *end;
 }
 
 uint64_t Binding::size_of(uint32_t k) {
@@ -691,7 +709,14 @@ uint64_t Binding::size_of(uint32_t k) {
         if (p.kind == ParamKind::kFixed) continue;
         std::vector<int64_t> inner;
         uint64_t offset = p.has_address ? p.address : cursor;
-        cursor = offset + element_dtype(p.type, {}, inner, describe(k), 0).size();
+        auto end = checked_add(offset, element_dtype(p.type, {}, inner, describe(k), 0).size());
+        if (!end) {
+          throw Error(ErrorCategory::kData,
+                      fmt::format("{}: parameter {} ends beyond 2^64 bytes", describe(k),
+                                  layout_.name(p.name)),
+                      Location::binary(source_->name(), offset));
+        }
+        cursor = *end;
         instance = std::max(instance, cursor);
       }
       return checked_bytes(evaluate_dims(t.dims), instance, describe(k), start_[k]);
@@ -762,10 +787,14 @@ void Binding::instance_param(ParamId id, uint64_t base, uint64_t& cursor, uint64
   if (options_.instance_params && hook_item_ != kNone) {
     given = options_.instance_params(hook_item_, hook_path_, id);
   }
-  const int64_t value = given ? *given : read_integer(p.type, base + offset, name);
+  auto at = checked_add(base, offset);
+  if (!at) throw Error(ErrorCategory::kData, what + " ends beyond 2^64 bytes");
+  const int64_t value = given ? *given : read_integer(p.type, *at, name);
   values.emplace_back(id, value);
-  if (record) record->params.push_back({id, value, base + offset});
-  cursor = offset + size;
+  if (record) record->params.push_back({id, value, *at});
+  auto end = checked_add(offset, size);
+  if (!end) throw Error(ErrorCategory::kData, what + " ends beyond 2^64 bytes");
+  cursor = *end;
   extent = std::max(extent, cursor);
 }
 

@@ -69,6 +69,10 @@ const char* diag_code_name(DiagCode code) {
       return "signature";
     case DiagCode::kTemplate:
       return "template";
+    case DiagCode::kTooManyDimensions:
+      return "too-many-dimensions";
+    case DiagCode::kSizeOverflow:
+      return "size-overflow";
     case DiagCode::kTooManyErrors:
       return "too-many-errors";
   }
@@ -111,6 +115,9 @@ class Parser {
         }
       }
       attach_docs();
+      // Sizes are only worth checking in a layout without other errors: an overflowing
+      // literal or an unknown type would only cascade into size errors here.
+      if (result_.diagnostics.empty()) check_static_extents(layout_, result_.diagnostics);
       if (layout_.template_directive || options_.force_template_check) {
         check_template_rules(layout_, result_.diagnostics);
       }
@@ -385,6 +392,10 @@ class Parser {
         resolve_dim(dim, name_tok, context, scope);
       } else {
         unexpected("a dimension (an integer or a parameter name)");
+      }
+      if (span.count == kMaxDimensions) {
+        fatal(DiagCode::kTooManyDimensions, pos_of(tok_),
+              fmt::format("a shape has more than {} dimensions", kMaxDimensions));
       }
       layout_.dims.push_back(dim);
       ++span.count;

@@ -85,7 +85,17 @@ TEST(HostileInput, TruncatedAtEveryByte) {
 TEST(HostileInput, IntegersAtTheLimits) {
   EXPECT_TRUE(parse_layout("N := -9223372036854775808  M := 9223372036854775807").ok());
   EXPECT_EQ(first_code("N := -9223372036854775809"), DiagCode::kIntegerOverflow);
-  EXPECT_TRUE(parse_layout("x = f8 @ 18446744073709551615").ok());
+  EXPECT_TRUE(parse_layout("x = f8[0] @ 18446744073709551615").ok());
+  EXPECT_EQ(first_code("x = f8 @ 18446744073709551615"), DiagCode::kSizeOverflow);
+  EXPECT_EQ(first_code("T := { a = u1 @ 18446744073709551615 }"), DiagCode::kSizeOverflow);
+  EXPECT_EQ(first_code("T := { a = u1  !@ 18446744073709551615  b = u1 }"),
+            DiagCode::kSizeOverflow);
+  EXPECT_EQ(first_code("x = f8[4611686018427387904, 4]"), DiagCode::kSizeOverflow);
+  std::string rank64 = "x = u1[1", rank65;
+  for (uint32_t i = 1; i < kMaxDimensions; ++i) rank64 += ",1";
+  rank65 = rank64 + ",1]";
+  EXPECT_TRUE(parse_layout(rank64 + "]").ok());
+  EXPECT_EQ(first_code(rank65), DiagCode::kTooManyDimensions);
   EXPECT_EQ(first_code("x = f8 @ 18446744073709551616"), DiagCode::kIntegerOverflow);
   EXPECT_EQ(first_code("18446744073709551615 = f8"), DiagCode::kReservedPointeeKey);
 }

@@ -159,6 +159,8 @@ class Binding {
   DType element_dtype(const TypeRef& type, const std::vector<int64_t>& bound,
                       std::vector<int64_t>& inner_shape, const std::string& what, int depth);
   std::vector<int64_t> bound_values(const Node& node);
+  uint64_t member_end(const TypeDef& type, const Node& member, uint64_t offset, uint64_t bytes,
+                      const std::string& what);
   using Locals = std::vector<std::pair<ParamId, int64_t>>;
   bool has_variable_instances(const TypeRef& type, int depth = 0) const;
   uint64_t variable_extent(const TypeRef& type, uint64_t count, uint64_t base,

@@ -37,6 +37,8 @@ enum class DiagCode : uint8_t {
   kAnonymousMember,         ///< anonymous-member: in a struct with other members
   kSignature,               ///< signature: !DUDLEY misuse
   kTemplate,                ///< template: a C22 rule broken
+  kTooManyDimensions,       ///< too-many-dimensions: a shape beyond kMaxDimensions
+  kSizeOverflow,            ///< size-overflow: a struct, member or item ends beyond 2^64
   kTooManyErrors,           ///< too-many-errors
 };
 
@@ -55,6 +57,10 @@ struct Diagnostic {
 /// Deepest nesting of groups, lists and anonymous groups the parser accepts. Real layouts
 /// stay below 20; the cap keeps every lookup and walk bounded on hostile input.
 inline constexpr uint32_t kMaxNestingDepth = 1000;
+
+/// Most dimensions one shape may have (numpy's limit). Deeper shapes would only serve to make
+/// every tool that nests by dimension (JSON, lists) recurse as deep as the input says.
+inline constexpr uint32_t kMaxDimensions = 64;
 
 struct ParseOptions {
   /// Run the !TEMPLATE checks [C22] even when the text has no !TEMPLATE directive.
@@ -82,6 +88,11 @@ Layout load_layout(const std::string& path, const ParseOptions& options = {});
 /// embedded in its data file); throws like load_layout, with name:line:col.
 Layout layout_from_text(std::string_view text, const std::string& name,
                         const ParseOptions& options = {});
+
+/// Checks that every struct, struct member and data item whose size the layout alone fixes
+/// (literal shapes, explicit offsets and addresses) ends within 2^64 bytes; appends a
+/// size-overflow diagnostic at each one that does not.
+void check_static_extents(const Layout& layout, std::vector<Diagnostic>& out);
 
 /// Applies the !TEMPLATE rules [C22] to a parsed layout; appends what breaks them.
 void check_template_rules(const Layout& layout, std::vector<Diagnostic>& out);

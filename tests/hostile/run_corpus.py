@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Runs the hostile-input corpus (tests/data/hostile/*.json) against the dudley CLI.
+
+Each case is one JSON file: the files to create in a fresh directory, the command to run,
+and what must come out (exit code, patterns on stderr/stdout). Every case runs under a
+wall-clock limit and, in release builds, an address-space limit; its peak resident memory
+is measured with wait4() and must stay under the case's budget. Under ASan (--asan) the
+budgets are looser (the sanitizer's own memory and speed) and the memory cap is ASan's
+hard_rss_limit_mb. A case that crashes, hangs or grows past its budget fails.
+
+Usage: run_corpus.py DUDLEY CORPUS_DIR [--asan] [--only NAME]
+"""
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def make_files(case, work):
+    """Creates the case's inputs. Kinds: text, hex, zeros, repeat, fifo, dir, symlink."""
+    for spec in case.get("files", []):
+        path = os.path.join(work, spec["path"])
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        kind = spec.get("kind", "text")
+        if kind == "text":
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(spec["text"])
+        elif kind == "hex":
+            with open(path, "wb") as f:
+                f.write(bytes.fromhex(spec["hex"]))
+        elif kind == "zeros":
+            with open(path, "wb") as f:
+                f.truncate(spec["size"])
+        elif kind == "repeat":  # a text unit repeated, between an optional head and tail
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(spec.get("head", ""))
+                f.write(spec["unit"] * spec["count"])
+                f.write(spec.get("tail", ""))
+        elif kind == "repeat-hex":
+            with open(path, "wb") as f:
+                f.write(bytes.fromhex(spec.get("head", "")))
+                f.write(bytes.fromhex(spec["unit"]) * spec["count"])
+        elif kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "dir":
+            os.makedirs(path, exist_ok=True)
+        elif kind == "symlink":
+            os.symlink(spec["target"], path)
+        else:
+            raise ValueError(f"unknown file kind {kind}")
+        if "mode" in spec:
+            os.chmod(path, int(spec["mode"], 8))
+
+
+def run_case(dudley, name, case, asan):
+    work = tempfile.mkdtemp(prefix=f"hostile-{name}-")
+    try:
+        make_files(case, work)
+        seconds = case.get("seconds", 2.0) * (10 if asan else 1)
+        mib = case.get("mib", 32)
+        env = dict(os.environ)
+        if asan:
+            env["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=1:hard_rss_limit_mb=1500"
+
+        def limits():
+            if not asan:  # ASan reserves terabytes of address space for its shadow
+                cap = 1 << 30
+                resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+        argv = [dudley] + [a.replace("{dir}", work) for a in case["run"]]
+        start = time.monotonic()
+        proc = subprocess.Popen(argv, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, env=env, preexec_fn=limits)
+        try:
+            out, err = proc.communicate(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            return [f"still running after {seconds:.0f} s (killed)"], 0, seconds
+        elapsed = time.monotonic() - start
+        # wait4 has already been done by communicate(); the children's usage is summed,
+        # so the peak is measured with a fresh getrusage delta per case (cases run serially).
+        peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        out = out.decode("utf-8", "replace")
+        err = err.decode("utf-8", "replace")
+        problems = []
+        code = proc.returncode
+        if code < 0:
+            problems.append(f"killed by signal {signal.Signals(-code).name}")
+        elif code != case["exit"]:
+            problems.append(f"exit {code}, expected {case['exit']}")
+        for key, text in (("stderr", err), ("stdout", out)):
+            pattern = case.get(key)
+            if pattern and not re.search(pattern, text, re.S):
+                problems.append(f"{key} does not match /{pattern}/")
+        for bad in ("internal error", "AddressSanitizer", "runtime error", "bad_alloc"):
+            if bad in err:
+                problems.append(f"stderr says {bad!r}")
+        if "check" in case:  # a shell condition on the directory afterwards
+            r = subprocess.run(["bash", "-c", case["check"]], cwd=work)
+            if r.returncode != 0:
+                problems.append(f"after-check failed: {case['check']}")
+        if problems:
+            problems.append("stderr: " + err[-600:].strip())
+        return problems, peak_kib, elapsed
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    dudley, corpus = os.path.abspath(sys.argv[1]), sys.argv[2]
+    asan = "--asan" in sys.argv
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+    names = sorted(f[:-5] for f in os.listdir(corpus) if f.endswith(".json"))
+    passed = failed = 0
+    for name in names:
+        if only and name != only:
+            continue
+        with open(os.path.join(corpus, name + ".json"), encoding="utf-8") as f:
+            case = json.load(f)
+        # One subprocess at a time: the child-usage peak is then this case's own, as long
+        # as it exceeds every earlier one; measure it exactly with a fork of our own.
+        pid = os.fork()
+        if pid == 0:
+            try:
+                problems, peak, elapsed = run_case(dudley, name, case, asan)
+            except Exception as e:  # a broken case file is a failure, not a crash
+                problems, peak, elapsed = [f"runner: {e!r}"], 0, 0.0
+            budget = case.get("mib", 32) * 1024
+            if not asan and peak > budget:
+                problems.append(f"peak memory {peak // 1024} MiB > {budget // 1024} MiB")
+            print(f"{'ok  ' if not problems else 'FAIL'} {name}: {elapsed:.2f} s, "
+                  f"{peak // 1024} MiB  ({case.get('what', '')})", flush=True)
+            for p in problems:
+                print(f"     {p}", flush=True)
+            os._exit(1 if problems else 0)
+        _, status = os.waitpid(pid, 0)
+        if os.waitstatus_to_exitcode(status) == 0:
+            passed += 1
+        else:
+            failed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
