@@ -192,13 +192,11 @@ int run_dump(const DumpOptions& given) {
     options.items.insert(options.items.begin(), options.data.data);
     options.data.data.clear();
   }
-  int status = kExitOk;
-  for (DataOptions& m : family_members(options.data)) {
+  return for_each_member(options.data, [&](const DataOptions& m) {
     DumpOptions one = options;
-    one.data = std::move(m);
-    status = std::max(status, run_dump_one(one, true));
-  }
-  return status;
+    one.data = m;
+    return run_dump_one(one, true);
+  });
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // parameters with their values.
 #include <algorithm>
 #include <cstdio>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -83,11 +84,9 @@ int run_ls_one(const DataOptions& options, bool member) {
     print_node(*tree.root, "", errors);
   }
   // Items placed after a broken one share its error (their addresses depend on it): once.
-  std::vector<std::string> reported;
+  std::unordered_set<std::string_view> reported;
   for (const auto& e : errors) {
-    if (std::find(reported.begin(), reported.end(), e) != reported.end()) continue;
-    reported.push_back(e);
-    fmt::print(stderr, "{}\n", e);
+    if (reported.insert(e).second) fmt::print(stderr, "{}\n", e);
   }
   return errors.empty() ? kExitOk : kExitInvalid;
 }
@@ -95,12 +94,10 @@ int run_ls_one(const DataOptions& options, bool member) {
 int run_ls(const DataOptions& options) {
   if (options.family.empty()) return run_ls_one(options, false);
   if (!options.data.empty()) throw Error(ErrorCategory::kUsage, "give DATA or --family, not both");
-  int status = kExitOk;
-  for (const DataOptions& m : family_members(options)) {
+  return for_each_member(options, [&](const DataOptions& m) {
     if (!options.json) fmt::print("== {}\n", m.data);
-    status = std::max(status, run_ls_one(m, true));
-  }
-  return status;
+    return run_ls_one(m, true);
+  });
 }
 
 }  // namespace

@@ -1,9 +1,13 @@
 #include "cli/data_options.hpp"
 
+#include <algorithm>
+#include <cstdio>
+
 #include <charconv>
 
 #include <fmt/format.h>
 
+#include "cli/commands.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/layout/family.hpp"
 #include "dudley/open.hpp"
@@ -49,6 +53,25 @@ std::vector<DataOptions> family_members(const DataOptions& o) {
     out.push_back(std::move(m));
   }
   return out;
+}
+
+int exit_status_for(const Error& e) {
+  const ErrorCategory c = e.category();
+  return c == ErrorCategory::kIo || c == ErrorCategory::kUsage ? kExitError : kExitInvalid;
+}
+
+int for_each_member(const DataOptions& options,
+                    const std::function<int(const DataOptions& member)>& one) {
+  int status = kExitOk;
+  for (const DataOptions& m : family_members(options)) {
+    try {
+      status = std::max(status, one(m));
+    } catch (const Error& e) {
+      fmt::print(stderr, "{}\n", e.what());
+      status = std::max(status, exit_status_for(e));
+    }
+  }
+  return status;
 }
 
 model::Tree open_data(const DataOptions& o) {

@@ -1,11 +1,13 @@
 // Options shared by the commands that open data files (ls, dump), and opening with them.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "dudley/core/error.hpp"
 #include "dudley/model/tree.hpp"
 
 namespace dudley::cli {
@@ -23,6 +25,16 @@ struct DataOptions {
 /// The members of `options.family`, each as the options that open it (its data path, the
 /// family layout, and, from an index, its parameters). Throws Error when there are none.
 std::vector<DataOptions> family_members(const DataOptions& options);
+
+/// Runs `one` on every member of the family, in order. A member that fails as a whole (its
+/// file is missing, its layout broken) is reported on stderr with its name and the others
+/// are still read; returns the worst exit status.
+int for_each_member(const DataOptions& options,
+                    const std::function<int(const DataOptions& member)>& one);
+
+/// The exit status for an error that stopped a command: 2 when it could not run (I/O,
+/// usage), 1 when an input was read but is wrong.
+int exit_status_for(const Error& e);
 
 /// Registers DATA, --layout, --order, --param, --params-absent and --json on `cmd`.
 void add_data_options(CLI::App& cmd, DataOptions& options);

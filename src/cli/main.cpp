@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/data_options.hpp"
 #include "dudley/core/error.hpp"
 
 namespace {
@@ -39,10 +40,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "{}\n", e.what());
     // An input that was read but is wrong (a layout with a syntax error, a damaged file) is
     // exit 1; a command that could not run (no such file, bad arguments) is exit 2.
-    using dudley::ErrorCategory;
-    const ErrorCategory c = e.category();
-    return c == ErrorCategory::kIo || c == ErrorCategory::kUsage ? dudley::cli::kExitError
-                                                                 : dudley::cli::kExitInvalid;
+    return dudley::cli::exit_status_for(e);
   } catch (const std::exception& e) {
     fmt::print(stderr, "dudley: internal error: {}\n", e.what());
   } catch (...) {

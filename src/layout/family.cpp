@@ -10,6 +10,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
+#include "dudley/core/shape.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/layout/emitter.hpp"
 #include "dudley/layout/parser.hpp"
@@ -178,37 +179,49 @@ bool is_family_index(const std::string& data_path) {
 
 FamilyIndex read_family_index(const std::string& index_path) {
   model::Tree tree = dudley::open(index_path);
-  auto need = [&](const char* path) -> const model::Node& {
+  // The index is a Dudley file like any other, so its layout may say anything: every item is
+  // checked for the type and rank an index has before its bytes are used.
+  auto need = [&](const char* path, DTypeKind kind, uint64_t element, size_t rank,
+                  const char* expected) -> const model::Node& {
     const model::Node* n = tree.find(path);
     if (!n || n->kind != model::NodeKind::kArray || !n->error.empty()) {
       throw Error(ErrorCategory::kData, fmt::format("not a family index: no readable {}", path),
+                  Location::file(index_path));
+    }
+    if (n->dtype.kind() != kind || n->dtype.size() != element || n->shape.size() != rank) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("not a family index: {} is {}{}, where an index has {}", path,
+                              n->dtype.to_string(), Shape(n->shape).to_string(), expected),
                   Location::file(index_path));
     }
     return *n;
   };
   const fs::path dir = fs::path(index_path).parent_path();
   FamilyIndex index;
-  const std::vector<std::string> files = read_rows(need("/files"));
-  NDArray layout_text = need("/layout").data->read();
+  const std::vector<std::string> files =
+      read_rows(need("/files", DTypeKind::kText, 1, 2, "S1[files, width]"));
+  NDArray layout_text = need("/layout", DTypeKind::kText, 1, 1, "S1[length]").data->read();
   index.layout_path =
       (dir / std::string(static_cast<const char*>(layout_text.data()), layout_text.byte_size()))
           .string();
-  index.params_in_files = need("/in_files").data->read().get<uint8_t>({}) != 0;
+  index.params_in_files =
+      need("/in_files", DTypeKind::kUInt, 1, 0, "u1").data->read().get<uint8_t>({}) != 0;
   for (const auto& f : files) index.files.push_back((dir / f).string());
-  index.param_paths = read_rows(need("/param_paths"));
-  const model::Node& values = need("/values");
-  NDArray v = values.data->read();
-  if (values.shape.size() != 2 || static_cast<size_t>(values.shape[0]) != index.files.size() ||
-      static_cast<size_t>(values.shape[1]) != index.param_paths.size()) {
-    throw Error(ErrorCategory::kData, "not a family index: /values does not match /files",
+  index.param_paths = read_rows(need("/param_paths", DTypeKind::kText, 1, 2, "S1[params, width]"));
+  const model::Node& values = need("/values", DTypeKind::kInt, 8, 2, "i8[files, params]");
+  if (static_cast<uint64_t>(values.shape[0]) != index.files.size() ||
+      static_cast<uint64_t>(values.shape[1]) != index.param_paths.size()) {
+    throw Error(ErrorCategory::kData,
+                fmt::format("not a family index: /values is {} for {} files and {} parameters",
+                            Shape(values.shape).to_string(), index.files.size(),
+                            index.param_paths.size()),
                 Location::file(index_path));
   }
+  NDArray v = values.data->read();
+  const auto* all = static_cast<const int64_t*>(v.data());
   for (size_t i = 0; i < index.files.size(); ++i) {
-    std::vector<int64_t> row(index.param_paths.size());
-    if (!row.empty())
-      std::memcpy(row.data(), static_cast<const int64_t*>(v.data()) + i * row.size(),
-                  row.size() * 8);
-    index.values.push_back(std::move(row));
+    const size_t width = index.param_paths.size();
+    index.values.emplace_back(all + i * width, all + (i + 1) * width);
   }
   return index;
 }
