@@ -1,7 +1,10 @@
 // `dudley dump`: array values, whole or a selection, and pointer targets with --deref.
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
+#include <set>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -9,6 +12,8 @@
 #include "cli/data_options.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
+#include "dudley/core/path.hpp"
+#include "dudley/core/shape.hpp"
 
 namespace dudley::cli {
 
@@ -20,31 +25,34 @@ struct DumpOptions {
   DataOptions data;
   std::vector<std::string> items;
   bool deref = false;
+  uint64_t max_items = 1000;
 };
 
 // Pointees may hold pointers in turn; a chain longer than this is reported, not followed.
 constexpr int kMaxDerefDepth = 16;
 
-// Every array below `node`, with its path.
-void arrays_below(const model::Node& node, const std::string& path,
-                  std::vector<std::pair<std::string, const model::Node*>>& out) {
-  if (node.kind == model::NodeKind::kArray) {
-    out.emplace_back(path, &node);
-    return;
-  }
-  for (size_t i = 0; i < node.children.size(); ++i) {
-    const auto& c = node.children[i];
-    std::string child =
-        node.kind == model::NodeKind::kList ? fmt::format("{}/{}", path, i) : path + "/" + c->name;
-    arrays_below(*c, child, out);
-  }
+// Calls visit(path, array) for every array below `node`, in order. Items made on demand
+// live only during their call.
+// `visit` returns false to stop; so does for_each_array then.
+bool for_each_array(const model::Node& node, const std::string& path,
+                    const std::function<bool(const std::string&, const model::Node&)>& visit) {
+  if (node.kind == model::NodeKind::kArray) return visit(path, node);
+  bool go_on = true;
+  for_each_child(node, [&](uint64_t i, const model::Node& c) {
+    go_on = for_each_array(c, child_path(node, path, c, i), visit);
+    return go_on;
+  });
+  return go_on;
 }
 
-// One array to print: its label (the path, with the selection as given) and selection.
+// One thing to print: an array (its label is the path with the selection as given), or
+// every array below a group or list.
 struct Request {
   std::string label;
-  const model::Node* node = nullptr;
-  std::string selection;  // "" for the whole array
+  std::string path;
+  const model::Node* node = nullptr;  // kept alive by the tree (Tree::find)
+  std::string selection;              // "" for the whole array
+  bool below = false;                 // a group or list: every array below it
 };
 
 class Dumper {
@@ -52,13 +60,23 @@ class Dumper {
   explicit Dumper(const model::Tree& tree) : tree_(tree) {}
 
   int status() const { return status_; }
+  /// True once the output's budget of arrays holding no bytes is spent.
+  bool exhausted() const { return exhausted_; }
 
   // The values of one request ("data" or a selection), with targets when dereferencing.
   void read(const Request& r, json& values, json* targets) {
     if (!r.node->error.empty()) throw Error(ErrorCategory::kData, r.node->error);
-    NDArray data = r.selection.empty()
-                       ? r.node->data->read()
-                       : r.node->data->read(Hyperslab::parse(r.selection, r.node->shape));
+    std::optional<Hyperslab> slab;
+    if (!r.selection.empty()) slab = Hyperslab::parse(r.selection, r.node->shape);
+    check_printable(r, slab ? slab->count : r.node->shape);
+    NDArray data = slab ? r.node->data->read(*slab) : r.node->data->read();
+    if (data.byte_size() == 0 && ++empty_arrays_ > kMaxEmptyValues) {
+      exhausted_ = true;
+      throw Error(ErrorCategory::kLimit,
+                  fmt::format("more than {} arrays of no bytes in one output; stopping at {} "
+                              "(dump items by path, such as LIST/5, to see others)",
+                              kMaxEmptyValues, r.label));
+    }
     values = values_json(data);
     if (targets && data.dtype().kind() == DTypeKind::kPointer) {
       *targets = deref(values, data.dtype().size(), 0);
@@ -66,7 +84,9 @@ class Dumper {
   }
 
   // Replaces every key in `keys` (nested lists of pointer values) by its target: null for
-  // a NULL pointer (0 or all ones [C19]), the pointee with its data otherwise.
+  // a NULL pointer (0 or all ones [C19]), the pointee with its data the first time it is met
+  // in this output, {"ref": KEY} after that. Each pointee is read and printed once, so a
+  // graph whose pointees all point at each other costs its size, not its paths.
   json deref(const json& keys, size_t width, int depth) {
     if (keys.is_array()) {
       json out = json::array();
@@ -78,14 +98,15 @@ class Dumper {
     if (key == 0 || key == all_ones) return nullptr;
     auto it = tree_.pointees.find(key);
     if (it == tree_.pointees.end()) return problem(fmt::format("no pointee with key {}", key));
+    if (!shown_.insert(key).second) return json{{"ref", key}};
     if (depth >= kMaxDerefDepth) {
       return problem(fmt::format("pointer chain deeper than {} at key {}", kMaxDerefDepth, key));
     }
     const model::Node& target = *it->second;
-    return node_json(target, [&](const model::Node& array, json& out) {
+    return node_json(target, [&](const model::Node& array, const std::string&, json& out) {
       try {
         json values;
-        read({"", &array, ""}, values, nullptr);
+        read({"", "", &array, ""}, values, nullptr);
         out["data"] = values;
         if (array.dtype.kind() == DTypeKind::kPointer) {
           out["target"] = deref(values, array.dtype.size(), depth + 1);
@@ -96,6 +117,25 @@ class Dumper {
       }
     });
   }
+
+  // Printing costs memory and time per value, reading per byte. Values that hold no bytes
+  // (empty structs, strings of no characters) could be numbered in the billions by a layout
+  // of a few bytes: more than kMaxEmptyValues of them are refused rather than printed.
+  void check_printable(const Request& r, const std::vector<int64_t>& shape) const {
+    const DType& t = r.node->dtype;
+    const bool text = t.kind() == DTypeKind::kText && !shape.empty();
+    uint64_t values = 1;
+    for (size_t i = 0; i + (text ? 1 : 0) < shape.size(); ++i) {
+      values = checked_mul(values, static_cast<uint64_t>(shape[i])).value_or(UINT64_MAX);
+    }
+    const uint64_t per_value = text ? static_cast<uint64_t>(shape.back()) * t.size() : t.size();
+    if (per_value == 0 && values > kMaxEmptyValues) {
+      throw Error(ErrorCategory::kLimit,
+                  fmt::format("{}: {} values of no bytes each; not printed (more than {})",
+                              r.label.empty() ? "the array" : r.label, values, kMaxEmptyValues));
+    }
+  }
+  static constexpr uint64_t kMaxEmptyValues = uint64_t{1} << 20;
 
   void report(const std::string& message) {
     fmt::print(stderr, "{}\n", message);
@@ -109,17 +149,15 @@ class Dumper {
   }
 
   const model::Tree& tree_;
+  std::set<uint64_t> shown_;  ///< pointees already printed in this output
+  uint64_t empty_arrays_ = 0;
+  bool exhausted_ = false;
   int status_ = kExitOk;
 };
 
 std::vector<Request> requests(const model::Tree& tree, const DumpOptions& options) {
   std::vector<Request> out;
-  auto all_below = [&](const model::Node& node, const std::string& path) {
-    std::vector<std::pair<std::string, const model::Node*>> below;
-    arrays_below(node, path == "/" ? "" : path, below);
-    for (const auto& [p, n] : below) out.push_back({p, n, ""});
-  };
-  if (options.items.empty()) all_below(*tree.root, "");
+  if (options.items.empty()) out.push_back({"", "/", tree.root.get(), "", true});
   for (const std::string& item : options.items) {
     const size_t bracket = item.find('[');
     const std::string path = item.substr(0, bracket);
@@ -128,47 +166,109 @@ std::vector<Request> requests(const model::Tree& tree, const DumpOptions& option
       throw Error(ErrorCategory::kUsage, fmt::format("no item {} in {}", path, options.data.data));
     }
     if (node->kind != model::NodeKind::kArray) {
-      all_below(*node, path);
+      if (bracket != std::string::npos) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("{} is a {}: a selection applies to an array (select an item "
+                                "by its path, {}/0)",
+                                path, node->kind == model::NodeKind::kList ? "list" : "group",
+                                path == "/" ? "" : path));
+      }
+      out.push_back({path, path, node, "", true});
     } else if (bracket == std::string::npos) {
-      out.push_back({path, node, ""});
+      out.push_back({path, path, node, ""});
     } else {
       // Checked now, so a bad selection is a usage error before anything prints.
       (void)Hyperslab::parse(item.substr(bracket), node->shape);
-      out.push_back({item, node, item.substr(bracket)});
+      out.push_back({item, path, node, item.substr(bracket)});
     }
   }
   return out;
+}
+
+bool is_below(const std::string& path, const std::string& container) {
+  if (container == "/" || container.empty()) return true;
+  return path == container ||
+         (path.size() > container.size() && path.compare(0, container.size(), container) == 0 &&
+          path[container.size()] == '/');
 }
 
 int run_dump_one(const DumpOptions& options, bool member) {
   model::Tree tree = open_data(options.data);
   const std::vector<Request> wanted = requests(tree, options);
   Dumper dumper(tree);
+  auto print_one = [&](const Request& r) {
+    try {
+      json values, targets;
+      dumper.read(r, values, options.deref ? &targets : nullptr);
+      if (member) fmt::print("{} ", options.data.data);
+      fmt::print("{} = {}\n", r.label, values.dump(-1, ' ', false, json::error_handler_t::replace));
+      if (!targets.is_null()) {
+        fmt::print("{} -> {}\n", r.label,
+                   targets.dump(-1, ' ', false, json::error_handler_t::replace));
+      }
+    } catch (const Error& e) {
+      dumper.report(e.what());
+    }
+  };
   if (!options.data.json) {
     for (const Request& r : wanted) {
-      try {
-        json values, targets;
-        dumper.read(r, values, options.deref ? &targets : nullptr);
-        if (member) fmt::print("{} ", options.data.data);
-        fmt::print("{} = {}\n", r.label, values.dump());
-        if (!targets.is_null()) fmt::print("{} -> {}\n", r.label, targets.dump());
-      } catch (const Error& e) {
-        dumper.report(e.what());
+      if (!r.below) {
+        print_one(r);
+        continue;
       }
+      for_each_array(*r.node, r.path == "/" ? "" : r.path,
+                     [&](const std::string& path, const model::Node& array) {
+                       print_one({path, path, &array, ""});
+                       return !dumper.exhausted();
+                     });
+      if (dumper.exhausted()) break;
     }
     return dumper.status();
   }
   // JSON: the ls tree, each requested array carrying its values.
-  std::map<const model::Node*, std::vector<const Request*>> by_node;
-  for (const Request& r : wanted) by_node[r.node].push_back(&r);
-  json root = node_json(*tree.root, [&](const model::Node& array, json& out) {
-    auto it = by_node.find(&array);
-    if (it == by_node.end()) return;
-    for (const Request* r : it->second) {
+  std::map<std::string, std::vector<const Request*>> by_path;
+  std::vector<const Request*> containers;
+  for (const Request& r : wanted) {
+    if (r.below) {
+      containers.push_back(&r);
+    } else {
+      by_path[r.path].push_back(&r);
+    }
+  }
+  TreeWalk walk;
+  walk.max_items = options.max_items;
+  walk.stop = [&] { return dumper.exhausted(); };
+  // Lists on the way to a requested item are shown up to it; below a requested group or list,
+  // all of it.
+  walk.reach = [&](const std::string& list) -> uint64_t {
+    uint64_t reach = 0;
+    for (const Request& r : wanted) {
+      if (is_below(list, r.path) && r.below) return UINT64_MAX;
+      const std::string prefix = (list == "/" ? "" : list) + "/";
+      if (r.path.compare(0, prefix.size(), prefix) != 0) continue;
+      const std::string rest = r.path.substr(prefix.size());
+      if (auto index = path_index(rest.substr(0, rest.find('/')))) {
+        reach = std::max<uint64_t>(reach, *index + 1);
+      }
+    }
+    return reach;
+  };
+  walk.decorate = [&](const model::Node& array, const std::string& path, json& out) {
+    std::vector<Request> here;
+    if (auto it = by_path.find(path); it != by_path.end()) {
+      for (const Request* r : it->second) here.push_back({r->label, path, &array, r->selection});
+    }
+    for (const Request* c : containers) {
+      if (is_below(path, c->path)) {
+        here.push_back({path, path, &array, ""});
+        break;
+      }
+    }
+    for (const Request& r : here) {
       try {
         json values, targets;
-        dumper.read(*r, values, options.deref ? &targets : nullptr);
-        json& slot = r->selection.empty() ? out : out["selections"][r->selection];
+        dumper.read(r, values, options.deref ? &targets : nullptr);
+        json& slot = r.selection.empty() ? out : out["selections"][r.selection];
         slot["data"] = values;
         if (!targets.is_null()) slot["target"] = targets;
       } catch (const Error& e) {
@@ -176,11 +276,12 @@ int run_dump_one(const DumpOptions& options, bool member) {
         dumper.report(e.what());
       }
     }
-  });
+  };
+  json root = node_json(*tree.root, walk);
   json out = {{"format", tree.format}};
   if (member) out["file"] = options.data.data;  // a family: one JSON line per member
   out["root"] = root;
-  fmt::print("{}\n", member ? out.dump() : out.dump(2));
+  fmt::print("{}\n", out.dump(member ? -1 : 2, ' ', false, json::error_handler_t::replace));
   return dumper.status();
 }
 
@@ -209,6 +310,9 @@ void add_dump_command(CLI::App& app, int& exit_code) {
       "selection: '/g/x[0:2, :]'. Groups and lists print every array below them.");
   add_data_options(*cmd, options->data);
   cmd->add_option("items", options->items, "Item paths, optionally with a selection");
+  cmd->add_option("--max-items", options->max_items,
+                  "With --json: items shown per list that holds no requested item (0: all)")
+      ->capture_default_str();
   cmd->add_flag("--deref", options->deref,
                 "Follow pointers: print each pointer's target (its pointee, with data)");
   cmd->callback([options, &exit_code] { exit_code = run_dump(*options); });

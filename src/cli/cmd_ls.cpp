@@ -26,7 +26,7 @@ std::string type_text(const DType& t) {
 
 // One line per item, like `h5ls -r`; collects the items that could not be resolved.
 void print_node(const model::Node& node, const std::string& path,
-                std::vector<std::string>& errors) {
+                std::vector<std::string>& errors, uint64_t max_items) {
   std::string doc = node.doc.empty() ? "" : "  # " + node.doc.substr(0, node.doc.find('\n'));
   switch (node.kind) {
     case model::NodeKind::kGroup: {
@@ -42,15 +42,27 @@ void print_node(const model::Node& node, const std::string& path,
         std::string at = p.address ? fmt::format(" @ {}", *p.address) : "";
         fmt::print("{:<32} parameter = {}{}{}\n", where, *p.value, stored, at);
       }
-      for (const auto& c : node.children) print_node(*c, path + "/" + c->name, errors);
+      for_each_child(node, [&](uint64_t, const model::Node& c) {
+        print_node(c, path + "/" + c.name, errors, max_items);
+        return true;
+      });
       break;
     }
-    case model::NodeKind::kList:
-      fmt::print("{:<32} list of {}{}\n", path, node.children.size(), doc);
-      for (size_t i = 0; i < node.children.size(); ++i) {
-        print_node(*node.children[i], fmt::format("{}/{}", path, i), errors);
+    case model::NodeKind::kList: {
+      const uint64_t count = model::child_count(node);
+      fmt::print("{:<32} list of {}{}\n", path, count, doc);
+      uint64_t shown = 0;
+      for_each_child(node, [&](uint64_t i, const model::Node& c) {
+        if (max_items != 0 && i >= max_items) return false;
+        print_node(c, fmt::format("{}/{}", path, i), errors, max_items);
+        shown = i + 1;
+        return true;
+      });
+      if (max_items != 0 && shown == max_items && count > shown) {
+        fmt::print("{:<32} ... {} more items (--max-items 0 lists all)\n", path, count - shown);
       }
       break;
+    }
     case model::NodeKind::kArray:
       if (!node.error.empty()) {
         fmt::print("{:<32} array: ERROR\n", path);
@@ -63,25 +75,37 @@ void print_node(const model::Node& node, const std::string& path,
   }
 }
 
-void collect_errors(const model::Node& node, std::vector<std::string>& errors) {
-  if (!node.error.empty()) errors.push_back(node.error);
-  for (const auto& p : node.params) {
-    if (!p.error.empty()) errors.push_back(p.error);
+// The errors in a tree as printed: the JSON of each node says what could not be read.
+void collect_errors(const nlohmann::ordered_json& node, std::vector<std::string>& errors) {
+  std::vector<const nlohmann::ordered_json*> pending{&node};  // no recursion: JSON can nest
+  while (!pending.empty()) {
+    const nlohmann::ordered_json& n = *pending.back();
+    pending.pop_back();
+    if (n.contains("error")) errors.push_back(n["error"].get<std::string>());
+    for (const char* key : {"members", "params", "items"}) {
+      if (!n.contains(key)) continue;
+      for (const auto& c : n[key]) pending.push_back(&c);
+    }
   }
-  for (const auto& c : node.children) collect_errors(*c, errors);
 }
 
-int run_ls_one(const DataOptions& options, bool member) {
+struct LsOptions {
+  DataOptions data;
+  uint64_t max_items = 1000;
+};
+
+int run_ls_one(const LsOptions& ls, const DataOptions& options, bool member) {
   model::Tree tree = open_data(options);
   std::vector<std::string> errors;
   if (options.json) {
     nlohmann::ordered_json out = {{"format", tree.format}};
     if (member) out["file"] = options.data;  // a family: one JSON line per member
-    out["root"] = node_json(*tree.root);
-    fmt::print("{}\n", member ? out.dump() : out.dump(2));
-    collect_errors(*tree.root, errors);
+    out["root"] = node_json(*tree.root, TreeWalk{{}, ls.max_items, {}, {}});
+    fmt::print("{}\n", out.dump(member ? -1 : 2, ' ', false,
+                                nlohmann::ordered_json::error_handler_t::replace));
+    collect_errors(out["root"], errors);
   } else {
-    print_node(*tree.root, "", errors);
+    print_node(*tree.root, "", errors, ls.max_items);
   }
   // Items placed after a broken one share its error (their addresses depend on it): once.
   std::unordered_set<std::string_view> reported;
@@ -91,25 +115,29 @@ int run_ls_one(const DataOptions& options, bool member) {
   return errors.empty() ? kExitOk : kExitInvalid;
 }
 
-int run_ls(const DataOptions& options) {
-  if (options.family.empty()) return run_ls_one(options, false);
+int run_ls(const LsOptions& ls) {
+  const DataOptions& options = ls.data;
+  if (options.family.empty()) return run_ls_one(ls, options, false);
   if (!options.data.empty()) throw Error(ErrorCategory::kUsage, "give DATA or --family, not both");
   return for_each_member(options, [&](const DataOptions& m) {
     if (!options.json) fmt::print("== {}\n", m.data);
-    return run_ls_one(m, true);
+    return run_ls_one(ls, m, true);
   });
 }
 
 }  // namespace
 
 void add_ls_command(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<DataOptions>();
+  auto options = std::make_shared<LsOptions>();
   CLI::App* cmd = app.add_subcommand(
       "ls",
       "List a data file through its layout: every group, list and array (type, shape, byte "
       "address, doc) and every parameter with its value. Exit 1 when some item cannot be "
       "resolved (each is reported with its place).");
-  add_data_options(*cmd, *options);
+  add_data_options(*cmd, options->data);
+  cmd->add_option("--max-items", options->max_items,
+                  "Items listed per list (0: all); the rest are counted, not listed")
+      ->capture_default_str();
   cmd->callback([options, &exit_code] { exit_code = run_ls(*options); });
 }
 

@@ -1,6 +1,7 @@
 // The `dudley` command-line tool.
 #include <cstdio>
 #include <exception>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -41,6 +42,9 @@ int main(int argc, char** argv) {
     // An input that was read but is wrong (a layout with a syntax error, a damaged file) is
     // exit 1; a command that could not run (no such file, bad arguments) is exit 2.
     return dudley::cli::exit_status_for(e);
+  } catch (const std::bad_alloc&) {
+    // Every size taken from a file is checked before it is allocated; this is the last line.
+    std::fputs("dudley: error: out of memory\n", stderr);
   } catch (const std::exception& e) {
     fmt::print(stderr, "dudley: internal error: {}\n", e.what());
   } catch (...) {

@@ -1,5 +1,6 @@
 #include "cli/tree_json.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -137,14 +138,35 @@ json values_json(const NDArray& array) {
   return block_json(native.dtype(), native.shape().dims(), 0, p);
 }
 
-json node_json(const model::Node& node, const ArrayDecorator& decorate) {
+std::string child_path(const model::Node& parent, const std::string& parent_path,
+                       const model::Node& child, uint64_t index) {
+  const std::string base = parent_path == "/" ? "" : parent_path;
+  return parent.kind == model::NodeKind::kList ? fmt::format("{}/{}", base, index)
+                                               : base + "/" + child.name;
+}
+
+json node_json(const model::Node& node, const ArrayDecorator& decorate, const std::string& path) {
+  return node_json(node, TreeWalk{decorate, 0, {}, {}}, path);
+}
+
+json node_json(const model::Node& node, const TreeWalk& walk, const std::string& path) {
+  const ArrayDecorator& decorate = walk.decorate;
   json out;
   switch (node.kind) {
     case model::NodeKind::kGroup: {
       out["kind"] = "group";
+      // Appended to the ordered object's storage directly: operator[] would search the
+      // members so far for each one (quadratic for a group of 10^6 members); names in one
+      // group are unique.
       json members = json::object();
-      for (const auto& c : node.children) members[c->name] = node_json(*c, decorate);
-      out["members"] = members;
+      auto& storage = members.get_ref<json::object_t&>();
+      for_each_child(node, [&](uint64_t i, const model::Node& c) {
+        if (walk.stop && walk.stop()) return false;
+        storage.json::object_t::Container::emplace_back(
+            c.name, node_json(c, walk, child_path(node, path, c, i)));
+        return true;
+      });
+      out["members"] = std::move(members);
       json params = json::object();
       for (const auto& p : node.params) {
         json entry = json::object();
@@ -161,8 +183,18 @@ json node_json(const model::Node& node, const ArrayDecorator& decorate) {
     case model::NodeKind::kList: {
       out["kind"] = "list";
       json items = json::array();
-      for (const auto& c : node.children) items.push_back(node_json(*c, decorate));
-      out["items"] = items;
+      uint64_t limit = walk.max_items == 0 ? UINT64_MAX : walk.max_items;
+      if (walk.reach) limit = std::max(limit, walk.reach(path));
+      uint64_t shown = 0;
+      for_each_child(node, [&](uint64_t i, const model::Node& c) {
+        if (i >= limit || (walk.stop && walk.stop())) return false;
+        items.push_back(node_json(c, walk, child_path(node, path, c, i)));
+        shown = i + 1;
+        return true;
+      });
+      out["items"] = std::move(items);
+      const uint64_t count = child_count(node);
+      if (shown < count && limit < count) out["omitted"] = count - shown;
       break;
     }
     case model::NodeKind::kArray:
@@ -174,7 +206,7 @@ json node_json(const model::Node& node, const ArrayDecorator& decorate) {
       out["dtype"] = dtype_json(node.dtype);
       out["shape"] = node.shape;
       if (node.address) out["address"] = *node.address;
-      if (decorate) decorate(node, out);
+      if (decorate) decorate(node, path, out);
       break;
   }
   if (!node.doc.empty()) out["doc"] = node.doc;

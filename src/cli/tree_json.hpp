@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -13,11 +14,35 @@ namespace dudley::cli {
 /// "<f8", "|S1", ... or {"struct": NAME, "size": N, "fields": [...]} for compounds.
 nlohmann::ordered_json dtype_json(const DType& type);
 
-/// Adds keys to an array node's JSON (dump adds "data", "selections", "target").
-using ArrayDecorator = std::function<void(const model::Node& array, nlohmann::ordered_json& out)>;
+/// Adds keys to an array node's JSON (dump adds "data", "selections", "target"). `path` is
+/// the array's path in the tree ("/g/x", list items by index).
+using ArrayDecorator = std::function<void(const model::Node& array, const std::string& path,
+                                          nlohmann::ordered_json& out)>;
 
-/// A node and its descendants in the ls form; `decorate` is called for each resolved array.
-nlohmann::ordered_json node_json(const model::Node& node, const ArrayDecorator& decorate = {});
+/// How node_json walks a tree.
+struct TreeWalk {
+  ArrayDecorator decorate;  ///< called for each resolved array
+  /// Items shown per list (0: all). A list with more says how many it left out
+  /// ("omitted"): a layout of a few bytes can claim 2^60 instances.
+  uint64_t max_items = 0;
+  /// How many items of the list at `path` must be shown whatever max_items says
+  /// (UINT64_MAX: all of them); unset: none.
+  std::function<uint64_t(const std::string& path)> reach;
+  /// Checked before each item: true ends the walk (a budget was spent).
+  std::function<bool()> stop;
+};
+
+/// A node at `path` and its descendants in the ls form. Items made on demand are built and
+/// dropped one at a time.
+nlohmann::ordered_json node_json(const model::Node& node, const TreeWalk& walk,
+                                 const std::string& path = "/");
+/// The same, every item shown, `decorate` called for each resolved array.
+nlohmann::ordered_json node_json(const model::Node& node, const ArrayDecorator& decorate = {},
+                                 const std::string& path = "/");
+
+/// The path of child `name` (a member) or `index` (a list item) below `parent`.
+std::string child_path(const model::Node& parent, const std::string& parent_path,
+                       const model::Node& child, uint64_t index);
 
 /// Array values as nested lists in C order: floats as the shortest text that round-trips
 /// in their own precision, NaN and infinities as strings, complex as [re, im], text with its

@@ -783,6 +783,7 @@ void Binding::instance_param(ParamId id, uint64_t base, uint64_t& cursor, uint64
   const std::string name =
       naming_ ? fmt::format("{} (parameter {} of an instance)", what, layout_.name(p.name))
               : std::string();
+  ++stored_reads_;  // a value that may differ from one instance to the next
   std::optional<int64_t> given;
   if (options_.instance_params && hook_item_ != kNone) {
     given = options_.instance_params(hook_item_, hook_path_, id);
@@ -808,37 +809,73 @@ uint64_t Binding::instance_count(const std::vector<int64_t>& shape, const std::s
   return count;
 }
 
+uint64_t Binding::one_instance(const TypeRef& type, uint64_t i, uint64_t base,
+                              const std::vector<int64_t>& bound, const std::string& what,
+                              int depth, BoundInstance* record) {
+  const TypeDef& t = layout_.types[type.user];
+  Locals block;
+  if (depth == 0) hook_path_.assign(1, i);
+  if (depth > 0 && !hook_path_.empty()) hook_path_.back() = i;
+  if (t.kind == TypeKind::kHeteroBody && t.block != kNone && depth == 0) {
+    block = block_instance(t.block, i, what, record);  // its parameters come first
+  }
+  return instance_extent(type.user, base, bound, block, what, depth, record);
+}
+
+void Binding::take_record(const std::string& what, uint64_t n) {
+  if (n > records_left_) {
+    throw Error(ErrorCategory::kLimit,
+                fmt::format("{}: one instance holds more than {} nested instances (not expanded)",
+                            what, kMaxInstanceRecords));
+  }
+  records_left_ -= n;
+}
+
+void Binding::shift_instance(BoundInstance& instance, uint64_t delta) {
+  instance.address += delta;
+  for (auto& p : instance.params) {
+    if (p.address) *p.address += delta;
+  }
+  for (auto& m : instance.members) {
+    m.array.address += delta;
+    for (auto& nested : m.instances) shift_instance(nested, delta);  // depth <= type nesting
+  }
+}
+
 uint64_t Binding::variable_extent(const TypeRef& type, uint64_t count, uint64_t base,
                                   const std::vector<int64_t>& bound, const std::string& what,
                                   int depth, std::vector<BoundInstance>* record) {
-  const TypeDef& t = layout_.types[type.user];
   uint64_t total = 0;
   for (uint64_t i = 0; i < count; ++i) {
     BoundInstance* instance = nullptr;
-    if (record) instance = &record->emplace_back();
-    Locals block;
-    if (depth == 0) hook_path_.assign(1, i);
-    if (depth > 0 && !hook_path_.empty()) hook_path_.back() = i;
-    if (t.kind == TypeKind::kHeteroBody && t.block != kNone && depth == 0) {
-      block = block_instance(t.block, i, what, instance);  // its parameters come first
+    const uint64_t records_before = records_left_;
+    if (record) {
+      take_record(what, 1);
+      instance = &record->emplace_back();
     }
-    const uint64_t size =
-        instance_extent(type.user, base + total, bound, block, what, depth, instance);
-    // An empty instance means the next one reads the same parameters: all are empty.
-    if (size == 0 && block.empty()) {
-      if (record) {
-        // The rest are copies; their number comes from parameters, not from data, so it is
-        // bounded here rather than by the file.
-        constexpr uint64_t kMaxEmptyInstances = uint64_t{1} << 20;
-        if (count > kMaxEmptyInstances) {
-          throw Error(ErrorCategory::kLimit,
-                      fmt::format("{}: {} empty instances (more than {} are not listed)", what,
-                                  count, kMaxEmptyInstances));
+    const uint64_t reads_before = stored_reads_;
+    auto at = checked_add(base, total);
+    if (!at) throw Error(ErrorCategory::kData, what + " ends beyond 2^64 bytes");
+    const uint64_t size = one_instance(type, i, *at, bound, what, depth, instance);
+    if (stored_reads_ == reads_before) {
+      // The instance took no value from the file (its parameters are all fixed): every
+      // other one is the same, so the rest follow by arithmetic rather than by a walk whose
+      // length a layout of a few bytes could set to 2^60.
+      auto rest = checked_mul(size, count - i);
+      auto end = rest ? checked_add(total, *rest) : std::nullopt;
+      if (!end) throw Error(ErrorCategory::kData, what + " ends beyond 2^64 bytes");
+      if (record && count - i > 1) {
+        // Each copy costs as many records as the first (its nested instances included).
+        auto cost = checked_mul(records_before - records_left_, count - i - 1);
+        take_record(what, cost.value_or(UINT64_MAX));
+        const size_t first = record->size() - 1;
+        for (uint64_t j = 1; j < count - i; ++j) {
+          BoundInstance copy = (*record)[first];
+          shift_instance(copy, size * j);  // within *end, checked above
+          record->push_back(std::move(copy));
         }
-        const BoundInstance copy = record->back();
-        record->resize(count, copy);
       }
-      break;
+      return *end;
     }
     auto next = checked_add(total, size);
     if (!next) throw Error(ErrorCategory::kData, what + " ends beyond 2^64 bytes");
@@ -948,14 +985,39 @@ bool Binding::has_varying_instances(NodeId node) const {
   return n.kind == NodeKind::kData && has_variable_instances(n.type);
 }
 
+void Binding::check_instance_ranges(const BoundInstance& instance, const std::string& what) {
+  // Every member's bytes must be there, as array() checks for a plain item.
+  std::vector<const BoundInstance*> pending{&instance};
+  while (!pending.empty()) {
+    const BoundInstance* i = pending.back();
+    pending.pop_back();
+    for (const auto& m : i->members) {
+      if (!m.varies && m.array.byte_size > 0) {
+        source_->check_range(m.array.address, m.array.byte_size,
+                             naming_ ? "data item " + what : std::string());
+      }
+      for (const auto& nested : m.instances) pending.push_back(&nested);
+    }
+  }
+}
+
+const Node& Binding::varying_item(NodeId node) const {
+  const Node& n = layout_.nodes.at(node);
+  if (plan_.statement_of_node(node) == kNone || !has_variable_instances(n.type)) {
+    throw Error(ErrorCategory::kUsage,
+                layout_.path(node) + " has no instances that differ in size: use array()");
+  }
+  return n;
+}
+
+std::vector<int64_t> Binding::instance_shape_of(NodeId node) {
+  return named_on_error([&] { return instance_shape(varying_item(node)); });
+}
+
 std::vector<BoundInstance> Binding::instances(NodeId node, std::vector<int64_t>& shape) {
   return named_on_error([&] {
-    const Node& n = layout_.nodes[node];
+    const Node& n = varying_item(node);
     const uint32_t k = plan_.statement_of_node(node);
-    if (k == kNone || !has_variable_instances(n.type)) {
-      throw Error(ErrorCategory::kUsage,
-                  layout_.path(node) + " has no instances that differ in size: use array()");
-    }
     const std::string what = naming_ ? layout_.path(node) : std::string();
     const uint64_t address = n.has_address ? n.address : cursor_before(k);
     shape = instance_shape(n);
@@ -964,23 +1026,50 @@ std::vector<BoundInstance> Binding::instances(NodeId node, std::vector<int64_t>&
     const std::vector<int64_t> bound = bound_values(n);
     hook_item_ = node;
     hook_path_.clear();
+    records_left_ = kMaxInstanceRecords;
     variable_extent(n.type, count, address, bound, what, 0, &out);
     hook_item_ = kNone;
-    // Every member's bytes must be there, as array() checks for a plain item.
-    std::vector<const BoundInstance*> pending;
-    pending.reserve(out.size());
-    for (const auto& i : out) pending.push_back(&i);
-    while (!pending.empty()) {
-      const BoundInstance* i = pending.back();
-      pending.pop_back();
-      for (const auto& m : i->members) {
-        if (!m.varies && m.array.byte_size > 0) {
-          source_->check_range(m.array.address, m.array.byte_size,
-                               naming_ ? "data item " + what : std::string());
-        }
-        for (const auto& nested : m.instances) pending.push_back(&nested);
-      }
+    for (const auto& i : out) check_instance_ranges(i, what);
+    return out;
+  });
+}
+
+BoundInstance Binding::instance(NodeId node, uint64_t index) {
+  return named_on_error([&] {
+    const Node& n = varying_item(node);
+    const uint32_t k = plan_.statement_of_node(node);
+    const std::string what = naming_ ? layout_.path(node) : std::string();
+    const uint64_t count = instance_count(instance_shape(n), what);
+    if (index >= count) {
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("{}: no instance {} (it has {})", layout_.path(node), index, count));
     }
+    const std::vector<int64_t> bound = bound_values(n);
+    if (walk_.node != node || walk_.next > index) {
+      walk_ = {node, 0, n.has_address ? n.address : cursor_before(k)};
+    }
+    hook_item_ = node;
+    struct Done {
+      NodeId& item;
+      ~Done() { item = kNone; }
+    } done{hook_item_};
+    // Measure (without keeping) the instances before the one asked for.
+    while (walk_.next < index) {
+      const uint64_t reads_before = stored_reads_;
+      const uint64_t size = one_instance(n.type, walk_.next, walk_.address, bound, what, 0, nullptr);
+      uint64_t steps = 1;
+      if (stored_reads_ == reads_before) steps = index - walk_.next;  // all alike: jump
+      auto next = checked_mul(size, steps);
+      auto address = next ? checked_add(walk_.address, *next) : std::nullopt;
+      if (!address) throw Error(ErrorCategory::kData, what + " ends beyond 2^64 bytes");
+      walk_.address = *address;
+      walk_.next += steps;
+    }
+    BoundInstance out;
+    records_left_ = kMaxInstanceRecords;
+    const uint64_t size = one_instance(n.type, index, walk_.address, bound, what, 0, &out);
+    check_instance_ranges(out, what);
+    if (auto after = checked_add(walk_.address, size)) walk_ = {node, index + 1, *after};
     return out;
   });
 }

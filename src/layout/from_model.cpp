@@ -107,8 +107,7 @@ class Emitter {
       }
       out += fmt::format("{}{} := {}\n", indent, p.name, *p.value);
     }
-    for (size_t i = 0; i < n.children.size(); ++i) {
-      const model::Node& c = *n.children[i];
+    model::for_each_child(n, [&](uint64_t i, const model::Node& c) {
       const bool in_list = n.kind == model::NodeKind::kList;
       const std::string child = in_list ? fmt::format("{}/{}", path == "/" ? "" : path, i)
                                         : (path == "/" ? "" : path) + "/" + c.name;
@@ -138,7 +137,8 @@ class Emitter {
           out += indent + "]\n";
           break;
       }
-    }
+      return true;
+    });
   }
 
   std::string types_;
@@ -151,13 +151,12 @@ void arrays(const model::Node& n, const std::string& path, Writer& w) {
     w.write_from(path, n);
     return;
   }
-  for (size_t i = 0; i < n.children.size(); ++i) {
-    const std::string base = path == "/" ? "" : path;
-    arrays(*n.children[i],
-           n.kind == model::NodeKind::kList ? fmt::format("{}/{}", base, i)
-                                            : base + "/" + n.children[i]->name,
+  const std::string base = path == "/" ? "" : path;
+  model::for_each_child(n, [&](uint64_t i, const model::Node& c) {
+    arrays(c, n.kind == model::NodeKind::kList ? fmt::format("{}/{}", base, i) : base + "/" + c.name,
            w);
-  }
+    return true;
+  });
 }
 
 }  // namespace

@@ -5,6 +5,9 @@
 #include <filesystem>
 
 #include "dudley/core/error.hpp"
+#include "dudley/core/shape.hpp"
+
+#include <fmt/format.h>
 #include "dudley/layout/parser.hpp"
 #include "dudley/layout/reader.hpp"
 
@@ -119,6 +122,86 @@ std::unique_ptr<model::Node> instances_node(const std::shared_ptr<Context>& cont
   return Builder{context, type, shape, instances}.build(0);
 }
 
+std::unique_ptr<model::Node> error_node(const Error& e) {
+  auto out = std::make_unique<model::Node>();
+  out->kind = model::NodeKind::kArray;
+  out->error = e.what();
+  return out;
+}
+
+// The instances of a top-level item whose instances vary, from dimension `dim` on, starting
+// at instance `first` (C order): made one at a time by the binding when a reader walks them,
+// so a count the layout claims costs nothing until items are asked for.
+class InstanceItems final : public model::ItemSource {
+ public:
+  InstanceItems(std::shared_ptr<Context> context, NodeId node,
+                std::shared_ptr<const std::vector<int64_t>> shape, size_t dim, uint64_t first)
+      : context_(std::move(context)),
+        node_(node),
+        shape_(std::move(shape)),
+        dim_(dim),
+        first_(first) {
+    // The binding has checked that the product of the whole shape fits in 64 bits.
+    for (size_t d = dim_ + 1; d < shape_->size(); ++d) {
+      stride_ *= static_cast<uint64_t>((*shape_)[d]);
+    }
+  }
+  uint64_t size() const override { return static_cast<uint64_t>((*shape_)[dim_]); }
+  std::unique_ptr<model::Node> item(uint64_t index) override {
+    const uint64_t first = first_ + index * stride_;
+    if (dim_ + 1 < shape_->size()) {
+      auto list = std::make_unique<model::Node>();
+      list->kind = model::NodeKind::kList;
+      list->lazy = std::make_shared<InstanceItems>(context_, node_, shape_, dim_ + 1, first);
+      return list;
+    }
+    try {
+      const Layout& l = *context_->layout;
+      return instance_node(context_, l.nodes[node_].type.user,
+                           context_->binding.instance(node_, first));
+    } catch (const Error& e) {
+      return error_node(e);
+    }
+  }
+
+ private:
+  std::shared_ptr<Context> context_;
+  NodeId node_;
+  std::shared_ptr<const std::vector<int64_t>> shape_;
+  size_t dim_;
+  uint64_t first_;
+  uint64_t stride_ = 1;
+};
+
+// A top-level item whose instances vary: a scalar item is its one instance; a shaped one, a
+// list (one level per dimension) of instances made on demand.
+std::unique_ptr<model::Node> varying_item_node(const std::shared_ptr<Context>& context,
+                                               NodeId id) {
+  try {
+    const Layout& l = *context->layout;
+    auto shape = std::make_shared<const std::vector<int64_t>>(
+        context->binding.instance_shape_of(id));
+    if (shape->empty()) {
+      return instance_node(context, l.nodes[id].type.user, context->binding.instance(id, 0));
+    }
+    uint64_t count = 1;  // checked here, so that the lists' index arithmetic cannot wrap
+    for (int64_t d : *shape) {
+      auto m = checked_mul(count, static_cast<uint64_t>(d));
+      if (!m) {
+        throw Error(ErrorCategory::kData,
+                    fmt::format("{}: more than 2^64 instances", l.path(id)));
+      }
+      count = *m;
+    }
+    auto list = std::make_unique<model::Node>();
+    list->kind = model::NodeKind::kList;
+    list->lazy = std::make_shared<InstanceItems>(context, id, std::move(shape), 0, 0);
+    return list;
+  } catch (const Error& e) {
+    return error_node(e);
+  }
+}
+
 std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, NodeId id) {
   const Layout& l = *context->layout;
   const Node& n = l.nodes[id];
@@ -148,17 +231,10 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
     default:
       out->kind = model::NodeKind::kArray;
       if (context->binding.has_varying_instances(id)) {
-        try {
-          std::vector<int64_t> shape;
-          auto instances = context->binding.instances(id, shape);
-          auto node = instances_node(context, n.type.user, shape, instances);
-          node->name = std::move(out->name);
-          node->doc = std::move(out->doc);
-          return node;
-        } catch (const Error& e) {
-          out->error = e.what();
-          return out;
-        }
+        auto node = varying_item_node(context, id);
+        node->name = std::move(out->name);
+        node->doc = std::move(out->doc);
+        return node;
       }
       try {
         BoundArray a = context->binding.array(id);

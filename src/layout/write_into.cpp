@@ -24,11 +24,11 @@ void arrays_of(const model::Node& n, const std::string& path, std::set<std::stri
     out.insert(path);
     return;
   }
-  for (size_t i = 0; i < n.children.size(); ++i) {
-    const model::Node& c = *n.children[i];
+  model::for_each_child(n, [&](uint64_t i, const model::Node& c) {
     arrays_of(c, child_path(path, n.kind == model::NodeKind::kList ? std::to_string(i) : c.name),
               out);
-  }
+    return true;
+  });
 }
 
 Instance instance_from(const Layout& layout, const TypeDef& type, const model::Node& node,
@@ -45,10 +45,10 @@ std::vector<Instance> instances_from(const Layout& layout, const Node& item,
   if (!shaped) {
     out.push_back(instance_from(layout, t, node, path, used));
   } else if (node.kind == model::NodeKind::kList) {
-    for (size_t i = 0; i < node.children.size(); ++i) {
-      out.push_back(
-          instance_from(layout, t, *node.children[i], child_path(path, std::to_string(i)), used));
-    }
+    model::for_each_child(node, [&](uint64_t i, const model::Node& c) {
+      out.push_back(instance_from(layout, t, c, child_path(path, std::to_string(i)), used));
+      return true;
+    });
   } else {
     throw Error(ErrorCategory::kUsage,
                 fmt::format("{}: the layout's instances need a list here", path));

@@ -12,14 +12,37 @@ const Node* Node::member(std::string_view wanted) const {
   return nullptr;
 }
 
+uint64_t child_count(const Node& node) {
+  return node.lazy ? node.lazy->size() : node.children.size();
+}
+
+void for_each_child(const Node& node, const std::function<bool(uint64_t, const Node&)>& visit) {
+  if (!node.lazy) {
+    for (size_t i = 0; i < node.children.size(); ++i) {
+      if (!visit(i, *node.children[i])) return;
+    }
+    return;
+  }
+  const uint64_t n = node.lazy->size();
+  for (uint64_t i = 0; i < n; ++i) {
+    std::unique_ptr<Node> item = node.lazy->item(i);
+    if (!visit(i, *item) || !item->error.empty()) return;
+  }
+}
+
 const Node* Tree::find(std::string_view path) const {
   const Node* node = root.get();
   for (std::string_view part : split_path(path)) {
     if (!node) return nullptr;
     if (node->kind == NodeKind::kList) {
       auto index = path_index(part);
-      if (!index || *index >= node->children.size()) return nullptr;
-      node = node->children[*index].get();
+      if (!index || *index >= child_count(*node)) return nullptr;
+      if (node->lazy) {
+        found_.push_back(node->lazy->item(*index));
+        node = found_.back().get();
+      } else {
+        node = node->children[*index].get();
+      }
     } else {
       node = node->member(part);
     }

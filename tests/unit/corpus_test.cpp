@@ -125,7 +125,10 @@ TEST(Corpus, BindFuzzRegressions) {
             } catch (const Error&) {
             }
           }
-          for (const auto& c : node.children) read_all(*c);
+          model::for_each_child(node, [&](uint64_t i, const model::Node& c) {
+            read_all(c);
+            return i < 256;  // lists made on demand may claim 2^60 items
+          });
         };
         read_all(*tree.root);
       } catch (const Error&) {

@@ -280,19 +280,19 @@ TEST_F(WriterTest, RandomLayoutsRoundTrip) {
 }
 
 // Every array of a tree, by path.
-void collect(const model::Node& n, const std::string& path,
+void collect(const model::Tree& tree, const model::Node& n, const std::string& path,
              std::vector<std::pair<std::string, const model::Node*>>& out) {
   if (n.kind == model::NodeKind::kArray) {
-    out.emplace_back(path, &n);
+    out.emplace_back(path, tree.find(path));  // the tree keeps items made on demand alive
     return;
   }
-  for (size_t i = 0; i < n.children.size(); ++i) {
-    const std::string base = path == "/" ? "" : path;
-    collect(*n.children[i],
-            n.kind == model::NodeKind::kList ? base + "/" + std::to_string(i)
-                                             : base + "/" + n.children[i]->name,
+  const std::string base = path == "/" ? "" : path;
+  model::for_each_child(n, [&](uint64_t i, const model::Node& c) {
+    collect(tree, c,
+            n.kind == model::NodeKind::kList ? base + "/" + std::to_string(i) : base + "/" + c.name,
             out);
-  }
+    return true;
+  });
 }
 
 TEST_F(WriterTest, ConvertsATreeWithStructsTextListsAndDocs) {
@@ -309,8 +309,8 @@ TEST_F(WriterTest, ConvertsATreeWithStructsTextListsAndDocs) {
   EXPECT_TRUE(parse_layout(read_text_file(file("copy.dud"))).ok());
   model::Tree copy = dudley::open(file("copy.bin"));
   std::vector<std::pair<std::string, const model::Node*>> a, b;
-  collect(*tree.root, "/", a);
-  collect(*copy.root, "/", b);
+  collect(tree, *tree.root, "/", a);
+  collect(copy, *copy.root, "/", b);
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     SCOPED_TRACE(a[i].first);

@@ -126,6 +126,20 @@ class Binding {
   /// inside the data (Error(kData) naming the item otherwise).
   std::vector<BoundInstance> instances(NodeId node, std::vector<int64_t>& shape);
 
+  /// Instance `index` (in C order) of such an item, laid out like one element of
+  /// instances(), but expanding only that one: the instances before it are measured, not
+  /// kept, and asking for increasing indexes goes on from the previous one (a sequential
+  /// listing costs one pass). Memory is that of one instance. Throws Error(kUsage) for an
+  /// index beyond the item's count, Error(kData) when the instance is not inside the data.
+  BoundInstance instance(NodeId node, uint64_t index);
+  /// The item's shape of instances (what instances() puts in `shape`), without laying any
+  /// out.
+  std::vector<int64_t> instance_shape_of(NodeId node);
+
+  /// Most instance records one instance (with its nested instances) or one instances() call
+  /// may make; beyond it, Error(kLimit).
+  static constexpr uint64_t kMaxInstanceRecords = uint64_t{1} << 20;
+
   /// The end of the layout's last byte: the largest end address of any of the first
   /// `statements` declarations (all by default; 0 for a layout that takes no bytes).
   /// Places each of them; for writers sizing a file.
@@ -163,6 +177,13 @@ class Binding {
                       const std::string& what);
   using Locals = std::vector<std::pair<ParamId, int64_t>>;
   bool has_variable_instances(const TypeRef& type, int depth = 0) const;
+  uint64_t one_instance(const TypeRef& type, uint64_t i, uint64_t base,
+                        const std::vector<int64_t>& bound, const std::string& what, int depth,
+                        BoundInstance* record);
+  void take_record(const std::string& what, uint64_t n);
+  void check_instance_ranges(const BoundInstance& instance, const std::string& what);
+  const Node& varying_item(NodeId node) const;
+  static void shift_instance(BoundInstance& instance, uint64_t delta);
   uint64_t variable_extent(const TypeRef& type, uint64_t count, uint64_t base,
                            const std::vector<int64_t>& bound, const std::string& what, int depth,
                            std::vector<BoundInstance>* record);
@@ -205,6 +226,19 @@ class Binding {
   bool sizing_ = false;  ///< measuring: byte orders are not needed (nor asked for)
   bool naming_ = false;  ///< build item names (only when replaying a failure for its message)
   std::optional<ByteOrder> signature_order_;
+  /// Instance records one expansion may still make (instances(), instance()): bounds the
+  /// memory a layout can ask for with nested counts the file does not back.
+  uint64_t records_left_ = kMaxInstanceRecords;
+  /// Parameters taken per instance so far (read or given by the hook): an instance that
+  /// takes none is identical to its siblings.
+  uint64_t stored_reads_ = 0;
+  /// Where the last instance() walk of an item stopped, to go on from there.
+  struct Walk {
+    NodeId node = kNone;
+    uint64_t next = 0;     ///< index of the instance that starts at `address`
+    uint64_t address = 0;
+  };
+  Walk walk_;
   /// The top-level item and instance being measured, for BindOptions::instance_params.
   NodeId hook_item_ = kNone;
   std::vector<uint64_t> hook_path_;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -39,13 +40,32 @@ struct Parameter {
 
 enum class NodeKind { kGroup, kList, kArray };
 
+struct Node;
+
+/// The items of a list made on demand: a Dudley counted array may hold millions of
+/// instances, and a layout of a few bytes may claim 2^60 of them, so they are built one at
+/// a time as a reader walks them, never all at once.
+class ItemSource {
+ public:
+  virtual ~ItemSource() = default;
+  /// How many items the list has.
+  virtual uint64_t size() const = 0;
+  /// Item `index`, built anew. Cheap for increasing indexes (a walk goes on from the last
+  /// one); any index is allowed. An item that cannot be located comes back as an array node
+  /// with `error` set; the items after it cannot be located either (see for_each_child).
+  virtual std::unique_ptr<Node> item(uint64_t index) = 0;
+};
+
 struct Node {
   NodeKind kind = NodeKind::kGroup;
   std::string name;  ///< "" for list items
   std::string doc;
 
-  // Groups: members in declaration order, and parameters. Lists: items.
+  // Groups: members in declaration order, and parameters. Lists: items, either here or,
+  // for lists made on demand, in `lazy` (then `children` is empty). Walk them with
+  // child_count() and for_each_child(), which handle both.
   std::vector<std::unique_ptr<Node>> children;
+  std::shared_ptr<ItemSource> lazy;
   std::vector<Parameter> params;
 
   // Arrays.
@@ -61,6 +81,15 @@ struct Node {
   const Node* member(std::string_view name) const;
 };
 
+/// Members of a group or items of a list, made on demand or not.
+uint64_t child_count(const Node& node);
+
+/// Calls `visit(index, child)` for each member or item in order. Items made on demand exist
+/// only during their call (memory stays that of one item). After an item whose `error` is
+/// set, the rest of a list made on demand is not visited: it cannot be located. `visit`
+/// returns false to stop early.
+void for_each_child(const Node& node, const std::function<bool(uint64_t, const Node&)>& visit);
+
 /// A whole file (or family member) as a tree.
 struct Tree {
   std::string format;  ///< "dudley", ...
@@ -68,8 +97,12 @@ struct Tree {
   /// Targets of pointers by key (Dudley pointees [C19]); empty for formats without them.
   std::map<uint64_t, std::unique_ptr<Node>> pointees;
 
-  /// The node at "/g/x" (list items by index, "/L/2"); nullptr when there is none.
+  /// The node at "/g/x" (list items by index, "/L/2"); nullptr when there is none. Items
+  /// made on demand are kept by the tree from then on, so the pointer stays valid.
   const Node* find(std::string_view path) const;
+
+ private:
+  mutable std::vector<std::unique_ptr<Node>> found_;  ///< on-demand items find() returned
 };
 
 }  // namespace dudley::model
