@@ -57,7 +57,11 @@ struct Request {
 
 class Dumper {
  public:
-  explicit Dumper(const model::Tree& tree) : tree_(tree) {}
+  // Arrays that hold no bytes are backed by nothing in the file, so their number is capped
+  // per output: text is printed as it goes, JSON is built whole before printing (about
+  // 2 KB an array), hence its lower cap.
+  Dumper(const model::Tree& tree, bool json)
+      : tree_(tree), empty_budget_(json ? uint64_t{1} << 14 : kMaxEmptyValues) {}
 
   int status() const { return status_; }
   /// True once the output's budget of arrays holding no bytes is spent.
@@ -70,12 +74,12 @@ class Dumper {
     if (!r.selection.empty()) slab = Hyperslab::parse(r.selection, r.node->shape);
     check_printable(r, slab ? slab->count : r.node->shape);
     NDArray data = slab ? r.node->data->read(*slab) : r.node->data->read();
-    if (data.byte_size() == 0 && ++empty_arrays_ > kMaxEmptyValues) {
+    if (data.byte_size() == 0 && ++empty_arrays_ > empty_budget_) {
       exhausted_ = true;
       throw Error(ErrorCategory::kLimit,
                   fmt::format("more than {} arrays of no bytes in one output; stopping at {} "
                               "(dump items by path, such as LIST/5, to see others)",
-                              kMaxEmptyValues, r.label));
+                              empty_budget_, r.label));
     }
     values = values_json(data);
     if (targets && data.dtype().kind() == DTypeKind::kPointer) {
@@ -151,6 +155,7 @@ class Dumper {
   const model::Tree& tree_;
   std::set<uint64_t> shown_;  ///< pointees already printed in this output
   uint64_t empty_arrays_ = 0;
+  uint64_t empty_budget_;
   bool exhausted_ = false;
   int status_ = kExitOk;
 };
@@ -195,7 +200,7 @@ bool is_below(const std::string& path, const std::string& container) {
 int run_dump_one(const DumpOptions& options, bool member) {
   model::Tree tree = open_data(options.data);
   const std::vector<Request> wanted = requests(tree, options);
-  Dumper dumper(tree);
+  Dumper dumper(tree, options.data.json);
   auto print_one = [&](const Request& r) {
     try {
       json values, targets;

@@ -23,7 +23,8 @@ import time
 
 
 def make_files(case, work):
-    """Creates the case's inputs. Kinds: text, hex, zeros, repeat, fifo, dir, symlink."""
+    """Creates the case's inputs. Kinds: text, hex, zeros, repeat, repeat-hex, numbered, fifo,
+    dir, symlink."""
     for spec in case.get("files", []):
         path = os.path.join(work, spec["path"])
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -46,6 +47,10 @@ def make_files(case, work):
             with open(path, "wb") as f:
                 f.write(bytes.fromhex(spec.get("head", "")))
                 f.write(bytes.fromhex(spec["unit"]) * spec["count"])
+        elif kind == "numbered":  # a line template with {i}, once for each i in range(count)
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(spec.get("head", ""))
+                f.writelines(spec["unit"].replace("{i}", str(i)) for i in range(spec["count"]))
         elif kind == "fifo":
             os.mkfifo(path)
         elif kind == "dir":
