@@ -15,30 +15,80 @@
 
 namespace dudley {
 
-std::string read_text_file(const std::string& path) {
-  const bool is_stdin = path == "-";
-  std::unique_ptr<FILE, int (*)(FILE*)> file(is_stdin ? stdin : std::fopen(path.c_str(), "rb"),
-                                             is_stdin ? [](FILE*) { return 0; } : &std::fclose);
-  if (!file) {
-    throw Error(ErrorCategory::kIo, fmt::format("cannot open: {}", std::strerror(errno)),
-                Location::file(path));
-  }
+namespace {
+
+[[noreturn]] void too_large(const std::string& path) {
+  throw Error(ErrorCategory::kLimit,
+              fmt::format("text file is larger than the {} MiB limit", kMaxTextFileBytes >> 20),
+              Location::file(path));
+}
+
+std::string read_stream(FILE* file, const std::string& path) {
   std::string text;
   char buffer[1 << 16];
   size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) {
-    if (text.size() + n > kMaxTextFileBytes) {
-      throw Error(ErrorCategory::kLimit,
-                  fmt::format("text file is larger than the {} byte limit", kMaxTextFileBytes),
-                  Location::file(path));
-    }
+  while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) {
+    if (text.size() + n > kMaxTextFileBytes) too_large(path);
     text.append(buffer, n);
   }
-  if (std::ferror(file.get())) {
+  if (std::ferror(file)) {
     throw Error(ErrorCategory::kIo, fmt::format("read failed: {}", std::strerror(errno)),
                 Location::file(path));
   }
   return text;
+}
+
+}  // namespace
+
+std::string read_text_file(const std::string& path) {
+  if (path == "-") return read_stream(stdin, path);
+  // O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    throw Error(ErrorCategory::kIo, fmt::format("cannot open: {}", std::strerror(errno)),
+                Location::file(path));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    throw Error(ErrorCategory::kIo, fmt::format("cannot stat: {}", std::strerror(errno)),
+                Location::file(path));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    throw Error(ErrorCategory::kIo,
+                fmt::format("{}, not a regular file (give '-' to read standard input)",
+                            file_kind(st.st_mode)),
+                Location::file(path));
+  }
+  if (static_cast<uint64_t>(st.st_size) > kMaxTextFileBytes) too_large(path);
+  std::string text;
+  text.reserve(static_cast<size_t>(st.st_size));
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      throw Error(ErrorCategory::kIo, fmt::format("read failed: {}", std::strerror(errno)),
+                  Location::file(path));
+    }
+    if (n == 0) break;
+    if (text.size() + static_cast<size_t>(n) > kMaxTextFileBytes) too_large(path);  // it grew
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+const char* file_kind(unsigned mode) {
+  if (S_ISDIR(mode)) return "is a directory";
+  if (S_ISFIFO(mode)) return "is a FIFO";
+  if (S_ISCHR(mode)) return "is a character device";
+  if (S_ISBLK(mode)) return "is a block device";
+  if (S_ISSOCK(mode)) return "is a socket";
+  if (S_ISREG(mode)) return "is a regular file";
+  return "is a special file";
 }
 
 void write_file_atomically(const std::string& path, std::string_view contents, bool fsync) {

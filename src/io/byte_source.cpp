@@ -129,6 +129,11 @@ class FileSource final : public ByteSource {
     if (error == EISDIR) {
       throw Error(ErrorCategory::kIo, "is a directory, not a data file", Location::file(path_));
     }
+    if (error == ESPIPE) {  // pread on a FIFO or socket
+      throw Error(ErrorCategory::kIo,
+                  "is a pipe or socket, not a regular file: data is read at random places",
+                  Location::file(path_));
+    }
     throw Error(ErrorCategory::kIo, fmt::format("read failed: {}", std::strerror(error)),
                 Location::binary(path_, offset));
   }
@@ -144,6 +149,7 @@ class FileSource final : public ByteSource {
                   Location::file(path_));
     }
     if (S_ISDIR(st.st_mode)) fail(0, EISDIR);
+    if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) fail(0, ESPIPE);
     return static_cast<uint64_t>(st.st_size);
   }
 
@@ -197,7 +203,9 @@ class WindowSource final : public ByteSource {
 }  // namespace
 
 std::shared_ptr<ByteSource> open_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO with no writer would wait forever. (It changes nothing for a
+  // regular file; a FIFO is then refused at its first read, which pread cannot do on it.)
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     throw Error(ErrorCategory::kIo, fmt::format("cannot open: {}", std::strerror(errno)),
                 Location::file(path));

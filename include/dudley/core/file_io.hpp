@@ -7,12 +7,19 @@
 
 namespace dudley {
 
-/// Largest text file read_text_file accepts (1 GiB); a layout is never near this.
-inline constexpr uint64_t kMaxTextFileBytes = uint64_t{1} << 30;
+/// Largest text file read_text_file accepts (64 MiB). A layout of a million declarations is
+/// about 20 MB; the text, the model built from it and its documents each hold a copy, so a
+/// larger limit would let one text file ask for gigabytes.
+inline constexpr uint64_t kMaxTextFileBytes = uint64_t{64} << 20;
 
-/// Reads a whole file into a string. Throws Error(kIo) naming the path and the OS reason,
-/// or Error(kLimit) when the file is larger than kMaxTextFileBytes. "-" reads stdin.
+/// Reads a whole file into a string. Throws Error(kIo) naming the path and the OS reason
+/// (a FIFO, device or directory is refused without waiting on it: only "-" streams), or
+/// Error(kLimit) when the file is larger than kMaxTextFileBytes. "-" reads stdin.
 std::string read_text_file(const std::string& path);
+
+/// "is a directory", "is a FIFO", "is a character device"... for a stat st_mode, to say
+/// why a path is refused.
+const char* file_kind(unsigned mode);
 
 /// Writes `contents` to `path` through a temporary file in the same directory that is
 /// renamed over `path` only once complete, so readers never see a half-written file and an
