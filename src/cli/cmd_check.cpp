@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/layout/diagnostic_format.hpp"
@@ -67,7 +68,7 @@ int run_check(const CheckOptions& options) {
     }
     if (result.ok()) fmt::print("{}: ok\n", path);
   }
-  if (options.json) fmt::print("{}\n", report.dump(2));
+  if (options.json) fmt::print("{}\n", json_text(report, 2));
   return worst;
 }
 

@@ -1,7 +1,10 @@
 // `dudley convert SRC DST`: any file the model reads -> a Dudley data file + its layout.
+#include <cctype>
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -9,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/tree_json.hpp"
 #include "cli/data_options.hpp"
 #include "dudley/core/dtype.hpp"
 #include "dudley/core/error.hpp"
@@ -19,6 +23,8 @@
 namespace dudley::cli {
 
 namespace {
+
+namespace fs = std::filesystem;
 
 struct ConvertOptions {
   DataOptions source;
@@ -64,10 +70,84 @@ class ProgressBar {
   Clock::time_point last_{};
 };
 
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {}, sb {};
+  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) {
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  }
+  std::error_code ec;
+  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+}
+
+// The files of a family whose shared layout is `layout` (STEM.dud: STEM_NNNN.* members, the
+// index STEM.index.bin), at most a few, to name them.
+std::vector<std::string> family_users(const std::string& layout) {
+  const fs::path p(layout);
+  const std::string stem = p.stem().string();
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(p.parent_path().empty() ? "." : p.parent_path(), ec)) {
+    const std::string name = entry.path().filename().string();
+    const bool member = name.size() > stem.size() + 1 && name.compare(0, stem.size(), stem) == 0 &&
+                        name[stem.size()] == '_' &&
+                        std::isdigit(static_cast<unsigned char>(name[stem.size() + 1]));
+    if (member || name == stem + ".index.bin") out.push_back(entry.path().string());
+    if (out.size() == 3) break;
+  }
+  return out;
+}
+
+// Outputs must never replace an input, nor a layout other files are read with: convert
+// refuses before writing anything.
+void check_outputs(const ConvertOptions& o) {
+  std::vector<std::string> inputs{o.source.data};
+  if (!o.source.layout.empty()) {
+    inputs.push_back(o.source.layout);
+  } else {
+    inputs.push_back(layout::layout_path_for(o.source.data));
+    const std::string stem = fs::path(o.source.data).stem().string();
+    const size_t cut = stem.find_last_not_of("0123456789");
+    if (cut != std::string::npos && cut + 1 < stem.size() && stem[cut] == '_') {
+      inputs.push_back((fs::path(o.source.data).parent_path() / (stem.substr(0, cut) + ".dud"))
+                           .string());
+    }
+  }
+  if (!o.to_layout.empty()) inputs.push_back(o.to_layout);
+  std::vector<std::pair<std::string, std::string>> outputs{{o.destination, "the output"}};
+  if (!o.embed_layout) {
+    outputs.emplace_back(layout::layout_path_for(o.destination), "the output's layout");
+  }
+  for (const auto& [out, what] : outputs) {
+    for (const std::string& in : inputs) {
+      if (same_file(out, in)) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("{} {} is an input of this conversion ({}): choose another name",
+                                what, out, in),
+                    Location::file(o.destination));
+      }
+    }
+  }
+  if (!o.embed_layout) {
+    const std::string layout = layout::layout_path_for(o.destination);
+    if (fs::exists(layout)) {
+      const std::vector<std::string> users = family_users(layout);
+      if (!users.empty()) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("{} is the shared layout of a file family ({}...): writing it "
+                                "would change how they read; choose another name, or "
+                                "--embed-layout",
+                                layout, fmt::join(users, ", ")),
+                    Location::file(o.destination));
+      }
+    }
+  }
+}
+
 int run_convert(const ConvertOptions& o) {
   if (!o.source.family.empty()) {
     throw Error(ErrorCategory::kUsage, "convert takes one file, not --family");
   }
+  check_outputs(o);
   model::Tree tree = open_data(o.source);
   layout::WriteOptions write;
   if (o.write_order == "little") write.order = ByteOrder::kLittle;
@@ -95,7 +175,7 @@ int run_convert(const ConvertOptions& o) {
                                   {"embedded", o.embed_layout},
                                   {"bytes", size}};
     if (!o.to_layout.empty()) out["unused"] = unused;
-    fmt::print("{}\n", out.dump(2));
+    fmt::print("{}\n", json_text(out, 2));
   } else if (!o.quiet) {
     if (!unused.empty()) {
       fmt::print(stderr, "note: {} array(s) of {} have no item in {}: {}\n", unused.size(),

@@ -206,10 +206,10 @@ int run_dump_one(const DumpOptions& options, bool member) {
       json values, targets;
       dumper.read(r, values, options.deref ? &targets : nullptr);
       if (member) fmt::print("{} ", options.data.data);
-      fmt::print("{} = {}\n", r.label, values.dump(-1, ' ', false, json::error_handler_t::replace));
+      fmt::print("{} = {}\n", r.label, json_text(values));
       if (!targets.is_null()) {
         fmt::print("{} -> {}\n", r.label,
-                   targets.dump(-1, ' ', false, json::error_handler_t::replace));
+                   json_text(targets));
       }
     } catch (const Error& e) {
       dumper.report(e.what());
@@ -286,7 +286,7 @@ int run_dump_one(const DumpOptions& options, bool member) {
   json out = {{"format", tree.format}};
   if (member) out["file"] = options.data.data;  // a family: one JSON line per member
   out["root"] = root;
-  fmt::print("{}\n", out.dump(member ? -1 : 2, ' ', false, json::error_handler_t::replace));
+  fmt::print("{}\n", json_text(out, member ? -1 : 2));
   return dumper.status();
 }
 

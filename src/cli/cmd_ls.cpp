@@ -101,8 +101,7 @@ int run_ls_one(const LsOptions& ls, const DataOptions& options, bool member) {
     nlohmann::ordered_json out = {{"format", tree.format}};
     if (member) out["file"] = options.data;  // a family: one JSON line per member
     out["root"] = node_json(*tree.root, TreeWalk{{}, ls.max_items, {}, {}});
-    fmt::print("{}\n", out.dump(member ? -1 : 2, ' ', false,
-                                nlohmann::ordered_json::error_handler_t::replace));
+    fmt::print("{}\n", json_text(out, member ? -1 : 2));
     collect_errors(out["root"], errors);
   } else {
     print_node(*tree.root, "", errors, ls.max_items);

@@ -1,4 +1,5 @@
 // The `dudley` command-line tool.
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -35,6 +36,9 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file size limit (ulimit -f), a write fails with EFBIG and is reported naming the
+  // file, instead of the signal killing the process.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     return run(argc, argv);
   } catch (const dudley::Error& e) {

@@ -13,6 +13,10 @@ namespace dudley::cli {
 
 using json = nlohmann::ordered_json;
 
+std::string json_text(const json& value, int indent) {
+  return value.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
 json dtype_json(const DType& t) {
   if (t.kind() != DTypeKind::kCompound) return t.to_string();
   json fields = json::array();

@@ -11,6 +11,10 @@
 
 namespace dudley::cli {
 
+/// The JSON text of `value` (indent < 0: one line). File names and text from files may hold
+/// bytes that are not UTF-8: they are replaced by U+FFFD rather than failing.
+std::string json_text(const nlohmann::ordered_json& value, int indent = -1);
+
 /// "<f8", "|S1", ... or {"struct": NAME, "size": N, "fields": [...]} for compounds.
 nlohmann::ordered_json dtype_json(const DType& type);
 

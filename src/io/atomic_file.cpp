@@ -5,12 +5,15 @@
 #include <filesystem>
 
 #include <fcntl.h>
+#include <stdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "dudley/core/error.hpp"
+#include "dudley/core/file_io.hpp"
 
 namespace dudley::io {
 
@@ -24,6 +27,28 @@ namespace {
 }  // namespace
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  // A link is followed (as editors and sed -i --follow-symlinks do): its target is the file
+  // the user means, and replacing the link by a regular file would cut it off.
+  std::error_code ec;
+  if (std::filesystem::is_symlink(path_, ec)) {
+    const auto target = std::filesystem::read_symlink(path_, ec);
+    if (!ec) {
+      path_ = (target.is_absolute() ? target
+                                    : std::filesystem::path(path_).parent_path() / target)
+                  .lexically_normal()
+                  .string();
+    }
+  }
+  mode_t mode = 0644;
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) {
+      throw Error(ErrorCategory::kIo,
+                  fmt::format("{}: dudley replaces only regular files", file_kind(st.st_mode)),
+                  Location::file(path_));
+    }
+    mode = st.st_mode & 07777;  // the replaced file's permissions carry over
+  }
   std::filesystem::path dir = std::filesystem::path(path_).parent_path();
   if (dir.empty()) dir = ".";
   fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
@@ -31,9 +56,9 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     // No O_TMPFILE on this file system: a named temporary (mkostemp fills in the Xs).
     temp_ = path_ + ".tmp-XXXXXX";
     fd_ = ::mkostemp(temp_.data(), O_CLOEXEC);
-    if (fd_ >= 0) ::fchmod(fd_, 0644);
   }
   if (fd_ < 0) io_error(path_, "cannot create the output file in its directory", errno);
+  ::fchmod(fd_, mode);  // the umask does not apply to a copied mode, as with cp -p
 }
 
 AtomicFile::~AtomicFile() {
@@ -63,7 +88,7 @@ void AtomicFile::resize(uint64_t length) {
   }
 }
 
-void AtomicFile::commit(bool fsync) {
+void AtomicFile::stage(bool fsync) {
   if (fsync && ::fsync(fd_) != 0) io_error(path_, "fsync failed", errno);
   if (temp_.empty()) {
     // Give the unnamed file a temporary name (linkat cannot replace), then rename it over
@@ -84,18 +109,66 @@ void AtomicFile::commit(bool fsync) {
     io_error(path_, "close failed", errno);
   }
   fd_ = -1;
+}
+
+void AtomicFile::sync_directory(const std::string& path) {
+  // A rename is durable once its directory is.
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  const int d = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (d >= 0) {
+    ::fsync(d);
+    ::close(d);
+  }
+}
+
+void AtomicFile::commit(bool fsync) {
+  stage(fsync);
   if (::rename(temp_.c_str(), path_.c_str()) != 0)
     io_error(path_, "rename into place failed", errno);
   committed_ = true;
-  if (fsync) {
-    // The rename itself is durable once the directory is.
-    std::filesystem::path dir = std::filesystem::path(path_).parent_path();
-    const int d = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (d >= 0) {
-      ::fsync(d);
-      ::close(d);
-    }
+  if (fsync) sync_directory(path_);
+}
+
+void AtomicFile::commit_pair(AtomicFile& first, AtomicFile& second, bool fsync) {
+  first.stage(fsync);
+  second.stage(fsync);
+  // Another dudley writing the same pair waits here, so the last pair written is whole.
+  std::filesystem::path dir = std::filesystem::path(first.path_).parent_path();
+  const int lock = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (lock < 0) io_error(first.path_, "cannot open the directory to lock it", errno);
+  struct Unlock {
+    int fd;
+    ~Unlock() { ::close(fd); }  // closing releases the flock
+  } unlock{lock};
+  while (::flock(lock, LOCK_EX) != 0) {
+    if (errno != EINTR) io_error(first.path_, "cannot lock the directory", errno);
   }
+  // Fail before anything moves when the second cannot take its place (a directory there).
+  struct stat st {};
+  if (::stat(second.path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    throw Error(ErrorCategory::kIo,
+                fmt::format("{}: dudley replaces only regular files", file_kind(st.st_mode)),
+                Location::file(second.path_));
+  }
+  // The first is exchanged with the file it replaces (kept under the temporary name), so it
+  // can be put back if the second fails.
+  bool exchanged = ::renameat2(AT_FDCWD, first.temp_.c_str(), AT_FDCWD, first.path_.c_str(),
+                               RENAME_EXCHANGE) == 0;
+  if (!exchanged && ::rename(first.temp_.c_str(), first.path_.c_str()) != 0) {
+    io_error(first.path_, "rename into place failed", errno);
+  }
+  if (::rename(second.temp_.c_str(), second.path_.c_str()) != 0) {
+    const int error = errno;
+    if (exchanged) {
+      ::renameat2(AT_FDCWD, first.temp_.c_str(), AT_FDCWD, first.path_.c_str(), RENAME_EXCHANGE);
+    } else {
+      ::unlink(first.path_.c_str());  // there was no file before: there is none again
+    }
+    io_error(second.path_, "rename into place failed (the old files are back)", error);
+  }
+  if (exchanged) ::unlink(first.temp_.c_str());  // the replaced file
+  first.committed_ = second.committed_ = true;
+  if (fsync) sync_directory(first.path_);
 }
 
 }  // namespace dudley::io

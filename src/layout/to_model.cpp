@@ -1,6 +1,8 @@
 #include "dudley/layout/to_model.hpp"
 
 #include "dudley/layout/embedded.hpp"
+#include "dudley/layout/pair_record.hpp"
+#include "dudley/core/file_io.hpp"
 
 #include <filesystem>
 
@@ -280,6 +282,7 @@ model::Tree dudley_tree(std::shared_ptr<const Layout> layout,
 model::Tree open_dudley(const std::string& data_path, const std::string& layout_path,
                         BindOptions options) {
   std::string layout_file = layout_path;
+  bool beside = false;  // NAME.dud found beside NAME.bin: the two must be one write's pair
   if (layout_file.empty()) {
     std::filesystem::path p(data_path);
     if (p.extension() == ".dud") {
@@ -288,7 +291,8 @@ model::Tree open_dudley(const std::string& data_path, const std::string& layout_
                   Location::file(data_path));
     }
     layout_file = p.replace_extension(".dud").string();
-    if (!std::filesystem::exists(layout_file)) {
+    beside = std::filesystem::exists(layout_file);
+    if (!beside) {
       // A family member STEM_NNNN.EXT shares the family's layout STEM.dud.
       const std::string stem = std::filesystem::path(data_path).stem().string();
       const size_t cut = stem.find_last_not_of("0123456789");
@@ -312,8 +316,15 @@ model::Tree open_dudley(const std::string& data_path, const std::string& layout_
                   Location::file(data_path));
     }
   }
-  auto layout = std::make_shared<const Layout>(load_layout(layout_file));
-  return dudley_tree(std::move(layout), io::open_file(data_path), std::move(options));
+  const std::string text = read_text_file(layout_file);
+  std::shared_ptr<io::ByteSource> source = io::open_file(data_path);
+  if (beside) {
+    if (std::optional<PairRecord> record = parse_pair_line(text)) {
+      verify_pair(*record, *source, layout_file);
+    }
+  }
+  auto layout = std::make_shared<const Layout>(layout_from_text(text, layout_file));
+  return dudley_tree(std::move(layout), std::move(source), std::move(options));
 }
 
 }  // namespace dudley::layout

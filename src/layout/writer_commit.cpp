@@ -12,6 +12,7 @@
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/io/atomic_file.hpp"
+#include "dudley/layout/pair_record.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/layout/binder.hpp"
 #include "dudley/layout/embedded.hpp"
@@ -426,6 +427,18 @@ uint64_t Writer::commit() {
   std::string layout_text;
   uint64_t file_size = end;
   if (options_.write_layout || options_.embed_layout) layout_text = emit_layout(l);
+  // Data and layout in two files: both carry one identifier, so a reader can tell a pair
+  // from two halves of different writes (pair_record.hpp).
+  const bool paired = options_.write_layout && !options_.embed_layout;
+  std::optional<io::AtomicFile> layout_file;
+  if (paired) {
+    const PairRecord record = new_pair_record(end);
+    const std::string trailer = pair_trailer(record);
+    file.write_at(end, trailer.data(), trailer.size());
+    file_size = end + trailer.size();
+    layout_text = pair_line(record) + layout_text;
+    layout_file.emplace(layout_path_for(path_));  // refuses a directory there, before writing
+  }
   if (options_.embed_layout) {
     const std::string trailer = embedded_trailer(end, layout_text);
     file.write_at(end, layout_text.data(), layout_text.size());
@@ -473,11 +486,16 @@ uint64_t Writer::commit() {
       if (where.dtype.kind() == DTypeKind::kPointer) check_pointers(l, job.what, block);
     });
   }
-  file.commit(options_.fsync);
-  committed_ = true;
-  if (options_.write_layout) {
-    write_file_atomically(layout_path_for(path_), layout_text, options_.fsync);
+  if (paired) {
+    layout_file->write_at(0, layout_text.data(), layout_text.size());
+    io::AtomicFile::commit_pair(file, *layout_file, options_.fsync);
+  } else {
+    file.commit(options_.fsync);
+    if (options_.write_layout) {
+      write_file_atomically(layout_path_for(path_), layout_text, options_.fsync);
+    }
   }
+  committed_ = true;
   return file_size;
 }
 

@@ -78,7 +78,14 @@ def run_case(dudley, name, case, asan):
                 cap = 1 << 30
                 resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            if "fsize" in case:  # a file size limit (ulimit -f), in bytes
+                resource.setrlimit(resource.RLIMIT_FSIZE, (case["fsize"], case["fsize"]))
 
+        for command in case.get("setup", []):  # shell steps first: earlier writes, copies
+            r = subprocess.run(["bash", "-c", command.replace("{dudley}", dudley)], cwd=work,
+                               capture_output=True)
+            if r.returncode != 0:
+                return [f"setup failed: {command}: {r.stderr.decode(errors='replace')}"], 0, 0.0
         argv = [dudley] + [a.replace("{dir}", work) for a in case["run"]]
         start = time.monotonic()
         proc = subprocess.Popen(argv, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -109,7 +116,7 @@ def run_case(dudley, name, case, asan):
             if bad in err:
                 problems.append(f"stderr says {bad!r}")
         if "check" in case:  # a shell condition on the directory afterwards
-            r = subprocess.run(["bash", "-c", case["check"]], cwd=work)
+            r = subprocess.run(["bash", "-c", case["check"].replace("{dudley}", dudley)], cwd=work)
             if r.returncode != 0:
                 problems.append(f"after-check failed: {case['check']}")
         if problems:

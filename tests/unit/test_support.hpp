@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -81,6 +82,25 @@ NDArray array_of(std::vector<int64_t> shape, const std::vector<T>& values, DType
 inline std::vector<unsigned char> bytes_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
+}
+
+/// The data a layout describes in a file written with its layout beside it: the file less
+/// its 32-byte pair trailer (layout/pair_record.hpp), which must be there.
+inline std::vector<unsigned char> data_of(const std::string& path) {
+  std::vector<unsigned char> b = bytes_of(path);
+  static constexpr unsigned char kMagic[8] = {0x89, 'D', 'P', 'A', 'I', 'R', 0x0d, 0x0a};
+  if (b.size() < 32 || !std::equal(b.end() - 8, b.end(), kMagic)) {
+    ADD_FAILURE() << path << " has no pair trailer";
+    return b;
+  }
+  b.resize(b.size() - 32);
+  return b;
+}
+
+/// A layout file's text less its first line when that is the pair record.
+inline std::string without_pair_line(std::string text) {
+  if (text.rfind("# dudley-pair: ", 0) == 0) text.erase(0, text.find('\n') + 1);
+  return text;
 }
 
 }  // namespace dudley::testing

@@ -1,5 +1,6 @@
 // The writer: files it writes read back identically through the reader; its errors leave
 // nothing under the final name; an interrupted write never corrupts an existing file.
+#include "dudley/layout/pair_record.hpp"
 #include "dudley/layout/writer.hpp"
 
 #include <gtest/gtest.h>
@@ -28,6 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 using dudley::testing::array_of;
 using dudley::testing::bytes_of;
+using dudley::testing::data_of;
 using dudley::testing::parse_ok;
 
 using WriterTest = dudley::testing::TempDirTest;
@@ -40,9 +42,9 @@ TEST_F(WriterTest, WritesBytesAReaderFindsAndTheLayoutBeside) {
   Writer w(l, path, options);
   w.write("/x", array_of<double>({3}, {1.5, -2.0, 1e300}, DType::float_(8)));
   w.write("/g/y", array_of<int16_t>({2, 3}, {1, -2, 3, -4, 5, 0x0102}, DType::int_(2)));
-  EXPECT_EQ(w.commit(), 8u + 4 + 24 + 12 + 1);
+  EXPECT_EQ(w.commit(), 8u + 4 + 24 + 12 + 1 + kPairTrailerBytes);
   // Checked byte by byte: the spec's little-endian signature, N = 3, y big-endian.
-  const auto b = bytes_of(path);
+  const auto b = data_of(path);
   ASSERT_EQ(b.size(), 49u);
   EXPECT_EQ((std::vector<unsigned char>(b.begin(), b.begin() + 8)),
             (std::vector<unsigned char>{0x89, 0x64, 0x95, 0x64, 0x0d, 0x0a, 0x1a, 0x0a}));
@@ -81,7 +83,7 @@ TEST_F(WriterTest, BigEndianFilesAndStructs) {
   w.write("/t", t);
   w.write("/u", array_of<double>({3}, {1, 2, 3}, DType::float_(8)));
   w.commit();
-  const auto b = bytes_of(path);
+  const auto b = data_of(path);
   EXPECT_EQ(b[1], 0x44);   // "big" signature
   EXPECT_EQ(b[8], 0x40);   // 2.5f big-endian: 40 20 00 00
   EXPECT_EQ(b[12], 0xff);  // -7 big-endian: ff f9

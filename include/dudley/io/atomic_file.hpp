@@ -14,8 +14,11 @@ namespace dudley::io {
 
 class AtomicFile {
  public:
-  /// Opens the temporary file beside `path`. Throws Error(kIo) naming `path` when its
-  /// directory is missing or not writable.
+  /// Opens the temporary file beside `path`. A `path` that is a symbolic link is followed:
+  /// the file it points to is replaced, the link stays. A file being replaced gives the new
+  /// one its permission bits. Throws Error(kIo) naming `path` when its directory is missing
+  /// or not writable, or when `path` is not a regular file (a device, a FIFO, a directory:
+  /// those are never replaced).
   explicit AtomicFile(std::string path);
   /// Without commit(): the temporary file is discarded, the target untouched.
   ~AtomicFile();
@@ -30,9 +33,21 @@ class AtomicFile {
   /// Makes the data durable (with `fsync`) and moves it under the final name.
   void commit(bool fsync = false);
 
+  /// The final path (a symbolic link given to the constructor resolved).
   const std::string& path() const { return path_; }
 
+  /// Commits two files as one: both are complete before either appears; holding a lock on
+  /// their directory against other writers, `first` then `second` are moved into place, and
+  /// if `second` cannot be, the file `first` replaced is put back. Between the two renames a
+  /// reader may see the new `first` with the old `second` (and after a kill -9 there, that
+  /// stays): pairs written this way carry an identifier in both (see write_pair_record), so
+  /// the mismatch is detected, never read as data.
+  static void commit_pair(AtomicFile& first, AtomicFile& second, bool fsync = false);
+
  private:
+  void stage(bool fsync);  ///< durable (with fsync), named temp_, fd closed
+  static void sync_directory(const std::string& path);
+
   std::string path_;
   std::string temp_;  ///< named temporary ("" while unnamed)
   int fd_ = -1;
