@@ -175,5 +175,56 @@ TEST(Instances, TruncatedInstancesAreAnErrorNamingTheItem) {
   EXPECT_NE(last_error.find("beyond the end"), std::string::npos) << last_error;
 }
 
+TEST(Instances, OneAtATimeMatchesAllAtOnceInAnyOrder) {
+  // Five counted strings of lengths 0..4, then a fixed-size tail.
+  std::vector<unsigned char> b;
+  size_t at = 0;
+  for (unsigned n = 0; n < 5; ++n) {
+    le(b, at, n, 1);
+    put(b, at + 1, std::string(n, static_cast<char>('a' + n)));
+    at += 1 + n;
+  }
+  const Layout layout = parse_ok("string := { n := u1  = S1[n] }  w = string[5]");
+  const NodeId w = layout.find("/w");
+  Binding all(layout, io::memory_source(b.data(), b.size(), "t.bin"));
+  std::vector<int64_t> shape;
+  const std::vector<BoundInstance> expected = all.instances(w, shape);
+  ASSERT_EQ(expected.size(), 5u);
+  for (const std::vector<uint64_t>& order :
+       {std::vector<uint64_t>{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 0, 4, 4, 1, 3}}) {
+    Binding one(layout, io::memory_source(b.data(), b.size(), "t.bin"));
+    for (uint64_t i : order) {
+      const BoundInstance got = one.instance(w, i);
+      EXPECT_EQ(got.address, expected[i].address) << i;
+      EXPECT_EQ(got.size, expected[i].size) << i;
+      ASSERT_EQ(got.members.size(), 1u);
+      EXPECT_EQ(got.members[0].array.address, expected[i].members[0].array.address) << i;
+      EXPECT_EQ(got.members[0].array.shape, expected[i].members[0].array.shape) << i;
+    }
+    EXPECT_THROW(one.instance(w, 5), Error);
+  }
+}
+
+TEST(Instances, IdenticalInstancesAreCountedNotWalked) {
+  // 2^62 instances of a parameter block whose only parameter is fixed: all alike, so the
+  // last one's place is arithmetic (a walk would never end).
+  const Layout layout = parse_ok("PB := { n := 2 }[4611686018427387904]  v = PB{ x = u1[n] }");
+  std::vector<unsigned char> none;
+  Binding b(layout, io::memory_source(none.data(), 0, "t.bin"));
+  const NodeId v = layout.find("/v");
+  EXPECT_EQ(b.instance_shape_of(v), (std::vector<int64_t>{int64_t{1} << 62}));
+  // Each instance takes 2 bytes: the layout claims 2^63 bytes, the empty file holds none.
+  try {
+    b.instance(v, (uint64_t{1} << 62) - 1);
+    ADD_FAILURE() << "an instance past the end of the data was laid out";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("beyond the end of the data"), std::string::npos)
+        << e.what();
+  }
+  // Nested copies are bounded too: instances() of them would need 2^62 records.
+  std::vector<int64_t> shape;
+  EXPECT_THROW(b.instances(v, shape), Error);
+}
+
 }  // namespace
 }  // namespace dudley::layout
