@@ -18,7 +18,8 @@ namespace {
 
 const std::filesystem::path& directory() {
   static const std::filesystem::path dir = [] {
-    auto d = std::filesystem::temp_directory_path() / ("dudley-fuzz-index-" + std::to_string(::getpid()));
+    auto d = std::filesystem::temp_directory_path() /
+             ("dudley-fuzz-index-" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
     return d;
   }();

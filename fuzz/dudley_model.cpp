@@ -83,14 +83,15 @@ void render(const dudley::model::Tree& tree) {
     const uint64_t key = keys.get<uint64_t>();
     auto it = tree.pointees.find(key);
     if (it == tree.pointees.end() || !shown.insert(key).second || depth > 16) return nullptr;
-    return dudley::cli::node_json(*it->second, [&](const dudley::model::Node& a,
-                                                   const std::string&, json& out) {
-      try {
-        out["data"] = dudley::cli::values_json(a.data->read());
-        if (a.dtype.kind() == dudley::DTypeKind::kPointer) out["target"] = deref(out["data"], depth + 1);
-      } catch (const dudley::Error&) {
-      }
-    });
+    return dudley::cli::node_json(*it->second,
+                                  [&](const dudley::model::Node& a, const std::string&, json& out) {
+                                    try {
+                                      out["data"] = dudley::cli::values_json(a.data->read());
+                                      if (a.dtype.kind() == dudley::DTypeKind::kPointer)
+                                        out["target"] = deref(out["data"], depth + 1);
+                                    } catch (const dudley::Error&) {
+                                    }
+                                  });
   };
   dudley::cli::TreeWalk walk;
   walk.max_items = kItems;

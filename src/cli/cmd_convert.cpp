@@ -1,8 +1,8 @@
 // `dudley convert SRC DST`: any file the model reads -> a Dudley data file + its layout.
 #include <cctype>
 #include <chrono>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "cli/tree_json.hpp"
 #include "cli/data_options.hpp"
+#include "cli/tree_json.hpp"
 #include "dudley/core/dtype.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/layout/from_model.hpp"
@@ -71,7 +71,8 @@ class ProgressBar {
 };
 
 bool same_file(const std::string& a, const std::string& b) {
-  struct stat sa {}, sb {};
+  struct stat sa {
+  }, sb{};
   if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) {
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
   }
@@ -86,7 +87,8 @@ std::vector<std::string> family_users(const std::string& layout) {
   const std::string stem = p.stem().string();
   std::vector<std::string> out;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(p.parent_path().empty() ? "." : p.parent_path(), ec)) {
+  for (const auto& entry :
+       fs::directory_iterator(p.parent_path().empty() ? "." : p.parent_path(), ec)) {
     const std::string name = entry.path().filename().string();
     const bool member = name.size() > stem.size() + 1 && name.compare(0, stem.size(), stem) == 0 &&
                         name[stem.size()] == '_' &&
@@ -108,8 +110,8 @@ void check_outputs(const ConvertOptions& o) {
     const std::string stem = fs::path(o.source.data).stem().string();
     const size_t cut = stem.find_last_not_of("0123456789");
     if (cut != std::string::npos && cut + 1 < stem.size() && stem[cut] == '_') {
-      inputs.push_back((fs::path(o.source.data).parent_path() / (stem.substr(0, cut) + ".dud"))
-                           .string());
+      inputs.push_back(
+          (fs::path(o.source.data).parent_path() / (stem.substr(0, cut) + ".dud")).string());
     }
   }
   if (!o.to_layout.empty()) inputs.push_back(o.to_layout);

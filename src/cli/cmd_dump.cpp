@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <functional>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -208,8 +208,7 @@ int run_dump_one(const DumpOptions& options, bool member) {
       if (member) fmt::print("{} ", options.data.data);
       fmt::print("{} = {}\n", r.label, json_text(values));
       if (!targets.is_null()) {
-        fmt::print("{} -> {}\n", r.label,
-                   json_text(targets));
+        fmt::print("{} -> {}\n", r.label, json_text(targets));
       }
     } catch (const Error& e) {
       dumper.report(e.what());

@@ -25,8 +25,8 @@ std::string type_text(const DType& t) {
 }
 
 // One line per item, like `h5ls -r`; collects the items that could not be resolved.
-void print_node(const model::Node& node, const std::string& path,
-                std::vector<std::string>& errors, uint64_t max_items) {
+void print_node(const model::Node& node, const std::string& path, std::vector<std::string>& errors,
+                uint64_t max_items) {
   std::string doc = node.doc.empty() ? "" : "  # " + node.doc.substr(0, node.doc.find('\n'));
   switch (node.kind) {
     case model::NodeKind::kGroup: {

@@ -33,8 +33,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   if (std::filesystem::is_symlink(path_, ec)) {
     const auto target = std::filesystem::read_symlink(path_, ec);
     if (!ec) {
-      path_ = (target.is_absolute() ? target
-                                    : std::filesystem::path(path_).parent_path() / target)
+      path_ = (target.is_absolute() ? target : std::filesystem::path(path_).parent_path() / target)
                   .lexically_normal()
                   .string();
     }

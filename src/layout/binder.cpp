@@ -810,8 +810,8 @@ uint64_t Binding::instance_count(const std::vector<int64_t>& shape, const std::s
 }
 
 uint64_t Binding::one_instance(const TypeRef& type, uint64_t i, uint64_t base,
-                              const std::vector<int64_t>& bound, const std::string& what,
-                              int depth, BoundInstance* record) {
+                               const std::vector<int64_t>& bound, const std::string& what,
+                               int depth, BoundInstance* record) {
   const TypeDef& t = layout_.types[type.user];
   Locals block;
   if (depth == 0) hook_path_.assign(1, i);
@@ -1056,7 +1056,8 @@ BoundInstance Binding::instance(NodeId node, uint64_t index) {
     // Measure (without keeping) the instances before the one asked for.
     while (walk_.next < index) {
       const uint64_t reads_before = stored_reads_;
-      const uint64_t size = one_instance(n.type, walk_.next, walk_.address, bound, what, 0, nullptr);
+      const uint64_t size =
+          one_instance(n.type, walk_.next, walk_.address, bound, what, 0, nullptr);
       uint64_t steps = 1;
       if (stored_reads_ == reads_before) steps = index - walk_.next;  // all alike: jump
       auto next = checked_mul(size, steps);

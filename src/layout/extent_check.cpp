@@ -107,16 +107,16 @@ class ExtentChecker {
         offset = m.has_address ? std::optional<uint64_t>(m.address) : cursor;
         bytes = bytes_of(m.type, m.dims, &overflow);
         pos = m.pos;
-        what = m.name == kNone ? std::string("its element") : fmt::format("member '{}'", l_.name(m.name));
+        what = m.name == kNone ? std::string("its element")
+                               : fmt::format("member '{}'", l_.name(m.name));
       }
       std::optional<uint64_t> end;
       if (offset && bytes) end = checked_add(*offset, *bytes);
       if (overflow || (offset && bytes && !end)) {
-        report(pos, fmt::format("{} of struct '{}' ends beyond 2^64 bytes{}", what,
-                                l_.name(t.name),
-                                offset && bytes ? fmt::format(" (offset {} + {} bytes)", *offset,
-                                                              *bytes)
-                                                : std::string()));
+        report(pos,
+               fmt::format("{} of struct '{}' ends beyond 2^64 bytes{}", what, l_.name(t.name),
+                           offset && bytes ? fmt::format(" (offset {} + {} bytes)", *offset, *bytes)
+                                           : std::string()));
         return std::nullopt;
       }
       if (!end) known = false;

@@ -211,11 +211,11 @@ FamilyIndex read_family_index(const std::string& index_path) {
   const model::Node& values = need("/values", DTypeKind::kInt, 8, 2, "i8[files, params]");
   if (static_cast<uint64_t>(values.shape[0]) != index.files.size() ||
       static_cast<uint64_t>(values.shape[1]) != index.param_paths.size()) {
-    throw Error(ErrorCategory::kData,
-                fmt::format("not a family index: /values is {} for {} files and {} parameters",
-                            Shape(values.shape).to_string(), index.files.size(),
-                            index.param_paths.size()),
-                Location::file(index_path));
+    throw Error(
+        ErrorCategory::kData,
+        fmt::format("not a family index: /values is {} for {} files and {} parameters",
+                    Shape(values.shape).to_string(), index.files.size(), index.param_paths.size()),
+        Location::file(index_path));
   }
   NDArray v = values.data->read();
   const auto* all = static_cast<const int64_t*>(v.data());

@@ -153,7 +153,8 @@ void arrays(const model::Node& n, const std::string& path, Writer& w) {
   }
   const std::string base = path == "/" ? "" : path;
   model::for_each_child(n, [&](uint64_t i, const model::Node& c) {
-    arrays(c, n.kind == model::NodeKind::kList ? fmt::format("{}/{}", base, i) : base + "/" + c.name,
+    arrays(c,
+           n.kind == model::NodeKind::kList ? fmt::format("{}/{}", base, i) : base + "/" + c.name,
            w);
     return true;
   });

@@ -1,8 +1,8 @@
 #include "dudley/layout/to_model.hpp"
 
+#include "dudley/core/file_io.hpp"
 #include "dudley/layout/embedded.hpp"
 #include "dudley/layout/pair_record.hpp"
-#include "dudley/core/file_io.hpp"
 
 #include <filesystem>
 
@@ -177,12 +177,11 @@ class InstanceItems final : public model::ItemSource {
 
 // A top-level item whose instances vary: a scalar item is its one instance; a shaped one, a
 // list (one level per dimension) of instances made on demand.
-std::unique_ptr<model::Node> varying_item_node(const std::shared_ptr<Context>& context,
-                                               NodeId id) {
+std::unique_ptr<model::Node> varying_item_node(const std::shared_ptr<Context>& context, NodeId id) {
   try {
     const Layout& l = *context->layout;
-    auto shape = std::make_shared<const std::vector<int64_t>>(
-        context->binding.instance_shape_of(id));
+    auto shape =
+        std::make_shared<const std::vector<int64_t>>(context->binding.instance_shape_of(id));
     if (shape->empty()) {
       return instance_node(context, l.nodes[id].type.user, context->binding.instance(id, 0));
     }
@@ -190,8 +189,7 @@ std::unique_ptr<model::Node> varying_item_node(const std::shared_ptr<Context>& c
     for (int64_t d : *shape) {
       auto m = checked_mul(count, static_cast<uint64_t>(d));
       if (!m) {
-        throw Error(ErrorCategory::kData,
-                    fmt::format("{}: more than 2^64 instances", l.path(id)));
+        throw Error(ErrorCategory::kData, fmt::format("{}: more than 2^64 instances", l.path(id)));
       }
       count = *m;
     }

@@ -12,11 +12,11 @@
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/io/atomic_file.hpp"
-#include "dudley/layout/pair_record.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/layout/binder.hpp"
 #include "dudley/layout/embedded.hpp"
 #include "dudley/layout/emitter.hpp"
+#include "dudley/layout/pair_record.hpp"
 #include "dudley/layout/writer.hpp"
 #include "writer_support.hpp"
 

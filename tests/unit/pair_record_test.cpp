@@ -20,13 +20,16 @@ TEST(PairRecord, LineAndTrailerRoundTrip) {
   ASSERT_EQ(trailer.size(), kPairTrailerBytes);
   EXPECT_EQ(static_cast<unsigned char>(trailer[0]), 0x00);  // 4096 = 0x1000, little-endian
   EXPECT_EQ(static_cast<unsigned char>(trailer[1]), 0x10);
-  EXPECT_EQ(trailer.substr(24), std::string("\x89" "DPAIR\r\n", 8));
+  EXPECT_EQ(trailer.substr(24), std::string("\x89"
+                                            "DPAIR\r\n",
+                                            8));
   EXPECT_NE(new_pair_record(4096).id, r.id);  // random: two writes never share one
 }
 
 TEST(PairRecord, MalformedLinesAreNotRecords) {
   for (const char* text :
-       {"", "x = f8\n", "# dudley-pair: 12\n", "# dudley-pair: zz1c0000000000000000000000000000 5\n",
+       {"", "x = f8\n", "# dudley-pair: 12\n",
+        "# dudley-pair: zz1c0000000000000000000000000000 5\n",
         "# dudley-pair: 6f1c0000000000000000000000000000 -5\n",
         "# dudley-pair: 6f1c0000000000000000000000000000 99999999999999999999999\n",
         " # dudley-pair: 6f1c0000000000000000000000000000 5\n"}) {

@@ -13,8 +13,8 @@
 #include "dudley/layout/emitter.hpp"
 #include "dudley/layout/family.hpp"
 #include "dudley/layout/from_model.hpp"
-#include "dudley/layout/parser.hpp"
 #include "dudley/layout/pair_record.hpp"
+#include "dudley/layout/parser.hpp"
 #include "dudley/layout/writer.hpp"
 #include "dudley/open.hpp"
 #include "test_support.hpp"
@@ -26,8 +26,8 @@ namespace fs = std::filesystem;
 using dudley::testing::array_of;
 using dudley::testing::bytes_of;
 using dudley::testing::data_of;
-using dudley::testing::without_pair_line;
 using dudley::testing::parse_ok;
+using dudley::testing::without_pair_line;
 
 using WriterConstructs = dudley::testing::TempDirTest;
 
@@ -258,8 +258,7 @@ TEST_F(WriterConstructs, AppendedListItemsGoAfterEverythingAndTheLayoutSaysSo) {
   EXPECT_EQ(at(tree, "/history/0").data->read().get<int32_t>({1}), 2);
   // The layout written beside it parses and re-emits to itself (canonical).
   std::ifstream in(layout_path_for(path));
-  const std::string text_written =
-      without_pair_line({std::istreambuf_iterator<char>(in), {}});
+  const std::string text_written = without_pair_line({std::istreambuf_iterator<char>(in), {}});
   EXPECT_EQ(emit_layout(parse_ok(text_written)), text_written);
   EXPECT_NE(text_written.find("history = ["), text_written.rfind("history = ["));
 }

@@ -1,7 +1,7 @@
 // The writer: files it writes read back identically through the reader; its errors leave
 // nothing under the final name; an interrupted write never corrupts an existing file.
-#include "dudley/layout/pair_record.hpp"
 #include "dudley/layout/writer.hpp"
+#include "dudley/layout/pair_record.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>

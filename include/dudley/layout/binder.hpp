@@ -235,7 +235,7 @@ class Binding {
   /// Where the last instance() walk of an item stopped, to go on from there.
   struct Walk {
     NodeId node = kNone;
-    uint64_t next = 0;     ///< index of the instance that starts at `address`
+    uint64_t next = 0;  ///< index of the instance that starts at `address`
     uint64_t address = 0;
   };
   Walk walk_;
