@@ -72,7 +72,7 @@ class Dumper {
     if (!r.node->error.empty()) throw Error(ErrorCategory::kData, r.node->error);
     std::optional<Hyperslab> slab;
     if (!r.selection.empty()) slab = Hyperslab::parse(r.selection, r.node->shape);
-    check_printable(r, slab ? slab->count : r.node->shape);
+    check_printable(r.node->dtype, slab ? slab->count : r.node->shape, r.label);
     NDArray data = slab ? r.node->data->read(*slab) : r.node->data->read();
     if (data.byte_size() == 0 && ++empty_arrays_ > empty_budget_) {
       exhausted_ = true;
@@ -122,23 +122,6 @@ class Dumper {
     });
   }
 
-  // Printing costs memory and time per value, reading per byte. Values that hold no bytes
-  // (empty structs, strings of no characters) could be numbered in the billions by a layout
-  // of a few bytes: more than kMaxEmptyValues of them are refused rather than printed.
-  void check_printable(const Request& r, const std::vector<int64_t>& shape) const {
-    const DType& t = r.node->dtype;
-    const bool text = t.kind() == DTypeKind::kText && !shape.empty();
-    uint64_t values = 1;
-    for (size_t i = 0; i + (text ? 1 : 0) < shape.size(); ++i) {
-      values = checked_mul(values, static_cast<uint64_t>(shape[i])).value_or(UINT64_MAX);
-    }
-    const uint64_t per_value = text ? static_cast<uint64_t>(shape.back()) * t.size() : t.size();
-    if (per_value == 0 && values > kMaxEmptyValues) {
-      throw Error(ErrorCategory::kLimit,
-                  fmt::format("{}: {} values of no bytes each; not printed (more than {})",
-                              r.label.empty() ? "the array" : r.label, values, kMaxEmptyValues));
-    }
-  }
   static constexpr uint64_t kMaxEmptyValues = uint64_t{1} << 20;
 
   void report(const std::string& message) {

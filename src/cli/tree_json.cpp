@@ -6,7 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "dudley/core/error.hpp"
 #include "dudley/core/float16.hpp"
+#include "dudley/core/shape.hpp"
 #include "dudley/core/text.hpp"
 
 namespace dudley::cli {
@@ -135,7 +137,37 @@ json scalar_json(const DType& t, const unsigned char* p) {
 
 }  // namespace
 
+uint64_t printed_values(const DType& type, const std::vector<int64_t>& shape) {
+  const bool text = type.kind() == DTypeKind::kText && !shape.empty();
+  uint64_t values = 1, level = 1;
+  for (size_t i = 0; i + (text ? 1 : 0) < shape.size(); ++i) {
+    if (shape[i] <= 0) break;  // an empty list here, nothing below it
+    level = checked_mul(level, static_cast<uint64_t>(shape[i])).value_or(UINT64_MAX);
+    values = checked_add(values, level).value_or(UINT64_MAX);
+  }
+  return values;
+}
+
+void check_printable(const DType& type, const std::vector<int64_t>& shape,
+                     const std::string& what) {
+  const uint64_t values = printed_values(type, shape);
+  if (values <= kMaxUnbackedValues) return;
+  uint64_t bytes = type.size();
+  for (int64_t d : shape) bytes = checked_mul(bytes, static_cast<uint64_t>(d)).value_or(UINT64_MAX);
+  // An array holding bytes prints at most 65 values per byte (64 dimensions of lists above
+  // each element); only arrays of no bytes print values nothing backs.
+  if (bytes > 0) return;
+  throw Error(ErrorCategory::kLimit,
+              fmt::format("{}: shape {} prints {} values from {} bytes; not printed (select a "
+                          "part of it)",
+                          what.empty() ? "the array" : what, Shape(shape).to_string(),
+                          values == UINT64_MAX ? std::string("more than 2^64")
+                                               : std::to_string(values),
+                          bytes));
+}
+
 json values_json(const NDArray& array) {
+  check_printable(array.dtype(), array.shape().dims(), {});
   NDArray native =
       array.is_c_contiguous() && !array.dtype().needs_swap() ? array : array.to_native();
   const auto* p = static_cast<const unsigned char*>(native.data());

@@ -48,9 +48,25 @@ nlohmann::ordered_json node_json(const model::Node& node, const ArrayDecorator& 
 std::string child_path(const model::Node& parent, const std::string& parent_path,
                        const model::Node& child, uint64_t index);
 
+/// How many JSON values (numbers, strings, nested lists) printing an array of `shape` makes,
+/// saturating at UINT64_MAX: the product of its dimensions down to the first 0 (a text
+/// array's last dimension is its strings). `S1[10^9, 10^5, 0]` holds no bytes and prints
+/// 10^14 empty lists.
+uint64_t printed_values(const DType& type, const std::vector<int64_t>& shape);
+
+/// Values printed without bytes in the file to back them are capped: values_json refuses an
+/// array that holds no bytes and would print more than this many values.
+inline constexpr uint64_t kMaxUnbackedValues = uint64_t{1} << 20;
+
 /// Array values as nested lists in C order: floats as the shortest text that round-trips
 /// in their own precision, NaN and infinities as strings, complex as [re, im], text with its
-/// last dimension as a string, structs as objects.
+/// last dimension as a string, structs as objects. Throws Error(kLimit) past
+/// kMaxUnbackedValues (see printed_values).
 nlohmann::ordered_json values_json(const NDArray& array);
+
+/// Throws the Error(kLimit) values_json would for an array of `type` and `shape` (named
+/// `what` in the message), before it is read.
+void check_printable(const DType& type, const std::vector<int64_t>& shape,
+                     const std::string& what);
 
 }  // namespace dudley::cli
