@@ -52,6 +52,7 @@ NodeId Layout::add_node(const Node& node) {
   nodes.push_back(node);
   if (node.parent != kNone) {
     Node& parent = nodes[node.parent];
+    nodes[id].index = parent.child_count++;
     if (parent.last_child == kNone) {
       parent.first_child = id;
     } else {
@@ -86,9 +87,7 @@ std::string Layout::path(NodeId node) const {
     if (x.name != kNone) {
       parts.emplace_back(name(x.name));
     } else {
-      size_t index = 0;  // anonymous list item: its position in the list
-      for (NodeId c = nodes[x.parent].first_child; c != n; c = nodes[c].next_sibling) ++index;
-      parts.push_back(std::to_string(index));
+      parts.push_back(std::to_string(x.index));  // anonymous list item: its position
     }
   }
   std::string out;

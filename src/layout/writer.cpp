@@ -182,8 +182,21 @@ DimValue Writer::group_dim(const Dim& d) {
   return v;
 }
 
+NodeId Writer::node_at(std::string_view path) {
+  if (paths_.empty()) {
+    const Layout& l = *layout_;
+    for (NodeId n = 1; n < l.nodes.size(); ++n) {
+      if (l.nodes[n].kind == NodeKind::kMember) continue;
+      paths_.emplace(l.path(n), n);
+    }
+  }
+  // Paths as written by users may carry a trailing or doubled '/': those go the slow way.
+  auto it = paths_.find(std::string(path));
+  return it != paths_.end() ? it->second : layout_->find(path);
+}
+
 NodeId Writer::check_shape(std::string_view path, const std::vector<int64_t>& shape) {
-  const NodeId node = layout_->find(path);
+  const NodeId node = node_at(path);
   if (node == kNone || layout_->nodes[node].kind != NodeKind::kData) {
     throw Error(ErrorCategory::kUsage,
                 fmt::format("{} is not a data item of the layout", std::string(path)));
@@ -205,7 +218,7 @@ void Writer::write(std::string_view path, const NDArray& data) {
 }
 
 void Writer::write(std::string_view path, const NDArray& data, const Hyperslab& region) {
-  const NodeId node = layout_->find(path);
+  const NodeId node = node_at(path);
   if (node == kNone || layout_->nodes[node].kind != NodeKind::kData ||
       varying_type(*layout_, layout_->nodes[node].type)) {
     throw Error(ErrorCategory::kUsage, fmt::format("{} is not a data item of fixed-size elements "
@@ -353,7 +366,7 @@ void Writer::collect_instance(NodeId item, TypeId type_id, const Instance& insta
 
 void Writer::write_instances(std::string_view path, std::vector<Instance> instances) {
   const Layout& l = *layout_;
-  const NodeId node = l.find(path);
+  const NodeId node = node_at(path);
   if (node == kNone || l.nodes[node].kind != NodeKind::kData ||
       !varying_type(l, l.nodes[node].type)) {
     throw Error(ErrorCategory::kUsage,
@@ -420,7 +433,9 @@ std::string Writer::append(std::string_view list_path, const NDArray& data) {
   const NodeId id = l.add_node(item);
   l.statements.push_back({Statement::Kind::kData, list, id});
   inputs_.push_back({id, data, nullptr, data.dtype(), data.shape().dims(), {}, kNone});
-  return l.path(id);
+  std::string path = l.path(id);
+  if (!paths_.empty()) paths_.emplace(path, id);
+  return path;
 }
 
 }  // namespace dudley::layout

@@ -131,6 +131,8 @@ struct Node {
   NodeId parent = kNone;     ///< containing group or list; kNone for the root and members
   TypeId owner = kNone;      ///< struct type of a member
   uint32_t depth = 0;        ///< nesting depth below the root
+  uint32_t index = 0;        ///< position among its parent's children (list items' paths)
+  uint32_t child_count = 0;  ///< children linked so far
   NodeId first_child = kNone, last_child = kNone, next_sibling = kNone;
   ParamId first_param = kNone, last_param = kNone;  ///< groups: parameters in order
   TypeRef type;                                     ///< data and members

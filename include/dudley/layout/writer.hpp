@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <unordered_map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -133,6 +134,11 @@ class Writer {
   const Layout& layout() const { return *layout_; }
 
  private:
+  /// The node at `path` (Layout::find walks list items one by one; a converted file may
+  /// have a million): all paths are indexed on first use.
+  NodeId node_at(std::string_view path);
+  std::unordered_map<std::string, NodeId> paths_;
+
   ParamId find_param(std::string_view name_or_path) const;
   void set_param_value(ParamId p, int64_t value, const std::string& why);
   NodeId check_shape(std::string_view path, const std::vector<int64_t>& shape);
