@@ -16,15 +16,17 @@ import re
 import resource
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 
 def make_files(case, work):
-    """Creates the case's inputs. Kinds: text, hex, zeros, repeat, repeat-hex, numbered, fifo,
-    dir, symlink."""
+    """Creates the case's inputs. Kinds: text, hex, zeros, repeat, repeat-hex, numbered,
+    embedded (data with its layout inside), fifo, dir, symlink."""
     for spec in case.get("files", []):
         path = os.path.join(work, spec["path"])
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -51,6 +53,13 @@ def make_files(case, work):
             with open(path, "w", encoding="utf-8", newline="") as f:
                 f.write(spec.get("head", ""))
                 f.writelines(spec["unit"].replace("{i}", str(i)) for i in range(spec["count"]))
+        elif kind == "embedded":  # data, then its layout and the 32-byte trailer
+            data = bytes.fromhex(spec.get("hex", ""))
+            text = spec["layout"].encode()
+            trailer = (struct.pack("<QQII", len(data), len(text), zlib.crc32(text), 1)
+                       + bytes.fromhex("89444c41590d0a1a"))
+            with open(path, "wb") as f:
+                f.write(data + text + trailer)
         elif kind == "fifo":
             os.mkfifo(path)
         elif kind == "dir":
