@@ -15,7 +15,8 @@ for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_mo
     cp tests/data/layouts/valid/*.dud tests/data/layouts/invalid/*.dud examples/*.dud "$work/"
   fi
   echo "== $target for ${seconds}s"
-  "$build/fuzz/$target" "$work" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+  # Undefined behaviour is a finding: stop at the first report and keep the input.
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$build/fuzz/$target" "$work" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
     -rss_limit_mb=2048 -dict=fuzz/dudley.dict -artifact_prefix=fuzz/artifacts/ \
     -print_final_stats=1 2>&1 | grep -E '^(#[0-9]+.*(DONE|pulse)|stat::|==|SUMMARY|Done)' || true
   rm -rf "$work"

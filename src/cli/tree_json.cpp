@@ -67,13 +67,13 @@ json block_json(const DType& t, const std::vector<int64_t>& shape, size_t dim,
         break;
       case TextEncoding::kUtf16: {
         std::vector<uint16_t> u(n);
-        std::memcpy(u.data(), p, 2 * n);
+        if (n > 0) std::memcpy(u.data(), p, 2 * n);  // an empty array may have no buffer
         s = decode_utf16(u.data(), n);
         break;
       }
       case TextEncoding::kUtf32: {
         std::vector<uint32_t> u(n);
-        std::memcpy(u.data(), p, 4 * n);
+        if (n > 0) std::memcpy(u.data(), p, 4 * n);
         s = decode_utf32(u.data(), n);
         break;
       }
