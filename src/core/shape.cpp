@@ -55,7 +55,11 @@ std::vector<int64_t> Shape::c_strides(uint64_t element_size) const {
   int64_t stride = static_cast<int64_t>(element_size);
   for (size_t i = dims_.size(); i-- > 0;) {
     strides[i] = stride;
-    stride *= dims_[i] == 0 ? 1 : dims_[i];
+    // An array of no elements may have dimensions whose product overflows: its strides are
+    // never used to address anything, so they saturate instead of wrapping.
+    if (__builtin_mul_overflow(stride, dims_[i] == 0 ? 1 : dims_[i], &stride)) {
+      stride = INT64_MAX;
+    }
   }
   return strides;
 }

@@ -13,6 +13,13 @@ TEST(Shape, CountsAndStrides) {
   EXPECT_EQ(*s.element_count(), 6u);
   EXPECT_EQ(*s.byte_size(8), 48u);
   EXPECT_EQ(s.c_strides(8), (std::vector<int64_t>{16, 8}));
+  // No elements, but dimensions whose product overflows (found by dudley_model): the strides
+  // saturate rather than wrap (UBSan checks this in the sanitizer build).
+  const Shape empty({1010000, 0, 10, 0});
+  const std::vector<int64_t> st = empty.c_strides(1000000000000);
+  EXPECT_EQ(st[3], 1000000000000);
+  EXPECT_EQ(st[1], 10000000000000);
+  EXPECT_EQ(st[0], 10000000000000);
   EXPECT_EQ(s.to_string(), "[3, 2]");
   EXPECT_EQ(*Shape{}.element_count(), 1u);  // scalar
   EXPECT_EQ(*Shape({4, 0, 5}).element_count(), 0u);
