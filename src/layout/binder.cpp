@@ -457,6 +457,10 @@ uint64_t Binding::extent(uint32_t statements) {
 
 uint64_t Binding::cursor_before(uint32_t k) {
   if (k == 0) return 0;
+  // A signature before the item is checked whichever way the cursor is found (formula or
+  // walk, and a walk cut short by an explicit address): a file with a bad signature is not
+  // this layout's file.
+  if (plan_.signature_statement() < k) ensure(plan_.signature_statement());
   if (!done_.empty() && done_[k - 1]) return end_[k - 1];
   if (auto cursor = formula_cursor(k)) return *cursor;
   ensure(k - 1);
@@ -470,10 +474,7 @@ uint64_t Binding::cursor_before(uint32_t k) {
 std::optional<uint64_t> Binding::formula_cursor(uint32_t k) {
   BindPlan::Formula f;
   if (!plan_.cursor_formula(k, f)) return std::nullopt;
-  // A signature before the item is checked as the walk would, even though no byte order
-  // may be needed: a file with a bad signature is not this layout's file.
-  if (plan_.signature_statement() < k) ensure(plan_.signature_statement());
-  uint64_t cursor = f.base;
+  uint64_t cursor = f.base;  // (cursor_before has checked the signature)
   for (uint32_t i = 0; i < f.count; ++i) {
     std::optional<uint64_t> term = f.coefficients[i];
     if (*term == 0) continue;
