@@ -13,6 +13,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/layout/family.hpp"
+#include "fuzz_support.hpp"
 
 namespace {
 
@@ -34,10 +35,11 @@ void put(const std::filesystem::path& path, const uint8_t* data, size_t size) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size < 2) return 0;
-  const size_t layout_size = std::min<size_t>(size - 2, data[0] | (data[1] << 8));
-  put(directory() / "run.index.dud", data + 2, layout_size);
-  put(directory() / "run.index.bin", data + 2 + layout_size, size - 2 - layout_size);
+  const auto input = dudley::fuzz::split_input(data, size);
+  if (!input) return 0;
+  put(directory() / "run.index.dud", reinterpret_cast<const uint8_t*>(input->text.data()),
+      input->text.size());
+  put(directory() / "run.index.bin", input->bytes, input->byte_count);
   try {
     const auto index = dudley::layout::read_family_index((directory() / "run.index.bin").string());
     if (index.values.size() != index.files.size()) std::abort();

@@ -17,6 +17,7 @@
 #include "dudley/layout/binder.hpp"
 #include "dudley/layout/parser.hpp"
 #include "dudley/layout/to_model.hpp"
+#include "fuzz_support.hpp"
 
 namespace {
 
@@ -113,14 +114,13 @@ void render(const dudley::model::Tree& tree) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size < 2) return 0;
-  const size_t layout_size = std::min<size_t>(size - 2, data[0] | (data[1] << 8));
-  std::string_view text(reinterpret_cast<const char*>(data + 2), layout_size);
-  auto parsed = dudley::layout::parse_layout(text);
+  const auto input = dudley::fuzz::split_input(data, size);
+  if (!input) return 0;
+  auto parsed = dudley::layout::parse_layout(input->text);
   if (!parsed.ok()) return 0;
   auto layout = std::make_shared<const dudley::layout::Layout>(std::move(parsed.layout));
-  const uint8_t* bytes = data + 2 + layout_size;
-  const size_t byte_count = size - 2 - layout_size;
+  const uint8_t* bytes = input->bytes;
+  const size_t byte_count = input->byte_count;
   auto source = dudley::io::memory_source(bytes, byte_count, "fuzz.bin");
   try {
     compare_instance_walks(*layout, source);

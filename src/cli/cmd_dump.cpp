@@ -299,6 +299,11 @@ void add_dump_command(CLI::App& app, int& exit_code) {
   cmd->add_option("items", options->items, "Item paths, optionally with a selection");
   cmd->add_option("--max-items", options->max_items,
                   "With --json: items shown per list that holds no requested item (0: all)")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            return v.find('-') == std::string::npos ? std::string() : "must be 0 or more";
+          },
+          "N>=0"))
       ->capture_default_str();
   cmd->add_flag("--deref", options->deref,
                 "Follow pointers: print each pointer's target (its pointee, with data)");

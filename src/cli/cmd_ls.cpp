@@ -136,6 +136,11 @@ void add_ls_command(CLI::App& app, int& exit_code) {
   add_data_options(*cmd, options->data);
   cmd->add_option("--max-items", options->max_items,
                   "Items listed per list (0: all); the rest are counted, not listed")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            return v.find('-') == std::string::npos ? std::string() : "must be 0 or more";
+          },
+          "N>=0"))
       ->capture_default_str();
   cmd->callback([options, &exit_code] { exit_code = run_ls(*options); });
 }

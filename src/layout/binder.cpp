@@ -826,7 +826,8 @@ uint64_t Binding::one_instance(const TypeRef& type, uint64_t i, uint64_t base,
 void Binding::take_record(const std::string& what, uint64_t n) {
   if (n > records_left_) {
     throw Error(ErrorCategory::kLimit,
-                fmt::format("{}: one instance holds more than {} nested instances (not expanded)",
+                fmt::format("{}: more than {} instances to lay out at once (nested ones included); "
+                            "they are not expanded",
                             what, kMaxInstanceRecords));
   }
   records_left_ -= n;

@@ -5,18 +5,7 @@ root=$1
 dudley=${DUDLEY:?set DUDLEY to the dudley binary}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-check() {  # check NAME CONDITION...
-  local name=$1
-  shift
-  if "$@"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name"
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/check.sh"
 
 "$dudley" check "$root/examples/restart.dud" >"$tmp/out" 2>"$tmp/err"
 check "valid layout exits 0" test $? -eq 0
@@ -251,5 +240,8 @@ check "the guide has examples" test "$count" -ge 8
 "$dudley" check "$tmp"/doc_example_*.dud >/dev/null
 check "every example in docs/layout-language.md is valid" test $? -eq 0
 
+"$dudley" ls --max-items -1 "$tmp/run.bin" >/dev/null 2>"$tmp/err"
+check "ls --max-items -1 is refused with exit 2" test $? -eq 2
+check "and says why" grep -q "max-items: must be 0 or more" "$tmp/err"
 echo "cli: $passed passed, $failed failed"
 test "$failed" -eq 0

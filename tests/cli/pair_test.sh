@@ -6,13 +6,7 @@ set -u
 dudley=$(realpath "${DUDLEY:?set DUDLEY to the dudley binary}")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-check() {  # check NAME CONDITION...
-  local name=$1
-  shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/check.sh"
 cd "$tmp" || exit 1
 # Two sources whose values differ everywhere, 16 MiB each. b is written big-endian, so one
 # write's data read through the other's layout gives values neither holds.
