@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     std::printf("rho[2][3] = %g\n", all.get<double>({2, 3}));
     auto row = rho->data->read(dudley::Hyperslab::parse("[1, ::2]", rho->shape));
     std::printf("rho[1, ::2] has %llu values, the first %g\n",
-                static_cast<unsigned long long>(row.element_count()), row.get<double>({0, 0}));
+                static_cast<unsigned long long>(row.element_count()), row.get<double>({0}));
 
     // 2. The whole family: parse and plan once; per file, bind and read one array.
     const dudley::layout::Layout layout = dudley::layout::load_layout(argv[1]);

@@ -8,8 +8,9 @@ packages=(
   build-essential cmake ninja-build pkg-config clang lld libclang-rt-14-dev clang-format clang-tidy
   # libraries
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
-  # example data generation and test scripts (Debian's interpreter, standard library only)
-  python3
+  # example data generation and test scripts (Debian's interpreter); numpy and h5py are the
+  # peers that selections and HDF5-backed layouts are checked against, h5dump the dump baseline
+  python3 python3-numpy python3-h5py hdf5-tools
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libhdf5-dev
 )

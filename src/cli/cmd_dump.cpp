@@ -1,4 +1,6 @@
-// `dudley dump`: array values, whole or a selection, and pointer targets with --deref.
+// `dudley dump`: array values, whole or a selection, and pointer targets with --deref. Values
+// stream: an array is read and printed a block at a time, so memory stays bounded whatever
+// its size, in text and in JSON.
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -10,7 +12,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
+#include "cli/dump_items.hpp"
+#include "cli/json_stream.hpp"
 #include "cli/tree_json.hpp"
+#include "cli/value_text.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/core/shape.hpp"
@@ -26,14 +31,23 @@ struct DumpOptions {
   std::vector<std::string> items;
   bool deref = false;
   uint64_t max_items = 1000;
+  uint64_t max_values = 0;
+  std::string lines = "array";
 };
 
 // Pointees may hold pointers in turn; a chain longer than this is reported, not followed.
 constexpr int kMaxDerefDepth = 16;
+// Bytes of an array read at once while printing it.
+constexpr uint64_t kBlockBytes = uint64_t{8} << 20;
 
-// Calls visit(path, array) for every array below `node`, in order. Items made on demand
-// live only during their call.
-// `visit` returns false to stop; so does for_each_array then.
+LineStyle line_style(const std::string& name) {
+  if (name == "row") return LineStyle::kRow;
+  if (name == "value") return LineStyle::kValue;
+  return LineStyle::kArray;
+}
+
+// Calls visit(path, array) for every array below `node`, in order; returns false to stop.
+// Items made on demand live only during their call.
 bool for_each_array(const model::Node& node, const std::string& path,
                     const std::function<bool(const std::string&, const model::Node&)>& visit) {
   if (node.kind == model::NodeKind::kArray) return visit(path, node);
@@ -45,52 +59,88 @@ bool for_each_array(const model::Node& node, const std::string& path,
   return go_on;
 }
 
-// One thing to print: an array (its label is the path with the selection as given), or
-// every array below a group or list.
-struct Request {
-  std::string label;
-  std::string path;
-  const model::Node* node = nullptr;  // kept alive by the tree (Tree::find)
-  std::string selection;              // "" for the whole array
-  bool below = false;                 // a group or list: every array below it
-};
+bool is_below(const std::string& path, const std::string& container) {
+  if (container == "/" || container.empty()) return true;
+  return path == container ||
+         (path.size() > container.size() && path.compare(0, container.size(), container) == 0 &&
+          path[container.size()] == '/');
+}
+
+// Whether `path` lies below a picked item of the list at `list` (`/L[0:4]`).
+bool is_picked(const std::string& path, const std::string& list, const ListPick& pick) {
+  const std::string prefix = (list == "/" ? "" : list) + "/";
+  if (path.compare(0, prefix.size(), prefix) != 0) return false;
+  const std::string rest = path.substr(prefix.size());
+  const auto index = path_index(rest.substr(0, rest.find('/')));
+  return index && pick.has(*index);
+}
 
 class Dumper {
  public:
   // Arrays that hold no bytes are backed by nothing in the file, so their number is capped
-  // per output: text is printed as it goes, JSON is built whole before printing (about
-  // 2 KB an array), hence its lower cap.
-  Dumper(const model::Tree& tree, bool json)
-      : tree_(tree), empty_budget_(json ? uint64_t{1} << 14 : kMaxEmptyValues) {}
+  // per output; JSON keeps the tree of an output in memory (about 1 KB an array), hence its
+  // lower cap.
+  Dumper(const model::Tree& tree, const DumpOptions& options, Output& out)
+      : tree_(tree),
+        options_(options),
+        out_(out),
+        empty_budget_(options.data.json ? uint64_t{1} << 14 : kMaxEmptyValues) {}
 
   int status() const { return status_; }
   /// True once the output's budget of arrays holding no bytes is spent.
   bool exhausted() const { return exhausted_; }
 
-  // The values of one request ("data" or a selection), with targets when dereferencing.
-  void read(const Request& r, json& values, json* targets) {
-    if (!r.node->error.empty()) throw Error(ErrorCategory::kData, r.node->error);
-    std::optional<Hyperslab> slab;
-    if (!r.selection.empty()) slab = Hyperslab::parse(r.selection, r.node->shape);
-    check_printable(r.node->dtype, slab ? slab->count : r.node->shape, r.label);
-    NDArray data = slab ? r.node->data->read(*slab) : r.node->data->read();
-    if (data.byte_size() == 0 && ++empty_arrays_ > empty_budget_) {
-      exhausted_ = true;
-      throw Error(ErrorCategory::kLimit,
-                  fmt::format("more than {} arrays of no bytes in one output; stopping at {} "
-                              "(dump items by path, such as LIST/5, to see others)",
-                              empty_budget_, r.label));
-    }
-    values = values_json(data);
-    if (targets && data.dtype().kind() == DTypeKind::kPointer) {
-      *targets = deref(values, data.dtype().size(), 0);
-    }
+  void report(const std::string& message) {
+    out_.flush();  // what came before the problem appears before it
+    fmt::print(stderr, "{}\n", message);
+    status_ = kExitInvalid;
   }
 
-  // Replaces every key in `keys` (nested lists of pointer values) by its target: null for
-  // a NULL pointer (0 or all ones [C19]), the pointee with its data the first time it is met
-  // in this output, {"ref": KEY} after that. Each pointee is read and printed once, so a
-  // graph whose pointees all point at each other costs its size, not its paths.
+  // Counts an array that holds no bytes against the budget; throws once it is spent.
+  void count_empty(const ArrayRef& ref) {
+    if (!ref.error.empty() || (ref.dtype.size() != 0 && !holds_no_bytes(ref))) return;
+    if (++empty_arrays_ <= empty_budget_) return;
+    exhausted_ = true;
+    throw Error(ErrorCategory::kLimit,
+                fmt::format("more than {} arrays of no bytes in one output; stopping at {} "
+                            "(dump items by path, such as LIST/5, to see others)",
+                            empty_budget_, ref.label));
+  }
+
+  // Writes the values of `ref` (JSON syntax, or the text line styles) and returns the
+  // members a JSON object gets after them: "truncated", "target", "error".
+  json values(const ArrayRef& ref, const std::string& label) {
+    json extra = json::object();
+    ValueWriter::Options o;
+    o.json = options_.data.json;
+    o.lines = line_style(options_.lines);
+    o.max_values = options_.max_values;
+    // Row and value lines carry their own indexes: the label is the array (and fields).
+    o.label = o.lines == LineStyle::kArray ? label : line_label(ref, label);
+    begun_ = false;
+    prefix_ = !o.json && o.lines == LineStyle::kArray ? label + " = " : "";
+    try {
+      if (!ref.error.empty()) throw Error(ErrorCategory::kData, ref.error);
+      const bool deref = options_.deref && ref.dtype.kind() == DTypeKind::kPointer;
+      if (ref.spec.fields.empty() && !deref) {
+        stream(ref, o, extra);
+      } else {
+        in_memory(ref, o, extra, deref);
+      }
+    } catch (const Error& e) {
+      // Output stays well-formed: a line ends, a JSON value is there.
+      if (begun_ && !prefix_.empty()) out_.write("\n");
+      if (!begun_ && o.json) out_.write("null");
+      extra["error"] = e.what();
+      report(e.what());
+    }
+    return extra;
+  }
+
+  // The pointee of every key in `keys` (nested lists of pointer values): null for a NULL
+  // pointer (0 or all ones [C19]), the pointee with its data the first time it is met in
+  // this output, {"ref": KEY} after that. Each pointee is read and printed once, so a graph
+  // whose pointees all point at each other costs its size, not its paths.
   json deref(const json& keys, size_t width, int depth) {
     if (keys.is_array()) {
       json out = json::array();
@@ -109,11 +159,10 @@ class Dumper {
     const model::Node& target = *it->second;
     return node_json(target, [&](const model::Node& array, const std::string&, json& out) {
       try {
-        json values;
-        read({"", "", &array, ""}, values, nullptr);
-        out["data"] = values;
+        NDArray data = read_selected(ArrayRef::of(array, ""));
+        out["data"] = values_json(data);
         if (array.dtype.kind() == DTypeKind::kPointer) {
-          out["target"] = deref(values, array.dtype.size(), depth + 1);
+          out["target"] = deref(out["data"], array.dtype.size(), depth + 1);
         }
       } catch (const Error& e) {
         out["error"] = e.what();
@@ -124,113 +173,254 @@ class Dumper {
 
   static constexpr uint64_t kMaxEmptyValues = uint64_t{1} << 20;
 
-  void report(const std::string& message) {
-    fmt::print(stderr, "{}\n", message);
-    status_ = kExitInvalid;
+ private:
+  // "FILE /recs.pos" from "FILE /recs.pos[0:2]": the label without the selection.
+  static std::string line_label(const ArrayRef& ref, const std::string& label) {
+    if (ref.spec.selection.empty()) return label;
+    const size_t at = label.rfind(ref.spec.selection);
+    return at == std::string::npos
+               ? label
+               : label.substr(0, at) + label.substr(at + ref.spec.selection.size());
   }
 
- private:
+  static bool holds_no_bytes(const ArrayRef& ref) {
+    for (int64_t d : ref.spec.selection.empty() || !ref.spec.fields.empty()
+                         ? ref.shape
+                         : Hyperslab::parse(ref.spec.selection, ref.shape).result_shape()) {
+      if (d == 0) return true;
+    }
+    return false;
+  }
+
   json problem(const std::string& message) {
     report(message);
     return json{{"error", message}};
   }
 
+  // Stored indexes for the row and value line styles: selection start + i * step.
+  static void index_map(const Hyperslab& h, const DType& type, ValueWriter::Options& o) {
+    size_t labelled = h.count.size();
+    auto dropped = [&h](size_t s) { return s < h.dropped.size() && h.dropped[s]; };
+    if (type.kind() == DTypeKind::kText && labelled > 0 && !dropped(labelled - 1)) --labelled;
+    std::vector<size_t> kept;
+    for (size_t s = 0; s < labelled; ++s) {
+      o.fixed.push_back(dropped(s) ? h.start[s] : -1);
+      if (!dropped(s)) kept.push_back(s);
+    }
+    o.stored_index = [h, kept](size_t d, int64_t i) {
+      return h.start[kept[d]] + i * h.step(kept[d]);
+    };
+  }
+
+  // An array (no fields) read block by block and printed as it goes.
+  void stream(const ArrayRef& ref, ValueWriter::Options& o, json& extra) {
+    const Hyperslab h = selection_of(ref);
+    const std::vector<int64_t> shape = h.result_shape();
+    check_printable(ref.dtype, shape, ref.label);
+    index_map(h, ref.dtype, o);
+    // One code unit of each string picked (`/names[:, 0]`): each prints as a string of one.
+    o.last_dim_is_string =
+        !(ref.dtype.kind() == DTypeKind::kText && !h.count.empty() && h.dropped.back());
+    uint64_t total = ref.dtype.size();
+    for (int64_t c : h.count) total *= static_cast<uint64_t>(c);
+    if (total == 0) {  // empty, or elements of no bytes: nested empty lists, bounded above
+      NDArray none = ref.data->read(h);
+      begin();
+      write_text(json_text(values_json(none)), o);
+      return;
+    }
+    begin();
+    ValueWriter w(out_, native(ref.dtype), shape, o);
+    try {
+      stream_blocks(ref, h, total, w);
+    } catch (...) {
+      w.finish();  // brackets closed: the JSON stays well-formed
+      throw;
+    }
+    finish(w, extra);
+  }
+
+  // Blocks: the leading dimensions one index at a time down to dimension k, then runs of
+  // dimension k whose slices (everything below k) fit the block size. Text keeps its last
+  // dimension, the strings, whole.
+  static void stream_blocks(const ArrayRef& ref, const Hyperslab& h, uint64_t total,
+                            ValueWriter& w) {
+    const size_t rank = h.count.size();
+    const bool text = ref.dtype.kind() == DTypeKind::kText;
+    const size_t lowest = text && rank > 0 ? rank - 1 : rank;
+    if (lowest == 0 || total <= kBlockBytes) {
+      NDArray all = ref.data->read(h);
+      w.add(all.data(), all.byte_size() / w.unit_bytes());
+      return;
+    }
+    size_t k = 0;
+    uint64_t below = total / static_cast<uint64_t>(h.count[0]);  // bytes of one index of k
+    while (below > kBlockBytes && k + 1 < lowest) {
+      ++k;
+      below /= static_cast<uint64_t>(h.count[k]);
+    }
+    const auto rows = static_cast<int64_t>(std::max<uint64_t>(1, kBlockBytes / below));
+    Hyperslab block = h;
+    block.dropped.clear();
+    std::vector<int64_t> index(k, 0);
+    for (;;) {
+      for (size_t d = 0; d < k; ++d) {
+        block.start[d] = h.start[d] + index[d] * h.step(d);
+        block.count[d] = 1;
+      }
+      for (int64_t j = 0; j < h.count[k]; j += rows) {
+        block.start[k] = h.start[k] + j * h.step(k);
+        block.count[k] = std::min(rows, h.count[k] - j);
+        NDArray part = ref.data->read(block);
+        if (!w.add(part.data(), part.byte_size() / w.unit_bytes())) return;
+      }
+      size_t d = k;
+      for (;;) {  // the next index of the dimensions above k; done when it wraps
+        if (d == 0) return;
+        --d;
+        if (++index[d] < h.count[d]) break;
+        index[d] = 0;
+      }
+    }
+  }
+
+  // Struct fields and pointer arrays: the selection is read whole, then printed.
+  void in_memory(const ArrayRef& ref, ValueWriter::Options& o, json& extra, bool deref) {
+    NDArray data = read_selected(ref);
+    check_printable(data.dtype(), data.shape().dims(), ref.label);
+    begin();
+    if (data.byte_size() == 0) {
+      write_text(json_text(values_json(data)), o);
+    } else {
+      ValueWriter w(out_, data.dtype(), data.shape().dims(), o);
+      w.add(data.data(), data.byte_size() / w.unit_bytes());
+      finish(w, extra);
+    }
+    if (deref) {
+      const json targets = this->deref(values_json(data), data.dtype().size(), 0);
+      if (o.json) {
+        extra["target"] = targets;
+      } else {
+        out_.write(fmt::format("{} -> {}\n", o.label, json_text(targets)));
+      }
+    }
+  }
+
+  // The start of an array's output, once it is known to be readable.
+  void begin() {
+    if (!begun_) out_.write(prefix_);
+    begun_ = true;
+  }
+
+  // Whole values text (from values_json): one line in the text styles.
+  void write_text(const std::string& text, const ValueWriter::Options& o) {
+    if (!o.json && o.lines != LineStyle::kArray) {
+      out_.write(fmt::format("{} = {}\n", o.label, text));
+      return;
+    }
+    out_.write(text);
+    if (!o.json) out_.write("\n");
+  }
+
+  void finish(ValueWriter& w, json& extra) {
+    w.finish();
+    if (w.truncated()) {
+      extra["truncated"] = json{{"shown", w.wanted()}, {"total", w.units()}};
+    }
+    if (!options_.data.json && line_style(options_.lines) == LineStyle::kArray) out_.write("\n");
+  }
+
+  static DType native(const DType& t) {
+    return t.needs_swap() ? t.with_byte_order(native_byte_order()) : t;
+  }
+
   const model::Tree& tree_;
+  const DumpOptions& options_;
+  Output& out_;
   std::set<uint64_t> shown_;  ///< pointees already printed in this output
   uint64_t empty_arrays_ = 0;
   uint64_t empty_budget_;
   bool exhausted_ = false;
   int status_ = kExitOk;
+  std::string prefix_;  ///< text: "PATH = ", written by begin()
+  bool begun_ = false;  ///< the current array's output has started
 };
 
-std::vector<Request> requests(const model::Tree& tree, const DumpOptions& options) {
-  std::vector<Request> out;
-  if (options.items.empty()) out.push_back({"", "/", tree.root.get(), "", true});
-  for (const std::string& item : options.items) {
-    const size_t bracket = item.find('[');
-    const std::string path = item.substr(0, bracket);
-    const model::Node* node = tree.find(path);
-    if (!node) {
-      throw Error(ErrorCategory::kUsage, fmt::format("no item {} in {}", path, options.data.data));
-    }
-    if (node->kind != model::NodeKind::kArray) {
-      if (bracket != std::string::npos) {
-        throw Error(ErrorCategory::kUsage,
-                    fmt::format("{} is a {}: a selection applies to an array (select an item "
-                                "by its path, {}/0)",
-                                path, node->kind == model::NodeKind::kList ? "list" : "group",
-                                path == "/" ? "" : path));
-      }
-      out.push_back({path, path, node, "", true});
-    } else if (bracket == std::string::npos) {
-      out.push_back({path, path, node, ""});
-    } else {
-      // Checked now, so a bad selection is a usage error before anything prints.
-      (void)Hyperslab::parse(item.substr(bracket), node->shape);
-      out.push_back({item, path, node, item.substr(bracket)});
-    }
-  }
-  return out;
-}
-
-bool is_below(const std::string& path, const std::string& container) {
-  if (container == "/" || container.empty()) return true;
-  return path == container ||
-         (path.size() > container.size() && path.compare(0, container.size(), container) == 0 &&
-          path[container.size()] == '/');
-}
-
-int run_dump_one(const DumpOptions& options, bool member) {
-  model::Tree tree = open_data(options.data);
-  const std::vector<Request> wanted = requests(tree, options);
-  Dumper dumper(tree, options.data.json);
-  auto print_one = [&](const Request& r) {
+// Text: `PATH = VALUES` per array (or the row/value line styles).
+int dump_text(const model::Tree& tree, const std::vector<Request>& wanted,
+              const DumpOptions& options, bool member, Output& out) {
+  Dumper dumper(tree, options, out);
+  const std::string prefix = member ? options.data.data + " " : "";
+  auto print = [&](const ArrayRef& ref) {
     try {
-      json values, targets;
-      dumper.read(r, values, options.deref ? &targets : nullptr);
-      if (member) fmt::print("{} ", options.data.data);
-      fmt::print("{} = {}\n", r.label, json_text(values));
-      if (!targets.is_null()) {
-        fmt::print("{} -> {}\n", r.label, json_text(targets));
-      }
+      dumper.count_empty(ref);
     } catch (const Error& e) {
       dumper.report(e.what());
+      return;
     }
+    dumper.values(ref, prefix + ref.label);
   };
-  if (!options.data.json) {
-    for (const Request& r : wanted) {
-      if (!r.below) {
-        print_one(r);
-        continue;
-      }
-      for_each_array(*r.node, r.path == "/" ? "" : r.path,
-                     [&](const std::string& path, const model::Node& array) {
-                       print_one({path, path, &array, ""});
-                       return !dumper.exhausted();
-                     });
-      if (dumper.exhausted()) break;
+  auto below = [&](const model::Node& node, const std::string& path) {
+    return for_each_array(node, path == "/" ? "" : path,
+                          [&](const std::string& p, const model::Node& array) {
+                            print(ArrayRef::of(array, p));
+                            return !dumper.exhausted();
+                          });
+  };
+  for (const Request& r : wanted) {
+    if (dumper.exhausted()) break;
+    switch (r.kind) {
+      case Request::Kind::kArray:
+        print(ArrayRef::of(*r.node, r.path, r.spec));
+        break;
+      case Request::Kind::kParameter:
+        if (r.parameter->value) {
+          out.write(fmt::format("{}{} = {}\n", prefix, r.path, *r.parameter->value));
+        } else {
+          dumper.report(fmt::format("{}: {}", r.path, r.parameter->error));
+        }
+        break;
+      case Request::Kind::kBelow:
+        if (!r.pick) {
+          below(*r.node, r.path);
+          break;
+        }
+        for (int64_t k = 0; k < r.pick->count && !dumper.exhausted(); ++k) {
+          const auto index = static_cast<uint64_t>(r.pick->start + k * r.pick->step);
+          const std::string path = fmt::format("{}/{}", r.path == "/" ? "" : r.path, index);
+          const model::Node* item = tree.find(path);
+          if (item) below(*item, path);
+        }
+        break;
     }
-    return dumper.status();
   }
-  // JSON: the ls tree, each requested array carrying its values.
+  return dumper.status();
+}
+
+// JSON: the ls tree, each requested array carrying its values, streamed into place.
+int dump_json(const model::Tree& tree, const std::vector<Request>& wanted,
+              const DumpOptions& options, bool member, Output& out) {
+  Dumper dumper(tree, options, out);
   std::map<std::string, std::vector<const Request*>> by_path;
   std::vector<const Request*> containers;
   for (const Request& r : wanted) {
-    if (r.below) {
-      containers.push_back(&r);
-    } else {
-      by_path[r.path].push_back(&r);
-    }
+    if (r.kind == Request::Kind::kBelow) containers.push_back(&r);
+    if (r.kind == Request::Kind::kArray) by_path[r.path].push_back(&r);
   }
+  std::vector<ArrayRef> pending;  // values to stream, by marker id
   TreeWalk walk;
   walk.max_items = options.max_items;
   walk.stop = [&] { return dumper.exhausted(); };
   // Lists on the way to a requested item are shown up to it; below a requested group or list,
-  // all of it.
+  // all of it (or up to the last picked item).
   walk.reach = [&](const std::string& list) -> uint64_t {
     uint64_t reach = 0;
     for (const Request& r : wanted) {
-      if (is_below(list, r.path) && r.below) return UINT64_MAX;
+      if (r.kind == Request::Kind::kBelow && r.path == list && r.pick) {
+        reach = std::max(reach, r.pick->reach());
+        continue;
+      }
+      if (r.kind == Request::Kind::kBelow && is_below(list, r.path) && !r.pick) return UINT64_MAX;
       const std::string prefix = (list == "/" ? "" : list) + "/";
       if (r.path.compare(0, prefix.size(), prefix) != 0) continue;
       const std::string rest = r.path.substr(prefix.size());
@@ -240,36 +430,50 @@ int run_dump_one(const DumpOptions& options, bool member) {
     }
     return reach;
   };
-  walk.decorate = [&](const model::Node& array, const std::string& path, json& out) {
-    std::vector<Request> here;
+  walk.decorate = [&](const model::Node& array, const std::string& path, json& node) {
+    std::vector<ArrayRef> here;
     if (auto it = by_path.find(path); it != by_path.end()) {
-      for (const Request* r : it->second) here.push_back({r->label, path, &array, r->selection});
+      for (const Request* r : it->second) here.push_back(ArrayRef::of(array, path, r->spec));
     }
     for (const Request* c : containers) {
-      if (is_below(path, c->path)) {
-        here.push_back({path, path, &array, ""});
+      if (c->pick ? is_picked(path, c->path, *c->pick) : is_below(path, c->path)) {
+        here.push_back(ArrayRef::of(array, path));
         break;
       }
     }
-    for (const Request& r : here) {
+    for (ArrayRef& ref : here) {
+      const std::string key = ref.spec.suffix();
+      json& slot = key.empty() ? node : node["selections"][key];
       try {
-        json values, targets;
-        dumper.read(r, values, options.deref ? &targets : nullptr);
-        json& slot = r.selection.empty() ? out : out["selections"][r.selection];
-        slot["data"] = values;
-        if (!targets.is_null()) slot["target"] = targets;
+        dumper.count_empty(ref);
+        slot["data"] = stream_marker(pending.size());
+        pending.push_back(std::move(ref));
       } catch (const Error& e) {
-        out["error"] = e.what();
+        slot["error"] = e.what();
         dumper.report(e.what());
       }
     }
   };
-  json root = node_json(*tree.root, walk);
-  json out = {{"format", tree.format}};
-  if (member) out["file"] = options.data.data;  // a family: one JSON line per member
-  out["root"] = root;
-  fmt::print("{}\n", json_text(out, member ? -1 : 2));
+  json doc = {{"format", tree.format}};
+  if (member) doc["file"] = options.data.data;  // a family: one JSON line per member
+  doc["root"] = node_json(*tree.root, walk);
+  write_json(out, doc, member ? -1 : 2,
+             [&](uint64_t id) { return dumper.values(pending[id], pending[id].label); });
+  out.write("\n");
+  for (const Request& r : wanted) {
+    if (r.kind == Request::Kind::kParameter && !r.parameter->value) {
+      dumper.report(fmt::format("{}: {}", r.path, r.parameter->error));
+    }
+  }
   return dumper.status();
+}
+
+int run_dump_one(const DumpOptions& options, bool member) {
+  model::Tree tree = open_data(options.data);
+  const std::vector<Request> wanted = resolve_items(tree, options.items, options.data.data);
+  Output out(stdout);
+  return options.data.json ? dump_json(tree, wanted, options, member, out)
+                           : dump_text(tree, wanted, options, member, out);
 }
 
 int run_dump(const DumpOptions& given) {
@@ -287,23 +491,39 @@ int run_dump(const DumpOptions& given) {
   });
 }
 
+CLI::Validator not_negative() {
+  return CLI::Validator(
+      [](std::string& v) {
+        return v.find('-') == std::string::npos ? std::string() : "must be 0 or more";
+      },
+      "N>=0");
+}
+
 }  // namespace
 
 void add_dump_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<DumpOptions>();
   CLI::App* cmd = app.add_subcommand(
       "dump",
-      "Print array values: every array, or the named items. An item may carry a numpy-style "
-      "selection: '/g/x[0:2, :]'. Groups and lists print every array below them.");
+      "Print array values: every array, or the named items. An item may carry numpy indexing "
+      "('/g/x[0:2, ::-1]', '/x[..., 0]'), struct fields ('/recs.pos[3]'), or name a "
+      "parameter ('/NX'). Groups and lists print every array below them; '/list[0:2]' picks "
+      "items of a list.");
   add_data_options(*cmd, options->data);
-  cmd->add_option("items", options->items, "Item paths, optionally with a selection");
+  cmd->add_option("items", options->items, "Item paths, optionally with fields and a selection");
   cmd->add_option("--max-items", options->max_items,
                   "With --json: items shown per list that holds no requested item (0: all)")
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            return v.find('-') == std::string::npos ? std::string() : "must be 0 or more";
-          },
-          "N>=0"))
+      ->check(not_negative())
+      ->capture_default_str();
+  cmd->add_option("--max-values", options->max_values,
+                  "Print at most N values of each array (strings count one; 0: all); text "
+                  "ends a cut array with '...', JSON adds \"truncated\"")
+      ->check(not_negative())
+      ->capture_default_str();
+  cmd->add_option("--lines", options->lines,
+                  "Text output: 'array' (one array a line), 'row' (one innermost row a line, "
+                  "with its indexes), 'value' (one value a line, with its indexes)")
+      ->check(CLI::IsMember({"array", "row", "value"}))
       ->capture_default_str();
   cmd->add_flag("--deref", options->deref,
                 "Follow pointers: print each pointer's target (its pointee, with data)");

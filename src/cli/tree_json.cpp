@@ -108,7 +108,11 @@ json scalar_json(const DType& t, const unsigned char* p) {
              : n == 4 ? json(load<uint32_t>(p))
                       : json(load<uint64_t>(p));
     case DTypeKind::kFloat:
-      if (n == 2) return float_json(half_to_float(load<uint16_t>(p)), true);
+      if (n == 2) {  // the shortest text that reads back as the same half
+        const uint16_t bits = load<uint16_t>(p);
+        const float v = half_to_float(bits);
+        return std::isfinite(v) ? json(std::stod(half_shortest_text(bits))) : float_json(v, true);
+      }
       if (n == 4) return float_json(load<float>(p), true);
       return float_json(load<double>(p), false);
     case DTypeKind::kComplex: {
@@ -137,6 +141,10 @@ json scalar_json(const DType& t, const unsigned char* p) {
 
 }  // namespace
 
+json element_json(const DType& type, const unsigned char* p) {
+  return scalar_json(type, p);
+}
+
 uint64_t printed_values(const DType& type, const std::vector<int64_t>& shape) {
   const bool text = type.kind() == DTypeKind::kText && !shape.empty();
   uint64_t values = 1, level = 1;
@@ -157,13 +165,13 @@ void check_printable(const DType& type, const std::vector<int64_t>& shape,
   // An array holding bytes prints at most 65 values per byte (64 dimensions of lists above
   // each element); only arrays of no bytes print values nothing backs.
   if (bytes > 0) return;
-  throw Error(ErrorCategory::kLimit,
-              fmt::format("{}: shape {} prints {} values from {} bytes; not printed (select a "
-                          "part of it)",
-                          what.empty() ? "the array" : what, Shape(shape).to_string(),
-                          values == UINT64_MAX ? std::string("more than 2^64")
-                                               : std::to_string(values),
-                          bytes));
+  throw Error(
+      ErrorCategory::kLimit,
+      fmt::format("{}: shape {} prints {} values from {} bytes; not printed (select a "
+                  "part of it)",
+                  what.empty() ? "the array" : what, Shape(shape).to_string(),
+                  values == UINT64_MAX ? std::string("more than 2^64") : std::to_string(values),
+                  bytes));
 }
 
 json values_json(const NDArray& array) {

@@ -64,9 +64,11 @@ inline constexpr uint64_t kMaxUnbackedValues = uint64_t{1} << 20;
 /// kMaxUnbackedValues (see printed_values).
 nlohmann::ordered_json values_json(const NDArray& array);
 
+/// One element of `type` at `p` (native order) as values_json prints it.
+nlohmann::ordered_json element_json(const DType& type, const unsigned char* p);
+
 /// Throws the Error(kLimit) values_json would for an array of `type` and `shape` (named
 /// `what` in the message), before it is read.
-void check_printable(const DType& type, const std::vector<int64_t>& shape,
-                     const std::string& what);
+void check_printable(const DType& type, const std::vector<int64_t>& shape, const std::string& what);
 
 }  // namespace dudley::cli

@@ -1,5 +1,10 @@
 #include "dudley/core/float16.hpp"
 
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
 #include <bit>
 
 namespace dudley {
@@ -53,6 +58,17 @@ uint16_t float_to_half(float value) {
   const uint32_t rest = abs & 0x1FFFu;
   if (rest > 0x1000u || (rest == 0x1000u && (bits & 1u))) ++bits;
   return static_cast<uint16_t>(sign | bits);
+}
+
+std::string half_shortest_text(uint16_t half) {
+  const float v = half_to_float(half);
+  std::string text;
+  // binary16 has 11 significant bits: 5 digits always read back; fewer often do.
+  for (int digits = 1; digits <= 5; ++digits) {
+    text = fmt::format("{:.{}g}", v, digits);
+    if (!std::isfinite(v) || float_to_half(std::strtof(text.c_str(), nullptr)) == half) break;
+  }
+  return text;
 }
 
 }  // namespace dudley

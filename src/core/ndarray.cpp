@@ -103,6 +103,38 @@ NDArray NDArray::to_native() const {
   return out;
 }
 
+NDArray NDArray::field(std::string_view name) const {
+  if (dtype_.kind() != DTypeKind::kCompound) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("field '{}': the array's elements ({}) are not structs",
+                            std::string(name), dtype_.to_string()));
+  }
+  const DTypeField* found = nullptr;
+  std::vector<std::string> names;
+  for (const DTypeField& f : dtype_.fields()) {
+    if (f.name == name) found = &f;
+    names.push_back(f.name);
+  }
+  if (!found) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("no field '{}' in {} (fields: {})", std::string(name),
+                            dtype_.name().empty() ? std::string("the struct") : dtype_.name(),
+                            fmt::join(names, ", ")));
+  }
+  std::vector<int64_t> dims = shape_.dims();
+  dims.insert(dims.end(), found->shape.begin(), found->shape.end());
+  NDArray out(*found->type, Shape(dims));
+  uint64_t bytes = found->type->size();  // of one record's field; fits inside the record
+  for (int64_t d : found->shape) bytes *= static_cast<uint64_t>(d);
+  if (out.element_count() == 0) return out;
+  auto* dst = static_cast<unsigned char*>(out.data_);
+  for_each_element([&](const void* record) {
+    std::memcpy(dst, static_cast<const unsigned char*>(record) + found->offset, bytes);
+    dst += bytes;
+  });
+  return out;
+}
+
 void NDArray::to_native_in_place() {
   if (!dtype_.needs_swap()) return;
   const DType stored = dtype_;

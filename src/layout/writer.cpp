@@ -226,8 +226,11 @@ void Writer::write(std::string_view path, const NDArray& data, const Hyperslab& 
                                                    std::string(path)));
   }
   const std::vector<int64_t>& dims = data.shape().dims();
-  if (region.start.size() != dims.size() || region.count != dims ||
-      (!region.stride.empty() && region.stride.size() != dims.size())) {
+  // The data holds the region's elements in C order: shaped by its counts, or by numpy's
+  // result shape when single indexes dropped dimensions.
+  if (region.start.size() != region.count.size() ||
+      (!region.stride.empty() && region.stride.size() != region.count.size()) ||
+      (region.count != dims && region.result_shape() != dims)) {
     throw Error(
         ErrorCategory::kUsage,
         fmt::format("{}: the region's counts {} must be the array's shape {}", std::string(path),

@@ -129,19 +129,14 @@ uint64_t region_inner_bytes(const std::string& what, const Hyperslab& region, co
                             "dimensions), not {}",
                             what, Shape(inner).to_string(), Shape(given_inner).to_string()));
   }
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t step = region.stride.empty() ? 1 : region.stride[i];
-    const int64_t count = region.count[i];
-    if (count == 0) continue;
-    // The last element, start + (count - 1) * step, must be inside; divided, not multiplied,
-    // so huge counts and strides cannot overflow.
-    const int64_t start = region.start[i];
-    if (start < 0 || step < 1 || count < 0 || start >= where.shape[i] ||
-        count - 1 > (where.shape[i] - 1 - start) / step) {
-      throw Error(ErrorCategory::kUsage,
-                  fmt::format("{}: the region [{}] leaves the item's shape {} in dimension {}",
-                              what, i, Shape(where.shape).to_string(), i));
-    }
+  const std::vector<int64_t> outer(where.shape.begin(),
+                                   where.shape.begin() + static_cast<std::ptrdiff_t>(rank));
+  try {
+    region.check_fits(outer);
+  } catch (const Error& e) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{}: the region leaves the item's shape {}: {}", what,
+                            Shape(where.shape).to_string(), e.message()));
   }
   (void)given_shape;
   uint64_t bytes = where.dtype.size();
@@ -197,7 +192,7 @@ void write_region(const BoundArray& where, const Hyperslab& region, const unsign
   pitch[rank - 1] = inner;
   for (size_t i = rank - 1; i-- > 0;)
     pitch[i] = pitch[i + 1] * static_cast<uint64_t>(where.shape[i + 1]);
-  auto step = [&](size_t i) { return region.stride.empty() ? 1 : region.stride[i]; };
+  auto step = [&](size_t i) { return region.step(i); };
   // Along the last dimension, a stride of 1 makes one run of the whole count.
   const bool contiguous = step(rank - 1) == 1;
   const uint64_t run = contiguous ? inner * static_cast<uint64_t>(region.count[rank - 1]) : inner;

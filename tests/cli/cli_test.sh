@@ -95,7 +95,7 @@ assert d['format'] == 'dudley'
 m = d['root']['members']
 assert m['hydro']['members']['rho']['data'] == [[2000.0 + 10 * j + i for i in range(6)] for j in range(3)]
 p = m['hydro']['members']['p']
-assert 'data' not in p and p['selections']['[0, 0:2]']['data'] == [['NaN', 1.0]]
+assert 'data' not in p and p['selections']['[0, 0:2]']['data'] == ['NaN', 1.0]  # numpy: an index drops its dimension
 assert m['materials']['items'][0]['members']['name']['data'] == 'Kupfer \u00e9'
 assert m['state']['data'] == {'cycle': 200, 'time': 0.5, 'dt': 0.001}
 assert 'data' not in m['hydro']['members']['e']  # not asked for

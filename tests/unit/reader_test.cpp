@@ -48,14 +48,54 @@ TEST(Reader, Hyperslabs) {
   EXPECT_EQ(strided.get<int32_t>({0, 1}), 3);
   EXPECT_EQ(strided.get<int32_t>({1, 1}), 11);
   NDArray one = read_array(b, x, Hyperslab::parse("[-1, 2]", {3, 4}));
-  EXPECT_EQ(one.shape(), Shape({1, 1}));
-  EXPECT_EQ(one.get<int32_t>({0, 0}), 10);
+  EXPECT_EQ(one.shape(), Shape({}));  // numpy: integer indexes drop their dimensions
+  EXPECT_EQ(one.get<int32_t>({}), 10);
   NDArray empty = read_array(b, x, Hyperslab::parse("[2:1, :]", {3, 4}));
   EXPECT_EQ(empty.element_count(), 0u);
 }
 
+// Regression: a negative step was taken for an index from the end ([::-1] of 7 gave [0, 6]).
+TEST(Reader, NegativeStepsReadBackwards) {
+  auto bytes = grid_bytes();
+  Layout l = parse_ok("N := <i4  x = >i4[N, 4]");
+  Binding b(l, io::memory_source(bytes.data(), bytes.size()));
+  NodeId x = l.find("/x");
+  NDArray reversed = read_array(b, x, Hyperslab::parse("[::-1, ::-1]", {3, 4}));
+  ASSERT_EQ(reversed.shape(), Shape({3, 4}));
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(reversed.get<int32_t>({i, j}), 11 - (4 * i + j));
+  }
+  NDArray every_other = read_array(b, x, Hyperslab::parse("[1, ::-2]", {3, 4}));
+  ASSERT_EQ(every_other.shape(), Shape({2}));
+  EXPECT_EQ(every_other.get<int32_t>({0}), 7);
+  EXPECT_EQ(every_other.get<int32_t>({1}), 5);
+  NDArray far = read_array(b, x, Hyperslab::parse("[::-100, 2:0:-1]", {3, 4}));
+  ASSERT_EQ(far.shape(), Shape({1, 2}));
+  EXPECT_EQ(far.get<int32_t>({0, 0}), 10);
+  EXPECT_EQ(far.get<int32_t>({0, 1}), 9);
+}
+
+TEST(Reader, NumpyIndexingForms) {
+  const std::vector<int64_t> shape{3, 4, 5};
+  EXPECT_EQ(Hyperslab::parse("[1]", shape).result_shape(), (std::vector<int64_t>{4, 5}));
+  EXPECT_EQ(Hyperslab::parse("[..., 0]", shape).result_shape(), (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(Hyperslab::parse("[0, ..., 1:3]", shape).result_shape(), (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(Hyperslab::parse("[...]", shape).result_shape(), shape);
+  EXPECT_EQ(Hyperslab::parse("[]", shape).result_shape(), shape);
+  EXPECT_EQ(Hyperslab::parse("[-1, -1, -1]", shape).result_shape(), (std::vector<int64_t>{}));
+  EXPECT_EQ(Hyperslab::parse("[1,]", shape).result_shape(), (std::vector<int64_t>{4, 5}));
+  // Python's slice.indices: out-of-range bounds clamp, a huge step takes one element.
+  Hyperslab h = Hyperslab::parse("[10:-10:-1, -100:100, ::9223372036854775807]", shape);
+  EXPECT_EQ(h.count, (std::vector<int64_t>{3, 4, 1}));
+  EXPECT_EQ(h.start[0], 2);
+  Hyperslab m = Hyperslab::parse("[::-9223372036854775808]", {7});
+  EXPECT_EQ(m.count, (std::vector<int64_t>{1}));
+  EXPECT_EQ(m.start, (std::vector<int64_t>{6}));
+}
+
 TEST(Reader, BadSelections) {
-  for (const char* s : {"[0:2]", "[0:2, x]", "[3, 0]", "[0:1:0, :]", "0:1, :", "[0:1:2:3, :]"}) {
+  for (const char* s : {"[0:2, x]", "[3, 0]", "[0:1:0, :]", "0:1, :", "[0:1:2:3, :]", "[..., ...]",
+                        "[0, 0, 0]", "[, 1]", "[-4]", "[0x1]"}) {
     EXPECT_THROW(Hyperslab::parse(s, {3, 4}), Error) << s;
   }
   auto bytes = grid_bytes();

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "dudley/core/dtype.hpp"
@@ -62,6 +63,11 @@ class NDArray {
   NDArray to_native() const;
   /// Converts the elements to native byte order in place (the array must be writable).
   void to_native_in_place();
+
+  /// The field `name` of a struct array as its own packed array (numpy's `a['name']`, as a
+  /// copy): shape this array's shape followed by the field's own shape. Throws
+  /// Error(kUsage) when the array is not a struct array or has no such field.
+  NDArray field(std::string_view name) const;
 
   /// Float16 (or complex pair of float16) widened to float32 (complex64), native order.
   /// Throws Error(kType) for other types.

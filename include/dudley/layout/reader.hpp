@@ -20,8 +20,8 @@ NDArray read_array(Binding& binding, NodeId node);
 /// native byte order. Throws Error(kData / kIo) naming the source and offset.
 NDArray read_bound(const io::ByteSource& source, BoundArray array);
 
-/// Reads a selection of an already located item, shaped by the slab's counts, in native
-/// byte order. Throws Error(kUsage) when the slab does not fit the shape.
+/// Reads a selection of an already located item (negative steps read backwards), shaped by
+/// slab.result_shape() (numpy's shape for the same indexing), in native byte order. Throws Error(kUsage) when the slab does not fit the shape.
 NDArray read_bound(const io::ByteSource& source, const BoundArray& array, const Hyperslab& slab);
 
 /// Reads a whole data item into caller memory (at least its byte size; no allocation), in
@@ -31,7 +31,7 @@ NDArray read_bound(const io::ByteSource& source, const BoundArray& array, const 
 BoundArray read_array_into(Binding& binding, NodeId node, std::span<std::byte> out);
 
 /// Reads a hyperslab of a data item into a new C-contiguous array in native byte order,
-/// shaped by the slab's counts. Throws Error(kUsage) when the slab does not fit the shape.
+/// shaped by slab.result_shape(). Throws Error(kUsage) when the slab does not fit the shape.
 NDArray read_array(Binding& binding, NodeId node, const Hyperslab& slab);
 
 /// A zero-copy, read-only view of a data item in its stored byte order, when the source is

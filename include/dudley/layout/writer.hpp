@@ -88,7 +88,8 @@ class Writer {
   void write(std::string_view path, const NDArray& data);
 
   /// Gives the data of a region of the array at `path`: `data` has the region's shape
-  /// (count per dimension) and lands at `region.start` with `region.stride` (empty: 1).
+  /// (count per dimension, or region.result_shape()) and lands at `region.start` with
+  /// `region.stride` (empty: 1; negative: backwards, as numpy's `x[::-1] = data`).
   /// Regions of one item may be given by several calls (blocks of a domain decomposition,
   /// rows of a time series); later ones win where they overlap. Sets no parameters: the
   /// item's shape must be known by commit(), which checks that the region fits it.

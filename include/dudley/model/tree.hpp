@@ -24,7 +24,7 @@ class ArraySource {
   virtual ~ArraySource() = default;
   /// The whole array in native byte order.
   virtual NDArray read() = 0;
-  /// A selection in native byte order, shaped by the slab's counts.
+  /// A selection in native byte order, shaped by slab.result_shape().
   virtual NDArray read(const Hyperslab& slab) = 0;
 };
 

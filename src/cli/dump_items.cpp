@@ -1,0 +1,260 @@
+#include "cli/dump_items.hpp"
+
+#include <fmt/format.h>
+
+#include "dudley/core/error.hpp"
+#include "dudley/core/path.hpp"
+#include "dudley/core/suggest.hpp"
+#include "dudley/io/byte_source.hpp"
+#include "dudley/layout/reader.hpp"
+
+namespace dudley::cli {
+
+namespace {
+
+[[noreturn]] void bad_item(const std::string& text, const std::string& why) {
+  throw Error(ErrorCategory::kUsage, fmt::format("bad item '{}': {}", text, why));
+}
+
+bool name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+}  // namespace
+
+std::string ItemSpec::suffix() const {
+  std::string fields_text;
+  for (const std::string& f : fields) fields_text += "." + f;
+  return selection_first ? selection + fields_text : fields_text + selection;
+}
+
+ItemSpec parse_item(const std::string& text) {
+  ItemSpec spec;
+  // Names are [A-Za-z_][A-Za-z0-9_]*, so '.' and '[' never occur in a path.
+  const size_t end = text.find_first_of(".[");
+  spec.path = text.substr(0, end);
+  size_t i = end;
+  while (i != std::string::npos && i < text.size()) {
+    if (text[i] == '[') {
+      if (!spec.selection.empty()) bad_item(text, "one selection per item");
+      const size_t close = text.find(']', i);
+      if (close == std::string::npos) bad_item(text, "the selection has no closing ']'");
+      spec.selection = text.substr(i, close + 1 - i);
+      spec.selection_first = spec.fields.empty();
+      i = close + 1;
+    } else if (text[i] == '.') {
+      size_t j = i + 1;
+      while (j < text.size() && name_char(text[j])) ++j;
+      if (j == i + 1) bad_item(text, "a field name must follow '.'");
+      spec.fields.push_back(text.substr(i + 1, j - i - 1));
+      i = j;
+    } else {
+      bad_item(text, fmt::format("unexpected '{}' after the selection", text.substr(i)));
+    }
+  }
+  if (spec.fields.empty()) spec.selection_first = false;
+  return spec;
+}
+
+ArrayRef ArrayRef::of(const model::Node& node, const std::string& path, ItemSpec spec) {
+  ArrayRef ref;
+  ref.label = path + spec.suffix();
+  ref.dtype = node.dtype;
+  ref.shape = node.shape;
+  ref.data = node.data;
+  ref.error = node.error;
+  spec.path = path;
+  ref.spec = std::move(spec);
+  return ref;
+}
+
+bool ListPick::has(uint64_t index) const {
+  if (count <= 0) return false;
+  const auto i = static_cast<int64_t>(index);
+  const int64_t offset = i - start;
+  if (step > 0) return offset >= 0 && offset % step == 0 && offset / step < count;
+  return offset <= 0 && offset % step == 0 && offset / step < count;
+}
+
+uint64_t ListPick::reach() const {
+  if (count <= 0) return 0;
+  return static_cast<uint64_t>(step > 0 ? start + (count - 1) * step : start) + 1;
+}
+
+namespace {
+
+// Names a user may have meant, for a path that names nothing: members and parameters of the
+// deepest group on the path.
+std::string nearest_item(const model::Tree& tree, const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return {};
+  const model::Node* parent = tree.find(slash == 0 ? "/" : path.substr(0, slash));
+  if (!parent || parent->kind != model::NodeKind::kGroup) return {};
+  std::vector<std::string> names;
+  for (const auto& c : parent->children) names.push_back(c->name);
+  for (const auto& p : parent->params) names.push_back(p.name);
+  const std::string near = nearest_name(path.substr(slash + 1), names);
+  if (near.empty()) return {};
+  return fmt::format(" (did you mean {}{}?)", slash == 0 ? "/" : path.substr(0, slash + 1), near);
+}
+
+// The parameter `path` names (the last declaration in its group), or nullptr.
+const model::Parameter* parameter_at(const model::Tree& tree, const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return nullptr;
+  const model::Node* group = tree.find(slash == 0 ? "/" : path.substr(0, slash));
+  if (!group || group->kind != model::NodeKind::kGroup) return nullptr;
+  const model::Parameter* found = nullptr;
+  for (const auto& p : group->params) {
+    if (p.name == path.substr(slash + 1)) found = &p;
+  }
+  return found;
+}
+
+const char* kind_name(const model::Node& node) {
+  switch (node.kind) {
+    case model::NodeKind::kGroup:
+      return "group";
+    case model::NodeKind::kList:
+      return "list";
+    case model::NodeKind::kArray:
+      return "array";
+  }
+  return "item";
+}
+
+}  // namespace
+
+std::vector<Request> resolve_items(const model::Tree& tree, const std::vector<std::string>& items,
+                                   const std::string& file) {
+  std::vector<Request> out;
+  if (items.empty()) {
+    Request all;
+    all.kind = Request::Kind::kBelow;
+    all.path = "/";
+    all.node = tree.root.get();
+    out.push_back(all);
+  }
+  for (const std::string& item : items) {
+    ItemSpec spec = parse_item(item);
+    Request r;
+    r.label = item;
+    r.path = spec.path;
+    r.node = tree.find(spec.path);
+    if (!r.node) {
+      if (const model::Parameter* p = parameter_at(tree, spec.path)) {
+        if (!spec.fields.empty() || !spec.selection.empty()) {
+          bad_item(item, fmt::format("{} is a parameter (a single integer)", spec.path));
+        }
+        r.kind = Request::Kind::kParameter;
+        r.parameter = p;
+        out.push_back(r);
+        continue;
+      }
+      throw Error(ErrorCategory::kUsage, fmt::format("no item {} in {}{}", spec.path, file,
+                                                     nearest_item(tree, spec.path)));
+    }
+    if (r.node->kind == model::NodeKind::kArray) {
+      if (!spec.fields.empty() && r.node->error.empty() &&
+          r.node->dtype.kind() != DTypeKind::kCompound) {
+        bad_item(item, fmt::format("{} holds {}, not structs: it has no fields", spec.path,
+                                   r.node->dtype.to_string()));
+      }
+      // A selection is checked now, so a bad one is a usage error before anything prints;
+      // an array that could not be located reports why when it is printed.
+      if (!spec.selection.empty() && spec.fields.empty() && r.node->error.empty()) {
+        (void)Hyperslab::parse(spec.selection, r.node->shape);
+      }
+      r.spec = std::move(spec);
+      out.push_back(r);
+      continue;
+    }
+    if (!spec.fields.empty()) {
+      bad_item(item, fmt::format("{} is a {}: fields belong to struct arrays", spec.path,
+                                 kind_name(*r.node)));
+    }
+    r.kind = Request::Kind::kBelow;
+    if (!spec.selection.empty()) {
+      if (r.node->kind == model::NodeKind::kGroup) {
+        bad_item(item, fmt::format("{} is a group: a selection applies to an array or a list "
+                                   "(name a member by its path, {}/NAME)",
+                                   spec.path, spec.path == "/" ? "" : spec.path));
+      }
+      const uint64_t n = child_count(*r.node);
+      const Hyperslab h = Hyperslab::parse(
+          spec.selection, {static_cast<int64_t>(std::min<uint64_t>(n, INT64_MAX))});
+      r.pick = ListPick{h.start[0], h.count[0], h.step(0)};
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+Hyperslab selection_of(const ArrayRef& ref) {
+  return ref.spec.selection.empty() ? Hyperslab::all(ref.shape)
+                                    : Hyperslab::parse(ref.spec.selection, ref.shape);
+}
+
+NDArray read_selected(const ArrayRef& ref) {
+  if (!ref.error.empty()) throw Error(ErrorCategory::kData, ref.error);
+  const ItemSpec& spec = ref.spec;
+  if (spec.fields.empty() || spec.selection.empty() || spec.selection_first) {
+    NDArray data = spec.selection_first || spec.fields.empty() ? ref.data->read(selection_of(ref))
+                                                               : ref.data->read();
+    for (const std::string& f : spec.fields) data = data.field(f);
+    return data;
+  }
+  // `/r.pos[1, 2]`: the selection spans the struct array's dimensions, then the field's. The
+  // first part is read from the file, the rest picked from the fields in memory.
+  std::vector<int64_t> field_shape;
+  DType type = ref.dtype;
+  for (const std::string& f : spec.fields) {
+    const DTypeField* found = nullptr;
+    if (type.kind() == DTypeKind::kCompound) {
+      for (const DTypeField& candidate : type.fields()) {
+        if (candidate.name == f) found = &candidate;
+      }
+    }
+    if (!found) {
+      std::vector<std::string> names;
+      if (type.kind() == DTypeKind::kCompound) {
+        for (const DTypeField& candidate : type.fields()) names.push_back(candidate.name);
+      }
+      throw Error(ErrorCategory::kUsage, fmt::format("no field '{}' in {}{}", f, type.to_string(),
+                                                     did_you_mean(f, names)));
+    }
+    field_shape.insert(field_shape.end(), found->shape.begin(), found->shape.end());
+    type = *found->type;
+  }
+  std::vector<int64_t> whole = ref.shape;
+  whole.insert(whole.end(), field_shape.begin(), field_shape.end());
+  const Hyperslab h = Hyperslab::parse(spec.selection, whole);
+  const size_t outer = ref.shape.size();
+  auto part = [&](size_t from, size_t to) {
+    Hyperslab p;
+    p.start.assign(h.start.begin() + static_cast<std::ptrdiff_t>(from),
+                   h.start.begin() + static_cast<std::ptrdiff_t>(to));
+    p.count.assign(h.count.begin() + static_cast<std::ptrdiff_t>(from),
+                   h.count.begin() + static_cast<std::ptrdiff_t>(to));
+    p.stride.assign(h.stride.begin() + static_cast<std::ptrdiff_t>(from),
+                    h.stride.begin() + static_cast<std::ptrdiff_t>(to));
+    p.dropped.assign(h.dropped.begin() + static_cast<std::ptrdiff_t>(from),
+                     h.dropped.begin() + static_cast<std::ptrdiff_t>(to));
+    return p;
+  };
+  Hyperslab records = part(0, outer);
+  records.dropped.clear();  // keep every dimension until the inner part is picked
+  NDArray data = ref.data->read(records);
+  for (const std::string& f : spec.fields) data = data.field(f);
+  // The inner selection, over the fields read: the outer dimensions are whole now.
+  Hyperslab inner = part(0, h.count.size());
+  for (size_t d = 0; d < outer; ++d) {
+    inner.start[d] = 0;
+    inner.stride[d] = 1;
+  }
+  layout::BoundArray in_memory{data.dtype(), data.shape().dims(), 0, data.byte_size()};
+  const auto source = io::memory_source(data.data(), data.byte_size());
+  return layout::read_bound(*source, in_memory, inner);
+}
+
+}  // namespace dudley::cli

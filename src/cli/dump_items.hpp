@@ -1,0 +1,79 @@
+// What `dump` is asked to print: item text ("/recs.pos[0, ::-1]") parsed and resolved against
+// a tree into arrays, list items, groups and parameters.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dudley/core/hyperslab.hpp"
+#include "dudley/model/tree.hpp"
+
+namespace dudley::cli {
+
+/// An item as typed: a path, then struct fields and at most one numpy selection, in the
+/// order given (`/r.pos[0]`, `/r[0].pos`).
+struct ItemSpec {
+  std::string path;
+  std::vector<std::string> fields;
+  std::string selection;         ///< "[...]" as given; "" for none
+  bool selection_first = false;  ///< `/r[0].pos`: the selection is of the struct array
+  /// The text after the path (".pos[0]"): the key of a selection in JSON output.
+  std::string suffix() const;
+};
+
+/// Splits `text` into its parts. Throws Error(kUsage) for a second selection, an empty
+/// field name or text after the selection that is not a field.
+ItemSpec parse_item(const std::string& text);
+
+/// What an array needs for its values to be read later, when the node itself (an item
+/// made on demand) is gone.
+struct ArrayRef {
+  std::string label;  ///< as printed: the path, with the item's fields and selection
+  DType dtype;
+  std::vector<int64_t> shape;
+  std::shared_ptr<model::ArraySource> data;
+  std::string error;  ///< why the array cannot be read (from the model)
+  ItemSpec spec;      ///< fields and selection to apply; the path is the array's
+
+  static ArrayRef of(const model::Node& node, const std::string& path, ItemSpec spec = {});
+};
+
+/// Items of a list picked by a selection (`/L[2:10:2]`): start, start + step, ...
+struct ListPick {
+  int64_t start = 0, count = 0, step = 1;
+  /// Whether list item `index` is picked.
+  bool has(uint64_t index) const;
+  /// One past the highest picked index (0 when none).
+  uint64_t reach() const;
+};
+
+/// One resolved request.
+struct Request {
+  enum class Kind { kArray, kBelow, kParameter };
+  Kind kind = Kind::kArray;
+  std::string label;
+  std::string path;                   ///< of the array, group, list or parameter
+  const model::Node* node = nullptr;  ///< kept alive by the tree (Tree::find)
+  ItemSpec spec;                      ///< kArray: fields and selection
+  std::optional<ListPick> pick;       ///< kBelow of a list: only these items
+  const model::Parameter* parameter = nullptr;
+};
+
+/// Resolves `items` against `tree` (every array when empty). Throws Error(kUsage) for an
+/// item that names nothing (with the nearest names), a bad selection or field, a selection
+/// of a group, and fields of anything but a struct array. `file` names the data in messages.
+std::vector<Request> resolve_items(const model::Tree& tree, const std::vector<std::string>& items,
+                                   const std::string& file);
+
+/// Reads the values `ref` selects (fields and selection applied) into memory, in native
+/// order. For arrays whose selection needs no field this is one read of the selection.
+NDArray read_selected(const ArrayRef& ref);
+
+/// The selection of a plain array item (no fields) against its shape: the whole array when
+/// the item has none.
+Hyperslab selection_of(const ArrayRef& ref);
+
+}  // namespace dudley::cli

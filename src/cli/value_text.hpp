@@ -1,0 +1,109 @@
+// Array values as text, written as they are read: the streaming half of `dump`. An array of
+// any size goes through in blocks, so memory is a block and an output buffer, and output
+// appears as it is produced.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "dudley/core/dtype.hpp"
+
+namespace dudley::cli {
+
+/// Buffered stdout (or any FILE*): fmt appends to one buffer, written out each MiB.
+class Output {
+ public:
+  explicit Output(std::FILE* file) : file_(file) {}
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+  ~Output() { flush(); }
+
+  fmt::memory_buffer& buffer() { return buffer_; }
+  void write(std::string_view text) {
+    buffer_.append(text.data(), text.data() + text.size());
+    maybe_flush();
+  }
+  /// Writes the buffer out once it holds a MiB.
+  void maybe_flush() {
+    if (buffer_.size() >= (size_t{1} << 20)) flush();
+  }
+  void flush();
+
+ private:
+  std::FILE* file_;
+  fmt::memory_buffer buffer_;
+};
+
+/// How many values a line holds in text output.
+enum class LineStyle {
+  kArray,  ///< one array a line: `PATH = [[1,2],[3,4]]`
+  kRow,    ///< one innermost row a line: `PATH[1, :] = [3,4]`
+  kValue,  ///< one value a line: `PATH[1, 0] = 3`
+};
+
+/// The shortest decimal text that reads back as the same binary16 value (0.1, not
+/// 0.099975586). NaN and infinities as JSON strings ("NaN", "Infinity", "-Infinity").
+std::string half_text(uint16_t bits);
+
+/// Writes the values of one array, given block by block in C order, as nested lists (JSON
+/// syntax: floats in shortest round-trip form, NaN and infinities as strings, text as
+/// strings, complex as [re, im], structs as objects), or in rows or single values with
+/// their indexes. The array's elements must be in native byte order.
+class ValueWriter {
+ public:
+  struct Options {
+    LineStyle lines = LineStyle::kArray;
+    bool json = false;  ///< inside a JSON document: no labels, newlines only between values
+    /// At most this many values (strings count one); 0: all. Text ends a cut array with
+    /// "...", JSON just closes it.
+    uint64_t max_values = 0;
+    std::string label;  ///< text row/value styles: printed before each line's indexes
+    /// Text row/value styles: the index in the stored array of result index `i` along result
+    /// dimension `d` (a selection's start + i * step); unset: `i`. Dimensions an integer
+    /// index removed are printed by `fixed` (one entry per stored dimension; -1 for those
+    /// the result keeps).
+    std::function<int64_t(size_t d, int64_t i)> stored_index;
+    std::vector<int64_t> fixed;
+    /// Text: the last dimension is the strings' length (false: each code unit is a string
+    /// of its own, as when a selection picked one unit of each).
+    bool last_dim_is_string = true;
+  };
+
+  /// `shape` is the result's shape; for text the last dimension is the strings' length.
+  ValueWriter(Output& out, DType dtype, std::vector<int64_t> shape, Options options);
+
+  /// Bytes per unit of add(): an element, or a whole string for text.
+  uint64_t unit_bytes() const { return unit_bytes_; }
+  /// Units the array holds.
+  uint64_t units() const { return units_; }
+  /// Units add() still wants (max_values reached: 0).
+  uint64_t wanted() const { return wanted_; }
+
+  /// Writes `n` more units starting at `data`. Returns false once max_values is reached.
+  bool add(const void* data, uint64_t n);
+  /// Closes the brackets still open (after an error too, so the JSON stays well-formed).
+  void finish();
+  /// True when max_values cut the array.
+  bool truncated() const { return truncated_; }
+
+ private:
+  void unit(const unsigned char* p);
+  void line_prefix();
+  void open_brackets(size_t from);
+
+  Output& out_;
+  DType dtype_;
+  std::vector<int64_t> nest_;  ///< shape of the nesting of units (text: without the strings)
+  Options options_;
+  uint64_t unit_bytes_ = 0, units_ = 0, done_ = 0, wanted_ = 0;
+  std::vector<int64_t> index_;  ///< index of the next unit in nest_
+  bool truncated_ = false, finished_ = false;
+};
+
+}  // namespace dudley::cli
