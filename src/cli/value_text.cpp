@@ -241,6 +241,10 @@ void ValueWriter::finish() {
   const bool text_lines = !options_.json && options_.lines != LineStyle::kArray;
   if (text_lines) {
     if (truncated_) {
+      // A row cut short is closed first.
+      if (options_.lines == LineStyle::kRow && !nest_.empty() && index_.back() != 0) {
+        put(b, ",...]\n");
+      }
       fmt::format_to(std::back_inserter(b), "{} ... {} more values\n", options_.label,
                      units_ - done_);
     }
