@@ -22,6 +22,32 @@ bool name_char(char c) {
 
 }  // namespace
 
+DType field_chain(const DType& type, const std::vector<std::string>& fields,
+                  std::vector<int64_t>* field_shape) {
+  DType t = type;
+  for (const std::string& f : fields) {
+    std::vector<std::string> names;
+    const DTypeField* found = nullptr;
+    if (t.kind() == DTypeKind::kCompound) {
+      for (const DTypeField& candidate : t.fields()) {
+        names.push_back(candidate.name);
+        if (candidate.name == f) found = &candidate;
+      }
+    }
+    if (!found) {
+      throw Error(
+          ErrorCategory::kUsage,
+          t.kind() == DTypeKind::kCompound
+              ? fmt::format("no field '{}' in {}{}", f, t.to_string(), did_you_mean(f, names))
+              : fmt::format("field '{}': the elements ({}) are not structs", f, t.to_string()));
+    }
+    if (field_shape)
+      field_shape->insert(field_shape->end(), found->shape.begin(), found->shape.end());
+    t = *found->type;
+  }
+  return t;
+}
+
 std::string ItemSpec::suffix() const {
   std::string fields_text;
   for (const std::string& f : fields) fields_text += "." + f;
@@ -155,10 +181,16 @@ std::vector<Request> resolve_items(const model::Tree& tree, const std::vector<st
                                                      nearest_item(tree, spec.path)));
     }
     if (r.node->kind == model::NodeKind::kArray) {
-      if (!spec.fields.empty() && r.node->error.empty() &&
-          r.node->dtype.kind() != DTypeKind::kCompound) {
-        bad_item(item, fmt::format("{} holds {}, not structs: it has no fields", spec.path,
-                                   r.node->dtype.to_string()));
+      if (!spec.fields.empty() && r.node->error.empty()) {
+        if (r.node->dtype.kind() != DTypeKind::kCompound) {
+          bad_item(item, fmt::format("{} holds {}, not structs: it has no fields", spec.path,
+                                     r.node->dtype.to_string()));
+        }
+        try {
+          (void)field_chain(r.node->dtype, spec.fields, nullptr);
+        } catch (const Error& e) {
+          bad_item(item, e.message());
+        }
       }
       // A selection is checked now, so a bad one is a usage error before anything prints;
       // an array that could not be located reports why when it is printed.
@@ -207,25 +239,7 @@ NDArray read_selected(const ArrayRef& ref) {
   // `/r.pos[1, 2]`: the selection spans the struct array's dimensions, then the field's. The
   // first part is read from the file, the rest picked from the fields in memory.
   std::vector<int64_t> field_shape;
-  DType type = ref.dtype;
-  for (const std::string& f : spec.fields) {
-    const DTypeField* found = nullptr;
-    if (type.kind() == DTypeKind::kCompound) {
-      for (const DTypeField& candidate : type.fields()) {
-        if (candidate.name == f) found = &candidate;
-      }
-    }
-    if (!found) {
-      std::vector<std::string> names;
-      if (type.kind() == DTypeKind::kCompound) {
-        for (const DTypeField& candidate : type.fields()) names.push_back(candidate.name);
-      }
-      throw Error(ErrorCategory::kUsage, fmt::format("no field '{}' in {}{}", f, type.to_string(),
-                                                     did_you_mean(f, names)));
-    }
-    field_shape.insert(field_shape.end(), found->shape.begin(), found->shape.end());
-    type = *found->type;
-  }
+  (void)field_chain(ref.dtype, spec.fields, &field_shape);
   std::vector<int64_t> whole = ref.shape;
   whole.insert(whole.end(), field_shape.begin(), field_shape.end());
   const Hyperslab h = Hyperslab::parse(spec.selection, whole);

@@ -68,6 +68,12 @@ struct Request {
 std::vector<Request> resolve_items(const model::Tree& tree, const std::vector<std::string>& items,
                                    const std::string& file);
 
+/// The type of `fields` (a.b.c) inside struct `type`; their sub-array dimensions are
+/// appended to `field_shape` when given. Throws Error(kUsage) naming a missing field (with
+/// the nearest name) or a field of a type that is not a struct.
+DType field_chain(const DType& type, const std::vector<std::string>& fields,
+                  std::vector<int64_t>* field_shape);
+
 /// Reads the values `ref` selects (fields and selection applied) into memory, in native
 /// order. For arrays whose selection needs no field this is one read of the selection.
 NDArray read_selected(const ArrayRef& ref);

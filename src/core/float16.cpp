@@ -66,7 +66,10 @@ std::string half_shortest_text(uint16_t half) {
   // binary16 has 11 significant bits: 5 digits always read back; fewer often do.
   for (int digits = 1; digits <= 5; ++digits) {
     text = fmt::format("{:.{}g}", v, digits);
-    if (!std::isfinite(v) || float_to_half(std::strtof(text.c_str(), nullptr)) == half) break;
+    const float back = std::strtof(text.c_str(), nullptr);
+    // The float nearest those digits prints as them, in fmt's form: 65500, not 6.55e+04.
+    if (!std::isfinite(v)) break;
+    if (float_to_half(back) == half) return fmt::format("{}", back);
   }
   return text;
 }

@@ -15,8 +15,18 @@ void check_name(std::string_view name, std::string_view what) {
   if (!is_dudley_name(name)) {
     throw Error(ErrorCategory::kUsage,
                 fmt::format("{}: '{}' is not a Dudley name (a letter or '_', then letters, "
-                            "digits or '_'; not a primitive type)",
+                            "digits or '_')",
                             what, name));
+  }
+}
+
+// A new type's name must also not be a primitive's: it would redefine the primitive.
+void check_type_name(std::string_view name, std::string_view what) {
+  check_name(name, what);
+  if (!is_type_name(name)) {
+    throw Error(
+        ErrorCategory::kUsage,
+        fmt::format("{}: '{}' is a primitive type's name; a new type needs another", what, name));
   }
 }
 
@@ -169,7 +179,7 @@ LayoutBuilder& LayoutBuilder::item_list() {
 }
 
 LayoutBuilder& LayoutBuilder::struct_type(std::string_view name) {
-  check_name(name, "struct_type");
+  check_type_name(name, "struct_type");
   expect({Scope::kGroup, Scope::kItemGroup}, "a type");
   line(fmt::format("{} := {{", name));
   open_.push_back({Scope::kStruct, "}"});
@@ -178,7 +188,7 @@ LayoutBuilder& LayoutBuilder::struct_type(std::string_view name) {
 
 LayoutBuilder& LayoutBuilder::param_block(std::string_view name, const Extents& shape,
                                           std::optional<uint64_t> address) {
-  check_name(name, "param_block");
+  check_type_name(name, "param_block");
   expect({Scope::kGroup, Scope::kItemGroup}, "a parameter block");
   line(fmt::format("{} := {{", name));
   open_.push_back({Scope::kBlock, "}" + shape_text(shape) + address_text(address)});
@@ -187,7 +197,7 @@ LayoutBuilder& LayoutBuilder::param_block(std::string_view name, const Extents& 
 
 LayoutBuilder& LayoutBuilder::heterogeneous(std::string_view name, std::string_view block) {
   check_name(name, "heterogeneous");
-  check_name(block, fmt::format("heterogeneous {}", name));
+  check_type_name(block, fmt::format("heterogeneous {}", name));
   expect({Scope::kGroup, Scope::kItemGroup}, "a heterogeneous array");
   line(fmt::format("{} = {}{{", name, block));
   open_.push_back({Scope::kHetero, "}"});

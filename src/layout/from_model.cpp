@@ -57,7 +57,7 @@ class Emitter {
     auto it = structs_.find(key);
     if (it != structs_.end()) return it->second;
     // The compound's own name when it is a Dudley name, made unique with a number.
-    const std::string base = is_name(t.name()) ? t.name() : "record";
+    const std::string base = is_type_name(t.name()) ? t.name() : "record";
     std::string name = base;
     for (int k = 2; !used_.insert(name).second; ++k) name = fmt::format("{}{}", base, k);
     std::string text = name + " := {\n";
@@ -106,6 +106,7 @@ class Emitter {
                     fmt::format("{}: parameter name '{}' is not a Dudley name", path, p.name));
       }
       out += fmt::format("{}{} := {}\n", indent, p.name, *p.value);
+      doc(p.doc, out);
     }
     model::for_each_child(n, [&](uint64_t i, const model::Node& c) {
       const bool in_list = n.kind == model::NodeKind::kList;
@@ -131,7 +132,7 @@ class Emitter {
           out += indent + "..\n";
           break;
         case model::NodeKind::kList:
-          out += lead + (in_list ? "[\n" : "= [\n");
+          out += lead + "= [\n";  // in a list too: a sublist is an anonymous item [C12]
           doc(c.doc, out);
           node(c, child, depth + 1, out);
           out += indent + "]\n";

@@ -123,7 +123,11 @@ bool is_dudley_name(std::string_view name) {
   for (char c : name) {
     if (!letter(c) && !std::isdigit(static_cast<unsigned char>(c))) return false;
   }
-  return !primitive_from_name(name);
+  return true;
+}
+
+bool is_type_name(std::string_view name) {
+  return is_dudley_name(name) && !primitive_from_name(name);
 }
 
 std::optional<Primitive> primitive_for(const DType& type) {

@@ -78,11 +78,21 @@ TEST(LayoutBuilder, TemplatesAndOpenScopesClosedByText) {
   EXPECT_NE(l.find("/g/L/0"), kNone);
 }
 
+TEST(LayoutBuilder, NamesSpelledLikePrimitivesAreData) {
+  LayoutBuilder b;
+  b.data("i4", "<u2").group("f8").param("S1", 3).data("u1", "f4", {"S1"}).end();
+  const Layout l = b.build();
+  EXPECT_NE(l.find("/i4"), kNone);
+  EXPECT_NE(l.find("/f8/u1"), kNone);
+}
+
 TEST(LayoutBuilder, MistakesAreNamedAtTheCall) {
   LayoutBuilder b;
   EXPECT_NE(error_of([&] { b.data("2x", "f8"); }).find("'2x' is not a Dudley name"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { b.data("f8", "f8"); }).find("not a Dudley name"), std::string::npos);
+  // Data may be named like a primitive [C1]; a new type may not (it would redefine it).
+  EXPECT_NE(error_of([&] { b.struct_type("f8"); }).find("a primitive type's name"),
+            std::string::npos);
   EXPECT_NE(error_of([&] { b.data("x", "f 8"); }).find("'f 8' is not a type"), std::string::npos);
   EXPECT_NE(error_of([&] { b.data("x", "f8", {"N*"}); }).find("not a Dudley name"),
             std::string::npos);

@@ -3,7 +3,9 @@
 // construct the writer produces: groups, lists with items, anonymous groups and sublists,
 // fixed and dynamic parameters, structs, counted arrays, structs with parameters per
 // instance, a heterogeneous array of a parameter block, pointees, items written as regions,
-// and items appended to lists. Both byte orders.
+// and items appended to lists, lists in lists (in lists), lists in anonymous groups, and
+// names spelled like primitive types (the language has no reserved words). Both byte
+// orders. Each file is then converted (model -> layout text -> writer) and read back again.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -17,6 +19,7 @@
 #include "dudley/layout/binder.hpp"
 #include "dudley/layout/builder.hpp"
 #include "dudley/layout/emitter.hpp"
+#include "dudley/layout/from_model.hpp"
 #include "dudley/layout/parser.hpp"
 #include "dudley/layout/writer.hpp"
 #include "dudley/open.hpp"
@@ -26,6 +29,9 @@ namespace dudley::layout {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Names a declaration may take although they spell primitive types [C1].
+constexpr const char* kSpelledLikeTypes[] = {"i4", "f8", "S1", "u1", "p8", "b1", "c16", "U2"};
 
 constexpr const char* kTypes[] = {"i1", "<u2", ">i4", "i8", "f4", ">f8", "<c8", "u1", "b1", "f2"};
 
@@ -65,6 +71,21 @@ struct Expected {
 };
 
 using WriterProperty = dudley::testing::TempDirTest;
+
+// Every expected array is in the tree with exactly the bytes written.
+void expect_contents(const model::Tree& tree, const std::vector<Expected>& expected) {
+  for (const Expected& e : expected) {
+    const model::Node* node = e.path[0] == '#'
+                                  ? tree.pointees.at(std::stoull(e.path.substr(1))).get()
+                                  : tree.find(e.path);
+    ASSERT_NE(node, nullptr) << e.path;
+    ASSERT_TRUE(node->error.empty()) << e.path << ": " << node->error;
+    ASSERT_TRUE(node->data) << e.path;
+    NDArray back = node->data->read().to_native();
+    ASSERT_EQ(back.byte_size(), e.data.byte_size()) << e.path;
+    EXPECT_EQ(std::memcmp(back.data(), e.data.data(), e.data.byte_size()), 0) << e.path;
+  }
+}
 
 // One round: a random layout, random data written into it, read back and compared.
 void round_trip(uint32_t seed, const fs::path& dir) {
@@ -106,7 +127,8 @@ void round_trip(uint32_t seed, const fs::path& dir) {
   int64_t blocks = 0;  // elements of the heterogeneous array (NB)
   const int count = 4 + static_cast<int>(g.next(14));
   for (int i = 0; i < count; ++i) {
-    const std::string name = "x" + std::to_string(i);
+    const std::string name =
+        i < 8 && g.next(3) == 0 ? kSpelledLikeTypes[i] : "x" + std::to_string(i);
     const std::string path = scope.back() + "/" + name;
     switch (g.next(9)) {
       case 0:
@@ -136,6 +158,14 @@ void round_trip(uint32_t seed, const fs::path& dir) {
         if (g.next(2)) {
           b.item_list().item(g.type()).end();
           plain.push_back({path + "/" + std::to_string(item++) + "/0"});
+        }
+        if (g.next(2)) {  // a list in a list in the list
+          b.item_list().item_list().item(g.type(), {extent()}).end().end();
+          plain.push_back({path + "/" + std::to_string(item++) + "/0/0"});
+        }
+        if (g.next(2)) {  // an anonymous group holding a list
+          b.item_group().list("f4").item(g.type()).end().end();
+          plain.push_back({path + "/" + std::to_string(item++) + "/f4/0"});
         }
         b.end();
         break;
@@ -293,18 +323,13 @@ void round_trip(uint32_t seed, const fs::path& dir) {
   ASSERT_TRUE(reparsed.ok()) << reparsed.diagnostics.front().message;
   EXPECT_EQ(emit_layout(reparsed.layout), layout_text);
   model::Tree tree = dudley::open(file.string());
-  for (const Expected& e : expected) {
-    const model::Node* node = e.path[0] == '#'
-                                  ? tree.pointees.at(std::stoull(e.path.substr(1))).get()
-                                  : tree.find(e.path);
-    ASSERT_NE(node, nullptr) << e.path;
-    ASSERT_TRUE(node->error.empty()) << e.path << ": " << node->error;
-    ASSERT_TRUE(node->data) << e.path;
-    NDArray back = node->data->read().to_native();
-    ASSERT_EQ(back.byte_size(), e.data.byte_size()) << e.path;
-    EXPECT_EQ(std::memcmp(back.data(), e.data.data(), e.data.byte_size()), 0) << e.path;
-  }
+  expect_contents(tree, expected);
+  // convert: the layout made from the model parses and the copy holds the same values.
+  const fs::path copy = dir / ("c" + std::to_string(seed) + ".bin");
+  write_tree(tree, copy.string(), {});
+  expect_contents(dudley::open(copy.string()), expected);
   fs::remove(file);
+  fs::remove(copy);
 }
 
 TEST_F(WriterProperty, GeneratedLayoutsReadBackExactlyWhatWasWritten) {

@@ -68,9 +68,12 @@ inline constexpr int kPrimitiveCount = 21;
 std::string_view primitive_name(Primitive p);
 /// The primitive spelled `name`, if any.
 std::optional<Primitive> primitive_from_name(std::string_view name);
-/// True for a name a declaration may use: a letter or '_', then letters, digits and '_',
-/// and not a primitive type's name.
+/// True for a name a declaration may use: a letter or '_', then letters, digits and '_'.
+/// The language has no reserved words, so `i4 = <u2` declares data named i4 [C1].
 bool is_dudley_name(std::string_view name);
+/// True for a name a new type may take: a Dudley name that is not a primitive's (defining
+/// `i4 := {...}` would change what every later bare `i4` means).
+bool is_type_name(std::string_view name);
 /// The primitive whose values are elements of `type` (one code unit for text); nullopt
 /// when Dudley has none (compounds, enums, 16-byte integers...).
 std::optional<Primitive> primitive_for(const DType& type);
