@@ -43,7 +43,7 @@ int run_check(const CheckOptions& options) {
     }
     layout::ParseOptions parse_options;
     parse_options.force_template_check = options.force_template;
-    parse_options.max_errors = options.max_errors;
+    parse_options.max_errors = options.max_errors == 0 ? SIZE_MAX : options.max_errors;
     layout::ParseResult result = layout::parse_layout(text, parse_options);
     if (!result.ok() && worst == kExitOk) worst = kExitInvalid;
     if (options.json) {
@@ -85,9 +85,16 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--template", options->force_template,
                 "Apply the !TEMPLATE rules even without the directive");
   cmd->add_flag("--json", options->json, "Print a JSON report on stdout instead of diagnostics");
-  cmd->add_option("--max-errors", options->max_errors, "Stop a file after this many errors")
+  cmd->add_option("--max-errors", options->max_errors,
+                  "Stop a file after this many errors (0: no limit, as gcc's -fmax-errors)")
       ->default_val(50)
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            return v.find_first_not_of("0123456789") == std::string::npos
+                       ? std::string()
+                       : "expected a count of errors (0 for no limit), not '" + v + "'";
+          },
+          "N>=0"));
   cmd->callback([options, &exit_code] { exit_code = run_check(*options); });
 }
 

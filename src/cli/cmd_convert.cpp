@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
+#include "cli/failure.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/dtype.hpp"
 #include "dudley/core/error.hpp"
@@ -201,7 +202,7 @@ void add_convert_command(CLI::App& app, int& exit_code) {
       "Write SRC (any file dudley reads) as Dudley data file DST with its layout beside it "
       "(DST NAME.EXT -> NAME.dud). Arrays are copied block by block; DST appears only when "
       "complete.");
-  add_data_options(*cmd, options->source);
+  add_data_options(*cmd, options->source, false);
   cmd->add_option("destination", options->destination, "Dudley data file to write")->required();
   cmd->add_option("--write-order", options->write_order,
                   "Byte order of the written file (default: this machine's)")
@@ -215,7 +216,9 @@ void add_convert_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--embed-layout", options->embed_layout,
                 "Append the layout to DST with a trailer (one self-describing file, no .dud; "
                 "see docs/embedded-layout.md)");
-  cmd->callback([options, &exit_code] { exit_code = run_convert(*options); });
+  cmd->callback([options, &exit_code] {
+    exit_code = guarded(options->source.json, [&] { return run_convert(*options); });
+  });
 }
 
 }  // namespace dudley::cli

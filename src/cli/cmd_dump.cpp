@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
 #include "cli/dump_items.hpp"
+#include "cli/failure.hpp"
 #include "cli/json_stream.hpp"
 #include "cli/tree_json.hpp"
 #include "cli/value_text.hpp"
@@ -119,8 +120,12 @@ class Dumper {
     o.label = o.lines == LineStyle::kArray ? label : line_label(ref, label);
     begun_ = false;
     prefix_ = !o.json && o.lines == LineStyle::kArray ? label + " = " : "";
+    if (!ref.error.empty()) {
+      if (o.json) out_.write("null");
+      extra["error"] = unreadable(ref);
+      return extra;
+    }
     try {
-      if (!ref.error.empty()) throw Error(ErrorCategory::kData, ref.error);
       const bool deref = options_.deref && ref.dtype.kind() == DTypeKind::kPointer;
       if (ref.spec.fields.empty() && !deref) {
         stream(ref, o, extra);
@@ -172,6 +177,19 @@ class Dumper {
   }
 
   static constexpr uint64_t kMaxEmptyValues = uint64_t{1} << 20;
+
+  // Reports an array that could not be located, naming it; an error that stopped several
+  // arrays (a parameter they all depend on) is told in full once, then by reference.
+  std::string unreadable(const ArrayRef& ref) {
+    const std::string path = ref.spec.path.empty() ? ref.label : ref.spec.path;
+    auto [first, fresh] = causes_.emplace(ref.error, path);
+    const std::string message =
+        fresh ? item_problem(path, ref.error)
+              : fmt::format("{}: error: {}: not read, for the same reason as {}",
+                            options_.data.data, path, first->second);
+    report(message);
+    return message;
+  }
 
  private:
   // "FILE /recs.pos" from "FILE /recs.pos[0:2]": the label without the selection.
@@ -337,7 +355,8 @@ class Dumper {
   const model::Tree& tree_;
   const DumpOptions& options_;
   Output& out_;
-  std::set<uint64_t> shown_;  ///< pointees already printed in this output
+  std::set<uint64_t> shown_;                   ///< pointees already printed in this output
+  std::map<std::string, std::string> causes_;  ///< node error -> first array it stopped
   uint64_t empty_arrays_ = 0;
   uint64_t empty_budget_;
   bool exhausted_ = false;
@@ -429,6 +448,17 @@ int dump_json(const model::Tree& tree, const std::vector<Request>& wanted,
       }
     }
     return reach;
+  };
+  // Whether the array at `path` is asked for (by its path or below a requested container).
+  auto wanted_here = [&](const std::string& path) {
+    if (by_path.count(path)) return true;
+    for (const Request* c : containers) {
+      if (c->pick ? is_picked(path, c->path, *c->pick) : is_below(path, c->path)) return true;
+    }
+    return false;
+  };
+  walk.unresolved = [&](const model::Node& array, const std::string& path) {
+    if (wanted_here(path)) (void)dumper.unreadable(ArrayRef::of(array, path));
   };
   walk.decorate = [&](const model::Node& array, const std::string& path, json& node) {
     std::vector<ArrayRef> here;
@@ -527,7 +557,9 @@ void add_dump_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_flag("--deref", options->deref,
                 "Follow pointers: print each pointer's target (its pointee, with data)");
-  cmd->callback([options, &exit_code] { exit_code = run_dump(*options); });
+  cmd->callback([options, &exit_code] {
+    exit_code = guarded(options->data.json, [&] { return run_dump(*options); });
+  });
 }
 
 }  // namespace dudley::cli

@@ -23,14 +23,16 @@ struct FmtOptions {
 
 int run_fmt(const FmtOptions& options) {
   std::string text = read_text_file(options.path);
-  layout::ParseResult result = layout::parse_layout(text);
+  layout::ParseOptions parse_options;
+  parse_options.keep_comments = true;  // fmt rewrites files: every comment is kept
+  layout::ParseResult result = layout::parse_layout(text, parse_options);
   if (!result.ok()) {
     for (const auto& d : result.diagnostics) {
       fmt::print(stderr, "{}", layout::format_diagnostic(d, options.path, text));
     }
     return kExitInvalid;
   }
-  std::string canonical = layout::emit_layout(result.layout);
+  std::string canonical = layout::emit_layout(result.layout, result.source);
   if (options.check) {
     if (canonical == text) return kExitOk;
     fmt::print(stderr, "{}: not in canonical form (run 'dudley fmt -i {}')\n", options.path,
@@ -54,7 +56,7 @@ void add_fmt_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "fmt",
       "Print a layout in canonical form: one declaration a line, two-space indentation, "
-      "decimal addresses, document comments kept. The result parses to the same layout.");
+      "decimal addresses, every comment kept. The result parses to the same layout.");
   cmd->add_option("layout", options->path, "Layout file (.dud); '-' reads stdin")->required();
   auto* out =
       cmd->add_option("-o,--output", options->output, "Write to this file instead of stdout");

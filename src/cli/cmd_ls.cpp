@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
+#include "cli/failure.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 
@@ -24,8 +25,15 @@ std::string type_text(const DType& t) {
                                           : t.to_string();
 }
 
-// One line per item, like `h5ls -r`; collects the items that could not be resolved.
-void print_node(const model::Node& node, const std::string& path, std::vector<std::string>& errors,
+// What stopped an item: its node's error, and the message that names the item.
+struct Problem {
+  std::string cause;
+  std::string message;
+};
+
+// One line per item, like `h5ls -r`; collects the problems of the items that could not be
+// resolved, each naming its item.
+void print_node(const model::Node& node, const std::string& path, std::vector<Problem>& errors,
                 uint64_t max_items) {
   std::string doc = node.doc.empty() ? "" : "  # " + node.doc.substr(0, node.doc.find('\n'));
   switch (node.kind) {
@@ -35,7 +43,7 @@ void print_node(const model::Node& node, const std::string& path, std::vector<st
         std::string where = path + "/" + p.name;
         if (!p.error.empty()) {
           fmt::print("{:<32} parameter: ERROR\n", where);
-          errors.push_back(p.error);
+          errors.push_back({p.error, p.error});
           continue;
         }
         std::string stored = p.dtype ? fmt::format(" {}", type_text(*p.dtype)) : "";
@@ -66,7 +74,7 @@ void print_node(const model::Node& node, const std::string& path, std::vector<st
     case model::NodeKind::kArray:
       if (!node.error.empty()) {
         fmt::print("{:<32} array: ERROR\n", path);
-        errors.push_back(node.error);
+        errors.push_back({node.error, item_problem(path, node.error)});
         break;
       }
       fmt::print("{:<32} array {} {} @ {}{}\n", path, type_text(node.dtype), shape_text(node.shape),
@@ -75,17 +83,40 @@ void print_node(const model::Node& node, const std::string& path, std::vector<st
   }
 }
 
-// The errors in a tree as printed: the JSON of each node says what could not be read.
-void collect_errors(const nlohmann::ordered_json& node, std::vector<std::string>& errors) {
-  std::vector<const nlohmann::ordered_json*> pending{&node};  // no recursion: JSON can nest
+// The problems in a tree as printed: the JSON of each node says what could not be read. In
+// tree order, as the text listing reports them.
+void collect_errors(const nlohmann::ordered_json& root, std::vector<Problem>& errors,
+                    const std::string& root_path = "") {
+  struct Pending {
+    const nlohmann::ordered_json* node;
+    std::string path;
+  };
+  std::vector<Pending> pending{{&root, root_path}};  // no recursion: JSON can nest deeply
   while (!pending.empty()) {
-    const nlohmann::ordered_json& n = *pending.back();
+    Pending here = std::move(pending.back());
     pending.pop_back();
-    if (n.contains("error")) errors.push_back(n["error"].get<std::string>());
-    for (const char* key : {"members", "params", "items"}) {
-      if (!n.contains(key)) continue;
-      for (const auto& c : n[key]) pending.push_back(&c);
+    const nlohmann::ordered_json& n = *here.node;
+    if (n.contains("error")) {
+      const std::string cause = n["error"].get<std::string>();
+      const bool array = n.value("kind", "") == "array";
+      errors.push_back({cause, array ? item_problem(here.path, cause) : cause});
     }
+    std::vector<Pending> children;
+    if (n.contains("params")) {
+      for (const auto& [name, p] : n["params"].items())
+        children.push_back({&p, here.path + "/" + name});
+    }
+    if (n.contains("members")) {
+      for (const auto& [name, m] : n["members"].items())
+        children.push_back({&m, here.path + "/" + name});
+    }
+    if (n.contains("items")) {
+      size_t i = 0;
+      for (const auto& item : n["items"])
+        children.push_back({&item, fmt::format("{}/{}", here.path, i++)});
+    }
+    pending.insert(pending.end(), std::make_move_iterator(children.rbegin()),
+                   std::make_move_iterator(children.rend()));
   }
 }
 
@@ -96,20 +127,35 @@ struct LsOptions {
 
 int run_ls_one(const LsOptions& ls, const DataOptions& options, bool member) {
   model::Tree tree = open_data(options);
-  std::vector<std::string> errors;
+  std::vector<Problem> errors;
   if (options.json) {
     nlohmann::ordered_json out = {{"format", tree.format}};
     if (member) out["file"] = options.data;  // a family: one JSON line per member
-    out["root"] = node_json(*tree.root, TreeWalk{{}, ls.max_items, {}, {}});
-    fmt::print("{}\n", json_text(out, member ? -1 : 2));
+    const TreeWalk walk{{}, ls.max_items, {}, {}, {}};
+    out["root"] = node_json(*tree.root, walk);
     collect_errors(out["root"], errors);
+    // Pointees are global, outside the group tree [C19]: listed by key after it.
+    if (!tree.pointees.empty()) {
+      nlohmann::ordered_json pointees = nlohmann::ordered_json::object();
+      for (const auto& [key, node] : tree.pointees) {
+        const std::string name = std::to_string(key);
+        pointees[name] = node_json(*node, walk, "pointee " + name);
+        collect_errors(pointees[name], errors, "pointee " + name);
+      }
+      out["pointees"] = std::move(pointees);
+    }
+    fmt::print("{}\n", json_text(out, member ? -1 : 2));
   } else {
     print_node(*tree.root, "", errors, ls.max_items);
+    for (const auto& [key, node] : tree.pointees) {
+      print_node(*node, fmt::format("pointee {}", key), errors, ls.max_items);
+    }
   }
-  // Items placed after a broken one share its error (their addresses depend on it): once.
+  // Items placed after a broken one share its error (their addresses depend on it): it is
+  // told once, naming the first item it stopped; the listing marks the others.
   std::unordered_set<std::string_view> reported;
-  for (const auto& e : errors) {
-    if (reported.insert(e).second) fmt::print(stderr, "{}\n", e);
+  for (const Problem& p : errors) {
+    if (reported.insert(p.cause).second) fmt::print(stderr, "{}\n", p.message);
   }
   return errors.empty() ? kExitOk : kExitInvalid;
 }
@@ -142,7 +188,28 @@ void add_ls_command(CLI::App& app, int& exit_code) {
           },
           "N>=0"))
       ->capture_default_str();
-  cmd->callback([options, &exit_code] { exit_code = run_ls(*options); });
+  // Extra words are most likely an unquoted glob the shell expanded: said with a hint below,
+  // rather than CLI11's "argument was not expected".
+  cmd->allow_extras();
+  cmd->callback([cmd, options, &exit_code] {
+    exit_code = guarded(options->data.json, [&] {
+      const auto extra = cmd->remaining();
+      for (const std::string& word : extra) {
+        if (word.size() > 1 && word[0] == '-') {
+          throw Error(ErrorCategory::kUsage,
+                      fmt::format("unknown option {} (dudley ls --help lists them)", word));
+        }
+      }
+      if (!extra.empty()) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("ls reads one data file, and {} more were given ({}): for "
+                                "several files, quote the pattern and give it to --family, as "
+                                "in --family 'run_*.bin'",
+                                extra.size(), fmt::join(extra, " ")));
+      }
+      return run_ls(*options);
+    });
+  });
 }
 
 }  // namespace dudley::cli

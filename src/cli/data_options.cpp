@@ -8,23 +8,29 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/failure.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/layout/family.hpp"
 #include "dudley/open.hpp"
 
 namespace dudley::cli {
 
-void add_data_options(CLI::App& cmd, DataOptions& o) {
-  cmd.add_option("data", o.data, "Data file (or --family)");
+void add_data_options(CLI::App& cmd, DataOptions& o, bool family) {
+  cmd.add_option("data", o.data, family ? "Data file (or --family)" : "Data file");
   cmd.add_option("--layout", o.layout, "Layout file (default: NAME.dud beside data file NAME.*)");
   cmd.add_option("--order", o.order,
                  "Byte order of '|' types when the layout has no !DUDLEY signature")
       ->check(CLI::IsMember({"little", "big"}));
+  // One value per --param: `--param N=5 data.bin /x` must not take data.bin as a second.
   cmd.add_option("--param", o.params,
-                 "Give a parameter's value: NAME=VALUE or /group/NAME=VALUE (repeatable)");
-  cmd.add_option("--family", o.family,
-                 "Every member of a file family: a quoted glob ('run_*.bin') or the family's "
-                 "index (run.index.bin); replaces DATA");
+                 "Give a parameter's value: NAME=VALUE or /group/NAME=VALUE (repeat the option "
+                 "for each)")
+      ->allow_extra_args(false);
+  if (family) {
+    cmd.add_option("--family", o.family,
+                   "Every member of a file family: a quoted glob ('run_*.bin') or the family's "
+                   "index (run.index.bin); replaces DATA");
+  }
   cmd.add_flag("--params-absent", o.params_absent,
                "Dynamic parameters are not stored in the file (they take no bytes); give them "
                "all with --param");
@@ -67,8 +73,7 @@ int for_each_member(const DataOptions& options,
     try {
       status = std::max(status, one(m));
     } catch (const Error& e) {
-      fmt::print(stderr, "{}\n", e.what());
-      status = std::max(status, exit_status_for(e));
+      status = std::max(status, report_failure(e, options.json, m.data));
     }
   }
   return status;
@@ -91,7 +96,20 @@ model::Tree open_data(const DataOptions& o) {
     }
     bind.params[p.substr(0, eq)] = value;
   }
-  return dudley::open(o.data, {o.layout, std::move(bind)});
+  try {
+    return dudley::open(o.data, {o.layout, std::move(bind)});
+  } catch (const Error& e) {
+    // A glob given as DATA reaches here only when the shell did not expand it (it matched
+    // nothing, or was quoted): say how families are read.
+    if (e.category() == ErrorCategory::kIo && o.data.find_first_of("*?[") != std::string::npos) {
+      throw Error(e.category(),
+                  fmt::format("{} (to read every file a pattern matches, quote it and give it "
+                              "to --family: --family '{}')",
+                              e.message(), o.data),
+                  e.location());
+    }
+    throw;
+  }
 }
 
 }  // namespace dudley::cli

@@ -36,8 +36,9 @@ int for_each_member(const DataOptions& options,
 /// usage), 1 when an input was read but is wrong.
 int exit_status_for(const Error& e);
 
-/// Registers DATA, --layout, --order, --param, --params-absent and --json on `cmd`.
-void add_data_options(CLI::App& cmd, DataOptions& options);
+/// Registers DATA, --layout, --order, --param, --params-absent and --json on `cmd`, and
+/// --family when `family` (commands that read one file at a time).
+void add_data_options(CLI::App& cmd, DataOptions& options, bool family = true);
 
 /// Opens the data file as a model tree. Throws dudley::Error on failure.
 model::Tree open_data(const DataOptions& options);

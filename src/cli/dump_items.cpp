@@ -1,5 +1,7 @@
 #include "cli/dump_items.hpp"
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 
 #include "dudley/core/error.hpp"
@@ -124,6 +126,11 @@ std::string nearest_item(const model::Tree& tree, const std::string& path) {
   return fmt::format(" (did you mean {}{}?)", slash == 0 ? "/" : path.substr(0, slash + 1), near);
 }
 
+bool is_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 // The parameter `path` names (the last declaration in its group), or nullptr.
 const model::Parameter* parameter_at(const model::Tree& tree, const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -177,8 +184,16 @@ std::vector<Request> resolve_items(const model::Tree& tree, const std::vector<st
         out.push_back(r);
         continue;
       }
-      throw Error(ErrorCategory::kUsage, fmt::format("no item {} in {}{}", spec.path, file,
-                                                     nearest_item(tree, spec.path)));
+      // Items are paths from the root. A word that names a file is most likely an unquoted
+      // glob the shell expanded into several data files.
+      std::string hint = nearest_item(tree, spec.path);
+      if (!item.empty() && item[0] != '/' && is_file(item)) {
+        hint = fmt::format(
+            " ({} is a file, not an item: for several data files, quote the pattern and give "
+            "it to --family, as in --family 'run_*.bin')",
+            item);
+      }
+      throw Error(ErrorCategory::kUsage, fmt::format("no item {} in {}{}", spec.path, file, hint));
     }
     if (r.node->kind == model::NodeKind::kArray) {
       if (!spec.fields.empty() && r.node->error.empty()) {

@@ -1,14 +1,18 @@
 // The `dudley` command-line tool.
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
 #include "dudley/core/error.hpp"
+#include "dudley/core/suggest.hpp"
 
 namespace {
 
@@ -25,6 +29,17 @@ int run(int argc, char** argv) {
   dudley::cli::add_ls_command(app, exit_code);
   dudley::cli::add_dump_command(app, exit_code);
   dudley::cli::add_convert_command(app, exit_code);
+  // A word where the command goes that names none: say so, with the nearest command, rather
+  // than CLI11's "A subcommand is required".
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      fmt::print(stderr, "error: unknown command '{}'{}; the commands are {}\n", argv[1],
+                 dudley::did_you_mean(argv[1], names), fmt::join(names, ", "));
+      return dudley::cli::kExitError;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

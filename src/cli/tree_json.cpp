@@ -190,7 +190,9 @@ std::string child_path(const model::Node& parent, const std::string& parent_path
 }
 
 json node_json(const model::Node& node, const ArrayDecorator& decorate, const std::string& path) {
-  return node_json(node, TreeWalk{decorate, 0, {}, {}}, path);
+  TreeWalk walk;
+  walk.decorate = decorate;
+  return node_json(node, walk, path);
 }
 
 json node_json(const model::Node& node, const TreeWalk& walk, const std::string& path) {
@@ -219,7 +221,17 @@ json node_json(const model::Node& node, const TreeWalk& walk, const std::string&
         if (p.address) entry["address"] = *p.address;
         if (!p.doc.empty()) entry["doc"] = p.doc;
         if (!p.error.empty()) entry["error"] = p.error;
-        params[p.name] = entry;
+        // A parameter may be declared again (a new value for the items after it): the entry
+        // shows the last declaration, and "declarations" all of them in order, as the text
+        // listing has one line for each.
+        if (params.contains(p.name)) {
+          json& seen = params[p.name];
+          json all =
+              seen.contains("declarations") ? std::move(seen["declarations"]) : json::array({seen});
+          all.push_back(entry);
+          entry["declarations"] = std::move(all);
+        }
+        params[p.name] = std::move(entry);
       }
       if (!params.empty()) out["params"] = params;
       break;
@@ -245,6 +257,7 @@ json node_json(const model::Node& node, const TreeWalk& walk, const std::string&
       out["kind"] = "array";
       if (!node.error.empty()) {
         out["error"] = node.error;
+        if (walk.unresolved) walk.unresolved(node, path);
         break;
       }
       out["dtype"] = dtype_json(node.dtype);

@@ -34,6 +34,8 @@ struct TreeWalk {
   std::function<uint64_t(const std::string& path)> reach;
   /// Checked before each item: true ends the walk (a budget was spent).
   std::function<bool()> stop;
+  /// Called for each array that could not be located (its `error` is set).
+  std::function<void(const model::Node& array, const std::string& path)> unresolved;
 };
 
 /// A node at `path` and its descendants in the ls form. Items made on demand are built and

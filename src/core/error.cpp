@@ -46,4 +46,47 @@ Error::Error(ErrorCategory category, std::string message, Location location)
       message_(std::move(message)),
       location_(std::move(location)) {}
 
+namespace {
+// A decimal number filling `text`, or nullopt.
+std::optional<uint64_t> whole_number(std::string_view text) {
+  if (text.empty() || text.size() > 19) return std::nullopt;
+  uint64_t n = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return n;
+}
+}  // namespace
+
+Error error_from_text(ErrorCategory category, const std::string& what) {
+  static constexpr std::string_view kMark = "error: ";
+  if (what.rfind(kMark, 0) == 0) return Error(category, what.substr(kMark.size()));
+  const size_t mark = what.find(": error: ");
+  if (mark == std::string::npos) return Error(category, what);
+  const std::string where = what.substr(0, mark);
+  std::string message = what.substr(mark + 2 + kMark.size());
+  Location at;
+  at.path = where;
+  if (const size_t amp = where.rfind(":@"); amp != std::string::npos) {
+    if (auto offset = whole_number(std::string_view(where).substr(amp + 2))) {
+      at.path = where.substr(0, amp);
+      at.byte_offset = offset;
+    }
+  } else if (const size_t c2 = where.rfind(':'); c2 != std::string::npos && c2 > 0) {
+    const size_t c1 = where.rfind(':', c2 - 1);
+    auto line = c1 == std::string::npos
+                    ? std::nullopt
+                    : whole_number(std::string_view(where).substr(c1 + 1, c2 - c1 - 1));
+    auto column = whole_number(std::string_view(where).substr(c2 + 1));
+    if (line && column && *line > 0 && *line <= UINT32_MAX && *column <= UINT32_MAX) {
+      at.path = where.substr(0, c1);
+      at.line = static_cast<uint32_t>(*line);
+      at.column = static_cast<uint32_t>(*column);
+    }
+  }
+  if (at.path == "<input>") at.path.clear();
+  return Error(category, std::move(message), std::move(at));
+}
+
 }  // namespace dudley

@@ -10,46 +10,85 @@ namespace {
 
 class Emitter {
  public:
-  explicit Emitter(const Layout& layout) : l_(layout) { stack_.push_back(Layout::kRoot); }
+  explicit Emitter(const Layout& layout, const LayoutSource* source = nullptr)
+      : l_(layout), source_(source) {
+    stack_.push_back(Layout::kRoot);
+    // Without a line for every statement the comments cannot be placed: drop them.
+    if (source_ && source_->statement_lines.size() != l_.statements.size()) source_ = nullptr;
+  }
 
   std::string run() {
     if (l_.template_directive) out_ += "!TEMPLATE\n";
-    for (const Statement& s : l_.statements) statement(s);
+    for (size_t k = 0; k < l_.statements.size(); ++k) {
+      if (source_) {
+        statement_line_ = source_->statement_lines[k];
+        // Of several statements on one line, the last takes the line's comment.
+        last_on_line_ =
+            k + 1 == l_.statements.size() || source_->statement_lines[k + 1] != statement_line_;
+      }
+      statement(l_.statements[k]);
+    }
+    // Comments after the last statement end the file, after the containers close.
     while (stack_.size() > 1) pop();
+    statement_line_ = UINT32_MAX;
+    comments_before_statement();
     return std::move(out_);
   }
 
  private:
+  // Goes to the statement's container, then puts back the comments that came before it.
+  void enter(NodeId container) {
+    go_to(container);
+    comments_before_statement();
+  }
+  // Own-line comments before the current statement's line, at its indentation; the comment
+  // on its own line, if any, is kept for line() to append.
+  void comments_before_statement() {
+    trailing_ = {};
+    if (!source_) return;
+    const auto& comments = source_->comments;
+    while (next_comment_ < comments.size() && comments[next_comment_].line < statement_line_) {
+      out_.append(indent(), ' ');
+      out_ += comments[next_comment_++].text;
+      out_ += '\n';
+    }
+    if (last_on_line_ && next_comment_ < comments.size() &&
+        comments[next_comment_].line == statement_line_ && !comments[next_comment_].own_line) {
+      trailing_ = comments[next_comment_++].text;
+    }
+  }
+  size_t indent() const { return 2 * (stack_.size() - 1) + 2 * extra_indent_; }
+
   void statement(const Statement& s) {
     switch (s.kind) {
       case Statement::Kind::kSignature: {
-        go_to(Layout::kRoot);
+        enter(Layout::kRoot);
         line("!DUDLEY := S1[8]" + address(l_.signature->has_address, l_.signature->address));
         break;
       }
       case Statement::Kind::kCursor:
-        go_to(s.container);
+        enter(s.container);
         line(fmt::format("!@ {}", l_.cursors[s.index]));
         break;
       case Statement::Kind::kParam: {
-        go_to(s.container);
+        enter(s.container);
         const Param& p = l_.params[s.index];
         line(parameter(p), p.doc);
         break;
       }
       case Statement::Kind::kType:
-        go_to(s.container);
+        enter(s.container);
         type_definition(s.index);
         break;
       case Statement::Kind::kGroup: {
-        go_to(s.container);
+        enter(s.container);
         const Node& g = l_.nodes[s.index];
         line(g.name == kNone ? std::string("/") : fmt::format("{} /", l_.name(g.name)), g.doc);
         stack_.push_back(s.index);
         break;
       }
       case Statement::Kind::kList: {
-        go_to(s.container);
+        enter(s.container);
         const Node& list = l_.nodes[s.index];
         line(list.name == kNone ? std::string("= [") : fmt::format("{} = [", l_.name(list.name)),
              list.doc);
@@ -57,14 +96,14 @@ class Emitter {
         break;
       }
       case Statement::Kind::kData: {
-        go_to(s.container);
+        enter(s.container);
         const Node& n = l_.nodes[s.index];
         std::string head = n.name == kNone ? "=" : fmt::format("{} =", l_.name(n.name));
         data(head, n);
         break;
       }
       case Statement::Kind::kPointee: {
-        go_to(s.container);
+        enter(s.container);
         const Pointee& p = l_.pointees[s.index];
         line(fmt::format("{} = {}{}{}", p.key, l_.type_text(p.type), shape(p.dims),
                          address(p.has_address, p.address)),
@@ -105,15 +144,28 @@ class Emitter {
   // ---- pieces ----
 
   void line(const std::string& text, DocId doc = 0) {
-    out_.append(2 * (stack_.size() - 1) + 2 * extra_indent_, ' ');
+    out_.append(indent(), ' ');
     out_ += text;
-    doc_lines(doc);
+    // A kept comment takes the declaration's line; its doc then starts on the next line
+    // ("#!" first on a line continues the item above [C24]).
+    const bool commented = !trailing_.empty();
+    if (commented) {
+      out_ += "  ";
+      out_ += trailing_;
+      trailing_ = {};
+    }
+    doc_lines(doc, commented);
   }
-  // First line after the item, further lines as "#!" lines below it.
-  void doc_lines(DocId doc) {
+  // First line after the item (or below it, after a comment), further lines as "#!" lines
+  // below it.
+  void doc_lines(DocId doc, bool first_below = false) {
     if (doc == 0) {
       out_ += '\n';
       return;
+    }
+    if (first_below) {
+      out_ += '\n';
+      out_.append(indent(), ' ');
     }
     const std::string_view text = l_.doc(doc);
     size_t start = 0;
@@ -122,10 +174,11 @@ class Emitter {
       size_t end = text.find('\n', start);
       std::string_view part = text.substr(start, end == std::string_view::npos ? end : end - start);
       if (first) {
-        out_ += part.empty() ? "  #!\n" : fmt::format("  #! {}\n", part);
+        const char* gap = first_below ? "" : "  ";
+        out_ += part.empty() ? fmt::format("{}#!\n", gap) : fmt::format("{}#! {}\n", gap, part);
         first = false;
       } else {
-        out_.append(2 * (stack_.size() - 1) + 2 * extra_indent_, ' ');
+        out_.append(indent(), ' ');
         out_ += part.empty() ? "#!\n" : fmt::format("#! {}\n", part);
       }
       if (end == std::string_view::npos) break;
@@ -208,6 +261,11 @@ class Emitter {
   }
 
   const Layout& l_;
+  const LayoutSource* source_;  ///< comments to put back, or nullptr
+  uint32_t statement_line_ = 0;
+  bool last_on_line_ = true;
+  size_t next_comment_ = 0;
+  std::string_view trailing_;  ///< comment for the next line() to append
   std::string out_;
   std::vector<NodeId> stack_;  // open containers, root first
   size_t extra_indent_ = 0;    // inside a struct body
@@ -217,6 +275,10 @@ class Emitter {
 
 std::string emit_layout(const Layout& layout) {
   return Emitter(layout).run();
+}
+
+std::string emit_layout(const Layout& layout, const LayoutSource& source) {
+  return Emitter(layout, &source).run();
 }
 
 }  // namespace dudley::layout

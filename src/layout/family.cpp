@@ -235,7 +235,10 @@ std::vector<std::string> family_members(const std::string& pattern) {
   ::globfree(&g);
   std::sort(out.begin(), out.end());
   if (out.empty()) {
-    throw Error(ErrorCategory::kUsage, fmt::format("no file matches {}", pattern));
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("no file matches {} (the pattern is matched in its directory: "
+                            "check the directory and the name's case)",
+                            pattern));
   }
   return out;
 }

@@ -209,6 +209,14 @@ bool Lexer::comment(size_t hash) {
       i += n;
     }
     docs_.push_back({hash, line_, static_cast<uint32_t>(hash - line_start_ + 1), strip(body)});
+  } else if (keep_comments_) {
+    size_t last = end;
+    while (last > hash && (text_[last - 1] == ' ' || text_[last - 1] == '\t')) --last;
+    bool own_line = true;
+    for (size_t i = line_start_; i < hash && own_line; ++i) {
+      own_line = text_[i] == ' ' || text_[i] == '\t';
+    }
+    comments_.push_back({line_, own_line, text_.substr(hash, last - hash)});
   }
   pos_ = end;
   return true;

@@ -45,6 +45,14 @@ struct Token {
   uint64_t value = 0;  ///< kInteger
 };
 
+/// An ordinary `#` comment: its text from the '#' (trailing blanks removed), its line, and
+/// whether it stands alone on its line (or follows a declaration).
+struct SourceComment {
+  uint32_t line = 0;
+  bool own_line = false;
+  std::string_view text;
+};
+
 /// A `#!` comment: its stripped text and where it stands.
 struct DocComment {
   uint64_t offset = 0;
@@ -67,6 +75,11 @@ class Lexer {
   /// Every `#!` comment seen so far, in text order.
   const std::vector<DocComment>& docs() const { return docs_; }
 
+  /// Also collect ordinary `#` comments (for `fmt`, which keeps them); off by default.
+  void keep_comments() { keep_comments_ = true; }
+  /// Every ordinary comment seen so far, in text order (when keep_comments() was called).
+  const std::vector<SourceComment>& comments() const { return comments_; }
+
  private:
   Token make(Tok kind, size_t start, size_t end);
   Token fail(const char* code, std::string message, size_t at);
@@ -83,6 +96,8 @@ class Lexer {
   std::string error_;
   const char* error_code_ = "";
   std::vector<DocComment> docs_;
+  bool keep_comments_ = false;
+  std::vector<SourceComment> comments_;
 };
 
 }  // namespace dudley::layout

@@ -12,6 +12,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
+#include "dudley/core/suggest.hpp"
 #include "flat_map.hpp"
 #include "lexer.hpp"
 
@@ -95,6 +96,7 @@ class Parser {
  public:
   Parser(std::string_view text, const ParseOptions& options)
       : lex_(text), options_(options), members_(text.size() / 64), scope_params_(64) {
+    if (options.keep_comments) lex_.keep_comments();
     // Typical layouts spend 50-100 bytes a declaration; reserving by that avoids most of
     // the regrowth copies (trim_storage() gives back what was not used).
     const size_t estimate = text.size() / 80;
@@ -131,6 +133,11 @@ class Parser {
                        return a.offset < b.offset;
                      });
     trim_storage();
+    if (options_.keep_comments) {
+      for (const SourceComment& c : lex_.comments()) {
+        result_.source.comments.push_back({c.line, c.own_line, std::string(c.text)});
+      }
+    }
     result_.layout = std::move(layout_);
     return std::move(result_);
   }
@@ -257,6 +264,7 @@ class Parser {
   }
   void add_statement(Statement::Kind kind, NodeId container, uint32_t index) {
     layout_.statements.push_back({kind, container, index});
+    if (options_.keep_comments) result_.source.statement_lines.push_back(statement_line_);
   }
   // Items are registered in text order, so a `#!` belongs to the last item registered
   // before it [C24]: attach each doc once the next item (or the end) shows where it stops.
@@ -329,9 +337,34 @@ class Parser {
       return ref;
     }
     report(DiagCode::kUndefinedType, pos_of(t),
-           fmt::format("undefined type '{}'", t.text.substr(0, 80)));
+           fmt::format("undefined type '{}'{}", t.text.substr(0, 80), nearest_type(t.text)));
     return ref;
   }
+
+  // " (did you mean 'f8'?)" for a mistyped type: the primitives and the types so far.
+  std::string nearest_type(std::string_view wanted) const {
+    std::vector<std::string> names;
+    for (int p = 0; p < kPrimitiveCount; ++p) {
+      names.emplace_back(primitive_name(static_cast<Primitive>(p)));
+    }
+    // The most recent types only: a bounded cost per diagnostic whatever the layout's size.
+    const size_t n = layout_.types.size(), from = n > kSuggestFrom ? n - kSuggestFrom : 0;
+    for (size_t i = from; i < n; ++i) {
+      if (layout_.types[i].name != kNone) names.emplace_back(layout_.name(layout_.types[i].name));
+    }
+    return did_you_mean(wanted, names);
+  }
+
+  // The same for a parameter: the parameters declared so far (the most recent ones).
+  std::string nearest_param(std::string_view wanted) const {
+    std::vector<std::string> names;
+    const size_t n = layout_.params.size(), from = n > kSuggestFrom ? n - kSuggestFrom : 0;
+    for (size_t i = from; i < n; ++i) {
+      if (layout_.params[i].name != kNone) names.emplace_back(layout_.name(layout_.params[i].name));
+    }
+    return did_you_mean(wanted, names);
+  }
+  static constexpr size_t kSuggestFrom = 4096;
 
   ParamId lookup_group_param(NameId name) const {
     if (name == kNone) return kNone;
@@ -358,7 +391,8 @@ class Parser {
                          t.text, suffix, where, p.pos.line, p.pos.column));
     } else {
       report(DiagCode::kUndefinedParameter, pos_of(t),
-             fmt::format("undefined parameter '{}'{}", t.text.substr(0, 80), suffix));
+             fmt::format("undefined parameter '{}'{}{}", t.text.substr(0, 80), suffix,
+                         nearest_param(t.text)));
     }
   }
 
@@ -734,6 +768,7 @@ class Parser {
   // ---------- group-level statements ----------
 
   void group_statement() {
+    statement_line_ = tok_.line;
     switch (tok_.kind) {
       case Tok::kEnd:
         if (frames_.size() > 1) {
@@ -1009,6 +1044,7 @@ class Parser {
   void list_item() {
     const Frame frame = frames_.back();
     const Token at = tok_;
+    statement_line_ = tok_.line;
     switch (tok_.kind) {
       case Tok::kRBracket:
         advance();
@@ -1105,6 +1141,7 @@ class Parser {
   void attach_docs() { flush_docs(~uint64_t{0}); }
 
   Lexer lex_;
+  uint32_t statement_line_ = 1;  ///< first line of the statement being parsed
   const ParseOptions& options_;
   ParseResult result_;
   Layout layout_;
@@ -1141,10 +1178,17 @@ Layout layout_from_text(std::string_view text, const std::string& path,
     const Diagnostic& d = result.diagnostics.front();
     const bool syntax = d.code == DiagCode::kSyntax || d.code == DiagCode::kUnexpectedEnd ||
                         d.code == DiagCode::kBadCharacter || d.code == DiagCode::kInvalidUtf8;
-    throw Error(syntax ? ErrorCategory::kSyntax : ErrorCategory::kSemantic, d.message,
-                Location::text(path, d.line, d.column));
+    throw LayoutError(syntax ? ErrorCategory::kSyntax : ErrorCategory::kSemantic,
+                      std::move(result.diagnostics), std::string(text), path);
   }
   return std::move(result.layout);
 }
+
+LayoutError::LayoutError(ErrorCategory category, std::vector<Diagnostic> diagnostics,
+                         std::string text, const std::string& name)
+    : Error(category, diagnostics.front().message,
+            Location::text(name, diagnostics.front().line, diagnostics.front().column)),
+      diagnostics_(std::make_shared<const std::vector<Diagnostic>>(std::move(diagnostics))),
+      text_(std::make_shared<const std::string>(std::move(text))) {}
 
 }  // namespace dudley::layout

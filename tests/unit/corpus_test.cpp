@@ -35,6 +35,21 @@ TEST(Corpus, ValidLayoutsParseAndRoundTrip) {
     // Canonical text is a fixed point.
     EXPECT_EQ(layout::emit_layout(reparsed), canonical);
 
+    // fmt's form keeps every ordinary comment, parses to the same layout, is a fixed point.
+    layout::ParseOptions keep;
+    keep.keep_comments = true;
+    layout::ParseResult kept = layout::parse_layout(text, keep);
+    ASSERT_TRUE(kept.ok());
+    const std::string formatted = layout::emit_layout(kept.layout, kept.source);
+    layout::ParseResult again = layout::parse_layout(formatted, keep);
+    ASSERT_TRUE(again.ok()) << formatted;
+    EXPECT_TRUE(again.layout == original) << formatted;
+    EXPECT_EQ(layout::emit_layout(again.layout, again.source), formatted);
+    ASSERT_EQ(again.source.comments.size(), kept.source.comments.size()) << formatted;
+    for (size_t i = 0; i < kept.source.comments.size(); ++i) {
+      EXPECT_EQ(again.source.comments[i].text, kept.source.comments[i].text);
+    }
+
     for (const char* newline : {"\r\n", "\r"}) {
       std::string converted = testing::with_newlines(text, newline);
       layout::ParseResult r = layout::parse_layout(converted);

@@ -37,6 +37,47 @@ TEST(Emitter, CanonicalFormOfGroupsListsAndDocs) {
   EXPECT_EQ(l.doc(l.nodes[l.find("/L/2/0")].doc), "item doc");
 }
 
+TEST(Emitter, KeepsOrdinaryComments) {
+  ParseOptions keep;
+  keep.keep_comments = true;
+  ParseResult r = parse_layout(
+      "# header\n"
+      "N := 2   # count \n"
+      "#! doc of N\n"
+      "\n"
+      "  # section\n"
+      "g /  x = f8[N]  # trailing\n"
+      "  # inside g\n"
+      "  T := {\n"
+      "    a = i1  # member note\n"
+      "  }\n"
+      "  y = T\n"
+      "..\n"
+      "# the end\n",
+      keep);
+  ASSERT_TRUE(r.ok());
+  // Own-line comments precede the statement after them at its indentation; a trailing
+  // comment stays on its declaration's line and a doc from the next line follows below it;
+  // a comment inside a struct body goes before the next statement.
+  EXPECT_EQ(emit_layout(r.layout, r.source),
+            "# header\n"
+            "N := 2  # count\n"
+            "#! doc of N\n"
+            "# section\n"
+            "g /\n"
+            "  x = f8[N]  # trailing\n"
+            "  # inside g\n"
+            "  T := {\n"
+            "    a = i1\n"
+            "  }\n"
+            "  # member note\n"
+            "  y = T\n"
+            "..\n"
+            "# the end\n");
+  // Without the source, comments are not kept (convert writes layouts this way).
+  EXPECT_EQ(emit_layout(r.layout).find('#'), emit_layout(r.layout).find("#!"));
+}
+
 TEST(Emitter, ReopenedGroupsKeepFileOrder) {
   // b is declared between the two halves of g, so the canonical text must reopen g.
   Layout l = parse_ok("g / a = f4 / b = f4 g / c = f4");

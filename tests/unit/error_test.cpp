@@ -31,3 +31,28 @@ TEST(Error, FileOnlyLocation) {
 
 }  // namespace
 }  // namespace dudley
+
+namespace dudley {
+namespace {
+
+// error_from_text reads back what what() wrote, for each form of location.
+TEST(Error, FromTextReadsEachLocationForm) {
+  for (const Error& original :
+       {Error(ErrorCategory::kData, "short", Location::binary("dir/a:b.bin", 248)),
+        Error(ErrorCategory::kData, "bad: value", Location::text("x.dud", 3, 14)),
+        Error(ErrorCategory::kData, "no place"),
+        Error(ErrorCategory::kData, "whole file", Location::file("y.bin"))}) {
+    const Error back = error_from_text(ErrorCategory::kData, original.what());
+    EXPECT_EQ(back.message(), original.message());
+    EXPECT_EQ(back.location().path, original.location().path);
+    EXPECT_EQ(back.location().line, original.location().line);
+    EXPECT_EQ(back.location().column, original.location().column);
+    EXPECT_EQ(back.location().byte_offset, original.location().byte_offset);
+    EXPECT_STREQ(back.what(), original.what());
+  }
+  // Text in no known form is the message.
+  EXPECT_EQ(error_from_text(ErrorCategory::kIo, "plain words").message(), "plain words");
+}
+
+}  // namespace
+}  // namespace dudley

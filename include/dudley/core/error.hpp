@@ -64,4 +64,9 @@ class Error : public std::runtime_error {
   Location location_;
 };
 
+/// Rebuilds an Error from its what() text ("path:@8: error: message", "path:3:4: error: ...",
+/// "error: ..."), the form in which model nodes keep what stopped them; text in no such form
+/// becomes the message.
+Error error_from_text(ErrorCategory category, const std::string& what);
+
 }  // namespace dudley

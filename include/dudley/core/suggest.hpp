@@ -7,7 +7,8 @@
 
 namespace dudley {
 
-/// Levenshtein distance between `a` and `b` (insertions, deletions, substitutions),
+/// Edit distance between `a` and `b` (insertions, deletions, substitutions and swaps of
+/// neighbouring characters: optimal string alignment),
 /// counting at most `limit` + 1: anything farther reports limit + 1. Costs
 /// O(|a| * (2 * limit + 1)) time.
 size_t edit_distance(std::string_view a, std::string_view b, size_t limit);

@@ -1,10 +1,12 @@
 // Parsing Dudley layout text into a checked layout model, with compiler-style diagnostics.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "dudley/core/error.hpp"
 #include "dudley/layout/layout.hpp"
 
 namespace dudley::layout {
@@ -67,11 +69,28 @@ struct ParseOptions {
   bool force_template_check = false;
   /// Stop after this many errors (a final too-many-errors diagnostic says so).
   size_t max_errors = 50;
+  /// Keep ordinary `#` comments and the line of every statement (ParseResult::source), so a
+  /// formatter can put the comments back; off by default (they cost memory).
+  bool keep_comments = false;
+};
+
+/// An ordinary `#` comment of layout text, as ParseOptions::keep_comments keeps it.
+struct LayoutComment {
+  uint32_t line = 0;      ///< 1-based line it is on
+  bool own_line = false;  ///< alone on its line (else it follows a declaration)
+  std::string text;       ///< from the '#', trailing blanks removed
+};
+
+/// Where the text put things that the layout model does not keep.
+struct LayoutSource {
+  std::vector<LayoutComment> comments;    ///< in text order
+  std::vector<uint32_t> statement_lines;  ///< line of each Layout::statements entry
 };
 
 struct ParseResult {
   Layout layout;  ///< Everything parsed up to the first syntax error (complete when ok()).
   std::vector<Diagnostic> diagnostics;
+  LayoutSource source;  ///< filled when ParseOptions::keep_comments
   bool ok() const { return diagnostics.empty(); }
 };
 
@@ -80,8 +99,24 @@ struct ParseResult {
 /// are all reported.
 ParseResult parse_layout(std::string_view text, const ParseOptions& options = {});
 
-/// Reads and parses a layout file; throws dudley::Error (kSyntax or kSemantic, with
-/// path:line:col) for its first diagnostic, or kIo when it cannot be read.
+/// The error load_layout and layout_from_text throw for invalid layout text: an Error for
+/// its first diagnostic (kSyntax or kSemantic, with name:line:col) that carries all of them
+/// and the text, so a tool can show each with its source line, as `dudley check` does.
+class LayoutError : public Error {
+ public:
+  LayoutError(ErrorCategory category, std::vector<Diagnostic> diagnostics, std::string text,
+              const std::string& name);
+  const std::vector<Diagnostic>& diagnostics() const noexcept { return *diagnostics_; }
+  const std::string& text() const noexcept { return *text_; }
+
+ private:
+  // Shared: exceptions are copied, and a layout's text can be large.
+  std::shared_ptr<const std::vector<Diagnostic>> diagnostics_;
+  std::shared_ptr<const std::string> text_;
+};
+
+/// Reads and parses a layout file; throws LayoutError for invalid text, Error(kIo) when it
+/// cannot be read.
 Layout load_layout(const std::string& path, const ParseOptions& options = {});
 
 /// Parses layout text that came from `name` (a file, or "run.bin#layout" for a layout

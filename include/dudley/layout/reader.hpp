@@ -21,7 +21,8 @@ NDArray read_array(Binding& binding, NodeId node);
 NDArray read_bound(const io::ByteSource& source, BoundArray array);
 
 /// Reads a selection of an already located item (negative steps read backwards), shaped by
-/// slab.result_shape() (numpy's shape for the same indexing), in native byte order. Throws Error(kUsage) when the slab does not fit the shape.
+/// slab.result_shape() (numpy's shape for the same indexing), in native byte order. Throws
+/// Error(kUsage) when the slab does not fit the shape.
 NDArray read_bound(const io::ByteSource& source, const BoundArray& array, const Hyperslab& slab);
 
 /// Reads a whole data item into caller memory (at least its byte size; no allocation), in

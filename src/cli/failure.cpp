@@ -1,0 +1,76 @@
+#include "cli/failure.hpp"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/data_options.hpp"
+#include "cli/tree_json.hpp"
+#include "dudley/layout/diagnostic_format.hpp"
+#include "dudley/layout/parser.hpp"
+
+namespace dudley::cli {
+
+using json = nlohmann::ordered_json;
+
+json error_json(const Error& e) {
+  json out = {{"code", to_string(e.category())}, {"message", e.message()}};
+  const Location& at = e.location();
+  if (!at.path.empty()) out["file"] = at.path;
+  if (at.line > 0) {
+    out["line"] = at.line;
+    out["column"] = at.column;
+  }
+  if (at.byte_offset) out["offset"] = *at.byte_offset;
+  if (const auto* layout_error = dynamic_cast<const layout::LayoutError*>(&e)) {
+    json list = json::array();
+    for (const layout::Diagnostic& d : layout_error->diagnostics()) {
+      list.push_back({{"line", d.line},
+                      {"column", d.column},
+                      {"code", layout::diag_code_name(d.code)},
+                      {"message", d.message}});
+    }
+    out["diagnostics"] = std::move(list);
+  }
+  return out;
+}
+
+int report_failure(const Error& e, bool json_output, const std::string& member) {
+  std::fflush(stdout);
+  if (const auto* layout_error = dynamic_cast<const layout::LayoutError*>(&e)) {
+    for (const layout::Diagnostic& d : layout_error->diagnostics()) {
+      fmt::print(stderr, "{}",
+                 layout::format_diagnostic(d, e.location().path, layout_error->text()));
+    }
+  } else {
+    fmt::print(stderr, "{}\n", e.what());
+  }
+  if (json_output) {
+    json doc = json::object();
+    if (!member.empty()) doc["file"] = member;
+    doc["error"] = error_json(e);
+    fmt::print("{}\n", json_text(doc, member.empty() ? 2 : -1));
+    std::fflush(stdout);
+  }
+  return exit_status_for(e);
+}
+
+int guarded(bool json_output, const std::function<int()>& command) {
+  try {
+    return command();
+  } catch (const Error& e) {
+    return report_failure(e, json_output);
+  }
+}
+
+std::string item_problem(const std::string& path, const std::string& node_error) {
+  static constexpr std::string_view kMark = "error: ";
+  const size_t at = node_error.find(kMark);
+  if (at == std::string::npos) return fmt::format("error: {}: {}", path, node_error);
+  const size_t rest = at + kMark.size();
+  // "data item /x of 32 bytes ..." names its item already.
+  if (node_error.find(" " + path + " ", rest) != std::string::npos) return node_error;
+  return fmt::format("{}{}: {}", node_error.substr(0, rest), path, node_error.substr(rest));
+}
+
+}  // namespace dudley::cli

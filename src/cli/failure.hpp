@@ -1,0 +1,31 @@
+// Reporting what stopped a command, in text (stderr) and, with --json, as a JSON document on
+// stdout, so a script that reads stdout always gets JSON.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "dudley/core/error.hpp"
+
+namespace dudley::cli {
+
+/// {"code", "message", "file", "line", "column", "offset"} of an error (the parts it has); a
+/// layout error adds "diagnostics": [{"line", "column", "code", "message"}, ...].
+nlohmann::ordered_json error_json(const Error& e);
+
+/// Prints `e` on stderr (a layout error: every diagnostic with its source line and caret, as
+/// `dudley check` does) and, when `json`, {"error": error_json(e)} on stdout (with "file":
+/// `member` for a family member's line). Returns the exit status for it (exit_status_for).
+int report_failure(const Error& e, bool json, const std::string& member = {});
+
+/// Runs a command; an Error that escapes it is reported by report_failure.
+int guarded(bool json, const std::function<int()>& command);
+
+/// "FILE:@8: error: /x: MESSAGE" from a model node's error text ("FILE:@8: error: MESSAGE")
+/// and the path of the item it stopped: the item is named (unless the message names it),
+/// "error:" appears once.
+std::string item_problem(const std::string& path, const std::string& node_error);
+
+}  // namespace dudley::cli
