@@ -150,7 +150,14 @@ int run_convert(const ConvertOptions& o) {
   if (!o.source.family.empty()) {
     throw Error(ErrorCategory::kUsage, "convert takes one file, not --family");
   }
-  check_outputs(o);
+  try {
+    check_outputs(o);
+  } catch (const Error& e) {
+    // Refused to protect a file: the arguments were read and are wrong for this file
+    // system, which scripts meet as exit 1, like any invalid input.
+    (void)report_failure(e, o.source.json);
+    return kExitInvalid;
+  }
   model::Tree tree = open_data(o.source);
   layout::WriteOptions write;
   if (o.write_order == "little") write.order = ByteOrder::kLittle;

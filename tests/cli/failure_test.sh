@@ -68,6 +68,14 @@ check "convert: nothing written" test ! -e conv.bin
 check "convert --json: JSON error document" \
   json_is out.json "d['error']['code'] == 'data' and d['error']['offset'] == 0"
 
+printf 'N := 2\na = u1[N]\n' >own.dud
+printf '\001\002' >own.bin
+ln -s own.bin alias.bin
+"$dudley" convert own.bin alias.bin >out.txt 2>err.txt
+check "convert onto its own input (through a link): exit 1" test $? -eq 1
+check "... says which input" grep -q "the output alias.bin is an input of this conversion (own.bin)" err.txt
+check "... and the input is untouched" test "$(od -An -tu1 own.bin | tr -s ' ')" = " 1 2"
+
 # Usage mistakes.
 "$dudley" lst short.bin >out.txt 2>err.txt
 check "unknown command: exit 2" test $? -eq 2
