@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "dudley/core/big_memory.hpp"
 #include "dudley/core/byte_swap.hpp"
 #include "dudley/core/float16.hpp"
 
@@ -19,14 +20,9 @@ NDArray::NDArray(DType dtype, Shape shape) : dtype_(std::move(dtype)), shape_(st
                             shape_.to_string(), dtype_.to_string()));
   }
   strides_ = shape_.c_strides(dtype_.size());
-  // calloc: large zeroed buffers come straight from fresh pages, with no extra pass.
-  void* p = std::calloc(*bytes ? *bytes : 1, 1);
-  if (!p) {
-    throw Error(ErrorCategory::kLimit,
-                fmt::format("cannot allocate {} bytes for an array", *bytes));
-  }
-  storage_ = std::shared_ptr<void>(p, std::free);
-  data_ = p;
+  // Zeroed by the kernel as pages are first touched (no extra pass); huge pages when large.
+  storage_ = allocate_zeroed(*bytes);
+  data_ = storage_.get();
   owns_ = true;
 }
 
