@@ -1,6 +1,8 @@
 #include "dudley/io/atomic_file.hpp"
 
 #include <cerrno>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -22,6 +24,32 @@ namespace {
 [[noreturn]] void io_error(const std::string& path, const std::string& what, int error) {
   throw Error(ErrorCategory::kIo, fmt::format("{}: {}", what, std::strerror(error)),
               Location::file(path));
+}
+
+// A writer killed between naming its temporary file and renaming it (kill -9, a power cut)
+// leaves NAME.tmp-PID-N behind. The next write of NAME removes those whose process is gone;
+// a live writer's (kill(pid, 0) succeeds or is refused) is left alone.
+void remove_stale_temporaries(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  const std::string prefix = target.filename().string() + ".tmp-";
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    // PID-N, digits only.
+    const std::string rest = name.substr(prefix.size());
+    const size_t dash = rest.find('-');
+    if (dash == 0 || dash == std::string::npos || dash + 1 == rest.size() ||
+        rest.find_first_not_of("0123456789-") != std::string::npos || dash > 9) {
+      continue;
+    }
+    const long pid = std::strtol(rest.substr(0, dash).c_str(), nullptr, 10);
+    if (pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    fs::remove(it->path(), ignored);
+  }
 }
 
 }  // namespace
@@ -48,6 +76,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     }
     mode = st.st_mode & 07777;  // the replaced file's permissions carry over
   }
+  remove_stale_temporaries(path_);
   std::filesystem::path dir = std::filesystem::path(path_).parent_path();
   if (dir.empty()) dir = ".";
   fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);

@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "dudley/core/error.hpp"
 
 namespace dudley {
@@ -45,6 +48,28 @@ TEST(FileIo, AtomicWriteReplacesAndLeavesNoTemporaries) {
   size_t files = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++files;
   EXPECT_EQ(files, 1u);
+}
+
+// A writer killed between naming its temporary and renaming it leaves NAME.tmp-PID-N: the
+// next write of NAME removes it once that process is gone, and touches nothing else.
+TEST(FileIo, AtomicWriteRemovesTemporariesOfDeadWriters) {
+  fs::path dir = temp_dir() / "stale";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);  // reaped: its pid names no process now
+  const fs::path dead = dir / ("out.bin.tmp-" + std::to_string(child) + "-0");
+  const fs::path alive = dir / ("out.bin.tmp-" + std::to_string(::getpid()) + "-3");
+  const fs::path other = dir / "out.bin.tmp-notes";
+  const fs::path unrelated = dir / ("other.bin.tmp-" + std::to_string(child) + "-0");
+  for (const fs::path& p : {dead, alive, other, unrelated}) std::ofstream(p) << "x";
+  write_file_atomically((dir / "out.bin").string(), "data");
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(alive));
+  EXPECT_TRUE(fs::exists(other));
+  EXPECT_TRUE(fs::exists(unrelated));
 }
 
 TEST(FileIo, AtomicWriteIntoMissingDirectoryFailsCleanly) {
