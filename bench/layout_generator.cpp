@@ -1,5 +1,7 @@
 #include "layout_generator.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace dudley::bench {
@@ -94,6 +96,35 @@ GeneratedDescription generate_description(size_t declarations) {
     ++group;
   }
   j += "}}";
+  return g;
+}
+
+GeneratedDescription generate_plain(size_t arrays) {
+  GeneratedDescription g;
+  constexpr size_t kPerGroup = 100;
+  std::string& d = g.dudley;
+  std::string& y = g.yaml;
+  std::string& j = g.json;
+  d.reserve(arrays * 30);
+  y.reserve(arrays * 50);
+  j.reserve(arrays * 60);
+  j += "{";
+  for (size_t group = 0; group * kPerGroup < arrays; ++group) {
+    d += fmt::format("g{:03} /\n", group);
+    y += fmt::format("g{:03}:\n", group);
+    j += fmt::format("{}\"g{:03}\":{{", group ? "," : "", group);
+    ++g.declarations;
+    for (size_t a = group * kPerGroup; a < std::min(arrays, (group + 1) * kPerGroup); ++a) {
+      d += fmt::format("  d{:05} = <f8[3, 4] @ 4096\n", a);
+      y += fmt::format("  d{:05}: {{type: <f8, shape: [3, 4], address: 4096}}\n", a);
+      j += fmt::format("{}\"d{:05}\":{{\"type\":\"<f8\",\"shape\":[3,4],\"address\":4096}}",
+                       a % kPerGroup ? "," : "", a);
+      ++g.declarations;
+    }
+    d += "..\n";
+    j += "}";
+  }
+  j += "}";
   return g;
 }
 

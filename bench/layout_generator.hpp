@@ -17,4 +17,9 @@ struct GeneratedDescription {
 /// with parameter shapes (some with suffixes) and document comments on most lines.
 GeneratedDescription generate_description(size_t declarations);
 
+/// `arrays` arrays without docs or parameters, 100 to a group: `gNNN /`,
+/// `  dNNNNN = <f8[3, 4] @ 4096`, `..` (the shape of a large machine-written layout: most of
+/// its bytes are names, types and numbers). YAML and JSON hold the same content.
+GeneratedDescription generate_plain(size_t arrays);
+
 }  // namespace dudley::bench

@@ -13,6 +13,8 @@ packages=(
   python3 python3-numpy python3-h5py hdf5-tools
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libhdf5-dev
+  # GNU time: peak memory of a command (the dump benchmark)
+  time
 )
 
 missing=()

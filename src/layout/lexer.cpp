@@ -129,6 +129,21 @@ Token Lexer::make(Tok kind, size_t start, size_t end) {
   return t;
 }
 
+void Lexer::emit(Token& t, Tok kind, size_t start, size_t end) {
+  t.kind = kind;
+  t.overflow = false;
+  t.line = line_;
+  t.column = static_cast<uint32_t>(start - line_start_ + 1);
+  t.offset = start;
+  t.text = std::string_view(text_.data() + start, end - start);
+  t.value = 0;
+  pos_ = end;
+}
+
+void Lexer::fail_into(Token& t, const char* code, std::string message, size_t at) {
+  t = fail(code, std::move(message), at);
+}
+
 Token Lexer::fail(const char* code, std::string message, size_t at) {
   error_code_ = code;
   error_ = std::move(message);
@@ -249,22 +264,28 @@ void Lexer::skip_space_and_comments() {
   }
 }
 
-Token Lexer::next() {
-  if (done_) return last_;
+// Writes the token field by field into the caller's token: a Token built in a temporary
+// and copied whole stalls store forwarding (narrow stores, wide loads) on every token.
+void Lexer::scan(Token& out) {
+  if (done_) {
+    out = last_;
+    return;
+  }
   error_code_ = "";
   skip_space_and_comments();
   if (*error_code_) {
     const char* code = error_code_;
-    return fail(code,
-                std::string_view(code) == "invalid-utf8"
-                    ? "invalid UTF-8 in a document comment"
-                    : "NUL byte in layout text (is this a binary file?)",
-                pos_);
+    return fail_into(out, code,
+                     std::string_view(code) == "invalid-utf8"
+                         ? "invalid UTF-8 in a document comment"
+                         : "NUL byte in layout text (is this a binary file?)",
+                     pos_);
   }
   if (pos_ >= text_.size()) {
     done_ = true;
-    last_ = make(Tok::kEnd, pos_, pos_);
-    return last_;
+    emit(out, Tok::kEnd, pos_, pos_);
+    last_ = out;
+    return;
   }
   const size_t start = pos_;
   const auto c = static_cast<unsigned char>(text_[start]);
@@ -275,7 +296,7 @@ Token Lexer::next() {
   if (is_symbol_start(c)) {
     size_t end = start + 1;
     while (end < text_.size() && is_symbol_char(static_cast<unsigned char>(text_[end]))) ++end;
-    return make(Tok::kSymbol, start, end);
+    return emit(out, Tok::kSymbol, start, end);
   }
   if (c >= '0' && c <= '9') {
     size_t end = start;
@@ -292,7 +313,8 @@ Token Lexer::next() {
         ++end;
         ++digits;
       }
-      if (digits == 0) return fail("syntax", "hexadecimal integer '0x' has no digits", start);
+      if (digits == 0)
+        return fail_into(out, "syntax", "hexadecimal integer '0x' has no digits", start);
     } else {
       while (end < text_.size() && text_[end] >= '0' && text_[end] <= '9') {
         uint64_t d = static_cast<uint64_t>(text_[end] - '0');
@@ -302,87 +324,101 @@ Token Lexer::next() {
       }
     }
     if (end < text_.size() && is_symbol_char(static_cast<unsigned char>(text_[end]))) {
-      return fail("syntax",
-                  fmt::format("malformed integer '{}'",
-                              text_.substr(start, std::min<size_t>(end + 1 - start, 40))),
-                  start);
+      return fail_into(out, "syntax",
+                       fmt::format("malformed integer '{}'",
+                                   text_.substr(start, std::min<size_t>(end + 1 - start, 40))),
+                       start);
     }
-    Token t = make(Tok::kInteger, start, end);
-    t.value = value;
-    t.overflow = overflow;
-    return t;
+    emit(out, Tok::kInteger, start, end);
+    out.value = value;
+    out.overflow = overflow;
+    return;
   }
   switch (c) {
     case '<':
     case '>':
     case '|': {
       if (!is_symbol_start(at(1))) {
-        return fail("syntax",
-                    fmt::format("'{}' must be followed directly by a primitive type name",
-                                static_cast<char>(c)),
-                    start);
+        return fail_into(out, "syntax",
+                         fmt::format("'{}' must be followed directly by a primitive type name",
+                                     static_cast<char>(c)),
+                         start);
       }
       size_t end = start + 2;
       while (end < text_.size() && is_symbol_char(static_cast<unsigned char>(text_[end]))) ++end;
-      return make(Tok::kPrefixedType, start, end);
+      return emit(out, Tok::kPrefixedType, start, end);
     }
     case ':':
-      if (at(1) == '=') return make(Tok::kColonEq, start, start + 2);
-      return fail("syntax", "':' must be followed by '=' (':=' declares a parameter or type)",
-                  start);
+      if (at(1) == '=') return emit(out, Tok::kColonEq, start, start + 2);
+      return fail_into(out, "syntax",
+                       "':' must be followed by '=' (':=' declares a parameter or type)", start);
     case '=':
-      return make(Tok::kEq, start, start + 1);
+      return emit(out, Tok::kEq, start, start + 1);
     case '@':
-      return make(Tok::kAt, start, start + 1);
+      return emit(out, Tok::kAt, start, start + 1);
     case '[':
-      return make(Tok::kLBracket, start, start + 1);
+      return emit(out, Tok::kLBracket, start, start + 1);
     case ']':
-      return make(Tok::kRBracket, start, start + 1);
+      return emit(out, Tok::kRBracket, start, start + 1);
     case '{':
-      return make(Tok::kLBrace, start, start + 1);
+      return emit(out, Tok::kLBrace, start, start + 1);
     case '}':
-      return make(Tok::kRBrace, start, start + 1);
+      return emit(out, Tok::kRBrace, start, start + 1);
     case ',':
-      return make(Tok::kComma, start, start + 1);
+      return emit(out, Tok::kComma, start, start + 1);
     case '/':
-      return make(Tok::kSlash, start, start + 1);
+      return emit(out, Tok::kSlash, start, start + 1);
     case '+':
-      return make(Tok::kPlus, start, start + 1);
+      return emit(out, Tok::kPlus, start, start + 1);
     case '-':
-      return make(Tok::kMinus, start, start + 1);
+      return emit(out, Tok::kMinus, start, start + 1);
     case '.':
-      if (at(1) == '.') return make(Tok::kDotDot, start, start + 2);
-      return fail("syntax", "a single '.' is not a token (did you mean '..'?)", start);
+      if (at(1) == '.') return emit(out, Tok::kDotDot, start, start + 2);
+      return fail_into(out, "syntax", "a single '.' is not a token (did you mean '..'?)", start);
     case '!': {
-      if (at(1) == '@') return make(Tok::kBangAt, start, start + 2);
+      if (at(1) == '@') return emit(out, Tok::kBangAt, start, start + 2);
       size_t end = start + 1;
       while (end < text_.size() && is_symbol_char(static_cast<unsigned char>(text_[end]))) ++end;
       std::string_view word = text_.substr(start, end - start);
-      if (word == "!DUDLEY") return make(Tok::kBangDudley, start, end);
-      if (word == "!TEMPLATE") return make(Tok::kBangTemplate, start, end);
-      return fail("syntax",
-                  fmt::format("unknown directive '{}' (expected !@, !DUDLEY or !TEMPLATE)",
-                              word.substr(0, 40)),
-                  start);
+      if (word == "!DUDLEY") return emit(out, Tok::kBangDudley, start, end);
+      if (word == "!TEMPLATE") return emit(out, Tok::kBangTemplate, start, end);
+      return fail_into(out, "syntax",
+                       fmt::format("unknown directive '{}' (expected !@, !DUDLEY or !TEMPLATE)",
+                                   word.substr(0, 40)),
+                       start);
     }
     case '\0':
-      return fail("bad-character", "NUL byte in layout text (is this a binary file?)", start);
+      return fail_into(out, "bad-character", "NUL byte in layout text (is this a binary file?)",
+                       start);
     default:
       break;
   }
   if (c >= 0x80) {
     size_t n = utf8_sequence_length(text_.substr(start));
-    if (n == 0) return fail("invalid-utf8", "invalid UTF-8 byte outside a comment", start);
-    return fail("bad-character",
-                fmt::format("unexpected character '{}' (names are ASCII letters, digits and '_')",
-                            text_.substr(start, n)),
-                start);
+    if (n == 0)
+      return fail_into(out, "invalid-utf8", "invalid UTF-8 byte outside a comment", start);
+    return fail_into(
+        out, "bad-character",
+        fmt::format("unexpected character '{}' (names are ASCII letters, digits and '_')",
+                    text_.substr(start, n)),
+        start);
   }
   if (c < 0x20 || c == 0x7F) {
-    return fail("bad-character", fmt::format("unexpected control character 0x{:02x}", c), start);
+    return fail_into(out, "bad-character", fmt::format("unexpected control character 0x{:02x}", c),
+                     start);
   }
-  return fail("bad-character", fmt::format("unexpected character '{}'", static_cast<char>(c)),
-              start);
+  return fail_into(out, "bad-character",
+                   fmt::format("unexpected character '{}'", static_cast<char>(c)), start);
+}
+
+void Lexer::next_into(Token& out) {
+  scan(out);
+}
+
+Token Lexer::next() {
+  Token t;
+  scan(t);
+  return t;
 }
 
 }  // namespace dudley::layout

@@ -67,6 +67,8 @@ class Lexer {
 
   /// The next token; after kEnd or kError it keeps returning that token.
   Token next();
+  /// As next(), into `out` (the parser's hot path: no temporary token).
+  void next_into(Token& out);
 
   /// After a kError token: what was wrong and the diagnostic kind ("bad-character", ...).
   const std::string& error() const { return error_; }
@@ -81,6 +83,9 @@ class Lexer {
   const std::vector<SourceComment>& comments() const { return comments_; }
 
  private:
+  void scan(Token& out);
+  void emit(Token& t, Tok kind, size_t start, size_t end);
+  void fail_into(Token& t, const char* code, std::string message, size_t at);
   Token make(Tok kind, size_t start, size_t end);
   Token fail(const char* code, std::string message, size_t at);
   void skip_space_and_comments();

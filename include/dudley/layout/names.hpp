@@ -22,8 +22,12 @@ class NameTable {
   NameTable(NameTable&&) noexcept = default;
   NameTable& operator=(NameTable&&) noexcept = default;
 
-  /// Id of `name`, adding it when new.
-  NameId intern(std::string_view name);
+  /// Id of `name`, adding it when new (then `*added`, when given, is set true).
+  NameId intern(std::string_view name, bool* added = nullptr);
+  /// Starts loading the table slot where `name` would be (a hint; no effect on results).
+  void prefetch(std::string_view name) const;
+  /// Makes room for `count` names in all, so interning them does not regrow the tables.
+  void reserve(size_t count);
   /// Id of `name`, or kNone when it was never interned.
   NameId find(std::string_view name) const;
   /// The text of an id (valid for the table's lifetime).
@@ -35,14 +39,20 @@ class NameTable {
  private:
   std::string_view store(std::string_view name);
   void grow_slots();
+  void grow_slots_to(size_t capacity);  ///< a power of two
 
   std::vector<std::unique_ptr<char[]>> chunks_;
   size_t chunk_used_ = 0;
   size_t chunk_size_ = 0;
   size_t stored_bytes_ = 0;
   std::vector<std::string_view> by_id_;
-  std::vector<uint32_t> hash_of_id_;  // low bits of each name's hash, to skip compares
-  std::vector<NameId> slots_;         // open addressing: ids, kNone when empty
+  // Open addressing. A slot holds an id and the high bits of its name's hash, so a probe
+  // compares names only on a likely match and never looks up the id's entry otherwise.
+  struct Slot {
+    NameId id = kNone;
+    uint32_t hash = 0;
+  };
+  std::vector<Slot> slots_;
 };
 
 }  // namespace dudley::layout
