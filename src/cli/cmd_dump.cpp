@@ -122,7 +122,7 @@ class Dumper {
     prefix_ = !o.json && o.lines == LineStyle::kArray ? label + " = " : "";
     if (!ref.error.empty()) {
       if (o.json) out_.write("null");
-      extra["error"] = unreadable(ref);
+      extra["error"] = json_error_text(unreadable(ref));
       return extra;
     }
     try {
@@ -136,7 +136,7 @@ class Dumper {
       // Output stays well-formed: a line ends, a JSON value is there.
       if (begun_ && !prefix_.empty()) out_.write("\n");
       if (!begun_ && o.json) out_.write("null");
-      extra["error"] = e.what();
+      extra["error"] = json_error_text(e.what());
       report(e.what());
     }
     return extra;
@@ -170,7 +170,7 @@ class Dumper {
           out["target"] = deref(out["data"], array.dtype.size(), depth + 1);
         }
       } catch (const Error& e) {
-        out["error"] = e.what();
+        out["error"] = json_error_text(e.what());
         report(e.what());
       }
     });
@@ -487,6 +487,7 @@ int dump_json(const model::Tree& tree, const std::vector<Request>& wanted,
   json doc = {{"format", tree.format}};
   if (member) doc["file"] = options.data.data;  // a family: one JSON line per member
   doc["root"] = node_json(*tree.root, walk);
+  clean_error_texts(doc);
   write_json(out, doc, member ? -1 : 2,
              [&](uint64_t id) { return dumper.values(pending[id], pending[id].label); });
   out.write("\n");

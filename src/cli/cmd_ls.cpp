@@ -144,6 +144,7 @@ int run_ls_one(const LsOptions& ls, const DataOptions& options, bool member) {
       }
       out["pointees"] = std::move(pointees);
     }
+    clean_error_texts(out);
     fmt::print("{}\n", json_text(out, member ? -1 : 2));
   } else {
     print_node(*tree.root, "", errors, ls.max_items);

@@ -73,4 +73,33 @@ std::string item_problem(const std::string& path, const std::string& node_error)
   return fmt::format("{}{}: {}", node_error.substr(0, rest), path, node_error.substr(rest));
 }
 
+std::string json_error_text(const std::string& text) {
+  static constexpr std::string_view kMark = "error: ";
+  if (text.rfind(kMark, 0) == 0) return text.substr(kMark.size());
+  const size_t at = text.find(": error: ");
+  if (at == std::string::npos) return text;
+  return text.substr(0, at + 2) + text.substr(at + 2 + kMark.size());
+}
+
+void clean_error_texts(nlohmann::ordered_json& tree) {
+  std::vector<nlohmann::ordered_json*> pending{&tree};
+  while (!pending.empty()) {
+    nlohmann::ordered_json* node = pending.back();
+    pending.pop_back();
+    if (node->is_object()) {
+      for (auto& [key, value] : node->items()) {
+        if (key == "error" && value.is_string()) {
+          value = json_error_text(value.get<std::string>());
+        } else if (value.is_structured()) {
+          pending.push_back(&value);
+        }
+      }
+    } else if (node->is_array()) {
+      for (auto& value : *node) {
+        if (value.is_structured()) pending.push_back(&value);
+      }
+    }
+  }
+}
+
 }  // namespace dudley::cli

@@ -28,4 +28,12 @@ int guarded(bool json, const std::function<int()>& command);
 /// "error:" appears once.
 std::string item_problem(const std::string& path, const std::string& node_error);
 
+/// An error text as the value of a JSON "error" member: "FILE:@8: MESSAGE" from
+/// "FILE:@8: error: MESSAGE", "MESSAGE" from "error: MESSAGE" (the member says it is one).
+std::string json_error_text(const std::string& text);
+
+/// Rewrites every "error" string member in `tree` with json_error_text (iteratively: the
+/// depth of a tree is the input's).
+void clean_error_texts(nlohmann::ordered_json& tree);
+
 }  // namespace dudley::cli

@@ -26,11 +26,15 @@ check "dump: the second array refers to the first" grep -q "error: /z: not read,
 "$dudley" dump --json short.bin >out.json 2>err.txt
 check "dump --json: unreadable arrays exit 1 as in text mode" test $? -eq 1
 check "dump --json: the document names the error" json_is out.json "'beyond the end' in d['root']['members']['x']['error']"
+check "dump --json: an error value is the message with its place, without 'error:'" \
+  json_is out.json "d['root']['members']['x']['error'].startswith('short.bin:@0: data item /x') and all('error:' not in v['error'] for v in d['root']['members'].values())"
 "$dudley" ls short.bin >out.txt 2>err.txt
 check "ls: exit 1" test $? -eq 1
 check "ls: the parameter error is told once" test "$(grep -c 'parameter /NY of 8' err.txt)" -eq 1
 "$dudley" ls --json short.bin >out.json 2>err.txt
 check "ls --json: exit 1 as in text mode" test $? -eq 1
+check "ls --json: error values carry no 'error:' mark" \
+  json_is out.json "'error:' not in json.dumps(d) and 'error' in d['root']['params']['NY']"
 "$dudley" dump short.bin '/x[0]' >out.txt 2>err.txt
 check "a selection on an unreadable array says why it is unreadable" \
   grep -q "/x of 32 bytes at offset 0 ends beyond the end" err.txt
