@@ -118,6 +118,7 @@ class Dumper {
     o.max_values = options_.max_values;
     // Row and value lines carry their own indexes: the label is the array (and fields).
     o.label = o.lines == LineStyle::kArray ? label : line_label(ref, label);
+    whole_label_ = label;
     begun_ = false;
     prefix_ = !o.json && o.lines == LineStyle::kArray ? label + " = " : "";
     if (!ref.error.empty()) {
@@ -216,7 +217,21 @@ class Dumper {
   }
 
   // Stored indexes for the row and value line styles: selection start + i * step.
-  static void index_map(const Hyperslab& h, const DType& type, ValueWriter::Options& o) {
+  // numpy text for what dimension `d` (of `extent` elements) of `h` selects: ":" for all.
+  static std::string slice_text(const Hyperslab& h, size_t d, int64_t extent) {
+    const int64_t first = h.start[d], n = h.count[d], step = h.step(d);
+    if (step == 1 && first == 0 && n == extent) return ":";
+    if (n == 0) return fmt::format("{}:{}", first, first);
+    const int64_t last = first + (n - 1) * step;
+    const std::string by = step == 1 ? "" : fmt::format(":{}", step);
+    if (step > 0) return fmt::format("{}:{}{}", first, last + 1, by);
+    // Walking down to 0 has no stop to write (-1 would mean the last element).
+    return last == 0 ? fmt::format("{}:{}", first, by)
+                     : fmt::format("{}:{}{}", first, last - 1, by);
+  }
+
+  static void index_map(const Hyperslab& h, const DType& type, const std::vector<int64_t>& shape,
+                        ValueWriter::Options& o) {
     size_t labelled = h.count.size();
     auto dropped = [&h](size_t s) { return s < h.dropped.size() && h.dropped[s]; };
     if (type.kind() == DTypeKind::kText && labelled > 0 && !dropped(labelled - 1)) --labelled;
@@ -225,6 +240,7 @@ class Dumper {
       o.fixed.push_back(dropped(s) ? h.start[s] : -1);
       if (!dropped(s)) kept.push_back(s);
     }
+    if (!kept.empty()) o.row_slice = slice_text(h, kept.back(), shape[kept.back()]);
     o.stored_index = [h, kept](size_t d, int64_t i) {
       return h.start[kept[d]] + i * h.step(kept[d]);
     };
@@ -235,7 +251,7 @@ class Dumper {
     const Hyperslab h = selection_of(ref);
     const std::vector<int64_t> shape = h.result_shape();
     check_printable(ref.dtype, shape, ref.label);
-    index_map(h, ref.dtype, o);
+    index_map(h, ref.dtype, ref.shape, o);
     // One code unit of each string picked (`/names[:, 0]`): each prints as a string of one.
     o.last_dim_is_string =
         !(ref.dtype.kind() == DTypeKind::kText && !h.count.empty() && h.dropped.back());
@@ -331,9 +347,11 @@ class Dumper {
   }
 
   // Whole values text (from values_json): one line in the text styles.
+  // A value written whole: in the row and value styles its one line is labelled with the
+  // item as asked (`/x[5:1] = []`), since no per-line indexes follow.
   void write_text(const std::string& text, const ValueWriter::Options& o) {
     if (!o.json && o.lines != LineStyle::kArray) {
-      out_.write(fmt::format("{} = {}\n", o.label, text));
+      out_.write(fmt::format("{} = {}\n", whole_label_, text));
       return;
     }
     out_.write(text);
@@ -361,8 +379,9 @@ class Dumper {
   uint64_t empty_budget_;
   bool exhausted_ = false;
   int status_ = kExitOk;
-  std::string prefix_;  ///< text: "PATH = ", written by begin()
-  bool begun_ = false;  ///< the current array's output has started
+  std::string prefix_;       ///< text: "PATH = ", written by begin()
+  bool begun_ = false;       ///< the current array's output has started
+  std::string whole_label_;  ///< the current array as asked, selection included
 };
 
 // Text: `PATH = VALUES` per array (or the row/value line styles).

@@ -166,7 +166,7 @@ void ValueWriter::line_prefix() {
   std::vector<std::string> parts;
   size_t d = 0;  // result dimension
   auto result_part = [&](size_t dim) {
-    if (row && dim + 1 == nest_.size()) return std::string(":");
+    if (row && dim + 1 == nest_.size()) return options_.row_slice;
     const int64_t i = index_[dim];
     return fmt::format("{}", options_.stored_index ? options_.stored_index(dim, i) : i);
   };

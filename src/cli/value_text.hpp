@@ -70,6 +70,9 @@ class ValueWriter {
     /// the result keeps).
     std::function<int64_t(size_t d, int64_t i)> stored_index;
     std::vector<int64_t> fixed;
+    /// Text row style: the innermost dimension's part of each row's label, the slice the
+    /// row shows of it in stored indexes (`1:3`, `::-1`); ":" when it is all of it.
+    std::string row_slice = ":";
     /// Text: the last dimension is the strings' length (false: each code unit is a string
     /// of its own, as when a selection picked one unit of each).
     bool last_dim_is_string = true;

@@ -56,8 +56,8 @@ check "... naming the near one" grep -q "no item /Nx in .*a.bin (did you mean /N
 check "f2 shortest text" test "$(out dump "$tmp/a.bin" /half)" = $'/half = [0.1,65500.0,-0.0]\nrc=0'
 
 # Line styles and value limits.
-check "--lines row: one innermost row a line with its indexes" \
-  test "$(out dump --lines row "$tmp/a.bin" '/c[1, 1:, ::-2]')" = $'/c[1, 1, :] = [19.0,17.0]\n/c[1, 2, :] = [23.0,21.0]\nrc=0'
+check "--lines row: one innermost row a line, labelled with numpy text for it" \
+  test "$(out dump --lines row "$tmp/a.bin" '/c[1, 1:, ::-2]')" = $'/c[1, 1, 3:0:-2] = [19.0,17.0]\n/c[1, 2, 3:0:-2] = [23.0,21.0]\nrc=0'
 check "--lines value: stored indexes of a reversed selection" \
   test "$(out dump --lines value "$tmp/a.bin" '/ids[::-3]')" = $'/ids[6] = 6\n/ids[3] = 3\n/ids[0] = 0\nrc=0'
 check "--max-values cuts with ..." \

@@ -94,6 +94,29 @@ def check(data, path, array, selection, expect_refused=None):
         fail(f"{item}: got {str(got)[:200]}, numpy {str(as_json_values(want))[:200]}")
 
 
+def check_lines(data, path, array, selection):
+    """--lines row and value: each line's label, as numpy indexing text, gives its values."""
+    global checks
+    for style in ("row", "value"):
+        r = subprocess.run([DUDLEY, "dump", "--lines", style, data, path + selection],
+                           capture_output=True, text=True)
+        checks += 1
+        if r.returncode != 0:
+            fail(f"--lines {style} {path}{selection}: exit {r.returncode}: {r.stderr.strip()}")
+            continue
+        count = 0
+        for line in r.stdout.splitlines():
+            label, values = line.split(" = ", 1)
+            index = label[len(path):]
+            want = eval("array" + (index if index not in ("", "[]") else "[()]"))  # noqa: S307
+            count += np.size(want)
+            if json.loads(values) != as_json_values(want):
+                fail(f"--lines {style} {path}{selection}: line '{line}', numpy {want}")
+        total = np.size(eval("array" + (selection if selection not in ("", "[]") else "[()]")))  # noqa: S307
+        if count != total:
+            fail(f"--lines {style} {path}{selection}: {count} values in the lines, numpy {total}")
+
+
 def random_selection(rng, shape):
     parts = []
     dims = list(range(len(shape)))
@@ -182,10 +205,20 @@ with tempfile.TemporaryDirectory() as tmp:
             fail(f"/recs{sel}.id: got {got}, numpy {want}")
     check(data, "/recs", recs, "[::-2]")
 
+    for sel in ["", "[::-1, 1:3]", "[1, 1:, ::-2]", "[:, 3:0:-1]", "[2:0:-1, ..., ::-3]", "[0]",
+                "[..., 2]", "[-1, -1, -1]", "[:, ::-1, 4:0:-2]"]:
+        check_lines(data, "/cube", arrays["cube"], sel)
+    for sel in ["", "[::-1]", "[5:1:-2]", "[-1]", "[::-3]"]:
+        check_lines(data, "/ids", arrays["ids"], sel)
+
     # Random selections of a 4-D big-endian array and the 3-D one.
     pick = random.Random(11)
-    for _ in range(150):
-        check(data, "/big", arrays["big"], random_selection(pick, arrays["big"].shape))
+    for i in range(150):
+        sel = random_selection(pick, arrays["big"].shape)
+        check(data, "/big", arrays["big"], sel)
+        if i % 10 == 0 and subprocess.run([DUDLEY, "dump", data, "/big" + sel],
+                                          capture_output=True).returncode == 0:
+            check_lines(data, "/big", arrays["big"], sel)
     for _ in range(100):
         check(data, "/cube", arrays["cube"], random_selection(pick, arrays["cube"].shape))
 
