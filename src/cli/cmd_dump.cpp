@@ -346,9 +346,8 @@ class Dumper {
     begun_ = true;
   }
 
-  // Whole values text (from values_json): one line in the text styles.
-  // A value written whole: in the row and value styles its one line is labelled with the
-  // item as asked (`/x[5:1] = []`), since no per-line indexes follow.
+  // Whole values text (from values_json): one line in the text styles, labelled in the row
+  // and value styles with the item as asked (`/x[5:1] = []`), since no indexes follow.
   void write_text(const std::string& text, const ValueWriter::Options& o) {
     if (!o.json && o.lines != LineStyle::kArray) {
       out_.write(fmt::format("{} = {}\n", whole_label_, text));

@@ -1,0 +1,34 @@
+#!/usr/bin/python3
+"""Runs every ```sh example of the given docs, so the documentation cannot drift from the tool.
+
+Each block runs with `bash -e` from the repository root, in order (later blocks may use files
+earlier ones made), with `build/dudley` and `build/examples/NAME` replaced by the binaries under
+test and `/tmp/` by a private directory. A block that exits non-zero fails the test.
+
+usage: docs_examples_test.py ROOT DUDLEY EXAMPLES_DIR DOC.md...
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+root, dudley, examples, docs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+failures = blocks = 0
+with tempfile.TemporaryDirectory() as tmp:
+    for doc in docs:
+        text = open(os.path.join(root, doc), encoding="utf-8").read()
+        for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+            blocks += 1
+            script = (block.replace("build/dudley", dudley)
+                      .replace("build/examples/", examples.rstrip("/") + "/")
+                      .replace("/tmp/", tmp + "/")
+                      )
+            script = re.sub(r"(?<![/\w])python3 ", "/usr/bin/python3 ", script)
+            r = subprocess.run(["bash", "-e", "-c", script], cwd=root, capture_output=True,
+                               text=True, timeout=120)
+            if r.returncode != 0:
+                failures += 1
+                print(f"FAIL: {doc}: exit {r.returncode}:\n{block}{r.stderr[-2000:]}")
+print(f"doc examples: {blocks - failures} passed, {failures} failed")
+sys.exit(1 if failures or blocks == 0 else 0)
