@@ -1,13 +1,12 @@
 #include "dudley/layout/embedded.hpp"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <array>
 #include <cstring>
 
 #include <fmt/format.h>
 
+#include "dudley/codec/checksum.hpp"
 #include "dudley/core/error.hpp"
 
 namespace dudley::layout {
@@ -30,14 +29,7 @@ uint64_t get_le(const unsigned char* p, unsigned bytes) {
 }
 
 uint32_t crc_of(std::string_view text) {
-  // zlib's crc32 takes a uInt length: feed it in pieces for layouts beyond 4 GiB.
-  uLong crc = crc32(0L, Z_NULL, 0);
-  for (size_t done = 0; done < text.size();) {
-    const size_t n = std::min<size_t>(text.size() - done, size_t{1} << 30);
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(text.data() + done), static_cast<uInt>(n));
-    done += n;
-  }
-  return static_cast<uint32_t>(crc);
+  return codec::crc32(std::as_bytes(std::span(text.data(), text.size())));
 }
 
 }  // namespace

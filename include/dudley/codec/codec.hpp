@@ -1,0 +1,117 @@
+// The two kinds of codec every chunked or compressed format needs (Zarr v3 codec chains,
+// ASDF block compression, HDF5 filters): bytes -> bytes (compressors, checksums) and
+// array -> array (byte shuffles, byte order, transposition), which see a chunk's element
+// size and shape. Formats map their own codec names and settings onto these classes; the
+// classes know nothing of formats.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace dudley::codec {
+
+using ByteView = std::span<const std::byte>;
+using MutableByteView = std::span<std::byte>;
+
+/// An allocator that leaves new elements uninitialised: an encoder sizes its output to the
+/// codec's worst case and then writes it, so zero-filling it first would be wasted work.
+template <typename T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <typename U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialise: no zeroing
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+/// Encoded or decoded bytes.
+using Bytes = std::vector<std::byte, UninitializedAllocator<std::byte>>;
+
+/// A codec's settings as the JSON object Zarr v3 writes for them (`{"level": 5}`).
+using Configuration = nlohmann::json;
+
+/// A bytes -> bytes codec. Decoding is always told how much output it may produce, and
+/// never produces more: a small input that claims gigabytes (a decompression bomb) is an
+/// error, not an allocation. Corrupt input is an Error(kData) whose message starts with the
+/// codec's name. Codecs are immutable after construction and safe to share across threads.
+class BytesCodec {
+ public:
+  virtual ~BytesCodec() = default;
+
+  /// The codec's name in Zarr v3 spelling where it has one ("zstd", "gzip", "blosc").
+  virtual std::string name() const = 0;
+  /// The settings that recreate this codec with make_bytes_codec().
+  virtual Configuration configuration() const = 0;
+
+  /// Encodes `in`.
+  virtual Bytes encode(ByteView in) const = 0;
+
+  /// Decodes `in` into the front of `out`: the number of bytes produced, or nullopt when
+  /// the output does not fit in `out` (nothing beyond `out` is written). Throws
+  /// Error(kData) for corrupt or truncated input.
+  virtual std::optional<size_t> decode_to(ByteView in, MutableByteView out) const = 0;
+
+  /// Decodes `in` into exactly `out`: an Error(kData) when it decodes to more or fewer bytes
+  /// than out.size() (the size the format declared).
+  void decode_exact(ByteView in, MutableByteView out) const;
+
+  /// Decodes `in` when only an upper bound of its size is known (`limit` bytes): memory
+  /// follows the output, not the limit. Error(kData) when the output exceeds `limit`.
+  Bytes decode(ByteView in, uint64_t limit) const;
+
+ protected:
+  /// Throws Error(kData) "NAME: MESSAGE".
+  [[noreturn]] void fail(const std::string& message) const;
+};
+
+/// What an array -> array codec knows of the chunk it works on.
+struct ChunkSpec {
+  size_t element_size = 1;     ///< bytes of one element
+  std::vector<int64_t> shape;  ///< the chunk's shape (C order); empty: a 1-D run of bytes
+};
+
+/// An array -> array codec: reorders a chunk's bytes without changing their number.
+class ArrayCodec {
+ public:
+  virtual ~ArrayCodec() = default;
+  virtual std::string name() const = 0;
+  virtual Configuration configuration() const = 0;
+  /// Writes the encoded form of `in` (in.size() bytes of `chunk`) to `out` (same size).
+  virtual void encode(ByteView in, MutableByteView out, const ChunkSpec& chunk) const = 0;
+  /// The inverse of encode.
+  virtual void decode(ByteView in, MutableByteView out, const ChunkSpec& chunk) const = 0;
+  /// The chunk as the next codec sees it (a transposition permutes the shape).
+  virtual ChunkSpec encoded_spec(const ChunkSpec& chunk) const { return chunk; }
+};
+
+/// A bytes -> bytes codec by name and settings: "zlib", "gzip", "deflate" (`level` 0-9),
+/// "bz2" (`level` 1-9), "lz4" (block; `acceleration`), "lz4_frame" (`level`), "zstd"
+/// (`level`, `checksum`), "blosc" (`cname`, `clevel`, `shuffle` "noshuffle"|"shuffle"|
+/// "bitshuffle", `typesize`, `blocksize`), "crc32c". Missing settings take the library's
+/// usual defaults. Throws Error(kUsage) for an unknown name or a setting out of range.
+std::unique_ptr<BytesCodec> make_bytes_codec(const std::string& name,
+                                             const Configuration& configuration = {});
+
+/// An array -> array codec by name: "shuffle" (`elementsize`, 0: the chunk's), "bitshuffle"
+/// (`elementsize`), "byteorder" (`endian` "little"|"big": the stored order), "transpose"
+/// (`order`, a permutation of the dimensions). Throws Error(kUsage) as make_bytes_codec.
+std::unique_ptr<ArrayCodec> make_array_codec(const std::string& name,
+                                             const Configuration& configuration = {});
+
+}  // namespace dudley::codec

@@ -1,0 +1,51 @@
+// A small pool of threads for coding independent chunks at once.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace dudley::codec {
+
+/// Threads that run the iterations of parallel_for. The calling thread works too, so a pool
+/// of N threads runs N + 1 iterations at a time; `threads` 0 sizes it to the cores
+/// (hardware threads - 1 helpers).
+class ThreadPool {
+ public:
+  explicit ThreadPool(size_t threads = 0);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  /// Helper threads (the caller is not counted).
+  size_t helpers() const noexcept { return workers_.size(); }
+
+  /// Runs body(0) ... body(n - 1), each once, on the helpers and the caller, and returns
+  /// when all have finished. If iterations throw, the first exception is rethrown here after
+  /// the others finished (iterations not started by then are skipped). A call from inside
+  /// an iteration (nested) runs its iterations on the calling thread.
+  void parallel_for(size_t n, const std::function<void(size_t)>& body);
+
+  /// A pool shared by the library, sized to the cores, made on first use.
+  static ThreadPool& shared();
+
+ private:
+  void work();
+  void run_iterations();
+
+  std::vector<std::jthread> workers_;
+  std::mutex call_;  // one parallel_for at a time
+  std::mutex m_;
+  std::condition_variable wake_, done_;
+  const std::function<void(size_t)>* body_ = nullptr;
+  size_t n_ = 0, next_ = 0, active_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+  std::exception_ptr error_;
+};
+
+}  // namespace dudley::codec

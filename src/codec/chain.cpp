@@ -1,0 +1,143 @@
+#include "dudley/codec/chain.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "dudley/core/error.hpp"
+
+namespace dudley::codec {
+
+namespace {
+bool is_array_codec(const std::string& name) {
+  return name == "shuffle" || name == "bitshuffle" || name == "byteorder" || name == "transpose";
+}
+}  // namespace
+
+CodecChain CodecChain::from_configuration(const Configuration& codecs) {
+  if (!codecs.is_array()) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("a codec chain is a list of codecs, not {}", codecs.dump()));
+  }
+  CodecChain chain;
+  for (const auto& c : codecs) {
+    if (!c.is_object() || !c.contains("name") || !c["name"].is_string()) {
+      throw Error(
+          ErrorCategory::kUsage,
+          fmt::format("a codec is {{\"name\": ..., \"configuration\": ...}}, not {}", c.dump()));
+    }
+    const std::string name = c["name"].get<std::string>();
+    const Configuration settings = c.value("configuration", Configuration::object());
+    if (is_array_codec(name)) {
+      chain.then(make_array_codec(name, settings));
+    } else {
+      chain.then(make_bytes_codec(name, settings));
+    }
+  }
+  return chain;
+}
+
+Configuration CodecChain::configuration() const {
+  Configuration out = Configuration::array();
+  for (const auto& c : array_)
+    out.push_back({{"name", c->name()}, {"configuration", c->configuration()}});
+  for (const auto& c : bytes_)
+    out.push_back({{"name", c->name()}, {"configuration", c->configuration()}});
+  return out;
+}
+
+CodecChain& CodecChain::then(std::unique_ptr<ArrayCodec> codec) {
+  if (!bytes_.empty()) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("array codec '{}' after bytes codec '{}': array codecs come first",
+                            codec->name(), bytes_.back()->name()));
+  }
+  array_.push_back(std::move(codec));
+  return *this;
+}
+
+CodecChain& CodecChain::then(std::unique_ptr<BytesCodec> codec) {
+  bytes_.push_back(std::move(codec));
+  return *this;
+}
+
+Bytes CodecChain::encode(ByteView data, const ChunkSpec& chunk) const {
+  // Codecs read the previous stage in place: the input is never copied for its own sake.
+  ByteView in = data;
+  Bytes current, scratch;
+  ChunkSpec spec = chunk;
+  for (const auto& c : array_) {
+    scratch.resize(data.size());
+    c->encode(in, scratch, spec);
+    spec = c->encoded_spec(spec);
+    current.swap(scratch);
+    in = current;
+  }
+  for (const auto& c : bytes_) {
+    Bytes next = c->encode(in);
+    current.swap(next);
+    in = current;
+  }
+  if (in.data() == data.data()) return Bytes(data.begin(), data.end());  // an empty chain
+  return current;
+}
+
+void CodecChain::decode(ByteView encoded, MutableByteView out, const ChunkSpec& chunk) const {
+  // Sizes between bytes codecs are not recorded: bound them by the chunk and the input,
+  // which any sane chain stays within, so a corrupt stage cannot claim more.
+  const uint64_t slack = uint64_t{out.size()} + encoded.size() + 4096;
+  Bytes stage;
+  ByteView in = encoded;
+  for (size_t i = bytes_.size(); i-- > 1;) {
+    stage = bytes_[i]->decode(in, slack);
+    in = stage;
+  }
+  if (array_.empty()) {
+    if (bytes_.empty()) {
+      if (in.size() != out.size()) {
+        throw Error(ErrorCategory::kData,
+                    fmt::format("a chunk of {} bytes, {} expected", in.size(), out.size()));
+      }
+      if (!in.empty()) std::memcpy(out.data(), in.data(), in.size());
+    } else {
+      bytes_[0]->decode_exact(in, out);
+    }
+    return;
+  }
+  Bytes raw(out.size());
+  if (bytes_.empty()) {
+    if (in.size() != out.size()) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("a chunk of {} bytes, {} expected", in.size(), out.size()));
+    }
+    if (!in.empty()) std::memcpy(raw.data(), in.data(), in.size());
+  } else {
+    bytes_[0]->decode_exact(in, raw);
+  }
+  // Array codecs in reverse, each seeing the spec its encode saw.
+  std::vector<ChunkSpec> specs{chunk};
+  for (const auto& c : array_) specs.push_back(c->encoded_spec(specs.back()));
+  Bytes scratch(out.size());
+  for (size_t i = array_.size(); i-- > 0;) {
+    MutableByteView target = i == 0 ? out : MutableByteView(scratch);
+    array_[i]->decode(raw, target, specs[i]);
+    if (i != 0) raw.swap(scratch);
+  }
+}
+
+std::vector<Bytes> CodecChain::encode_all(std::span<const ByteView> chunks, const ChunkSpec& chunk,
+                                          ThreadPool& pool) const {
+  std::vector<Bytes> out(chunks.size());
+  pool.parallel_for(chunks.size(), [&](size_t i) { out[i] = encode(chunks[i], chunk); });
+  return out;
+}
+
+void CodecChain::decode_all(std::span<const ByteView> encoded, std::span<const MutableByteView> out,
+                            const ChunkSpec& chunk, ThreadPool& pool) const {
+  if (encoded.size() != out.size()) {
+    throw Error(ErrorCategory::kUsage, "decode_all: one output per encoded chunk");
+  }
+  pool.parallel_for(encoded.size(), [&](size_t i) { decode(encoded[i], out[i], chunk); });
+}
+
+}  // namespace dudley::codec

@@ -1,0 +1,43 @@
+// Codecs by name: the one place that knows every codec, so a format maps its spelling onto a
+// name and settings here and never includes a codec.
+#include <fmt/format.h>
+
+#include "dudley/codec/codec.hpp"
+#include "dudley/core/error.hpp"
+#include "settings.hpp"
+
+namespace dudley::codec {
+
+std::unique_ptr<BytesCodec> make_bytes_codec(const std::string& name, const Configuration& c) {
+  if (!c.is_null() && !c.is_object()) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{}: the configuration must be an object, not {}", name, c.dump()));
+  }
+  if (name == "zlib" || name == "gzip" || name == "deflate") return make_deflate(name, c);
+  if (name == "bz2") return make_bzip2(c);
+  if (name == "lz4") return make_lz4_block(c);
+  if (name == "lz4_frame") return make_lz4_frame(c);
+  if (name == "zstd") return make_zstd(c);
+  if (name == "blosc") return make_blosc(c);
+  if (name == "crc32c") return make_crc32c_codec(c);
+  throw Error(ErrorCategory::kUsage,
+              fmt::format("unknown codec '{}' (bytes codecs: zlib, gzip, deflate, bz2, lz4, "
+                          "lz4_frame, zstd, blosc, crc32c)",
+                          name));
+}
+
+std::unique_ptr<ArrayCodec> make_array_codec(const std::string& name, const Configuration& c) {
+  if (!c.is_null() && !c.is_object()) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{}: the configuration must be an object, not {}", name, c.dump()));
+  }
+  if (name == "shuffle") return make_shuffle(c);
+  if (name == "bitshuffle") return make_bitshuffle(c);
+  if (name == "byteorder") return make_byteorder(c);
+  if (name == "transpose") return make_transpose(c);
+  throw Error(
+      ErrorCategory::kUsage,
+      fmt::format("unknown array codec '{}' (shuffle, bitshuffle, byteorder, transpose)", name));
+}
+
+}  // namespace dudley::codec

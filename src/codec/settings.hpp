@@ -1,0 +1,62 @@
+// Reading a codec's settings from its configuration object, with the range each allows.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <string>
+
+#include "dudley/codec/codec.hpp"
+#include "dudley/core/error.hpp"
+
+namespace dudley::codec {
+
+/// The integer setting `key` of `codec`, `fallback` when absent; Error(kUsage) when it is not
+/// an integer in [low, high].
+inline int64_t int_setting(const std::string& codec, const Configuration& c, const char* key,
+                           int64_t fallback, int64_t low, int64_t high) {
+  if (!c.is_object() || !c.contains(key)) return fallback;
+  const Configuration& v = c[key];
+  if (!v.is_number_integer() || v.get<int64_t>() < low || v.get<int64_t>() > high) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{}: setting '{}' must be an integer from {} to {}, not {}", codec, key,
+                            low, high, v.dump()));
+  }
+  return v.get<int64_t>();
+}
+
+/// The string setting `key` of `codec`, `fallback` when absent.
+inline std::string string_setting(const std::string& codec, const Configuration& c, const char* key,
+                                  const std::string& fallback) {
+  if (!c.is_object() || !c.contains(key)) return fallback;
+  if (!c[key].is_string()) {
+    throw Error(ErrorCategory::kUsage, fmt::format("{}: setting '{}' must be a string, not {}",
+                                                   codec, key, c[key].dump()));
+  }
+  return c[key].get<std::string>();
+}
+
+/// The boolean setting `key` of `codec`, `fallback` when absent.
+inline bool bool_setting(const std::string& codec, const Configuration& c, const char* key,
+                         bool fallback) {
+  if (!c.is_object() || !c.contains(key)) return fallback;
+  if (!c[key].is_boolean()) {
+    throw Error(ErrorCategory::kUsage, fmt::format("{}: setting '{}' must be true or false, not {}",
+                                                   codec, key, c[key].dump()));
+  }
+  return c[key].get<bool>();
+}
+
+// Factories of the codecs, one per file (codec/factory.cpp dispatches by name).
+std::unique_ptr<BytesCodec> make_deflate(const std::string& name, const Configuration& c);
+std::unique_ptr<BytesCodec> make_bzip2(const Configuration& c);
+std::unique_ptr<BytesCodec> make_lz4_block(const Configuration& c);
+std::unique_ptr<BytesCodec> make_lz4_frame(const Configuration& c);
+std::unique_ptr<BytesCodec> make_zstd(const Configuration& c);
+std::unique_ptr<BytesCodec> make_blosc(const Configuration& c);
+std::unique_ptr<BytesCodec> make_crc32c_codec(const Configuration& c);
+std::unique_ptr<ArrayCodec> make_shuffle(const Configuration& c);
+std::unique_ptr<ArrayCodec> make_bitshuffle(const Configuration& c);
+std::unique_ptr<ArrayCodec> make_byteorder(const Configuration& c);
+std::unique_ptr<ArrayCodec> make_transpose(const Configuration& c);
+
+}  // namespace dudley::codec

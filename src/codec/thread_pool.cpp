@@ -1,0 +1,96 @@
+#include "dudley/codec/thread_pool.hpp"
+
+#include <algorithm>
+
+namespace dudley::codec {
+namespace {
+thread_local bool inside_iteration = false;
+}
+
+ThreadPool::ThreadPool(size_t threads) {
+  if (threads == 0) {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    threads = cores - 1;
+  }
+  workers_.reserve(threads);
+  for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard lock(m_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  workers_.clear();  // joins
+}
+
+ThreadPool& ThreadPool::shared() {
+  static ThreadPool pool;
+  return pool;
+}
+
+// Takes iterations until none are left; m_ is held on entry and exit.
+void ThreadPool::run_iterations() {
+  std::unique_lock lock(m_, std::adopt_lock);
+  while (next_ < n_ && !error_) {
+    const size_t i = next_++;
+    lock.unlock();
+    try {
+      inside_iteration = true;
+      (*body_)(i);
+      inside_iteration = false;
+    } catch (...) {
+      inside_iteration = false;
+      lock.lock();
+      if (!error_) error_ = std::current_exception();
+      continue;
+    }
+    lock.lock();
+  }
+  lock.release();
+}
+
+void ThreadPool::work() {
+  uint64_t seen = 0;
+  std::unique_lock lock(m_);
+  for (;;) {
+    wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+    if (stop_) return;
+    seen = generation_;
+    ++active_;
+    lock.release();    // m_ stays locked: run_iterations adopts it
+    run_iterations();  // and returns with it locked
+    lock = std::unique_lock(m_, std::adopt_lock);
+    if (--active_ == 0) done_.notify_all();
+  }
+}
+
+void ThreadPool::parallel_for(size_t n, const std::function<void(size_t)>& body) {
+  if (n == 0) return;
+  if (inside_iteration || workers_.empty() || n == 1) {
+    for (size_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+  std::lock_guard call(call_);
+  m_.lock();
+  body_ = &body;
+  n_ = n;
+  next_ = 0;
+  error_ = nullptr;
+  ++generation_;
+  wake_.notify_all();
+  run_iterations();  // the caller works too
+  std::unique_lock lock(m_, std::adopt_lock);
+  // No iteration is left to start (all taken, or an error stopped them): wait for those
+  // still running on helpers.
+  done_.wait(lock, [&] { return active_ == 0; });
+  body_ = nullptr;
+  n_ = 0;
+  std::exception_ptr error = error_;
+  error_ = nullptr;
+  lock.unlock();
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace dudley::codec
