@@ -17,14 +17,14 @@ class ByteOrder final : public ArrayCodec {
   Configuration configuration() const override { return {{"endian", little_ ? "little" : "big"}}; }
 
   void encode(ByteView in, MutableByteView out, const ChunkSpec& chunk) const override {
-    swap(in, out, chunk);
+    reorder(in, out, chunk);
   }
   void decode(ByteView in, MutableByteView out, const ChunkSpec& chunk) const override {
-    swap(in, out, chunk);
+    reorder(in, out, chunk);
   }
 
  private:
-  void swap(ByteView in, MutableByteView out, const ChunkSpec& chunk) const {
+  void reorder(ByteView in, MutableByteView out, const ChunkSpec& chunk) const {
     if (!in.empty() && in.data() != out.data()) std::memcpy(out.data(), in.data(), in.size());
     const bool native_little = std::endian::native == std::endian::little;
     const size_t es = chunk.element_size;

@@ -75,7 +75,7 @@ class BitShuffle final : public ArrayCodec {
     const size_t es = element_size_of(element_size_, chunk);
     const size_t n = es ? in.size() / es / 8 * 8 : 0;
     const size_t body = n * es;
-    std::memset(out.data(), 0, body);
+    if (body > 0) std::memset(out.data(), 0, body);
     const auto* src = reinterpret_cast<const uint8_t*>(in.data());
     auto* dst = reinterpret_cast<uint8_t*>(out.data());
     for (size_t i = 0; i < n; ++i) {
@@ -94,7 +94,7 @@ class BitShuffle final : public ArrayCodec {
     const size_t es = element_size_of(element_size_, chunk);
     const size_t n = es ? in.size() / es / 8 * 8 : 0;
     const size_t body = n * es;
-    std::memset(out.data(), 0, body);
+    if (body > 0) std::memset(out.data(), 0, body);
     const auto* src = reinterpret_cast<const uint8_t*>(in.data());
     auto* dst = reinterpret_cast<uint8_t*>(out.data());
     for (size_t i = 0; i < n; ++i) {

@@ -125,8 +125,8 @@ Hyperslab Hyperslab::parse(std::string_view text, const std::vector<int64_t>& sh
     slab.stride.push_back(d.step);
     slab.dropped.push_back(d.dropped);
   };
-  auto push_whole = [&](size_t count) {
-    for (size_t i = 0; i < count; ++i) push({0, shape[slab.start.size()], 1, false});
+  auto push_whole = [&](size_t dims) {
+    for (size_t i = 0; i < dims; ++i) push({0, shape[slab.start.size()], 1, false});
   };
   for (size_t i = 0; i < parts.size(); ++i) {
     if (i == ellipsis) {

@@ -35,8 +35,8 @@ int main(int argc, char** argv) {
   try {
     const std::string mode = argc > 1 ? argv[1] : "";
     if ((mode == "encode" && argc == 6) || (mode == "decode" && argc == 7)) {
-      auto codec = dudley::codec::make_bytes_codec(
-          argv[2], dudley::codec::Configuration::parse(argv[3]));
+      auto codec =
+          dudley::codec::make_bytes_codec(argv[2], dudley::codec::Configuration::parse(argv[3]));
       const Bytes in = read_all(argv[4]);
       if (mode == "encode") {
         write_all(argv[5], codec->encode(in));
@@ -48,8 +48,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if ((mode == "encode-array" || mode == "decode-array") && argc == 7) {
-      auto codec = dudley::codec::make_array_codec(
-          argv[2], dudley::codec::Configuration::parse(argv[3]));
+      auto codec =
+          dudley::codec::make_array_codec(argv[2], dudley::codec::Configuration::parse(argv[3]));
       const Bytes in = read_all(argv[5]);
       Bytes out(in.size());
       const dudley::codec::ChunkSpec spec{std::stoull(argv[4]), {}};
