@@ -19,9 +19,9 @@
 #include <fmt/format.h>
 
 #include "dudley/io/byte_source.hpp"
-#include "dudley/layout/family.hpp"
-#include "dudley/layout/parser.hpp"
-#include "dudley/layout/reader.hpp"
+#include "dudley/formats/dudley/family.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/formats/dudley/bind/reader.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
-#include "dudley/layout/parser.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
 #include "layout_generator.hpp"
 
 // ---- heap accounting: live bytes and their high-water mark ----

@@ -24,8 +24,8 @@
 
 #include <fmt/format.h>
 
-#include "dudley/layout/parser.hpp"
-#include "dudley/layout/reader.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/formats/dudley/bind/reader.hpp"
 
 namespace {
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "dudley/layout/parser.hpp"
-#include "dudley/layout/writer.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/formats/dudley/write/writer.hpp"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "dudley/core/error.hpp"
-#include "dudley/layout/parser.hpp"
-#include "dudley/layout/reader.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/formats/dudley/bind/reader.hpp"
 #include "dudley/open.hpp"
 
 int main(int argc, char** argv) {

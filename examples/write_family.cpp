@@ -12,8 +12,8 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/io/byte_source.hpp"
-#include "dudley/layout/family.hpp"
-#include "dudley/layout/parser.hpp"
+#include "dudley/formats/dudley/family.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
 
 using dudley::DType;
 using dudley::NDArray;

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "dudley/core/error.hpp"
-#include "dudley/layout/builder.hpp"
-#include "dudley/layout/writer.hpp"
+#include "dudley/formats/dudley/syntax/builder.hpp"
+#include "dudley/formats/dudley/write/writer.hpp"
 
 using dudley::DType;
 using dudley::NDArray;

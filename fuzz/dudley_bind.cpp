@@ -12,9 +12,9 @@
 #include <optional>
 
 #include "dudley/core/error.hpp"
-#include "dudley/layout/binder.hpp"
-#include "dudley/layout/parser.hpp"
-#include "dudley/layout/to_model.hpp"
+#include "dudley/formats/dudley/bind/binder.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/formats/dudley/bind/to_model.hpp"
 #include "fuzz_support.hpp"
 
 namespace {

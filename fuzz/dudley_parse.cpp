@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "dudley/layout/emitter.hpp"
-#include "dudley/layout/parser.hpp"
+#include "dudley/formats/dudley/syntax/emitter.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -12,7 +12,7 @@ for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_mo
   # The model target starts from the binder's seeds too.
   [ "$target" = dudley_model ] && cp -r fuzz/corpus/dudley_bind/. "$work/"
   if [ "$target" = dudley_parse ]; then
-    cp tests/data/layouts/valid/*.dud tests/data/layouts/invalid/*.dud examples/*.dud "$work/"
+    cp tests/data/dudley/layouts/valid/*.dud tests/data/dudley/layouts/invalid/*.dud examples/*.dud "$work/"
   fi
   echo "== $target for ${seconds}s"
   # Undefined behaviour is a finding: stop at the first report and keep the input.

@@ -1,8 +1,8 @@
 #include "dudley/open.hpp"
 
 #include "dudley/core/error.hpp"
-#include "dudley/layout/from_model.hpp"
-#include "dudley/layout/to_model.hpp"
+#include "dudley/formats/dudley/write/from_model.hpp"
+#include "dudley/formats/dudley/bind/to_model.hpp"
 
 namespace dudley {
 

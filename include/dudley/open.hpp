@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "dudley/layout/binder.hpp"
-#include "dudley/layout/writer.hpp"
+#include "dudley/formats/dudley/bind/binder.hpp"
+#include "dudley/formats/dudley/write/writer.hpp"
 #include "dudley/model/tree.hpp"
 
 namespace dudley {

@@ -8,8 +8,8 @@
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
-#include "dudley/layout/diagnostic_format.hpp"
-#include "dudley/layout/parser.hpp"
+#include "dudley/formats/dudley/syntax/diagnostic_format.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
 
 namespace dudley::cli {
 

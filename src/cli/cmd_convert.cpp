@@ -17,8 +17,8 @@
 #include "cli/tree_json.hpp"
 #include "dudley/core/dtype.hpp"
 #include "dudley/core/error.hpp"
-#include "dudley/layout/from_model.hpp"
-#include "dudley/layout/parser.hpp"
+#include "dudley/formats/dudley/write/from_model.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
 #include "dudley/open.hpp"
 
 namespace dudley::cli {

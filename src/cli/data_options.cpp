@@ -10,7 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/failure.hpp"
 #include "dudley/core/error.hpp"
-#include "dudley/layout/family.hpp"
+#include "dudley/formats/dudley/family.hpp"
 #include "dudley/open.hpp"
 
 namespace dudley::cli {

@@ -8,7 +8,7 @@
 #include "dudley/core/path.hpp"
 #include "dudley/core/suggest.hpp"
 #include "dudley/io/byte_source.hpp"
-#include "dudley/layout/reader.hpp"
+#include "dudley/formats/dudley/bind/reader.hpp"
 
 namespace dudley::cli {
 

@@ -6,8 +6,8 @@
 
 #include "cli/data_options.hpp"
 #include "cli/tree_json.hpp"
-#include "dudley/layout/diagnostic_format.hpp"
-#include "dudley/layout/parser.hpp"
+#include "dudley/formats/dudley/syntax/diagnostic_format.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
 
 namespace dudley::cli {
 

@@ -42,9 +42,9 @@ check "template diagnostic code" grep -q '\[template\]' "$tmp/err"
 check "fmt exits 0" test $? -eq 0
 "$dudley" fmt --check "$tmp/canon.dud"
 check "fmt output is canonical" test $? -eq 0
-"$dudley" fmt --check "$root/tests/data/layouts/valid/whitespace.dud" 2>/dev/null
+"$dudley" fmt --check "$root/tests/data/dudley/layouts/valid/whitespace.dud" 2>/dev/null
 check "fmt --check flags non-canonical text" test $? -eq 1
-cp "$root/tests/data/layouts/valid/whitespace.dud" "$tmp/w.dud"
+cp "$root/tests/data/dudley/layouts/valid/whitespace.dud" "$tmp/w.dud"
 "$dudley" fmt -i "$tmp/w.dud" && "$dudley" fmt --check "$tmp/w.dud"
 check "fmt -i rewrites in place" test $? -eq 0
 "$dudley" fmt "$tmp/bad.dud" >"$tmp/out" 2>/dev/null

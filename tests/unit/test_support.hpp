@@ -14,7 +14,7 @@
 
 #include "dudley/core/file_io.hpp"
 #include "dudley/core/ndarray.hpp"
-#include "dudley/layout/parser.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
 
 namespace dudley::testing {
 

@@ -1,0 +1,35 @@
+// Writing any model tree (from any format the model reads) as a Dudley file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dudley/formats/dudley/write/writer.hpp"
+#include "dudley/model/tree.hpp"
+
+namespace dudley::layout {
+
+/// A layout describing `tree`: its groups, lists and arrays with literal shapes, parameters
+/// as fixed values, docs, struct types for compound elements, and a !DUDLEY signature.
+/// Throws Error(kType) naming the item for an element type Dudley cannot express (opaque,
+/// enum, variable-length, references) and Error(kUsage) for a name that is not a Dudley
+/// name or an item that could not be read.
+std::string layout_text_for(const model::Tree& tree);
+
+/// Writes `tree` as Dudley data file `data_path` plus its layout beside it, streaming each
+/// array block by block (memory stays bounded). Returns the data file's size.
+uint64_t write_tree(const model::Tree& tree, const std::string& data_path,
+                    const WriteOptions& options = {});
+
+/// Writes `tree` as Dudley data file `data_path` described by `layout` (a family's
+/// template, a layout agreed with another code) instead of one made from the tree: each data
+/// item takes the tree's array at the same path (instances of counted and heterogeneous
+/// arrays from the list or group there, pointees by key); items the tree lacks read as zeros;
+/// parameters no shape sets take the source's value of the same name and group. Arrays of
+/// the tree that no item took are listed in `unused`. Errors as Writer's (a shape or type
+/// the layout does not allow names the item).
+uint64_t write_tree_into(const model::Tree& tree, const Layout& layout,
+                         const std::string& data_path, const WriteOptions& options = {},
+                         std::vector<std::string>* unused = nullptr);
+
+}  // namespace dudley::layout

@@ -1,0 +1,497 @@
+// The Writer's back half: commit() computes every address exactly as a reader will (the
+// binder, run on a file of zeros with the writer's parameter values), checks every array
+// against its place, then writes the file through a temporary renamed into place.
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "dudley/core/byte_swap.hpp"
+#include "dudley/core/error.hpp"
+#include "dudley/core/file_io.hpp"
+#include "dudley/io/atomic_file.hpp"
+#include "dudley/io/byte_source.hpp"
+#include "dudley/formats/dudley/bind/binder.hpp"
+#include "dudley/formats/dudley/embedded.hpp"
+#include "dudley/formats/dudley/syntax/emitter.hpp"
+#include "dudley/formats/dudley/write/pair_record.hpp"
+#include "dudley/formats/dudley/write/writer.hpp"
+#include "writer_support.hpp"
+
+namespace dudley::layout {
+
+namespace {
+
+// Bytes of data written per call (and swapped in a buffer of this size when the file's
+// order is foreign): large enough for full-speed writes, small enough to stay in cache.
+constexpr uint64_t kChunk = uint64_t{4} << 20;
+
+// Planning binds the layout to zeros this long: every address the layout can compute fits.
+constexpr uint64_t kPlanningSize = uint64_t{1} << 62;
+
+// The spec's literal signature bytes [C20].
+void signature_bytes(ByteOrder order, unsigned char out[8]) {
+  static constexpr unsigned char kBig[8] = {0x89, 0x44, 0x75, 0x44, 0x0d, 0x0a, 0x1a, 0x0a};
+  static constexpr unsigned char kLittle[8] = {0x89, 0x64, 0x95, 0x64, 0x0d, 0x0a, 0x1a, 0x0a};
+  std::copy_n(order == ByteOrder::kBig ? kBig : kLittle, 8, out);
+}
+
+// An integer parameter's bytes in the file.
+std::vector<unsigned char> integer_bytes(int64_t value, unsigned size, ByteOrder order) {
+  std::vector<unsigned char> bytes(size);
+  const auto v = static_cast<uint64_t>(value);
+  for (unsigned i = 0; i < size; ++i) {
+    const unsigned shift = 8 * (order == ByteOrder::kBig ? size - 1 - i : i);
+    bytes[i] = static_cast<unsigned char>(v >> shift);
+  }
+  return bytes;
+}
+
+DType native(const DType& t) {
+  return t.needs_swap() ? t.with_byte_order(native_byte_order()) : t;
+}
+
+// Whether an array of `given` elements may fill an item of `declared` ones (the item's
+// shape already holds a string's length as its last dimension).
+bool compatible(const DType& given, const DType& declared) {
+  if (declared.kind() == DTypeKind::kPointer) {
+    return given.size() == declared.size() &&
+           (given.kind() == DTypeKind::kPointer || given.kind() == DTypeKind::kUInt ||
+            given.kind() == DTypeKind::kInt);
+  }
+  if (given.kind() == DTypeKind::kText && declared.kind() == DTypeKind::kText) {
+    return given.encoding() == declared.encoding();
+  }
+  return native(given) == native(declared);
+}
+
+}  // namespace
+
+bool varying_type(const Layout& l, const TypeRef& ref, int depth) {
+  if (ref.kind != TypeRef::Kind::kUser || depth > 64) return false;
+  const TypeDef& t = l.types[ref.user];
+  if (t.has_dynamic_params || t.kind == TypeKind::kHeteroBody) return true;
+  return std::any_of(t.body.begin(), t.body.end(), [&](const StructEntry& e) {
+    return e.kind == StructEntry::Kind::kMember &&
+           varying_type(l, l.nodes[e.index].type, depth + 1);
+  });
+}
+
+namespace {
+
+/// One array to write and where it goes, checked before anything is written.
+struct WriteJob {
+  BoundArray where;
+  const NDArray* data = nullptr;
+  model::ArraySource* source = nullptr;
+  const std::vector<int64_t>* source_shape = nullptr;
+  const Hyperslab* region = nullptr;
+  uint64_t bytes = 0;  ///< written by this job
+  std::string what;    ///< the item, for messages
+};
+
+// Checks an array against its place; `shape` is the array's shape in layout terms.
+void check_fit(const std::string& what, const DType& given, const std::vector<int64_t>& shape,
+               const BoundArray& where) {
+  if (!compatible(given, where.dtype)) {
+    throw Error(ErrorCategory::kType, fmt::format("{} is declared {}, the array given is {}", what,
+                                                  where.dtype.to_string(), given.to_string()));
+  }
+  if (shape != where.shape) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{} has shape {} in the layout, the array given {}", what,
+                            Shape(where.shape).to_string(), Shape(shape).to_string()));
+  }
+}
+
+// Bytes below the region's dimensions (a string's characters, a typedef's own dimensions).
+uint64_t region_inner_bytes(const std::string& what, const Hyperslab& region, const DType& given,
+                            const std::vector<int64_t>& given_shape, const BoundArray& where) {
+  const size_t rank = region.count.size();
+  if (!compatible(given, where.dtype) || rank > where.shape.size()) {
+    throw Error(ErrorCategory::kType,
+                fmt::format("{} is declared {}{}, the region given is {} of rank {}", what,
+                            where.dtype.to_string(), Shape(where.shape).to_string(),
+                            given.to_string(), rank));
+  }
+  std::vector<int64_t> inner(where.shape.begin() + static_cast<std::ptrdiff_t>(rank),
+                             where.shape.end());
+  // A region's elements are the given array's: strings of L > 1 units bring that dimension.
+  std::vector<int64_t> given_inner;
+  if (given.kind() == DTypeKind::kText && given.text_length() > 1) {
+    given_inner.push_back(static_cast<int64_t>(given.text_length()));
+  }
+  if (inner != given_inner) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{}: each element of the region must be {} (the layout's last "
+                            "dimensions), not {}",
+                            what, Shape(inner).to_string(), Shape(given_inner).to_string()));
+  }
+  const std::vector<int64_t> outer(where.shape.begin(),
+                                   where.shape.begin() + static_cast<std::ptrdiff_t>(rank));
+  try {
+    region.check_fits(outer);
+  } catch (const Error& e) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{}: the region leaves the item's shape {}: {}", what,
+                            Shape(where.shape).to_string(), e.message()));
+  }
+  (void)given_shape;
+  uint64_t bytes = where.dtype.size();
+  for (int64_t d : inner) bytes *= static_cast<uint64_t>(d);
+  return bytes;
+}
+
+using PutBytes =
+    std::function<void(const DType& type, uint64_t address, const unsigned char* src, uint64_t n)>;
+
+// A pointer array's keys must each name a pointee (or be NULL: 0 or all ones) [C19].
+void check_pointers(const Layout& layout, const std::string& what, const NDArray& data) {
+  std::set<uint64_t> keys;
+  for (const Pointee& p : layout.pointees) keys.insert(p.key);
+  const unsigned size = static_cast<unsigned>(data.dtype().size());
+  const uint64_t null_all_ones = size == 4 ? 0xffffffffu : ~uint64_t{0};
+  const NDArray native_data = data.dtype().needs_swap() ? data.to_native() : data;
+  uint64_t index = 0;
+  native_data.for_each_element([&](const void* element) {
+    uint64_t key = 0;
+    if (size == 4) {
+      uint32_t k;
+      std::memcpy(&k, element, 4);
+      key = k;
+    } else {
+      std::memcpy(&key, element, 8);
+    }
+    if (key != 0 && key != null_all_ones && !keys.count(key)) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("{}: element {} points to {}, which the layout declares no "
+                              "pointee for",
+                              what, index, key));
+    }
+    ++index;
+  });
+}
+
+// A region's elements, C order in `src`, to their places in the item `where`.
+void write_region(const BoundArray& where, const Hyperslab& region, const unsigned char* src,
+                  const PutBytes& put) {
+  const size_t rank = region.count.size();
+  uint64_t inner = where.dtype.size();
+  for (size_t i = rank; i < where.shape.size(); ++i) inner *= static_cast<uint64_t>(where.shape[i]);
+  if (rank == 0) {
+    put(where.dtype, where.address, src, inner);
+    return;
+  }
+  for (int64_t c : region.count) {
+    if (c == 0) return;
+  }
+  // Byte distance between neighbours along each dimension of the item.
+  std::vector<uint64_t> pitch(rank);
+  pitch[rank - 1] = inner;
+  for (size_t i = rank - 1; i-- > 0;)
+    pitch[i] = pitch[i + 1] * static_cast<uint64_t>(where.shape[i + 1]);
+  auto step = [&](size_t i) { return region.step(i); };
+  // Along the last dimension, a stride of 1 makes one run of the whole count.
+  const bool contiguous = step(rank - 1) == 1;
+  const uint64_t run = contiguous ? inner * static_cast<uint64_t>(region.count[rank - 1]) : inner;
+  std::vector<int64_t> index(rank, 0);
+  const size_t outer = contiguous ? rank - 1 : rank;  // dimensions the odometer walks
+  while (true) {
+    uint64_t offset = 0;
+    for (size_t i = 0; i < rank; ++i) {
+      offset += static_cast<uint64_t>(region.start[i] + index[i] * step(i)) * pitch[i];
+    }
+    put(where.dtype, where.address + offset, src, run);
+    src += run;
+    size_t i = outer;
+    while (i > 0) {
+      --i;
+      if (++index[i] < region.count[i]) break;
+      index[i] = 0;
+      if (i == 0) return;
+    }
+    if (outer == 0) return;
+  }
+}
+
+// `inspect` sees each block before it is written (pointer keys are checked there).
+void stream_array(const BoundArray& where, model::ArraySource& source,
+                  const std::vector<int64_t>& source_shape, const PutBytes& put,
+                  const std::function<void(const NDArray&)>& inspect) {
+  // Another file's array: whole leading-dimension slabs of about kChunk bytes at a time.
+  const std::vector<int64_t>& shape = where.shape;
+  if (source_shape.empty() || shape[0] == 0) {
+    if (where.byte_size == 0) return;
+    NDArray block = source.read().to_native();
+    inspect(block);
+    put(where.dtype, where.address, static_cast<const unsigned char*>(block.data()),
+        where.byte_size);
+    return;
+  }
+  const uint64_t row = where.byte_size / static_cast<uint64_t>(shape[0]);
+  const auto rows =
+      static_cast<int64_t>(std::max<uint64_t>(1, kChunk / std::max<uint64_t>(row, 1)));
+  const size_t rank = source_shape.size();
+  for (int64_t r = 0; r < shape[0]; r += rows) {
+    Hyperslab slab;
+    slab.start.assign(rank, 0);
+    slab.count = source_shape;
+    slab.start[0] = r;
+    slab.count[0] = std::min(rows, shape[0] - r);
+    NDArray block = source.read(slab);
+    if (block.dtype().needs_swap() || !block.is_c_contiguous()) block = block.to_native();
+    inspect(block);
+    put(where.dtype, where.address + static_cast<uint64_t>(r) * row,
+        static_cast<const unsigned char*>(block.data()),
+        static_cast<uint64_t>(slab.count[0]) * row);
+  }
+}
+
+}  // namespace
+
+uint64_t Writer::commit() {
+  const Layout& l = *layout_;
+  // 1. Every parameter the layout needs, as the reader will compute it.
+  for (ParamId p = 0; p < l.params.size(); ++p) {
+    const Param& param = l.params[p];
+    if (param.group == kNone || param.kind != ParamKind::kDynamic) continue;
+    if (!params_.count(p)) {
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("parameter {} has no value: set it, or write an array shaped by it",
+                              param_path(l, p)));
+    }
+  }
+  // Heterogeneous arrays sharing a parameter block share its rows: their values must agree.
+  std::map<std::pair<uint64_t, ParamId>, std::pair<int64_t, NodeId>> rows;
+  for (const auto& [node, input] : instance_inputs_) {
+    for (const auto& [path, values] : input.params) {
+      if (path.size() != 1) continue;  // nested instances have no parameter block
+      const uint64_t i = path[0];
+      for (const auto& [p, value] : values) {
+        if (l.params[p].owner == kNone ||
+            l.types[l.params[p].owner].kind != TypeKind::kParamBlock) {
+          continue;
+        }
+        auto [it, inserted] = rows.try_emplace({i, p}, value, node);
+        if (!inserted && it->second.first != value) {
+          throw Error(ErrorCategory::kUsage,
+                      fmt::format("{} and {} share parameter block row {}, but need {} = {} and {}",
+                                  l.path(it->second.second), l.path(node), i,
+                                  l.name(l.params[p].name), it->second.first, value));
+        }
+      }
+    }
+  }
+  BindOptions bind;
+  bind.default_order = options_.order;
+  bind.signature_unread = true;
+  bind.params_absent = options_.params_absent;
+  bind.param_values = params_;
+  bind.instance_params = [this](NodeId item, const std::vector<uint64_t>& path,
+                                ParamId p) -> std::optional<int64_t> {
+    auto it = instance_inputs_.find(item);
+    if (it == instance_inputs_.end()) return std::nullopt;
+    auto values = it->second.params.find(path);
+    if (values == it->second.params.end()) return std::nullopt;
+    auto value = values->second.find(p);
+    if (value == values->second.end()) return std::nullopt;
+    return value->second;
+  };
+  auto binding = std::make_unique<Binding>(l, io::zero_source(kPlanningSize), bind);
+
+  // 2. Appended list items go after everything else, whatever the last declaration was.
+  if (appended_from_ < l.statements.size()) {
+    const uint64_t base_end = binding->extent(appended_from_);
+    const NodeId first = l.statements[appended_from_].index;
+    if (binding->array(first).address < base_end) {
+      own_layout_->cursors.push_back(base_end);
+      own_layout_->statements.insert(
+          own_layout_->statements.begin() + appended_from_,
+          {Statement::Kind::kCursor, l.statements[appended_from_].container,
+           static_cast<uint32_t>(own_layout_->cursors.size() - 1)});
+      binding = std::make_unique<Binding>(l, io::zero_source(kPlanningSize), bind);
+    }
+  }
+  const uint64_t end = binding->extent();
+
+  // 3. Small pieces: group parameters, the signature, instances' parameters.
+  std::vector<std::pair<uint64_t, std::vector<unsigned char>>> small;
+  for (ParamId p = 0; p < l.params.size(); ++p) {
+    auto address = binding->param_address(p);
+    if (!address) continue;
+    const DType type = *binding->param_dtype(p);
+    small.emplace_back(*address, integer_bytes(params_.at(p), static_cast<unsigned>(type.size()),
+                                               type.byte_order()));
+  }
+  if (auto address = binding->signature_address()) {
+    std::vector<unsigned char> bytes(8);
+    signature_bytes(options_.order, bytes.data());
+    small.emplace_back(*address, std::move(bytes));
+  }
+
+  // 4. Check every array against its place before writing anything.
+  std::vector<WriteJob> jobs;
+  for (const Input& input : inputs_) {
+    WriteJob job;
+    std::string what;
+    if (input.pointee != kNone) {
+      what = fmt::format("pointee {}", l.pointees[input.pointee].key);
+      job.where = binding->pointee(input.pointee);
+    } else {
+      what = l.path(input.node);
+      job.where = binding->array(input.node);
+    }
+    job.what = what;
+    job.data = input.source ? nullptr : &input.data;
+    job.source = input.source.get();
+    job.source_shape = &input.shape;
+    if (input.region) {
+      region_inner_bytes(what, *input.region, input.dtype, input.shape, job.where);
+      job.region = &*input.region;
+      job.bytes = input.data.byte_size();
+    } else {
+      check_fit(what, input.dtype, element_shape(input.dtype, input.shape), job.where);
+      job.bytes = job.where.byte_size;
+    }
+    if (job.where.dtype.kind() == DTypeKind::kPointer && job.data)
+      check_pointers(l, what, *job.data);
+    jobs.push_back(std::move(job));
+  }
+  for (auto& [node, input] : instance_inputs_) {
+    const std::string item = l.path(node);
+    std::vector<int64_t> shape;
+    const std::vector<BoundInstance> places = binding->instances(node, shape);
+    if (places.size() != input.instances.size()) {
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("{} has {} instances (shape {}), {} were given", item, places.size(),
+                              Shape(shape).to_string(), input.instances.size()));
+    }
+    std::set<std::pair<uint64_t, ParamId>> seen;  // a block row is shared by its instances
+    // One instance as placed and as given: its parameters, its members, its nested instances.
+    std::function<void(const BoundInstance&, const Instance&, const std::string&)> place =
+        [&](const BoundInstance& where, const Instance& given, const std::string& what) {
+          for (const BoundInstance::Param& p : where.params) {
+            if (!p.address || !seen.insert({*p.address, p.param}).second) continue;
+            const TypeRef& type = l.params[p.param].type;
+            const ByteOrder order =
+                type.order == ByteOrder::kUnspecified ? options_.order : type.order;
+            small.emplace_back(*p.address,
+                               integer_bytes(p.value, primitive_size(type.primitive), order));
+          }
+          for (const BoundInstance::Member& m : where.members) {
+            const std::string name(l.name(l.nodes[m.node].name));
+            const std::string member = fmt::format("{} member '{}'", what, name);
+            if (!m.varies) {
+              auto array = given.members.find(name);
+              if (array == given.members.end()) continue;  // reads as zeros
+              WriteJob job;
+              job.where = m.array;
+              job.data = &array->second;
+              job.bytes = m.array.byte_size;
+              job.what = member;
+              const NDArray& a = array->second;
+              check_fit(member, a.dtype(), element_shape(a.dtype(), a.shape().dims()), job.where);
+              jobs.push_back(std::move(job));
+              continue;
+            }
+            auto nested = given.nested.find(name);
+            if (nested == given.nested.end()) continue;
+            if (nested->second.size() != m.instances.size()) {
+              throw Error(ErrorCategory::kUsage,
+                          fmt::format("{} has {} instances (shape {}), {} were given", member,
+                                      m.instances.size(), Shape(m.shape).to_string(),
+                                      nested->second.size()));
+            }
+            for (size_t j = 0; j < m.instances.size(); ++j) {
+              place(m.instances[j], nested->second[j], fmt::format("{} instance {}", member, j));
+            }
+          }
+        };
+    for (size_t i = 0; i < places.size(); ++i) {
+      place(places[i], input.instances[i], fmt::format("{} instance {}", item, i));
+    }
+  }
+
+  // 5. Write: a temporary file, renamed into place only when complete.
+  uint64_t total = 0;
+  for (const WriteJob& job : jobs) total += job.bytes;
+  io::AtomicFile file(path_);
+  file.resize(end);
+  std::string layout_text;
+  uint64_t file_size = end;
+  if (options_.write_layout || options_.embed_layout) layout_text = emit_layout(l);
+  // Data and layout in two files: both carry one identifier, so a reader can tell a pair
+  // from two halves of different writes (pair_record.hpp).
+  const bool paired = options_.write_layout && !options_.embed_layout;
+  std::optional<io::AtomicFile> layout_file;
+  if (paired) {
+    const PairRecord record = new_pair_record(end);
+    const std::string trailer = pair_trailer(record);
+    file.write_at(end, trailer.data(), trailer.size());
+    file_size = end + trailer.size();
+    layout_text = pair_line(record) + layout_text;
+    layout_file.emplace(layout_path_for(path_));  // refuses a directory there, before writing
+  }
+  if (options_.embed_layout) {
+    const std::string trailer = embedded_trailer(end, layout_text);
+    file.write_at(end, layout_text.data(), layout_text.size());
+    file.write_at(end + layout_text.size(), trailer.data(), trailer.size());
+    file_size = end + layout_text.size() + trailer.size();
+  }
+  for (const auto& [address, bytes] : small) file.write_at(address, bytes.data(), bytes.size());
+  std::vector<unsigned char> buffer;
+  uint64_t done = 0;
+  // Native bytes -> the file at `address`, in chunks, swapped to `type`'s order on the way.
+  auto put = [&](const DType& type, uint64_t address, const unsigned char* src, uint64_t n) {
+    const uint64_t element = std::max<uint64_t>(1, type.size());
+    const uint64_t per_chunk = std::max<uint64_t>(1, kChunk / element) * element;
+    for (uint64_t off = 0; off < n; off += per_chunk) {
+      const uint64_t m = std::min(per_chunk, n - off);
+      if (type.needs_swap()) {
+        buffer.assign(src + off, src + off + m);
+        swap_elements(buffer.data(), m / element, type);
+        file.write_at(address + off, buffer.data(), m);
+      } else {
+        file.write_at(address + off, src + off, m);
+      }
+      done += m;
+      if (options_.progress) options_.progress(done, total);
+    }
+  };
+  for (const WriteJob& job : jobs) {
+    const BoundArray& where = job.where;
+    if (job.bytes == 0) continue;
+    if (job.data) {
+      const NDArray& given = *job.data;
+      const NDArray data =
+          given.is_c_contiguous() && !given.dtype().needs_swap() ? given : given.to_native();
+      const auto* bytes = static_cast<const unsigned char*>(data.data());
+      if (job.region) {
+        write_region(where, *job.region, bytes, put);
+      } else {
+        put(where.dtype, where.address, bytes, where.byte_size);
+      }
+      continue;
+    }
+    // A pointer array from another file is checked block by block as it streams: a dangling
+    // key found late still leaves nothing under the final name.
+    stream_array(where, *job.source, *job.source_shape, put, [&](const NDArray& block) {
+      if (where.dtype.kind() == DTypeKind::kPointer) check_pointers(l, job.what, block);
+    });
+  }
+  if (paired) {
+    layout_file->write_at(0, layout_text.data(), layout_text.size());
+    io::AtomicFile::commit_pair(file, *layout_file, options_.fsync);
+  } else {
+    file.commit(options_.fsync);
+    if (options_.write_layout) {
+      write_file_atomically(layout_path_for(path_), layout_text, options_.fsync);
+    }
+  }
+  committed_ = true;
+  return file_size;
+}
+
+}  // namespace dudley::layout
