@@ -6,11 +6,11 @@ build=${1:-build-fuzz}
 seconds=${2:-60}
 cd "$(dirname "$0")/.."
 mkdir -p fuzz/artifacts
-for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_model dudley_family_index codec_decode}; do
+for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to_model dudley_family_index codec_decode}; do
   work=$(mktemp -d)
   cp -r fuzz/corpus/$target/. "$work/"
   # The model target starts from the binder's seeds too.
-  [ "$target" = dudley_model ] && cp -r fuzz/corpus/dudley_bind/. "$work/"
+  [ "$target" = dudley_to_model ] && cp -r fuzz/corpus/dudley_bind/. "$work/"
   if [ "$target" = dudley_parse ]; then
     cp tests/data/dudley/layouts/valid/*.dud tests/data/dudley/layouts/invalid/*.dud examples/*.dud "$work/"
   fi
