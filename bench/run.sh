@@ -74,3 +74,17 @@ PY
 echo
 echo "== dump: 1 GiB float64 array as text and JSON vs h5dump -d of the same array (issue 10)"
 /usr/bin/python3 bench/dump_bench.py "$build/dudley" 1024 2
+
+echo
+echo "== codecs: 256 MiB float64 in 4 MiB chunks vs the libraries called directly (issue 11)"
+"$build/bench/codec_bench" --benchmark_out="$out" --benchmark_out_format=json >/dev/null 2>&1
+/usr/bin/python3 - "$out" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["benchmarks"]:
+    print(f"  {r['label']:18} compress: library {r['direct_compress_MBps']:7.0f} MB/s, ours {r['ours_compress_MBps']:7.0f} "
+          f"({r['compress_ratio_vs_direct']:.2f}x, target >= 0.95x), parallel {r['parallel_compress_MBps']:7.0f} "
+          f"({r['compress_parallel_speedup']:.2f}x, target >= 1.7x)")
+    print(f"  {'':18} decompress: library {r['direct_decompress_MBps']:5.0f} MB/s, ours {r['ours_decompress_MBps']:7.0f} "
+          f"({r['decompress_ratio_vs_direct']:.2f}x), parallel {r['parallel_decompress_MBps']:7.0f} "
+          f"({r['decompress_parallel_speedup']:.2f}x)   [ratio {r['compression_ratio']:.2f}:1]")
+PY

@@ -30,16 +30,15 @@ class Blosc final : public BytesCodec {
             {"blocksize", blocksize_}};
   }
 
-  Bytes encode(ByteView in) const override {
+  void encode_into(ByteView in, Bytes& out) const override {
     if (in.size() > static_cast<size_t>(BLOSC_MAX_BUFFERSIZE)) {
       fail(fmt::format("a chunk holds at most {} bytes, not {}", BLOSC_MAX_BUFFERSIZE, in.size()));
     }
-    Bytes out(in.size() + BLOSC_MAX_OVERHEAD);
+    out.resize(in.size() + BLOSC_MAX_OVERHEAD);
     const int written = blosc_compress_ctx(clevel_, shuffle_, typesize_, in.size(), in.data(),
                                            out.data(), out.size(), cname_.c_str(), blocksize_, 1);
     if (written <= 0) fail(fmt::format("compressor failed ({})", written));
     out.resize(static_cast<size_t>(written));
-    return out;
   }
 
   std::optional<size_t> decode_to(ByteView in, MutableByteView out) const override {

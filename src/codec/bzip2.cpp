@@ -16,10 +16,10 @@ class Bzip2 final : public BytesCodec {
   std::string name() const override { return "bz2"; }
   Configuration configuration() const override { return {{"level", level_}}; }
 
-  Bytes encode(ByteView in) const override {
+  void encode_into(ByteView in, Bytes& out) const override {
     bz_stream s{};
     if (BZ2_bzCompressInit(&s, level_, 0, 0) != BZ_OK) fail("cannot start the compressor");
-    Bytes out(in.size() + in.size() / 100 + 600);
+    out.resize(in.size() + in.size() / 100 + 600);
     size_t fed = 0, written = 0;
     int ret = BZ_RUN_OK;
     while (ret != BZ_STREAM_END) {
@@ -41,7 +41,6 @@ class Bzip2 final : public BytesCodec {
     }
     BZ2_bzCompressEnd(&s);
     out.resize(written);
-    return out;
   }
 
   std::optional<size_t> decode_to(ByteView in, MutableByteView out) const override {

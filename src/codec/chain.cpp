@@ -61,32 +61,43 @@ CodecChain& CodecChain::then(std::unique_ptr<BytesCodec> codec) {
   return *this;
 }
 
-Bytes CodecChain::encode(ByteView data, const ChunkSpec& chunk) const {
-  // Codecs read the previous stage in place: the input is never copied for its own sake.
+void CodecChain::encode_into(ByteView data, const ChunkSpec& chunk, Bytes& out) const {
+  // Stages between the first and the last write into per-thread buffers that live on, so
+  // a chain coding chunk after chunk does not fault in fresh memory for each.
+  thread_local Bytes stage_a, stage_b;
+  const size_t stages = array_.size() + bytes_.size();
+  if (stages == 0) {
+    out.assign(data.begin(), data.end());
+    return;
+  }
   ByteView in = data;
-  Bytes current, scratch;
   ChunkSpec spec = chunk;
+  size_t done = 0;
+  auto target = [&]() -> Bytes& {
+    if (done + 1 == stages) return out;
+    return in.data() == stage_a.data() ? stage_b : stage_a;
+  };
   for (const auto& c : array_) {
-    scratch.resize(data.size());
-    c->encode(in, scratch, spec);
+    Bytes& next = target();
+    next.resize(data.size());
+    c->encode(in, next, spec);
     spec = c->encoded_spec(spec);
-    current.swap(scratch);
-    in = current;
+    in = next;
+    ++done;
   }
   for (const auto& c : bytes_) {
-    Bytes next = c->encode(in);
-    current.swap(next);
-    in = current;
+    Bytes& next = target();
+    c->encode_into(in, next);
+    in = next;
+    ++done;
   }
-  if (in.data() == data.data()) return Bytes(data.begin(), data.end());  // an empty chain
-  return current;
 }
 
 void CodecChain::decode(ByteView encoded, MutableByteView out, const ChunkSpec& chunk) const {
   // Sizes between bytes codecs are not recorded: bound them by the chunk and the input,
   // which any sane chain stays within, so a corrupt stage cannot claim more.
   const uint64_t slack = uint64_t{out.size()} + encoded.size() + 4096;
-  Bytes stage;
+  thread_local Bytes stage, raw, scratch;  // kept per thread: no fresh pages per chunk
   ByteView in = encoded;
   for (size_t i = bytes_.size(); i-- > 1;) {
     stage = bytes_[i]->decode(in, slack);
@@ -104,7 +115,7 @@ void CodecChain::decode(ByteView encoded, MutableByteView out, const ChunkSpec& 
     }
     return;
   }
-  Bytes raw(out.size());
+  raw.resize(out.size());
   if (bytes_.empty()) {
     if (in.size() != out.size()) {
       throw Error(ErrorCategory::kData,
@@ -117,7 +128,7 @@ void CodecChain::decode(ByteView encoded, MutableByteView out, const ChunkSpec& 
   // Array codecs in reverse, each seeing the spec its encode saw.
   std::vector<ChunkSpec> specs{chunk};
   for (const auto& c : array_) specs.push_back(c->encoded_spec(specs.back()));
-  Bytes scratch(out.size());
+  scratch.resize(out.size());
   for (size_t i = array_.size(); i-- > 0;) {
     MutableByteView target = i == 0 ? out : MutableByteView(scratch);
     array_[i]->decode(raw, target, specs[i]);
@@ -125,11 +136,10 @@ void CodecChain::decode(ByteView encoded, MutableByteView out, const ChunkSpec& 
   }
 }
 
-std::vector<Bytes> CodecChain::encode_all(std::span<const ByteView> chunks, const ChunkSpec& chunk,
-                                          ThreadPool& pool) const {
-  std::vector<Bytes> out(chunks.size());
-  pool.parallel_for(chunks.size(), [&](size_t i) { out[i] = encode(chunks[i], chunk); });
-  return out;
+void CodecChain::encode_all(std::span<const ByteView> chunks, const ChunkSpec& chunk,
+                            std::vector<Bytes>& out, ThreadPool& pool) const {
+  out.resize(chunks.size());
+  pool.parallel_for(chunks.size(), [&](size_t i) { encode_into(chunks[i], chunk, out[i]); });
 }
 
 void CodecChain::decode_all(std::span<const ByteView> encoded, std::span<const MutableByteView> out,

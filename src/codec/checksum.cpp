@@ -67,12 +67,11 @@ class Crc32cCodec final : public BytesCodec {
   std::string name() const override { return "crc32c"; }
   Configuration configuration() const override { return Configuration::object(); }
 
-  Bytes encode(ByteView in) const override {
-    Bytes out(in.size() + 4);
+  void encode_into(ByteView in, Bytes& out) const override {
+    out.resize(in.size() + 4);
     if (!in.empty()) std::memcpy(out.data(), in.data(), in.size());
     const uint32_t c = crc32c(in);
     for (int i = 0; i < 4; ++i) out[in.size() + i] = static_cast<std::byte>(c >> (8 * i));
-    return out;
   }
 
   std::optional<size_t> decode_to(ByteView in, MutableByteView out) const override {

@@ -23,12 +23,12 @@ class Deflate final : public BytesCodec {
   }
   Configuration configuration() const override { return {{"level", level_}}; }
 
-  Bytes encode(ByteView in) const override {
+  void encode_into(ByteView in, Bytes& out) const override {
     z_stream z{};
     if (deflateInit2(&z, level_, Z_DEFLATED, window_bits(), 8, Z_DEFAULT_STRATEGY) != Z_OK) {
       fail("cannot start the compressor (out of memory)");
     }
-    Bytes out(deflateBound(&z, static_cast<uLong>(in.size())) + 64);
+    out.resize(deflateBound(&z, static_cast<uLong>(in.size())) + 64);
     size_t fed = 0, written = 0;
     int ret = Z_OK;
     while (ret != Z_STREAM_END) {
@@ -50,7 +50,6 @@ class Deflate final : public BytesCodec {
     }
     deflateEnd(&z);
     out.resize(written);
-    return out;
   }
 
   std::optional<size_t> decode_to(ByteView in, MutableByteView out) const override {

@@ -16,18 +16,17 @@ class Lz4Block final : public BytesCodec {
   std::string name() const override { return "lz4"; }
   Configuration configuration() const override { return {{"acceleration", acceleration_}}; }
 
-  Bytes encode(ByteView in) const override {
+  void encode_into(ByteView in, Bytes& out) const override {
     if (in.size() > LZ4_MAX_INPUT_SIZE) {
       fail(fmt::format("a block holds at most {} bytes, not {}", LZ4_MAX_INPUT_SIZE, in.size()));
     }
     const int n = static_cast<int>(in.size());
-    Bytes out(static_cast<size_t>(LZ4_compressBound(n)));
+    out.resize(static_cast<size_t>(LZ4_compressBound(n)));
     const int written = LZ4_compress_fast(reinterpret_cast<const char*>(in.data()),
                                           reinterpret_cast<char*>(out.data()), n,
                                           static_cast<int>(out.size()), acceleration_);
     if (written <= 0 && n > 0) fail("compressor failed");
     out.resize(static_cast<size_t>(std::max(written, 0)));
-    return out;
   }
 
   std::optional<size_t> decode_to(ByteView in, MutableByteView out) const override {
@@ -56,16 +55,15 @@ class Lz4Frame final : public BytesCodec {
   std::string name() const override { return "lz4_frame"; }
   Configuration configuration() const override { return {{"level", level_}}; }
 
-  Bytes encode(ByteView in) const override {
+  void encode_into(ByteView in, Bytes& out) const override {
     LZ4F_preferences_t prefs{};
     prefs.compressionLevel = level_;
     prefs.frameInfo.contentSize = in.size();  // lets a reader check the size up front
     prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
-    Bytes out(LZ4F_compressFrameBound(in.size(), &prefs));
+    out.resize(LZ4F_compressFrameBound(in.size(), &prefs));
     const size_t written = LZ4F_compressFrame(out.data(), out.size(), in.data(), in.size(), &prefs);
     if (LZ4F_isError(written)) fail(LZ4F_getErrorName(written));
     out.resize(written);
-    return out;
   }
 
   std::optional<size_t> decode_to(ByteView in, MutableByteView out) const override {

@@ -29,17 +29,16 @@ class Zstd final : public BytesCodec {
     return {{"level", level_}, {"checksum", checksum_}};
   }
 
-  Bytes encode(ByteView in) const override {
+  void encode_into(ByteView in, Bytes& out) const override {
     ZSTD_CCtx* c = contexts().c;
     if (!c) fail("cannot start the compressor (out of memory)");
     ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
     ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level_);
     ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, checksum_ ? 1 : 0);
-    Bytes out(ZSTD_compressBound(in.size()));
+    out.resize(ZSTD_compressBound(in.size()));
     const size_t written = ZSTD_compress2(c, out.data(), out.size(), in.data(), in.size());
     if (ZSTD_isError(written)) fail(ZSTD_getErrorName(written));
     out.resize(written);
-    return out;
   }
 
   std::optional<size_t> decode_to(ByteView in, MutableByteView out) const override {

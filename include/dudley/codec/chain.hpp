@@ -32,15 +32,29 @@ class CodecChain {
 
   bool empty() const noexcept { return array_.empty() && bytes_.empty(); }
 
-  /// Encodes one chunk of `chunk`'s element size and shape.
-  Bytes encode(ByteView data, const ChunkSpec& chunk) const;
+  /// Encodes one chunk of `chunk`'s element size and shape into `out` (its memory reused).
+  void encode_into(ByteView data, const ChunkSpec& chunk, Bytes& out) const;
+  /// Encodes one chunk into a new buffer.
+  Bytes encode(ByteView data, const ChunkSpec& chunk) const {
+    Bytes out;
+    encode_into(data, chunk, out);
+    return out;
+  }
   /// Decodes one chunk into exactly `out` (the chunk's size in bytes): Error(kData) naming
   /// the codec when the input is corrupt or decodes to another size.
   void decode(ByteView encoded, MutableByteView out, const ChunkSpec& chunk) const;
 
-  /// Encodes independent chunks in parallel on `pool` (all of `chunk`'s shape).
+  /// Encodes independent chunks in parallel on `pool` (all of `chunk`'s shape) into `out`,
+  /// one buffer per chunk, reusing the buffers' memory when `out` is reused.
+  void encode_all(std::span<const ByteView> chunks, const ChunkSpec& chunk,
+                  std::vector<Bytes>& out, ThreadPool& pool = ThreadPool::shared()) const;
+  /// As above, into new buffers.
   std::vector<Bytes> encode_all(std::span<const ByteView> chunks, const ChunkSpec& chunk,
-                                ThreadPool& pool = ThreadPool::shared()) const;
+                                ThreadPool& pool = ThreadPool::shared()) const {
+    std::vector<Bytes> out;
+    encode_all(chunks, chunk, out, pool);
+    return out;
+  }
   /// Decodes independent chunks in parallel on `pool`, each into its own output.
   void decode_all(std::span<const ByteView> encoded, std::span<const MutableByteView> out,
                   const ChunkSpec& chunk, ThreadPool& pool = ThreadPool::shared()) const;

@@ -59,8 +59,17 @@ class BytesCodec {
   /// The settings that recreate this codec with make_bytes_codec().
   virtual Configuration configuration() const = 0;
 
-  /// Encodes `in`.
-  virtual Bytes encode(ByteView in) const = 0;
+  /// Encodes `in` into `out` (resized to the encoded size; `in` must not be `out`). Reusing
+  /// `out` from chunk to chunk keeps its memory: a fresh buffer per chunk costs a page fault
+  /// per page, which on some machines is more than the compression itself.
+  virtual void encode_into(ByteView in, Bytes& out) const = 0;
+
+  /// Encodes `in` into a new buffer.
+  Bytes encode(ByteView in) const {
+    Bytes out;
+    encode_into(in, out);
+    return out;
+  }
 
   /// Decodes `in` into the front of `out`: the number of bytes produced, or nullopt when
   /// the output does not fit in `out` (nothing beyond `out` is written). Throws
