@@ -11,8 +11,9 @@
 #include <vector>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
 #include "dudley/formats/dudley/bind/reader.hpp"
+#include "dudley/formats/dudley/format.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
 #include "dudley/open.hpp"
 
 int main(int argc, char** argv) {
@@ -22,8 +23,10 @@ int main(int argc, char** argv) {
   }
   try {
     // 1. One file as a tree: navigate by path, query without reading, read whole or part.
+    dudley::layout::DudleyOpenOptions dudley_options;  // the Dudley format's own options
+    dudley_options.layout = argv[1];
     dudley::OpenOptions options;
-    options.layout = argv[1];
+    options.formats.set(dudley_options);
     dudley::model::Tree tree = dudley::open(argv[2], options);
     const dudley::model::Node* rho = tree.find("/hydro/rho");
     if (!rho || !rho->error.empty()) {

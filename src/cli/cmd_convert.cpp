@@ -17,8 +17,9 @@
 #include "cli/tree_json.hpp"
 #include "dudley/core/dtype.hpp"
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/write/from_model.hpp"
+#include "dudley/formats/dudley/format.hpp"
 #include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/formats/dudley/write/from_model.hpp"
 #include "dudley/open.hpp"
 
 namespace dudley::cli {
@@ -35,6 +36,7 @@ struct ConvertOptions {
   bool quiet = false;
   bool embed_layout = false;
   std::string to_layout;
+  std::string to;  ///< --to: the format of DST (default: by its extension)
 };
 
 // A one-line progress bar on a terminal, shown once a conversion has taken a second.
@@ -170,8 +172,15 @@ int run_convert(const ConvertOptions& o) {
   uint64_t size = 0;
   std::vector<std::string> unused;
   if (o.to_layout.empty()) {
+    layout::DudleySaveOptions dudley_options;
+    dudley_options.order = write.order;
+    dudley_options.embed_layout = write.embed_layout;
+    dudley_options.write_layout = write.write_layout;
     SaveOptions save_options;
-    save_options.write = write;
+    save_options.format = o.to;
+    save_options.fsync = write.fsync;
+    save_options.progress = write.progress;
+    save_options.formats.set(dudley_options);
     size = save(tree, o.destination, save_options);
   } else {
     const layout::Layout target = layout::load_layout(o.to_layout);
@@ -206,23 +215,31 @@ void add_convert_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<ConvertOptions>();
   CLI::App* cmd = app.add_subcommand(
       "convert",
-      "Write SRC (any file dudley reads) as Dudley data file DST with its layout beside it "
-      "(DST NAME.EXT -> NAME.dud). Arrays are copied block by block; DST appears only when "
-      "complete.");
+      "Write SRC (any file dudley reads) as DST in the format --to names, or its extension "
+      "names (Dudley data with its layout beside it, NAME.EXT -> NAME.dud, for any other). "
+      "Arrays are copied block by block; DST appears only when complete.");
   add_data_options(*cmd, options->source, false);
-  cmd->add_option("destination", options->destination, "Dudley data file to write")->required();
-  cmd->add_option("--write-order", options->write_order,
-                  "Byte order of the written file (default: this machine's)")
-      ->check(CLI::IsMember({"little", "big"}));
+  cmd->add_option("destination", options->destination, "File to write")->required();
+  cmd->add_option("--to", options->to,
+                  "Format of DST (default: from its extension, else dudley): " +
+                      fmt::format("{}", fmt::join(format_names(true), ", ")))
+      ->check(CLI::IsMember(format_names(true)));
   cmd->add_flag("--fsync", options->fsync, "Make the files durable before they appear");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress bar and no summary");
-  cmd->add_option("--to-layout", options->to_layout,
-                  "Write DST with this layout (a family's template, an agreed layout) instead "
-                  "of one made from SRC: each data item takes SRC's array at the same path")
+  CLI::Option_group* dudley = cmd->add_option_group("Dudley output", "Writing Dudley data");
+  dudley
+      ->add_option("--write-order", options->write_order,
+                   "Byte order of the written file (default: this machine's)")
+      ->check(CLI::IsMember({"little", "big"}));
+  dudley
+      ->add_option("--to-layout", options->to_layout,
+                   "Write DST with this layout (a family's template, an agreed layout) "
+                   "instead of one made from SRC: each data item takes SRC's array at the "
+                   "same path")
       ->check(CLI::ExistingFile);
-  cmd->add_flag("--embed-layout", options->embed_layout,
-                "Append the layout to DST with a trailer (one self-describing file, no .dud; "
-                "see docs/embedded-layout.md)");
+  dudley->add_flag("--embed-layout", options->embed_layout,
+                   "Append the layout to DST with a trailer (one self-describing file, no "
+                   ".dud; see docs/embedded-layout.md)");
   cmd->callback([options, &exit_code] {
     exit_code = guarded(options->source.json, [&] { return run_convert(*options); });
   });

@@ -6,35 +6,54 @@
 #include <charconv>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
 #include "cli/failure.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/formats/dudley/family.hpp"
+#include "dudley/formats/dudley/format.hpp"
 #include "dudley/open.hpp"
 
 namespace dudley::cli {
 
 void add_data_options(CLI::App& cmd, DataOptions& o, bool family) {
   cmd.add_option("data", o.data, family ? "Data file (or --family)" : "Data file");
-  cmd.add_option("--layout", o.layout, "Layout file (default: NAME.dud beside data file NAME.*)");
-  cmd.add_option("--order", o.order,
-                 "Byte order of '|' types when the layout has no !DUDLEY signature")
-      ->check(CLI::IsMember({"little", "big"}));
-  // One value per --param: `--param N=5 data.bin /x` must not take data.bin as a second.
-  cmd.add_option("--param", o.params,
-                 "Give a parameter's value: NAME=VALUE or /group/NAME=VALUE (repeat the option "
-                 "for each)")
-      ->allow_extra_args(false);
+  const std::string formats = fmt::format("{}", fmt::join(format_names(false), ", "));
+  cmd.add_option("--format", o.format,
+                 "Read DATA as this format (default: found from the file): " + formats)
+      ->check(CLI::IsMember(format_names(false)));
   if (family) {
     cmd.add_option("--family", o.family,
                    "Every member of a file family: a quoted glob ('run_*.bin') or the family's "
                    "index (run.index.bin); replaces DATA");
   }
-  cmd.add_flag("--params-absent", o.params_absent,
-               "Dynamic parameters are not stored in the file (they take no bytes); give them "
-               "all with --param");
   cmd.add_flag("--json", o.json, "Print JSON (the format is in docs/cli.md)");
+  // Options only Dudley data has, grouped so that --help says which format they are for.
+  CLI::Option_group* dudley = cmd.add_option_group("Dudley format", "Reading Dudley data");
+  dudley->add_option("--layout", o.layout,
+                     "Layout file (default: NAME.dud beside data file NAME.*, or embedded)");
+  dudley
+      ->add_option("--order", o.order,
+                   "Byte order of '|' types when the layout has no !DUDLEY signature")
+      ->check(CLI::IsMember({"little", "big"}));
+  // One value per --param: `--param N=5 data.bin /x` must not take data.bin as a second.
+  dudley
+      ->add_option("--param", o.params,
+                   "Give a parameter's value: NAME=VALUE or /group/NAME=VALUE (repeat the "
+                   "option for each)")
+      ->allow_extra_args(false);
+  dudley->add_flag("--params-absent", o.params_absent,
+                   "Dynamic parameters are not stored in the file (they take no bytes); give "
+                   "them all with --param");
+}
+
+std::vector<std::string> format_names(bool writers) {
+  std::vector<std::string> names;
+  for (const Format* f : FormatRegistry::builtin().formats()) {
+    if (!writers || f->can_save()) names.push_back(f->name());
+  }
+  return names;
 }
 
 std::vector<DataOptions> family_members(const DataOptions& o) {
@@ -97,7 +116,15 @@ model::Tree open_data(const DataOptions& o) {
     bind.params[p.substr(0, eq)] = value;
   }
   try {
-    return dudley::open(o.data, {o.layout, std::move(bind)});
+    layout::DudleyOpenOptions dudley_options;
+    dudley_options.layout = o.layout;
+    dudley_options.bind = std::move(bind);
+    OpenOptions options;
+    options.format = o.format;
+    // A layout given means Dudley data, whatever the file looks like.
+    if (options.format.empty() && !o.layout.empty()) options.format = "dudley";
+    options.formats.set(std::move(dudley_options));
+    return dudley::open(o.data, options);
   } catch (const Error& e) {
     // A glob given as DATA reaches here only when the shell did not expand it (it matched
     // nothing, or was quoted): say how families are read.

@@ -14,6 +14,7 @@ namespace dudley::cli {
 
 struct DataOptions {
   std::string data;
+  std::string format;  ///< --format: read DATA as this format; empty: found from the file
   std::string layout;
   std::string order;
   std::vector<std::string> params;  ///< NAME=VALUE
@@ -39,6 +40,9 @@ int exit_status_for(const Error& e);
 /// Registers DATA, --layout, --order, --param, --params-absent and --json on `cmd`, and
 /// --family when `family` (commands that read one file at a time).
 void add_data_options(CLI::App& cmd, DataOptions& options, bool family = true);
+
+/// The names of the formats this build reads (`writers`: writes).
+std::vector<std::string> format_names(bool writers);
 
 /// Opens the data file as a model tree. Throws dudley::Error on failure.
 model::Tree open_data(const DataOptions& options);

@@ -133,5 +133,18 @@ printf '# header\nN := 2   # count\n#! doc of N\n\n# section\ng /\n  x = f8[N] #
 check "fmt -i keeps every comment" test "$(cat c.dud)" = "$(printf '# header\nN := 2  # count\n#! doc of N\n# section\ng /\n  x = f8[N]  # note\n..\n# end')"
 check "fmt's output is canonical" "$dudley" fmt --check c.dud
 
+# Formats through the registry: --format to read, --to to write, Dudley flags grouped.
+check "ls --format dudley reads Dudley data" "$dudley" ls --format dudley ptr.bin
+"$dudley" ls --format zarr ptr.bin >out.txt 2>err.txt
+check "ls --format with a format this build lacks exits 2" test $? -eq 2
+check "... naming the formats there are" grep -q "dudley" err.txt
+check "convert --to dudley writes Dudley data" "$dudley" convert -q --to dudley ptr.bin copy.bin
+check "... that reads back" test "$("$dudley" dump copy.bin /head)" = "/head = 7"
+"$dudley" convert -q --to netcdf ptr.bin copy2.bin >out.txt 2>err.txt
+check "convert --to a format this build cannot write exits 2" test $? -eq 2
+check "... and writes nothing" test ! -e copy2.bin
+check "ls --help groups the Dudley-only options" grep -q "Dudley format" <("$dudley" ls --help)
+check "convert --help lists --to" grep -q -- "--to TEXT" <("$dudley" convert --help)
+
 echo "failure tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -15,6 +15,7 @@
 #include "dudley/core/error.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/formats/dudley/write/writer.hpp"
+#include "dudley/formats/dudley/format.hpp"
 #include "dudley/open.hpp"
 #include "test_support.hpp"
 
@@ -149,10 +150,12 @@ TEST_F(Embedded, DamageIsAnErrorWithTheByteOffset) {
 
 TEST_F(Embedded, SaveWritesAnyTreeAsOneSelfDescribingFile) {
   const model::Tree tree = dudley::open(path_);
+  layout::DudleySaveOptions dudley_options;
+  dudley_options.embed_layout = true;
+  dudley_options.write_layout = false;
+  dudley_options.order = ByteOrder::kBig;
   SaveOptions options;
-  options.write.embed_layout = true;
-  options.write.write_layout = false;
-  options.write.order = ByteOrder::kBig;
+  options.formats.set(dudley_options);
   const std::string copy = (dir_ / "copy.bin").string();
   const uint64_t size = dudley::save(tree, copy, options);
   EXPECT_EQ(size, fs::file_size(copy));

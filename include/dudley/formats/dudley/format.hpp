@@ -1,0 +1,37 @@
+// The Dudley format as the registry sees it: its options and its registration.
+#pragma once
+
+#include <string>
+
+#include "dudley/core/dtype.hpp"
+#include "dudley/format.hpp"
+#include "dudley/formats/dudley/bind/binder.hpp"
+
+namespace dudley::layout {
+
+/// Reading Dudley data: where the layout is, and what binding needs.
+struct DudleyOpenOptions : FormatOptions {
+  static constexpr const char* kFormat = "dudley";
+  /// The layout file; empty: NAME.dud beside data file NAME.EXT, or the layout embedded in
+  /// the data file.
+  std::string layout;
+  /// Byte order of unprefixed types, parameter values, parameters absent from the file.
+  BindOptions bind;
+};
+
+/// Writing Dudley data (format-neutral settings such as fsync are in SaveOptions).
+struct DudleySaveOptions : FormatOptions {
+  static constexpr const char* kFormat = "dudley";
+  /// Order of '|' (unprefixed) multi-byte types and of the !DUDLEY signature.
+  ByteOrder order = native_byte_order();
+  /// Write NAME.dud beside the data file.
+  bool write_layout = true;
+  /// Append the layout to the data file with a trailer (one self-describing file).
+  bool embed_layout = false;
+};
+
+/// Registers the Dudley format: reads any data file with a layout beside it, embedded in
+/// it or given, and is the fallback reader and writer for files no other format claims.
+void register_dudley_format(FormatRegistry& registry);
+
+}  // namespace dudley::layout

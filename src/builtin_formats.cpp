@@ -1,0 +1,22 @@
+// The formats compiled into this build, registered in one place.
+#include "dudley/format.hpp"
+#include "dudley/formats/dudley/format.hpp"
+
+namespace dudley {
+
+const FormatRegistry& FormatRegistry::builtin() {
+  static const FormatRegistry registry = [] {
+    FormatRegistry r;
+    register_builtin_formats(r);
+    return r;
+  }();
+  return registry;
+}
+
+void register_builtin_formats(FormatRegistry& registry) {
+  // Explicit calls, not static initialisers: a static library drops objects nothing
+  // refers to, and with them any self-registration.
+  layout::register_dudley_format(registry);
+}
+
+}  // namespace dudley
