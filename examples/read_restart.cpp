@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     dudley::model::Tree tree = dudley::open(argv[2], options);
     const dudley::model::Node* rho = tree.find("/hydro/rho");
     if (!rho || !rho->error.empty()) {
-      std::fprintf(stderr, "%s: /hydro/rho: %s\n", argv[2], rho ? rho->error.c_str() : "absent");
+      std::fprintf(stderr, "%s: /hydro/rho: %s\n", argv[2], rho ? rho->error.text().c_str() : "absent");
       return 1;
     }
     std::printf("/hydro/rho: %s, shape [%lld, %lld], at byte %llu\n", rho->dtype.typestr().c_str(),

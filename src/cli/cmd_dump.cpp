@@ -414,7 +414,7 @@ int dump_text(const model::Tree& tree, const std::vector<Request>& wanted,
         if (r.parameter->value) {
           out.write(fmt::format("{}{} = {}\n", prefix, r.path, *r.parameter->value));
         } else {
-          dumper.report(fmt::format("{}: {}", r.path, r.parameter->error));
+          dumper.report(fmt::format("{}: {}", r.path, r.parameter->error.text()));
         }
         break;
       case Request::Kind::kBelow:
@@ -511,7 +511,7 @@ int dump_json(const model::Tree& tree, const std::vector<Request>& wanted,
   out.write("\n");
   for (const Request& r : wanted) {
     if (r.kind == Request::Kind::kParameter && !r.parameter->value) {
-      dumper.report(fmt::format("{}: {}", r.path, r.parameter->error));
+      dumper.report(fmt::format("{}: {}", r.path, r.parameter->error.text()));
     }
   }
   return dumper.status();

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
 #include "cli/failure.hpp"
+#include "cli/model_json.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 
@@ -31,6 +32,11 @@ struct Problem {
   std::string message;
 };
 
+// " {units=\"K\", ...}" after an item with attributes.
+std::string attrs_suffix(const model::Node& node) {
+  return node.attributes.empty() ? "" : " {" + attributes_text(node.attributes) + "}";
+}
+
 // One line per item, like `h5ls -r`; collects the problems of the items that could not be
 // resolved, each naming its item.
 void print_node(const model::Node& node, const std::string& path, std::vector<Problem>& errors,
@@ -38,12 +44,12 @@ void print_node(const model::Node& node, const std::string& path, std::vector<Pr
   std::string doc = node.doc.empty() ? "" : "  # " + node.doc.substr(0, node.doc.find('\n'));
   switch (node.kind) {
     case model::NodeKind::kGroup: {
-      fmt::print("{:<32} group{}\n", path.empty() ? "/" : path, doc);
+      fmt::print("{:<32} group{}{}\n", path.empty() ? "/" : path, attrs_suffix(node), doc);
       for (const auto& p : node.params) {
         std::string where = path + "/" + p.name;
         if (!p.error.empty()) {
           fmt::print("{:<32} parameter: ERROR\n", where);
-          errors.push_back({p.error, p.error});
+          errors.push_back({p.error.text(), p.error.text()});
           continue;
         }
         std::string stored = p.dtype ? fmt::format(" {}", type_text(*p.dtype)) : "";
@@ -74,11 +80,13 @@ void print_node(const model::Node& node, const std::string& path, std::vector<Pr
     case model::NodeKind::kArray:
       if (!node.error.empty()) {
         fmt::print("{:<32} array: ERROR\n", path);
-        errors.push_back({node.error, item_problem(path, node.error)});
+        errors.push_back({node.error.text(), item_problem(path, node.error.text())});
         break;
       }
-      fmt::print("{:<32} array {} {} @ {}{}\n", path, type_text(node.dtype), shape_text(node.shape),
-                 node.address.value_or(0), doc);
+      const std::string stored = storage_text(node.storage);
+      fmt::print("{:<32} array {} {}{}{}{}\n", path, type_text(node.dtype), shape_text(node.shape),
+                 node.address ? fmt::format(" @ {}", *node.address) : "",
+                 stored.empty() ? "" : " " + stored, attrs_suffix(node) + doc);
       break;
   }
 }

@@ -90,7 +90,7 @@ ArrayRef ArrayRef::of(const model::Node& node, const std::string& path, ItemSpec
   ref.dtype = node.dtype;
   ref.shape = node.shape;
   ref.data = node.data;
-  ref.error = node.error;
+  ref.error = node.error.text();
   spec.path = path;
   ref.spec = std::move(spec);
   return ref;

@@ -1,5 +1,7 @@
 #include "cli/tree_json.hpp"
 
+#include "cli/model_json.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -220,7 +222,7 @@ json node_json(const model::Node& node, const TreeWalk& walk, const std::string&
         if (p.dtype) entry["dtype"] = dtype_json(*p.dtype);
         if (p.address) entry["address"] = *p.address;
         if (!p.doc.empty()) entry["doc"] = p.doc;
-        if (!p.error.empty()) entry["error"] = p.error;
+        if (!p.error.empty()) entry["error"] = p.error.text();
         // A parameter may be declared again (a new value for the items after it): the entry
         // shows the last declaration, and "declarations" all of them in order, as the text
         // listing has one line for each.
@@ -234,6 +236,7 @@ json node_json(const model::Node& node, const TreeWalk& walk, const std::string&
         params[p.name] = std::move(entry);
       }
       if (!params.empty()) out["params"] = params;
+      if (!node.attributes.empty()) out["attributes"] = attributes_json(node.attributes);
       break;
     }
     case model::NodeKind::kList: {
@@ -256,13 +259,17 @@ json node_json(const model::Node& node, const TreeWalk& walk, const std::string&
     case model::NodeKind::kArray:
       out["kind"] = "array";
       if (!node.error.empty()) {
-        out["error"] = node.error;
+        out["error"] = node.error.text();
         if (walk.unresolved) walk.unresolved(node, path);
         break;
       }
       out["dtype"] = dtype_json(node.dtype);
       out["shape"] = node.shape;
       if (node.address) out["address"] = *node.address;
+      if (node.storage.kind != model::Storage::Kind::kUnknown) {
+        out["storage"] = storage_json(node.storage);
+      }
+      if (!node.attributes.empty()) out["attributes"] = attributes_json(node.attributes);
       if (decorate) decorate(node, path, out);
       break;
   }

@@ -125,7 +125,7 @@ printf 'head = <p8\n7 = <f8[2]\n' >ptr.dud
 check "ls lists pointees" test "$("$dudley" ls ptr.bin | grep -c '^pointee 7  *array <f8 \[2\] @ 8$')" -eq 1
 "$dudley" ls --json ptr.bin >out.json
 check "ls --json lists pointees" \
-  json_is out.json "d['pointees']['7'] == {'kind': 'array', 'dtype': '<f8', 'shape': [2], 'address': 8}"
+  json_is out.json "d['pointees']['7'] == {'kind': 'array', 'dtype': '<f8', 'shape': [2], 'address': 8, 'storage': {'layout': 'contiguous', 'offset': 8, 'size': 16, 'byteorder': 'little'}}"
 
 # fmt -i keeps every comment, ordinary ones too.
 printf '# header\nN := 2   # count\n#! doc of N\n\n# section\ng /\n  x = f8[N] # note\n..\n# end\n' >c.dud

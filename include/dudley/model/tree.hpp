@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "dudley/core/dtype.hpp"
+#include "dudley/core/error.hpp"
 #include "dudley/core/hyperslab.hpp"
 #include "dudley/core/ndarray.hpp"
+#include "dudley/model/value.hpp"
 
 namespace dudley::model {
 
@@ -28,6 +30,56 @@ class ArraySource {
   virtual NDArray read(const Hyperslab& slab) = 0;
 };
 
+/// Why a node (or parameter) could not be resolved, kept as the error said it: its category
+/// and place, so a tool can report it as any other error, in text or JSON.
+struct NodeError {
+  ErrorCategory category = ErrorCategory::kData;
+  std::string message;  ///< without the place
+  Location location;
+
+  /// The error an exception reported.
+  static NodeError from(const Error& e) { return {e.category(), e.message(), e.location()}; }
+  bool empty() const noexcept { return message.empty(); }
+  /// "FILE:@OFFSET: error: MESSAGE", as Error::what() prints it.
+  std::string text() const {
+    return empty() ? std::string() : Error(category, message, location).what();
+  }
+};
+
+/// How a chunked array's chunks are stored.
+struct Chunking {
+  std::vector<int64_t> chunk_shape;
+  /// The codec chain as the codec layer reads it: a list of {"name", "configuration"} maps
+  /// (dudley::codec::CodecChain::from_configuration).
+  Value codecs;
+  /// The value of chunks never written.
+  std::optional<Value> fill_value;
+};
+
+/// Elements to read as missing (ASDF masks).
+struct Masking {
+  /// Every element equal to this is masked (a scalar mask)...
+  std::optional<Value> value;
+  /// ...or this boolean array (a path in the tree), broadcast to the array, says which.
+  std::string array;
+};
+
+/// Where and how an array's bytes are stored. Kept small: a tree may hold millions of
+/// arrays, and most are contiguous.
+struct Storage {
+  enum class Kind {
+    kUnknown,     ///< the format does not say (or the array is not stored)
+    kContiguous,  ///< one run of bytes: `offset`, `size`, `order`
+    kChunked,     ///< chunks as `chunking` says
+  };
+  Kind kind = Kind::kUnknown;
+  std::optional<uint64_t> offset;  ///< contiguous: the first byte
+  uint64_t size = 0;               ///< contiguous: bytes stored
+  ByteOrder order = ByteOrder::kUnspecified;
+  std::shared_ptr<const Chunking> chunking;  ///< chunked arrays
+  std::shared_ptr<const Masking> mask;       ///< masked arrays
+};
+
 /// A named integer that shapes arrays (Dudley parameters, netCDF dimensions).
 struct Parameter {
   std::string name;
@@ -35,7 +87,7 @@ struct Parameter {
   std::optional<DType> dtype;       ///< stored type; empty for values not stored in the file
   std::optional<uint64_t> address;  ///< where it is stored
   std::string doc;
-  std::string error;  ///< why the value could not be read
+  NodeError error;  ///< why the value could not be read
 };
 
 enum class NodeKind { kGroup, kList, kArray };
@@ -60,6 +112,8 @@ struct Node {
   NodeKind kind = NodeKind::kGroup;
   std::string name;  ///< "" for list items
   std::string doc;
+  /// Attributes of groups and arrays (Dudley documents stay in `doc`).
+  Attributes attributes;
 
   // Groups: members in declaration order, and parameters. Lists: items, either here or,
   // for lists made on demand, in `lazy` (then `children` is empty). Walk them with
@@ -72,10 +126,12 @@ struct Node {
   DType dtype;
   std::vector<int64_t> shape;
   std::optional<uint64_t> address;
+  /// How the bytes are stored (Dudley arrays: contiguous at `address`).
+  Storage storage;
   std::shared_ptr<ArraySource> data;
   /// Set when the array could not be resolved (out of the file, unknown order...): the
   /// rest of the tree is still listed, and tools report this with the item's path.
-  std::string error;
+  NodeError error;
 
   /// The member named `name` of a group (nullptr when none).
   const Node* member(std::string_view name) const;

@@ -10,8 +10,8 @@
 #include "dudley/core/shape.hpp"
 
 #include <fmt/format.h>
-#include "dudley/formats/dudley/syntax/parser.hpp"
 #include "dudley/formats/dudley/bind/reader.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
 
 namespace dudley::layout {
 
@@ -55,6 +55,16 @@ class DudleyBoundArray final : public model::ArraySource {
   BoundArray array_;
 };
 
+// A Dudley array is one run of bytes at its address.
+model::Storage contiguous(const BoundArray& a) {
+  model::Storage s;
+  s.kind = model::Storage::Kind::kContiguous;
+  s.offset = a.address;
+  s.size = a.byte_size;
+  s.order = a.dtype.byte_order();
+  return s;
+}
+
 std::unique_ptr<model::Node> bound_array_node(const std::shared_ptr<Context>& context,
                                               const BoundArray& a) {
   auto out = std::make_unique<model::Node>();
@@ -62,6 +72,7 @@ std::unique_ptr<model::Node> bound_array_node(const std::shared_ptr<Context>& co
   out->dtype = a.dtype;
   out->shape = a.shape;
   out->address = a.address;
+  out->storage = contiguous(a);
   out->data = std::make_shared<DudleyBoundArray>(context, a);
   return out;
 }
@@ -127,7 +138,7 @@ std::unique_ptr<model::Node> instances_node(const std::shared_ptr<Context>& cont
 std::unique_ptr<model::Node> error_node(const Error& e) {
   auto out = std::make_unique<model::Node>();
   out->kind = model::NodeKind::kArray;
-  out->error = e.what();
+  out->error = model::NodeError::from(e);
   return out;
 }
 
@@ -220,7 +231,7 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
           param.dtype = context->binding.param_dtype(p);
           param.address = context->binding.param_address(p);
         } catch (const Error& e) {
-          param.error = e.what();
+          param.error = model::NodeError::from(e);
         }
         out->params.push_back(std::move(param));
       }
@@ -241,9 +252,10 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
         out->dtype = a.dtype;
         out->shape = a.shape;
         out->address = a.address;
+        out->storage = contiguous(a);
         out->data = std::make_shared<DudleyArray>(context, id);
       } catch (const Error& e) {
-        out->error = e.what();
+        out->error = model::NodeError::from(e);
       }
       return out;
   }
@@ -268,7 +280,7 @@ model::Tree dudley_tree(std::shared_ptr<const Layout> layout,
     } catch (const Error& e) {
       node = std::make_unique<model::Node>();
       node->kind = model::NodeKind::kArray;
-      node->error = e.what();
+      node->error = model::NodeError::from(e);
     }
     node->name = std::to_string(l.pointees[i].key);
     node->doc = std::string(l.doc(l.pointees[i].doc));

@@ -91,9 +91,8 @@ class Emitter {
   void array(const model::Node& n, const std::string& path, std::string& out) {
     if (!n.error.empty()) {
       // Input that was read but is wrong: a data error, at the place the node names.
-      const Error cause = error_from_text(ErrorCategory::kData, n.error);
-      throw Error(ErrorCategory::kData, fmt::format("{} cannot be read: {}", path, cause.message()),
-                  cause.location());
+      throw Error(ErrorCategory::kData, fmt::format("{} cannot be read: {}", path, n.error.message),
+                  n.error.location);
     }
     std::vector<int64_t> shape = n.shape;
     const std::string t = type(n.dtype, path, shape);

@@ -243,7 +243,7 @@ void Writer::write_from(std::string_view path, const model::Node& array) {
   if (array.kind != model::NodeKind::kArray || !array.data) {
     throw Error(ErrorCategory::kUsage,
                 fmt::format("{}: the source is not a readable array{}", std::string(path),
-                            array.error.empty() ? "" : ": " + array.error));
+                            array.error.empty() ? "" : ": " + array.error.message));
   }
   const NodeId node = check_shape(path, element_shape(array.dtype, array.shape));
   inputs_.push_back({node, NDArray(), array.data, array.dtype, array.shape, {}, kNone});

@@ -48,7 +48,7 @@ TEST(Instances, CountedArrayReadsAsItsMember) {  // the spec's `text = string`
   le(b, 9, 0x0102, 2);
   Opened o("string := { count := <u4  = S1[count] }  text = string  after = <i2", b);
   const model::Node& text = o.at("/text");
-  ASSERT_EQ(text.kind, model::NodeKind::kArray) << text.error;
+  ASSERT_EQ(text.kind, model::NodeKind::kArray) << text.error.text();
   EXPECT_EQ(text.shape, (std::vector<int64_t>{5}));
   EXPECT_EQ(text.address, 4u);
   EXPECT_EQ(o.text("/text"), "hello");
@@ -66,7 +66,7 @@ TEST(Instances, ArrayOfCountedArraysIsAList) {
   le(b, 8, 7, 1);
   Opened o("string := { n := u1  = S1[n] }  words = string[3]  tail = u1", b);
   const model::Node& words = o.at("/words");
-  ASSERT_EQ(words.kind, model::NodeKind::kList) << words.error;
+  ASSERT_EQ(words.kind, model::NodeKind::kList) << words.error.text();
   ASSERT_EQ(model::child_count(words), 3u);
   EXPECT_EQ(o.text("/words/0"), "ab");
   EXPECT_EQ(o.at("/words/1").shape, (std::vector<int64_t>{0}));
@@ -92,7 +92,7 @@ TEST(Instances, StructWithParametersPerInstanceIsAListOfGroups) {
   le(b, 17, 9, 1);
   Opened o("rec := { n := <u2  a = <f4[n]  b = i1 }  r = rec[2]", b);
   const model::Node& r = o.at("/r");
-  ASSERT_EQ(r.kind, model::NodeKind::kList) << r.error;
+  ASSERT_EQ(r.kind, model::NodeKind::kList) << r.error.text();
   const model::Node& second = o.at("/r/1");
   ASSERT_EQ(second.kind, model::NodeKind::kGroup);
   ASSERT_EQ(second.params.size(), 1u);
@@ -118,7 +118,7 @@ TEST(Instances, HeterogeneousArrayOfAParameterBlock) {  // [C21]
   }
   Opened o("PB := { N := <i4 }[2]  var = PB{ x = <f8[N] }", b);
   const model::Node& var = o.at("/var");
-  ASSERT_EQ(var.kind, model::NodeKind::kList) << var.error;
+  ASSERT_EQ(var.kind, model::NodeKind::kList) << var.error.text();
   ASSERT_EQ(model::child_count(var), 2u);
   EXPECT_EQ(o.at("/var/0").params.at(0).value, 1);
   EXPECT_EQ(o.at("/var/1").params.at(0).value, 2);
@@ -139,7 +139,7 @@ TEST(Instances, CountedArraysNestedInAStruct) {
   put(b, 4, "BC");
   Opened o("string := { n := u1  = S1[n] }  rec := { k := u1  names = string[k] }  r = rec", b);
   const model::Node& r = o.at("/r");
-  ASSERT_EQ(r.kind, model::NodeKind::kGroup) << r.error;
+  ASSERT_EQ(r.kind, model::NodeKind::kGroup) << r.error.text();
   EXPECT_EQ(o.at("/r/names").kind, model::NodeKind::kList);
   EXPECT_EQ(o.text("/r/names/0"), "A");
   EXPECT_EQ(o.text("/r/names/1"), "BC");
@@ -151,8 +151,10 @@ TEST(Instances, TruncatedInstancesAreAnErrorNamingTheItem) {
   put(b, 1, "abc");
   Opened o("string := { n := u1  = S1[n] }  text = string", b);
   const model::Node& text = o.at("/text");
-  EXPECT_NE(text.error.find("/text"), std::string::npos) << text.error;
-  EXPECT_NE(text.error.find("beyond the end"), std::string::npos) << text.error;
+  EXPECT_NE(text.error.message.find("/text"), std::string::npos) << text.error.text();
+  EXPECT_NE(text.error.message.find("beyond the end"), std::string::npos) << text.error.text();
+  EXPECT_EQ(text.error.category, ErrorCategory::kData);  // kept as the error said it
+  EXPECT_TRUE(text.error.location.byte_offset.has_value());
   // A huge count of instances stops at the end of the data, quickly.
   std::vector<unsigned char> c(64, 1);
   Opened many("N := <u8  string := { n := u1  = S1[n] }  words = string[N]", [&] {
@@ -167,7 +169,7 @@ TEST(Instances, TruncatedInstancesAreAnErrorNamingTheItem) {
   std::string last_error;
   model::for_each_child(words, [&](uint64_t, const model::Node& item) {
     ++visited;
-    last_error = item.error;
+    last_error = item.error.text();
     return true;
   });
   EXPECT_EQ(visited, 29u);

@@ -44,7 +44,7 @@ const model::Node& at(const model::Tree& tree, const std::string& path) {
 }
 
 std::string read_text(const model::Node& n) {
-  if (!n.data) throw std::runtime_error(n.error);
+  if (!n.data) throw std::runtime_error(n.error.text());
   NDArray a = n.data->read().to_native();
   return {static_cast<const char*>(a.data()), a.byte_size()};
 }

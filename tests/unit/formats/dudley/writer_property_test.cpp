@@ -79,7 +79,7 @@ void expect_contents(const model::Tree& tree, const std::vector<Expected>& expec
                                   ? tree.pointees.at(std::stoull(e.path.substr(1))).get()
                                   : tree.find(e.path);
     ASSERT_NE(node, nullptr) << e.path;
-    ASSERT_TRUE(node->error.empty()) << e.path << ": " << node->error;
+    ASSERT_TRUE(node->error.empty()) << e.path << ": " << node->error.text();
     ASSERT_TRUE(node->data) << e.path;
     NDArray back = node->data->read().to_native();
     ASSERT_EQ(back.byte_size(), e.data.byte_size()) << e.path;

@@ -273,7 +273,7 @@ TEST_F(WriterTest, RandomLayoutsRoundTrip) {
     for (const auto& [n, data] : written) {
       const model::Node* node = tree.find(l.path(n));
       ASSERT_NE(node, nullptr);
-      ASSERT_TRUE(node->error.empty()) << node->error;
+      ASSERT_TRUE(node->error.empty()) << node->error.text();
       NDArray back = node->data->read();
       ASSERT_EQ(back.shape().dims(), data.shape().dims()) << l.path(n);
       EXPECT_EQ(std::memcmp(back.data(), data.data(), data.byte_size()), 0) << l.path(n);

@@ -1,0 +1,108 @@
+// Attribute values of the model: a JSON-like tree (what ASDF's YAML, Zarr's JSON and Avro
+// metadata hold) or a small typed array (what HDF5 and NDL attributes are).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "dudley/core/ndarray.hpp"
+
+namespace dudley::model {
+
+class Value;
+using ValueList = std::vector<Value>;
+/// Keys in the order the file gave them.
+using ValueMap = std::vector<std::pair<std::string, Value>>;
+using ValueBytes = std::vector<uint8_t>;
+
+/// A JSON-like value: null, bool, exact 64-bit integers (signed and unsigned), double (NaN
+/// and infinities allowed), string, bytes, list, map; with an optional tag (a YAML tag such
+/// as ASDF's "tag:stsci.edu:asdf/core/complex-1.0.0") for values a format marks with one.
+class Value {
+ public:
+  using Storage = std::variant<std::monostate, bool, int64_t, uint64_t, double, std::string,
+                               ValueBytes, ValueList, ValueMap>;
+
+  Value() = default;
+  Value(std::nullptr_t) {}
+  Value(bool v) : v_(v) {}
+  Value(int v) : v_(int64_t{v}) {}
+  Value(int64_t v) : v_(v) {}
+  Value(uint64_t v) : v_(v) {}
+  Value(double v) : v_(v) {}
+  Value(const char* v) : v_(std::string(v)) {}
+  Value(std::string v) : v_(std::move(v)) {}
+  Value(ValueBytes v) : v_(std::move(v)) {}
+  Value(ValueList v) : v_(std::move(v)) {}
+  Value(ValueMap v) : v_(std::move(v)) {}
+
+  bool is_null() const { return std::holds_alternative<std::monostate>(v_); }
+  template <typename T>
+  bool is() const {
+    return std::holds_alternative<T>(v_);
+  }
+  /// The value as T; throws std::bad_variant_access when it is not one.
+  template <typename T>
+  const T& as() const {
+    return std::get<T>(v_);
+  }
+  const Storage& storage() const { return v_; }
+
+  /// The member `key` of a map, or nullptr (also for values that are not maps).
+  const Value* find(std::string_view key) const;
+
+  const std::string& tag() const { return tag_; }
+  Value& with_tag(std::string tag) {
+    tag_ = std::move(tag);
+    return *this;
+  }
+
+  friend bool operator==(const Value& a, const Value& b);
+
+ private:
+  Storage v_;
+  std::string tag_;
+};
+
+/// How deeply a format may nest the values it reads (lists and maps in lists and maps):
+/// readers refuse deeper input, so the tools that walk values recursively stay bounded.
+inline constexpr size_t kMaxValueDepth = 256;
+
+/// An attribute's value: a JSON-like tree, or a typed array.
+using AttributeValue = std::variant<Value, NDArray>;
+
+/// Attributes of a group or array, in the order the file gave them.
+class Attributes {
+ public:
+  /// Sets `name` (replacing a value of that name, keeping its place).
+  void set(std::string name, AttributeValue value);
+  /// The attribute `name`, or nullptr.
+  const AttributeValue* find(std::string_view name) const;
+  bool empty() const { return items_.empty(); }
+  size_t size() const { return items_.size(); }
+  auto begin() const { return items_.begin(); }
+  auto end() const { return items_.end(); }
+
+ private:
+  std::vector<std::pair<std::string, AttributeValue>> items_;
+};
+
+/// Attribute names with one meaning across formats, so the same fact from different formats
+/// meets in one place.
+namespace well_known {
+/// The names of an array's dimensions: a list with one string (or null) per dimension (Zarr
+/// v3 `dimension_names`, NDL `dimcoords` names, HDF5 dimension scales' names).
+inline constexpr const char* kDimensionNames = "dimension_names";
+/// Paths of the arrays that hold each dimension's coordinates: a list of strings or nulls,
+/// one per dimension (NDL `dimcoords`, HDF5 dimension scales).
+inline constexpr const char* kDimensionCoordinates = "dimension_coordinates";
+/// The value of elements never written (Zarr `fill_value`, HDF5 fill value, netCDF
+/// `_FillValue`): a scalar Value, or a one-element NDArray of the array's dtype.
+inline constexpr const char* kFillValue = "fill_value";
+}  // namespace well_known
+
+}  // namespace dudley::model

@@ -1,0 +1,151 @@
+#include "cli/model_json.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+
+#include "cli/tree_json.hpp"
+
+namespace dudley::cli {
+
+namespace {
+using json = nlohmann::ordered_json;
+
+std::string base64(const model::ValueBytes& bytes) {
+  static constexpr char kDigits[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    const uint32_t n = uint32_t{bytes[i]} << 16 |
+                       (i + 1 < bytes.size() ? uint32_t{bytes[i + 1]} << 8 : 0) |
+                       (i + 2 < bytes.size() ? uint32_t{bytes[i + 2]} : 0);
+    out += kDigits[n >> 18];
+    out += kDigits[(n >> 12) & 63];
+    out += i + 1 < bytes.size() ? kDigits[(n >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? kDigits[n & 63] : '=';
+  }
+  return out;
+}
+
+const char* order_name(ByteOrder order) {
+  switch (order) {
+    case ByteOrder::kLittle:
+      return "little";
+    case ByteOrder::kBig:
+      return "big";
+    default:
+      return "none";
+  }
+}
+}  // namespace
+
+json value_json(const model::Value& value) {
+  // Recursive: a format builds values nested at most model::kMaxValueDepth deep.
+  json out = std::visit(
+      [](const auto& v) -> json {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return nullptr;
+        } else if constexpr (std::is_same_v<T, double>) {
+          if (std::isnan(v)) return "NaN";
+          if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+          return v;
+        } else if constexpr (std::is_same_v<T, model::ValueBytes>) {
+          return json{{"base64", base64(v)}};
+        } else if constexpr (std::is_same_v<T, model::ValueList>) {
+          json list = json::array();
+          for (const auto& item : v) list.push_back(value_json(item));
+          return list;
+        } else if constexpr (std::is_same_v<T, model::ValueMap>) {
+          json map = json::object();
+          for (const auto& [k, item] : v) map[k] = value_json(item);
+          return map;
+        } else {
+          return v;
+        }
+      },
+      value.storage());
+  if (!value.tag().empty()) return json{{"tag", value.tag()}, {"value", std::move(out)}};
+  return out;
+}
+
+json attributes_json(const model::Attributes& attributes) {
+  json out = json::object();
+  for (const auto& [name, v] : attributes) {
+    if (const auto* tree = std::get_if<model::Value>(&v)) {
+      out[name] = value_json(*tree);
+    } else {
+      const NDArray& a = std::get<NDArray>(v);
+      out[name] = json{{"dtype", dtype_json(a.dtype())},
+                       {"shape", a.shape().dims()},
+                       {"data", values_json(a.to_native())}};
+    }
+  }
+  return out;
+}
+
+json storage_json(const model::Storage& s) {
+  json out;
+  switch (s.kind) {
+    case model::Storage::Kind::kUnknown:
+      return nullptr;
+    case model::Storage::Kind::kContiguous:
+      out["layout"] = "contiguous";
+      if (s.offset) out["offset"] = *s.offset;
+      out["size"] = s.size;
+      out["byteorder"] = order_name(s.order);
+      break;
+    case model::Storage::Kind::kChunked:
+      out["layout"] = "chunked";
+      if (s.chunking) {
+        out["chunk_shape"] = s.chunking->chunk_shape;
+        out["codecs"] = value_json(s.chunking->codecs);
+        if (s.chunking->fill_value) out["fill_value"] = value_json(*s.chunking->fill_value);
+      }
+      break;
+  }
+  if (s.mask) {
+    json mask = json::object();
+    if (s.mask->value) mask["value"] = value_json(*s.mask->value);
+    if (!s.mask->array.empty()) mask["array"] = s.mask->array;
+    out["mask"] = std::move(mask);
+  }
+  return out;
+}
+
+std::string attributes_text(const model::Attributes& attributes, size_t limit) {
+  std::vector<std::string> parts;
+  for (const auto& [name, v] : attributes) {
+    if (parts.size() == limit) {
+      parts.push_back("...");
+      break;
+    }
+    std::string text;
+    if (const auto* tree = std::get_if<model::Value>(&v)) {
+      text = value_json(*tree).dump();
+    } else {
+      const NDArray& a = std::get<NDArray>(v);
+      text = fmt::format("{}{}", a.dtype().to_string(), a.shape().to_string());
+    }
+    if (text.size() > 40) text = text.substr(0, 37) + "...";
+    parts.push_back(name + "=" + text);
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string storage_text(const model::Storage& s) {
+  if (s.kind != model::Storage::Kind::kChunked || !s.chunking) return "";
+  std::vector<std::string> codecs;
+  if (s.chunking->codecs.is<model::ValueList>()) {
+    for (const auto& c : s.chunking->codecs.as<model::ValueList>()) {
+      const model::Value* name = c.find("name");
+      if (name && name->is<std::string>()) codecs.push_back(name->as<std::string>());
+    }
+  }
+  return fmt::format("chunked [{}]{}{}", fmt::join(s.chunking->chunk_shape, ", "),
+                     codecs.empty() ? "" : " ", fmt::join(codecs, "+"));
+}
+
+}  // namespace dudley::cli

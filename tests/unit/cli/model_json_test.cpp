@@ -1,0 +1,83 @@
+// Attributes and storage in the JSON of ls/dump (docs/cli.md), and their text forms.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "cli/model_json.hpp"
+
+namespace dudley::cli {
+namespace {
+
+using model::Value;
+using model::ValueList;
+using model::ValueMap;
+
+TEST(ModelJson, ValuesAreExactAndNonFiniteAreStrings) {
+  EXPECT_EQ(value_json(Value()).dump(), "null");
+  EXPECT_EQ(value_json(Value(uint64_t{18446744073709551615u})).dump(), "18446744073709551615");
+  EXPECT_EQ(value_json(Value(int64_t{-9223372036854775807 - 1})).dump(), "-9223372036854775808");
+  EXPECT_EQ(value_json(Value(std::nan(""))).dump(), "\"NaN\"");
+  EXPECT_EQ(value_json(Value(-std::numeric_limits<double>::infinity())).dump(), "\"-Infinity\"");
+  EXPECT_EQ(value_json(Value(0.1)).dump(), "0.1");
+  // "Man" is TWFu, "Ma" TWE=, "M" TQ== (RFC 4648's examples).
+  EXPECT_EQ(value_json(Value(model::ValueBytes{'M', 'a', 'n'})).dump(), R"({"base64":"TWFu"})");
+  EXPECT_EQ(value_json(Value(model::ValueBytes{'M', 'a'})).dump(), R"({"base64":"TWE="})");
+  EXPECT_EQ(value_json(Value(model::ValueBytes{'M'})).dump(), R"({"base64":"TQ=="})");
+  Value tagged = Value(ValueList{Value(1.0), Value(2.0)});
+  tagged.with_tag("tag:stsci.edu:asdf/core/complex-1.0.0");
+  EXPECT_EQ(value_json(tagged).dump(),
+            R"({"tag":"tag:stsci.edu:asdf/core/complex-1.0.0","value":[1.0,2.0]})");
+  const Value map(ValueMap{{"z", Value(true)}, {"a", Value("x")}});  // order kept
+  EXPECT_EQ(value_json(map).dump(), R"({"z":true,"a":"x"})");
+}
+
+TEST(ModelJson, AttributesHoldTreesAndTypedArrays) {
+  model::Attributes attrs;
+  attrs.set("units", Value("K"));
+  NDArray scale(DType::from_typestr("<f4"), Shape({2}));
+  const float values[2] = {1.5f, -2.0f};
+  std::memcpy(scale.mutable_data(), values, sizeof values);
+  attrs.set("scale", scale);
+  attrs.set("units", Value("kelvin"));  // replaced in place
+  EXPECT_EQ(attributes_json(attrs).dump(),
+            R"({"units":"kelvin","scale":{"dtype":"<f4","shape":[2],"data":[1.5,-2.0]}})");
+  EXPECT_EQ(attributes_text(attrs), R"(units="kelvin", scale=<f4[2])");
+  attrs.set("a", Value(1));
+  attrs.set("b", Value(2));
+  EXPECT_EQ(attributes_text(attrs, 2), R"(units="kelvin", scale=<f4[2], ...)");
+}
+
+TEST(ModelJson, StorageContiguousChunkedMasked) {
+  model::Storage plain;
+  EXPECT_TRUE(storage_json(plain).is_null());
+  plain.kind = model::Storage::Kind::kContiguous;
+  plain.offset = 456;
+  plain.size = 96;
+  plain.order = ByteOrder::kBig;
+  EXPECT_EQ(storage_json(plain).dump(),
+            R"({"layout":"contiguous","offset":456,"size":96,"byteorder":"big"})");
+  EXPECT_EQ(storage_text(plain), "");
+  model::Storage chunked;
+  chunked.kind = model::Storage::Kind::kChunked;
+  auto c = std::make_shared<model::Chunking>();
+  c->chunk_shape = {64, 64};
+  c->codecs =
+      Value(ValueList{Value(ValueMap{{"name", Value("bytes")}}),
+                      Value(ValueMap{{"name", Value("zstd")},
+                                     {"configuration", Value(ValueMap{{"level", Value(3)}})}})});
+  c->fill_value = Value(std::nan(""));
+  chunked.chunking = c;
+  auto m = std::make_shared<model::Masking>();
+  m->value = Value(-999);
+  chunked.mask = m;
+  EXPECT_EQ(
+      storage_json(chunked).dump(),
+      R"({"layout":"chunked","chunk_shape":[64,64],"codecs":[{"name":"bytes"},)"
+      R"({"name":"zstd","configuration":{"level":3}}],"fill_value":"NaN","mask":{"value":-999}})");
+  EXPECT_EQ(storage_text(chunked), "chunked [64, 64] bytes+zstd");
+}
+
+}  // namespace
+}  // namespace dudley::cli
