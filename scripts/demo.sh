@@ -56,8 +56,8 @@ echo "   counted string, tracks of different lengths and appended events, embedd
 "$dudley" dump "$work/tracks.bin" /station /tracks/2 /events
 echo
 echo "== dudley convert --to-layout: the restart file's density into a layout of our choosing"
-printf '!DUDLEY := S1[8]\nNX := i4\nNY := i4\nhydro /\n  rho = >f8[NY, NX]\n' >"$work/rho.dud"
-"$dudley" convert --to-layout "$work/rho.dud" "$work/restart.bin" "$work/rho.bin"
+printf '!DUDLEY := S1[8]\nNX := i4\nNY := i4\nhydro /\n  rho = >f8[NY, NX]\n' >"$work/rho-template.dud"
+"$dudley" convert --to-layout "$work/rho-template.dud" "$work/restart.bin" "$work/rho.bin"
 "$dudley" dump "$work/rho.bin" /hydro/rho
 echo
 echo "demo: ok"
