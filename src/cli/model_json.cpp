@@ -130,7 +130,7 @@ std::string attributes_text(const model::Attributes& attributes, size_t limit) {
       text = fmt::format("{}{}", a.dtype().to_string(), a.shape().to_string());
     }
     if (text.size() > 40) text = text.substr(0, 37) + "...";
-    parts.push_back(name + "=" + text);
+    parts.push_back(fmt::format("{}={}", name, text));
   }
   return fmt::format("{}", fmt::join(parts, ", "));
 }

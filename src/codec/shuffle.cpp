@@ -20,38 +20,34 @@ class ByteShuffle final : public ArrayCodec {
   Configuration configuration() const override { return {{"elementsize", element_size_}}; }
 
   void encode(ByteView in, MutableByteView out, const ChunkSpec& chunk) const override {
-    const size_t es = element_size_of(element_size_, chunk);
-    const size_t n = es ? in.size() / es : 0;
-    if (es <= 1) {
-      copy(in, out);
-      return;
-    }
-    const auto* src = in.data();
-    auto* dst = out.data();
-    for (size_t j = 0; j < es; ++j) {
-      std::byte* plane = dst + j * n;
-      for (size_t i = 0; i < n; ++i) plane[i] = src[i * es + j];
-    }
-    tail(in, out, n * es);
+    transpose(in, out, chunk, true);
   }
-
   void decode(ByteView in, MutableByteView out, const ChunkSpec& chunk) const override {
-    const size_t es = element_size_of(element_size_, chunk);
-    const size_t n = es ? in.size() / es : 0;
-    if (es <= 1) {
-      copy(in, out);
-      return;
-    }
-    const auto* src = in.data();
-    auto* dst = out.data();
-    for (size_t j = 0; j < es; ++j) {
-      const std::byte* plane = src + j * n;
-      for (size_t i = 0; i < n; ++i) dst[i * es + j] = plane[i];
-    }
-    tail(in, out, n * es);
+    transpose(in, out, chunk, false);
   }
 
  private:
+  // The n x es byte matrix of the elements, transposed (encode) or transposed back.
+  void transpose(ByteView in, MutableByteView out, const ChunkSpec& chunk, bool encode) const {
+    const size_t es = element_size_of(element_size_, chunk);
+    const size_t n = es ? in.size() / es : 0;
+    if (es <= 1) {
+      copy(in, out);
+      return;
+    }
+    const auto* src = in.data();
+    auto* dst = out.data();
+    for (size_t j = 0; j < es; ++j) {
+      for (size_t i = 0; i < n; ++i) {
+        if (encode) {
+          dst[j * n + i] = src[i * es + j];
+        } else {
+          dst[i * es + j] = src[j * n + i];
+        }
+      }
+    }
+    tail(in, out, n * es);
+  }
   static void copy(ByteView in, MutableByteView out) {
     if (!in.empty()) std::memcpy(out.data(), in.data(), in.size());
   }
