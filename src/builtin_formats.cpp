@@ -1,6 +1,9 @@
 // The formats compiled into this build, registered in one place.
 #include "dudley/format.hpp"
 #include "dudley/formats/dudley/format.hpp"
+#ifdef DUDLEY_WITH_ASDF
+#include "dudley/formats/asdf/format.hpp"
+#endif
 
 namespace dudley {
 
@@ -17,6 +20,9 @@ void register_builtin_formats(FormatRegistry& registry) {
   // Explicit calls, not static initialisers: a static library drops objects nothing
   // refers to, and with them any self-registration.
   layout::register_dudley_format(registry);
+#ifdef DUDLEY_WITH_ASDF
+  asdf::register_asdf_format(registry);
+#endif
 }
 
 }  // namespace dudley

@@ -234,7 +234,7 @@ class Dumper {
                         ValueWriter::Options& o) {
     size_t labelled = h.count.size();
     auto dropped = [&h](size_t s) { return s < h.dropped.size() && h.dropped[s]; };
-    if (type.kind() == DTypeKind::kText && labelled > 0 && !dropped(labelled - 1)) --labelled;
+    if (type.joins_units() && labelled > 0 && !dropped(labelled - 1)) --labelled;
     std::vector<size_t> kept;
     for (size_t s = 0; s < labelled; ++s) {
       o.fixed.push_back(dropped(s) ? h.start[s] : -1);
@@ -254,7 +254,7 @@ class Dumper {
     index_map(h, ref.dtype, ref.shape, o);
     // One code unit of each string picked (`/names[:, 0]`): each prints as a string of one.
     o.last_dim_is_string =
-        !(ref.dtype.kind() == DTypeKind::kText && !h.count.empty() && h.dropped.back());
+        !(ref.dtype.joins_units() && !h.count.empty() && h.dropped.back());
     uint64_t total = ref.dtype.size();
     for (int64_t c : h.count) total *= static_cast<uint64_t>(c);
     if (total == 0) {  // empty, or elements of no bytes: nested empty lists, bounded above
@@ -280,7 +280,7 @@ class Dumper {
   static void stream_blocks(const ArrayRef& ref, const Hyperslab& h, uint64_t total,
                             ValueWriter& w) {
     const size_t rank = h.count.size();
-    const bool text = ref.dtype.kind() == DTypeKind::kText;
+    const bool text = ref.dtype.joins_units();
     const size_t lowest = text && rank > 0 ? rank - 1 : rank;
     if (lowest == 0 || total <= kBlockBytes) {
       NDArray all = ref.data->read(h);

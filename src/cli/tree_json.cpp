@@ -56,7 +56,7 @@ json scalar_json(const DType& t, const unsigned char* p);
 // Elements of `shape` starting at p (C order), nested; text's last dimension is a string.
 json block_json(const DType& t, const std::vector<int64_t>& shape, size_t dim,
                 const unsigned char*& p) {
-  const bool text_row = t.kind() == DTypeKind::kText && dim + 1 == shape.size();
+  const bool text_row = t.joins_units() && dim + 1 == shape.size();
   if (text_row) {
     const auto n = static_cast<size_t>(shape[dim]);
     std::string s;
@@ -121,8 +121,15 @@ json scalar_json(const DType& t, const unsigned char* p) {
       DType part = DType::float_(static_cast<unsigned>(n / 2));
       return json::array({scalar_json(part, p), scalar_json(part, p + n / 2)});
     }
-    case DTypeKind::kText: {  // a lone code unit (no dimension to make a string of)
+    case DTypeKind::kText: {
       const unsigned char* q = p;
+      if (t.is_string()) {  // one NUL-padded string, shown without its padding
+        const DType unit = DType::text(t.encoding(), 1, t.byte_order());
+        std::string s = block_json(unit, {static_cast<int64_t>(t.text_length())}, 0, q).get<std::string>();
+        while (!s.empty() && s.back() == '\0') s.pop_back();
+        return s;
+      }
+      // a lone code unit (no dimension to make a string of)
       return block_json(t, {1}, 0, q);
     }
     case DTypeKind::kCompound: {
@@ -148,7 +155,7 @@ json element_json(const DType& type, const unsigned char* p) {
 }
 
 uint64_t printed_values(const DType& type, const std::vector<int64_t>& shape) {
-  const bool text = type.kind() == DTypeKind::kText && !shape.empty();
+  const bool text = type.joins_units() && !shape.empty();
   uint64_t values = 1, level = 1;
   for (size_t i = 0; i + (text ? 1 : 0) < shape.size(); ++i) {
     if (shape[i] <= 0) break;  // an empty list here, nothing below it

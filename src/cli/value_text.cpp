@@ -96,7 +96,7 @@ std::string half_text(uint16_t bits) {
 ValueWriter::ValueWriter(Output& out, DType dtype, std::vector<int64_t> shape, Options options)
     : out_(out), dtype_(std::move(dtype)), nest_(std::move(shape)), options_(std::move(options)) {
   unit_bytes_ = dtype_.size();
-  if (dtype_.kind() == DTypeKind::kText && !nest_.empty() && options_.last_dim_is_string) {
+  if (dtype_.joins_units() && !nest_.empty() && options_.last_dim_is_string) {
     unit_bytes_ *= static_cast<uint64_t>(nest_.back());
     nest_.pop_back();
   }
@@ -149,6 +149,12 @@ void ValueWriter::unit(const unsigned char* p) {
       return;
     }
     case DTypeKind::kText:
+      if (dtype_.is_string()) {  // one NUL-padded string per element, shown without its padding
+        std::string s = decode_text(dtype_, p, static_cast<size_t>(dtype_.text_length()));
+        while (!s.empty() && s.back() == '\0') s.pop_back();
+        string_text(b, s);
+        return;
+      }
       string_text(b, decode_text(dtype_, p, static_cast<size_t>(unit_bytes_ / n)));
       return;
     default:

@@ -1,7 +1,8 @@
 // CRC-32C by the SSE4.2 CRC32 instruction (8 bytes a step) where present, else by
-// slicing-by-8 tables; CRC-32 by zlib.
+// slicing-by-8 tables; CRC-32 by zlib; MD5 by OpenSSL.
 #include "dudley/codec/checksum.hpp"
 
+#include <openssl/evp.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -122,6 +123,37 @@ uint32_t crc32(ByteView data, uint32_t crc) {
 
 std::unique_ptr<BytesCodec> make_crc32c_codec(const Configuration&) {
   return std::make_unique<Crc32cCodec>();
+}
+
+}  // namespace dudley::codec
+
+// MD5 through OpenSSL's EVP interface (the one OpenSSL 3 keeps supported).
+namespace dudley::codec {
+
+Md5::Md5() : ctx_(EVP_MD_CTX_new()) {
+  if (!ctx_ || !EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_md5(), nullptr)) {
+    EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_));
+    throw Error(ErrorCategory::kLimit, "md5: OpenSSL could not start a digest");
+  }
+}
+
+Md5::~Md5() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+
+void Md5::update(ByteView data) {
+  if (!data.empty()) EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), data.data(), data.size());
+}
+
+Md5Digest Md5::digest() {
+  Md5Digest out{};
+  unsigned int n = 0;
+  EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(ctx_), out.data(), &n);
+  return out;
+}
+
+Md5Digest md5(ByteView data) {
+  Md5 m;
+  m.update(data);
+  return m.digest();
 }
 
 }  // namespace dudley::codec

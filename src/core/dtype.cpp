@@ -107,6 +107,12 @@ DType DType::text(TextEncoding encoding, uint64_t length, ByteOrder order) {
   return t;
 }
 
+DType DType::string(TextEncoding encoding, uint64_t length, ByteOrder order) {
+  DType t = text(encoding, length, order);
+  t.string_ = true;
+  return t;
+}
+
 DType DType::pointer(unsigned bytes, ByteOrder order) {
   require_width(bytes, {4, 8}, "a pointer");
   DType t;
@@ -412,6 +418,11 @@ std::string DType::to_string() const {
                          : encoding_ == TextEncoding::kUtf8  ? "U1"
                          : encoding_ == TextEncoding::kUtf16 ? "U2"
                                                              : "U4";
+      if (string_) {
+        if (encoding_ == TextEncoding::kAscii) return fmt::format("|S{}", text_length_);
+        if (encoding_ == TextEncoding::kUtf32) return fmt::format("{}U{}", o, text_length_);
+        return fmt::format("{}{}*{}", o, code, text_length_);
+      }
       if (text_length_ == 1) return fmt::format("{}{}", o, code);
       return fmt::format("{}{}[{}]", o, code, text_length_);
     }
@@ -450,7 +461,7 @@ std::string DType::to_string() const {
 
 bool operator==(const DType& a, const DType& b) {
   if (a.kind_ != b.kind_ || a.order_ != b.order_ || a.size_ != b.size_ ||
-      a.encoding_ != b.encoding_ || a.text_length_ != b.text_length_ ||
+      a.encoding_ != b.encoding_ || a.text_length_ != b.text_length_ || a.string_ != b.string_ ||
       a.reference_kind_ != b.reference_kind_) {
     return false;
   }

@@ -1,5 +1,6 @@
 #include "dudley/core/ndarray.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -129,6 +130,27 @@ NDArray NDArray::field(std::string_view name) const {
     dst += bytes;
   });
   return out;
+}
+
+NDArray NDArray::select(const Hyperslab& slab) const {
+  slab.check_fits(shape_.dims());
+  NDArray view;
+  view.dtype_ = dtype_;
+  view.storage_ = storage_;
+  view.owns_ = false;
+  const bool empty = std::any_of(slab.count.begin(), slab.count.end(), [](int64_t c) { return c == 0; });
+  auto* p = static_cast<unsigned char*>(data_);
+  std::vector<int64_t> dims, strides;
+  for (size_t d = 0; d < shape_.rank(); ++d) {
+    if (!empty) p += slab.start[d] * strides_[d];
+    if (!slab.dropped.empty() && slab.dropped[d]) continue;
+    dims.push_back(slab.count[d]);
+    strides.push_back(strides_[d] * slab.step(d));
+  }
+  view.shape_ = Shape(std::move(dims));
+  view.strides_ = std::move(strides);
+  view.data_ = p;
+  return view;
 }
 
 void NDArray::to_native_in_place() {

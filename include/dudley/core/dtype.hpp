@@ -85,6 +85,10 @@ class DType {
   /// Text: `length` code units of `encoding` (length 1 is a single code unit, Dudley style).
   static DType text(TextEncoding encoding, uint64_t length = 1,
                     ByteOrder order = native_byte_order());
+  /// A fixed-length string of `length` code units per element (numpy S<n>/U<n>, ASDF
+  /// `[ascii, n]`/`[ucs4, n]`): each element is one string, NUL-padded. Unlike text(), an
+  /// array of these does not make strings of its last dimension.
+  static DType string(TextEncoding encoding, uint64_t length, ByteOrder order = native_byte_order());
   /// Dudley pointer key of 4 or 8 bytes.
   static DType pointer(unsigned bytes, ByteOrder order = native_byte_order());
   /// Raw bits; `bits` must be a positive multiple of 8.
@@ -114,6 +118,11 @@ class DType {
   /// For text: encoding and length in code units.
   TextEncoding encoding() const noexcept { return encoding_; }
   uint64_t text_length() const noexcept { return text_length_; }
+  /// Whether each element is a whole string (string()), not a code unit (text()).
+  bool is_string() const noexcept { return string_; }
+  /// Whether an array of this type makes strings of its last dimension: text made of code
+  /// units (Dudley S1/U1/U2/U4), not fixed-length strings.
+  bool joins_units() const noexcept { return kind_ == DTypeKind::kText && !string_; }
   /// Bytes per code unit of a text type (1, 2 or 4); for other types the scalar width.
   unsigned unit_size() const noexcept { return unit_size_; }
   /// Bits of a raw-bits type.
@@ -153,6 +162,7 @@ class DType {
   ByteOrder order_ = ByteOrder::kNotApplicable;
   TextEncoding encoding_ = TextEncoding::kAscii;
   ReferenceKind reference_kind_ = ReferenceKind::kObject;
+  bool string_ = false;
   unsigned unit_size_ = 1;
   uint64_t size_ = 1;
   uint64_t text_length_ = 0;

@@ -11,6 +11,7 @@
 
 #include "dudley/core/dtype.hpp"
 #include "dudley/core/error.hpp"
+#include "dudley/core/hyperslab.hpp"
 #include "dudley/core/shape.hpp"
 
 namespace dudley {
@@ -68,6 +69,11 @@ class NDArray {
   /// copy): shape this array's shape followed by the field's own shape. Throws
   /// Error(kUsage) when the array is not a struct array or has no such field.
   NDArray field(std::string_view name) const;
+
+  /// The elements `slab` selects, as a view sharing this array's memory (no copy): shape
+  /// slab.result_shape(), strides scaled by the slab's steps (negative for reversed
+  /// dimensions). Throws Error(kUsage) when the slab does not fit the array.
+  NDArray select(const Hyperslab& slab) const;
 
   /// Float16 (or complex pair of float16) widened to float32 (complex64), native order.
   /// Throws Error(kType) for other types.

@@ -1,0 +1,107 @@
+// The YAML of an ASDF tree, read with libyaml's event parser (YAML 1.1, as ASDF requires)
+// into a small node tree that keeps each node's tag and position, and turned into model
+// values by YAML 1.1's rules for plain scalars (the rules PyYAML, the reference library's
+// loader, follows).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dudley/core/error.hpp"
+#include "dudley/model/value.hpp"
+
+namespace dudley::asdf {
+
+struct YamlNode;
+/// Nodes are shared: an alias is the node its anchor names, not a copy, so a document's
+/// memory follows its text however often it repeats an anchor.
+using YamlRef = std::shared_ptr<const YamlNode>;
+
+struct YamlNode {
+  enum class Kind : uint8_t { kScalar, kSequence, kMapping };
+  Kind kind = Kind::kScalar;
+  /// A plain (unquoted) scalar without a tag: its type comes from its text (YAML 1.1).
+  bool plain = false;
+  uint32_t line = 0;    ///< 1-based
+  uint32_t column = 0;  ///< 1-based
+  /// The full tag after %TAG expansion ("tag:stsci.edu:asdf/core/ndarray-1.0.0"); "" none.
+  std::string tag;
+  /// A scalar's text.
+  std::string text;
+  /// A sequence's items; a mapping's keys and values, alternating.
+  std::vector<YamlRef> items;
+
+  bool is_scalar() const { return kind == Kind::kScalar; }
+  bool is_sequence() const { return kind == Kind::kSequence; }
+  bool is_mapping() const { return kind == Kind::kMapping; }
+  /// Entries of a mapping.
+  size_t map_size() const { return items.size() / 2; }
+  /// The value under the scalar key `key` of a mapping (the last, if repeated), or nullptr.
+  const YamlNode* find(std::string_view key) const;
+};
+
+/// A parsed document.
+struct YamlDocument {
+  YamlRef root;  ///< nullptr for an empty document
+  /// Distinct nodes built (aliases not counted): the measure of the document's size that
+  /// bounds how far its aliases may be expanded.
+  uint64_t node_count = 0;
+};
+
+/// Parses one YAML document (a stream holding at most one). `path` names the text in
+/// errors; `text` may start with `#` comment lines (an ASDF header). Throws Error(kSyntax)
+/// at path:line:col for bad YAML, an alias to an unknown (or enclosing) anchor, non-scalar
+/// mapping keys, or nesting deeper than model::kMaxValueDepth.
+YamlDocument parse_yaml(std::string_view text, const std::string& path);
+
+/// Counts the nodes a walk over a document visits, aliases expanded, and stops the walk
+/// when that exceeds what the document's size allows: a "billion laughs" document of a few
+/// hundred bytes whose aliases expand to 10^9 nodes is an error, not an hour of work.
+class ExpansionBudget {
+ public:
+  /// Room for `factor` times the document's own nodes, and at least `floor`.
+  explicit ExpansionBudget(const YamlDocument& doc, const std::string& path,
+                           uint64_t factor = 16, uint64_t floor = 1'000'000);
+  /// Takes one node; Error(kLimit) at the node's place when the budget is spent.
+  void take(const YamlNode& node);
+  /// Takes `n` nodes at once (what a walk is about to visit); Error(kLimit) at `node` when
+  /// the budget cannot cover them.
+  void take(uint64_t n, const YamlNode& node);
+
+ private:
+  uint64_t left_;
+  uint64_t total_;
+  std::string path_;
+};
+
+/// YAML 1.1 tag names.
+namespace yaml_tags {
+inline constexpr std::string_view kStr = "tag:yaml.org,2002:str";
+inline constexpr std::string_view kInt = "tag:yaml.org,2002:int";
+inline constexpr std::string_view kFloat = "tag:yaml.org,2002:float";
+inline constexpr std::string_view kBool = "tag:yaml.org,2002:bool";
+inline constexpr std::string_view kNull = "tag:yaml.org,2002:null";
+inline constexpr std::string_view kBinary = "tag:yaml.org,2002:binary";
+inline constexpr std::string_view kMap = "tag:yaml.org,2002:map";
+inline constexpr std::string_view kSeq = "tag:yaml.org,2002:seq";
+}  // namespace yaml_tags
+
+/// A scalar's value: plain scalars by YAML 1.1's rules (null `~`/`null`/empty; bool
+/// `yes/no/on/off/true/false` in three cases; int decimal, `0b`, `0x`, leading-0 octal and
+/// base 60 `1:20`, with `_`; float with a `.` (`1.0e+10`), `.inf`, `.nan`, base 60), standard
+/// tags (`!!str`, `!!int`, `!!float`, `!!bool`, `!!null`, `!!binary`) by theirs; other tags
+/// keep the text and the tag. Integers beyond 64 bits stay text tagged `!!int`. Throws
+/// Error(kSyntax) at the node for text its explicit standard tag does not allow.
+model::Value scalar_value(const YamlNode& node, const std::string& path);
+
+/// A whole node as a value (maps keep their order and tags), aliases expanded within
+/// `budget`.
+model::Value to_value(const YamlNode& node, const std::string& path, ExpansionBudget& budget);
+
+/// The place of a node, for errors.
+Location location_of(const YamlNode& node, const std::string& path);
+
+}  // namespace dudley::asdf

@@ -1,0 +1,56 @@
+// The blocks of one ASDF file, shared by the arrays that read from them: their headers, and
+// their data, decoded and checked on demand.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dudley/formats/asdf/blocks.hpp"
+#include "dudley/formats/asdf/reader.hpp"
+
+namespace dudley::asdf {
+
+/// A block's data, whole and decoded, kept alive by `keep`.
+struct BlockData {
+  const std::byte* bytes = nullptr;
+  uint64_t size = 0;
+  std::shared_ptr<void> keep;
+};
+
+class BlockStore {
+ public:
+  BlockStore(std::shared_ptr<io::ByteSource> source, std::vector<BlockHeader> blocks,
+             const AsdfOpenOptions& options);
+
+  size_t count() const { return blocks_.size(); }
+  const BlockHeader& header(size_t i) const { return blocks_[i]; }
+  const std::string& name() const { return source_->name(); }
+  bool compressed(size_t i) const { return !blocks_[i].compression_name().empty(); }
+
+  /// Copies `length` bytes at `offset` of uncompressed block `i` into `out`; when they are
+  /// the whole block, its checksum is verified (if asked for).
+  void read_uncompressed(size_t i, uint64_t offset, uint64_t length, void* out) const;
+
+  /// Block `i`'s whole data: a view of the file for an uncompressed block, the decoded bytes
+  /// of a compressed one (the last one decoded is kept for the next array of the same
+  /// block). `verify`: check its checksum first (once per block).
+  BlockData data(size_t i, bool verify) const;
+
+ private:
+  void check_size(size_t i) const;
+  void verify(size_t i, const std::byte* data, uint64_t size) const;
+
+  std::shared_ptr<io::ByteSource> source_;
+  std::vector<BlockHeader> blocks_;
+  bool verify_checksums_;
+  uint64_t max_block_bytes_;
+  mutable std::unique_ptr<std::atomic<bool>[]> verified_;
+  mutable std::mutex cache_mutex_;
+  mutable size_t cached_index_ = SIZE_MAX;
+  mutable BlockData cached_;
+};
+
+}  // namespace dudley::asdf

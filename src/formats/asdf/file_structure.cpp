@@ -1,0 +1,87 @@
+#include "file_structure.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <string_view>
+
+#include "dudley/core/error.hpp"
+
+namespace dudley::asdf {
+namespace {
+
+// The line at `at` without its "\n" or "\r\n", and where the next one starts (nullopt when
+// no newline follows within `limit` bytes).
+struct Line {
+  std::string text;
+  uint64_t next;
+};
+
+std::optional<Line> line_at(const io::ByteSource& source, uint64_t at, uint64_t limit = 4096) {
+  std::string buf(limit, '\0');
+  buf.resize(source.read_some(at, limit, buf.data()));
+  const size_t nl = buf.find('\n');
+  if (nl == std::string::npos) return std::nullopt;
+  std::string text = buf.substr(0, nl);
+  if (!text.empty() && text.back() == '\r') text.pop_back();
+  return Line{std::move(text), at + nl + 1};
+}
+
+}  // namespace
+
+FileStructure read_structure(const io::ByteSource& source) {
+  FileStructure out;
+  auto header = line_at(source, 0, 256);
+  if (!header || !header->text.starts_with("#ASDF ")) {
+    throw Error(ErrorCategory::kData, "not an ASDF file: it does not start with '#ASDF '",
+                Location::binary(source.name(), 0));
+  }
+  out.file_version = header->text.substr(6);
+  uint64_t at = header->next;
+  for (;;) {
+    auto line = line_at(source, at);
+    if (!line || line->text.empty() || line->text[0] != '#') break;
+    if (line->text.starts_with("#ASDF_STANDARD ")) out.standard_version = line->text.substr(15);
+    at = line->next;
+  }
+  out.tree_end = at;
+  char lead[5] = {};
+  const uint64_t got = source.read_some(at, 5, lead);
+  const std::string_view start(lead, got);
+  if (!(start.starts_with("%") || start.starts_with("---"))) return out;  // no tree
+
+  // The tree ends at the first line that is "..." (the document end marker).
+  constexpr uint64_t kChunk = uint64_t{1} << 20;
+  std::string text;
+  text.resize(at);
+  source.read(0, at, text.data());
+  size_t search_from = at > 0 ? at - 1 : 0;  // the newline before the first tree line
+  for (uint64_t pos = at;; pos += kChunk) {
+    const size_t old = text.size();
+    text.resize(old + kChunk);
+    const uint64_t n = source.read_some(pos, kChunk, text.data() + old);
+    text.resize(old + n);
+    for (size_t found = text.find("\n...", search_from); found != std::string::npos;
+         found = text.find("\n...", found + 1)) {
+      const size_t after = found + 4;
+      size_t end = std::string::npos;
+      if (after < text.size() && text[after] == '\n') end = after + 1;
+      if (after + 1 < text.size() && text[after] == '\r' && text[after + 1] == '\n') end = after + 2;
+      if (after == text.size() && n < kChunk) end = after;  // "..." ends the file
+      if (end == std::string::npos) {
+        if (after + 2 > text.size() && n == kChunk) break;  // may continue in the next chunk
+        continue;
+      }
+      text.resize(end);
+      out.tree_end = end;
+      out.tree_text = std::move(text);
+      return out;
+    }
+    search_from = text.size() >= 6 ? text.size() - 6 : 0;
+    if (n < kChunk) break;
+  }
+  throw Error(ErrorCategory::kData, "the YAML tree has no end marker ('...' on a line of its own)",
+              Location::binary(source.name(), at));
+}
+
+}  // namespace dudley::asdf

@@ -1,0 +1,297 @@
+#include "ndarray_node.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "dudley/formats/asdf/datatype.hpp"
+#include "file_structure.hpp"
+#include "inline_data.hpp"
+
+namespace dudley::asdf {
+namespace {
+
+// 128-bit arithmetic for sums of 64-bit products that cannot overflow it.
+__extension__ using Int128 = __int128;
+
+namespace fs = std::filesystem;
+using model::Value;
+
+constexpr std::string_view kNdarrayTag = "tag:stsci.edu:asdf/core/ndarray-1.";
+
+[[noreturn]] void bad(const YamlNode& node, const std::string& path, const std::string& message,
+                      ErrorCategory category = ErrorCategory::kData) {
+  throw Error(category, message, location_of(node, path));
+}
+
+// An array whose values were in the tree.
+class InlineSource final : public model::ArraySource {
+ public:
+  explicit InlineSource(NDArray a) : a_(std::move(a)) {}
+  NDArray read() override { return a_.to_native(); }
+  NDArray read(const Hyperslab& slab) override { return a_.select(slab).to_native(); }
+
+ private:
+  NDArray a_;
+};
+
+// An array in a block: the whole block from `offset`, C-ordered, or a view with strides.
+class BlockSource final : public model::ArraySource {
+ public:
+  BlockSource(std::shared_ptr<const BlockStore> store, size_t block, DType dtype,
+              std::vector<int64_t> shape, uint64_t offset, std::vector<int64_t> strides)
+      : store_(std::move(store)),
+        block_(block),
+        dtype_(std::move(dtype)),
+        shape_(std::move(shape)),
+        offset_(offset),
+        strides_(std::move(strides)) {}
+
+  NDArray read() override {
+    if (strides_.empty() && !store_->compressed(block_)) {
+      // The common case: straight from the file into fresh (huge-page) memory.
+      NDArray out(dtype_, Shape(shape_));
+      store_->read_uncompressed(block_, offset_, out.byte_size(), out.mutable_data());
+      out.to_native_in_place();
+      return out;
+    }
+    return view(true).to_native();
+  }
+
+  NDArray read(const Hyperslab& slab) override { return view(false).select(slab).to_native(); }
+
+ private:
+  NDArray view(bool verify) const {
+    BlockData d = store_->data(block_, verify);
+    auto* base = const_cast<std::byte*>(d.bytes) + offset_;
+    if (Shape(shape_).empty_data()) base = const_cast<std::byte*>(d.bytes);
+    return NDArray::borrow(base, dtype_, Shape(shape_), strides_, d.keep);
+  }
+
+  std::shared_ptr<const BlockStore> store_;
+  size_t block_;
+  DType dtype_;
+  std::vector<int64_t> shape_;
+  uint64_t offset_;
+  std::vector<int64_t> strides_;
+};
+
+std::optional<int64_t> int_of(const YamlNode& node, const std::string& path) {
+  if (!node.is_scalar()) return std::nullopt;
+  const Value v = scalar_value(node, path);
+  if (v.is<int64_t>()) return v.as<int64_t>();
+  return std::nullopt;
+}
+
+// The store of an external file named by `source: URI`, resolved against the main file's
+// directory and kept inside it unless the caller allows otherwise.
+std::shared_ptr<const BlockStore> external_store(const YamlNode& node, const std::string& uri,
+                                                 ArrayContext& context) {
+  std::string rel = uri;
+  if (rel.starts_with("file://")) {
+    rel = rel.substr(7);
+  } else if (rel.starts_with("file:")) {
+    rel = rel.substr(5);
+  } else if (rel.find("://") != std::string::npos) {
+    bad(node, context.path,
+        fmt::format("source '{}': only relative paths and file: URIs are read, not remote ones", uri));
+  }
+  const fs::path dir = fs::path(context.path).parent_path();
+  const fs::path target = (dir / fs::path(rel)).lexically_normal();
+  std::error_code ec;
+  const fs::path real_dir = fs::weakly_canonical(dir.empty() ? fs::path(".") : dir, ec);
+  const fs::path real_target = fs::weakly_canonical(target, ec);
+  if (!context.options.allow_external_outside) {
+    auto [d, t] = std::mismatch(real_dir.begin(), real_dir.end(), real_target.begin(), real_target.end());
+    if (d != real_dir.end() || fs::path(rel).is_absolute()) {
+      bad(node, context.path,
+          fmt::format("source '{}' lies outside the directory of {} (allow it with "
+                      "--allow-external-outside)",
+                      uri, context.path));
+    }
+  }
+  const std::string key = real_target.string();
+  if (auto it = context.external.find(key); it != context.external.end()) return it->second;
+  auto source = io::open_file(target.string());
+  const FileStructure structure = read_structure(*source);
+  auto blocks = locate_blocks(*source, structure.tree_end);
+  auto store = std::make_shared<const BlockStore>(std::move(source), std::move(blocks), context.options);
+  context.external[key] = store;
+  return store;
+}
+
+
+}  // namespace
+
+bool is_ndarray(const YamlNode& node) { return std::string_view(node.tag).starts_with(kNdarrayTag); }
+
+std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::string& name,
+                                              ArrayContext& context) {
+  const std::string& path = context.path;
+  auto out = std::make_unique<model::Node>();
+  out->kind = model::NodeKind::kArray;
+  out->name = name;
+
+  auto set_inline = [&](NDArray a) {
+    out->dtype = a.dtype();
+    out->shape = a.shape().dims();
+    out->data = std::make_shared<InlineSource>(std::move(a));
+  };
+
+  if (node.is_sequence()) {
+    set_inline(inline_array(node, nullptr, nullptr, path, *context.budget));
+    return out;
+  }
+  if (!node.is_mapping()) bad(node, path, "an ndarray is a mapping or a list");
+
+  static constexpr std::string_view kProperties[] = {"source", "data", "shape", "datatype",
+                                                      "byteorder", "offset", "strides", "mask"};
+  for (size_t i = 0; i + 1 < node.items.size(); i += 2) {
+    const std::string& key = node.items[i]->text;
+    if (std::find(std::begin(kProperties), std::end(kProperties), key) == std::end(kProperties)) {
+      out->attributes.set(key, to_value(*node.items[i + 1], path, *context.budget));
+    }
+  }
+  if (const YamlNode* mask = node.find("mask"); mask && mask->is_scalar()) {
+    auto masking = std::make_shared<model::Masking>();
+    masking->value = std::string_view(mask->tag).starts_with(kComplexTagPrefix)
+                         ? Value(mask->text).with_tag(mask->tag)
+                         : scalar_value(*mask, path);
+    out->storage.mask = std::move(masking);
+  }
+
+  const YamlNode* datatype = node.find("datatype");
+  const YamlNode* shape = node.find("shape");
+  if (const YamlNode* data = node.find("data")) {
+    set_inline(inline_array(*data, datatype, shape, path, *context.budget));
+    return out;
+  }
+  const YamlNode* source = node.find("source");
+  if (!source) bad(node, path, "an ndarray needs 'source' or 'data'");
+  if (!datatype) bad(node, path, "an ndarray with a 'source' needs a 'datatype'");
+  if (!shape || !shape->is_sequence()) bad(shape ? *shape : node, path, "an ndarray with a 'source' needs a 'shape' list");
+  ByteOrder order = native_byte_order();
+  if (const YamlNode* bo = node.find("byteorder")) {
+    if (bo->is_scalar() && bo->text == "big") {
+      order = ByteOrder::kBig;
+    } else if (bo->is_scalar() && bo->text == "little") {
+      order = ByteOrder::kLittle;
+    } else {
+      bad(*bo, path, "byteorder must be 'big' or 'little'");
+    }
+  } else {
+    bad(node, path, "an ndarray with a 'source' needs a 'byteorder'");
+  }
+  const DType dtype = datatype_from_yaml(*datatype, order, path);
+
+  // The block.
+  std::shared_ptr<const BlockStore> store = context.blocks;
+  size_t block = 0;
+  if (auto index = int_of(*source, path)) {
+    const auto n = static_cast<int64_t>(store->count());
+    const int64_t i = *index < 0 ? n + *index : *index;
+    if (i < 0 || i >= n) {
+      bad(*source, path, fmt::format("source {}: the file has {} block{}", *index, n, n == 1 ? "" : "s"));
+    }
+    block = static_cast<size_t>(i);
+  } else if (source->is_scalar()) {
+    store = external_store(*source, source->text, context);
+    if (store->count() == 0) bad(*source, path, fmt::format("source '{}' has no blocks", source->text));
+  } else {
+    bad(*source, path, "source must be a block number or a file name");
+  }
+  const BlockHeader& header = store->header(block);
+
+  uint64_t offset = 0;
+  if (const YamlNode* o = node.find("offset")) {
+    auto v = int_of(*o, path);
+    if (!v || *v < 0) bad(*o, path, "offset must be an integer >= 0");
+    offset = static_cast<uint64_t>(*v);
+  }
+
+  // The shape; a leading '*' takes as many rows as the block holds.
+  std::vector<int64_t> dims;
+  bool streaming = false;
+  for (size_t d = 0; d < shape->items.size(); ++d) {
+    const YamlNode& item = *shape->items[d];
+    if (d == 0 && item.is_scalar() && item.text == "*") {
+      streaming = true;
+      dims.push_back(0);
+      continue;
+    }
+    auto v = int_of(item, path);
+    if (!v || *v < 0) bad(item, path, "shape holds integers >= 0 (and '*' first)");
+    dims.push_back(*v);
+  }
+  const uint64_t available = offset <= header.data_size ? header.data_size - offset : 0;
+  if (streaming) {
+    std::optional<uint64_t> row = dtype.size();
+    for (size_t d = 1; d < dims.size() && row; ++d) row = checked_mul(*row, static_cast<uint64_t>(dims[d]));
+    if (!row) bad(*shape, path, "a row of this shape is larger than 2^64 bytes");
+    const uint64_t rows = *row == 0 ? 0 : available / *row;
+    if (rows > static_cast<uint64_t>(INT64_MAX)) bad(*shape, path, "too many rows");
+    dims[0] = static_cast<int64_t>(rows);
+  }
+
+  std::vector<int64_t> strides;
+  if (const YamlNode* s = node.find("strides")) {
+    if (!s->is_sequence() || s->items.size() != dims.size()) {
+      bad(*s, path, fmt::format("strides must be a list of {} integers, one per dimension", dims.size()));
+    }
+    for (const YamlRef& item : s->items) {
+      auto v = int_of(*item, path);
+      if (!v || *v == 0 || *v > (int64_t{1} << 62) || *v < -(int64_t{1} << 62)) {
+        bad(*item, path, "a stride is a non-zero integer (of magnitude below 2^62)");
+      }
+      strides.push_back(*v);
+    }
+    if (strides == Shape(dims).c_strides(dtype.size())) strides.clear();
+  }
+
+  // Every byte the array addresses must lie inside the block.
+  const auto elements = Shape(dims).element_count();
+  if (!elements) bad(*shape, path, "the shape has more than 2^64 elements");
+  if (*elements > 0) {
+    Int128 low = 0, high = 0;
+    if (strides.empty()) {
+      high = static_cast<Int128>(*elements) * static_cast<Int128>(dtype.size());
+    } else {
+      for (size_t d = 0; d < dims.size(); ++d) {
+        const Int128 span = static_cast<Int128>(dims[d] - 1) * strides[d];
+        (span > 0 ? high : low) += span;
+      }
+      high += dtype.size();
+    }
+    const Int128 first = static_cast<Int128>(offset) + low;
+    const Int128 end = static_cast<Int128>(offset) + high;
+    if (first < 0 || end > static_cast<Int128>(header.data_size)) {
+      bad(node, path,
+          fmt::format("the array addresses bytes {} to {} of block {}, which holds {} bytes",
+                      static_cast<int64_t>(first), static_cast<int64_t>(end) - 1, block, header.data_size));
+    }
+  }
+
+  out->dtype = dtype;
+  out->shape = dims;
+  const std::string compression = header.compression_name();
+  if (compression.empty() && strides.empty()) {
+    out->storage.kind = model::Storage::Kind::kContiguous;
+    out->storage.offset = header.data_offset() + offset;
+    out->storage.size = *elements * dtype.size();
+    out->storage.order = order;
+    out->address = out->storage.offset;
+  } else if (!compression.empty()) {
+    auto chunking = std::make_shared<model::Chunking>();
+    chunking->chunk_shape = dims;
+    model::ValueMap codec{{"name", Value(compression == "bzp2" ? "bz2" : compression)},
+                          {"configuration", Value(model::ValueMap{})}};
+    chunking->codecs = Value(model::ValueList{Value(std::move(codec))});
+    out->storage.kind = model::Storage::Kind::kChunked;
+    out->storage.chunking = std::move(chunking);
+    out->storage.order = order;
+  }
+  out->data = std::make_shared<BlockSource>(store, block, dtype, dims, offset, std::move(strides));
+  return out;
+}
+
+}  // namespace dudley::asdf

@@ -1,0 +1,190 @@
+// libyaml's events -> YamlNode tree. Built with an explicit stack, so a deeply nested
+// document costs no native stack; depth is capped at model::kMaxValueDepth all the same,
+// because everything that later walks values recursively relies on that bound.
+#include <yaml.h>
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <unordered_map>
+
+#include "dudley/formats/asdf/yaml.hpp"
+
+namespace dudley::asdf {
+namespace {
+
+struct Parser {
+  yaml_parser_t p{};
+  Parser() {
+    if (!yaml_parser_initialize(&p)) throw Error(ErrorCategory::kLimit, "libyaml: out of memory");
+  }
+  ~Parser() { yaml_parser_delete(&p); }
+  Parser(const Parser&) = delete;
+  Parser& operator=(const Parser&) = delete;
+};
+
+struct Event {
+  yaml_event_t e{};
+  ~Event() { yaml_event_delete(&e); }
+};
+
+uint32_t clamp32(size_t v) { return v > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(v); }
+
+std::string text_of(const yaml_char_t* s) {
+  return s ? std::string(reinterpret_cast<const char*>(s)) : std::string();
+}
+
+// A node being built: its collection, and the anchor to register when it is complete (an
+// anchor only becomes usable at its end, so a collection cannot contain itself).
+struct Open {
+  std::shared_ptr<YamlNode> node;
+  std::string anchor;
+};
+
+}  // namespace
+
+const YamlNode* YamlNode::find(std::string_view key) const {
+  if (kind != Kind::kMapping) return nullptr;
+  for (size_t i = items.size(); i >= 2; i -= 2) {
+    const YamlNode& k = *items[i - 2];
+    if (k.is_scalar() && k.text == key) return items[i - 1].get();
+  }
+  return nullptr;
+}
+
+Location location_of(const YamlNode& node, const std::string& path) {
+  return Location::text(path, node.line, node.column);
+}
+
+YamlDocument parse_yaml(std::string_view text, const std::string& path) {
+  Parser parser;
+  yaml_parser_set_input_string(&parser.p, reinterpret_cast<const unsigned char*>(text.data()),
+                               text.size());
+  yaml_parser_set_encoding(&parser.p, YAML_UTF8_ENCODING);
+
+  YamlDocument doc;
+  std::vector<Open> stack;
+  std::unordered_map<std::string, YamlRef> anchors;
+  int documents = 0;
+
+  auto fail_at = [&](const yaml_mark_t& mark, const std::string& message) -> void {
+    throw Error(ErrorCategory::kSyntax, message,
+                Location::text(path, clamp32(mark.line + 1), clamp32(mark.column + 1)));
+  };
+  // Adds a finished node to its parent (or makes it the root).
+  auto attach = [&](YamlRef node, const yaml_mark_t& mark) {
+    if (stack.empty()) {
+      doc.root = std::move(node);
+      return;
+    }
+    YamlNode& parent = *stack.back().node;
+    if (parent.is_mapping() && parent.items.size() % 2 == 0 && !node->is_scalar()) {
+      fail_at(mark, "a mapping key must be a scalar");
+    }
+    parent.items.push_back(std::move(node));
+  };
+  auto fresh = [&](YamlNode::Kind kind, const yaml_mark_t& mark, const yaml_char_t* tag) {
+    auto node = std::make_shared<YamlNode>();
+    node->kind = kind;
+    node->line = clamp32(mark.line + 1);
+    node->column = clamp32(mark.column + 1);
+    node->tag = text_of(tag);
+    ++doc.node_count;
+    return node;
+  };
+  auto remember = [&](const yaml_char_t* anchor, const YamlRef& node) {
+    if (anchor) anchors[text_of(anchor)] = node;  // a later anchor of the same name wins
+  };
+
+  for (;;) {
+    Event ev;
+    if (!yaml_parser_parse(&parser.p, &ev.e)) {
+      const yaml_mark_t& mark =
+          parser.p.problem_mark.line || parser.p.problem_mark.column ? parser.p.problem_mark
+                                                                     : parser.p.context_mark;
+      std::string message = parser.p.problem ? parser.p.problem : "invalid YAML";
+      if (parser.p.context) message = std::string(parser.p.context) + ": " + message;
+      fail_at(mark, "YAML: " + message);
+    }
+    const yaml_event_t& e = ev.e;
+    switch (e.type) {
+      case YAML_STREAM_END_EVENT:
+        return doc;
+      case YAML_DOCUMENT_START_EVENT:
+        if (++documents > 1) fail_at(e.start_mark, "more than one YAML document in the tree");
+        break;
+      case YAML_SCALAR_EVENT: {
+        auto node = fresh(YamlNode::Kind::kScalar, e.start_mark, e.data.scalar.tag);
+        node->text.assign(reinterpret_cast<const char*>(e.data.scalar.value),
+                          e.data.scalar.length);
+        node->plain = e.data.scalar.plain_implicit && e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        // "!" alone (a non-specific tag) makes a plain scalar a string, as it does in PyYAML.
+        if (node->tag == "!") node->tag = std::string(yaml_tags::kStr);
+        remember(e.data.scalar.anchor, node);
+        attach(std::move(node), e.start_mark);
+        break;
+      }
+      case YAML_SEQUENCE_START_EVENT:
+      case YAML_MAPPING_START_EVENT: {
+        if (stack.size() >= model::kMaxValueDepth) {
+          fail_at(e.start_mark, fmt::format("YAML nested more than {} levels deep",
+                                            model::kMaxValueDepth));
+        }
+        const bool seq = e.type == YAML_SEQUENCE_START_EVENT;
+        auto node = fresh(seq ? YamlNode::Kind::kSequence : YamlNode::Kind::kMapping, e.start_mark,
+                          seq ? e.data.sequence_start.tag : e.data.mapping_start.tag);
+        const yaml_char_t* anchor = seq ? e.data.sequence_start.anchor : e.data.mapping_start.anchor;
+        if (!stack.empty()) {
+          YamlNode& parent = *stack.back().node;
+          if (parent.is_mapping() && parent.items.size() % 2 == 0) {
+            fail_at(e.start_mark, "a mapping key must be a scalar");
+          }
+        }
+        stack.push_back({std::move(node), text_of(anchor)});
+        break;
+      }
+      case YAML_SEQUENCE_END_EVENT:
+      case YAML_MAPPING_END_EVENT: {
+        Open done = std::move(stack.back());
+        stack.pop_back();
+        YamlRef node = std::move(done.node);
+        if (!done.anchor.empty()) anchors[done.anchor] = node;
+        attach(std::move(node), e.start_mark);
+        break;
+      }
+      case YAML_ALIAS_EVENT: {
+        auto it = anchors.find(text_of(e.data.alias.anchor));
+        if (it == anchors.end()) {
+          fail_at(e.start_mark,
+                  fmt::format("alias *{} names no anchor defined before it (or one that encloses it)",
+                              text_of(e.data.alias.anchor)));
+        }
+        attach(it->second, e.start_mark);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+ExpansionBudget::ExpansionBudget(const YamlDocument& doc, const std::string& path,
+                                 uint64_t factor, uint64_t floor)
+    : path_(path) {
+  const uint64_t room = doc.node_count > UINT64_MAX / factor ? UINT64_MAX : doc.node_count * factor;
+  total_ = left_ = room < floor ? floor : room;
+}
+
+void ExpansionBudget::take(const YamlNode& node) { take(1, node); }
+
+void ExpansionBudget::take(uint64_t n, const YamlNode& node) {
+  if (n > left_) {
+    throw Error(ErrorCategory::kLimit,
+                fmt::format("the tree's aliases expand to more than {} nodes (an alias bomb?)",
+                            total_),
+                location_of(node, path_));
+  }
+  left_ -= n;
+}
+
+}  // namespace dudley::asdf
