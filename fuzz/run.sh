@@ -6,7 +6,7 @@ build=${1:-build-fuzz}
 seconds=${2:-60}
 cd "$(dirname "$0")/.."
 mkdir -p fuzz/artifacts
-for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to_model dudley_family_index codec_decode}; do
+for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to_model dudley_family_index codec_decode asdf_read}; do
   work=$(mktemp -d)
   cp -r fuzz/corpus/$target/. "$work/"
   # The model target starts from the binder's seeds too.
@@ -14,10 +14,12 @@ for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to
   if [ "$target" = dudley_parse ]; then
     cp tests/data/dudley/layouts/valid/*.dud tests/data/dudley/layouts/invalid/*.dud examples/*.dud "$work/"
   fi
+  dict=fuzz/dudley.dict
+  [ "$target" = asdf_read ] && dict=fuzz/asdf.dict
   echo "== $target for ${seconds}s"
   # Undefined behaviour is a finding: stop at the first report and keep the input.
-  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$build/fuzz/$target" "$work" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
-    -rss_limit_mb=2048 -dict=fuzz/dudley.dict -artifact_prefix=fuzz/artifacts/ \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$build/fuzz/$target" "$work" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
+    -rss_limit_mb=2048 -dict=$dict -artifact_prefix=fuzz/artifacts/ \
     -print_final_stats=1 2>&1 | grep -E '^(#[0-9]+.*(DONE|pulse)|stat::|==|SUMMARY|Done)' || true
   rm -rf "$work"
 done

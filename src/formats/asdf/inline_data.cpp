@@ -367,6 +367,15 @@ NDArray inline_array(const YamlNode& data, const YamlNode* datatype, const YamlN
     dims = nested_shape(data, depth > record ? depth - record : 0);
   }
   if (!data.is_sequence() && !dims.empty()) bad(data, path, "inline data must be a list for this shape");
+  if (shape) {
+    const std::vector<int64_t> found = nested_shape(data, dims.size());
+    const bool empty_prefix = found.size() < dims.size() && !found.empty() && found.back() == 0 &&
+                              std::equal(found.begin(), found.end(), dims.begin());
+    if (found != dims && !empty_prefix) {
+      bad(*shape, path, fmt::format("shape {} does not match the inline data, which is {}",
+                                    Shape(dims).to_string(), Shape(found).to_string()));
+    }
+  }
   // Each element is at least one node of the tree: a shape that claims more elements than
   // the tree can hold is refused before any memory is taken for it.
   const auto count = Shape(dims).element_count();

@@ -1,0 +1,177 @@
+// Malformed ASDF files: each is a clear error naming the block or tree place, never a crash
+// or an allocation of what the file merely claims.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "dudley/codec/checksum.hpp"
+#include "dudley/formats/asdf/blocks.hpp"
+#include "dudley/formats/asdf/reader.hpp"
+
+namespace dudley::asdf {
+namespace {
+
+const std::string kHead =
+    "#ASDF 1.0.0\n#ASDF_STANDARD 1.5.0\n%YAML 1.1\n%TAG ! tag:stsci.edu:asdf/\n--- !core/asdf-1.1.0\n";
+
+std::string block(const std::string& data, BlockHeader h = {}, bool checksum = true) {
+  if (h.allocated_size == 0 && h.used_size == 0 && h.data_size == 0) {
+    h.allocated_size = h.used_size = h.data_size = data.size();
+  }
+  if (checksum) h.checksum = codec::md5({reinterpret_cast<const std::byte*>(data.data()), data.size()});
+  auto bytes = encode_block_header(h);
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()) + data;
+}
+
+std::string f8_tree(const std::string& extra = "", const std::string& shape = "[4]") {
+  return kHead + "x: !core/ndarray-1.0.0 {source: 0, datatype: float64, byteorder: little, shape: " + shape +
+         extra + "}\n...\n";
+}
+
+std::string four_doubles() {
+  double v[4] = {1, 2, 3, 4};
+  return std::string(reinterpret_cast<const char*>(v), sizeof v);
+}
+
+model::Tree read(const std::string& bytes, AsdfOpenOptions options = {}) {
+  auto source = io::memory_source(bytes.data(), bytes.size(), "t.asdf");
+  return read_asdf(source, "/tmp/dudley-asdf-test/t.asdf", options);
+}
+
+// The error reading array /x gives (on the node, or when reading its data).
+std::string array_error(const std::string& bytes, AsdfOpenOptions options = {}) {
+  model::Tree t = read(bytes, options);
+  const model::Node* x = t.find("/x");
+  if (!x) return "no /x";
+  if (!x->error.empty()) return x->error.text();
+  try {
+    x->data->read();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(AsdfBadInput, AGoodFileReads) {
+  const std::string bytes = f8_tree() + block(four_doubles());
+  EXPECT_EQ(array_error(bytes), "");
+  EXPECT_EQ(read(bytes).find("/x")->data->read().get<double>({3}), 4.0);
+}
+
+TEST(AsdfBadInput, WrongMagic) {
+  try {
+    read("#ASDX 1.0.0\n");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("t.asdf:@0"), std::string::npos) << e.what();
+  }
+}
+
+TEST(AsdfBadInput, TreeWithoutEnd) {
+  EXPECT_THROW(read(kHead + "x: 1\n"), Error);
+}
+
+TEST(AsdfBadInput, TruncatedBlockAndSizesBeyondTheFile) {
+  std::string whole = f8_tree() + block(four_doubles());
+  EXPECT_THROW(read(whole.substr(0, whole.size() - 5)), Error);
+  BlockHeader h;
+  h.allocated_size = h.used_size = h.data_size = uint64_t{1} << 60;
+  try {
+    read(f8_tree() + block(four_doubles(), h, false));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("block 0"), std::string::npos) << e.what();
+  }
+}
+
+TEST(AsdfBadInput, UsedLargerThanAllocated) {
+  BlockHeader h;
+  h.allocated_size = 16;
+  h.used_size = h.data_size = 32;
+  EXPECT_THROW(read(f8_tree() + block(four_doubles(), h)), Error);
+}
+
+TEST(AsdfBadInput, BadChecksumIsReportedUnlessSkipped) {
+  std::string bytes = f8_tree() + block(four_doubles());
+  bytes[bytes.size() - 1] ^= 0x40;  // data changed after the MD5 was taken
+  EXPECT_NE(array_error(bytes).find("MD5 checksum mismatch"), std::string::npos);
+  AsdfOpenOptions skip;
+  skip.verify_checksums = false;
+  EXPECT_EQ(array_error(bytes, skip), "");
+}
+
+TEST(AsdfBadInput, ZeroChecksumMeansNone) {
+  EXPECT_EQ(array_error(f8_tree() + block(four_doubles(), {}, false)), "");
+}
+
+TEST(AsdfBadInput, BlockIndexPointingNowhereIsIgnored) {
+  const std::string bytes = f8_tree() + block(four_doubles()) + encode_block_index({12345});
+  EXPECT_EQ(array_error(bytes), "");
+}
+
+TEST(AsdfBadInput, SourcesOutsideTheDirectoryAreRefused) {
+  const std::string bytes = kHead +
+                            "x: !core/ndarray-1.0.0 {source: ../../etc/x.asdf, datatype: float64, "
+                            "byteorder: little, shape: [4]}\n...\n";
+  EXPECT_NE(array_error(bytes).find("outside the directory"), std::string::npos);
+  const std::string absolute = kHead +
+                               "x: !core/ndarray-1.0.0 {source: /etc/x.asdf, datatype: float64, "
+                               "byteorder: little, shape: [4]}\n...\n";
+  EXPECT_NE(array_error(absolute).find("outside the directory"), std::string::npos);
+}
+
+TEST(AsdfBadInput, StridesOutsideTheBlock) {
+  EXPECT_NE(array_error(f8_tree(", strides: [16]") + block(four_doubles())).find("addresses bytes"),
+            std::string::npos);
+  EXPECT_NE(array_error(f8_tree(", offset: 8, strides: [-8]") + block(four_doubles())).find("addresses bytes"),
+            std::string::npos);
+  EXPECT_NE(array_error(f8_tree("", "[5]") + block(four_doubles())).find("addresses bytes"), std::string::npos);
+  // Reversed, inside: fine.
+  EXPECT_EQ(array_error(f8_tree(", offset: 24, strides: [-8]") + block(four_doubles())), "");
+}
+
+TEST(AsdfBadInput, DecompressionBombIsRefusedBeforeAllocating) {
+  BlockHeader h;
+  std::memcpy(h.compression.data(), "zlib", 4);
+  const codec::Bytes z = compress_block("zlib", {reinterpret_cast<const std::byte*>(four_doubles().data()), 32});
+  const std::string zs(reinterpret_cast<const char*>(z.data()), z.size());
+  h.allocated_size = h.used_size = zs.size();
+  h.data_size = uint64_t{1} << 40;  // claims a terabyte
+  AsdfOpenOptions options;
+  options.max_block_bytes = 1 << 20;
+  EXPECT_NE(array_error(f8_tree("", "[4]") + block(zs, h, false), options).find("allowed"), std::string::npos);
+  // Within the limit but more than the data decodes to: a data error, not a crash.
+  h.data_size = 64;
+  EXPECT_NE(array_error(f8_tree("", "[8]") + block(zs, h, false), options), "");
+}
+
+TEST(AsdfBadInput, UnknownDatatypeAndByteorderStayOnTheNode) {
+  model::Tree t = read(kHead + "x: !core/ndarray-1.0.0 {source: 0, datatype: float128, byteorder: little, shape: [1]}\n"
+                       "y: 3\n...\n");
+  const model::Node* x = t.find("/x");
+  ASSERT_NE(x, nullptr);
+  EXPECT_NE(x->error.text().find("unknown datatype 'float128'"), std::string::npos) << x->error.text();
+  EXPECT_NE(x->error.text().find("t.asdf:6:"), std::string::npos) << x->error.text();
+  EXPECT_NE(t.root->attributes.find("y"), nullptr);  // the rest of the tree is still read
+}
+
+TEST(AsdfBadInput, AliasBombInTheTree) {
+  std::string text = kHead + "a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n";
+  for (int i = 1; i <= 9; ++i) {
+    text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) text += (k ? ", *a" : "*a") + std::to_string(i - 1);
+    text += "]\n";
+  }
+  EXPECT_THROW(read(text + "...\n"), Error);
+}
+
+TEST(AsdfBadInput, InlineShapeClaimingMoreThanTheTreeHolds) {
+  const std::string bytes = kHead +
+                            "x: !core/ndarray-1.0.0 {data: [1, 2], datatype: int8, shape: [1000000000000]}\n...\n";
+  EXPECT_NE(array_error(bytes), "");
+}
+
+}  // namespace
+}  // namespace dudley::asdf
