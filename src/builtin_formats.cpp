@@ -19,10 +19,12 @@ const FormatRegistry& FormatRegistry::builtin() {
 void register_builtin_formats(FormatRegistry& registry) {
   // Explicit calls, not static initialisers: a static library drops objects nothing
   // refers to, and with them any self-registration.
-  layout::register_dudley_format(registry);
+  // Formats with a signature come first: Dudley data has none and is recognised by a
+  // layout beside it, which x.asdf may have too (x.dud of an earlier conversion).
 #ifdef DUDLEY_WITH_ASDF
   asdf::register_asdf_format(registry);
 #endif
+  layout::register_dudley_format(registry);
 }
 
 }  // namespace dudley

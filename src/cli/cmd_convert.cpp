@@ -20,7 +20,11 @@
 #include "dudley/formats/dudley/format.hpp"
 #include "dudley/formats/dudley/syntax/parser.hpp"
 #include "dudley/formats/dudley/write/from_model.hpp"
+#include "dudley/format.hpp"
 #include "dudley/open.hpp"
+#ifdef DUDLEY_WITH_ASDF
+#include "dudley/formats/asdf/writer.hpp"
+#endif
 
 namespace dudley::cli {
 
@@ -37,7 +41,14 @@ struct ConvertOptions {
   bool embed_layout = false;
   std::string to_layout;
   std::string to;  ///< --to: the format of DST (default: by its extension)
+  std::string compression;  ///< ASDF: --compression
+  uint64_t inline_max = 0;  ///< ASDF: --inline-max
 };
+
+// Whether DST is written as Dudley data (which has a layout beside it, or embedded).
+bool writes_dudley(const ConvertOptions& o) {
+  return !o.to_layout.empty() || FormatRegistry::builtin().for_writing(o.destination, o.to).name() == "dudley";
+}
 
 // A one-line progress bar on a terminal, shown once a conversion has taken a second.
 class ProgressBar {
@@ -119,7 +130,8 @@ void check_outputs(const ConvertOptions& o) {
   }
   if (!o.to_layout.empty()) inputs.push_back(o.to_layout);
   std::vector<std::pair<std::string, std::string>> outputs{{o.destination, "the output"}};
-  if (!o.embed_layout) {
+  const bool dudley_out = writes_dudley(o);
+  if (!o.embed_layout && dudley_out) {
     outputs.emplace_back(layout::layout_path_for(o.destination), "the output's layout");
   }
   for (const auto& [out, what] : outputs) {
@@ -132,7 +144,7 @@ void check_outputs(const ConvertOptions& o) {
       }
     }
   }
-  if (!o.embed_layout) {
+  if (!o.embed_layout && dudley_out) {
     const std::string layout = layout::layout_path_for(o.destination);
     if (fs::exists(layout)) {
       const std::vector<std::string> users = family_users(layout);
@@ -181,10 +193,26 @@ int run_convert(const ConvertOptions& o) {
     save_options.fsync = write.fsync;
     save_options.progress = write.progress;
     save_options.formats.set(dudley_options);
+#ifdef DUDLEY_WITH_ASDF
+    asdf::AsdfSaveOptions asdf_options;
+    asdf_options.compression = o.compression;
+    asdf_options.inline_threshold = o.inline_max;
+    save_options.formats.set(asdf_options);
+#endif
     size = save(tree, o.destination, save_options);
   } else {
     const layout::Layout target = layout::load_layout(o.to_layout);
     size = layout::write_tree_into(tree, target, o.destination, write, &unused);
+  }
+  if (!writes_dudley(o)) {
+    const std::string written_format = FormatRegistry::builtin().for_writing(o.destination, o.to).name();  // one self-contained file
+    if (o.source.json) {
+      nlohmann::ordered_json out = {{"data", o.destination}, {"format", written_format}, {"bytes", size}};
+      fmt::print("{}\n", json_text(out, 2));
+    } else if (!o.quiet) {
+      fmt::print("wrote {} ({} bytes, {})\n", o.destination, size, written_format);
+    }
+    return kExitOk;
   }
   const std::string layout_file =
       o.embed_layout ? o.destination : layout::layout_path_for(o.destination);
@@ -240,6 +268,11 @@ void add_convert_command(CLI::App& app, int& exit_code) {
   dudley->add_flag("--embed-layout", options->embed_layout,
                    "Append the layout to DST with a trailer (one self-describing file, no "
                    ".dud; see docs/embedded-layout.md)");
+  CLI::Option_group* asdf = cmd->add_option_group("ASDF output", "Writing ASDF files");
+  asdf->add_option("--compression", options->compression, "Compress every block")
+      ->check(CLI::IsMember({"zlib", "bzp2", "lz4"}));
+  asdf->add_option("--inline-max", options->inline_max,
+                   "Write arrays of at most this many elements inline in the tree (default 0: none)");
   cmd->callback([options, &exit_code] {
     exit_code = guarded(options->source.json, [&] { return run_convert(*options); });
   });

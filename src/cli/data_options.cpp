@@ -1,5 +1,9 @@
 #include "cli/data_options.hpp"
 
+#ifdef DUDLEY_WITH_ASDF
+#include "dudley/formats/asdf/reader.hpp"
+#endif
+
 #include <algorithm>
 #include <cstdio>
 
@@ -46,6 +50,12 @@ void add_data_options(CLI::App& cmd, DataOptions& o, bool family) {
   dudley->add_flag("--params-absent", o.params_absent,
                    "Dynamic parameters are not stored in the file (they take no bytes); give "
                    "them all with --param");
+  CLI::Option_group* asdf = cmd.add_option_group("ASDF format", "Reading ASDF files");
+  asdf->add_flag("--no-checksums", o.no_checksums, "Do not verify the blocks' MD5 checksums");
+  asdf->add_flag("--allow-external-outside", o.allow_external_outside,
+                 "Let array sources name files outside the ASDF file's directory");
+  asdf->add_option("--max-block-size", o.max_block_size,
+                   "Largest block (decompressed bytes) to read (default: physical memory)");
 }
 
 std::vector<std::string> format_names(bool writers) {
@@ -124,6 +134,13 @@ model::Tree open_data(const DataOptions& o) {
     // A layout given means Dudley data, whatever the file looks like.
     if (options.format.empty() && !o.layout.empty()) options.format = "dudley";
     options.formats.set(std::move(dudley_options));
+#ifdef DUDLEY_WITH_ASDF
+    asdf::AsdfOpenOptions asdf_options;
+    asdf_options.verify_checksums = !o.no_checksums;
+    asdf_options.allow_external_outside = o.allow_external_outside;
+    asdf_options.max_block_bytes = o.max_block_size;
+    options.formats.set(std::move(asdf_options));
+#endif
     return dudley::open(o.data, options);
   } catch (const Error& e) {
     // A glob given as DATA reaches here only when the shell did not expand it (it matched

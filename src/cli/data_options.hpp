@@ -21,6 +21,10 @@ struct DataOptions {
   bool params_absent = false;
   bool json = false;
   std::string family;  ///< a glob pattern of member files, or a family index
+  // ASDF
+  bool no_checksums = false;            ///< --no-checksums
+  bool allow_external_outside = false;  ///< --allow-external-outside
+  uint64_t max_block_size = 0;          ///< --max-block-size (0: physical memory)
 };
 
 /// The members of `options.family`, each as the options that open it (its data path, the

@@ -3,6 +3,7 @@
 #include "dudley/formats/asdf/format.hpp"
 
 #include "dudley/formats/asdf/reader.hpp"
+#include "dudley/formats/asdf/writer.hpp"
 
 namespace dudley::asdf {
 namespace {
@@ -19,6 +20,10 @@ class AsdfFormat final : public Format {
   }
   model::Tree open(const std::string& path, const OpenOptions& options) const override {
     return open_asdf(path, options.formats.get<AsdfOpenOptions>());
+  }
+  bool can_save() const override { return true; }
+  uint64_t save(const model::Tree& tree, const std::string& path, const SaveOptions& options) const override {
+    return write_asdf(tree, path, options.formats.get<AsdfSaveOptions>(), options);
   }
 };
 

@@ -1,0 +1,31 @@
+// Writing model trees as ASDF Standard 1.5.0 files that the reference library opens and
+// validates: groups become mappings, lists sequences, arrays core/ndarray-1.0.0 nodes with
+// their data in blocks (optionally compressed, or inline for small arrays on request),
+// attributes the tree's other values; then a block index.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "dudley/format.hpp"
+#include "dudley/model/tree.hpp"
+
+namespace dudley::asdf {
+
+/// ASDF's own save options.
+struct AsdfSaveOptions : FormatOptions {
+  static constexpr const char* kFormat = "asdf";
+  /// Block compression for every array: "" (none), "zlib", "bzp2" or "lz4".
+  std::string compression;
+  /// The compressor's level; -1: its default.
+  int level = -1;
+  /// Arrays of at most this many elements are written inline in the tree (0: none).
+  uint64_t inline_threshold = 0;
+};
+
+/// Writes `tree` to `path` (atomically: a complete file or none). Returns the file's size.
+/// Throws Error(kType) for an array whose type ASDF cannot hold, naming it.
+uint64_t write_asdf(const model::Tree& tree, const std::string& path, const AsdfSaveOptions& options,
+                    const SaveOptions& common = {});
+
+}  // namespace dudley::asdf

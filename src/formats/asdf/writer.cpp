@@ -1,0 +1,323 @@
+// Model tree -> ASDF 1.5.0. The tree is built as one model::Value (arrays as tagged
+// core/ndarray maps naming their block) and written as YAML text, then each array's data as
+// a block (compressed if asked, MD5 of the uncompressed data as the reference library
+// writes it), then the block index.
+#include "dudley/formats/asdf/writer.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <set>
+
+#include "dudley/codec/checksum.hpp"
+#include "dudley/formats/asdf/blocks.hpp"
+#include "dudley/formats/asdf/datatype.hpp"
+#include "dudley/formats/asdf/reader.hpp"
+#include "dudley/io/atomic_file.hpp"
+#include "inline_data.hpp"
+#include "yaml_emit.hpp"
+
+namespace dudley::asdf {
+namespace {
+
+using model::Node;
+using model::NodeKind;
+using model::Value;
+using model::ValueList;
+using model::ValueMap;
+
+constexpr const char* kNdarrayTag = "tag:stsci.edu:asdf/core/ndarray-1.0.0";
+constexpr const char* kComplexTag = "tag:stsci.edu:asdf/core/complex-1.0.0";
+
+const char* order_name(ByteOrder o) { return o == ByteOrder::kBig ? "big" : "little"; }
+
+// One element of a native-order array as a tree value (inline data).
+Value element_value(const DType& t, const unsigned char* p) {
+  auto load = [&](auto v) {
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  switch (t.kind()) {
+    case DTypeKind::kBool:
+      return Value(*p != 0);
+    case DTypeKind::kInt:
+      return t.size() == 1   ? Value(int64_t{load(int8_t{})})
+             : t.size() == 2 ? Value(int64_t{load(int16_t{})})
+             : t.size() == 4 ? Value(int64_t{load(int32_t{})})
+                             : Value(load(int64_t{}));
+    case DTypeKind::kUInt:
+      return t.size() == 1   ? Value(uint64_t{load(uint8_t{})})
+             : t.size() == 2 ? Value(uint64_t{load(uint16_t{})})
+             : t.size() == 4 ? Value(uint64_t{load(uint32_t{})})
+                             : Value(load(uint64_t{}));
+    case DTypeKind::kFloat:
+      return t.size() == 4 ? Value(static_cast<double>(load(float{}))) : Value(load(double{}));
+    case DTypeKind::kComplex: {
+      double re, im;
+      if (t.size() == 8) {
+        re = load(float{});
+        float f;
+        std::memcpy(&f, p + 4, 4);
+        im = f;
+      } else {
+        re = load(double{});
+        std::memcpy(&im, p + 8, 8);
+      }
+      auto part = [](double v) {
+        if (std::isnan(v)) return std::string("nan");
+        if (std::isinf(v)) return std::string(v > 0 ? "inf" : "-inf");
+        return fmt::format("{}", v);
+      };
+      std::string imag = part(im);
+      if (imag[0] != '-') imag = "+" + imag;
+      return Value(fmt::format("({}{}j)", part(re), imag)).with_tag(kComplexTag);
+    }
+    default:
+      return Value();
+  }
+}
+
+class Writer {
+ public:
+  Writer(const AsdfSaveOptions& options) : options_(options) {}
+
+  Value group(const Node& g, const std::string& path, bool root) {
+    ValueMap map;
+    // Parameters (Dudley's named sizes) are plain integers in ASDF's tree.
+    for (const model::Parameter& p : g.params) {
+      if (p.value) map.emplace_back(p.name, Value(*p.value));
+    }
+    if (!g.doc.empty() && !g.attributes.find("doc")) map.emplace_back("doc", Value(g.doc));
+    for (const auto& [name, attr] : g.attributes) {
+      if (name == kTagAttribute) continue;
+      if (root && (name == "asdf_library" || name == "history")) continue;  // written anew
+      if (const auto* v = std::get_if<Value>(&attr)) {
+        map.emplace_back(name, *v);
+      } else {
+        map.emplace_back(name, array_value(std::get<NDArray>(attr), path + "@" + name));
+      }
+    }
+    // Arrays that are another array's mask are written with it.
+    std::set<std::string> masks;
+    for (const auto& child : g.children) {
+      if (child->storage.mask && !child->storage.mask->array.empty()) masks.insert(child->storage.mask->array);
+    }
+    for (const auto& child : g.children) {
+      const std::string child_path = path + "/" + child->name;
+      if (masks.count(child_path)) continue;
+      map.emplace_back(child->name, node(*child, child_path, &g));
+    }
+    Value out(std::move(map));
+    if (const auto* tag = g.attributes.find(kTagAttribute)) {
+      if (const auto* v = std::get_if<Value>(tag); v && v->is<std::string>()) out.with_tag(v->as<std::string>());
+    }
+    return out;
+  }
+
+  Value node(const Node& n, const std::string& path, const Node* parent) {
+    if (n.kind == NodeKind::kArray) return array(n, path, parent);
+    if (n.kind == NodeKind::kList) {
+      ValueList items;
+      model::for_each_child(n, [&](uint64_t i, const Node& item) {
+        items.push_back(node(item, fmt::format("{}/{}", path, i), nullptr));
+        return true;
+      });
+      return Value(std::move(items));
+    }
+    // A group that only held a scalar list item (as the reader makes them) is that scalar.
+    if (n.children.empty() && n.attributes.size() == 1 && n.attributes.find("value")) {
+      if (const auto* v = std::get_if<Value>(n.attributes.find("value"))) return *v;
+    }
+    return group(n, path, false);
+  }
+
+  const std::vector<const Node*>& blocks() const { return blocks_; }
+
+ private:
+  Value array(const Node& n, const std::string& path, const Node* parent) {
+    if (!n.error.empty() || !n.data) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("cannot write {}: {}", path, n.error.empty() ? "it has no data" : n.error.text()));
+    }
+    ValueMap map;
+    const uint64_t elements = Shape(n.shape).element_count().value_or(UINT64_MAX);
+    // Not 0-d or empty arrays: the reference library cannot read those inline.
+    if (options_.inline_threshold > 0 && elements <= options_.inline_threshold && elements > 0 &&
+        !n.shape.empty() && inlinable(n.dtype)) {
+      return array_value(n.data->read(), path);
+    }
+    const ByteOrder order = native_byte_order();
+    // Text made of code units along the last dimension (Dudley's S1[N]) is one fixed-length
+    // string per element in ASDF: the same bytes.
+    DType dtype = n.dtype.with_byte_order(order);  // sources read in native order
+    std::vector<int64_t> dims = n.shape;
+    if (dtype.joins_units() && !dims.empty() &&
+        (dtype.encoding() == TextEncoding::kAscii || dtype.encoding() == TextEncoding::kUtf32)) {
+      dtype = DType::string(dtype.encoding(), static_cast<uint64_t>(dims.back()), order);
+      dims.pop_back();
+    }
+    try {
+      map.emplace_back("source", Value(static_cast<int64_t>(blocks_.size())));
+      map.emplace_back("datatype", datatype_to_value(dtype, order));
+    } catch (const Error& e) {
+      throw Error(e.category(), fmt::format("cannot write {}: {}", path, e.message()));
+    }
+    blocks_.push_back(&n);
+    map.emplace_back("byteorder", Value(order_name(order)));
+    ValueList shape;
+    for (int64_t d : dims) shape.emplace_back(d);
+    map.emplace_back("shape", Value(std::move(shape)));
+    if (!n.doc.empty() && !n.attributes.find("doc")) map.emplace_back("doc", Value(n.doc));
+    if (n.storage.mask) {
+      if (n.storage.mask->value) {
+        map.emplace_back("mask", *n.storage.mask->value);
+      } else if (parent && !n.storage.mask->array.empty()) {
+        const std::string name = n.storage.mask->array.substr(n.storage.mask->array.rfind('/') + 1);
+        if (const Node* m = parent->member(name); m && m->kind == NodeKind::kArray) {
+          map.emplace_back("mask", array(*m, n.storage.mask->array, nullptr));
+        }
+      }
+    }
+    for (const auto& [name, attr] : n.attributes) {
+      if (const auto* v = std::get_if<Value>(&attr)) map.emplace_back(name, *v);
+    }
+    return Value(std::move(map)).with_tag(kNdarrayTag);
+  }
+
+  static bool inlinable(const DType& t) {
+    return t.is_numeric() || (t.kind() == DTypeKind::kText && t.encoding() == TextEncoding::kUtf32);
+  }
+
+  // An array written inline: data as nested lists, datatype and shape.
+  Value array_value(const NDArray& stored, const std::string& path) {
+    const NDArray a = stored.to_native();
+    if (!inlinable(a.dtype()) || a.dtype().kind() == DTypeKind::kPointer) {
+      throw Error(ErrorCategory::kType, fmt::format("cannot write {} inline ({})", path, a.dtype().to_string()));
+    }
+    ValueList flat;
+    const auto* p = static_cast<const unsigned char*>(a.data());
+    for (uint64_t i = 0; i < a.element_count(); ++i) {
+      if (a.dtype().kind() == DTypeKind::kText) {
+        std::u32string s(a.dtype().text_length(), U'\0');
+        std::memcpy(s.data(), p + i * a.dtype().size(), a.dtype().size());
+        while (!s.empty() && s.back() == U'\0') s.pop_back();
+        std::string utf8;
+        for (char32_t c : s) {
+          const auto cp = static_cast<uint32_t>(c);
+          if (cp < 0x80) {
+            utf8 += static_cast<char>(cp);
+          } else if (cp < 0x800) {
+            utf8 += static_cast<char>(0xc0 | (cp >> 6));
+            utf8 += static_cast<char>(0x80 | (cp & 0x3f));
+          } else if (cp < 0x10000) {
+            utf8 += static_cast<char>(0xe0 | (cp >> 12));
+            utf8 += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+            utf8 += static_cast<char>(0x80 | (cp & 0x3f));
+          } else {
+            utf8 += static_cast<char>(0xf0 | (cp >> 18));
+            utf8 += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+            utf8 += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+            utf8 += static_cast<char>(0x80 | (cp & 0x3f));
+          }
+        }
+        flat.emplace_back(std::move(utf8));
+      } else {
+        flat.push_back(element_value(a.dtype(), p + i * a.dtype().size()));
+      }
+    }
+    // Nest the flat values by the shape, innermost dimension first.
+    const auto& dims = a.shape().dims();
+    Value data;
+    if (dims.empty()) {
+      data = flat.empty() ? Value() : flat.front();
+    } else {
+      ValueList level = std::move(flat);
+      for (size_t d = dims.size(); d-- > 1;) {
+        ValueList next;
+        const auto n = static_cast<size_t>(dims[d]);
+        for (size_t i = 0; n > 0 && i < level.size(); i += n) {
+          next.emplace_back(ValueList(std::make_move_iterator(level.begin() + static_cast<long>(i)),
+                                      std::make_move_iterator(level.begin() + static_cast<long>(i + n))));
+        }
+        level = std::move(next);
+      }
+      data = Value(std::move(level));
+    }
+    ValueList shape;
+    for (int64_t d : dims) shape.emplace_back(d);
+    ValueMap map;
+    map.emplace_back("data", std::move(data));
+    map.emplace_back("datatype", datatype_to_value(a.dtype(), native_byte_order()));
+    map.emplace_back("shape", Value(std::move(shape)));
+    return Value(std::move(map)).with_tag(kNdarrayTag);
+  }
+
+  const AsdfSaveOptions& options_;
+  std::vector<const Node*> blocks_;
+};
+
+}  // namespace
+
+uint64_t write_asdf(const model::Tree& tree, const std::string& path, const AsdfSaveOptions& options,
+                    const SaveOptions& common) {
+  if (!options.compression.empty() && !is_known_compression(options.compression)) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("unknown ASDF compression '{}' (zlib, bzp2, lz4)", options.compression));
+  }
+  Writer writer(options);
+  Value root = writer.group(*tree.root, "", true);
+
+  std::string text =
+      "#ASDF 1.0.0\n#ASDF_STANDARD 1.5.0\n%YAML 1.1\n%TAG ! tag:stsci.edu:asdf/\n--- !core/asdf-1.1.0\n";
+  text += "asdf_library: !core/software-1.0.0 {author: the dudley developers, homepage: "
+          "'https://github.com/dudley-format/dudley', name: dudley, version: '" DUDLEY_VERSION "'}\n";
+  for (const auto& [key, value] : root.as<ValueMap>()) {
+    text += yaml_string(key) + ":";
+    emit_value(text, value, 2);
+  }
+  text += "...\n";
+
+  io::AtomicFile out(path);
+  uint64_t at = 0;
+  out.write_at(at, text.data(), text.size());
+  at += text.size();
+
+  uint64_t total = 0, done = 0;
+  for (const Node* n : writer.blocks()) {
+    total += Shape(n->shape).byte_size(n->dtype.size()).value_or(0);
+  }
+  std::vector<uint64_t> offsets;
+  for (const Node* n : writer.blocks()) {
+    const NDArray a = n->data->read();  // native order, C-contiguous
+    const codec::ByteView raw{static_cast<const std::byte*>(a.data()), a.byte_size()};
+    BlockHeader h;
+    h.checksum = codec::md5(raw);
+    h.data_size = raw.size();
+    codec::Bytes packed;
+    codec::ByteView stored = raw;
+    if (!options.compression.empty()) {
+      packed = compress_block(options.compression, raw, options.level);
+      stored = {packed.data(), packed.size()};
+      std::memcpy(h.compression.data(), options.compression.c_str(),
+                  std::min<size_t>(4, options.compression.size()));
+    }
+    h.allocated_size = h.used_size = stored.size();
+    const auto header = encode_block_header(h);
+    offsets.push_back(at);
+    out.write_at(at, header.data(), header.size());
+    at += header.size();
+    out.write_at(at, stored.data(), stored.size());
+    at += stored.size();
+    done += raw.size();
+    if (common.progress) common.progress(done, total);
+  }
+  if (!offsets.empty()) {
+    const std::string index = encode_block_index(offsets);
+    out.write_at(at, index.data(), index.size());
+    at += index.size();
+  }
+  out.commit(common.fsync);
+  return at;
+}
+
+}  // namespace dudley::asdf

@@ -1,0 +1,170 @@
+#include "yaml_emit.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "dudley/formats/asdf/yaml.hpp"
+
+namespace dudley::asdf {
+namespace {
+
+using model::Value;
+
+constexpr std::string_view kAsdfTagPrefix = "tag:stsci.edu:asdf/";
+
+std::string double_text(double v) {
+  if (std::isnan(v)) return ".nan";
+  if (std::isinf(v)) return v > 0 ? ".inf" : "-.inf";
+  std::string s = fmt::format("{}", v);  // shortest round-trip text
+  // YAML 1.1 floats need a '.' and, with an exponent, its sign: 1e+10 -> 1.0e+10.
+  const size_t e = s.find_first_of("eE");
+  std::string mantissa = e == std::string::npos ? s : s.substr(0, e);
+  std::string exponent = e == std::string::npos ? "" : s.substr(e + 1);
+  if (mantissa.find('.') == std::string::npos) mantissa += ".0";
+  if (!exponent.empty() && exponent[0] != '-' && exponent[0] != '+') exponent = "+" + exponent;
+  return exponent.empty() ? mantissa : mantissa + "e" + exponent;
+}
+
+bool needs_quotes(const std::string& s) {
+  if (s.empty()) return true;
+  YamlNode probe;
+  probe.plain = true;
+  probe.text = s;
+  if (!scalar_value(probe, "").is<std::string>()) return true;  // reads as null/bool/number
+  const unsigned char first = static_cast<unsigned char>(s[0]);
+  if (std::string_view("-?:,[]{}#&*!|>'\"%@`~ ").find(static_cast<char>(first)) != std::string_view::npos) {
+    return true;
+  }
+  if (s.back() == ' ' || s.find(": ") != std::string::npos || s.find(" #") != std::string::npos ||
+      s.back() == ':') {
+    return true;
+  }
+  for (unsigned char c : s) {
+    if (c < 0x20 || c == 0x7f) return true;
+  }
+  return false;
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          out += fmt::format("\\x{:02x}", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string base64(const model::ValueBytes& bytes) {
+  static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    const uint32_t n = uint32_t{bytes[i]} << 16 | (i + 1 < bytes.size() ? uint32_t{bytes[i + 1]} << 8 : 0) |
+                       (i + 2 < bytes.size() ? uint32_t{bytes[i + 2]} : 0);
+    out += kDigits[n >> 18];
+    out += kDigits[(n >> 12) & 63];
+    out += i + 1 < bytes.size() ? kDigits[(n >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? kDigits[n & 63] : '=';
+  }
+  return out;
+}
+
+bool is_scalar(const Value& v) { return !v.is<model::ValueList>() && !v.is<model::ValueMap>(); }
+
+// A short list of untagged scalars goes on one line, as the reference library writes shapes.
+bool flow_list(const Value& v) {
+  if (!v.is<model::ValueList>()) return false;
+  const auto& list = v.as<model::ValueList>();
+  if (list.size() > 16) return false;
+  for (const Value& item : list) {
+    if (!is_scalar(item) || !item.tag().empty() || item.is<model::ValueBytes>()) return false;
+  }
+  return true;
+}
+
+std::string pad(int n) { return std::string(static_cast<size_t>(n), ' '); }
+
+}  // namespace
+
+std::string yaml_string(const std::string& s) { return needs_quotes(s) ? quoted(s) : s; }
+
+std::string yaml_tag(const std::string& tag) {
+  if (std::string_view(tag).starts_with(kAsdfTagPrefix)) return "!" + tag.substr(kAsdfTagPrefix.size());
+  if (std::string_view(tag).starts_with("tag:yaml.org,2002:")) return "!!" + tag.substr(18);
+  return "!<" + tag + ">";
+}
+
+std::string yaml_scalar(const Value& value) {
+  return std::visit(
+      [&](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return "null";
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return v ? "true" : "false";
+        } else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, uint64_t>) {
+          return fmt::format("{}", v);
+        } else if constexpr (std::is_same_v<T, double>) {
+          return double_text(v);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          // A tagged scalar (a complex number, a big int) keeps its text as written.
+          return value.tag().empty() ? yaml_string(v) : v;
+        } else if constexpr (std::is_same_v<T, model::ValueBytes>) {
+          return "!!binary " + quoted(base64(v));
+        } else {
+          return "null";
+        }
+      },
+      value.storage());
+}
+
+void emit_value(std::string& out, const Value& value, int indent) {
+  const std::string tag = value.tag().empty() ? "" : " " + yaml_tag(value.tag());
+  if (is_scalar(value)) {
+    out += tag + " " + yaml_scalar(value) + "\n";
+    return;
+  }
+  if (flow_list(value)) {
+    out += tag + " [";
+    const auto& list = value.as<model::ValueList>();
+    for (size_t i = 0; i < list.size(); ++i) out += (i ? ", " : "") + yaml_scalar(list[i]);
+    out += "]\n";
+    return;
+  }
+  if (value.is<model::ValueList>()) {
+    const auto& list = value.as<model::ValueList>();
+    if (list.empty()) {
+      out += tag + " []\n";
+      return;
+    }
+    out += tag + "\n";
+    for (const Value& item : list) {
+      out += pad(indent) + "-";
+      emit_value(out, item, indent + 2);
+    }
+    return;
+  }
+  const auto& map = value.as<model::ValueMap>();
+  if (map.empty()) {
+    out += tag + " {}\n";
+    return;
+  }
+  out += tag + "\n";
+  for (const auto& [k, v] : map) {
+    out += pad(indent) + yaml_string(k) + ":";
+    emit_value(out, v, indent + 2);
+  }
+}
+
+}  // namespace dudley::asdf
