@@ -17,10 +17,10 @@
 #include "cli/tree_json.hpp"
 #include "dudley/core/dtype.hpp"
 #include "dudley/core/error.hpp"
+#include "dudley/format.hpp"
 #include "dudley/formats/dudley/format.hpp"
 #include "dudley/formats/dudley/syntax/parser.hpp"
 #include "dudley/formats/dudley/write/from_model.hpp"
-#include "dudley/format.hpp"
 #include "dudley/open.hpp"
 #ifdef DUDLEY_WITH_ASDF
 #include "dudley/formats/asdf/writer.hpp"
@@ -40,14 +40,16 @@ struct ConvertOptions {
   bool quiet = false;
   bool embed_layout = false;
   std::string to_layout;
-  std::string to;  ///< --to: the format of DST (default: by its extension)
-  std::string compression;  ///< ASDF: --compression
-  uint64_t inline_max = 0;  ///< ASDF: --inline-max
+  std::string to;                  ///< --to: the format of DST (default: by its extension)
+  std::string compression;         ///< ASDF: --compression
+  uint64_t inline_max = 0;         ///< ASDF: --inline-max
+  bool without_checksums = false;  ///< ASDF: --without-checksums
 };
 
 // Whether DST is written as Dudley data (which has a layout beside it, or embedded).
 bool writes_dudley(const ConvertOptions& o) {
-  return !o.to_layout.empty() || FormatRegistry::builtin().for_writing(o.destination, o.to).name() == "dudley";
+  return !o.to_layout.empty() ||
+         FormatRegistry::builtin().for_writing(o.destination, o.to).name() == "dudley";
 }
 
 // A one-line progress bar on a terminal, shown once a conversion has taken a second.
@@ -197,6 +199,7 @@ int run_convert(const ConvertOptions& o) {
     asdf::AsdfSaveOptions asdf_options;
     asdf_options.compression = o.compression;
     asdf_options.inline_threshold = o.inline_max;
+    asdf_options.checksums = !o.without_checksums;
     save_options.formats.set(asdf_options);
 #endif
     size = save(tree, o.destination, save_options);
@@ -205,9 +208,12 @@ int run_convert(const ConvertOptions& o) {
     size = layout::write_tree_into(tree, target, o.destination, write, &unused);
   }
   if (!writes_dudley(o)) {
-    const std::string written_format = FormatRegistry::builtin().for_writing(o.destination, o.to).name();  // one self-contained file
+    const std::string written_format = FormatRegistry::builtin()
+                                           .for_writing(o.destination, o.to)
+                                           .name();  // one self-contained file
     if (o.source.json) {
-      nlohmann::ordered_json out = {{"data", o.destination}, {"format", written_format}, {"bytes", size}};
+      nlohmann::ordered_json out = {
+          {"data", o.destination}, {"format", written_format}, {"bytes", size}};
       fmt::print("{}\n", json_text(out, 2));
     } else if (!o.quiet) {
       fmt::print("wrote {} ({} bytes, {})\n", o.destination, size, written_format);
@@ -271,8 +277,11 @@ void add_convert_command(CLI::App& app, int& exit_code) {
   CLI::Option_group* asdf = cmd->add_option_group("ASDF output", "Writing ASDF files");
   asdf->add_option("--compression", options->compression, "Compress every block")
       ->check(CLI::IsMember({"zlib", "bzp2", "lz4"}));
-  asdf->add_option("--inline-max", options->inline_max,
-                   "Write arrays of at most this many elements inline in the tree (default 0: none)");
+  asdf->add_option(
+      "--inline-max", options->inline_max,
+      "Write arrays of at most this many elements inline in the tree (default 0: none)");
+  asdf->add_flag("--without-checksums", options->without_checksums,
+                 "Store no MD5 per block (faster; readers then cannot check the data)");
   cmd->callback([options, &exit_code] {
     exit_code = guarded(options->source.json, [&] { return run_convert(*options); });
   });

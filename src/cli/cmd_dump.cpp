@@ -253,8 +253,7 @@ class Dumper {
     check_printable(ref.dtype, shape, ref.label);
     index_map(h, ref.dtype, ref.shape, o);
     // One code unit of each string picked (`/names[:, 0]`): each prints as a string of one.
-    o.last_dim_is_string =
-        !(ref.dtype.joins_units() && !h.count.empty() && h.dropped.back());
+    o.last_dim_is_string = !(ref.dtype.joins_units() && !h.count.empty() && h.dropped.back());
     uint64_t total = ref.dtype.size();
     for (int64_t c : h.count) total *= static_cast<uint64_t>(c);
     if (total == 0) {  // empty, or elements of no bytes: nested empty lists, bounded above

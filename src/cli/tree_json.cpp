@@ -125,7 +125,8 @@ json scalar_json(const DType& t, const unsigned char* p) {
       const unsigned char* q = p;
       if (t.is_string()) {  // one NUL-padded string, shown without its padding
         const DType unit = DType::text(t.encoding(), 1, t.byte_order());
-        std::string s = block_json(unit, {static_cast<int64_t>(t.text_length())}, 0, q).get<std::string>();
+        std::string s =
+            block_json(unit, {static_cast<int64_t>(t.text_length())}, 0, q).get<std::string>();
         while (!s.empty() && s.back() == '\0') s.pop_back();
         return s;
       }

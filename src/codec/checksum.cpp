@@ -137,7 +137,9 @@ Md5::Md5() : ctx_(EVP_MD_CTX_new()) {
   }
 }
 
-Md5::~Md5() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+Md5::~Md5() {
+  EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_));
+}
 
 void Md5::update(ByteView data) {
   if (!data.empty()) EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), data.data(), data.size());

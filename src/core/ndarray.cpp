@@ -138,7 +138,8 @@ NDArray NDArray::select(const Hyperslab& slab) const {
   view.dtype_ = dtype_;
   view.storage_ = storage_;
   view.owns_ = false;
-  const bool empty = std::any_of(slab.count.begin(), slab.count.end(), [](int64_t c) { return c == 0; });
+  const bool empty =
+      std::any_of(slab.count.begin(), slab.count.end(), [](int64_t c) { return c == 0; });
   auto* p = static_cast<unsigned char*>(data_);
   std::vector<int64_t> dims, strides;
   for (size_t d = 0; d < shape_.rank(); ++d) {

@@ -1,5 +1,5 @@
-// Checksums of byte runs: MD5 (ASDF blocks), CRC-32C (Castagnoli; Zarr v3's crc32c codec, HDF5's Fletcher
-// alternative in newer tools) with the SSE4.2 instruction where the processor has it, and
+// Checksums of byte runs: MD5 (ASDF blocks), CRC-32C (Castagnoli; Zarr v3's crc32c codec, HDF5's
+// Fletcher alternative in newer tools) with the SSE4.2 instruction where the processor has it, and
 // the classic CRC-32 (zlib, gzip, PNG) that embedded layouts carry.
 #pragma once
 

@@ -88,7 +88,8 @@ class DType {
   /// A fixed-length string of `length` code units per element (numpy S<n>/U<n>, ASDF
   /// `[ascii, n]`/`[ucs4, n]`): each element is one string, NUL-padded. Unlike text(), an
   /// array of these does not make strings of its last dimension.
-  static DType string(TextEncoding encoding, uint64_t length, ByteOrder order = native_byte_order());
+  static DType string(TextEncoding encoding, uint64_t length,
+                      ByteOrder order = native_byte_order());
   /// Dudley pointer key of 4 or 8 bytes.
   static DType pointer(unsigned bytes, ByteOrder order = native_byte_order());
   /// Raw bits; `bits` must be a positive multiple of 8.

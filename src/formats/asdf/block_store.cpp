@@ -71,13 +71,47 @@ void BlockStore::read_uncompressed(size_t i, uint64_t offset, uint64_t length, v
   if (offset == 0 && length == b.used_size) verify(i, static_cast<const std::byte*>(out), length);
 }
 
+// The stored bytes of block i: a view of the mapped file, or a copy when the source cannot
+// be mapped.
+namespace {
+struct Stored {
+  codec::ByteView bytes;
+  std::vector<std::byte> copy;
+};
+}  // namespace
+
+void BlockStore::decode(size_t i, std::byte* out) const {
+  const BlockHeader& b = blocks_[i];
+  Stored stored;
+  const std::string what = fmt::format("block {}", i);
+  if (const unsigned char* p = source_->view(b.data_offset(), b.used_size, what)) {
+    stored.bytes = {reinterpret_cast<const std::byte*>(p), b.used_size};
+  } else {
+    stored.copy.resize(b.used_size);
+    source_->read(b.data_offset(), b.used_size, stored.copy.data(), what);
+    stored.bytes = stored.copy;
+  }
+  try {
+    decompress_block(b.compression_name(), stored.bytes, {out, b.data_size}, what);
+  } catch (const Error& e) {
+    throw Error(e.category(), e.message(), Location::binary(source_->name(), b.offset));
+  }
+}
+
+void BlockStore::decode_into(size_t i, std::byte* out) const {
+  check_size(i);
+  decode(i, out);
+  verify(i, out, blocks_[i].data_size);
+}
+
 BlockData BlockStore::data(size_t i, bool verify_now) const {
   const BlockHeader& b = blocks_[i];
   check_size(i);
   if (!compressed(i)) {
     BlockData d;
     d.size = b.used_size;
-    const unsigned char* p = source_->view(b.data_offset(), b.used_size, fmt::format("block {}", i));
+    const unsigned char* p =
+        source_->view(b.data_offset(), b.used_size, fmt::format("block {}", i));
     if (p) {
       d.bytes = reinterpret_cast<const std::byte*>(p);
       d.keep = source_;
@@ -97,15 +131,9 @@ BlockData BlockStore::data(size_t i, bool verify_now) const {
       return cached_;
     }
   }
-  std::vector<std::byte> stored(b.used_size);
-  source_->read(b.data_offset(), b.used_size, stored.data(), fmt::format("block {}", i));
   auto buffer = allocate_zeroed(b.data_size);
   auto* out = static_cast<std::byte*>(buffer.get());
-  try {
-    decompress_block(b.compression_name(), stored, {out, b.data_size}, fmt::format("block {}", i));
-  } catch (const Error& e) {
-    throw Error(e.category(), e.message(), Location::binary(source_->name(), b.offset));
-  }
+  decode(i, out);
   BlockData d{out, b.data_size, std::move(buffer)};
   if (verify_now) verify(i, d.bytes, d.size);
   std::lock_guard lock(cache_mutex_);

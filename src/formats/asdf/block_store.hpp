@@ -34,13 +34,20 @@ class BlockStore {
   /// the whole block, its checksum is verified (if asked for).
   void read_uncompressed(size_t i, uint64_t offset, uint64_t length, void* out) const;
 
+  /// Decodes compressed block `i` into `out` (data_size bytes), verifying its checksum (if
+  /// asked for): the whole-array read of a compressed block, with no copy in between.
+  void decode_into(size_t i, std::byte* out) const;
+
+  /// Error(kLimit) naming the block when its data_size is more than the caller allows.
+  void check_size(size_t i) const;
+
   /// Block `i`'s whole data: a view of the file for an uncompressed block, the decoded bytes
   /// of a compressed one (the last one decoded is kept for the next array of the same
   /// block). `verify`: check its checksum first (once per block).
   BlockData data(size_t i, bool verify) const;
 
  private:
-  void check_size(size_t i) const;
+  void decode(size_t i, std::byte* out) const;
   void verify(size_t i, const std::byte* data, uint64_t size) const;
 
   std::shared_ptr<io::ByteSource> source_;

@@ -39,17 +39,21 @@ void lz4_decompress(codec::ByteView in, codec::MutableByteView out, const std::s
   size_t at = 0, produced = 0;
   while (at < in.size()) {
     if (in.size() - at < 8) {
-      throw Error(ErrorCategory::kData, fmt::format("{}: lz4: a chunk header is cut off at byte {}", what, at));
+      throw Error(ErrorCategory::kData,
+                  fmt::format("{}: lz4: a chunk header is cut off at byte {}", what, at));
     }
     const uint32_t length = be32(in.data() + at);
     const uint32_t raw = le32(in.data() + at + 4);
     if (length < 4 || length - 4 > in.size() - at - 8) {
-      throw Error(ErrorCategory::kData,
-                  fmt::format("{}: lz4: chunk at byte {} claims {} bytes, more than the block holds", what, at, length));
+      throw Error(
+          ErrorCategory::kData,
+          fmt::format("{}: lz4: chunk at byte {} claims {} bytes, more than the block holds", what,
+                      at, length));
     }
     if (raw > out.size() - produced) {
       throw Error(ErrorCategory::kData,
-                  fmt::format("{}: lz4: the chunks decode to more than the block's data_size ({})", what, out.size()));
+                  fmt::format("{}: lz4: the chunks decode to more than the block's data_size ({})",
+                              what, out.size()));
     }
     chunks.push_back({in.subspan(at + 8, length - 4), produced, raw});
     produced += raw;
@@ -57,8 +61,8 @@ void lz4_decompress(codec::ByteView in, codec::MutableByteView out, const std::s
   }
   if (produced != out.size()) {
     throw Error(ErrorCategory::kData,
-                fmt::format("{}: lz4: the chunks decode to {} bytes, not the block's data_size {}", what,
-                            produced, out.size()));
+                fmt::format("{}: lz4: the chunks decode to {} bytes, not the block's data_size {}",
+                            what, produced, out.size()));
   }
   try {
     codec::ThreadPool::shared().parallel_for(chunks.size(), [&](size_t i) {
@@ -73,8 +77,9 @@ codec::Bytes lz4_compress(codec::ByteView in) {
   const size_t n = (in.size() + kLz4ChunkBytes - 1) / kLz4ChunkBytes;
   std::vector<codec::Bytes> parts(n);
   codec::ThreadPool::shared().parallel_for(n, [&](size_t i) {
-    lz4_block().encode_into(in.subspan(i * kLz4ChunkBytes, std::min(kLz4ChunkBytes, in.size() - i * kLz4ChunkBytes)),
-                            parts[i]);
+    lz4_block().encode_into(
+        in.subspan(i * kLz4ChunkBytes, std::min(kLz4ChunkBytes, in.size() - i * kLz4ChunkBytes)),
+        parts[i]);
   });
   size_t total = 0;
   for (const auto& p : parts) total += 8 + p.size();
@@ -82,7 +87,8 @@ codec::Bytes lz4_compress(codec::ByteView in) {
   size_t at = 0;
   for (size_t i = 0; i < n; ++i) {
     const uint32_t length = static_cast<uint32_t>(parts[i].size() + 4);
-    const uint32_t raw = static_cast<uint32_t>(std::min(kLz4ChunkBytes, in.size() - i * kLz4ChunkBytes));
+    const uint32_t raw =
+        static_cast<uint32_t>(std::min(kLz4ChunkBytes, in.size() - i * kLz4ChunkBytes));
     for (int k = 0; k < 4; ++k) {
       out[at + k] = static_cast<std::byte>(length >> (24 - 8 * k));
       out[at + 4 + k] = static_cast<std::byte>(raw >> (8 * k));
@@ -104,8 +110,8 @@ bool is_known_compression(const std::string& name) {
   return name == "zlib" || name == "bzp2" || name == "lz4";
 }
 
-void decompress_block(const std::string& compression, codec::ByteView in, codec::MutableByteView out,
-                      const std::string& what) {
+void decompress_block(const std::string& compression, codec::ByteView in,
+                      codec::MutableByteView out, const std::string& what) {
   if (compression == "lz4") return lz4_decompress(in, out, what);
   try {
     codec::make_bytes_codec(codec_name(compression))->decode_exact(in, out);

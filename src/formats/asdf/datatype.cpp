@@ -20,7 +20,8 @@ using model::ValueMap;
 // type far from 64-bit overflow.
 constexpr uint64_t kMaxElementBytes = uint64_t{1} << 40;
 
-[[noreturn]] void bad_type(const YamlNode& node, const std::string& path, const std::string& message) {
+[[noreturn]] void bad_type(const YamlNode& node, const std::string& path,
+                           const std::string& message) {
   throw Error(ErrorCategory::kType, message, location_of(node, path));
 }
 
@@ -30,13 +31,20 @@ struct Scalar {
   unsigned bytes;
 };
 constexpr Scalar kScalars[] = {
-    {"int8", DTypeKind::kInt, 1},        {"uint8", DTypeKind::kUInt, 1},
-    {"int16", DTypeKind::kInt, 2},       {"uint16", DTypeKind::kUInt, 2},
-    {"int32", DTypeKind::kInt, 4},       {"uint32", DTypeKind::kUInt, 4},
-    {"int64", DTypeKind::kInt, 8},       {"uint64", DTypeKind::kUInt, 8},
-    {"float16", DTypeKind::kFloat, 2},   {"float32", DTypeKind::kFloat, 4},
-    {"float64", DTypeKind::kFloat, 8},   {"complex64", DTypeKind::kComplex, 8},
-    {"complex128", DTypeKind::kComplex, 16}, {"bool8", DTypeKind::kBool, 1},
+    {"int8", DTypeKind::kInt, 1},
+    {"uint8", DTypeKind::kUInt, 1},
+    {"int16", DTypeKind::kInt, 2},
+    {"uint16", DTypeKind::kUInt, 2},
+    {"int32", DTypeKind::kInt, 4},
+    {"uint32", DTypeKind::kUInt, 4},
+    {"int64", DTypeKind::kInt, 8},
+    {"uint64", DTypeKind::kUInt, 8},
+    {"float16", DTypeKind::kFloat, 2},
+    {"float32", DTypeKind::kFloat, 4},
+    {"float64", DTypeKind::kFloat, 8},
+    {"complex64", DTypeKind::kComplex, 8},
+    {"complex128", DTypeKind::kComplex, 16},
+    {"bool8", DTypeKind::kBool, 1},
 };
 
 DType scalar_type(const Scalar& s, ByteOrder order) {
@@ -65,8 +73,9 @@ std::optional<int64_t> plain_int(const YamlNode& node) {
 ByteOrder order_of(const YamlNode& node, const std::string& path) {
   if (node.is_scalar() && node.text == "little") return ByteOrder::kLittle;
   if (node.is_scalar() && node.text == "big") return ByteOrder::kBig;
-  bad_type(node, path, fmt::format("byteorder must be 'big' or 'little', not '{}'",
-                                   node.is_scalar() ? node.text : "a collection"));
+  bad_type(node, path,
+           fmt::format("byteorder must be 'big' or 'little', not '{}'",
+                       node.is_scalar() ? node.text : "a collection"));
 }
 
 DType from_yaml(const YamlNode& node, ByteOrder order, const std::string& path);
@@ -88,7 +97,8 @@ DType structured(const YamlNode& node, ByteOrder order, const std::string& path)
       if (const YamlNode* bo = item.find("byteorder")) field_order = order_of(*bo, path);
       type = from_yaml(*sub, field_order, path);
       if (const YamlNode* name = item.find("name")) {
-        if (!name->is_scalar() || name->text.empty()) bad_type(*name, path, "a field name must be a string");
+        if (!name->is_scalar() || name->text.empty())
+          bad_type(*name, path, "a field name must be a string");
         field.name = name->text;
       }
       if (const YamlNode* shape = item.find("shape")) {
@@ -103,13 +113,16 @@ DType structured(const YamlNode& node, ByteOrder order, const std::string& path)
       type = from_yaml(item, order, path);
     }
     for (const DTypeField& f : fields) {
-      if (f.name == field.name) bad_type(item, path, fmt::format("two fields are named '{}'", field.name));
+      if (f.name == field.name)
+        bad_type(item, path, fmt::format("two fields are named '{}'", field.name));
     }
     std::optional<uint64_t> bytes = type.size();
-    for (int64_t n : field.shape) bytes = bytes ? checked_mul(*bytes, static_cast<uint64_t>(n)) : bytes;
+    for (int64_t n : field.shape)
+      bytes = bytes ? checked_mul(*bytes, static_cast<uint64_t>(n)) : bytes;
     std::optional<uint64_t> end = bytes ? checked_add(offset, *bytes) : std::nullopt;
     if (!end || *end > kMaxElementBytes) {
-      bad_type(item, path, fmt::format("the structured type is larger than {} bytes", kMaxElementBytes));
+      bad_type(item, path,
+               fmt::format("the structured type is larger than {} bytes", kMaxElementBytes));
     }
     field.offset = offset;
     field.type = std::make_shared<const DType>(std::move(type));
@@ -136,12 +149,15 @@ DType from_yaml(const YamlNode& node, ByteOrder order, const std::string& path) 
       bad_type(*node.items[1], path, "a string length must be an integer from 0 to 2^38");
     }
     return ucs4 ? DType::string(TextEncoding::kUtf32, static_cast<uint64_t>(*n), order)
-                : DType::string(TextEncoding::kAscii, static_cast<uint64_t>(*n), ByteOrder::kNotApplicable);
+                : DType::string(TextEncoding::kAscii, static_cast<uint64_t>(*n),
+                                ByteOrder::kNotApplicable);
   }
   return structured(node, order, path);
 }
 
-const char* order_name(ByteOrder order) { return order == ByteOrder::kLittle ? "little" : "big"; }
+const char* order_name(ByteOrder order) {
+  return order == ByteOrder::kLittle ? "little" : "big";
+}
 
 }  // namespace
 
@@ -150,7 +166,8 @@ DType datatype_from_yaml(const YamlNode& node, ByteOrder order, const std::strin
 }
 
 ByteOrder array_byte_order(const DType& type) {
-  if (type.kind() == DTypeKind::kCompound || type.kind() == DTypeKind::kFixedArray) return ByteOrder::kBig;
+  if (type.kind() == DTypeKind::kCompound || type.kind() == DTypeKind::kFixedArray)
+    return ByteOrder::kBig;
   if (type.byte_order() == ByteOrder::kLittle || type.byte_order() == ByteOrder::kBig) {
     return type.byte_order();
   }
@@ -169,8 +186,7 @@ std::optional<ByteOrder> own_order(const DType& type) {
 
 Value datatype_to_value(const DType& type, ByteOrder order, bool float16_allowed) {
   auto unsupported = [&]() -> Value {
-    throw Error(ErrorCategory::kType,
-                fmt::format("ASDF has no datatype for {}", type.to_string()));
+    throw Error(ErrorCategory::kType, fmt::format("ASDF has no datatype for {}", type.to_string()));
   };
   switch (type.kind()) {
     case DTypeKind::kBool:
@@ -209,8 +225,10 @@ Value datatype_to_value(const DType& type, ByteOrder order, bool float16_allowed
         ValueMap m;
         m.emplace_back("name", Value(f.name));
         const auto field_order = own_order(*f.type);
-        if (field_order && *field_order != order) m.emplace_back("byteorder", Value(order_name(*field_order)));
-        m.emplace_back("datatype", datatype_to_value(*f.type, field_order.value_or(order), float16_allowed));
+        if (field_order && *field_order != order)
+          m.emplace_back("byteorder", Value(order_name(*field_order)));
+        m.emplace_back("datatype",
+                       datatype_to_value(*f.type, field_order.value_or(order), float16_allowed));
         if (!f.shape.empty()) {
           ValueList shape;
           for (int64_t d : f.shape) shape.emplace_back(d);

@@ -66,7 +66,8 @@ FileStructure read_structure(const io::ByteSource& source) {
       const size_t after = found + 4;
       size_t end = std::string::npos;
       if (after < text.size() && text[after] == '\n') end = after + 1;
-      if (after + 1 < text.size() && text[after] == '\r' && text[after + 1] == '\n') end = after + 2;
+      if (after + 1 < text.size() && text[after] == '\r' && text[after + 1] == '\n')
+        end = after + 2;
       if (after == text.size() && n < kChunk) end = after;  // "..." ends the file
       if (end == std::string::npos) {
         if (after + 2 > text.size() && n == kChunk) break;  // may continue in the next chunk

@@ -22,13 +22,16 @@ class AsdfFormat final : public Format {
     return open_asdf(path, options.formats.get<AsdfOpenOptions>());
   }
   bool can_save() const override { return true; }
-  uint64_t save(const model::Tree& tree, const std::string& path, const SaveOptions& options) const override {
+  uint64_t save(const model::Tree& tree, const std::string& path,
+                const SaveOptions& options) const override {
     return write_asdf(tree, path, options.formats.get<AsdfSaveOptions>(), options);
   }
 };
 
 }  // namespace
 
-void register_asdf_format(FormatRegistry& registry) { registry.add(std::make_unique<AsdfFormat>()); }
+void register_asdf_format(FormatRegistry& registry) {
+  registry.add(std::make_unique<AsdfFormat>());
+}
 
 }  // namespace dudley::asdf

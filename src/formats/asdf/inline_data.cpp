@@ -103,7 +103,8 @@ class Filler {
   void element(const YamlNode& v, const DType& type, unsigned char* dst) {
     budget_.take(v);
     if (type.kind() == DTypeKind::kCompound) return record(v, type, dst);
-    if (!v.is_scalar()) bad(v, path_, fmt::format("a list where a {} value belongs", type.to_string()));
+    if (!v.is_scalar())
+      bad(v, path_, fmt::format("a list where a {} value belongs", type.to_string()));
     const Value value = is_complex_node(v) ? Value(v.text) : scalar_value(v, path_);
     switch (type.kind()) {
       case DTypeKind::kBool: {
@@ -168,9 +169,10 @@ class Filler {
     }
     budget_.take(node);
     if (!node.is_sequence() || node.items.size() != static_cast<uint64_t>(dims[d])) {
-      bad(node, path_, fmt::format("the inline data is not rectangular: dimension {} should have {} "
-                                   "entries here",
-                                   d, dims[d]));
+      bad(node, path_,
+          fmt::format("the inline data is not rectangular: dimension {} should have {} "
+                      "entries here",
+                      d, dims[d]));
     }
     for (const YamlRef& item : node.items) fill(*item, dims, d + 1, type, dst);
   }
@@ -179,8 +181,9 @@ class Filler {
   void record(const YamlNode& v, const DType& type, unsigned char* dst) {
     const auto& fields = type.fields();
     if (!v.is_sequence() || v.items.size() != fields.size()) {
-      bad(v, path_, fmt::format("a record of {} fields should be a list of {} values", fields.size(),
-                                fields.size()));
+      bad(v, path_,
+          fmt::format("a record of {} fields should be a list of {} values", fields.size(),
+                      fields.size()));
     }
     for (size_t i = 0; i < fields.size(); ++i) {
       unsigned char* at = dst + fields[i].offset;
@@ -220,14 +223,27 @@ class Filler {
     }
     const Int128 lo = is_signed ? -(static_cast<Int128>(1) << (bits - 1)) : 0;
     const Int128 hi = is_signed ? (static_cast<Int128>(1) << (bits - 1)) - 1
-                                  : (static_cast<Int128>(1) << bits) - 1;
-    if (n < lo || n > hi) bad(v, path_, fmt::format("{} does not fit in {}", v.text, type.to_string()));
+                                : (static_cast<Int128>(1) << bits) - 1;
+    if (n < lo || n > hi)
+      bad(v, path_, fmt::format("{} does not fit in {}", v.text, type.to_string()));
     const auto u = static_cast<uint64_t>(n);
     switch (bits) {
-      case 8: *dst = static_cast<uint8_t>(u); break;
-      case 16: { const auto x = static_cast<uint16_t>(u); std::memcpy(dst, &x, 2); break; }
-      case 32: { const auto x = static_cast<uint32_t>(u); std::memcpy(dst, &x, 4); break; }
-      default: std::memcpy(dst, &u, 8); break;
+      case 8:
+        *dst = static_cast<uint8_t>(u);
+        break;
+      case 16: {
+        const auto x = static_cast<uint16_t>(u);
+        std::memcpy(dst, &x, 2);
+        break;
+      }
+      case 32: {
+        const auto x = static_cast<uint32_t>(u);
+        std::memcpy(dst, &x, 4);
+        break;
+      }
+      default:
+        std::memcpy(dst, &u, 8);
+        break;
     }
   }
 
@@ -237,7 +253,8 @@ class Filler {
     const uint64_t n = type.text_length();
     if (type.encoding() == TextEncoding::kAscii) {
       for (char c : s) {
-        if (static_cast<unsigned char>(c) >= 128) bad(v, path_, fmt::format("'{}' is not ASCII", s));
+        if (static_cast<unsigned char>(c) >= 128)
+          bad(v, path_, fmt::format("'{}' is not ASCII", s));
       }
       if (s.size() > n) bad(v, path_, fmt::format("'{}' is longer than {} characters", s, n));
       std::memcpy(dst, s.data(), s.size());  // the rest stays NUL
@@ -366,14 +383,16 @@ NDArray inline_array(const YamlNode& data, const YamlNode* datatype, const YamlN
     const size_t record = value_depth(type);
     dims = nested_shape(data, depth > record ? depth - record : 0);
   }
-  if (!data.is_sequence() && !dims.empty()) bad(data, path, "inline data must be a list for this shape");
+  if (!data.is_sequence() && !dims.empty())
+    bad(data, path, "inline data must be a list for this shape");
   if (shape) {
     const std::vector<int64_t> found = nested_shape(data, dims.size());
     const bool empty_prefix = found.size() < dims.size() && !found.empty() && found.back() == 0 &&
                               std::equal(found.begin(), found.end(), dims.begin());
     if (found != dims && !empty_prefix) {
-      bad(*shape, path, fmt::format("shape {} does not match the inline data, which is {}",
-                                    Shape(dims).to_string(), Shape(found).to_string()));
+      bad(*shape, path,
+          fmt::format("shape {} does not match the inline data, which is {}",
+                      Shape(dims).to_string(), Shape(found).to_string()));
     }
   }
   // Each element is at least one node of the tree: a shape that claims more elements than

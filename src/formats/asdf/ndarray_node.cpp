@@ -55,6 +55,14 @@ class BlockSource final : public model::ArraySource {
       out.to_native_in_place();
       return out;
     }
+    const uint64_t bytes = *Shape(shape_).byte_size(dtype_.size());  // checked at open
+    if (strides_.empty() && offset_ == 0 && bytes == store_->header(block_).data_size) {
+      store_->check_size(block_);          // before any memory is taken for it
+      NDArray out(dtype_, Shape(shape_));  // the whole block: decoded in place
+      store_->decode_into(block_, static_cast<std::byte*>(out.mutable_data()));
+      out.to_native_in_place();
+      return out;
+    }
     return view(true).to_native();
   }
 
@@ -94,7 +102,8 @@ std::shared_ptr<const BlockStore> external_store(const YamlNode& node, const std
     rel = rel.substr(5);
   } else if (rel.find("://") != std::string::npos) {
     bad(node, context.path,
-        fmt::format("source '{}': only relative paths and file: URIs are read, not remote ones", uri));
+        fmt::format("source '{}': only relative paths and file: URIs are read, not remote ones",
+                    uri));
   }
   const fs::path dir = fs::path(context.path).parent_path();
   const fs::path target = (dir / fs::path(rel)).lexically_normal();
@@ -102,7 +111,8 @@ std::shared_ptr<const BlockStore> external_store(const YamlNode& node, const std
   const fs::path real_dir = fs::weakly_canonical(dir.empty() ? fs::path(".") : dir, ec);
   const fs::path real_target = fs::weakly_canonical(target, ec);
   if (!context.options.allow_external_outside) {
-    auto [d, t] = std::mismatch(real_dir.begin(), real_dir.end(), real_target.begin(), real_target.end());
+    auto [d, t] =
+        std::mismatch(real_dir.begin(), real_dir.end(), real_target.begin(), real_target.end());
     if (d != real_dir.end() || fs::path(rel).is_absolute()) {
       bad(node, context.path,
           fmt::format("source '{}' lies outside the directory of {} (allow it with "
@@ -115,15 +125,17 @@ std::shared_ptr<const BlockStore> external_store(const YamlNode& node, const std
   auto source = io::open_file(target.string());
   const FileStructure structure = read_structure(*source);
   auto blocks = locate_blocks(*source, structure.tree_end);
-  auto store = std::make_shared<const BlockStore>(std::move(source), std::move(blocks), context.options);
+  auto store =
+      std::make_shared<const BlockStore>(std::move(source), std::move(blocks), context.options);
   context.external[key] = store;
   return store;
 }
 
-
 }  // namespace
 
-bool is_ndarray(const YamlNode& node) { return std::string_view(node.tag).starts_with(kNdarrayTag); }
+bool is_ndarray(const YamlNode& node) {
+  return std::string_view(node.tag).starts_with(kNdarrayTag);
+}
 
 std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::string& name,
                                               ArrayContext& context) {
@@ -144,8 +156,8 @@ std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::s
   }
   if (!node.is_mapping()) bad(node, path, "an ndarray is a mapping or a list");
 
-  static constexpr std::string_view kProperties[] = {"source", "data", "shape", "datatype",
-                                                      "byteorder", "offset", "strides", "mask"};
+  static constexpr std::string_view kProperties[] = {"source",    "data",   "shape",   "datatype",
+                                                     "byteorder", "offset", "strides", "mask"};
   for (size_t i = 0; i + 1 < node.items.size(); i += 2) {
     const std::string& key = node.items[i]->text;
     if (std::find(std::begin(kProperties), std::end(kProperties), key) == std::end(kProperties)) {
@@ -169,7 +181,8 @@ std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::s
   const YamlNode* source = node.find("source");
   if (!source) bad(node, path, "an ndarray needs 'source' or 'data'");
   if (!datatype) bad(node, path, "an ndarray with a 'source' needs a 'datatype'");
-  if (!shape || !shape->is_sequence()) bad(shape ? *shape : node, path, "an ndarray with a 'source' needs a 'shape' list");
+  if (!shape || !shape->is_sequence())
+    bad(shape ? *shape : node, path, "an ndarray with a 'source' needs a 'shape' list");
   ByteOrder order = native_byte_order();
   if (const YamlNode* bo = node.find("byteorder")) {
     if (bo->is_scalar() && bo->text == "big") {
@@ -191,12 +204,14 @@ std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::s
     const auto n = static_cast<int64_t>(store->count());
     const int64_t i = *index < 0 ? n + *index : *index;
     if (i < 0 || i >= n) {
-      bad(*source, path, fmt::format("source {}: the file has {} block{}", *index, n, n == 1 ? "" : "s"));
+      bad(*source, path,
+          fmt::format("source {}: the file has {} block{}", *index, n, n == 1 ? "" : "s"));
     }
     block = static_cast<size_t>(i);
   } else if (source->is_scalar()) {
     store = external_store(*source, source->text, context);
-    if (store->count() == 0) bad(*source, path, fmt::format("source '{}' has no blocks", source->text));
+    if (store->count() == 0)
+      bad(*source, path, fmt::format("source '{}' has no blocks", source->text));
   } else {
     bad(*source, path, "source must be a block number or a file name");
   }
@@ -226,7 +241,8 @@ std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::s
   const uint64_t available = offset <= header.data_size ? header.data_size - offset : 0;
   if (streaming) {
     std::optional<uint64_t> row = dtype.size();
-    for (size_t d = 1; d < dims.size() && row; ++d) row = checked_mul(*row, static_cast<uint64_t>(dims[d]));
+    for (size_t d = 1; d < dims.size() && row; ++d)
+      row = checked_mul(*row, static_cast<uint64_t>(dims[d]));
     if (!row) bad(*shape, path, "a row of this shape is larger than 2^64 bytes");
     const uint64_t rows = *row == 0 ? 0 : available / *row;
     if (rows > static_cast<uint64_t>(INT64_MAX)) bad(*shape, path, "too many rows");
@@ -236,7 +252,8 @@ std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::s
   std::vector<int64_t> strides;
   if (const YamlNode* s = node.find("strides")) {
     if (!s->is_sequence() || s->items.size() != dims.size()) {
-      bad(*s, path, fmt::format("strides must be a list of {} integers, one per dimension", dims.size()));
+      bad(*s, path,
+          fmt::format("strides must be a list of {} integers, one per dimension", dims.size()));
     }
     for (const YamlRef& item : s->items) {
       auto v = int_of(*item, path);
@@ -267,7 +284,8 @@ std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::s
     if (first < 0 || end > static_cast<Int128>(header.data_size)) {
       bad(node, path,
           fmt::format("the array addresses bytes {} to {} of block {}, which holds {} bytes",
-                      static_cast<int64_t>(first), static_cast<int64_t>(end) - 1, block, header.data_size));
+                      static_cast<int64_t>(first), static_cast<int64_t>(end) - 1, block,
+                      header.data_size));
     }
   }
 

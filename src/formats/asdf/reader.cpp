@@ -55,7 +55,8 @@ class TreeBuilder {
     }
   }
 
-  std::unique_ptr<Node> container(const YamlNode& value, const std::string& name, const std::string& node_path) {
+  std::unique_ptr<Node> container(const YamlNode& value, const std::string& name,
+                                  const std::string& node_path) {
     context_.budget->take(value);
     auto node = std::make_unique<Node>();
     node->name = name;
@@ -95,7 +96,8 @@ class TreeBuilder {
     try {
       return ndarray_to_array(value, name, context_);
     } catch (const Error& e) {
-      if (e.category() == ErrorCategory::kLimit && std::string_view(e.message()).find("alias") != std::string_view::npos) {
+      if (e.category() == ErrorCategory::kLimit &&
+          std::string_view(e.message()).find("alias") != std::string_view::npos) {
         throw;  // an alias bomb stops the whole read
       }
       auto node = std::make_unique<Node>();
@@ -155,7 +157,8 @@ model::Tree read_asdf(std::shared_ptr<io::ByteSource> source, const std::string&
   tree.root->kind = NodeKind::kGroup;
   if (doc.root) {
     if (!doc.root->is_mapping()) {
-      throw Error(ErrorCategory::kData, "the tree's root is not a mapping", location_of(*doc.root, path));
+      throw Error(ErrorCategory::kData, "the tree's root is not a mapping",
+                  location_of(*doc.root, path));
     }
     TreeBuilder(context, path).fill_group(*tree.root, *doc.root, "");
   }

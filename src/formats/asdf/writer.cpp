@@ -10,6 +10,7 @@
 #include <set>
 
 #include "dudley/codec/checksum.hpp"
+#include "dudley/codec/thread_pool.hpp"
 #include "dudley/formats/asdf/blocks.hpp"
 #include "dudley/formats/asdf/datatype.hpp"
 #include "dudley/formats/asdf/reader.hpp"
@@ -29,7 +30,9 @@ using model::ValueMap;
 constexpr const char* kNdarrayTag = "tag:stsci.edu:asdf/core/ndarray-1.0.0";
 constexpr const char* kComplexTag = "tag:stsci.edu:asdf/core/complex-1.0.0";
 
-const char* order_name(ByteOrder o) { return o == ByteOrder::kBig ? "big" : "little"; }
+const char* order_name(ByteOrder o) {
+  return o == ByteOrder::kBig ? "big" : "little";
+}
 
 // One element of a native-order array as a tree value (inline data).
 Value element_value(const DType& t, const unsigned char* p) {
@@ -100,7 +103,8 @@ class Writer {
     // Arrays that are another array's mask are written with it.
     std::set<std::string> masks;
     for (const auto& child : g.children) {
-      if (child->storage.mask && !child->storage.mask->array.empty()) masks.insert(child->storage.mask->array);
+      if (child->storage.mask && !child->storage.mask->array.empty())
+        masks.insert(child->storage.mask->array);
     }
     for (const auto& child : g.children) {
       const std::string child_path = path + "/" + child->name;
@@ -109,7 +113,8 @@ class Writer {
     }
     Value out(std::move(map));
     if (const auto* tag = g.attributes.find(kTagAttribute)) {
-      if (const auto* v = std::get_if<Value>(tag); v && v->is<std::string>()) out.with_tag(v->as<std::string>());
+      if (const auto* v = std::get_if<Value>(tag); v && v->is<std::string>())
+        out.with_tag(v->as<std::string>());
     }
     return out;
   }
@@ -137,7 +142,8 @@ class Writer {
   Value array(const Node& n, const std::string& path, const Node* parent) {
     if (!n.error.empty() || !n.data) {
       throw Error(ErrorCategory::kData,
-                  fmt::format("cannot write {}: {}", path, n.error.empty() ? "it has no data" : n.error.text()));
+                  fmt::format("cannot write {}: {}", path,
+                              n.error.empty() ? "it has no data" : n.error.text()));
     }
     ValueMap map;
     const uint64_t elements = Shape(n.shape).element_count().value_or(UINT64_MAX);
@@ -192,7 +198,8 @@ class Writer {
   Value array_value(const NDArray& stored, const std::string& path) {
     const NDArray a = stored.to_native();
     if (!inlinable(a.dtype()) || a.dtype().kind() == DTypeKind::kPointer) {
-      throw Error(ErrorCategory::kType, fmt::format("cannot write {} inline ({})", path, a.dtype().to_string()));
+      throw Error(ErrorCategory::kType,
+                  fmt::format("cannot write {} inline ({})", path, a.dtype().to_string()));
     }
     ValueList flat;
     const auto* p = static_cast<const unsigned char*>(a.data());
@@ -236,8 +243,9 @@ class Writer {
         ValueList next;
         const auto n = static_cast<size_t>(dims[d]);
         for (size_t i = 0; n > 0 && i < level.size(); i += n) {
-          next.emplace_back(ValueList(std::make_move_iterator(level.begin() + static_cast<long>(i)),
-                                      std::make_move_iterator(level.begin() + static_cast<long>(i + n))));
+          next.emplace_back(
+              ValueList(std::make_move_iterator(level.begin() + static_cast<long>(i)),
+                        std::make_move_iterator(level.begin() + static_cast<long>(i + n))));
         }
         level = std::move(next);
       }
@@ -256,21 +264,95 @@ class Writer {
   std::vector<const Node*> blocks_;
 };
 
+// lz4 as the reference library frames it, written as it is made: chunks are compressed a
+// batch at a time on the thread pool (one task of the batch hashes its raw bytes), into
+// buffers reused from batch to batch, so memory stays a few chunks and no output is copied.
+uint64_t write_lz4_data(io::AtomicFile& out, uint64_t at, codec::ByteView raw, codec::Md5* md5) {
+  constexpr size_t kChunk = size_t{4} << 20;
+  static const auto lz4 = codec::make_bytes_codec("lz4");
+  auto& pool = codec::ThreadPool::shared();
+  const size_t batch = pool.helpers() + 1;
+  std::vector<codec::Bytes> buffers(batch);
+  const size_t chunks = (raw.size() + kChunk - 1) / kChunk;
+  for (size_t first = 0; first < chunks; first += batch) {
+    const size_t n = std::min(batch, chunks - first);
+    const codec::ByteView piece =
+        raw.subspan(first * kChunk, std::min(raw.size() - first * kChunk, n * kChunk));
+    pool.parallel_for(n + 1, [&](size_t k) {
+      if (k == n) {
+        if (md5) md5->update(piece);
+        return;
+      }
+      const size_t c = first + k;
+      lz4->encode_into(raw.subspan(c * kChunk, std::min(kChunk, raw.size() - c * kChunk)),
+                       buffers[k]);
+    });
+    for (size_t k = 0; k < n; ++k) {
+      const size_t c = first + k;
+      const auto length = static_cast<uint32_t>(buffers[k].size() + 4);
+      const auto raw_size = static_cast<uint32_t>(std::min(kChunk, raw.size() - c * kChunk));
+      std::byte prefix[8];
+      for (int b = 0; b < 4; ++b) {
+        prefix[b] = static_cast<std::byte>(length >> (24 - 8 * b));
+        prefix[4 + b] = static_cast<std::byte>(raw_size >> (8 * b));
+      }
+      out.write_at(at, prefix, 8);
+      out.write_at(at + 8, buffers[k].data(), buffers[k].size());
+      at += 8 + buffers[k].size();
+    }
+  }
+  return at;
+}
+
 }  // namespace
 
-uint64_t write_asdf(const model::Tree& tree, const std::string& path, const AsdfSaveOptions& options,
-                    const SaveOptions& common) {
+uint64_t write_block(io::AtomicFile& out, uint64_t at, codec::ByteView raw,
+                     const AsdfSaveOptions& options) {
+  BlockHeader h;
+  h.data_size = raw.size();
+  const uint64_t data_at = at + 54;
+  uint64_t end = data_at;
+  if (options.compression == "lz4") {
+    // Compressed first, the header (which needs the sizes and the MD5) written after.
+    codec::Md5 md5;
+    end = write_lz4_data(out, data_at, raw, options.checksums ? &md5 : nullptr);
+    if (options.checksums) h.checksum = md5.digest();
+  } else if (!options.compression.empty()) {
+    const codec::Bytes packed = compress_block(options.compression, raw, options.level);
+    if (options.checksums) h.checksum = codec::md5(raw);
+    out.write_at(data_at, packed.data(), packed.size());
+    end = data_at + packed.size();
+  } else {
+    if (options.checksums) h.checksum = codec::md5(raw);
+    out.write_at(data_at, raw.data(), raw.size());
+    end = data_at + raw.size();
+  }
+  if (!options.compression.empty()) {
+    std::memcpy(h.compression.data(), options.compression.c_str(),
+                std::min<size_t>(4, options.compression.size()));
+  }
+  h.allocated_size = h.used_size = end - data_at;
+  const auto header = encode_block_header(h);
+  out.write_at(at, header.data(), header.size());
+  return end;
+}
+
+uint64_t write_asdf(const model::Tree& tree, const std::string& path,
+                    const AsdfSaveOptions& options, const SaveOptions& common) {
   if (!options.compression.empty() && !is_known_compression(options.compression)) {
-    throw Error(ErrorCategory::kUsage,
-                fmt::format("unknown ASDF compression '{}' (zlib, bzp2, lz4)", options.compression));
+    throw Error(
+        ErrorCategory::kUsage,
+        fmt::format("unknown ASDF compression '{}' (zlib, bzp2, lz4)", options.compression));
   }
   Writer writer(options);
   Value root = writer.group(*tree.root, "", true);
 
   std::string text =
-      "#ASDF 1.0.0\n#ASDF_STANDARD 1.5.0\n%YAML 1.1\n%TAG ! tag:stsci.edu:asdf/\n--- !core/asdf-1.1.0\n";
-  text += "asdf_library: !core/software-1.0.0 {author: the dudley developers, homepage: "
-          "'https://github.com/dudley-format/dudley', name: dudley, version: '" DUDLEY_VERSION "'}\n";
+      "#ASDF 1.0.0\n#ASDF_STANDARD 1.5.0\n%YAML 1.1\n%TAG ! tag:stsci.edu:asdf/\n--- "
+      "!core/asdf-1.1.0\n";
+  text +=
+      "asdf_library: !core/software-1.0.0 {author: the dudley developers, homepage: "
+      "'https://github.com/dudley-format/dudley', name: dudley, version: '" DUDLEY_VERSION "'}\n";
   for (const auto& [key, value] : root.as<ValueMap>()) {
     text += yaml_string(key) + ":";
     emit_value(text, value, 2);
@@ -290,24 +372,8 @@ uint64_t write_asdf(const model::Tree& tree, const std::string& path, const Asdf
   for (const Node* n : writer.blocks()) {
     const NDArray a = n->data->read();  // native order, C-contiguous
     const codec::ByteView raw{static_cast<const std::byte*>(a.data()), a.byte_size()};
-    BlockHeader h;
-    h.checksum = codec::md5(raw);
-    h.data_size = raw.size();
-    codec::Bytes packed;
-    codec::ByteView stored = raw;
-    if (!options.compression.empty()) {
-      packed = compress_block(options.compression, raw, options.level);
-      stored = {packed.data(), packed.size()};
-      std::memcpy(h.compression.data(), options.compression.c_str(),
-                  std::min<size_t>(4, options.compression.size()));
-    }
-    h.allocated_size = h.used_size = stored.size();
-    const auto header = encode_block_header(h);
     offsets.push_back(at);
-    out.write_at(at, header.data(), header.size());
-    at += header.size();
-    out.write_at(at, stored.data(), stored.size());
-    at += stored.size();
+    at = write_block(out, at, raw, options);
     done += raw.size();
     if (common.progress) common.progress(done, total);
   }

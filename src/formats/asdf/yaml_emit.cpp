@@ -33,7 +33,8 @@ bool needs_quotes(const std::string& s) {
   probe.text = s;
   if (!scalar_value(probe, "").is<std::string>()) return true;  // reads as null/bool/number
   const unsigned char first = static_cast<unsigned char>(s[0]);
-  if (std::string_view("-?:,[]{}#&*!|>'\"%@`~ ").find(static_cast<char>(first)) != std::string_view::npos) {
+  if (std::string_view("-?:,[]{}#&*!|>'\"%@`~ ").find(static_cast<char>(first)) !=
+      std::string_view::npos) {
     return true;
   }
   if (s.back() == ' ' || s.find(": ") != std::string::npos || s.find(" #") != std::string::npos ||
@@ -50,11 +51,21 @@ std::string quoted(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           out += fmt::format("\\x{:02x}", c);
@@ -67,10 +78,12 @@ std::string quoted(const std::string& s) {
 }
 
 std::string base64(const model::ValueBytes& bytes) {
-  static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static constexpr char kDigits[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   for (size_t i = 0; i < bytes.size(); i += 3) {
-    const uint32_t n = uint32_t{bytes[i]} << 16 | (i + 1 < bytes.size() ? uint32_t{bytes[i + 1]} << 8 : 0) |
+    const uint32_t n = uint32_t{bytes[i]} << 16 |
+                       (i + 1 < bytes.size() ? uint32_t{bytes[i + 1]} << 8 : 0) |
                        (i + 2 < bytes.size() ? uint32_t{bytes[i + 2]} : 0);
     out += kDigits[n >> 18];
     out += kDigits[(n >> 12) & 63];
@@ -80,7 +93,9 @@ std::string base64(const model::ValueBytes& bytes) {
   return out;
 }
 
-bool is_scalar(const Value& v) { return !v.is<model::ValueList>() && !v.is<model::ValueMap>(); }
+bool is_scalar(const Value& v) {
+  return !v.is<model::ValueList>() && !v.is<model::ValueMap>();
+}
 
 // A short list of untagged scalars goes on one line, as the reference library writes shapes.
 bool flow_list(const Value& v) {
@@ -93,14 +108,19 @@ bool flow_list(const Value& v) {
   return true;
 }
 
-std::string pad(int n) { return std::string(static_cast<size_t>(n), ' '); }
+std::string pad(int n) {
+  return std::string(static_cast<size_t>(n), ' ');
+}
 
 }  // namespace
 
-std::string yaml_string(const std::string& s) { return needs_quotes(s) ? quoted(s) : s; }
+std::string yaml_string(const std::string& s) {
+  return needs_quotes(s) ? quoted(s) : s;
+}
 
 std::string yaml_tag(const std::string& tag) {
-  if (std::string_view(tag).starts_with(kAsdfTagPrefix)) return "!" + tag.substr(kAsdfTagPrefix.size());
+  if (std::string_view(tag).starts_with(kAsdfTagPrefix))
+    return "!" + tag.substr(kAsdfTagPrefix.size());
   if (std::string_view(tag).starts_with("tag:yaml.org,2002:")) return "!!" + tag.substr(18);
   return "!<" + tag + ">";
 }

@@ -28,7 +28,9 @@ struct Event {
   ~Event() { yaml_event_delete(&e); }
 };
 
-uint32_t clamp32(size_t v) { return v > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(v); }
+uint32_t clamp32(size_t v) {
+  return v > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(v);
+}
 
 std::string text_of(const yaml_char_t* s) {
   return s ? std::string(reinterpret_cast<const char*>(s)) : std::string();
@@ -99,9 +101,9 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path) {
   for (;;) {
     Event ev;
     if (!yaml_parser_parse(&parser.p, &ev.e)) {
-      const yaml_mark_t& mark =
-          parser.p.problem_mark.line || parser.p.problem_mark.column ? parser.p.problem_mark
-                                                                     : parser.p.context_mark;
+      const yaml_mark_t& mark = parser.p.problem_mark.line || parser.p.problem_mark.column
+                                    ? parser.p.problem_mark
+                                    : parser.p.context_mark;
       std::string message = parser.p.problem ? parser.p.problem : "invalid YAML";
       if (parser.p.context) message = std::string(parser.p.context) + ": " + message;
       fail_at(mark, "YAML: " + message);
@@ -115,9 +117,9 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path) {
         break;
       case YAML_SCALAR_EVENT: {
         auto node = fresh(YamlNode::Kind::kScalar, e.start_mark, e.data.scalar.tag);
-        node->text.assign(reinterpret_cast<const char*>(e.data.scalar.value),
-                          e.data.scalar.length);
-        node->plain = e.data.scalar.plain_implicit && e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        node->text.assign(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
+        node->plain =
+            e.data.scalar.plain_implicit && e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
         // "!" alone (a non-specific tag) makes a plain scalar a string, as it does in PyYAML.
         if (node->tag == "!") node->tag = std::string(yaml_tags::kStr);
         remember(e.data.scalar.anchor, node);
@@ -127,13 +129,14 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path) {
       case YAML_SEQUENCE_START_EVENT:
       case YAML_MAPPING_START_EVENT: {
         if (stack.size() >= model::kMaxValueDepth) {
-          fail_at(e.start_mark, fmt::format("YAML nested more than {} levels deep",
-                                            model::kMaxValueDepth));
+          fail_at(e.start_mark,
+                  fmt::format("YAML nested more than {} levels deep", model::kMaxValueDepth));
         }
         const bool seq = e.type == YAML_SEQUENCE_START_EVENT;
         auto node = fresh(seq ? YamlNode::Kind::kSequence : YamlNode::Kind::kMapping, e.start_mark,
                           seq ? e.data.sequence_start.tag : e.data.mapping_start.tag);
-        const yaml_char_t* anchor = seq ? e.data.sequence_start.anchor : e.data.mapping_start.anchor;
+        const yaml_char_t* anchor =
+            seq ? e.data.sequence_start.anchor : e.data.mapping_start.anchor;
         if (!stack.empty()) {
           YamlNode& parent = *stack.back().node;
           if (parent.is_mapping() && parent.items.size() % 2 == 0) {
@@ -155,9 +158,10 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path) {
       case YAML_ALIAS_EVENT: {
         auto it = anchors.find(text_of(e.data.alias.anchor));
         if (it == anchors.end()) {
-          fail_at(e.start_mark,
-                  fmt::format("alias *{} names no anchor defined before it (or one that encloses it)",
-                              text_of(e.data.alias.anchor)));
+          fail_at(
+              e.start_mark,
+              fmt::format("alias *{} names no anchor defined before it (or one that encloses it)",
+                          text_of(e.data.alias.anchor)));
         }
         attach(it->second, e.start_mark);
         break;
@@ -168,21 +172,23 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path) {
   }
 }
 
-ExpansionBudget::ExpansionBudget(const YamlDocument& doc, const std::string& path,
-                                 uint64_t factor, uint64_t floor)
+ExpansionBudget::ExpansionBudget(const YamlDocument& doc, const std::string& path, uint64_t factor,
+                                 uint64_t floor)
     : path_(path) {
   const uint64_t room = doc.node_count > UINT64_MAX / factor ? UINT64_MAX : doc.node_count * factor;
   total_ = left_ = room < floor ? floor : room;
 }
 
-void ExpansionBudget::take(const YamlNode& node) { take(1, node); }
+void ExpansionBudget::take(const YamlNode& node) {
+  take(1, node);
+}
 
 void ExpansionBudget::take(uint64_t n, const YamlNode& node) {
   if (n > left_) {
-    throw Error(ErrorCategory::kLimit,
-                fmt::format("the tree's aliases expand to more than {} nodes (an alias bomb?)",
-                            total_),
-                location_of(node, path_));
+    throw Error(
+        ErrorCategory::kLimit,
+        fmt::format("the tree's aliases expand to more than {} nodes (an alias bomb?)", total_),
+        location_of(node, path_));
   }
   left_ -= n;
 }

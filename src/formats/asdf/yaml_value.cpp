@@ -24,7 +24,9 @@ bool one_of(std::string_view s, std::initializer_list<std::string_view> options)
   return false;
 }
 
-bool is_null_text(std::string_view s) { return one_of(s, {"", "~", "null", "Null", "NULL"}); }
+bool is_null_text(std::string_view s) {
+  return one_of(s, {"", "~", "null", "Null", "NULL"});
+}
 
 std::optional<bool> bool_text(std::string_view s) {
   if (one_of(s, {"yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})) return true;
@@ -72,7 +74,8 @@ bool int_shaped(std::string_view s) {
   if (!body.empty() && (body[0] == '-' || body[0] == '+')) body.remove_prefix(1);
   if (body.empty()) return false;
   if (body.starts_with("0b")) return body.size() > 2 && all_in(body.substr(2), "01_");
-  if (body.starts_with("0x")) return body.size() > 2 && all_in(body.substr(2), "0123456789abcdefABCDEF_");
+  if (body.starts_with("0x"))
+    return body.size() > 2 && all_in(body.substr(2), "0123456789abcdefABCDEF_");
   if (body == "0") return true;
   if (body[0] == '0') return all_in(body, "01234567_");
   if (body[0] < '1' || body[0] > '9') return false;
@@ -89,7 +92,8 @@ std::optional<uint64_t> base60(std::string_view body) {
   bool first = true;
   while (start <= body.size()) {
     size_t colon = body.find(':', start);
-    std::string_view part = body.substr(start, colon == std::string_view::npos ? body.npos : colon - start);
+    std::string_view part =
+        body.substr(start, colon == std::string_view::npos ? body.npos : colon - start);
     auto d = digits(part, 10);
     if (!d || (!first && *d > 59)) return std::nullopt;
     if (v > (UINT64_MAX - *d) / 60) return std::nullopt;
@@ -124,10 +128,12 @@ std::optional<Value> int_value(std::string_view s) {
   }
   if (!magnitude) return std::nullopt;
   if (!negative) {
-    if (*magnitude <= static_cast<uint64_t>(INT64_MAX)) return Value(static_cast<int64_t>(*magnitude));
+    if (*magnitude <= static_cast<uint64_t>(INT64_MAX))
+      return Value(static_cast<int64_t>(*magnitude));
     return Value(*magnitude);
   }
-  if (*magnitude <= static_cast<uint64_t>(INT64_MAX)) return Value(-static_cast<int64_t>(*magnitude));
+  if (*magnitude <= static_cast<uint64_t>(INT64_MAX))
+    return Value(-static_cast<int64_t>(*magnitude));
   if (*magnitude == static_cast<uint64_t>(INT64_MAX) + 1) return Value(INT64_MIN);
   return std::nullopt;
 }
@@ -239,8 +245,8 @@ std::optional<model::ValueBytes> base64_decode(std::string_view s) {
 }
 
 [[noreturn]] void bad_scalar(const YamlNode& node, const std::string& path, std::string_view what) {
-  throw Error(ErrorCategory::kSyntax,
-              fmt::format("'{}' is not {}", node.text, what), location_of(node, path));
+  throw Error(ErrorCategory::kSyntax, fmt::format("'{}' is not {}", node.text, what),
+              location_of(node, path));
 }
 
 }  // namespace

@@ -68,8 +68,8 @@ bool is_known_compression(const std::string& name);
 
 /// Decodes a compressed block's `used_size` bytes into exactly `out` (data_size bytes).
 /// Error(kData) naming the block for corrupt data or a size that differs.
-void decompress_block(const std::string& compression, codec::ByteView in, codec::MutableByteView out,
-                      const std::string& what);
+void decompress_block(const std::string& compression, codec::ByteView in,
+                      codec::MutableByteView out, const std::string& what);
 
 /// Compresses `in` as block data in `compression` (level -1: the codec's default).
 codec::Bytes compress_block(const std::string& compression, codec::ByteView in, int level = -1);

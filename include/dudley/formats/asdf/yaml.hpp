@@ -63,8 +63,8 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path);
 class ExpansionBudget {
  public:
   /// Room for `factor` times the document's own nodes, and at least `floor`.
-  explicit ExpansionBudget(const YamlDocument& doc, const std::string& path,
-                           uint64_t factor = 16, uint64_t floor = 1'000'000);
+  explicit ExpansionBudget(const YamlDocument& doc, const std::string& path, uint64_t factor = 16,
+                           uint64_t floor = 1'000'000);
   /// Takes one node; Error(kLimit) at the node's place when the budget is spent.
   void take(const YamlNode& node);
   /// Takes `n` nodes at once (what a walk is about to visit); Error(kLimit) at `node` when

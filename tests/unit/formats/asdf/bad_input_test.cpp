@@ -14,20 +14,23 @@ namespace dudley::asdf {
 namespace {
 
 const std::string kHead =
-    "#ASDF 1.0.0\n#ASDF_STANDARD 1.5.0\n%YAML 1.1\n%TAG ! tag:stsci.edu:asdf/\n--- !core/asdf-1.1.0\n";
+    "#ASDF 1.0.0\n#ASDF_STANDARD 1.5.0\n%YAML 1.1\n%TAG ! tag:stsci.edu:asdf/\n--- "
+    "!core/asdf-1.1.0\n";
 
 std::string block(const std::string& data, BlockHeader h = {}, bool checksum = true) {
   if (h.allocated_size == 0 && h.used_size == 0 && h.data_size == 0) {
     h.allocated_size = h.used_size = h.data_size = data.size();
   }
-  if (checksum) h.checksum = codec::md5({reinterpret_cast<const std::byte*>(data.data()), data.size()});
+  if (checksum)
+    h.checksum = codec::md5({reinterpret_cast<const std::byte*>(data.data()), data.size()});
   auto bytes = encode_block_header(h);
   return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()) + data;
 }
 
 std::string f8_tree(const std::string& extra = "", const std::string& shape = "[4]") {
-  return kHead + "x: !core/ndarray-1.0.0 {source: 0, datatype: float64, byteorder: little, shape: " + shape +
-         extra + "}\n...\n";
+  return kHead +
+         "x: !core/ndarray-1.0.0 {source: 0, datatype: float64, byteorder: little, shape: " +
+         shape + extra + "}\n...\n";
 }
 
 std::string four_doubles() {
@@ -125,9 +128,11 @@ TEST(AsdfBadInput, SourcesOutsideTheDirectoryAreRefused) {
 TEST(AsdfBadInput, StridesOutsideTheBlock) {
   EXPECT_NE(array_error(f8_tree(", strides: [16]") + block(four_doubles())).find("addresses bytes"),
             std::string::npos);
-  EXPECT_NE(array_error(f8_tree(", offset: 8, strides: [-8]") + block(four_doubles())).find("addresses bytes"),
+  EXPECT_NE(array_error(f8_tree(", offset: 8, strides: [-8]") + block(four_doubles()))
+                .find("addresses bytes"),
             std::string::npos);
-  EXPECT_NE(array_error(f8_tree("", "[5]") + block(four_doubles())).find("addresses bytes"), std::string::npos);
+  EXPECT_NE(array_error(f8_tree("", "[5]") + block(four_doubles())).find("addresses bytes"),
+            std::string::npos);
   // Reversed, inside: fine.
   EXPECT_EQ(array_error(f8_tree(", offset: 24, strides: [-8]") + block(four_doubles())), "");
 }
@@ -135,24 +140,29 @@ TEST(AsdfBadInput, StridesOutsideTheBlock) {
 TEST(AsdfBadInput, DecompressionBombIsRefusedBeforeAllocating) {
   BlockHeader h;
   std::memcpy(h.compression.data(), "zlib", 4);
-  const codec::Bytes z = compress_block("zlib", {reinterpret_cast<const std::byte*>(four_doubles().data()), 32});
+  const codec::Bytes z =
+      compress_block("zlib", {reinterpret_cast<const std::byte*>(four_doubles().data()), 32});
   const std::string zs(reinterpret_cast<const char*>(z.data()), z.size());
   h.allocated_size = h.used_size = zs.size();
   h.data_size = uint64_t{1} << 40;  // claims a terabyte
   AsdfOpenOptions options;
   options.max_block_bytes = 1 << 20;
-  EXPECT_NE(array_error(f8_tree("", "[4]") + block(zs, h, false), options).find("allowed"), std::string::npos);
+  EXPECT_NE(array_error(f8_tree("", "[4]") + block(zs, h, false), options).find("allowed"),
+            std::string::npos);
   // Within the limit but more than the data decodes to: a data error, not a crash.
   h.data_size = 64;
   EXPECT_NE(array_error(f8_tree("", "[8]") + block(zs, h, false), options), "");
 }
 
 TEST(AsdfBadInput, UnknownDatatypeAndByteorderStayOnTheNode) {
-  model::Tree t = read(kHead + "x: !core/ndarray-1.0.0 {source: 0, datatype: float128, byteorder: little, shape: [1]}\n"
-                       "y: 3\n...\n");
+  model::Tree t =
+      read(kHead +
+           "x: !core/ndarray-1.0.0 {source: 0, datatype: float128, byteorder: little, shape: [1]}\n"
+           "y: 3\n...\n");
   const model::Node* x = t.find("/x");
   ASSERT_NE(x, nullptr);
-  EXPECT_NE(x->error.text().find("unknown datatype 'float128'"), std::string::npos) << x->error.text();
+  EXPECT_NE(x->error.text().find("unknown datatype 'float128'"), std::string::npos)
+      << x->error.text();
   EXPECT_NE(x->error.text().find("t.asdf:6:"), std::string::npos) << x->error.text();
   EXPECT_NE(t.root->attributes.find("y"), nullptr);  // the rest of the tree is still read
 }
@@ -168,8 +178,9 @@ TEST(AsdfBadInput, AliasBombInTheTree) {
 }
 
 TEST(AsdfBadInput, InlineShapeClaimingMoreThanTheTreeHolds) {
-  const std::string bytes = kHead +
-                            "x: !core/ndarray-1.0.0 {data: [1, 2], datatype: int8, shape: [1000000000000]}\n...\n";
+  const std::string bytes =
+      kHead +
+      "x: !core/ndarray-1.0.0 {data: [1, 2], datatype: int8, shape: [1000000000000]}\n...\n";
   EXPECT_NE(array_error(bytes), "");
 }
 

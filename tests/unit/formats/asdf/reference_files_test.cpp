@@ -52,7 +52,8 @@ void expect_same_tree(const model::Node& got, const model::Node& want, const std
   EXPECT_TRUE(got.error.empty()) << where << ": " << got.error.text();
   if (got.kind == model::NodeKind::kArray) {
     EXPECT_EQ(got.shape, want.shape) << where;
-    EXPECT_EQ(got.dtype.with_byte_order(native_byte_order()), want.dtype.with_byte_order(native_byte_order()))
+    EXPECT_EQ(got.dtype.with_byte_order(native_byte_order()),
+              want.dtype.with_byte_order(native_byte_order()))
         << where << ": " << got.dtype.to_string() << " vs " << want.dtype.to_string();
     ASSERT_TRUE(got.data && want.data) << where;
     expect_same_values(got.data->read(), want.data->read(), where);
@@ -62,7 +63,8 @@ void expect_same_tree(const model::Node& got, const model::Node& want, const std
   for (const auto& [name, value] : want.attributes) {
     const auto* mine = got.attributes.find(name);
     ASSERT_NE(mine, nullptr) << where << ": no attribute " << name;
-    EXPECT_TRUE(std::get<model::Value>(*mine) == std::get<model::Value>(value)) << where << "." << name;
+    EXPECT_TRUE(std::get<model::Value>(*mine) == std::get<model::Value>(value))
+        << where << "." << name;
   }
   ASSERT_EQ(got.children.size(), want.children.size()) << where;
   for (size_t i = 0; i < got.children.size(); ++i) {

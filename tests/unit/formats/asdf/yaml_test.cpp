@@ -19,10 +19,10 @@ Value plain(const std::string& text) {
 TEST(AsdfYaml, PlainScalarsFollowYaml11) {
   EXPECT_EQ(plain("42"), Value(42));
   EXPECT_EQ(plain("-17"), Value(-17));
-  EXPECT_EQ(plain("017"), Value(15));        // octal
+  EXPECT_EQ(plain("017"), Value(15));  // octal
   EXPECT_EQ(plain("0x1F"), Value(31));
   EXPECT_EQ(plain("0b101"), Value(5));
-  EXPECT_EQ(plain("1:20"), Value(80));       // base 60
+  EXPECT_EQ(plain("1:20"), Value(80));  // base 60
   EXPECT_EQ(plain("1_000"), Value(1000));
   EXPECT_EQ(plain("18446744073709551615"), Value(uint64_t{18446744073709551615u}));
   EXPECT_EQ(plain("-9223372036854775808"), Value(INT64_MIN));
@@ -42,7 +42,7 @@ TEST(AsdfYaml, PlainScalarsFollowYaml11) {
   EXPECT_EQ(plain("inf"), Value("inf"));
   EXPECT_EQ(plain("0o17"), Value("0o17"));
   EXPECT_EQ(plain("y"), Value("y"));
-  EXPECT_EQ(plain("'yes'"), Value("yes"));    // quoted: always a string
+  EXPECT_EQ(plain("'yes'"), Value("yes"));  // quoted: always a string
   EXPECT_EQ(plain("!!str 12"), Value("12"));
   EXPECT_EQ(plain("!!float 1e10"), Value(1e10));
   EXPECT_EQ(plain("!!binary aGk="), Value(model::ValueBytes{'h', 'i'}));
@@ -50,9 +50,10 @@ TEST(AsdfYaml, PlainScalarsFollowYaml11) {
 }
 
 TEST(AsdfYaml, TagsAreExpandedAndKept) {
-  YamlDocument doc = parse_yaml("%YAML 1.1\n%TAG ! tag:stsci.edu:asdf/\n--- !core/asdf-1.1.0\n"
-                                "c: !core/complex-1.0.0 (1+2j)\n...\n",
-                                "t.yaml");
+  YamlDocument doc = parse_yaml(
+      "%YAML 1.1\n%TAG ! tag:stsci.edu:asdf/\n--- !core/asdf-1.1.0\n"
+      "c: !core/complex-1.0.0 (1+2j)\n...\n",
+      "t.yaml");
   EXPECT_EQ(doc.root->tag, "tag:stsci.edu:asdf/core/asdf-1.1.0");
   Value c = scalar_value(*doc.root->find("c"), "t.yaml");
   EXPECT_EQ(c.tag(), "tag:stsci.edu:asdf/core/complex-1.0.0");

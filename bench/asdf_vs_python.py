@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+"""ASDF: dudley against python3-asdf 2.14 (and numpy.fromfile) on the same files, in one run.
+
+1. A tree of 10,000 small arrays: `dudley ls --json` (a whole process) against asdf.open +
+   walking the tree (in process).
+2. 256 MiB of smooth float64, uncompressed, zlib and lz4: reading the array (ours in
+   process with bench's asdf_tool, with and without MD5 verification) against
+   asdf.open(copy_arrays=True) + np.asarray, and numpy.fromfile of the same bytes for the
+   uncompressed file; writing it against AsdfFile.write_to.
+Each timing is the best of REPEAT; files are read once right before timing (warm cache).
+
+Usage: asdf_vs_python.py BUILD_DIR [WORKDIR]
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import asdf
+import numpy as np
+
+warnings.simplefilter("ignore")
+BUILD = sys.argv[1]
+WORK = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="asdf-bench-")
+os.makedirs(WORK, exist_ok=True)
+DUDLEY = os.path.join(BUILD, "dudley")
+TOOL = os.path.join(BUILD, "bench", "asdf_tool")
+REPEAT = 3
+
+
+def best(fn):
+    times = []
+    for _ in range(REPEAT):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def warm(path):
+    with open(path, "rb") as f:
+        while f.read(1 << 24):
+            pass
+
+
+def tool(*args):
+    out = subprocess.run([TOOL, *args], check=True, capture_output=True, text=True).stdout.split()
+    return float(out[0])
+
+
+def best_tool(*args, path=None):
+    times = []
+    for _ in range(1 if args[0] == "read" else REPEAT):  # the tool repeats reads itself
+        if path:
+            warm(path)
+        times.append(tool(*args))
+    return min(times)
+
+
+rows = []
+
+# 1. 10,000 small arrays.
+many = os.path.join(WORK, "many.asdf")
+if not os.path.exists(many):
+    asdf.AsdfFile({f"a{i:05d}": np.arange(i % 7 + 1, dtype="f8") for i in range(10_000)}).write_to(many)
+
+
+def python_list():
+    with asdf.open(many) as f:
+        for k, v in f.tree.items():
+            _ = (k, getattr(v, "shape", None), getattr(v, "dtype", None))
+
+
+def ours_list():
+    subprocess.run([DUDLEY, "ls", "--json", many], check=True, stdout=subprocess.DEVNULL)
+
+
+warm(many)
+tp, to = best(python_list), best(ours_list)
+rows.append(("open + list 10,000 arrays", to, tp, "python3-asdf", tp / to, "≥20x"))
+
+# 2. 256 MiB of float64.
+n = 256 * 1024 * 1024 // 8
+data = np.cumsum(np.random.default_rng(1).standard_normal(n) * 0.01)
+raw = os.path.join(WORK, "big.raw")
+data.tofile(raw)
+for comp in ["none", "zlib", "lz4"]:
+    path = os.path.join(WORK, f"big_{comp}.asdf")
+    kwargs = {} if comp == "none" else {"all_array_compression": comp}
+
+    def python_write():
+        asdf.AsdfFile({"x": data}).write_to(path, **kwargs)
+
+    tpw = best(python_write)
+
+    def python_read():
+        with asdf.open(path, copy_arrays=True) as f:
+            np.asarray(f.tree["x"]).sum()
+
+    warm(path)
+    tpr = min(best(python_read) for _ in [0])
+    ours_path = os.path.join(WORK, f"ours_{comp}.asdf")
+    tow = best_tool("write", raw, ours_path, comp)
+    tow_nock = best_tool("write", raw, ours_path, comp, "--no-checksums")
+    tor = best_tool("read", path, "/x", path=path)
+    tor_nock = best_tool("read", path, "/x", "--no-checksums", path=path)
+    rows.append((f"read {comp}, MD5 verified", tor, tpr, "python3-asdf", tpr / tor, "≥2x" if comp != "none" else "-"))
+    rows.append((f"read {comp}, no MD5", tor_nock, tpr, "python3-asdf", tpr / tor_nock, "-"))
+    rows.append((f"write {comp}, MD5 stored", tow, tpw, "python3-asdf", tpw / tow, "≥2x" if comp != "none" else "-"))
+    rows.append((f"write {comp}, no MD5", tow_nock, tpw, "python3-asdf", tpw / tow_nock, "-"))
+    if comp == "none":
+        with asdf.open(path) as f:
+            offset = f.blocks.get_block(0).data_offset
+
+        def fromfile():
+            np.fromfile(path, dtype="<f8", count=n, offset=offset)
+
+        warm(path)
+        tff = best(fromfile)
+        rows.append(("read none, no MD5 vs numpy.fromfile", tor_nock, tff, "numpy.fromfile", tff / tor_nock, "≥0.9x"))
+        rows.append(("read none, MD5 verified vs numpy.fromfile", tor, tff, "numpy.fromfile", tff / tor, "-"))
+
+print(f"| measurement | dudley (s) | baseline (s) | baseline | speed-up | target |")
+print("|---|---|---|---|---|---|")
+for what, ours, theirs, who, ratio, target in rows:
+    print(f"| {what} | {ours:.3f} | {theirs:.3f} | {who} | {ratio:.2f}x | {target} |")
