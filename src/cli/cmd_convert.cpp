@@ -162,10 +162,34 @@ void check_outputs(const ConvertOptions& o) {
   }
 }
 
+// Options of one output format given for another would be ignored without a word.
+void check_format_options(const ConvertOptions& o) {
+  const bool dudley_out = writes_dudley(o);
+  std::vector<std::string> wrong;
+  if (dudley_out) {
+    if (!o.compression.empty()) wrong.push_back("--compression");
+    if (o.inline_max > 0) wrong.push_back("--inline-max");
+    if (o.without_checksums) wrong.push_back("--without-checksums");
+  } else {
+    if (!o.write_order.empty()) wrong.push_back("--write-order");
+    if (o.embed_layout) wrong.push_back("--embed-layout");
+  }
+  if (!wrong.empty()) {
+    throw Error(
+        ErrorCategory::kUsage,
+        fmt::format("{} {} not apply to {} output ({})", fmt::join(wrong, ", "),
+                    wrong.size() == 1 ? "does" : "do",
+                    dudley_out ? std::string("dudley")
+                               : FormatRegistry::builtin().for_writing(o.destination, o.to).name(),
+                    o.destination));
+  }
+}
+
 int run_convert(const ConvertOptions& o) {
   if (!o.source.family.empty()) {
     throw Error(ErrorCategory::kUsage, "convert takes one file, not --family");
   }
+  check_format_options(o);
   try {
     check_outputs(o);
   } catch (const Error& e) {

@@ -6,28 +6,12 @@
 #include <cmath>
 
 #include "cli/tree_json.hpp"
+#include "dudley/core/text.hpp"
 
 namespace dudley::cli {
 
 namespace {
 using json = nlohmann::ordered_json;
-
-std::string base64(const model::ValueBytes& bytes) {
-  static constexpr char kDigits[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    const uint32_t n = uint32_t{bytes[i]} << 16 |
-                       (i + 1 < bytes.size() ? uint32_t{bytes[i + 1]} << 8 : 0) |
-                       (i + 2 < bytes.size() ? uint32_t{bytes[i + 2]} : 0);
-    out += kDigits[n >> 18];
-    out += kDigits[(n >> 12) & 63];
-    out += i + 1 < bytes.size() ? kDigits[(n >> 6) & 63] : '=';
-    out += i + 2 < bytes.size() ? kDigits[n & 63] : '=';
-  }
-  return out;
-}
 
 const char* order_name(ByteOrder order) {
   switch (order) {
@@ -53,7 +37,7 @@ json value_json(const model::Value& value) {
           if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
           return v;
         } else if constexpr (std::is_same_v<T, model::ValueBytes>) {
-          return json{{"base64", base64(v)}};
+          return json{{"base64", encode_base64(v)}};
         } else if constexpr (std::is_same_v<T, model::ValueList>) {
           json list = json::array();
           for (const auto& item : v) list.push_back(value_json(item));

@@ -1,5 +1,7 @@
 #include "dudley/core/text.hpp"
 
+#include <cstring>
+
 namespace dudley {
 
 namespace {
@@ -34,6 +36,73 @@ void append_utf8(std::string& out, uint32_t cp) {
     out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (cp & 0x3F));
   }
+}
+
+std::optional<std::u32string> utf8_to_utf32(std::string_view s) {
+  std::u32string out;
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const size_t extra = c < 0x80         ? 0
+                         : (c >> 5) == 6  ? 1
+                         : (c >> 4) == 14 ? 2
+                         : (c >> 3) == 30 ? 3
+                                          : 4;
+    if (extra == 4 || i + extra >= s.size() + (extra == 0 ? 1 : 0)) return std::nullopt;
+    uint32_t cp = extra == 0   ? c
+                  : extra == 1 ? (c & 0x1Fu)
+                  : extra == 2 ? (c & 0x0Fu)
+                               : (c & 0x07u);
+    for (size_t k = 1; k <= extra; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc >> 6) != 2) return std::nullopt;
+      cp = (cp << 6) | (cc & 0x3Fu);
+    }
+    out += static_cast<char32_t>(cp);
+    i += 1 + extra;
+  }
+  return out;
+}
+
+namespace {
+constexpr char kBase64Digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+}  // namespace
+
+std::string encode_base64(std::span<const uint8_t> bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    const uint32_t n = uint32_t{bytes[i]} << 16 |
+                       (i + 1 < bytes.size() ? uint32_t{bytes[i + 1]} << 8 : 0) |
+                       (i + 2 < bytes.size() ? uint32_t{bytes[i + 2]} : 0);
+    out += kBase64Digits[n >> 18];
+    out += kBase64Digits[(n >> 12) & 63];
+    out += i + 1 < bytes.size() ? kBase64Digits[(n >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? kBase64Digits[n & 63] : '=';
+  }
+  return out;
+}
+
+std::optional<std::vector<uint8_t>> decode_base64(std::string_view text) {
+  std::vector<uint8_t> out;
+  uint32_t acc = 0;
+  int bits = 0;
+  bool padding = false;
+  for (char c : text) {
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    if (c == '=') {
+      padding = true;
+      continue;
+    }
+    const char* at = std::strchr(kBase64Digits, c);
+    if (c == '\0' || !at || padding) return std::nullopt;
+    acc = (acc << 6) | static_cast<uint32_t>(at - kBase64Digits);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<uint8_t>((acc >> bits) & 0xFF));
+    }
+  }
+  return out;
 }
 
 std::string decode_s1(std::string_view bytes) {

@@ -243,5 +243,38 @@ check "every example in docs/layout-language.md is valid" test $? -eq 0
 "$dudley" ls --max-items -1 "$tmp/run.bin" >/dev/null 2>"$tmp/err"
 check "ls --max-items -1 is refused with exit 2" test $? -eq 2
 check "and says why" grep -q "max-items: must be 0 or more" "$tmp/err"
+# ASDF through the CLI: text and --json, exit codes, bad input, options of the wrong format.
+"$dudley" convert -q "$tmp/run.bin" "$tmp/run.asdf"
+check "convert to ASDF exits 0" test $? -eq 0
+"$dudley" convert --json "$tmp/run.asdf" "$tmp/run2.asdf" >"$tmp/out"
+check "convert --json to ASDF names the format" python3 -c "
+import json, sys; d = json.load(open(sys.argv[1])); assert d['format'] == 'asdf' and d['bytes'] > 0, d" "$tmp/out"
+check "ASDF output has no layout beside it" test ! -e "$tmp/run2.dud"
+"$dudley" dump "$tmp/run.asdf" '/hydro/rho[0, ::-1]' >"$tmp/out"
+check "dump of ASDF exits 0" test $? -eq 0
+"$dudley" dump "$tmp/run.bin" '/hydro/rho[0, ::-1]' >"$tmp/out2"
+check "ASDF values equal the Dudley original" cmp -s "$tmp/out" "$tmp/out2"
+"$dudley" convert --compression zlib "$tmp/run.asdf" "$tmp/z.bin" 2>"$tmp/err"
+check "--compression for Dudley output exits 2" test $? -eq 2
+check "and names the option" grep -q -- "--compression does not apply to dudley output" "$tmp/err"
+"$dudley" convert --json --embed-layout "$tmp/run.asdf" "$tmp/z.asdf" >"$tmp/out"
+check "--embed-layout for ASDF output exits 2 in JSON too" test $? -eq 2
+check "with a usage error document" grep -q '"code": "usage"' "$tmp/out"
+printf '#ASDF 1.0.0\n%%YAML 1.1\n---\nx: [1, 2\n...\n' >"$tmp/bad.asdf"
+"$dudley" ls "$tmp/bad.asdf" 2>"$tmp/err"
+check "bad ASDF YAML exits 1" test $? -eq 1
+check "and names file:line:col" grep -q "bad.asdf:5:1: error: YAML" "$tmp/err"
+"$dudley" ls --json "$tmp/bad.asdf" >"$tmp/out"
+check "bad ASDF YAML exits 1 with --json" test $? -eq 1
+check "with line and column" python3 -c "
+import json, sys; e = json.load(open(sys.argv[1]))['error']; assert e['line'] == 5 and e['code'] == 'syntax', e" "$tmp/out"
+head -c -40 "$tmp/run.asdf" >"$tmp/noindex.asdf"  # the block index only
+"$dudley" ls "$tmp/noindex.asdf" >/dev/null
+check "a damaged block index is ignored (blocks found by scanning)" test $? -eq 0
+head -c -400 "$tmp/run.asdf" >"$tmp/cut.asdf"  # into the last block
+"$dudley" ls "$tmp/cut.asdf" >/dev/null 2>"$tmp/err"
+check "a truncated ASDF file exits 1" test $? -eq 1
+check "and names the block and offset" grep -q "cut.asdf:@[0-9]*: error: block" "$tmp/err"
+
 echo "cli: $passed passed, $failed failed"
 test "$failed" -eq 0

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dudley {
 
@@ -20,5 +23,14 @@ std::string decode_utf32(const uint32_t* units, size_t count);
 
 /// Appends the UTF-8 form of a code point (U+FFFD for invalid ones).
 void append_utf8(std::string& out, uint32_t code_point);
+/// The code points of UTF-8 text (for UCS-4 storage); nullopt when it is not valid UTF-8.
+std::optional<std::u32string> utf8_to_utf32(std::string_view text);
+
+/// Standard base64 (RFC 4648, with '=' padding) of `bytes`: JSON's and YAML's `!!binary`
+/// spelling of raw bytes.
+std::string encode_base64(std::span<const uint8_t> bytes);
+/// The bytes of base64 text (whitespace ignored); nullopt for any other character or
+/// misplaced padding.
+std::optional<std::vector<uint8_t>> decode_base64(std::string_view text);
 
 }  // namespace dudley

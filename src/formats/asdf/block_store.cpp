@@ -50,9 +50,7 @@ void BlockStore::verify(size_t i, const std::byte* data, uint64_t size) const {
   if (!ok && compressed(i)) {
     // The standard's text says "the used data", which newer writers hash; the reference
     // library (and every reference file) hashes the decoded data. Either is accepted.
-    std::vector<std::byte> stored(b.used_size);
-    source_->read(b.data_offset(), b.used_size, stored.data());
-    ok = codec::md5(stored) == b.checksum;
+    ok = codec::md5(stored_bytes(i).bytes) == b.checksum;
   }
   if (!ok) {
     throw Error(ErrorCategory::kData,
@@ -71,16 +69,7 @@ void BlockStore::read_uncompressed(size_t i, uint64_t offset, uint64_t length, v
   if (offset == 0 && length == b.used_size) verify(i, static_cast<const std::byte*>(out), length);
 }
 
-// The stored bytes of block i: a view of the mapped file, or a copy when the source cannot
-// be mapped.
-namespace {
-struct Stored {
-  codec::ByteView bytes;
-  std::vector<std::byte> copy;
-};
-}  // namespace
-
-void BlockStore::decode(size_t i, std::byte* out) const {
+BlockStore::Stored BlockStore::stored_bytes(size_t i) const {
   const BlockHeader& b = blocks_[i];
   Stored stored;
   const std::string what = fmt::format("block {}", i);
@@ -91,6 +80,13 @@ void BlockStore::decode(size_t i, std::byte* out) const {
     source_->read(b.data_offset(), b.used_size, stored.copy.data(), what);
     stored.bytes = stored.copy;
   }
+  return stored;
+}
+
+void BlockStore::decode(size_t i, std::byte* out) const {
+  const BlockHeader& b = blocks_[i];
+  const Stored stored = stored_bytes(i);
+  const std::string what = fmt::format("block {}", i);
   try {
     decompress_block(b.compression_name(), stored.bytes, {out, b.data_size}, what);
   } catch (const Error& e) {

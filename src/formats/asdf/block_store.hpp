@@ -47,6 +47,13 @@ class BlockStore {
   BlockData data(size_t i, bool verify) const;
 
  private:
+  /// The stored (possibly compressed) bytes of block `i`: a view of the mapped file, or a
+  /// copy when the source cannot be mapped.
+  struct Stored {
+    codec::ByteView bytes;
+    std::vector<std::byte> copy;
+  };
+  Stored stored_bytes(size_t i) const;
   void decode(size_t i, std::byte* out) const;
   void verify(size_t i, const std::byte* data, uint64_t size) const;
 

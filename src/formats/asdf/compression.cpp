@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <functional>
 
 #include "dudley/codec/thread_pool.hpp"
 #include "dudley/core/error.hpp"
@@ -73,32 +74,6 @@ void lz4_decompress(codec::ByteView in, codec::MutableByteView out, const std::s
   }
 }
 
-codec::Bytes lz4_compress(codec::ByteView in) {
-  const size_t n = (in.size() + kLz4ChunkBytes - 1) / kLz4ChunkBytes;
-  std::vector<codec::Bytes> parts(n);
-  codec::ThreadPool::shared().parallel_for(n, [&](size_t i) {
-    lz4_block().encode_into(
-        in.subspan(i * kLz4ChunkBytes, std::min(kLz4ChunkBytes, in.size() - i * kLz4ChunkBytes)),
-        parts[i]);
-  });
-  size_t total = 0;
-  for (const auto& p : parts) total += 8 + p.size();
-  codec::Bytes out(total);
-  size_t at = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t length = static_cast<uint32_t>(parts[i].size() + 4);
-    const uint32_t raw =
-        static_cast<uint32_t>(std::min(kLz4ChunkBytes, in.size() - i * kLz4ChunkBytes));
-    for (int k = 0; k < 4; ++k) {
-      out[at + k] = static_cast<std::byte>(length >> (24 - 8 * k));
-      out[at + 4 + k] = static_cast<std::byte>(raw >> (8 * k));
-    }
-    std::memcpy(out.data() + at + 8, parts[i].data(), parts[i].size());
-    at += 8 + parts[i].size();
-  }
-  return out;
-}
-
 std::string codec_name(const std::string& compression) {
   if (compression == "bzp2") return "bz2";
   return compression;
@@ -120,8 +95,51 @@ void decompress_block(const std::string& compression, codec::ByteView in,
   }
 }
 
+void encode_lz4_framed(codec::ByteView raw, codec::Md5* md5,
+                       const std::function<void(codec::ByteView)>& sink) {
+  auto& pool = codec::ThreadPool::shared();
+  const size_t batch = pool.helpers() + 1;
+  std::vector<codec::Bytes> buffers(batch);
+  const size_t chunks = (raw.size() + kLz4ChunkBytes - 1) / kLz4ChunkBytes;
+  for (size_t first = 0; first < chunks; first += batch) {
+    const size_t n = std::min(batch, chunks - first);
+    const codec::ByteView piece = raw.subspan(
+        first * kLz4ChunkBytes, std::min(raw.size() - first * kLz4ChunkBytes, n * kLz4ChunkBytes));
+    pool.parallel_for(n + 1, [&](size_t k) {
+      if (k == n) {  // one task of the batch hashes it while the others compress
+        if (md5) md5->update(piece);
+        return;
+      }
+      const size_t c = first + k;
+      lz4_block().encode_into(
+          raw.subspan(c * kLz4ChunkBytes,
+                      std::min(kLz4ChunkBytes, raw.size() - c * kLz4ChunkBytes)),
+          buffers[k]);
+    });
+    for (size_t k = 0; k < n; ++k) {
+      const size_t c = first + k;
+      const auto length = static_cast<uint32_t>(buffers[k].size() + 4);
+      const auto raw_size =
+          static_cast<uint32_t>(std::min(kLz4ChunkBytes, raw.size() - c * kLz4ChunkBytes));
+      std::byte prefix[8];
+      for (int b = 0; b < 4; ++b) {
+        prefix[b] = static_cast<std::byte>(length >> (24 - 8 * b));
+        prefix[4 + b] = static_cast<std::byte>(raw_size >> (8 * b));
+      }
+      sink({prefix, 8});
+      sink({buffers[k].data(), buffers[k].size()});
+    }
+  }
+}
+
 codec::Bytes compress_block(const std::string& compression, codec::ByteView in, int level) {
-  if (compression == "lz4") return lz4_compress(in);
+  if (compression == "lz4") {
+    codec::Bytes out;
+    encode_lz4_framed(in, nullptr, [&](codec::ByteView part) {
+      out.insert(out.end(), part.begin(), part.end());
+    });
+    return out;
+  }
   codec::Configuration config = codec::Configuration::object();
   if (level >= 0) config["level"] = level;
   return codec::make_bytes_codec(codec_name(compression), config)->encode(in);

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <limits>
 
-#include "dudley/core/byte_swap.hpp"
+#include "dudley/core/text.hpp"
 #include "dudley/formats/asdf/datatype.hpp"
 
 namespace dudley::asdf {
@@ -42,28 +42,6 @@ bool is_complex_node(const YamlNode& n) {
   return n.is_scalar() && std::string_view(n.tag).starts_with(kComplexTagPrefix);
 }
 
-// Code points of UTF-8 text; nullopt when it is not UTF-8.
-std::optional<std::u32string> utf32(std::string_view s) {
-  std::u32string out;
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    int extra = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
-    if (extra < 0 || i + static_cast<size_t>(extra) >= s.size() + (extra == 0 ? 1 : 0)) {
-      if (extra != 0) return std::nullopt;
-    }
-    char32_t cp = extra == 0 ? c : extra == 1 ? (c & 0x1f) : extra == 2 ? (c & 0x0f) : (c & 0x07);
-    for (int k = 1; k <= extra; ++k) {
-      if (i + static_cast<size_t>(k) >= s.size()) return std::nullopt;
-      const auto cc = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
-      if ((cc >> 6) != 2) return std::nullopt;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    out += cp;
-    i += 1 + static_cast<size_t>(extra);
-  }
-  return out;
-}
-
 // What a leaf is, for type inference.
 enum class Leaf { kNull, kBool, kInt, kFloat, kComplex, kString };
 
@@ -80,7 +58,7 @@ Leaf classify(const YamlNode& leaf, const std::string& path, uint64_t* chars) {
   if (v.is<int64_t>() || v.is<uint64_t>()) return Leaf::kInt;
   if (v.is<double>()) return Leaf::kFloat;
   const std::string& text = v.is<std::string>() ? v.as<std::string>() : leaf.text;
-  auto cps = utf32(text);
+  auto cps = utf8_to_utf32(text);
   *chars = cps ? cps->size() : text.size();
   return Leaf::kString;
 }
@@ -260,7 +238,7 @@ class Filler {
       std::memcpy(dst, s.data(), s.size());  // the rest stays NUL
       return;
     }
-    auto cps = utf32(s);
+    auto cps = utf8_to_utf32(s);
     if (!cps) bad(v, path_, "the text is not UTF-8");
     if (cps->size() > n) bad(v, path_, fmt::format("'{}' is longer than {} characters", s, n));
     for (size_t i = 0; i < cps->size(); ++i) {

@@ -42,13 +42,13 @@ class TreeBuilder {
           auto masking = std::make_shared<model::Masking>();
           masking->array = group_path + "/" + mask_name;
           array->storage.mask = std::move(masking);
-          add_member(group, std::move(array));
-          add_member(group, array_node(*mask, mask_name));
+          group.children.push_back(std::move(array));
+          group.children.push_back(array_node(*mask, mask_name));
         } else {
-          add_member(group, std::move(array));
+          group.children.push_back(std::move(array));
         }
       } else if (!value.is_scalar() && holds_arrays(value)) {
-        add_member(group, container(value, key.text, child_path));
+        group.children.push_back(container(value, key.text, child_path));
       } else {
         group.attributes.set(key.text, to_value(value, path_, *context_.budget));
       }
@@ -95,21 +95,15 @@ class TreeBuilder {
     context_.budget->take(value);
     try {
       return ndarray_to_array(value, name, context_);
+    } catch (const ExpansionLimitError&) {
+      throw;  // an alias bomb stops the whole read
     } catch (const Error& e) {
-      if (e.category() == ErrorCategory::kLimit &&
-          std::string_view(e.message()).find("alias") != std::string_view::npos) {
-        throw;  // an alias bomb stops the whole read
-      }
       auto node = std::make_unique<Node>();
       node->kind = NodeKind::kArray;
       node->name = name;
       node->error = model::NodeError::from(e);
       return node;
     }
-  }
-
-  static void add_member(Node& group, std::unique_ptr<Node> member) {
-    group.children.push_back(std::move(member));
   }
 
   // Whether an ndarray lies anywhere below `node` (memoised: aliases share nodes).

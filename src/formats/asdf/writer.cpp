@@ -10,7 +10,7 @@
 #include <set>
 
 #include "dudley/codec/checksum.hpp"
-#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/text.hpp"
 #include "dudley/formats/asdf/blocks.hpp"
 #include "dudley/formats/asdf/datatype.hpp"
 #include "dudley/formats/asdf/reader.hpp"
@@ -205,28 +205,9 @@ class Writer {
     const auto* p = static_cast<const unsigned char*>(a.data());
     for (uint64_t i = 0; i < a.element_count(); ++i) {
       if (a.dtype().kind() == DTypeKind::kText) {
-        std::u32string s(a.dtype().text_length(), U'\0');
-        std::memcpy(s.data(), p + i * a.dtype().size(), a.dtype().size());
-        while (!s.empty() && s.back() == U'\0') s.pop_back();
-        std::string utf8;
-        for (char32_t c : s) {
-          const auto cp = static_cast<uint32_t>(c);
-          if (cp < 0x80) {
-            utf8 += static_cast<char>(cp);
-          } else if (cp < 0x800) {
-            utf8 += static_cast<char>(0xc0 | (cp >> 6));
-            utf8 += static_cast<char>(0x80 | (cp & 0x3f));
-          } else if (cp < 0x10000) {
-            utf8 += static_cast<char>(0xe0 | (cp >> 12));
-            utf8 += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-            utf8 += static_cast<char>(0x80 | (cp & 0x3f));
-          } else {
-            utf8 += static_cast<char>(0xf0 | (cp >> 18));
-            utf8 += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-            utf8 += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-            utf8 += static_cast<char>(0x80 | (cp & 0x3f));
-          }
-        }
+        std::vector<uint32_t> units(a.dtype().text_length());
+        std::memcpy(units.data(), p + i * a.dtype().size(), a.dtype().size());
+        std::string utf8 = decode_utf32(units.data(), units.size());  // padding dropped
         flat.emplace_back(std::move(utf8));
       } else {
         flat.push_back(element_value(a.dtype(), p + i * a.dtype().size()));
@@ -264,46 +245,6 @@ class Writer {
   std::vector<const Node*> blocks_;
 };
 
-// lz4 as the reference library frames it, written as it is made: chunks are compressed a
-// batch at a time on the thread pool (one task of the batch hashes its raw bytes), into
-// buffers reused from batch to batch, so memory stays a few chunks and no output is copied.
-uint64_t write_lz4_data(io::AtomicFile& out, uint64_t at, codec::ByteView raw, codec::Md5* md5) {
-  constexpr size_t kChunk = size_t{4} << 20;
-  static const auto lz4 = codec::make_bytes_codec("lz4");
-  auto& pool = codec::ThreadPool::shared();
-  const size_t batch = pool.helpers() + 1;
-  std::vector<codec::Bytes> buffers(batch);
-  const size_t chunks = (raw.size() + kChunk - 1) / kChunk;
-  for (size_t first = 0; first < chunks; first += batch) {
-    const size_t n = std::min(batch, chunks - first);
-    const codec::ByteView piece =
-        raw.subspan(first * kChunk, std::min(raw.size() - first * kChunk, n * kChunk));
-    pool.parallel_for(n + 1, [&](size_t k) {
-      if (k == n) {
-        if (md5) md5->update(piece);
-        return;
-      }
-      const size_t c = first + k;
-      lz4->encode_into(raw.subspan(c * kChunk, std::min(kChunk, raw.size() - c * kChunk)),
-                       buffers[k]);
-    });
-    for (size_t k = 0; k < n; ++k) {
-      const size_t c = first + k;
-      const auto length = static_cast<uint32_t>(buffers[k].size() + 4);
-      const auto raw_size = static_cast<uint32_t>(std::min(kChunk, raw.size() - c * kChunk));
-      std::byte prefix[8];
-      for (int b = 0; b < 4; ++b) {
-        prefix[b] = static_cast<std::byte>(length >> (24 - 8 * b));
-        prefix[4 + b] = static_cast<std::byte>(raw_size >> (8 * b));
-      }
-      out.write_at(at, prefix, 8);
-      out.write_at(at + 8, buffers[k].data(), buffers[k].size());
-      at += 8 + buffers[k].size();
-    }
-  }
-  return at;
-}
-
 }  // namespace
 
 uint64_t write_block(io::AtomicFile& out, uint64_t at, codec::ByteView raw,
@@ -315,7 +256,10 @@ uint64_t write_block(io::AtomicFile& out, uint64_t at, codec::ByteView raw,
   if (options.compression == "lz4") {
     // Compressed first, the header (which needs the sizes and the MD5) written after.
     codec::Md5 md5;
-    end = write_lz4_data(out, data_at, raw, options.checksums ? &md5 : nullptr);
+    encode_lz4_framed(raw, options.checksums ? &md5 : nullptr, [&](codec::ByteView part) {
+      out.write_at(end, part.data(), part.size());
+      end += part.size();
+    });
     if (options.checksums) h.checksum = md5.digest();
   } else if (!options.compression.empty()) {
     const codec::Bytes packed = compress_block(options.compression, raw, options.level);
@@ -351,8 +295,8 @@ uint64_t write_asdf(const model::Tree& tree, const std::string& path,
       "#ASDF 1.0.0\n#ASDF_STANDARD 1.5.0\n%YAML 1.1\n%TAG ! tag:stsci.edu:asdf/\n--- "
       "!core/asdf-1.1.0\n";
   text +=
-      "asdf_library: !core/software-1.0.0 {author: the dudley developers, homepage: "
-      "'https://github.com/dudley-format/dudley', name: dudley, version: '" DUDLEY_VERSION "'}\n";
+      "asdf_library: !core/software-1.0.0 {author: the dudley developers, name: dudley, "
+      "version: '" DUDLEY_VERSION "'}\n";
   for (const auto& [key, value] : root.as<ValueMap>()) {
     text += yaml_string(key) + ":";
     emit_value(text, value, 2);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "dudley/core/text.hpp"
 #include "dudley/formats/asdf/yaml.hpp"
 
 namespace dudley::asdf {
@@ -77,22 +78,6 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-std::string base64(const model::ValueBytes& bytes) {
-  static constexpr char kDigits[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    const uint32_t n = uint32_t{bytes[i]} << 16 |
-                       (i + 1 < bytes.size() ? uint32_t{bytes[i + 1]} << 8 : 0) |
-                       (i + 2 < bytes.size() ? uint32_t{bytes[i + 2]} : 0);
-    out += kDigits[n >> 18];
-    out += kDigits[(n >> 12) & 63];
-    out += i + 1 < bytes.size() ? kDigits[(n >> 6) & 63] : '=';
-    out += i + 2 < bytes.size() ? kDigits[n & 63] : '=';
-  }
-  return out;
-}
-
 bool is_scalar(const Value& v) {
   return !v.is<model::ValueList>() && !v.is<model::ValueMap>();
 }
@@ -138,10 +123,11 @@ std::string yaml_scalar(const Value& value) {
         } else if constexpr (std::is_same_v<T, double>) {
           return double_text(v);
         } else if constexpr (std::is_same_v<T, std::string>) {
-          // A tagged scalar (a complex number, a big int) keeps its text as written.
-          return value.tag().empty() ? yaml_string(v) : v;
+          // Tagged text (a complex number) stays plain when that reads back the same; text
+          // that would break the syntax is quoted, which an explicit tag allows.
+          return yaml_string(v);
         } else if constexpr (std::is_same_v<T, model::ValueBytes>) {
-          return "!!binary " + quoted(base64(v));
+          return "!!binary " + quoted(encode_base64(v));
         } else {
           return "null";
         }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "dudley/core/text.hpp"
 #include "dudley/formats/asdf/yaml.hpp"
 
 namespace dudley::asdf {
@@ -208,42 +209,6 @@ std::optional<double> float_value(std::string_view s) {
   return parse_double(s);
 }
 
-std::optional<model::ValueBytes> base64_decode(std::string_view s) {
-  model::ValueBytes out;
-  uint32_t acc = 0;
-  int bits = 0;
-  bool padding = false;
-  for (char c : s) {
-    int v;
-    if (c >= 'A' && c <= 'Z') {
-      v = c - 'A';
-    } else if (c >= 'a' && c <= 'z') {
-      v = c - 'a' + 26;
-    } else if (c >= '0' && c <= '9') {
-      v = c - '0' + 52;
-    } else if (c == '+') {
-      v = 62;
-    } else if (c == '/') {
-      v = 63;
-    } else if (c == '=') {
-      padding = true;
-      continue;
-    } else if (std::isspace(static_cast<unsigned char>(c))) {
-      continue;
-    } else {
-      return std::nullopt;
-    }
-    if (padding) return std::nullopt;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<uint8_t>((acc >> bits) & 0xff));
-    }
-  }
-  return out;
-}
-
 [[noreturn]] void bad_scalar(const YamlNode& node, const std::string& path, std::string_view what) {
   throw Error(ErrorCategory::kSyntax, fmt::format("'{}' is not {}", node.text, what),
               location_of(node, path));
@@ -287,7 +252,7 @@ Value scalar_value(const YamlNode& node, const std::string& path) {
     bad_scalar(node, path, "a float");
   }
   if (tag == yaml_tags::kBinary) {
-    auto bytes = base64_decode(s);
+    auto bytes = decode_base64(s);
     if (!bytes) bad_scalar(node, path, "base64");
     return Value(std::move(*bytes));
   }

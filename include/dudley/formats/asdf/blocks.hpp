@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,6 +71,13 @@ bool is_known_compression(const std::string& name);
 /// Error(kData) naming the block for corrupt data or a size that differs.
 void decompress_block(const std::string& compression, codec::ByteView in,
                       codec::MutableByteView out, const std::string& what);
+
+/// Encodes `raw` in ASDF's lz4 framing (4 MiB of raw data per chunk), giving the encoded
+/// bytes to `sink` in order as they are made: chunks are compressed a batch at a time on
+/// the thread pool into reused buffers, so memory stays a few chunks whatever the size.
+/// When `md5` is given, one task of each batch adds the raw bytes to it.
+void encode_lz4_framed(codec::ByteView raw, codec::Md5* md5,
+                       const std::function<void(codec::ByteView)>& sink);
 
 /// Compresses `in` as block data in `compression` (level -1: the codec's default).
 codec::Bytes compress_block(const std::string& compression, codec::ByteView in, int level = -1);

@@ -57,6 +57,13 @@ struct YamlDocument {
 /// mapping keys, or nesting deeper than model::kMaxValueDepth.
 YamlDocument parse_yaml(std::string_view text, const std::string& path);
 
+/// What ExpansionBudget throws (an Error(kLimit)): the document as a whole is refused, not
+/// just the array whose walk ran out of budget.
+class ExpansionLimitError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Counts the nodes a walk over a document visits, aliases expanded, and stops the walk
 /// when that exceeds what the document's size allows: a "billion laughs" document of a few
 /// hundred bytes whose aliases expand to 10^9 nodes is an error, not an hour of work.
@@ -65,9 +72,9 @@ class ExpansionBudget {
   /// Room for `factor` times the document's own nodes, and at least `floor`.
   explicit ExpansionBudget(const YamlDocument& doc, const std::string& path, uint64_t factor = 16,
                            uint64_t floor = 1'000'000);
-  /// Takes one node; Error(kLimit) at the node's place when the budget is spent.
+  /// Takes one node; ExpansionLimitError at the node's place when the budget is spent.
   void take(const YamlNode& node);
-  /// Takes `n` nodes at once (what a walk is about to visit); Error(kLimit) at `node` when
+  /// Takes `n` nodes at once (what a walk is about to visit); ExpansionLimitError at `node` when
   /// the budget cannot cover them.
   void take(uint64_t n, const YamlNode& node);
 
