@@ -11,7 +11,7 @@ packages=(
   # ASDF: YAML 1.1 events (the reference library's own C loader), MD5 of blocks (libcrypto)
   libyaml-dev libssl-dev
   # codecs (src/codec): deflate/zlib/gzip, bzip2, lz4 (block and frame), zstd, c-blosc 1
-  zlib1g-dev libbz2-dev liblz4-dev libzstd-dev libblosc-dev
+  zlib1g-dev libdeflate-dev libbz2-dev liblz4-dev libzstd-dev libblosc-dev
   # example data generation and test scripts (Debian's interpreter); numpy and h5py are the
   # peers that selections and HDF5-backed layouts are checked against, h5dump the dump baseline
   python3 python3-numpy python3-h5py hdf5-tools

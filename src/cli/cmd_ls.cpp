@@ -9,6 +9,8 @@
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
 #include "cli/failure.hpp"
+#include "cli/json_stream.hpp"
+#include "cli/ls_json.hpp"
 #include "cli/model_json.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
@@ -137,23 +139,44 @@ int run_ls_one(const LsOptions& ls, const DataOptions& options, bool member) {
   model::Tree tree = open_data(options);
   std::vector<Problem> errors;
   if (options.json) {
-    nlohmann::ordered_json out = {{"format", tree.format}};
-    if (member) out["file"] = options.data;  // a family: one JSON line per member
-    const TreeWalk walk{{}, ls.max_items, {}, {}, {}};
-    out["root"] = node_json(*tree.root, walk);
-    collect_errors(out["root"], errors);
+    // Printed as the tree is walked (a tree of 10^5 arrays is never one JSON document in
+    // memory), in the form json_text(node_json(...)) gives.
+    Output out(stdout);
+    const int indent = member ? -1 : 2;  // a family: one JSON line per member
+    const ListingInspector inspect = [&](const nlohmann::ordered_json& piece,
+                                         const std::string& path) {
+      collect_errors(piece, errors, path);
+    };
+    out.write("{");
+    write_json_separator(out, indent, 1, true);
+    out.write(indent < 0 ? "\"format\":" : "\"format\": ");
+    out.write(json_text(tree.format));
+    if (member) {
+      write_json_separator(out, indent, 1, false);
+      out.write(indent < 0 ? "\"file\":" : "\"file\": ");
+      out.write(json_text(options.data));
+    }
+    write_json_separator(out, indent, 1, false);
+    out.write(indent < 0 ? "\"root\":" : "\"root\": ");
+    write_listing_json(out, *tree.root, "/", ls.max_items, indent, 1, inspect);
     // Pointees are global, outside the group tree [C19]: listed by key after it.
     if (!tree.pointees.empty()) {
-      nlohmann::ordered_json pointees = nlohmann::ordered_json::object();
+      write_json_separator(out, indent, 1, false);
+      out.write(indent < 0 ? "\"pointees\":{" : "\"pointees\": {");
+      bool first = true;
       for (const auto& [key, node] : tree.pointees) {
         const std::string name = std::to_string(key);
-        pointees[name] = node_json(*node, walk, "pointee " + name);
-        collect_errors(pointees[name], errors, "pointee " + name);
+        write_json_separator(out, indent, 2, first);
+        first = false;
+        out.write(json_text(name) + (indent < 0 ? ":" : ": "));
+        write_listing_json(out, *node, "pointee " + name, ls.max_items, indent, 2, inspect);
       }
-      out["pointees"] = std::move(pointees);
+      write_json_separator(out, indent, 1, true);
+      out.write("}");
     }
-    clean_error_texts(out);
-    fmt::print("{}\n", json_text(out, member ? -1 : 2));
+    write_json_separator(out, indent, 0, true);
+    out.write("}\n");
+    out.flush();
   } else {
     print_node(*tree.root, "", errors, ls.max_items);
     for (const auto& [key, node] : tree.pointees) {

@@ -87,4 +87,16 @@ void write_json(Output& out, const json& doc, int indent, const StreamValue& str
   Printer(out, indent, stream).value(doc, 0, nullptr);
 }
 
+void write_json_at(Output& out, const json& value, int indent, int level) {
+  static const StreamValue no_markers = [](uint64_t) { return json(); };
+  Printer(out, indent, no_markers).value(value, level, nullptr);
+}
+
+void write_json_separator(Output& out, int indent, int level, bool first) {
+  if (!first) out.write(",");
+  if (indent < 0) return;
+  out.write("\n");
+  out.write(std::string(static_cast<size_t>(level * indent), ' '));
+}
+
 }  // namespace dudley::cli

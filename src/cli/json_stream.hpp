@@ -25,4 +25,13 @@ using StreamValue = std::function<nlohmann::ordered_json(uint64_t id)>;
 void write_json(Output& out, const nlohmann::ordered_json& doc, int indent,
                 const StreamValue& stream);
 
+/// Writes `value` as it would appear `level` levels deep in a document dumped with `indent`
+/// (its first line unindented: the caller has placed it), so a large document can be
+/// printed piece by piece, each piece built and dropped in turn.
+void write_json_at(Output& out, const nlohmann::ordered_json& value, int indent, int level);
+
+/// What write_json_at puts between members or items: "," and, when indenting, a new line
+/// indented to `level`.
+void write_json_separator(Output& out, int indent, int level, bool first);
+
 }  // namespace dudley::cli

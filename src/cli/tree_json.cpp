@@ -199,6 +199,30 @@ std::string child_path(const model::Node& parent, const std::string& parent_path
                                                : base + "/" + child.name;
 }
 
+json params_json(const model::Node& group) {
+  json params = json::object();
+  for (const auto& p : group.params) {
+    json entry = json::object();
+    if (p.value) entry["value"] = *p.value;
+    if (p.dtype) entry["dtype"] = dtype_json(*p.dtype);
+    if (p.address) entry["address"] = *p.address;
+    if (!p.doc.empty()) entry["doc"] = p.doc;
+    if (!p.error.empty()) entry["error"] = p.error.text();
+    // A parameter may be declared again (a new value for the items after it): the entry
+    // shows the last declaration, and "declarations" all of them in order, as the text
+    // listing has one line for each.
+    if (params.contains(p.name)) {
+      json& seen = params[p.name];
+      json all =
+          seen.contains("declarations") ? std::move(seen["declarations"]) : json::array({seen});
+      all.push_back(entry);
+      entry["declarations"] = std::move(all);
+    }
+    params[p.name] = std::move(entry);
+  }
+  return params;
+}
+
 json node_json(const model::Node& node, const ArrayDecorator& decorate, const std::string& path) {
   TreeWalk walk;
   walk.decorate = decorate;
@@ -223,26 +247,7 @@ json node_json(const model::Node& node, const TreeWalk& walk, const std::string&
         return true;
       });
       out["members"] = std::move(members);
-      json params = json::object();
-      for (const auto& p : node.params) {
-        json entry = json::object();
-        if (p.value) entry["value"] = *p.value;
-        if (p.dtype) entry["dtype"] = dtype_json(*p.dtype);
-        if (p.address) entry["address"] = *p.address;
-        if (!p.doc.empty()) entry["doc"] = p.doc;
-        if (!p.error.empty()) entry["error"] = p.error.text();
-        // A parameter may be declared again (a new value for the items after it): the entry
-        // shows the last declaration, and "declarations" all of them in order, as the text
-        // listing has one line for each.
-        if (params.contains(p.name)) {
-          json& seen = params[p.name];
-          json all =
-              seen.contains("declarations") ? std::move(seen["declarations"]) : json::array({seen});
-          all.push_back(entry);
-          entry["declarations"] = std::move(all);
-        }
-        params[p.name] = std::move(entry);
-      }
+      json params = params_json(node);
       if (!params.empty()) out["params"] = params;
       if (!node.attributes.empty()) out["attributes"] = attributes_json(node.attributes);
       break;

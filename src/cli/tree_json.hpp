@@ -46,6 +46,11 @@ nlohmann::ordered_json node_json(const model::Node& node, const TreeWalk& walk,
 nlohmann::ordered_json node_json(const model::Node& node, const ArrayDecorator& decorate = {},
                                  const std::string& path = "/");
 
+/// A group's parameters as `ls --json` shows them: {NAME: {"value", "dtype", "address",
+/// "doc", "error"}}, a name declared again showing its last declaration with
+/// "declarations" listing all of them.
+nlohmann::ordered_json params_json(const model::Node& group);
+
 /// The path of child `name` (a member) or `index` (a list item) below `parent`.
 std::string child_path(const model::Node& parent, const std::string& parent_path,
                        const model::Node& child, uint64_t index);

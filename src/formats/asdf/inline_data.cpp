@@ -57,7 +57,8 @@ Leaf classify(const YamlNode& leaf, const std::string& path, uint64_t* chars) {
   if (v.is<bool>()) return Leaf::kBool;
   if (v.is<int64_t>() || v.is<uint64_t>()) return Leaf::kInt;
   if (v.is<double>()) return Leaf::kFloat;
-  const std::string& text = v.is<std::string>() ? v.as<std::string>() : leaf.text;
+  const std::string_view text =
+      v.is<std::string>() ? std::string_view(v.as<std::string>()) : leaf.text;
   auto cps = utf8_to_utf32(text);
   *chars = cps ? cps->size() : text.size();
   return Leaf::kString;
@@ -83,7 +84,7 @@ class Filler {
     if (type.kind() == DTypeKind::kCompound) return record(v, type, dst);
     if (!v.is_scalar())
       bad(v, path_, fmt::format("a list where a {} value belongs", type.to_string()));
-    const Value value = is_complex_node(v) ? Value(v.text) : scalar_value(v, path_);
+    const Value value = is_complex_node(v) ? Value(std::string(v.text)) : scalar_value(v, path_);
     switch (type.kind()) {
       case DTypeKind::kBool: {
         bool b = false;
@@ -226,7 +227,7 @@ class Filler {
   }
 
   void text(const YamlNode& v, const Value& value, const DType& type, unsigned char* dst) {
-    std::string s = value.is_null() ? std::string() : v.text;
+    std::string s = value.is_null() ? std::string() : std::string(v.text);
     if (value.is<bool>() || value.is<int64_t>() || value.is<double>()) s = v.text;
     const uint64_t n = type.text_length();
     if (type.encoding() == TextEncoding::kAscii) {
@@ -259,7 +260,7 @@ std::vector<int64_t> nested_shape(const YamlNode& data, size_t depth) {
     if (!n->is_sequence()) break;
     dims.push_back(static_cast<int64_t>(n->items.size()));
     if (n->items.empty()) break;
-    n = n->items.front().get();
+    n = n->items.front();
   }
   return dims;
 }
@@ -267,7 +268,7 @@ std::vector<int64_t> nested_shape(const YamlNode& data, size_t depth) {
 // How deep lists nest along first items.
 size_t list_depth(const YamlNode& data) {
   size_t depth = 0;
-  for (const YamlNode* n = &data; n->is_sequence(); n = n->items.front().get()) {
+  for (const YamlNode* n = &data; n->is_sequence(); n = n->items.front()) {
     ++depth;
     if (n->items.empty()) break;
   }

@@ -159,15 +159,15 @@ std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::s
   static constexpr std::string_view kProperties[] = {"source",    "data",   "shape",   "datatype",
                                                      "byteorder", "offset", "strides", "mask"};
   for (size_t i = 0; i + 1 < node.items.size(); i += 2) {
-    const std::string& key = node.items[i]->text;
+    const std::string_view key = node.items[i]->text;
     if (std::find(std::begin(kProperties), std::end(kProperties), key) == std::end(kProperties)) {
-      out->attributes.set(key, to_value(*node.items[i + 1], path, *context.budget));
+      out->attributes.set(std::string(key), to_value(*node.items[i + 1], path, *context.budget));
     }
   }
   if (const YamlNode* mask = node.find("mask"); mask && mask->is_scalar()) {
     auto masking = std::make_shared<model::Masking>();
     masking->value = std::string_view(mask->tag).starts_with(kComplexTagPrefix)
-                         ? Value(mask->text).with_tag(mask->tag)
+                         ? Value(std::string(mask->text)).with_tag(std::string(mask->tag))
                          : scalar_value(*mask, path);
     out->storage.mask = std::move(masking);
   }
@@ -209,7 +209,7 @@ std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::s
     }
     block = static_cast<size_t>(i);
   } else if (source->is_scalar()) {
-    store = external_store(*source, source->text, context);
+    store = external_store(*source, std::string(source->text), context);
     if (store->count() == 0)
       bad(*source, path, fmt::format("source '{}' has no blocks", source->text));
   } else {

@@ -25,18 +25,23 @@ class TreeBuilder {
   TreeBuilder(ArrayContext& context, const std::string& path) : context_(context), path_(path) {}
 
   void fill_group(Node& group, const YamlNode& map, const std::string& group_path) {
+    // The names taken, for naming masks: gathered at the first mask array.
     std::unordered_set<std::string> names;
-    for (size_t i = 0; i + 1 < map.items.size(); i += 2) names.insert(map.items[i]->text);
     for (size_t i = 0; i + 1 < map.items.size(); i += 2) {
       const YamlNode& key = *map.items[i];
       const YamlNode& value = *map.items[i + 1];
       context_.budget->take(key);
-      const std::string child_path = group_path + "/" + key.text;
+      const std::string name(key.text);
       if (is_ndarray(value)) {
-        auto array = array_node(value, key.text);
+        auto array = array_node(value, name);
         const YamlNode* mask = value.is_mapping() ? value.find("mask") : nullptr;
         if (mask && is_ndarray(*mask)) {
-          std::string mask_name = key.text + kMaskSuffix;
+          if (names.empty()) {
+            for (size_t k = 0; k + 1 < map.items.size(); k += 2) {
+              names.emplace(map.items[k]->text);
+            }
+          }
+          std::string mask_name = name + kMaskSuffix;
           while (names.count(mask_name)) mask_name += "_";
           names.insert(mask_name);
           auto masking = std::make_shared<model::Masking>();
@@ -48,9 +53,9 @@ class TreeBuilder {
           group.children.push_back(std::move(array));
         }
       } else if (!value.is_scalar() && holds_arrays(value)) {
-        group.children.push_back(container(value, key.text, child_path));
+        group.children.push_back(container(value, name, group_path + "/" + name));
       } else {
-        group.attributes.set(key.text, to_value(value, path_, *context_.budget));
+        group.attributes.set(name, to_value(value, path_, *context_.budget));
       }
     }
   }
@@ -62,7 +67,7 @@ class TreeBuilder {
     node->name = name;
     if (value.is_mapping()) {
       node->kind = NodeKind::kGroup;
-      if (!value.tag.empty()) node->attributes.set(kTagAttribute, Value(value.tag));
+      if (!value.tag.empty()) node->attributes.set(kTagAttribute, Value(std::string(value.tag)));
       fill_group(*node, value, node_path);
       return node;
     }

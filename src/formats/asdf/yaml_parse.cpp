@@ -5,12 +5,65 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "dudley/formats/asdf/yaml.hpp"
 
 namespace dudley::asdf {
+
+// A bump allocator: memory comes in blocks that grow with the document, and is given back
+// all at once with it. Nodes, their item lists and their text are trivially destructible.
+struct YamlDocument::Arena {
+  std::vector<std::unique_ptr<std::byte[]>> blocks;
+  std::byte* next = nullptr;
+  size_t left = 0;
+  size_t block_size = size_t{16} << 10;
+  // Tags repeat (every ndarray has the same one): each distinct tag is stored once.
+  std::unordered_set<std::string_view> tags;
+
+  void* take(size_t size, size_t align) {
+    const size_t pad = (align - reinterpret_cast<uintptr_t>(next) % align) % align;
+    if (left < size || left - size < pad) {
+      block_size = std::min(block_size * 2, size_t{4} << 20);
+      const size_t n = std::max(block_size, size + align);
+      blocks.push_back(std::make_unique_for_overwrite<std::byte[]>(n));
+      next = blocks.back().get();
+      left = n;
+      return take(size, align);
+    }
+    std::byte* at = next + pad;
+    next = at + size;
+    left -= size + pad;
+    return at;
+  }
+  std::string_view text(const char* s, size_t n) {
+    if (n == 0) return {};
+    char* at = static_cast<char*>(take(n, 1));
+    std::memcpy(at, s, n);
+    return {at, n};
+  }
+  std::string_view tag(std::string_view t) {
+    if (t.empty()) return {};
+    if (auto it = tags.find(t); it != tags.end()) return *it;
+    return *tags.insert(text(t.data(), t.size())).first;
+  }
+  YamlNode* node() { return new (take(sizeof(YamlNode), alignof(YamlNode))) YamlNode(); }
+  std::span<const YamlRef> items(const YamlRef* first, size_t n) {
+    if (n == 0) return {};
+    auto* at = static_cast<YamlRef*>(take(n * sizeof(YamlRef), alignof(YamlRef)));
+    std::memcpy(at, first, n * sizeof(YamlRef));
+    return {at, n};
+  }
+};
+
+YamlDocument::YamlDocument() : arena(std::make_unique<Arena>()) {}
+YamlDocument::~YamlDocument() = default;
+YamlDocument::YamlDocument(YamlDocument&&) noexcept = default;
+YamlDocument& YamlDocument::operator=(YamlDocument&&) noexcept = default;
+
 namespace {
 
 struct Parser {
@@ -36,10 +89,16 @@ std::string text_of(const yaml_char_t* s) {
   return s ? std::string(reinterpret_cast<const char*>(s)) : std::string();
 }
 
-// A node being built: its collection, and the anchor to register when it is complete (an
-// anchor only becomes usable at its end, so a collection cannot contain itself).
+std::string_view view_of(const yaml_char_t* s) {
+  return s ? std::string_view(reinterpret_cast<const char*>(s)) : std::string_view();
+}
+
+// A collection being built: its node, where its items start on the shared stack of items,
+// and the anchor to register when it is complete (an anchor only becomes usable at its end,
+// so a collection cannot contain itself).
 struct Open {
-  std::shared_ptr<YamlNode> node;
+  YamlNode* node;
+  size_t first_item;
   std::string anchor;
 };
 
@@ -49,7 +108,7 @@ const YamlNode* YamlNode::find(std::string_view key) const {
   if (kind != Kind::kMapping) return nullptr;
   for (size_t i = items.size(); i >= 2; i -= 2) {
     const YamlNode& k = *items[i - 2];
-    if (k.is_scalar() && k.text == key) return items[i - 1].get();
+    if (k.is_scalar() && k.text == key) return items[i - 1];
   }
   return nullptr;
 }
@@ -65,7 +124,11 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path) {
   yaml_parser_set_encoding(&parser.p, YAML_UTF8_ENCODING);
 
   YamlDocument doc;
+  YamlDocument::Arena& arena = *doc.arena;
   std::vector<Open> stack;
+  // The items of every open collection, innermost last; a finished collection moves its own
+  // into the arena in one piece (growing a vector per collection cost an allocation each).
+  std::vector<YamlRef> items;
   std::unordered_map<std::string, YamlRef> anchors;
   int documents = 0;
 
@@ -74,23 +137,25 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path) {
                 Location::text(path, clamp32(mark.line + 1), clamp32(mark.column + 1)));
   };
   // Adds a finished node to its parent (or makes it the root).
+  // Whether the next item of the innermost open collection is a mapping key.
+  auto expecting_key = [&] {
+    return !stack.empty() && stack.back().node->is_mapping() &&
+           (items.size() - stack.back().first_item) % 2 == 0;
+  };
   auto attach = [&](YamlRef node, const yaml_mark_t& mark) {
     if (stack.empty()) {
-      doc.root = std::move(node);
+      doc.root = node;
       return;
     }
-    YamlNode& parent = *stack.back().node;
-    if (parent.is_mapping() && parent.items.size() % 2 == 0 && !node->is_scalar()) {
-      fail_at(mark, "a mapping key must be a scalar");
-    }
-    parent.items.push_back(std::move(node));
+    if (expecting_key() && !node->is_scalar()) fail_at(mark, "a mapping key must be a scalar");
+    items.push_back(node);
   };
   auto fresh = [&](YamlNode::Kind kind, const yaml_mark_t& mark, const yaml_char_t* tag) {
-    auto node = std::make_shared<YamlNode>();
+    YamlNode* node = arena.node();
     node->kind = kind;
     node->line = clamp32(mark.line + 1);
     node->column = clamp32(mark.column + 1);
-    node->tag = text_of(tag);
+    node->tag = arena.tag(view_of(tag));
     ++doc.node_count;
     return node;
   };
@@ -116,14 +181,15 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path) {
         if (++documents > 1) fail_at(e.start_mark, "more than one YAML document in the tree");
         break;
       case YAML_SCALAR_EVENT: {
-        auto node = fresh(YamlNode::Kind::kScalar, e.start_mark, e.data.scalar.tag);
-        node->text.assign(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
+        YamlNode* node = fresh(YamlNode::Kind::kScalar, e.start_mark, e.data.scalar.tag);
+        node->text =
+            arena.text(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
         node->plain =
             e.data.scalar.plain_implicit && e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
         // "!" alone (a non-specific tag) makes a plain scalar a string, as it does in PyYAML.
-        if (node->tag == "!") node->tag = std::string(yaml_tags::kStr);
+        if (node->tag == "!") node->tag = yaml_tags::kStr;
         remember(e.data.scalar.anchor, node);
-        attach(std::move(node), e.start_mark);
+        attach(node, e.start_mark);
         break;
       }
       case YAML_SEQUENCE_START_EVENT:
@@ -133,26 +199,23 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path) {
                   fmt::format("YAML nested more than {} levels deep", model::kMaxValueDepth));
         }
         const bool seq = e.type == YAML_SEQUENCE_START_EVENT;
-        auto node = fresh(seq ? YamlNode::Kind::kSequence : YamlNode::Kind::kMapping, e.start_mark,
-                          seq ? e.data.sequence_start.tag : e.data.mapping_start.tag);
+        if (expecting_key()) fail_at(e.start_mark, "a mapping key must be a scalar");
+        YamlNode* node = fresh(seq ? YamlNode::Kind::kSequence : YamlNode::Kind::kMapping,
+                               e.start_mark, seq ? e.data.sequence_start.tag : e.data.mapping_start.tag);
         const yaml_char_t* anchor =
             seq ? e.data.sequence_start.anchor : e.data.mapping_start.anchor;
-        if (!stack.empty()) {
-          YamlNode& parent = *stack.back().node;
-          if (parent.is_mapping() && parent.items.size() % 2 == 0) {
-            fail_at(e.start_mark, "a mapping key must be a scalar");
-          }
-        }
-        stack.push_back({std::move(node), text_of(anchor)});
+        stack.push_back({node, items.size(), text_of(anchor)});
         break;
       }
       case YAML_SEQUENCE_END_EVENT:
       case YAML_MAPPING_END_EVENT: {
         Open done = std::move(stack.back());
         stack.pop_back();
-        YamlRef node = std::move(done.node);
-        if (!done.anchor.empty()) anchors[done.anchor] = node;
-        attach(std::move(node), e.start_mark);
+        done.node->items =
+            arena.items(items.data() + done.first_item, items.size() - done.first_item);
+        items.resize(done.first_item);
+        if (!done.anchor.empty()) anchors[done.anchor] = done.node;
+        attach(done.node, e.start_mark);
         break;
       }
       case YAML_ALIAS_EVENT: {

@@ -217,17 +217,17 @@ std::optional<double> float_value(std::string_view s) {
 }  // namespace
 
 Value scalar_value(const YamlNode& node, const std::string& path) {
-  const std::string& s = node.text;
+  const std::string_view s = node.text;
   if (node.plain) {
     if (is_null_text(s)) return Value();
     if (auto b = bool_text(s)) return Value(*b);
     if (auto i = int_value(s)) return *i;
-    if (int_shaped(s)) return Value(s).with_tag(std::string(yaml_tags::kInt));
+    if (int_shaped(s)) return Value(std::string(s)).with_tag(std::string(yaml_tags::kInt));
     if (auto f = float_value(s)) return Value(*f);
-    return Value(s);
+    return Value(std::string(s));
   }
   const std::string_view tag = node.tag;
-  if (tag.empty() || tag == yaml_tags::kStr) return Value(s);
+  if (tag.empty() || tag == yaml_tags::kStr) return Value(std::string(s));
   if (tag == yaml_tags::kNull) {
     if (!is_null_text(s)) bad_scalar(node, path, "a null");
     return Value();
@@ -239,7 +239,7 @@ Value scalar_value(const YamlNode& node, const std::string& path) {
   }
   if (tag == yaml_tags::kInt) {
     if (auto i = int_value(s)) return *i;
-    if (int_shaped(s)) return Value(s).with_tag(std::string(yaml_tags::kInt));
+    if (int_shaped(s)) return Value(std::string(s)).with_tag(std::string(yaml_tags::kInt));
     bad_scalar(node, path, "an integer");
   }
   if (tag == yaml_tags::kFloat) {
@@ -256,7 +256,7 @@ Value scalar_value(const YamlNode& node, const std::string& path) {
     if (!bytes) bad_scalar(node, path, "base64");
     return Value(std::move(*bytes));
   }
-  return Value(s).with_tag(node.tag);
+  return Value(std::string(s)).with_tag(std::string(node.tag));
 }
 
 Value to_value(const YamlNode& node, const std::string& path, ExpansionBudget& budget) {
@@ -276,7 +276,7 @@ Value to_value(const YamlNode& node, const std::string& path, ExpansionBudget& b
     std::unordered_map<std::string, size_t> index;  // a repeated key: the last wins (PyYAML)
     for (size_t i = 0; i + 1 < node.items.size(); i += 2) {
       budget.take(*node.items[i]);
-      const std::string& key = node.items[i]->text;
+      const std::string key(node.items[i]->text);
       Value v = to_value(*node.items[i + 1], path, budget);
       auto [it, fresh] = index.emplace(key, map.size());
       if (fresh) {
@@ -287,7 +287,7 @@ Value to_value(const YamlNode& node, const std::string& path, ExpansionBudget& b
     }
     out = Value(std::move(map));
   }
-  if (!plain_tag) out.with_tag(node.tag);
+  if (!plain_tag) out.with_tag(std::string(node.tag));
   return out;
 }
 

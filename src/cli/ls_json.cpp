@@ -1,0 +1,116 @@
+#include "cli/ls_json.hpp"
+
+#include "cli/failure.hpp"
+#include "cli/json_stream.hpp"
+#include "cli/model_json.hpp"
+#include "cli/tree_json.hpp"
+
+namespace dudley::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+class ListingWriter {
+ public:
+  ListingWriter(Output& out, uint64_t max_items, int indent, const ListingInspector& inspect)
+      : out_(out), max_items_(max_items), indent_(indent), inspect_(inspect) {}
+
+  void node(const model::Node& n, const std::string& path, int level) {
+    if (n.kind == model::NodeKind::kArray) return leaf(n, path, level);
+    out_.write("{");
+    bool first = true;
+    member("kind", n.kind == model::NodeKind::kGroup ? "group" : "list", level, first);
+    if (n.kind == model::NodeKind::kGroup) {
+      group(n, path, level);
+    } else {
+      list(n, path, level);
+    }
+    if (!n.doc.empty()) member("doc", n.doc, level, first);
+    write_json_separator(out_, indent_, level, true);
+    out_.write("}");
+  }
+
+ private:
+  // The parameters are looked at before the members, as the text listing reports them.
+  void group(const model::Node& n, const std::string& path, int level) {
+    json params = params_json(n);
+    if (!params.empty()) inspect_(json{{"params", params}}, base(path));
+    key("members", level, false);
+    out_.write("{");
+    bool any = false;
+    for_each_child(n, [&](uint64_t i, const model::Node& c) {
+      key(c.name, level + 1, !any);
+      any = true;
+      node(c, child_path(n, path, c, i), level + 2);
+      out_.maybe_flush();
+      return true;
+    });
+    if (any) write_json_separator(out_, indent_, level + 1, true);
+    out_.write("}");
+    bool first = false;
+    if (!params.empty()) {
+      clean_error_texts(params);
+      member("params", params, level, first);
+    }
+    if (!n.attributes.empty()) member("attributes", attributes_json(n.attributes), level, first);
+  }
+
+  void list(const model::Node& n, const std::string& path, int level) {
+    key("items", level, false);
+    out_.write("[");
+    const uint64_t limit = max_items_ == 0 ? UINT64_MAX : max_items_;
+    uint64_t shown = 0;
+    for_each_child(n, [&](uint64_t i, const model::Node& c) {
+      if (i >= limit) return false;
+      write_json_separator(out_, indent_, level + 2, i == 0);
+      node(c, child_path(n, path, c, i), level + 2);
+      out_.maybe_flush();
+      shown = i + 1;
+      return true;
+    });
+    if (shown > 0) write_json_separator(out_, indent_, level + 1, true);
+    out_.write("]");
+    const uint64_t count = child_count(n);
+    bool first = false;
+    if (shown < count && limit < count) member("omitted", count - shown, level, first);
+  }
+
+  void leaf(const model::Node& n, const std::string& path, int level) {
+    TreeWalk walk;
+    json piece = node_json(n, walk, path);
+    inspect_(piece, path);
+    clean_error_texts(piece);
+    write_json_at(out_, piece, indent_, level);
+  }
+
+  // `"name": ` on its own line one level inside the object at `level`.
+  void key(const std::string& name, int level, bool first) {
+    write_json_separator(out_, indent_, level + 1, first);
+    out_.write(json_text(json(name)));
+    out_.write(indent_ < 0 ? ":" : ": ");
+  }
+
+  void member(const std::string& name, const json& value, int level, bool& first) {
+    key(name, level, first);
+    first = false;
+    write_json_at(out_, value, indent_, level + 1);
+  }
+
+  static std::string base(const std::string& path) { return path == "/" ? "" : path; }
+
+  Output& out_;
+  uint64_t max_items_;
+  int indent_;
+  const ListingInspector& inspect_;
+};
+
+}  // namespace
+
+void write_listing_json(Output& out, const model::Node& node, const std::string& path,
+                        uint64_t max_items, int indent, int level,
+                        const ListingInspector& inspect) {
+  ListingWriter(out, max_items, indent, inspect).node(node, path, level);
+}
+
+}  // namespace dudley::cli
