@@ -19,7 +19,9 @@ namespace dudley::cli {
 /// Buffered stdout (or any FILE*): fmt appends to one buffer, written out each MiB.
 class Output {
  public:
-  explicit Output(std::FILE* file) : file_(file) {}
+  explicit Output(std::FILE* file) : file_(file) {
+    buffer_.reserve(kFlushAt + (size_t{64} << 10));  // grown once, not doubled up to a MiB
+  }
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
   ~Output() { flush(); }
@@ -31,11 +33,12 @@ class Output {
   }
   /// Writes the buffer out once it holds a MiB.
   void maybe_flush() {
-    if (buffer_.size() >= (size_t{1} << 20)) flush();
+    if (buffer_.size() >= kFlushAt) flush();
   }
   void flush();
 
  private:
+  static constexpr size_t kFlushAt = size_t{1} << 20;
   std::FILE* file_;
   fmt::memory_buffer buffer_;
 };

@@ -125,6 +125,18 @@ assert t['data'] == [1.5, -2.0]
 ts = m['ptrs']['target']
 assert ts[0] == {'ref': 7} and ts[1] is None and 'error' in ts[2]  # 7 was shown under head
 "
+# ls --json is printed as the tree is walked: its text must be what a JSON printer writes
+# for the same document (2-space indent; one line per family member), pointees included.
+printf 'head = <p8\nptrs = <p4[3]\nbroken = <f8[2] @ 999999\n!@ 24\n7 = <f8[2]\n8 = <p8\n' >"$tmp/ptr2.dud"
+cp "$tmp/ptr.bin" "$tmp/ptr2.bin"
+for args in "$tmp/run.bin" "--max-items 1 $tmp/run.bin" "$tmp/ptr.bin" "$tmp/ptr2.bin"; do
+  "$dudley" ls --json $args >"$tmp/ls_text.json" 2>/dev/null
+  check "ls --json $(basename "${args##* }") ${args%%/*}is printed as JSON printers print it" /usr/bin/python3 -c "
+import json
+text = open('$tmp/ls_text.json', encoding='utf-8').read()
+assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + '\\n', text[:400]
+"
+done
 "$dudley" dump --deref "$tmp/ptr.bin" /head >"$tmp/out" 2>"$tmp/err"
 check "dump --deref prints targets in the human form too" grep -q '^/head -> {.*"data":\[1.5,-2.0\]' "$tmp/out"
 # convert keeps pointees and their keys; it refuses to write a dangling pointer.

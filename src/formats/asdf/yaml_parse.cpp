@@ -1,12 +1,14 @@
 // libyaml's events -> YamlNode tree. Built with an explicit stack, so a deeply nested
 // document costs no native stack; depth is capped at model::kMaxValueDepth all the same,
 // because everything that later walks values recursively relies on that bound.
+#include <sys/mman.h>
 #include <yaml.h>
 
 #include <fmt/format.h>
 
 #include <cstring>
 #include <memory>
+#include <new>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -17,27 +19,44 @@ namespace dudley::asdf {
 // A bump allocator: memory comes in blocks that grow with the document, and is given back
 // all at once with it. Nodes, their item lists and their text are trivially destructible.
 struct YamlDocument::Arena {
-  std::vector<std::unique_ptr<std::byte[]>> blocks;
+  // Large blocks are mapped with their pages already in place: a tree of 10^5 nodes touches
+  // thousands of fresh pages, and faulting them in one at a time cost more than parsing.
+  struct Unmap {
+    size_t size;
+    void operator()(std::byte* p) const { munmap(p, size); }
+  };
+  using Block = std::unique_ptr<std::byte, Unmap>;
+  static constexpr size_t kFirstBlock = size_t{16} << 10;
+  static constexpr size_t kLargestBlock = size_t{4} << 20;
+
+  std::vector<Block> blocks;
   std::byte* next = nullptr;
   size_t left = 0;
-  size_t block_size = size_t{16} << 10;
+  size_t block_size = kFirstBlock;
   // Tags repeat (every ndarray has the same one): each distinct tag is stored once.
   std::unordered_set<std::string_view> tags;
 
   void* take(size_t size, size_t align) {
     const size_t pad = (align - reinterpret_cast<uintptr_t>(next) % align) % align;
     if (left < size || left - size < pad) {
-      block_size = std::min(block_size * 2, size_t{4} << 20);
-      const size_t n = std::max(block_size, size + align);
-      blocks.push_back(std::make_unique_for_overwrite<std::byte[]>(n));
-      next = blocks.back().get();
-      left = n;
+      grow(size + align);
       return take(size, align);
     }
     std::byte* at = next + pad;
     next = at + size;
     left -= size + pad;
     return at;
+  }
+  void grow(size_t at_least) {
+    const size_t n = std::max(block_size, at_least);
+    block_size = std::min(block_size * 2, kLargestBlock);
+    void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | (n >= (size_t{256} << 10) ? MAP_POPULATE : 0),
+                   -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    blocks.emplace_back(static_cast<std::byte*>(p), Unmap{n});
+    next = blocks.back().get();
+    left = n;
   }
   std::string_view text(const char* s, size_t n) {
     if (n == 0) return {};
