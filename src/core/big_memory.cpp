@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -34,6 +35,26 @@ void* map_aligned(uint64_t length) {
 }
 
 }  // namespace
+
+bool populate_pages(void* p, uint64_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  const uint64_t page = 4096;
+  const auto start = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t first = (start + page - 1) & ~(uintptr_t{page} - 1);  // whole pages only
+  if (bytes < first - start + page) return true;
+  const uint64_t length = (bytes - (first - start)) & ~(page - 1);
+  // In huge-page steps, so the decoder behind it meets ready pages from the start.
+  for (uint64_t at = 0; at < length; at += kHugePage) {
+    const uint64_t n = std::min(kHugePage, length - at);
+    if (::madvise(reinterpret_cast<void*>(first + at), n, MADV_POPULATE_WRITE) != 0) return false;
+  }
+  return true;
+#else
+  (void)p;
+  (void)bytes;
+  return false;
+#endif
+}
 
 std::shared_ptr<void> allocate_zeroed(uint64_t bytes) {
   if (bytes < kBigMemoryThreshold) {

@@ -21,4 +21,11 @@ inline constexpr uint64_t kBigMemoryThreshold = uint64_t{4} << 20;
 /// be had.
 std::shared_ptr<void> allocate_zeroed(uint64_t bytes);
 
+/// Maps in the pages of [p, p + bytes) that are not yet there, writable, without changing
+/// any byte (MADV_POPULATE_WRITE). The kernel zeroes each fresh page as it maps it, which on
+/// a single core is a large part of decoding into a new buffer; done by a second core ahead
+/// of the decoder, the decoder finds its pages ready. Safe while another thread writes the
+/// range. Returns false where the kernel cannot (before Linux 5.14): nothing is done.
+bool populate_pages(void* p, uint64_t bytes);
+
 }  // namespace dudley

@@ -54,8 +54,13 @@ class BlockStore {
     std::vector<std::byte> copy;
   };
   Stored stored_bytes(size_t i) const;
-  void decode(size_t i, std::byte* out) const;
+  // Decodes block i into out; with `verify_now`, checks its checksum as it decodes.
+  void decode(size_t i, std::byte* out, bool verify_now) const;
   void verify(size_t i, const std::byte* data, uint64_t size) const;
+  // Whether block i's checksum is still to be checked.
+  bool needs_verifying(size_t i) const;
+  // Throws unless `got` is block i's checksum; marks it verified.
+  void check_digest(size_t i, const codec::Md5Digest& got) const;
 
   std::shared_ptr<io::ByteSource> source_;
   std::vector<BlockHeader> blocks_;

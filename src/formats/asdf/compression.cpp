@@ -5,6 +5,8 @@
 // assume it. lz4 chunks are independent, so they are coded on the thread pool.
 #include <fmt/format.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 
@@ -35,7 +37,9 @@ struct Lz4Chunk {
   size_t out_size;
 };
 
-void lz4_decompress(codec::ByteView in, codec::MutableByteView out, const std::string& what) {
+// Splits lz4-framed `in` into its chunks, checking each header against the room left.
+std::vector<Lz4Chunk> lz4_chunks(codec::ByteView in, codec::MutableByteView out,
+                                 const std::string& what) {
   std::vector<Lz4Chunk> chunks;
   size_t at = 0, produced = 0;
   while (at < in.size()) {
@@ -65,7 +69,49 @@ void lz4_decompress(codec::ByteView in, codec::MutableByteView out, const std::s
                 fmt::format("{}: lz4: the chunks decode to {} bytes, not the block's data_size {}",
                             what, produced, out.size()));
   }
+  return chunks;
+}
+
+// Decodes the chunks in order on this core while a second core hashes each one as soon as it
+// is ready: MD5 is the slower of the two, and it never waits for more than one chunk.
+void lz4_decode_hashing(const std::vector<Lz4Chunk>& chunks, codec::MutableByteView out,
+                        codec::Md5& md5) {
+  std::atomic<size_t> ready{0};  // chunks decoded
+  std::atomic<bool> failed{false};
+  codec::ThreadPool::shared().parallel_for(2, [&](size_t task) {
+    if (task == 0) {
+      try {
+        for (size_t c = 0; c < chunks.size(); ++c) {
+          lz4_block().decode_exact(chunks[c].in,
+                                   out.subspan(chunks[c].out_offset, chunks[c].out_size));
+          ready.store(c + 1);
+          ready.notify_one();
+        }
+      } catch (...) {
+        failed.store(true);
+        ready.store(SIZE_MAX);  // wakes the hashing task, which then stops
+        ready.notify_one();
+        throw;
+      }
+      return;
+    }
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      size_t seen = ready.load();
+      while (seen <= c) {
+        ready.wait(seen);
+        seen = ready.load();
+      }
+      if (failed.load()) return;
+      md5.update(out.subspan(chunks[c].out_offset, chunks[c].out_size));
+    }
+  });
+}
+
+void lz4_decompress(codec::ByteView in, codec::MutableByteView out, const std::string& what,
+                    codec::Md5* md5) {
+  const std::vector<Lz4Chunk> chunks = lz4_chunks(in, out, what);
   try {
+    if (md5) return lz4_decode_hashing(chunks, out, *md5);
     codec::ThreadPool::shared().parallel_for(chunks.size(), [&](size_t i) {
       lz4_block().decode_exact(chunks[i].in, out.subspan(chunks[i].out_offset, chunks[i].out_size));
     });
@@ -86,49 +132,60 @@ bool is_known_compression(const std::string& name) {
 }
 
 void decompress_block(const std::string& compression, codec::ByteView in,
-                      codec::MutableByteView out, const std::string& what) {
-  if (compression == "lz4") return lz4_decompress(in, out, what);
+                      codec::MutableByteView out, const std::string& what, codec::Md5* md5) {
+  if (compression == "lz4") return lz4_decompress(in, out, what, md5);
   try {
     codec::make_bytes_codec(codec_name(compression))->decode_exact(in, out);
   } catch (const Error& e) {
     throw Error(e.category(), fmt::format("{}: {}", what, e.message()), e.location());
   }
+  if (md5) md5->update(out);  // one stream: nothing to hash until it is decoded
 }
+
+namespace {
+
+// Writes one chunk's framing ([u32 BE chunk length][u32 LE raw length]) and its bytes.
+void sink_lz4_chunk(const codec::Bytes& packed, size_t raw_size,
+                    const std::function<void(codec::ByteView)>& sink) {
+  const auto length = static_cast<uint32_t>(packed.size() + 4);
+  const auto raw = static_cast<uint32_t>(raw_size);
+  std::byte prefix[8];
+  for (int b = 0; b < 4; ++b) {
+    prefix[b] = static_cast<std::byte>(length >> (24 - 8 * b));
+    prefix[4 + b] = static_cast<std::byte>(raw >> (8 * b));
+  }
+  sink({prefix, 8});
+  sink({packed.data(), packed.size()});
+}
+
+}  // namespace
 
 void encode_lz4_framed(codec::ByteView raw, codec::Md5* md5,
                        const std::function<void(codec::ByteView)>& sink) {
   auto& pool = codec::ThreadPool::shared();
+  const size_t chunks = (raw.size() + kLz4ChunkBytes - 1) / kLz4ChunkBytes;
+  auto chunk = [&](size_t c) {
+    return raw.subspan(c * kLz4ChunkBytes, std::min(kLz4ChunkBytes, raw.size() - c * kLz4ChunkBytes));
+  };
+  if (md5) {
+    // MD5 is the slower side: it has a core to itself, the chunks are compressed in order on
+    // the other.
+    pool.parallel_for(2, [&](size_t task) {
+      if (task == 1) return md5->update(raw);
+      codec::Bytes buffer;
+      for (size_t c = 0; c < chunks; ++c) {
+        lz4_block().encode_into(chunk(c), buffer);
+        sink_lz4_chunk(buffer, chunk(c).size(), sink);
+      }
+    });
+    return;
+  }
   const size_t batch = pool.helpers() + 1;
   std::vector<codec::Bytes> buffers(batch);
-  const size_t chunks = (raw.size() + kLz4ChunkBytes - 1) / kLz4ChunkBytes;
   for (size_t first = 0; first < chunks; first += batch) {
     const size_t n = std::min(batch, chunks - first);
-    const codec::ByteView piece = raw.subspan(
-        first * kLz4ChunkBytes, std::min(raw.size() - first * kLz4ChunkBytes, n * kLz4ChunkBytes));
-    pool.parallel_for(n + 1, [&](size_t k) {
-      if (k == n) {  // one task of the batch hashes it while the others compress
-        if (md5) md5->update(piece);
-        return;
-      }
-      const size_t c = first + k;
-      lz4_block().encode_into(
-          raw.subspan(c * kLz4ChunkBytes,
-                      std::min(kLz4ChunkBytes, raw.size() - c * kLz4ChunkBytes)),
-          buffers[k]);
-    });
-    for (size_t k = 0; k < n; ++k) {
-      const size_t c = first + k;
-      const auto length = static_cast<uint32_t>(buffers[k].size() + 4);
-      const auto raw_size =
-          static_cast<uint32_t>(std::min(kLz4ChunkBytes, raw.size() - c * kLz4ChunkBytes));
-      std::byte prefix[8];
-      for (int b = 0; b < 4; ++b) {
-        prefix[b] = static_cast<std::byte>(length >> (24 - 8 * b));
-        prefix[4 + b] = static_cast<std::byte>(raw_size >> (8 * b));
-      }
-      sink({prefix, 8});
-      sink({buffers[k].data(), buffers[k].size()});
-    }
+    pool.parallel_for(n, [&](size_t k) { lz4_block().encode_into(chunk(first + k), buffers[k]); });
+    for (size_t k = 0; k < n; ++k) sink_lz4_chunk(buffers[k], chunk(first + k).size(), sink);
   }
 }
 

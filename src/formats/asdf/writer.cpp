@@ -10,6 +10,7 @@
 #include <set>
 
 #include "dudley/codec/checksum.hpp"
+#include "dudley/codec/thread_pool.hpp"
 #include "dudley/core/text.hpp"
 #include "dudley/formats/asdf/blocks.hpp"
 #include "dudley/formats/asdf/datatype.hpp"
@@ -261,15 +262,22 @@ uint64_t write_block(io::AtomicFile& out, uint64_t at, codec::ByteView raw,
       end += part.size();
     });
     if (options.checksums) h.checksum = md5.digest();
-  } else if (!options.compression.empty()) {
-    const codec::Bytes packed = compress_block(options.compression, raw, options.level);
-    if (options.checksums) h.checksum = codec::md5(raw);
-    out.write_at(data_at, packed.data(), packed.size());
-    end = data_at + packed.size();
   } else {
-    if (options.checksums) h.checksum = codec::md5(raw);
-    out.write_at(data_at, raw.data(), raw.size());
-    end = data_at + raw.size();
+    // The MD5 (of the raw data, at about 0.6 GB/s) is computed on a second core while the
+    // data is compressed or written: neither waits for the other.
+    codec::Bytes packed;
+    const bool compress = !options.compression.empty();
+    codec::ThreadPool::shared().parallel_for(2, [&](size_t task) {
+      if (task == 1) {
+        if (options.checksums) h.checksum = codec::md5(raw);
+      } else if (compress) {
+        packed = compress_block(options.compression, raw, options.level);
+      } else {
+        out.write_at(data_at, raw.data(), raw.size());
+      }
+    });
+    if (compress) out.write_at(data_at, packed.data(), packed.size());
+    end = data_at + (compress ? packed.size() : raw.size());
   }
   if (!options.compression.empty()) {
     std::memcpy(h.compression.data(), options.compression.c_str(),

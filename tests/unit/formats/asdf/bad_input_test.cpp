@@ -105,6 +105,41 @@ TEST(AsdfBadInput, BadChecksumIsReportedUnlessSkipped) {
   EXPECT_EQ(array_error(bytes, skip), "");
 }
 
+// Compressed blocks are hashed as they decode (lz4: on a second core, chunk by chunk), so
+// the checks run on blocks of several 4 MiB chunks and several huge pages.
+TEST(AsdfBadInput, CompressedBlocksAreVerifiedAsTheyDecode) {
+  const size_t n = (size_t{9} << 20) / 8;  // 9 MiB: three lz4 chunks
+  std::vector<double> values(n);
+  for (size_t i = 0; i < n; ++i) values[i] = static_cast<double>(i % 1000) * 0.5;
+  const codec::ByteView raw(reinterpret_cast<const std::byte*>(values.data()), n * 8);
+  const std::string shape = "[" + std::to_string(n) + "]";
+  for (const std::string compression : {"lz4", "zlib"}) {
+    SCOPED_TRACE(compression);
+    const codec::Bytes packed = compress_block(compression, raw);
+    BlockHeader h;
+    h.allocated_size = h.used_size = packed.size();
+    h.data_size = raw.size();
+    std::memcpy(h.compression.data(), compression.data(), 4);
+    h.checksum = codec::md5(raw);
+    const std::string data(reinterpret_cast<const char*>(packed.data()), packed.size());
+    const std::string good = f8_tree("", shape) + block(data, h, false);
+    model::Tree t = read(good);
+    const NDArray x = t.find("/x")->data->read();
+    ASSERT_EQ(x.byte_size(), raw.size());
+    EXPECT_EQ(std::memcmp(x.data(), values.data(), raw.size()), 0);
+
+    BlockHeader wrong = h;
+    wrong.checksum[3] ^= 1;
+    EXPECT_NE(array_error(f8_tree("", shape) + block(data, wrong, false))
+                  .find("MD5 checksum mismatch"),
+              std::string::npos);
+    // A damaged last chunk: the decoder fails, the hashing side stops (no hang).
+    std::string damaged = good;
+    for (size_t k = 1; k <= 64; ++k) damaged[damaged.size() - k] = '\xff';
+    EXPECT_NE(array_error(damaged).find("block 0"), std::string::npos);
+  }
+}
+
 TEST(AsdfBadInput, ZeroChecksumMeansNone) {
   EXPECT_EQ(array_error(f8_tree() + block(four_doubles(), {}, false)), "");
 }
