@@ -1,10 +1,10 @@
 // The codec layer against the codec libraries called directly from C (issue 11): 256 MiB of
 // smooth float64 in 4 MiB chunks, compressed and decompressed with zstd level 3, zlib level
 // 5 and blosc (lz4, byte shuffle, level 5). Our zlib is libdeflate, so it is measured against
-// libdeflate called directly and, as the library most programs use, against zlib itself. Each round runs, back to back: the library
-// directly on one thread, our chain on one thread, and our chain on the shared thread pool
-// (all cores). Medians over the rounds; the ratios are the targets (ours >= 0.95x the
-// library single-threaded; parallel >= 1.7x single-threaded on 2 cores).
+// libdeflate called directly and, as the library most programs use, against zlib itself. Each round
+// runs, back to back: the library directly on one thread, our chain on one thread, and our chain on
+// the shared thread pool (all cores). Medians over the rounds; the ratios are the targets (ours >=
+// 0.95x the library single-threaded; parallel >= 1.7x single-threaded on 2 cores).
 #include <benchmark/benchmark.h>
 #include <blosc.h>
 #include <libdeflate.h>

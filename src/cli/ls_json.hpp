@@ -23,7 +23,6 @@ using ListingInspector =
 /// `json_text(node_json(...), indent)` would print it `level` levels deep. `path` is the
 /// node's path ("/" for the root); lists show at most `max_items` items (0: all).
 void write_listing_json(Output& out, const model::Node& node, const std::string& path,
-                        uint64_t max_items, int indent, int level,
-                        const ListingInspector& inspect);
+                        uint64_t max_items, int indent, int level, const ListingInspector& inspect);
 
 }  // namespace dudley::cli

@@ -66,8 +66,8 @@ class Deflate final : public BytesCodec {
     size_t used = 0, written = 0;
     for (;;) {
       size_t member_in = 0, member_out = 0;
-      const libdeflate_result r = decompress(d, in.subspan(used), out.subspan(written),
-                                             &member_in, &member_out);
+      const libdeflate_result r =
+          decompress(d, in.subspan(used), out.subspan(written), &member_in, &member_out);
       if (r == LIBDEFLATE_INSUFFICIENT_SPACE) return std::nullopt;
       // libdeflate does not tell a cut-off stream from a corrupt one: both are bad data.
       if (r != LIBDEFLATE_SUCCESS) fail("corrupt or truncated input");
@@ -84,9 +84,12 @@ class Deflate final : public BytesCodec {
  private:
   size_t bound(libdeflate_compressor* c, size_t n) const {
     switch (wrapper_) {
-      case Wrapper::kZlib: return libdeflate_zlib_compress_bound(c, n);
-      case Wrapper::kGzip: return libdeflate_gzip_compress_bound(c, n);
-      case Wrapper::kRaw: break;
+      case Wrapper::kZlib:
+        return libdeflate_zlib_compress_bound(c, n);
+      case Wrapper::kGzip:
+        return libdeflate_gzip_compress_bound(c, n);
+      case Wrapper::kRaw:
+        break;
     }
     return libdeflate_deflate_compress_bound(c, n);
   }
@@ -97,7 +100,8 @@ class Deflate final : public BytesCodec {
         return libdeflate_zlib_compress(c, in.data(), in.size(), out.data(), out.size());
       case Wrapper::kGzip:
         return libdeflate_gzip_compress(c, in.data(), in.size(), out.data(), out.size());
-      case Wrapper::kRaw: break;
+      case Wrapper::kRaw:
+        break;
     }
     return libdeflate_deflate_compress(c, in.data(), in.size(), out.data(), out.size());
   }
@@ -111,7 +115,8 @@ class Deflate final : public BytesCodec {
       case Wrapper::kGzip:
         return libdeflate_gzip_decompress_ex(d, in.data(), in.size(), out.data(), out.size(),
                                              in_used, out_written);
-      case Wrapper::kRaw: break;
+      case Wrapper::kRaw:
+        break;
     }
     return libdeflate_deflate_decompress_ex(d, in.data(), in.size(), out.data(), out.size(),
                                             in_used, out_written);

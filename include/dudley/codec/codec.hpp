@@ -109,8 +109,8 @@ class ArrayCodec {
   virtual ChunkSpec encoded_spec(const ChunkSpec& chunk) const { return chunk; }
 };
 
-/// A bytes -> bytes codec by name and settings: "zlib", "gzip", "deflate" (`level` 0-9; libdeflate),
-/// "bz2" (`level` 1-9), "lz4" (block; `acceleration`), "lz4_frame" (`level`), "zstd"
+/// A bytes -> bytes codec by name and settings: "zlib", "gzip", "deflate" (`level` 0-9;
+/// libdeflate), "bz2" (`level` 1-9), "lz4" (block; `acceleration`), "lz4_frame" (`level`), "zstd"
 /// (`level`, `checksum`), "blosc" (`cname`, `clevel`, `shuffle` "noshuffle"|"shuffle"|
 /// "bitshuffle", `typesize`, `blocksize`), "crc32c". Missing settings take the library's
 /// usual defaults. Throws Error(kUsage) for an unknown name or a setting out of range.

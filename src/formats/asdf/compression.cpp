@@ -165,7 +165,8 @@ void encode_lz4_framed(codec::ByteView raw, codec::Md5* md5,
   auto& pool = codec::ThreadPool::shared();
   const size_t chunks = (raw.size() + kLz4ChunkBytes - 1) / kLz4ChunkBytes;
   auto chunk = [&](size_t c) {
-    return raw.subspan(c * kLz4ChunkBytes, std::min(kLz4ChunkBytes, raw.size() - c * kLz4ChunkBytes));
+    return raw.subspan(c * kLz4ChunkBytes,
+                       std::min(kLz4ChunkBytes, raw.size() - c * kLz4ChunkBytes));
   };
   if (md5) {
     // MD5 is the slower side: it has a core to itself, the chunks are compressed in order on

@@ -50,9 +50,9 @@ struct YamlDocument::Arena {
   void grow(size_t at_least) {
     const size_t n = std::max(block_size, at_least);
     block_size = std::min(block_size * 2, kLargestBlock);
-    void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | (n >= (size_t{256} << 10) ? MAP_POPULATE : 0),
-                   -1, 0);
+    void* p =
+        mmap(nullptr, n, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | (n >= (size_t{256} << 10) ? MAP_POPULATE : 0), -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     blocks.emplace_back(static_cast<std::byte*>(p), Unmap{n});
     next = blocks.back().get();
@@ -219,8 +219,9 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path) {
         }
         const bool seq = e.type == YAML_SEQUENCE_START_EVENT;
         if (expecting_key()) fail_at(e.start_mark, "a mapping key must be a scalar");
-        YamlNode* node = fresh(seq ? YamlNode::Kind::kSequence : YamlNode::Kind::kMapping,
-                               e.start_mark, seq ? e.data.sequence_start.tag : e.data.mapping_start.tag);
+        YamlNode* node =
+            fresh(seq ? YamlNode::Kind::kSequence : YamlNode::Kind::kMapping, e.start_mark,
+                  seq ? e.data.sequence_start.tag : e.data.mapping_start.tag);
         const yaml_char_t* anchor =
             seq ? e.data.sequence_start.anchor : e.data.mapping_start.anchor;
         stack.push_back({node, items.size(), text_of(anchor)});

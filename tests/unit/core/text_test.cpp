@@ -40,13 +40,19 @@ TEST(Text, Utf16AndUtf32) {
 namespace dudley {
 namespace {
 
-std::vector<uint8_t> bytes_of(std::string_view s) { return {s.begin(), s.end()}; }
+std::vector<uint8_t> bytes_of(std::string_view s) {
+  return {s.begin(), s.end()};
+}
 
 TEST(Base64, Rfc4648Vectors) {
   // RFC 4648 section 10.
-  const std::pair<const char*, const char*> vectors[] = {
-      {"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"},
-      {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"}};
+  const std::pair<const char*, const char*> vectors[] = {{"", ""},
+                                                         {"f", "Zg=="},
+                                                         {"fo", "Zm8="},
+                                                         {"foo", "Zm9v"},
+                                                         {"foob", "Zm9vYg=="},
+                                                         {"fooba", "Zm9vYmE="},
+                                                         {"foobar", "Zm9vYmFy"}};
   for (const auto& [plain, coded] : vectors) {
     EXPECT_EQ(encode_base64(bytes_of(plain)), coded);
     EXPECT_EQ(decode_base64(coded), bytes_of(plain)) << coded;
@@ -57,7 +63,8 @@ TEST(Base64, Rfc4648Vectors) {
 }
 
 TEST(Utf8ToUtf32, CodePointsAndInvalidText) {
-  EXPECT_EQ(utf8_to_utf32("a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80"), std::u32string(U"a\u00e9\u20ac\U0001F600"));
+  EXPECT_EQ(utf8_to_utf32("a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80"),
+            std::u32string(U"a\u00e9\u20ac\U0001F600"));
   EXPECT_EQ(utf8_to_utf32(""), std::u32string());
   EXPECT_FALSE(utf8_to_utf32("\xC3"));          // cut short
   EXPECT_FALSE(utf8_to_utf32("\xE2\x28\xA1"));  // bad continuation

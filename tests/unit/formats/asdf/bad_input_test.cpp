@@ -130,9 +130,9 @@ TEST(AsdfBadInput, CompressedBlocksAreVerifiedAsTheyDecode) {
 
     BlockHeader wrong = h;
     wrong.checksum[3] ^= 1;
-    EXPECT_NE(array_error(f8_tree("", shape) + block(data, wrong, false))
-                  .find("MD5 checksum mismatch"),
-              std::string::npos);
+    EXPECT_NE(
+        array_error(f8_tree("", shape) + block(data, wrong, false)).find("MD5 checksum mismatch"),
+        std::string::npos);
     // A damaged last chunk: the decoder fails, the hashing side stops (no hang).
     std::string damaged = good;
     for (size_t k = 1; k <= 64; ++k) damaged[damaged.size() - k] = '\xff';
