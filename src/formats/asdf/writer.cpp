@@ -267,15 +267,19 @@ uint64_t write_block(io::AtomicFile& out, uint64_t at, codec::ByteView raw,
     // data is compressed or written: neither waits for the other.
     codec::Bytes packed;
     const bool compress = !options.compression.empty();
+    // Made here, not in the task: OpenSSL's first use initialises it, and per-thread state
+    // made then on a pool thread is never freed.
+    codec::Md5 md5;
     codec::ThreadPool::shared().parallel_for(2, [&](size_t task) {
       if (task == 1) {
-        if (options.checksums) h.checksum = codec::md5(raw);
+        if (options.checksums) md5.update(raw);
       } else if (compress) {
         packed = compress_block(options.compression, raw, options.level);
       } else {
         out.write_at(data_at, raw.data(), raw.size());
       }
     });
+    if (options.checksums) h.checksum = md5.digest();
     if (compress) out.write_at(data_at, packed.data(), packed.size());
     end = data_at + (compress ? packed.size() : raw.size());
   }
