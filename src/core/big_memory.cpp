@@ -40,13 +40,14 @@ bool populate_pages(void* p, uint64_t bytes) {
 #ifdef MADV_POPULATE_WRITE
   const uint64_t page = 4096;
   const auto start = reinterpret_cast<uintptr_t>(p);
-  const uintptr_t first = (start + page - 1) & ~(uintptr_t{page} - 1);  // whole pages only
-  if (bytes < first - start + page) return true;
-  const uint64_t length = (bytes - (first - start)) & ~(page - 1);
+  const uint64_t skip = (page - start % page) % page;  // whole pages only
+  if (bytes < skip + page) return true;
+  char* first = static_cast<char*>(p) + skip;
+  const uint64_t length = (bytes - skip) & ~(page - 1);
   // In huge-page steps, so the decoder behind it meets ready pages from the start.
   for (uint64_t at = 0; at < length; at += kHugePage) {
     const uint64_t n = std::min(kHugePage, length - at);
-    if (::madvise(reinterpret_cast<void*>(first + at), n, MADV_POPULATE_WRITE) != 0) return false;
+    if (::madvise(first + at, n, MADV_POPULATE_WRITE) != 0) return false;
   }
   return true;
 #else

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -72,8 +73,10 @@ struct YamlDocument::Arena {
   YamlNode* node() { return new (take(sizeof(YamlNode), alignof(YamlNode))) YamlNode(); }
   std::span<const YamlRef> items(const YamlRef* first, size_t n) {
     if (n == 0) return {};
-    auto* at = static_cast<YamlRef*>(take(n * sizeof(YamlRef), alignof(YamlRef)));
-    std::memcpy(at, first, n * sizeof(YamlRef));
+    // The item list holds pointers: their size is meant.
+    constexpr size_t kRefSize = sizeof(YamlRef);  // NOLINT(bugprone-sizeof-expression)
+    auto* at = static_cast<YamlRef*>(take(n * kRefSize, alignof(YamlRef)));
+    std::copy_n(first, n, at);
     return {at, n};
   }
 };
@@ -189,7 +192,7 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path) {
                                     ? parser.p.problem_mark
                                     : parser.p.context_mark;
       std::string message = parser.p.problem ? parser.p.problem : "invalid YAML";
-      if (parser.p.context) message = std::string(parser.p.context) + ": " + message;
+      if (parser.p.context) message.insert(0, std::string(parser.p.context) + ": ");
       fail_at(mark, "YAML: " + message);
     }
     const yaml_event_t& e = ev.e;
