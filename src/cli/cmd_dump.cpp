@@ -256,16 +256,27 @@ class Dumper {
     o.last_dim_is_string = !(ref.dtype.joins_units() && !h.count.empty() && h.dropped.back());
     uint64_t total = ref.dtype.size();
     for (int64_t c : h.count) total *= static_cast<uint64_t>(c);
+    // A whole array is read in selections: its checksum (where the format has one) is
+    // checked first, so a damaged array is an error before any of it is printed.
+    if (ref.spec.selection.empty()) ref.data->verify();
     if (total == 0) {  // empty, or elements of no bytes: nested empty lists, bounded above
       NDArray none = ref.data->read(h);
       begin();
       write_text(json_text(values_json(none)), o);
       return;
     }
+    // A selection read in one piece is read before anything is printed: an error reading
+    // it leaves no half-printed line.
+    std::optional<NDArray> whole;
+    if (one_piece(ref, h, total)) whole = ref.data->read(h);
     begin();
     ValueWriter w(out_, native(ref.dtype), shape, o);
     try {
-      stream_blocks(ref, h, total, w);
+      if (whole) {
+        w.add(whole->data(), whole->byte_size() / w.unit_bytes());
+      } else {
+        stream_blocks(ref, h, total, w);
+      }
     } catch (...) {
       w.finish();  // brackets closed: the JSON stays well-formed
       throw;
@@ -276,16 +287,19 @@ class Dumper {
   // Blocks: the leading dimensions one index at a time down to dimension k, then runs of
   // dimension k whose slices (everything below k) fit the block size. Text keeps its last
   // dimension, the strings, whole.
+  static size_t lowest_dimension(const ArrayRef& ref, const Hyperslab& h) {
+    const size_t rank = h.count.size();
+    return ref.dtype.joins_units() && rank > 0 ? rank - 1 : rank;
+  }
+
+  // Whether the selection is printed from a single read (small, or nothing to split).
+  static bool one_piece(const ArrayRef& ref, const Hyperslab& h, uint64_t total) {
+    return lowest_dimension(ref, h) == 0 || total <= kBlockBytes;
+  }
+
   static void stream_blocks(const ArrayRef& ref, const Hyperslab& h, uint64_t total,
                             ValueWriter& w) {
-    const size_t rank = h.count.size();
-    const bool text = ref.dtype.joins_units();
-    const size_t lowest = text && rank > 0 ? rank - 1 : rank;
-    if (lowest == 0 || total <= kBlockBytes) {
-      NDArray all = ref.data->read(h);
-      w.add(all.data(), all.byte_size() / w.unit_bytes());
-      return;
-    }
+    const size_t lowest = lowest_dimension(ref, h);
     size_t k = 0;
     uint64_t below = total / static_cast<uint64_t>(h.count[0]);  // bytes of one index of k
     while (below > kBlockBytes && k + 1 < lowest) {

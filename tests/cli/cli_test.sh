@@ -287,6 +287,39 @@ head -c -400 "$tmp/run.asdf" >"$tmp/cut.asdf"  # into the last block
 "$dudley" ls "$tmp/cut.asdf" >/dev/null 2>"$tmp/err"
 check "a truncated ASDF file exits 1" test $? -eq 1
 check "and names the block and offset" grep -q "cut.asdf:@[0-9]*: error: block" "$tmp/err"
+# A block whose bytes changed after its MD5 was taken (/mesh/x's first byte): dump refuses
+# it before printing any of it, whole or selected; --no-checksums prints it; the other
+# arrays print.
+first=/mesh/x
+"$dudley" ls --json "$tmp/run.asdf" | /usr/bin/python3 -c "
+import json, sys
+at = json.load(sys.stdin)['root']['members']['mesh']['members']['x']['address']
+b = bytearray(open(sys.argv[1], 'rb').read())
+b[at] ^= 1
+open(sys.argv[2], 'wb').write(b)
+" "$tmp/run.asdf" "$tmp/md5.asdf"
+"$dudley" dump "$tmp/md5.asdf" "$first" >"$tmp/out" 2>"$tmp/err"
+check "dump of an array whose MD5 does not match exits 1" test $? -eq 1
+check "and prints no line for it" test ! -s "$tmp/out"
+check "and says why, naming the block" grep -q "md5.asdf:@[0-9]*: error: block [0-9]*: MD5 checksum mismatch" "$tmp/err"
+"$dudley" dump "$tmp/md5.asdf" "$first[0:1]" >"$tmp/out" 2>"$tmp/err"
+check "a selection of it too: exit 1, no half-printed line" test $? -eq 1 -a ! -s "$tmp/out"
+"$dudley" dump --no-checksums "$tmp/md5.asdf" "$first" >"$tmp/out" 2>"$tmp/err"
+check "dump --no-checksums prints it" grep -q "^$first = " "$tmp/out"
+"$dudley" dump --json "$tmp/md5.asdf" >"$tmp/out" 2>"$tmp/err"
+check "dump --json of the file exits 1" test $? -eq 1
+check "dump --json: the damaged array has data null and its error, the others their data" /usr/bin/python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+def arrays(node):
+    for v in node.get('members', {}).values():
+        if v['kind'] == 'array': yield v
+        else: yield from arrays(v)
+a = list(arrays(d['root']))
+bad = [v for v in a if 'error' in v]
+assert len(bad) == 1 and bad[0]['data'] is None and 'MD5 checksum mismatch' in bad[0]['error'], bad
+assert all('data' in v and v['data'] is not None for v in a if 'error' not in v)
+" "$tmp/out"
 
 echo "cli: $passed passed, $failed failed"
 test "$failed" -eq 0

@@ -28,6 +28,11 @@ class ArraySource {
   virtual NDArray read() = 0;
   /// A selection in native byte order, shaped by slab.result_shape().
   virtual NDArray read(const Hyperslab& slab) = 0;
+  /// Checks now what the format stores to detect changed bytes (ASDF's block MD5), as a
+  /// whole read() does: a reader about to read the whole array in selections calls it first,
+  /// so a damaged array fails before any of it is used. Formats without checksums do
+  /// nothing. Throws the error read() would.
+  virtual void verify() {}
 };
 
 /// Why a node (or parameter) could not be resolved, kept as the error said it: its category

@@ -35,6 +35,9 @@ class InlineSource final : public model::ArraySource {
   NDArray a_;
 };
 
+// Uncompressed blocks up to this size are verified when a selection of them is read.
+constexpr uint64_t kVerifyOnSelection = uint64_t{64} << 20;
+
 // An array in a block: the whole block from `offset`, C-ordered, or a view with strides.
 class BlockSource final : public model::ArraySource {
  public:
@@ -66,7 +69,16 @@ class BlockSource final : public model::ArraySource {
     return view(true).to_native();
   }
 
-  NDArray read(const Hyperslab& slab) override { return view(false).select(slab).to_native(); }
+  // A compressed block is decoded whole whatever is selected, so it is verified as it
+  // decodes; an uncompressed one only when it is small (hashing a large block for a few of
+  // its elements would cost far more than the read: verify() asks for it).
+  NDArray read(const Hyperslab& slab) override {
+    const bool check =
+        store_->compressed(block_) || store_->header(block_).used_size <= kVerifyOnSelection;
+    return view(check).select(slab).to_native();
+  }
+
+  void verify() override { view(true); }
 
  private:
   NDArray view(bool verify) const {
