@@ -148,27 +148,23 @@ int run_ls_one(const LsOptions& ls, const DataOptions& options, bool member) {
       collect_errors(piece, errors, path);
     };
     out.write("{");
-    write_json_separator(out, indent, 1, true);
-    out.write(indent < 0 ? "\"format\":" : "\"format\": ");
+    write_json_key(out, indent, 1, "format", true);
     out.write(json_text(tree.format));
     if (member) {
-      write_json_separator(out, indent, 1, false);
-      out.write(indent < 0 ? "\"file\":" : "\"file\": ");
+      write_json_key(out, indent, 1, "file", false);
       out.write(json_text(options.data));
     }
-    write_json_separator(out, indent, 1, false);
-    out.write(indent < 0 ? "\"root\":" : "\"root\": ");
+    write_json_key(out, indent, 1, "root", false);
     write_listing_json(out, *tree.root, "/", ls.max_items, indent, 1, inspect);
     // Pointees are global, outside the group tree [C19]: listed by key after it.
     if (!tree.pointees.empty()) {
-      write_json_separator(out, indent, 1, false);
-      out.write(indent < 0 ? "\"pointees\":{" : "\"pointees\": {");
+      write_json_key(out, indent, 1, "pointees", false);
+      out.write("{");
       bool first = true;
       for (const auto& [key, node] : tree.pointees) {
         const std::string name = std::to_string(key);
-        write_json_separator(out, indent, 2, first);
+        write_json_key(out, indent, 2, name, first);
         first = false;
-        out.write(json_text(name) + (indent < 0 ? ":" : ": "));
         write_listing_json(out, *node, "pointee " + name, ls.max_items, indent, 2, inspect);
       }
       write_json_separator(out, indent, 1, true);

@@ -7,8 +7,8 @@
 #include "dudley/core/error.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/core/suggest.hpp"
-#include "dudley/io/byte_source.hpp"
 #include "dudley/formats/dudley/bind/reader.hpp"
+#include "dudley/io/byte_source.hpp"
 
 namespace dudley::cli {
 

@@ -34,4 +34,8 @@ void write_json_at(Output& out, const nlohmann::ordered_json& value, int indent,
 /// indented to `level`.
 void write_json_separator(Output& out, int indent, int level, bool first);
 
+/// An object member's start, `"name": ` (`"name":` on one line), after its separator at
+/// `level`.
+void write_json_key(Output& out, int indent, int level, const std::string& name, bool first);
+
 }  // namespace dudley::cli

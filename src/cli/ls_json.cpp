@@ -86,9 +86,7 @@ class ListingWriter {
 
   // `"name": ` on its own line one level inside the object at `level`.
   void key(const std::string& name, int level, bool first) {
-    write_json_separator(out_, indent_, level + 1, first);
-    out_.write(json_text(json(name)));
-    out_.write(indent_ < 0 ? ":" : ": ");
+    write_json_key(out_, indent_, level + 1, name, first);
   }
 
   void member(const std::string& name, const json& value, int level, bool& first) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <optional>
 
 #include "dudley/codec/thread_pool.hpp"
 #include "dudley/core/big_memory.hpp"
@@ -127,8 +128,9 @@ void BlockStore::decode(size_t i, std::byte* out, bool verify_now) const {
   try {
     const std::string compression = b.compression_name();
     // The checksum is taken as the data decodes (see decompress_block).
-    codec::Md5 md5;
-    codec::Md5* hash = verify_now && needs_verifying(i) ? &md5 : nullptr;
+    std::optional<codec::Md5> md5;
+    if (verify_now && needs_verifying(i)) md5.emplace();
+    codec::Md5* hash = md5 ? &*md5 : nullptr;
     if (compression == "lz4" || b.data_size < kBigMemoryThreshold) {
       // lz4's chunks are decoded on every core already.
       decompress_block(compression, stored.bytes, {out, b.data_size}, what, hash);
