@@ -1,6 +1,7 @@
 #include "cli/failure.hpp"
 
 #include <cstdio>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -60,6 +61,10 @@ int guarded(bool json_output, const std::function<int()>& command) {
     return command();
   } catch (const Error& e) {
     return report_failure(e, json_output);
+  } catch (const std::bad_alloc&) {
+    // Sizes read from files are checked before they are allocated, so this is a machine
+    // short of memory (or a ulimit): still an error a script can read, in JSON too.
+    return report_failure(Error(ErrorCategory::kLimit, "out of memory"), json_output);
   }
 }
 

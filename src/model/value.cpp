@@ -15,6 +15,15 @@ bool operator==(const Value& a, const Value& b) {
 }
 
 void Attributes::set(std::string name, AttributeValue value) {
+  if (!index_.empty()) {
+    auto [it, fresh] = index_.emplace(name, items_.size());
+    if (!fresh) {
+      items_[it->second].second = std::move(value);
+      return;
+    }
+    items_.emplace_back(std::move(name), std::move(value));
+    return;
+  }
   for (auto& [k, v] : items_) {
     if (k == name) {
       v = std::move(value);
@@ -22,9 +31,17 @@ void Attributes::set(std::string name, AttributeValue value) {
     }
   }
   items_.emplace_back(std::move(name), std::move(value));
+  if (items_.size() >= kIndexFrom) {
+    index_.reserve(items_.size() * 2);
+    for (size_t i = 0; i < items_.size(); ++i) index_.emplace(items_[i].first, i);
+  }
 }
 
 const AttributeValue* Attributes::find(std::string_view name) const {
+  if (!index_.empty()) {
+    auto it = index_.find(std::string(name));
+    return it == index_.end() ? nullptr : &items_[it->second].second;
+  }
   for (const auto& [k, v] : items_) {
     if (k == name) return &v;
   }

@@ -10,6 +10,9 @@ hard_rss_limit_mb. A case that crashes, hangs or grows past its budget fails.
 
 Cases marked "scale" (time complexity at 10^5..10^6 items) run in the release build only.
 
+A case may list "runs": the same inputs under several commands, each overriding the case's
+"run", "exit", "stdout", "stderr", "check" (and budgets) for that run.
+
 Usage: run_corpus.py DUDLEY CORPUS_DIR [--asan] [--only NAME]
 """
 import json
@@ -26,9 +29,34 @@ import time
 import zlib
 
 
+ASDF_HEAD = ("#ASDF 1.0.0\n#ASDF_STANDARD 1.5.0\n%YAML 1.1\n%TAG ! tag:stsci.edu:asdf/\n"
+             "--- !core/asdf-1.1.0\n")
+
+
+def asdf_block(data, compression=b"", data_size=None, used=None):
+    """One ASDF block: magic, 48-byte header (sizes may lie: data_size, used), data."""
+    used = len(data) if used is None else used
+    data_size = len(data) if data_size is None else data_size
+    header = struct.pack(">HI4sQQQ16s", 48, 0, compression.ljust(4, b"\0"), len(data), used,
+                         data_size, b"\0" * 16)
+    return b"\xd3BLK" + header + data
+
+
+def asdf_file(tree, blocks=()):
+    """An ASDF file: the standard header, the YAML `tree` (after the document start), the
+    end marker, then the blocks (bytes from asdf_block)."""
+    return (ASDF_HEAD + tree + "...\n").encode() + b"".join(blocks)
+
+
+# What the "python" kind's code may use: it assigns the file's content (str or bytes) to `out`.
+GENERATORS = {"asdf_file": asdf_file, "asdf_block": asdf_block, "zlib": zlib, "struct": struct,
+              "ASDF_HEAD": ASDF_HEAD}
+
+
 def make_files(case, work):
     """Creates the case's inputs. Kinds: text, hex, zeros, repeat, repeat-hex, numbered,
-    embedded (data with its layout inside), fifo, dir, symlink."""
+    embedded (data with its layout inside), python (made by a line of code), fifo, dir,
+    symlink."""
     for spec in case.get("files", []):
         path = os.path.join(work, spec["path"])
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -62,6 +90,12 @@ def make_files(case, work):
                        + bytes.fromhex("89444c41590d0a1a"))
             with open(path, "wb") as f:
                 f.write(data + text + trailer)
+        elif kind == "python":  # crafted structure (ASDF trees and blocks) made by code
+            scope = dict(GENERATORS)
+            exec(spec["code"], scope)  # the corpus is ours: code checked in with its case
+            out = scope["out"]
+            with open(path, "wb") as f:
+                f.write(out.encode() if isinstance(out, str) else out)
         elif kind == "fifo":
             os.mkfifo(path)
         elif kind == "dir":
@@ -142,12 +176,20 @@ def main():
     asan = "--asan" in sys.argv
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     names = sorted(f[:-5] for f in os.listdir(corpus) if f.endswith(".json"))
-    passed = failed = 0
+    cases = []
     for name in names:
         if only and name != only:
             continue
         with open(os.path.join(corpus, name + ".json"), encoding="utf-8") as f:
             case = json.load(f)
+        # "runs": the same inputs under several commands (text and --json, ls and convert),
+        # each a run of its own in a fresh directory, its keys overriding the case's.
+        for k, variant in enumerate(case.get("runs", [{}])):
+            one = {key: value for key, value in case.items() if key != "runs"}
+            one.update(variant)
+            cases.append((f"{name}#{k + 1}" if "runs" in case else name, one))
+    passed = failed = 0
+    for name, case in cases:
         if asan and case.get("scale"):
             # A case about time complexity at scale: meaningful in the optimised build; the
             # sanitizers see the same code paths in the small cases.

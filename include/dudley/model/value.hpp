@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -88,7 +89,12 @@ class Attributes {
   auto end() const { return items_.end(); }
 
  private:
+  /// Past this many attributes, names are found through `index_`: a group of 100,000
+  /// attributes (an ASDF tree's root) is then built in linear time, while the millions of
+  /// arrays with a few attributes each pay nothing for it.
+  static constexpr size_t kIndexFrom = 16;
   std::vector<std::pair<std::string, AttributeValue>> items_;
+  std::unordered_map<std::string, size_t> index_;  ///< name -> position, once indexed
 };
 
 /// Attribute names with one meaning across formats, so the same fact from different formats

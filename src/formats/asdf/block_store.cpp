@@ -37,6 +37,17 @@ BlockStore::BlockStore(std::shared_ptr<io::ByteSource> source, std::vector<Block
 
 void BlockStore::check_size(size_t i) const {
   const BlockHeader& b = blocks_[i];
+  if (compressed(i)) {
+    const std::string compression = b.compression_name();
+    const uint64_t most = max_decoded_size(compression, b.used_size);
+    if (b.data_size > most) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("block {}: its {} bytes of {} data cannot decode to the {} bytes "
+                              "its data_size claims (at most {})",
+                              i, b.used_size, compression, b.data_size, most),
+                  Location::binary(source_->name(), b.offset));
+    }
+  }
   if (b.data_size > max_block_bytes_) {
     throw Error(ErrorCategory::kLimit,
                 fmt::format("block {}: its data_size {} is more than the {} bytes allowed "
@@ -135,12 +146,24 @@ void BlockStore::decode(size_t i, std::byte* out, bool verify_now) const {
       // lz4's chunks are decoded on every core already.
       decompress_block(compression, stored.bytes, {out, b.data_size}, what, hash);
     } else {
-      // One stream, one core: a second core maps in the output's pages ahead of it.
+      // One stream, one core: a second core maps in the output's pages ahead of it, piece
+      // by piece, and stops when the decoder does: a stream that fails early (its data_size
+      // a lie) leaves the memory it never wrote untouched.
+      std::atomic<bool> decoded{false};
       codec::ThreadPool::shared().parallel_for(2, [&](size_t task) {
         if (task == 0) {
-          decompress_block(compression, stored.bytes, {out, b.data_size}, what);
+          try {
+            decompress_block(compression, stored.bytes, {out, b.data_size}, what);
+          } catch (...) {
+            decoded.store(true);
+            throw;
+          }
+          decoded.store(true);
         } else {
-          populate_pages(out, b.data_size);
+          constexpr uint64_t kPiece = uint64_t{16} << 20;
+          for (uint64_t at = 0; at < b.data_size && !decoded.load(); at += kPiece) {
+            if (!populate_pages(out + at, std::min(kPiece, b.data_size - at))) break;
+          }
         }
       });
       if (hash) hash->update({out, b.data_size});

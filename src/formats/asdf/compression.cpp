@@ -12,12 +12,15 @@
 
 #include "dudley/codec/thread_pool.hpp"
 #include "dudley/core/error.hpp"
+#include "dudley/core/shape.hpp"
 #include "dudley/formats/asdf/blocks.hpp"
 
 namespace dudley::asdf {
 namespace {
 
 constexpr size_t kLz4ChunkBytes = size_t{4} << 20;
+// The most an LZ4 block expands (per byte of its compressed form).
+constexpr uint64_t kLz4MaxRatio = 255;
 
 uint32_t be32(const std::byte* p) {
   return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | uint32_t(p[3]);
@@ -54,6 +57,12 @@ std::vector<Lz4Chunk> lz4_chunks(codec::ByteView in, codec::MutableByteView out,
           ErrorCategory::kData,
           fmt::format("{}: lz4: chunk at byte {} claims {} bytes, more than the block holds", what,
                       at, length));
+    }
+    if (raw > uint64_t{length - 4} * kLz4MaxRatio + 64) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("{}: lz4: chunk at byte {} claims {} bytes from {} compressed "
+                              "(lz4 expands at most {}:1)",
+                              what, at, raw, length - 4, kLz4MaxRatio));
     }
     if (raw > out.size() - produced) {
       throw Error(ErrorCategory::kData,
@@ -129,6 +138,21 @@ std::string codec_name(const std::string& compression) {
 
 bool is_known_compression(const std::string& name) {
   return name == "zlib" || name == "bzp2" || name == "lz4";
+}
+
+uint64_t max_decoded_size(const std::string& compression, uint64_t stored) {
+  auto times = [](uint64_t a, uint64_t b) { return checked_mul(a, b).value_or(UINT64_MAX); };
+  // Deflate's longest match (258 bytes) costs at least 2 bits: 1032:1, plus a zlib header.
+  if (compression == "zlib") return times(stored, 1032) + 1032;
+  // An LZ4 sequence grows its match by 255 bytes per extra length byte.
+  if (compression == "lz4") return times(stored, kLz4MaxRatio) + 64;
+  if (compression == "bzp2") {
+    // A bzip2 block holds at most 900,000 bytes of run-length code, each 5-byte run making
+    // at most 259 bytes; a block takes at least 20 bytes (magic, CRC, tables, one symbol).
+    constexpr uint64_t kBlockOutput = 900'000 / 5 * 259;
+    return times(stored / 20 + 1, kBlockOutput);
+  }
+  return UINT64_MAX;
 }
 
 void decompress_block(const std::string& compression, codec::ByteView in,

@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <memory>
+#include <unordered_set>
 
 #include "dudley/core/shape.hpp"
 
@@ -78,15 +79,20 @@ ByteOrder order_of(const YamlNode& node, const std::string& path) {
                        node.is_scalar() ? node.text : "a collection"));
 }
 
-DType from_yaml(const YamlNode& node, ByteOrder order, const std::string& path);
+DType from_yaml(const YamlNode& node, ByteOrder order, const std::string& path,
+                ExpansionBudget& budget);
 
 // A structured type: a list of fields, each a scalar datatype or {name, datatype, byteorder,
 // shape}.
-DType structured(const YamlNode& node, ByteOrder order, const std::string& path) {
+DType structured(const YamlNode& node, ByteOrder order, const std::string& path,
+                 ExpansionBudget& budget) {
   std::vector<DTypeField> fields;
+  fields.reserve(node.items.size());
+  std::unordered_set<std::string> names;
   uint64_t offset = 0;
   for (size_t i = 0; i < node.items.size(); ++i) {
     const YamlNode& item = *node.items[i];
+    budget.take(item);
     DTypeField field;
     field.name = fmt::format("f{}", i);
     DType type;
@@ -95,7 +101,7 @@ DType structured(const YamlNode& node, ByteOrder order, const std::string& path)
       if (!sub) bad_type(item, path, "a structured field needs a 'datatype'");
       ByteOrder field_order = order;
       if (const YamlNode* bo = item.find("byteorder")) field_order = order_of(*bo, path);
-      type = from_yaml(*sub, field_order, path);
+      type = from_yaml(*sub, field_order, path, budget);
       if (const YamlNode* name = item.find("name")) {
         if (!name->is_scalar() || name->text.empty())
           bad_type(*name, path, "a field name must be a string");
@@ -110,12 +116,10 @@ DType structured(const YamlNode& node, ByteOrder order, const std::string& path)
         }
       }
     } else {
-      type = from_yaml(item, order, path);
+      type = from_yaml(item, order, path, budget);
     }
-    for (const DTypeField& f : fields) {
-      if (f.name == field.name)
-        bad_type(item, path, fmt::format("two fields are named '{}'", field.name));
-    }
+    if (!names.insert(field.name).second)
+      bad_type(item, path, fmt::format("two fields are named '{}'", field.name));
     std::optional<uint64_t> bytes = type.size();
     for (int64_t n : field.shape)
       bytes = bytes ? checked_mul(*bytes, static_cast<uint64_t>(n)) : bytes;
@@ -132,7 +136,9 @@ DType structured(const YamlNode& node, ByteOrder order, const std::string& path)
   return DType::compound(std::move(fields), offset);
 }
 
-DType from_yaml(const YamlNode& node, ByteOrder order, const std::string& path) {
+DType from_yaml(const YamlNode& node, ByteOrder order, const std::string& path,
+                ExpansionBudget& budget) {
+  budget.take(node);
   if (node.is_scalar()) {
     for (const Scalar& s : kScalars) {
       if (node.text == s.name) return scalar_type(s, order);
@@ -152,7 +158,7 @@ DType from_yaml(const YamlNode& node, ByteOrder order, const std::string& path) 
                 : DType::string(TextEncoding::kAscii, static_cast<uint64_t>(*n),
                                 ByteOrder::kNotApplicable);
   }
-  return structured(node, order, path);
+  return structured(node, order, path, budget);
 }
 
 const char* order_name(ByteOrder order) {
@@ -161,8 +167,9 @@ const char* order_name(ByteOrder order) {
 
 }  // namespace
 
-DType datatype_from_yaml(const YamlNode& node, ByteOrder order, const std::string& path) {
-  return from_yaml(node, order, path);
+DType datatype_from_yaml(const YamlNode& node, ByteOrder order, const std::string& path,
+                         ExpansionBudget& budget) {
+  return from_yaml(node, order, path, budget);
 }
 
 ByteOrder array_byte_order(const DType& type) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 
+#include "dudley/core/shape.hpp"
 #include "dudley/core/text.hpp"
 #include "dudley/formats/asdf/datatype.hpp"
 
@@ -289,6 +290,48 @@ void infer(const YamlNode& node, const std::string& path, ExpansionBudget& budge
   out.widest = std::max(out.widest, leaf);
 }
 
+// What inline data holds in its text: its values and their characters. Memory for the array
+// is bounded by it, since fixed-size elements can make a few bytes of text very large: one
+// string of 500,000 characters among 170,000 short ones is 340 GB of UCS-4.
+struct TextVolume {
+  uint64_t leaves = 0;
+  uint64_t chars = 0;
+};
+
+void measure(const YamlNode& node, ExpansionBudget& budget, TextVolume& out) {
+  budget.take(node);
+  if (node.is_scalar()) {
+    ++out.leaves;
+    out.chars += node.text.size();
+    return;
+  }
+  for (const YamlRef& item : node.items) measure(*item, budget, out);
+}
+
+// Memory an inline array may take whatever its text: small arrays are never refused.
+constexpr uint64_t kInlineFloorBytes = uint64_t{64} << 20;
+
+void check_inline_size(const YamlNode& data, const DType& type, uint64_t elements,
+                       const std::string& path, ExpansionBudget& budget) {
+  TextVolume volume;
+  measure(data, budget, volume);
+  // A value's text yields at most 16 bytes (complex128), a character 4 (UCS-4); four times
+  // that covers fixed-size elements of fairly even length.
+  const uint64_t honest = 4 * (16 * volume.leaves + 4 * volume.chars);
+  const uint64_t allowed = std::max(kInlineFloorBytes, honest);
+  const std::optional<uint64_t> bytes = checked_mul(elements, type.size());
+  if (!bytes || *bytes > allowed) {
+    throw Error(ErrorCategory::kLimit,
+                fmt::format("the inline data ({} values, {} characters) would take {} bytes as "
+                            "{} elements of {} (fixed-size: every element as large as the "
+                            "largest); at most {} are allowed for it",
+                            volume.leaves, volume.chars,
+                            bytes ? fmt::format("{}", *bytes) : std::string("more than 2^64"),
+                            elements, type.to_string(), allowed),
+                location_of(data, path));
+  }
+}
+
 }  // namespace
 
 std::optional<std::pair<double, double>> parse_python_complex(std::string_view text) {
@@ -327,7 +370,7 @@ NDArray inline_array(const YamlNode& data, const YamlNode* datatype, const YamlN
                      const std::string& path, ExpansionBudget& budget) {
   DType type;
   if (datatype) {
-    type = datatype_from_yaml(*datatype, native_byte_order(), path);
+    type = datatype_from_yaml(*datatype, native_byte_order(), path, budget);
   } else {
     Inference inf;
     infer(data, path, budget, inf, 0);
@@ -378,6 +421,7 @@ NDArray inline_array(const YamlNode& data, const YamlNode* datatype, const YamlN
   // the tree can hold is refused before any memory is taken for it.
   const auto count = Shape(dims).element_count();
   budget.take(count ? *count : UINT64_MAX, data);
+  check_inline_size(data, type, *count, path, budget);
   NDArray out(type, Shape(dims));
   auto* dst = static_cast<unsigned char*>(out.mutable_data());
   Filler(path, budget).fill(data, dims, 0, type, dst);

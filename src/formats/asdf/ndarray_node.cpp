@@ -207,7 +207,7 @@ std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::s
   } else {
     bad(node, path, "an ndarray with a 'source' needs a 'byteorder'");
   }
-  const DType dtype = datatype_from_yaml(*datatype, order, path);
+  const DType dtype = datatype_from_yaml(*datatype, order, path, *context.budget);
 
   // The block.
   std::shared_ptr<const BlockStore> store = context.blocks;

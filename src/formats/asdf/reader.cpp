@@ -97,7 +97,7 @@ class TreeBuilder {
 
  private:
   std::unique_ptr<Node> array_node(const YamlNode& value, const std::string& name) {
-    context_.budget->take(value);
+    context_.budget->take(ExpansionBudget::kArrayNodeCost, value);
     try {
       return ndarray_to_array(value, name, context_);
     } catch (const ExpansionLimitError&) {

@@ -81,11 +81,43 @@ Value element_value(const DType& t, const unsigned char* p) {
   }
 }
 
+// How many collections deep a value goes (a scalar 0, `[1]` 1), walked without recursion:
+// a value may come from a deep Dudley struct.
+size_t value_height(const Value& root) {
+  size_t height = 0;
+  std::vector<std::pair<const Value*, size_t>> pending{{&root, 0}};
+  while (!pending.empty()) {
+    auto [v, depth] = pending.back();
+    pending.pop_back();
+    if (v->is<ValueList>()) {
+      height = std::max(height, depth + 1);
+      for (const Value& item : v->as<ValueList>()) pending.emplace_back(&item, depth + 1);
+    } else if (v->is<ValueMap>()) {
+      height = std::max(height, depth + 1);
+      for (const auto& [key, item] : v->as<ValueMap>()) pending.emplace_back(&item, depth + 1);
+    }
+  }
+  return height;
+}
+
+// An array written to a block: what to read when the blocks are written, after the tree.
+// It keeps the array's data source, not its node: items of lists made on demand (Dudley's
+// counted and heterogeneous arrays) are freed once visited.
+struct BlockJob {
+  std::string path;
+  std::shared_ptr<model::ArraySource> data;
+  uint64_t bytes = 0;
+};
+
 class Writer {
  public:
   Writer(const AsdfSaveOptions& options) : options_(options) {}
 
-  Value group(const Node& g, const std::string& path, bool root) {
+  // `depth`: how many collections of the YAML tree enclose the group's mapping (0 for the
+  // root). Every reader caps YAML nesting (ours at model::kMaxValueDepth); a tree nested
+  // deeper is refused here, naming the item, rather than written as a file nobody reads.
+  Value group(const Node& g, const std::string& path, bool root, size_t depth = 0) {
+    check_depth(depth + 1, path);
     ValueMap map;
     // Parameters (Dudley's named sizes) are plain integers in ASDF's tree.
     for (const model::Parameter& p : g.params) {
@@ -100,6 +132,7 @@ class Writer {
       } else {
         map.emplace_back(name, array_value(std::get<NDArray>(attr), path + "@" + name));
       }
+      check_depth(depth + 1 + value_height(map.back().second), path + "@" + name);
     }
     // Arrays that are another array's mask are written with it.
     std::set<std::string> masks;
@@ -110,7 +143,7 @@ class Writer {
     for (const auto& child : g.children) {
       const std::string child_path = path + "/" + child->name;
       if (masks.count(child_path)) continue;
-      map.emplace_back(child->name, node(*child, child_path, &g));
+      map.emplace_back(child->name, node(*child, child_path, &g, depth + 1));
     }
     Value out(std::move(map));
     if (const auto* tag = g.attributes.find(kTagAttribute)) {
@@ -120,24 +153,33 @@ class Writer {
     return out;
   }
 
-  Value node(const Node& n, const std::string& path, const Node* parent) {
-    if (n.kind == NodeKind::kArray) return array(n, path, parent);
+  // `depth`: the collections enclosing the node's value.
+  Value node(const Node& n, const std::string& path, const Node* parent, size_t depth) {
+    if (n.kind == NodeKind::kArray) {
+      Value v = array(n, path, parent);
+      check_depth(depth + value_height(v), path);
+      return v;
+    }
     if (n.kind == NodeKind::kList) {
+      check_depth(depth + 1, path);
       ValueList items;
       model::for_each_child(n, [&](uint64_t i, const Node& item) {
-        items.push_back(node(item, fmt::format("{}/{}", path, i), nullptr));
+        items.push_back(node(item, fmt::format("{}/{}", path, i), nullptr, depth + 1));
         return true;
       });
       return Value(std::move(items));
     }
     // A group that only held a scalar list item (as the reader makes them) is that scalar.
     if (n.children.empty() && n.attributes.size() == 1 && n.attributes.find("value")) {
-      if (const auto* v = std::get_if<Value>(n.attributes.find("value"))) return *v;
+      if (const auto* v = std::get_if<Value>(n.attributes.find("value"))) {
+        check_depth(depth + value_height(*v), path);
+        return *v;
+      }
     }
-    return group(n, path, false);
+    return group(n, path, false, depth);
   }
 
-  const std::vector<const Node*>& blocks() const { return blocks_; }
+  const std::vector<BlockJob>& blocks() const { return blocks_; }
 
  private:
   Value array(const Node& n, const std::string& path, const Node* parent) {
@@ -169,7 +211,7 @@ class Writer {
     } catch (const Error& e) {
       throw Error(e.category(), fmt::format("cannot write {}: {}", path, e.message()));
     }
-    blocks_.push_back(&n);
+    blocks_.push_back({path, n.data, Shape(n.shape).byte_size(n.dtype.size()).value_or(0)});
     map.emplace_back("byteorder", Value(order_name(order)));
     ValueList shape;
     for (int64_t d : dims) shape.emplace_back(d);
@@ -242,8 +284,18 @@ class Writer {
     return Value(std::move(map)).with_tag(kNdarrayTag);
   }
 
+  static void check_depth(size_t depth, const std::string& path) {
+    if (depth > model::kMaxValueDepth) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("cannot write {}: it would nest {} levels deep in the ASDF tree "
+                              "(a struct type takes two levels per level of nesting); ASDF "
+                              "readers, this one included, read at most {}",
+                              path.empty() ? "/" : path, depth, model::kMaxValueDepth));
+    }
+  }
+
   const AsdfSaveOptions& options_;
-  std::vector<const Node*> blocks_;
+  std::vector<BlockJob> blocks_;
 };
 
 }  // namespace
@@ -321,12 +373,10 @@ uint64_t write_asdf(const model::Tree& tree, const std::string& path,
   at += text.size();
 
   uint64_t total = 0, done = 0;
-  for (const Node* n : writer.blocks()) {
-    total += Shape(n->shape).byte_size(n->dtype.size()).value_or(0);
-  }
+  for (const BlockJob& job : writer.blocks()) total += job.bytes;
   std::vector<uint64_t> offsets;
-  for (const Node* n : writer.blocks()) {
-    const NDArray a = n->data->read();  // native order, C-contiguous
+  for (const BlockJob& job : writer.blocks()) {
+    const NDArray a = job.data->read();  // native order, C-contiguous
     const codec::ByteView raw{static_cast<const std::byte*>(a.data()), a.byte_size()};
     offsets.push_back(at);
     at = write_block(out, at, raw, options);

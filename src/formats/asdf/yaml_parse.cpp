@@ -165,12 +165,46 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path) {
            (items.size() - stack.back().first_item) % 2 == 0;
   };
   auto attach = [&](YamlRef node, const yaml_mark_t& mark) {
+    // Where an alias stands, the depth of what its anchor holds adds to the depth around it:
+    // 80 anchors of 250 levels, each around the one before, are 20,000 levels deep.
+    if (stack.size() + node->height > model::kMaxValueDepth) {
+      fail_at(mark, fmt::format("YAML nested more than {} levels deep (counting what its "
+                                "aliases hold)",
+                                model::kMaxValueDepth));
+    }
     if (stack.empty()) {
       doc.root = node;
       return;
     }
     if (expecting_key() && !node->is_scalar()) fail_at(mark, "a mapping key must be a scalar");
+    YamlNode& parent = *stack.back().node;
+    parent.height = std::max<uint16_t>(parent.height, static_cast<uint16_t>(node->height + 1));
     items.push_back(node);
+  };
+  // Readers of the tree (ours, and PyYAML where the last of repeated keys wins) would show
+  // different data for a mapping that repeats a key: it is refused.
+  std::unordered_map<std::string_view, YamlRef> seen_keys;
+  auto check_unique_keys = [&](std::span<const YamlRef> entries) {
+    const size_t n = entries.size() / 2;
+    auto duplicate = [&](YamlRef first, YamlRef again) {
+      throw Error(ErrorCategory::kSyntax,
+                  fmt::format("duplicate key '{}' (first at line {})", again->text, first->line),
+                  Location::text(path, again->line, again->column));
+    };
+    if (n <= 8) {  // small mappings, the common case: no hashing
+      for (size_t i = 1; i < n; ++i) {
+        for (size_t j = 0; j < i; ++j) {
+          if (entries[2 * i]->text == entries[2 * j]->text) duplicate(entries[2 * j], entries[2 * i]);
+        }
+      }
+      return;
+    }
+    seen_keys.clear();
+    seen_keys.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      auto [it, fresh] = seen_keys.emplace(entries[2 * i]->text, entries[2 * i]);
+      if (!fresh) duplicate(it->second, entries[2 * i]);
+    }
   };
   auto fresh = [&](YamlNode::Kind kind, const yaml_mark_t& mark, const yaml_char_t* tag) {
     YamlNode* node = arena.node();
@@ -237,6 +271,7 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path) {
         done.node->items =
             arena.items(items.data() + done.first_item, items.size() - done.first_item);
         items.resize(done.first_item);
+        if (done.node->is_mapping()) check_unique_keys(done.node->items);
         if (!done.anchor.empty()) anchors[done.anchor] = done.node;
         attach(done.node, e.start_mark);
         break;

@@ -67,6 +67,12 @@ std::string encode_block_index(const std::vector<uint64_t>& offsets);
 /// reference library and the other implementations share).
 bool is_known_compression(const std::string& name);
 
+/// The most bytes `stored` bytes of `compression` can decode to (deflate 1032:1, ASDF's lz4
+/// framing about 255:1, bzip2 about 46.6 MB per block of at least 20 bytes); UINT64_MAX for
+/// an unknown name or when the product passes 2^64. A block whose data_size is larger lies:
+/// it is refused before any memory is taken for it.
+uint64_t max_decoded_size(const std::string& compression, uint64_t stored);
+
 /// Decodes a compressed block's `used_size` bytes into exactly `out` (data_size bytes).
 /// Error(kData) naming the block for corrupt data or a size that differs. When `md5` is
 /// given, the decoded bytes are added to it (for lz4 on a second core while the chunks after

@@ -14,8 +14,11 @@ namespace dudley::asdf {
 /// The DType an ndarray's `datatype` node names, its multi-byte parts in `order` (the
 /// array's `byteorder`) unless a field says otherwise. Fields are packed; unnamed fields
 /// are called f0, f1, ... by their position, as numpy does. Throws Error(kType) at the node
-/// for anything else (an unknown name, a negative length, a type beyond 2^40 bytes).
-DType datatype_from_yaml(const YamlNode& node, ByteOrder order, const std::string& path);
+/// for anything else (an unknown name, a negative length, a type beyond 2^40 bytes). Each
+/// node visited, aliases expanded, is taken from `budget` (ExpansionLimitError when spent):
+/// a few hundred bytes of aliases cannot make 10^9 fields.
+DType datatype_from_yaml(const YamlNode& node, ByteOrder order, const std::string& path,
+                         ExpansionBudget& budget);
 
 /// The `datatype` value that describes `type` (whose byte order is `order` for the array
 /// as a whole; fields of another order say theirs). Throws Error(kType) for types ASDF

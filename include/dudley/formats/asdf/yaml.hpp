@@ -30,6 +30,10 @@ struct YamlNode {
   Kind kind = Kind::kScalar;
   /// A plain (unquoted) scalar without a tag: its type comes from its text (YAML 1.1).
   bool plain = false;
+  /// How many collections deep the node's own content goes, what its aliases hold included
+  /// (a scalar 0, `[1]` 1): bounded by model::kMaxValueDepth, so every recursive walk over a
+  /// document is bounded whatever its anchors refer to.
+  uint16_t height = 0;
   uint32_t line = 0;    ///< 1-based
   uint32_t column = 0;  ///< 1-based
   /// The full tag after %TAG expansion ("tag:stsci.edu:asdf/core/ndarray-1.0.0"); "" none.
@@ -69,7 +73,8 @@ class YamlDocument {
 /// Parses one YAML document (a stream holding at most one). `path` names the text in
 /// errors; `text` may start with `#` comment lines (an ASDF header). Throws Error(kSyntax)
 /// at path:line:col for bad YAML, an alias to an unknown (or enclosing) anchor, non-scalar
-/// mapping keys, or nesting deeper than model::kMaxValueDepth.
+/// mapping keys, a key repeated in one mapping, or nesting deeper than model::kMaxValueDepth
+/// (counted through aliases: an alias nests what its anchor holds where it stands).
 YamlDocument parse_yaml(std::string_view text, const std::string& path);
 
 /// What ExpansionBudget throws (an Error(kLimit)): the document as a whole is refused, not
@@ -82,11 +87,19 @@ class ExpansionLimitError : public Error {
 /// Counts the nodes a walk over a document visits, aliases expanded, and stops the walk
 /// when that exceeds what the document's size allows: a "billion laughs" document of a few
 /// hundred bytes whose aliases expand to 10^9 nodes is an error, not an hour of work.
+/// Without aliases a walk visits each node a few times, far within the factor; the floor
+/// lets small documents share anchors freely while bounding what a few hundred bytes can
+/// make (200,000 values or 25,000 arrays: tens of MiB, not the 640 MB that a 10^6 floor let
+/// 1.2 KB of aliased arrays take).
 class ExpansionBudget {
  public:
+  /// What one array node made from the tree costs, in nodes: a model array (its type, shape,
+  /// storage and data source) takes about eight times the memory of a value.
+  static constexpr uint64_t kArrayNodeCost = 8;
+
   /// Room for `factor` times the document's own nodes, and at least `floor`.
   explicit ExpansionBudget(const YamlDocument& doc, const std::string& path, uint64_t factor = 16,
-                           uint64_t floor = 1'000'000);
+                           uint64_t floor = 200'000);
   /// Takes one node; ExpansionLimitError at the node's place when the budget is spent.
   void take(const YamlNode& node);
   /// Takes `n` nodes at once (what a walk is about to visit); ExpansionLimitError at `node` when
