@@ -47,8 +47,10 @@ class TreeBuilder {
           auto masking = std::make_shared<model::Masking>();
           masking->array = group_path + "/" + mask_name;
           array->storage.mask = std::move(masking);
+          auto mask_node = array_node(*mask, mask_name);
+          check_mask_shape(*array, *mask_node, *mask);
           group.children.push_back(std::move(array));
-          group.children.push_back(array_node(*mask, mask_name));
+          group.children.push_back(std::move(mask_node));
         } else {
           group.children.push_back(std::move(array));
         }
@@ -96,6 +98,27 @@ class TreeBuilder {
   }
 
  private:
+  // The standard asks a mask array to broadcast to its array's shape (numpy's rule: aligned
+  // from the last dimension, each mask extent equal or 1); python asdf refuses others, so
+  // an array with such a mask is a node error naming the mask, and reads as nothing.
+  void check_mask_shape(Node& array, const Node& mask, const YamlNode& mask_yaml) const {
+    if (!array.error.empty() || !mask.error.empty()) return;
+    const auto& a = array.shape;
+    const auto& m = mask.shape;
+    bool broadcasts = m.size() <= a.size();
+    for (size_t k = 1; broadcasts && k <= m.size(); ++k) {
+      const int64_t mk = m[m.size() - k];
+      broadcasts = mk == 1 || mk == a[a.size() - k];
+    }
+    if (broadcasts) return;
+    array.error = model::NodeError::from(
+        Error(ErrorCategory::kData,
+              fmt::format("its mask has shape [{}], which does not broadcast to the array's "
+                          "shape [{}]",
+                          fmt::join(m, ", "), fmt::join(a, ", ")),
+              location_of(mask_yaml, path_)));
+  }
+
   std::unique_ptr<Node> array_node(const YamlNode& value, const std::string& name) {
     context_.budget->take(ExpansionBudget::kArrayNodeCost, value);
     try {

@@ -8,13 +8,40 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/formats/dudley/syntax/parser.hpp"
+#include "spelled_names.hpp"
 
 namespace dudley::layout {
 
 namespace {
 
-bool is_name(const std::string& s) {
-  return is_dudley_name(s);
+// The Dudley names of a group's members, in order (see dudley_spellings).
+std::vector<std::string> member_spellings(const model::Node& group) {
+  std::vector<std::string> names;
+  model::for_each_child(group, [&](uint64_t, const model::Node& c) {
+    names.push_back(c.name);
+    return true;
+  });
+  return dudley_spellings({names.begin(), names.end()});
+}
+
+// The source's own name, kept in a document line when the layout had to spell it otherwise.
+std::string renamed_note(const std::string& original, const std::string& spelled) {
+  return original == spelled ? std::string() : fmt::format("(named '{}' in the source)", original);
+}
+
+std::string joined_doc(const std::string& doc, const std::string& note) {
+  if (note.empty()) return doc;
+  return doc.empty() ? note : doc + "\n" + note;
+}
+
+// A shape Dudley can declare, or a data error naming the item (exit 1, not a layout
+// that fails to parse).
+void check_rank(const std::vector<int64_t>& shape, const std::string& where) {
+  if (shape.size() > kMaxDimensions) {
+    throw Error(ErrorCategory::kData,
+                fmt::format("{}: {} dimensions; a Dudley layout declares at most {}", where,
+                            shape.size(), kMaxDimensions));
+  }
 }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
@@ -57,18 +84,25 @@ class Emitter {
     auto it = structs_.find(key);
     if (it != structs_.end()) return it->second;
     // The compound's own name when it is a Dudley name, made unique with a number.
+    if (t.fields().empty()) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("{}: a struct with no fields has no Dudley type", where));
+    }
     const std::string base = is_type_name(t.name()) ? t.name() : "record";
     std::string name = base;
     for (int k = 2; !used_.insert(name).second; ++k) name = fmt::format("{}{}", base, k);
     std::string text = name + " := {\n";
-    for (const DTypeField& f : t.fields()) {
-      if (!is_name(f.name)) {
-        throw Error(ErrorCategory::kUsage,
-                    fmt::format("{}: field name '{}' is not a Dudley name", where, f.name));
-      }
+    std::vector<std::string_view> field_names;
+    for (const DTypeField& f : t.fields()) field_names.push_back(f.name);
+    const std::vector<std::string> spelled = dudley_spellings(field_names);
+    for (size_t i = 0; i < t.fields().size(); ++i) {
+      const DTypeField& f = t.fields()[i];
+      const std::string field_where = fmt::format("{} field '{}'", where, f.name);
       std::vector<int64_t> shape = f.shape;
-      const std::string ft = type(*f.type, where, shape);
-      text += fmt::format("  {} = {}{} @ {}\n", f.name, ft, shape_text(shape), f.offset);
+      const std::string ft = type(*f.type, field_where, shape);
+      check_rank(shape, field_where);
+      text += fmt::format("  {} = {}{} @ {}\n", spelled[i], ft, shape_text(shape), f.offset);
+      doc(renamed_note(f.name, spelled[i]), text);
     }
     text += "}\n";
     types_ += text;
@@ -96,46 +130,47 @@ class Emitter {
     }
     std::vector<int64_t> shape = n.shape;
     const std::string t = type(n.dtype, path, shape);
+    check_rank(shape, path);
     out += fmt::format("= {}{}\n", t, shape_text(shape));
   }
 
   void node(const model::Node& n, const std::string& path, int depth, std::string& out) {
     const std::string indent(static_cast<size_t>(depth) * 2, ' ');
-    for (const auto& p : n.params) {
+    std::vector<std::string_view> param_names;
+    for (const auto& p : n.params) param_names.push_back(p.name);
+    const std::vector<std::string> param_spelled = dudley_spellings(param_names);
+    for (size_t i = 0; i < n.params.size(); ++i) {
+      const auto& p = n.params[i];
       if (!p.value) continue;
-      if (!is_name(p.name)) {
-        throw Error(ErrorCategory::kUsage,
-                    fmt::format("{}: parameter name '{}' is not a Dudley name", path, p.name));
-      }
-      out += fmt::format("{}{} := {}\n", indent, p.name, *p.value);
-      doc(p.doc, out);
+      out += fmt::format("{}{} := {}\n", indent, param_spelled[i], *p.value);
+      doc(joined_doc(p.doc, renamed_note(p.name, param_spelled[i])), out);
     }
+    const bool in_list = n.kind == model::NodeKind::kList;
+    const std::vector<std::string> spelled =
+        in_list ? std::vector<std::string>() : member_spellings(n);
     model::for_each_child(n, [&](uint64_t i, const model::Node& c) {
-      const bool in_list = n.kind == model::NodeKind::kList;
+      // Paths in messages keep the source's names: they are what the user knows.
       const std::string child = in_list ? fmt::format("{}/{}", path == "/" ? "" : path, i)
                                         : (path == "/" ? "" : path) + "/" + c.name;
-      if (!in_list && !is_name(c.name)) {
-        throw Error(ErrorCategory::kUsage,
-                    fmt::format("{}: '{}' is not a Dudley name", path, c.name));
-      }
-      const std::string lead = indent + (in_list ? "" : c.name + " ");
+      const std::string lead = indent + (in_list ? "" : spelled[i] + " ");
+      const std::string item_doc = in_list ? c.doc : joined_doc(c.doc, renamed_note(c.name, spelled[i]));
       switch (c.kind) {
         // A "#!" line documents the item declared just before it [C24]: right after the
         // array, or after the line opening the group or list.
         case model::NodeKind::kArray:
           out += lead;
           array(c, child, out);
-          doc(c.doc, out);
+          doc(item_doc, out);
           break;
         case model::NodeKind::kGroup:
           out += lead + "/\n";
-          doc(c.doc, out);
+          doc(item_doc, out);
           node(c, child, depth + 1, out);
           out += indent + "..\n";
           break;
         case model::NodeKind::kList:
           out += lead + "= [\n";  // in a list too: a sublist is an anonymous item [C12]
-          doc(c.doc, out);
+          doc(item_doc, out);
           node(c, child, depth + 1, out);
           out += indent + "]\n";
           break;
@@ -154,11 +189,13 @@ void arrays(const model::Node& n, const std::string& path, Writer& w) {
     w.write_from(path, n);
     return;
   }
+  // The writer addresses items by their layout names, spelled as the Emitter spelled them.
   const std::string base = path == "/" ? "" : path;
+  const bool in_list = n.kind == model::NodeKind::kList;
+  const std::vector<std::string> spelled =
+      in_list ? std::vector<std::string>() : member_spellings(n);
   model::for_each_child(n, [&](uint64_t i, const model::Node& c) {
-    arrays(c,
-           n.kind == model::NodeKind::kList ? fmt::format("{}/{}", base, i) : base + "/" + c.name,
-           w);
+    arrays(c, in_list ? fmt::format("{}/{}", base, i) : base + "/" + spelled[i], w);
     return true;
   });
 }
@@ -175,6 +212,7 @@ uint64_t write_tree(const model::Tree& tree, const std::string& data_path,
   ParseResult parsed = parse_layout(text);
   if (!parsed.ok()) {
     const auto& d = parsed.diagnostics.front();
+    // Every check that input can fail was made while emitting; this is our own bug.
     throw Error(ErrorCategory::kUsage,
                 fmt::format("the layout made for the tree does not parse ({}:{}: {})", d.line,
                             d.column, d.message));

@@ -11,9 +11,11 @@ namespace dudley::layout {
 
 /// A layout describing `tree`: its groups, lists and arrays with literal shapes, parameters
 /// as fixed values, docs, struct types for compound elements, and a !DUDLEY signature.
-/// Throws Error(kType) naming the item for an element type Dudley cannot express (opaque,
-/// enum, variable-length, references) and Error(kUsage) for a name that is not a Dudley
-/// name or an item that could not be read.
+/// Names Dudley cannot spell ('a/b', '1x') are respelled as unique C identifiers, the
+/// source's name kept in a document line. Throws Error(kType) naming the item for an
+/// element type Dudley cannot express (opaque, enum, variable-length, references) and
+/// Error(kData) naming it for an item that could not be read, more than kMaxDimensions
+/// dimensions or a struct without fields.
 std::string layout_text_for(const model::Tree& tree);
 
 /// Writes `tree` as Dudley data file `data_path` plus its layout beside it, streaming each
