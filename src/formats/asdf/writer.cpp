@@ -184,9 +184,12 @@ class Writer {
  private:
   Value array(const Node& n, const std::string& path, const Node* parent) {
     if (!n.error.empty() || !n.data) {
-      throw Error(ErrorCategory::kData,
-                  fmt::format("cannot write {}: {}", path,
-                              n.error.empty() ? "it has no data" : n.error.text()));
+      // The source's message and place, not its whole "FILE: error:" text inside ours.
+      if (n.error.empty()) {
+        throw Error(ErrorCategory::kData, fmt::format("cannot write {}: it has no data", path));
+      }
+      throw Error(n.error.category, fmt::format("cannot write {}: {}", path, n.error.message),
+                  n.error.location);
     }
     ValueMap map;
     const uint64_t elements = Shape(n.shape).element_count().value_or(UINT64_MAX);

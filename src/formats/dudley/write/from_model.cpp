@@ -186,7 +186,19 @@ class Emitter {
 
 void arrays(const model::Node& n, const std::string& path, Writer& w) {
   if (n.kind == model::NodeKind::kArray) {
-    w.write_from(path, n);
+    const DType declared = with_dudley_field_names(n.dtype);
+    if (declared == n.dtype || !n.data) {
+      w.write_from(path, n);
+      return;
+    }
+    // The same bytes under the field names the layout gave them.
+    model::Node renamed;
+    renamed.kind = model::NodeKind::kArray;
+    renamed.name = n.name;
+    renamed.dtype = declared;
+    renamed.shape = n.shape;
+    renamed.data = n.data;
+    w.write_from(path, renamed);
     return;
   }
   // The writer addresses items by their layout names, spelled as the Emitter spelled them.

@@ -49,4 +49,17 @@ std::vector<std::string> dudley_spellings(const std::vector<std::string_view>& n
   return out;
 }
 
+DType with_dudley_field_names(const DType& type) {
+  if (type.kind() != DTypeKind::kCompound) return type;
+  std::vector<std::string_view> names;
+  for (const DTypeField& f : type.fields()) names.push_back(f.name);
+  const std::vector<std::string> spelled = dudley_spellings(names);
+  std::vector<DTypeField> fields = type.fields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    fields[i].name = spelled[i];
+    fields[i].type = std::make_shared<const DType>(with_dudley_field_names(*fields[i].type));
+  }
+  return DType::compound(std::move(fields), type.size(), type.name());
+}
+
 }  // namespace dudley::layout

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "dudley/core/dtype.hpp"
+
 namespace dudley::layout {
 
 /// Dudley names are C identifiers ([A-Za-z_][A-Za-z0-9_]*), while ASDF, Zarr and HDF5 keys
@@ -16,5 +18,9 @@ namespace dudley::layout {
 /// Kept names are reserved first, so a valid name never changes because of an invalid
 /// neighbour. Linear in the total length of the names.
 std::vector<std::string> dudley_spellings(const std::vector<std::string_view>& names);
+
+/// `type` with the fields of its compounds (nested ones too) named as dudley_spellings names
+/// them, so that an array of the source's type matches the struct declared for it.
+DType with_dudley_field_names(const DType& type);
 
 }  // namespace dudley::layout
