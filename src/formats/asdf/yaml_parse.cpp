@@ -306,7 +306,7 @@ void ExpansionBudget::take(const YamlNode& node) {
 
 void ExpansionBudget::take(uint64_t n, const YamlNode& node) {
   if (n > left_) {
-    throw Error(
+    throw ExpansionLimitError(
         ErrorCategory::kLimit,
         fmt::format("the tree's aliases expand to more than {} nodes (an alias bomb?)", total_),
         location_of(node, path_));

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iterator>
 #include <cstring>
 #include <limits>
 
@@ -31,6 +32,25 @@ TEST(ModelJson, ValuesAreExactAndNonFiniteAreStrings) {
             R"({"tag":"tag:stsci.edu:asdf/core/complex-1.0.0","value":[1.0,2.0]})");
   const Value map(ValueMap{{"z", Value(true)}, {"a", Value("x")}});  // order kept
   EXPECT_EQ(value_json(map).dump(), R"({"z":true,"a":"x"})");
+}
+
+// Large objects are filled by appending (ordered_json's operator[] searches linearly); the
+// order stays the source's, and a repeated name still gives one member with the last value.
+TEST(ModelJson, LargeMapsKeepOrderAndTheLastOfARepeatedName) {
+  ValueMap map;
+  for (int i = 0; i < 100; ++i) map.emplace_back("k" + std::to_string(i), Value(int64_t{i}));
+  map.emplace_back("k50", Value(std::string("last")));
+  const auto j = value_json(Value(map));
+  ASSERT_EQ(j.size(), 100u);
+  EXPECT_EQ(j.begin().key(), "k0");
+  EXPECT_EQ(std::prev(j.end()).key(), "k99");
+  EXPECT_EQ(j["k50"], "last");
+  model::Attributes attributes;
+  for (int i = 0; i < 100; ++i) attributes.set("a" + std::to_string(i), Value(int64_t{i}));
+  const auto a = attributes_json(attributes);
+  ASSERT_EQ(a.size(), 100u);
+  EXPECT_EQ(std::prev(a.end()).key(), "a99");
+  EXPECT_EQ(a["a7"], 7);
 }
 
 TEST(ModelJson, AttributesHoldTreesAndTypedArrays) {

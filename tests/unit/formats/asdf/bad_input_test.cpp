@@ -182,7 +182,22 @@ TEST(AsdfBadInput, DecompressionBombIsRefusedBeforeAllocating) {
   h.data_size = uint64_t{1} << 40;  // claims a terabyte
   AsdfOpenOptions options;
   options.max_block_bytes = 1 << 20;
-  EXPECT_NE(array_error(f8_tree("", "[4]") + block(zs, h, false), options).find("allowed"),
+  // More than deflate can expand to (about 1032:1): refused from the sizes alone.
+  EXPECT_NE(array_error(f8_tree("", "[4]") + block(zs, h, false), options)
+                .find("cannot decode to the 1099511627776 bytes its data_size claims"),
+            std::string::npos);
+  // A size the stream could honestly reach, beyond --max-block-size: the limit refuses it.
+  const std::vector<double> zeros(1 << 18);  // 2 MiB, a few KiB once deflated
+  const codec::Bytes zz =
+      compress_block("zlib", {reinterpret_cast<const std::byte*>(zeros.data()), 8 * zeros.size()});
+  BlockHeader big = h;
+  big.allocated_size = big.used_size = zz.size();
+  big.data_size = 8 * zeros.size();
+  EXPECT_NE(array_error(f8_tree("", "[262144]") +
+                            block(std::string(reinterpret_cast<const char*>(zz.data()), zz.size()),
+                                  big, false),
+                        options)
+                .find("allowed (--max-block-size)"),
             std::string::npos);
   // Within the limit but more than the data decodes to: a data error, not a crash.
   h.data_size = 64;
@@ -210,6 +225,45 @@ TEST(AsdfBadInput, AliasBombInTheTree) {
     text += "]\n";
   }
   EXPECT_THROW(read(text + "...\n"), Error);
+}
+
+// Aliases inside a datatype multiply struct fields: nine levels of ten give 10^9 fields from a
+// few hundred bytes. The expansion budget covers datatypes as it covers the tree.
+TEST(AsdfBadInput, AliasBombInADatatype) {
+  std::string t = kHead + "x: !core/ndarray-1.0.0\n  data: []\n  shape: [0]\n  datatype:\n";
+  t += "  - {datatype: &d0 [int8, int8, int8, int8, int8, int8, int8, int8, int8, int8]}\n";
+  for (int i = 1; i <= 8; ++i) {
+    t += "  - {datatype: &d" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) t += (k ? ", {datatype: *d" : "{datatype: *d") + std::to_string(i - 1) + "}";
+    t += "]}\n";
+  }
+  try {
+    read(t + "...\n");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::kLimit) << e.what();
+  }
+}
+
+TEST(AsdfBadInput, MaskMustBroadcastToItsArray) {
+  const std::string tree =
+      "x: !core/ndarray-1.0.0\n  data: [[1, 2, 3]]\n  datatype: int8\n  shape: [1, 3]\n"
+      "  mask: !core/ndarray-1.0.0 {data: MASK, datatype: bool8, shape: SHAPE}\n...\n";
+  auto with = [&](const std::string& data, const std::string& shape) {
+    std::string t = tree;
+    t.replace(t.find("MASK"), 4, data);
+    t.replace(t.find("SHAPE"), 5, shape);
+    return array_error(kHead + t);
+  };
+  EXPECT_EQ(with("[[true, false, true]]", "[1, 3]"), "");
+  EXPECT_EQ(with("[true, false, true]", "[3]"), "");  // broadcast over the first dimension
+  EXPECT_EQ(with("[true]", "[1]"), "");
+  const std::string e = with("[true, false]", "[2]");
+  EXPECT_NE(e.find("t.asdf:10:"), std::string::npos) << e;  // at the mask
+  EXPECT_NE(e.find("mask has shape [2], which does not broadcast to the array's shape [1, 3]"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(with("[[[true, false, true]]]", "[1, 1, 3]"), "");  // more dimensions than its array
 }
 
 TEST(AsdfBadInput, InlineShapeClaimingMoreThanTheTreeHolds) {

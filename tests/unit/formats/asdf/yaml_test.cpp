@@ -102,5 +102,50 @@ TEST(AsdfYaml, AliasBombStopsAtTheBudget) {
   }
 }
 
+// Anchors that reference earlier anchors build trees far deeper than the text: 80 anchors of
+// 250 lists each would be 20,000 levels, enough to overflow any recursive walk.
+TEST(AsdfYaml, DepthCountsWhatAliasesHold) {
+  std::string text = "a0: &a0 1\n";
+  for (int i = 1; i <= 80; ++i) {
+    text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " " + std::string(250, '[') +
+            "*a" + std::to_string(i - 1) + std::string(250, ']') + "\n";
+  }
+  try {
+    parse_yaml(text, "deep.yaml");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.location().line, 3u) << e.what();  // the second anchor is the first too deep
+    EXPECT_NE(std::string(e.what()).find("counting what its aliases hold"), std::string::npos)
+        << e.what();
+  }
+  // Within the limit through aliases: read, and the height is the tree's.
+  YamlDocument doc = parse_yaml("a: &x [[1]]\nb: [[*x]]\n", "t.yaml");
+  EXPECT_EQ(doc.root->find("b")->height, 4);
+}
+
+TEST(AsdfYaml, DuplicateKeysAreErrorsAtTheSecond) {
+  try {
+    parse_yaml("a: 1\nb: 2\na: 3\n", "t.yaml");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "t.yaml:3:1: error: duplicate key 'a' (first at line 1)");
+  }
+  EXPECT_THROW(parse_yaml("g: {x: 1, y: 2, x: 3}\n", "t.yaml"), Error);
+  // Many keys (the hashed path) with the repeat at the end.
+  std::string many;
+  for (int i = 0; i < 1000; ++i) many += "k" + std::to_string(i) + ": 0\n";
+  EXPECT_NO_THROW(parse_yaml(many, "t.yaml"));
+  try {
+    parse_yaml(many + "k7: 1\n", "t.yaml");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("t.yaml:1001:1: error: duplicate key 'k7' (first at line 8)"),
+              std::string::npos)
+        << e.what();
+  }
+  // The same text under two keys is no repeat; aliased values are not keys.
+  EXPECT_NO_THROW(parse_yaml("a: &v 1\nb: *v\n", "t.yaml"));
+}
+
 }  // namespace
 }  // namespace dudley::asdf
