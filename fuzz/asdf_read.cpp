@@ -1,12 +1,18 @@
 // The ASDF reader on arbitrary bytes: open the file (header, YAML tree, blocks), walk the
-// whole tree and read every array, whole and as a reversed selection. Never a crash, a hang
-// or unbounded memory: errors are fine. External sources are refused (the fuzzer's bytes
-// name no real files worth reading).
+// whole tree and read every array, whole and as a reversed selection, print the tree as
+// `ls --json` does and make the Dudley layout `convert` would write. Never a crash, a hang
+// or unbounded memory: errors are fine, but a layout made for a tree that fails to parse is
+// a finding (convert would refuse its own output). External sources are refused (the
+// fuzzer's bytes name no real files worth reading).
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 
+#include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/formats/asdf/reader.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/formats/dudley/write/from_model.hpp"
 #include "dudley/io/byte_source.hpp"
 
 namespace {
@@ -44,6 +50,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     dudley::model::Tree tree = dudley::asdf::read_asdf(source, "/nonexistent/fuzz.asdf", options);
     int budget = 10000;
     walk(*tree.root, budget);
+    (void)dudley::cli::json_text(dudley::cli::node_json(*tree.root), 1);
+    std::string layout;
+    try {
+      layout = dudley::layout::layout_text_for(tree);
+    } catch (const dudley::Error&) {
+      return 0;  // a tree Dudley cannot describe: refused with a message
+    }
+    if (!dudley::layout::parse_layout(layout).ok()) std::abort();
   } catch (const dudley::Error&) {
   }
   return 0;
