@@ -96,8 +96,8 @@ json attributes_json(const model::Attributes& attributes) {
     } else {
       const NDArray& a = std::get<NDArray>(v);
       fill.set(name, json{{"dtype", dtype_json(a.dtype())},
-                       {"shape", a.shape().dims()},
-                       {"data", values_json(a.to_native())}});
+                          {"shape", a.shape().dims()},
+                          {"data", values_json(a.to_native())}});
     }
   }
   return out;

@@ -149,7 +149,7 @@ uint64_t max_decoded_size(const std::string& compression, uint64_t stored) {
   if (compression == "bzp2") {
     // A bzip2 block holds at most 900,000 bytes of run-length code, each 5-byte run making
     // at most 259 bytes; a block takes at least 20 bytes (magic, CRC, tables, one symbol).
-    constexpr uint64_t kBlockOutput = 900'000 / 5 * 259;
+    constexpr uint64_t kBlockOutput = uint64_t{900'000} / 5 * 259;
     return times(stored / 20 + 1, kBlockOutput);
   }
   return UINT64_MAX;

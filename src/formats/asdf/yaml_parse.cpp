@@ -194,7 +194,8 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path) {
     if (n <= 8) {  // small mappings, the common case: no hashing
       for (size_t i = 1; i < n; ++i) {
         for (size_t j = 0; j < i; ++j) {
-          if (entries[2 * i]->text == entries[2 * j]->text) duplicate(entries[2 * j], entries[2 * i]);
+          if (entries[2 * i]->text == entries[2 * j]->text)
+            duplicate(entries[2 * j], entries[2 * i]);
         }
       }
       return;

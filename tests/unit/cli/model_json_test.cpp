@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <iterator>
 #include <cstring>
+#include <iterator>
 #include <limits>
 
 #include "cli/model_json.hpp"

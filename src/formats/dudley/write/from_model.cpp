@@ -153,7 +153,8 @@ class Emitter {
       const std::string child = in_list ? fmt::format("{}/{}", path == "/" ? "" : path, i)
                                         : (path == "/" ? "" : path) + "/" + c.name;
       const std::string lead = indent + (in_list ? "" : spelled[i] + " ");
-      const std::string item_doc = in_list ? c.doc : joined_doc(c.doc, renamed_note(c.name, spelled[i]));
+      const std::string item_doc =
+          in_list ? c.doc : joined_doc(c.doc, renamed_note(c.name, spelled[i]));
       switch (c.kind) {
         // A "#!" line documents the item declared just before it [C24]: right after the
         // array, or after the line opening the group or list.

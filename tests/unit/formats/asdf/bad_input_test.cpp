@@ -234,7 +234,8 @@ TEST(AsdfBadInput, AliasBombInADatatype) {
   t += "  - {datatype: &d0 [int8, int8, int8, int8, int8, int8, int8, int8, int8, int8]}\n";
   for (int i = 1; i <= 8; ++i) {
     t += "  - {datatype: &d" + std::to_string(i) + " [";
-    for (int k = 0; k < 10; ++k) t += (k ? ", {datatype: *d" : "{datatype: *d") + std::to_string(i - 1) + "}";
+    for (int k = 0; k < 10; ++k)
+      t += (k ? ", {datatype: *d" : "{datatype: *d") + std::to_string(i - 1) + "}";
     t += "]}\n";
   }
   try {

@@ -139,8 +139,9 @@ TEST(AsdfYaml, DuplicateKeysAreErrorsAtTheSecond) {
     parse_yaml(many + "k7: 1\n", "t.yaml");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("t.yaml:1001:1: error: duplicate key 'k7' (first at line 8)"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("t.yaml:1001:1: error: duplicate key 'k7' (first at line 8)"),
+        std::string::npos)
         << e.what();
   }
   // The same text under two keys is no repeat; aliased values are not keys.

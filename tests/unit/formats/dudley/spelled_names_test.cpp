@@ -33,12 +33,13 @@ TEST(SpelledNames, ManyCollisionsStayUniqueAndLinear) {
 }
 
 TEST(SpelledNames, StructFieldsAreRenamedInsideNestedCompounds) {
-  const DType inner = DType::compound({{"x y", std::make_shared<const DType>(DType::int_(1)), 0, {}},
-                                       {"2", std::make_shared<const DType>(DType::int_(1)), 1, {}}});
-  const DType outer = DType::compound(
-      {{"in", std::make_shared<const DType>(inner), 0, {}},
-       {"z", std::make_shared<const DType>(DType::float_(4)), 4, {3}}},
-      16, "outer");
+  const DType inner =
+      DType::compound({{"x y", std::make_shared<const DType>(DType::int_(1)), 0, {}},
+                       {"2", std::make_shared<const DType>(DType::int_(1)), 1, {}}});
+  const DType outer =
+      DType::compound({{"in", std::make_shared<const DType>(inner), 0, {}},
+                       {"z", std::make_shared<const DType>(DType::float_(4)), 4, {3}}},
+                      16, "outer");
   const DType renamed = with_dudley_field_names(outer);
   ASSERT_EQ(renamed.fields().size(), 2u);
   EXPECT_EQ(renamed.name(), "outer");
