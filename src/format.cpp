@@ -1,6 +1,8 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 
@@ -10,8 +12,6 @@
 namespace dudley {
 
 namespace {
-// The format that reads and writes what no other format claims: the project's own.
-constexpr const char* kDefaultFormat = "dudley";
 
 std::string names_of(const std::vector<const Format*>& formats, bool writers) {
   std::vector<std::string> names;
@@ -29,9 +29,50 @@ std::string lowercase_extension(const std::string& path) {
 }
 }  // namespace
 
-uint64_t Format::save(const model::Tree&, const std::string& path, const SaveOptions&) const {
+SaveReport Format::save(const model::Tree&, const std::string& path, const SaveOptions&) const {
   throw Error(ErrorCategory::kUsage, fmt::format("cannot write format '{}'", name()),
               Location::file(path));
+}
+
+void Format::apply_open_options(const GivenOptions&, OpenOptions&) const {}
+void Format::apply_save_options(const GivenOptions&, SaveOptions&) const {}
+std::vector<std::string> Format::inputs_besides(const std::string&, const OpenOptions&) const {
+  return {};
+}
+std::vector<WrittenFile> Format::outputs_besides(const std::string&, const SaveOptions&) const {
+  return {};
+}
+void Format::check_destination(const std::string&, const SaveOptions&) const {}
+std::optional<std::vector<FamilyMember>> Format::family_index(const std::string&) const {
+  return std::nullopt;
+}
+
+bool given_flag(const GivenOptions& given, const std::string& name) {
+  return given.count(name) > 0;
+}
+
+std::string given_value(const GivenOptions& given, const std::string& name,
+                        const std::string& fallback) {
+  auto it = given.find(name);
+  return it == given.end() || it->second.empty() ? fallback : it->second.back();
+}
+
+uint64_t given_unsigned(const GivenOptions& given, const std::string& name, uint64_t fallback) {
+  auto it = given.find(name);
+  if (it == given.end() || it->second.empty()) return fallback;
+  const std::string& text = it->second.back();
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{} {}: expected a non-negative integer", name, text));
+  }
+  return value;
+}
+
+std::vector<std::string> given_values(const GivenOptions& given, const std::string& name) {
+  auto it = given.find(name);
+  return it == given.end() ? std::vector<std::string>() : it->second;
 }
 
 void FormatRegistry::add(std::unique_ptr<Format> format) {
@@ -40,6 +81,21 @@ void FormatRegistry::add(std::unique_ptr<Format> format) {
                 fmt::format("format '{}' is registered twice", format->name()));
   }
   formats_.push_back(std::move(format));
+}
+
+std::optional<std::vector<FamilyMember>> FormatRegistry::family_index(
+    const std::string& path) const {
+  for (const auto& f : formats_) {
+    if (auto members = f->family_index(path)) return members;
+  }
+  return std::nullopt;
+}
+
+void FormatRegistry::set_fallback(const std::string& name) {
+  fallback_ = find(name);
+  if (!fallback_) {
+    throw Error(ErrorCategory::kUsage, fmt::format("no format '{}' to fall back to", name));
+  }
 }
 
 const Format* FormatRegistry::find(const std::string& name) const {
@@ -72,19 +128,25 @@ const Format& FormatRegistry::for_reading(const std::string& path, const std::st
     in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
   }
-  for (const auto& f : formats_) {
-    if (f->sniff(path, head)) return *f;
+  // Signatures first, then companion files: the first bytes say more than a file beside
+  // them (an x.dud left by an earlier conversion does not make x.asdf Dudley data).
+  for (Recognition kind : {Recognition::kSignature, Recognition::kCompanion}) {
+    for (const auto& f : formats_) {
+      if (f->recognition() == kind && f->sniff(path, head)) return *f;
+    }
   }
   const std::string ext = lowercase_extension(path);
   for (const auto& f : formats_) {
     const auto exts = f->extensions();
     if (!ext.empty() && std::find(exts.begin(), exts.end(), ext) != exts.end()) return *f;
   }
-  // Nothing claims it: the default format reads it, and its errors say what is missing
-  // (for Dudley data: the layout beside it).
-  if (const Format* f = find(kDefaultFormat)) return *f;
+  // A name without an extension: the fallback format reads it, and its errors say what is
+  // missing (for Dudley data: the layout beside it).
+  if (ext.empty() && fallback_) return *fallback_;
   throw Error(ErrorCategory::kUsage,
-              fmt::format("no format recognises this file (this build reads: {})",
+              fmt::format("no format recognises this file{} (this build reads: {}; give --format "
+                          "to read it as one of them)",
+                          ext.empty() ? "" : fmt::format(" or its extension '{}'", ext),
                           names_of(formats(), false)),
               Location::file(path));
 }
@@ -106,10 +168,14 @@ const Format& FormatRegistry::for_writing(const std::string& path, const std::st
       return *f;
     }
   }
-  if (const Format* f = find(kDefaultFormat)) return *f;
+  if (ext.empty() && fallback_ && fallback_->can_save()) return *fallback_;
+  // Writing Dudley data under a name another tool expects (out.h5, out.zarr) would fool
+  // every reader that goes by the name: refuse until a format owns it.
   throw Error(ErrorCategory::kUsage,
-              fmt::format("no format writes '{}' files (this build writes: {})", ext,
-                          names_of(formats(), true)));
+              fmt::format("no format writes '{}' files (this build writes: {}; name the output "
+                          "with one of their extensions, or give --to)",
+                          ext, names_of(formats(), true)),
+              Location::file(path));
 }
 
 }  // namespace dudley

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -62,6 +63,71 @@ struct SaveOptions {
   PerFormatOptions formats;
 };
 
+/// A command-line option a format contributes. The CLI adds it to the commands that read
+/// (`kReading`: ls, dump, convert's source) or write (`kWriting`: convert's output), grouped
+/// under the format's name in --help, and hands the values given back to the format
+/// (Format::apply_open_options / apply_save_options); the CLI itself knows no format.
+struct FormatOption {
+  enum class Use { kReading, kWriting };
+  enum class Kind {
+    kFlag,      ///< present or not
+    kValue,     ///< one value
+    kUnsigned,  ///< one non-negative integer
+    kList,      ///< repeatable, one value each time
+  };
+  Use use = Use::kReading;
+  Kind kind = Kind::kFlag;
+  std::string name;                  ///< with its dashes: "--no-checksums"
+  std::string help;                  ///< one line
+  std::vector<std::string> choices;  ///< the values allowed; empty: any
+  bool existing_file = false;        ///< the value names a file that must exist
+  /// Giving it means this format reads the file, whatever it looks like (Dudley's --layout).
+  bool selects_format = false;
+};
+
+/// The values given for a format's options, by option name: a flag given is {"true"}, a
+/// repeated option has one value per use. Options not given are absent.
+using GivenOptions = std::map<std::string, std::vector<std::string>>;
+
+/// One file a save wrote.
+struct WrittenFile {
+  std::string path;
+  std::string role;  ///< "data", "layout", ... (what the file is to the reader)
+  uint64_t bytes = 0;
+};
+
+/// What a save wrote, and what of the tree the format could not hold.
+struct SaveReport {
+  std::vector<WrittenFile> files;  ///< the main output first
+  /// Things of the tree the output does not keep (tree values, masks, names respelled, ...),
+  /// each one line naming the item; the CLI prints them as notes.
+  std::vector<std::string> notes;
+  /// Paths of the source's arrays that the output has no place for (writing into a given
+  /// layout); also in `notes`.
+  std::vector<std::string> unused;
+  /// The file holding a Dudley layout of the output (beside it, or the output itself when
+  /// embedded); empty for outputs that describe themselves.
+  std::string layout;
+  /// Bytes of the main output.
+  uint64_t bytes() const { return files.empty() ? 0 : files.front().bytes; }
+};
+
+/// One file of a family that an index lists, and the options reading it needs (the index's
+/// layout, the member's parameter values), as if given on the command line.
+struct FamilyMember {
+  std::string path;
+  GivenOptions given;
+};
+
+/// How a format recognises its files when none is named.
+enum class Recognition {
+  kSignature,  ///< bytes at the start of the file (ASDF's "#ASDF", HDF5's magic)
+  /// No signature: a companion file says it (Dudley data: a layout beside it or embedded).
+  /// Tried after every signature, so that x.asdf with an x.dud of an earlier conversion
+  /// beside it is still ASDF.
+  kCompanion,
+};
+
 /// One file format.
 class Format {
  public:
@@ -72,6 +138,8 @@ class Format {
   virtual std::string description() const = 0;
   /// File name extensions, with the dot (".asdf"); may be empty.
   virtual std::vector<std::string> extensions() const = 0;
+  /// How sniff() recognises the format (the registry tries signatures first).
+  virtual Recognition recognition() const { return Recognition::kSignature; }
   /// Whether the file at `path`, whose first bytes are `head` (up to 4 KiB), is surely of
   /// this format: a signature, or (for formats without one) a companion file the format
   /// needs. Must not throw for any input.
@@ -80,10 +148,59 @@ class Format {
   virtual model::Tree open(const std::string& path, const OpenOptions& options) const = 0;
   /// Whether save() is implemented.
   virtual bool can_save() const { return false; }
-  /// Writes `tree` to `path`; returns the size of the file written.
-  virtual uint64_t save(const model::Tree& tree, const std::string& path,
-                        const SaveOptions& options) const;
+  /// Writes `tree` to `path`; says which files it wrote and what it could not keep.
+  virtual SaveReport save(const model::Tree& tree, const std::string& path,
+                          const SaveOptions& options) const;
+
+  /// The command-line options of this format (none by default).
+  virtual std::vector<FormatOption> cli_options() const { return {}; }
+  /// Sets this format's own options in `options` from `given` (only this format's reading
+  /// options appear). Error(kUsage) naming the option for a value that makes no sense.
+  virtual void apply_open_options(const GivenOptions& given, OpenOptions& options) const;
+  /// The same for writing options.
+  virtual void apply_save_options(const GivenOptions& given, SaveOptions& options) const;
+  /// Files that reading `path` reads besides it (a layout beside it, a family's shared
+  /// layout, external sources), existing or not: a conversion must not write over them.
+  virtual std::vector<std::string> inputs_besides(const std::string& path,
+                                                  const OpenOptions& options) const;
+  /// Files that save() writes besides `path`, with their role ("layout"); none by default.
+  virtual std::vector<WrittenFile> outputs_besides(const std::string& path,
+                                                   const SaveOptions& options) const;
+  /// Refuses (Error(kUsage), nothing written) a save to `path` that would harm files other
+  /// than its own outputs, e.g. a layout that a file family reads. Nothing by default.
+  virtual void check_destination(const std::string& path, const SaveOptions& options) const;
+  /// When `path` is an index of a file family in this format, its members in order;
+  /// nullopt otherwise (the default). Throws Error naming the index when it is broken.
+  virtual std::optional<std::vector<FamilyMember>> family_index(const std::string& path) const;
 };
+
+/// A base for formats that answers name(), description() and extensions() from what its
+/// constructor is given, so that a format states only what it does.
+class BasicFormat : public Format {
+ public:
+  BasicFormat(std::string name, std::string description, std::vector<std::string> extensions)
+      : name_(std::move(name)),
+        description_(std::move(description)),
+        extensions_(std::move(extensions)) {}
+  std::string name() const override { return name_; }
+  std::string description() const override { return description_; }
+  std::vector<std::string> extensions() const override { return extensions_; }
+
+ private:
+  std::string name_, description_;
+  std::vector<std::string> extensions_;
+};
+
+/// Whether the flag `name` was given.
+bool given_flag(const GivenOptions& given, const std::string& name);
+/// The value of `name`, or `fallback` when it was not given.
+std::string given_value(const GivenOptions& given, const std::string& name,
+                        const std::string& fallback = {});
+/// The non-negative integer given for `name`, or `fallback`; Error(kUsage) naming the option
+/// for text that is not one.
+uint64_t given_unsigned(const GivenOptions& given, const std::string& name, uint64_t fallback);
+/// Every value given for `name`, in order.
+std::vector<std::string> given_values(const GivenOptions& given, const std::string& name);
 
 /// The formats this build knows, each registered explicitly.
 class FormatRegistry {
@@ -95,18 +212,27 @@ class FormatRegistry {
   /// Every format, in registration order.
   std::vector<const Format*> formats() const;
   /// The format of an existing file: the one named when `name` is given, else the first
-  /// whose sniff() accepts it, else the one owning its extension. Error(kUsage) naming the
-  /// file and the formats tried when none does (Error(kIo) when it cannot be read).
+  /// with a signature whose sniff() accepts it, else the first recognising it by a
+  /// companion file, else the one owning its extension, else (a name without extension)
+  /// the fallback format. Error(kUsage) naming the file and the formats when none does.
   const Format& for_reading(const std::string& path, const std::string& name = {}) const;
-  /// The format to write `path` in: `name` when given, else by extension; Error(kUsage) for
-  /// an unknown name or a format that cannot write.
+  /// The format to write `path` in: `name` when given, else the one owning its extension,
+  /// else (no extension) the fallback format. Error(kUsage) for an unknown name, a format
+  /// that cannot write, or an extension no format owns (naming the formats and --to).
   const Format& for_writing(const std::string& path, const std::string& name = {}) const;
+  /// The members of the family index `path` (FamilyMember), from the first format whose
+  /// family_index() takes it; nullopt when none does.
+  std::optional<std::vector<FamilyMember>> family_index(const std::string& path) const;
+  /// Names the format that reads and writes files no other claims by extension or
+  /// signature (the project's own: "dudley"). Error(kUsage) when it is not registered.
+  void set_fallback(const std::string& name);
 
   /// The registry of every format compiled into this build (made on first use).
   static const FormatRegistry& builtin();
 
  private:
   std::vector<std::unique_ptr<Format>> formats_;
+  const Format* fallback_ = nullptr;
 };
 
 /// Registers the formats compiled into this build (called by FormatRegistry::builtin()).

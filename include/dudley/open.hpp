@@ -17,10 +17,11 @@ namespace dudley {
 model::Tree open(const std::string& path, const OpenOptions& options = {});
 
 /// Writes `tree` (from any format open() reads) to `path` in `options.format`, or the
-/// format its extension names (Dudley for any other), streaming each array block by block
-/// so memory stays bounded, through temporary files renamed into place. Returns the data
-/// file's size. Throws Error(kUsage) for an unknown format or one that cannot write, and
-/// the writer's errors (kType for an element type the format cannot hold).
-uint64_t save(const model::Tree& tree, const std::string& path, const SaveOptions& options = {});
+/// format its extension names (Dudley for a name without one), streaming each array block
+/// by block so memory stays bounded, through temporary files renamed into place. Returns
+/// the files written and notes on what the format could not keep. Throws Error(kUsage) for
+/// an unknown format, one that cannot write or an extension no format owns, and the
+/// writer's errors (kType for an element type the format cannot hold).
+SaveReport save(const model::Tree& tree, const std::string& path, const SaveOptions& options = {});
 
 }  // namespace dudley

@@ -15,16 +15,9 @@
 #include "cli/data_options.hpp"
 #include "cli/failure.hpp"
 #include "cli/tree_json.hpp"
-#include "dudley/core/dtype.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/format.hpp"
-#include "dudley/formats/dudley/format.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
-#include "dudley/formats/dudley/write/from_model.hpp"
 #include "dudley/open.hpp"
-#ifdef DUDLEY_WITH_ASDF
-#include "dudley/formats/asdf/writer.hpp"
-#endif
 
 namespace dudley::cli {
 
@@ -35,21 +28,26 @@ namespace fs = std::filesystem;
 struct ConvertOptions {
   DataOptions source;
   std::string destination;
-  std::string write_order;
   bool fsync = false;
   bool quiet = false;
-  bool embed_layout = false;
-  std::string to_layout;
-  std::string to;                  ///< --to: the format of DST (default: by its extension)
-  std::string compression;         ///< ASDF: --compression
-  uint64_t inline_max = 0;         ///< ASDF: --inline-max
-  bool without_checksums = false;  ///< ASDF: --without-checksums
+  std::string to;  ///< --to: the format of DST (default: by its extension)
+  /// The formats' own writing options given (--compression, --embed-layout, ...).
+  GivenOptions given;
 };
 
-// Whether DST is written as Dudley data (which has a layout beside it, or embedded).
-bool writes_dudley(const ConvertOptions& o) {
-  return !o.to_layout.empty() ||
-         FormatRegistry::builtin().for_writing(o.destination, o.to).name() == "dudley";
+// The format DST is written in: --to, else the one a writing option belongs to (--to-layout
+// writes Dudley data), else by DST's extension.
+const Format& output_format(const ConvertOptions& o) {
+  const auto& registry = FormatRegistry::builtin();
+  if (o.to.empty()) {
+    for (const auto& [option, format] : owners_of(o.given, FormatOption::Use::kWriting)) {
+      const Format* f = registry.find(format);
+      for (const FormatOption& fo : f->cli_options()) {
+        if (fo.name == option && fo.selects_format) return *f;
+      }
+    }
+  }
+  return registry.for_writing(o.destination, o.to);
 }
 
 // A one-line progress bar on a terminal, shown once a conversion has taken a second.
@@ -96,45 +94,25 @@ bool same_file(const std::string& a, const std::string& b) {
   return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
 }
 
-// The files of a family whose shared layout is `layout` (STEM.dud: STEM_NNNN.* members, the
-// index STEM.index.bin), at most a few, to name them.
-std::vector<std::string> family_users(const std::string& layout) {
-  const fs::path p(layout);
-  const std::string stem = p.stem().string();
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& entry :
-       fs::directory_iterator(p.parent_path().empty() ? "." : p.parent_path(), ec)) {
-    const std::string name = entry.path().filename().string();
-    const bool member = name.size() > stem.size() + 1 && name.compare(0, stem.size(), stem) == 0 &&
-                        name[stem.size()] == '_' &&
-                        std::isdigit(static_cast<unsigned char>(name[stem.size() + 1]));
-    if (member || name == stem + ".index.bin") out.push_back(entry.path().string());
-    if (out.size() == 3) break;
-  }
-  return out;
-}
-
-// Outputs must never replace an input, nor a layout other files are read with: convert
-// refuses before writing anything.
-void check_outputs(const ConvertOptions& o) {
+// Outputs must never replace an input (the source, the files its format reads besides it,
+// files the output's options read), nor files other readers depend on: convert refuses
+// before writing anything.
+void check_outputs(const ConvertOptions& o, const OpenOptions& open_options,
+                   const Format& in_format, const SaveOptions& save_options,
+                   const Format& out_format) {
   std::vector<std::string> inputs{o.source.data};
-  if (!o.source.layout.empty()) {
-    inputs.push_back(o.source.layout);
-  } else {
-    inputs.push_back(layout::layout_path_for(o.source.data));
-    const std::string stem = fs::path(o.source.data).stem().string();
-    const size_t cut = stem.find_last_not_of("0123456789");
-    if (cut != std::string::npos && cut + 1 < stem.size() && stem[cut] == '_') {
-      inputs.push_back(
-          (fs::path(o.source.data).parent_path() / (stem.substr(0, cut) + ".dud")).string());
+  for (std::string& f : in_format.inputs_besides(o.source.data, open_options)) {
+    inputs.push_back(std::move(f));
+  }
+  // Files the writing options name (a layout to write into) are inputs too.
+  for (const FormatOption& fo : out_format.cli_options()) {
+    if (fo.use == FormatOption::Use::kWriting && fo.existing_file) {
+      for (const std::string& v : given_values(o.given, fo.name)) inputs.push_back(v);
     }
   }
-  if (!o.to_layout.empty()) inputs.push_back(o.to_layout);
   std::vector<std::pair<std::string, std::string>> outputs{{o.destination, "the output"}};
-  const bool dudley_out = writes_dudley(o);
-  if (!o.embed_layout && dudley_out) {
-    outputs.emplace_back(layout::layout_path_for(o.destination), "the output's layout");
+  for (const WrittenFile& f : out_format.outputs_besides(o.destination, save_options)) {
+    outputs.emplace_back(f.path, "the output's " + f.role);
   }
   for (const auto& [out, what] : outputs) {
     for (const std::string& in : inputs) {
@@ -146,42 +124,19 @@ void check_outputs(const ConvertOptions& o) {
       }
     }
   }
-  if (!o.embed_layout && dudley_out) {
-    const std::string layout = layout::layout_path_for(o.destination);
-    if (fs::exists(layout)) {
-      const std::vector<std::string> users = family_users(layout);
-      if (!users.empty()) {
-        throw Error(ErrorCategory::kUsage,
-                    fmt::format("{} is the shared layout of a file family ({}...): writing it "
-                                "would change how they read; choose another name, or "
-                                "--embed-layout",
-                                layout, fmt::join(users, ", ")),
-                    Location::file(o.destination));
-      }
-    }
-  }
+  out_format.check_destination(o.destination, save_options);
 }
 
 // Options of one output format given for another would be ignored without a word.
-void check_format_options(const ConvertOptions& o) {
-  const bool dudley_out = writes_dudley(o);
+void check_format_options(const ConvertOptions& o, const Format& out_format) {
   std::vector<std::string> wrong;
-  if (dudley_out) {
-    if (!o.compression.empty()) wrong.push_back("--compression");
-    if (o.inline_max > 0) wrong.push_back("--inline-max");
-    if (o.without_checksums) wrong.push_back("--without-checksums");
-  } else {
-    if (!o.write_order.empty()) wrong.push_back("--write-order");
-    if (o.embed_layout) wrong.push_back("--embed-layout");
+  for (const auto& [option, format] : owners_of(o.given, FormatOption::Use::kWriting)) {
+    if (format != out_format.name()) wrong.push_back(option);
   }
   if (!wrong.empty()) {
-    throw Error(
-        ErrorCategory::kUsage,
-        fmt::format("{} {} not apply to {} output ({})", fmt::join(wrong, ", "),
-                    wrong.size() == 1 ? "does" : "do",
-                    dudley_out ? std::string("dudley")
-                               : FormatRegistry::builtin().for_writing(o.destination, o.to).name(),
-                    o.destination));
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{} {} not apply to {} output ({})", fmt::join(wrong, ", "),
+                            wrong.size() == 1 ? "does" : "do", out_format.name(), o.destination));
   }
 }
 
@@ -189,80 +144,60 @@ int run_convert(const ConvertOptions& o) {
   if (!o.source.family.empty()) {
     throw Error(ErrorCategory::kUsage, "convert takes one file, not --family");
   }
-  check_format_options(o);
+  const Format& out_format = output_format(o);
+  check_format_options(o, out_format);
+  ProgressBar bar(!o.quiet && !o.source.json);
+  SaveOptions save_options;
+  save_options.format = out_format.name();
+  save_options.fsync = o.fsync;
+  save_options.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
+  apply_format_options(o.given, save_options);
+  OpenOptions open_options;
+  open_options.format = o.source.format;
+  if (open_options.format.empty()) open_options.format = format_selected_by(o.source.given);
+  apply_format_options(o.source.given, open_options);
   try {
-    check_outputs(o);
+    const Format& in_format = FormatRegistry::builtin().for_reading(o.source.data, open_options.format);
+    check_outputs(o, open_options, in_format, save_options, out_format);
   } catch (const Error& e) {
+    if (e.category() != ErrorCategory::kUsage || e.location().path != o.destination) throw;
     // Refused to protect a file: the arguments were read and are wrong for this file
     // system, which scripts meet as exit 1, like any invalid input.
     (void)report_failure(e, o.source.json);
     return kExitInvalid;
   }
   model::Tree tree = open_data(o.source);
-  layout::WriteOptions write;
-  if (o.write_order == "little") write.order = ByteOrder::kLittle;
-  if (o.write_order == "big") write.order = ByteOrder::kBig;
-  write.fsync = o.fsync;
-  write.embed_layout = o.embed_layout;
-  write.write_layout = !o.embed_layout;
-  ProgressBar bar(!o.quiet && !o.source.json);
-  write.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
-  uint64_t size = 0;
-  std::vector<std::string> unused;
-  if (o.to_layout.empty()) {
-    layout::DudleySaveOptions dudley_options;
-    dudley_options.order = write.order;
-    dudley_options.embed_layout = write.embed_layout;
-    dudley_options.write_layout = write.write_layout;
-    SaveOptions save_options;
-    save_options.format = o.to;
-    save_options.fsync = write.fsync;
-    save_options.progress = write.progress;
-    save_options.formats.set(dudley_options);
-#ifdef DUDLEY_WITH_ASDF
-    asdf::AsdfSaveOptions asdf_options;
-    asdf_options.compression = o.compression;
-    asdf_options.inline_threshold = o.inline_max;
-    asdf_options.checksums = !o.without_checksums;
-    save_options.formats.set(asdf_options);
-#endif
-    size = save(tree, o.destination, save_options);
-  } else {
-    const layout::Layout target = layout::load_layout(o.to_layout);
-    size = layout::write_tree_into(tree, target, o.destination, write, &unused);
-  }
-  if (!writes_dudley(o)) {
-    const std::string written_format = FormatRegistry::builtin()
-                                           .for_writing(o.destination, o.to)
-                                           .name();  // one self-contained file
-    if (o.source.json) {
-      nlohmann::ordered_json out = {
-          {"data", o.destination}, {"format", written_format}, {"bytes", size}};
-      fmt::print("{}\n", json_text(out, 2));
-    } else if (!o.quiet) {
-      fmt::print("wrote {} ({} bytes, {})\n", o.destination, size, written_format);
-    }
-    return kExitOk;
-  }
-  const std::string layout_file =
-      o.embed_layout ? o.destination : layout::layout_path_for(o.destination);
+  const SaveReport report = save(tree, o.destination, save_options);
   if (o.source.json) {
     nlohmann::ordered_json out = {{"data", o.destination},
-                                  {"layout", layout_file},
-                                  {"embedded", o.embed_layout},
-                                  {"bytes", size}};
-    if (!o.to_layout.empty()) out["unused"] = unused;
+                                  {"format", out_format.name()},
+                                  {"bytes", report.bytes()}};
+    nlohmann::ordered_json files = nlohmann::ordered_json::array();
+    for (const WrittenFile& f : report.files) {
+      files.push_back({{"path", f.path}, {"role", f.role}, {"bytes", f.bytes}});
+    }
+    if (!report.layout.empty()) {
+      out["layout"] = report.layout;
+      out["embedded"] = report.layout == o.destination;
+    }
+    out["files"] = std::move(files);
+    if (!report.unused.empty()) out["unused"] = report.unused;
+    out["notes"] = report.notes;
     fmt::print("{}\n", json_text(out, 2));
-  } else if (!o.quiet) {
-    if (!unused.empty()) {
-      fmt::print(stderr, "note: {} array(s) of {} have no item in {}: {}\n", unused.size(),
-                 o.source.data, o.to_layout, fmt::join(unused, ", "));
-    }
-    if (o.embed_layout) {
-      fmt::print("wrote {} ({} bytes, its layout embedded at the end)\n", o.destination, size);
-    } else {
-      fmt::print("wrote {} ({} bytes) and {}\n", o.destination, size, layout_file);
-    }
+    return kExitOk;
+  }
+  if (o.quiet) return kExitOk;
+  for (const std::string& note : report.notes) fmt::print(stderr, "note: {}\n", note);
+  std::vector<std::string> besides;
+  for (size_t i = 1; i < report.files.size(); ++i) besides.push_back(report.files[i].path);
+  const WrittenFile& main_file = report.files.front();
+  if (main_file.role != "data") {
+    fmt::print("wrote {} ({} bytes, {})\n", main_file.path, main_file.bytes, main_file.role);
+  } else if (besides.empty()) {
+    fmt::print("wrote {} ({} bytes, {})\n", main_file.path, main_file.bytes, out_format.name());
+  } else {
+    fmt::print("wrote {} ({} bytes) and {}\n", main_file.path, main_file.bytes,
+               fmt::join(besides, ", "));
   }
   return kExitOk;
 }
@@ -284,28 +219,7 @@ void add_convert_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember(format_names(true)));
   cmd->add_flag("--fsync", options->fsync, "Make the files durable before they appear");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress bar and no summary");
-  CLI::Option_group* dudley = cmd->add_option_group("Dudley output", "Writing Dudley data");
-  dudley
-      ->add_option("--write-order", options->write_order,
-                   "Byte order of the written file (default: this machine's)")
-      ->check(CLI::IsMember({"little", "big"}));
-  dudley
-      ->add_option("--to-layout", options->to_layout,
-                   "Write DST with this layout (a family's template, an agreed layout) "
-                   "instead of one made from SRC: each data item takes SRC's array at the "
-                   "same path")
-      ->check(CLI::ExistingFile);
-  dudley->add_flag("--embed-layout", options->embed_layout,
-                   "Append the layout to DST with a trailer (one self-describing file, no "
-                   ".dud; see docs/embedded-layout.md)");
-  CLI::Option_group* asdf = cmd->add_option_group("ASDF output", "Writing ASDF files");
-  asdf->add_option("--compression", options->compression, "Compress every block")
-      ->check(CLI::IsMember({"zlib", "bzp2", "lz4"}));
-  asdf->add_option(
-      "--inline-max", options->inline_max,
-      "Write arrays of at most this many elements inline in the tree (default 0: none)");
-  asdf->add_flag("--without-checksums", options->without_checksums,
-                 "Store no MD5 per block (faster; readers then cannot check the data)");
+  add_format_options(*cmd, FormatOption::Use::kWriting, options->given);
   cmd->callback([options, &exit_code] {
     exit_code = guarded(options->source.json, [&] { return run_convert(*options); });
   });

@@ -1,9 +1,5 @@
 #include "cli/data_options.hpp"
 
-#ifdef DUDLEY_WITH_ASDF
-#include "dudley/formats/asdf/reader.hpp"
-#endif
-
 #include <algorithm>
 #include <cstdio>
 
@@ -15,11 +11,118 @@
 #include "cli/commands.hpp"
 #include "cli/failure.hpp"
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/family.hpp"
-#include "dudley/formats/dudley/format.hpp"
+#include "dudley/io/file_glob.hpp"
 #include "dudley/open.hpp"
 
 namespace dudley::cli {
+
+namespace {
+
+// "ASDF format" / "ASDF output": the --help group of a format's options.
+std::string group_title(const Format& f, FormatOption::Use use) {
+  std::string name = f.name();
+  // Acronyms in capitals, names in title case: "ASDF", "Dudley", "Zarr".
+  if (name.size() <= 4) {
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  } else {
+    name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+  }
+  return name + (use == FormatOption::Use::kReading ? " format" : " output");
+}
+
+}  // namespace
+
+void add_format_options(CLI::App& cmd, FormatOption::Use use, GivenOptions& given) {
+  for (const Format* f : FormatRegistry::builtin().formats()) {
+    CLI::Option_group* group = nullptr;
+    for (const FormatOption& o : f->cli_options()) {
+      if (o.use != use) continue;
+      if (!group) {
+        group = cmd.add_option_group(group_title(*f, use),
+                                     (use == FormatOption::Use::kReading ? "Reading " : "Writing ") +
+                                         f->description());
+      }
+      const std::string name = o.name;
+      CLI::Option* option = nullptr;
+      switch (o.kind) {
+        case FormatOption::Kind::kFlag:
+          option = group->add_flag_callback(
+              name, [&given, name] { given[name] = {"true"}; }, o.help);
+          break;
+        case FormatOption::Kind::kValue:
+          option = group->add_option_function<std::string>(
+              name, [&given, name](const std::string& v) { given[name] = {v}; }, o.help);
+          break;
+        case FormatOption::Kind::kUnsigned:
+          option = group->add_option_function<uint64_t>(
+              name, [&given, name](uint64_t v) { given[name] = {std::to_string(v)}; }, o.help);
+          break;
+        case FormatOption::Kind::kList:
+          // One value per use: `--param N=5 data.bin /x` must not take data.bin as a second.
+          option = group
+                       ->add_option_function<std::vector<std::string>>(
+                           name,
+                           [&given, name](const std::vector<std::string>& v) {
+                             auto& all = given[name];
+                             all.insert(all.end(), v.begin(), v.end());
+                           },
+                           o.help)
+                       ->allow_extra_args(false);
+          break;
+      }
+      if (!o.choices.empty()) option->check(CLI::IsMember(o.choices));
+      if (o.existing_file) option->check(CLI::ExistingFile);
+    }
+  }
+}
+
+namespace {
+
+template <typename Options>
+void apply_to(const GivenOptions& given, Options& options, FormatOption::Use use) {
+  for (const Format* f : FormatRegistry::builtin().formats()) {
+    GivenOptions own;
+    for (const FormatOption& o : f->cli_options()) {
+      if (o.use != use) continue;
+      if (auto it = given.find(o.name); it != given.end()) own.insert(*it);
+    }
+    if (use == FormatOption::Use::kReading) {
+      if constexpr (std::is_same_v<Options, OpenOptions>) f->apply_open_options(own, options);
+    } else {
+      if constexpr (std::is_same_v<Options, SaveOptions>) f->apply_save_options(own, options);
+    }
+  }
+}
+
+}  // namespace
+
+void apply_format_options(const GivenOptions& given, OpenOptions& options) {
+  apply_to(given, options, FormatOption::Use::kReading);
+}
+
+void apply_format_options(const GivenOptions& given, SaveOptions& options) {
+  apply_to(given, options, FormatOption::Use::kWriting);
+}
+
+std::string format_selected_by(const GivenOptions& given) {
+  for (const Format* f : FormatRegistry::builtin().formats()) {
+    for (const FormatOption& o : f->cli_options()) {
+      if (o.selects_format && given.count(o.name)) return f->name();
+    }
+  }
+  return {};
+}
+
+std::map<std::string, std::string> owners_of(const GivenOptions& given, FormatOption::Use use) {
+  std::map<std::string, std::string> out;
+  for (const Format* f : FormatRegistry::builtin().formats()) {
+    for (const FormatOption& o : f->cli_options()) {
+      if (o.use == use && given.count(o.name)) out[o.name] = f->name();
+    }
+  }
+  return out;
+}
 
 void add_data_options(CLI::App& cmd, DataOptions& o, bool family) {
   cmd.add_option("data", o.data, family ? "Data file (or --family)" : "Data file");
@@ -33,29 +136,8 @@ void add_data_options(CLI::App& cmd, DataOptions& o, bool family) {
                    "index (run.index.bin); replaces DATA");
   }
   cmd.add_flag("--json", o.json, "Print JSON (the format is in docs/cli.md)");
-  // Options only Dudley data has, grouped so that --help says which format they are for.
-  CLI::Option_group* dudley = cmd.add_option_group("Dudley format", "Reading Dudley data");
-  dudley->add_option("--layout", o.layout,
-                     "Layout file (default: NAME.dud beside data file NAME.*, or embedded)");
-  dudley
-      ->add_option("--order", o.order,
-                   "Byte order of '|' types when the layout has no !DUDLEY signature")
-      ->check(CLI::IsMember({"little", "big"}));
-  // One value per --param: `--param N=5 data.bin /x` must not take data.bin as a second.
-  dudley
-      ->add_option("--param", o.params,
-                   "Give a parameter's value: NAME=VALUE or /group/NAME=VALUE (repeat the "
-                   "option for each)")
-      ->allow_extra_args(false);
-  dudley->add_flag("--params-absent", o.params_absent,
-                   "Dynamic parameters are not stored in the file (they take no bytes); give "
-                   "them all with --param");
-  CLI::Option_group* asdf = cmd.add_option_group("ASDF format", "Reading ASDF files");
-  asdf->add_flag("--no-checksums", o.no_checksums, "Do not verify the blocks' MD5 checksums");
-  asdf->add_flag("--allow-external-outside", o.allow_external_outside,
-                 "Let array sources name files outside the ASDF file's directory");
-  asdf->add_option("--max-block-size", o.max_block_size,
-                   "Largest block (decompressed bytes) to read (default: physical memory)");
+  // Options only one format has, grouped so that --help says which format they are for.
+  add_format_options(cmd, FormatOption::Use::kReading, o.given);
 }
 
 std::vector<std::string> format_names(bool writers) {
@@ -68,21 +150,24 @@ std::vector<std::string> format_names(bool writers) {
 
 std::vector<DataOptions> family_members(const DataOptions& o) {
   std::vector<DataOptions> out;
-  if (layout::is_family_index(o.family)) {
-    const layout::FamilyIndex index = layout::read_family_index(o.family);
-    for (size_t i = 0; i < index.files.size(); ++i) {
+  if (auto members = FormatRegistry::builtin().family_index(o.family)) {
+    for (FamilyMember& member : *members) {
       DataOptions m = o;
-      m.data = index.files[i];
-      if (m.layout.empty()) m.layout = index.layout_path;
-      for (size_t k = 0; k < index.param_paths.size(); ++k) {
-        m.params.push_back(fmt::format("{}={}", index.param_paths[k], index.values[i][k]));
+      m.data = member.path;
+      // What the index says reading its members needs, unless the command line said it.
+      for (auto& [name, values] : member.given) {
+        auto& mine = m.given[name];
+        if (name == "--param") {
+          mine.insert(mine.end(), values.begin(), values.end());
+        } else if (mine.empty()) {
+          mine = values;
+        }
       }
-      m.params_absent = !index.params_in_files;
       out.push_back(std::move(m));
     }
     return out;
   }
-  for (const std::string& file : layout::family_members(o.family)) {
+  for (const std::string& file : io::glob_files(o.family)) {
     DataOptions m = o;
     m.data = file;
     out.push_back(std::move(m));
@@ -110,37 +195,12 @@ int for_each_member(const DataOptions& options,
 
 model::Tree open_data(const DataOptions& o) {
   if (o.data.empty()) throw Error(ErrorCategory::kUsage, "give a data file (or --family)");
-  layout::BindOptions bind;
-  if (o.order == "little") bind.default_order = ByteOrder::kLittle;
-  if (o.order == "big") bind.default_order = ByteOrder::kBig;
-  bind.params_absent = o.params_absent;
-  for (const std::string& p : o.params) {
-    size_t eq = p.find('=');
-    int64_t value = 0;
-    const char* begin = p.data() + (eq == std::string::npos ? 0 : eq + 1);
-    const char* end = p.data() + p.size();
-    auto [ptr, ec] = std::from_chars(begin, end, value);
-    if (eq == std::string::npos || eq == 0 || ec != std::errc() || ptr != end) {
-      throw Error(ErrorCategory::kUsage, "--param " + p + ": expected NAME=INTEGER");
-    }
-    bind.params[p.substr(0, eq)] = value;
-  }
   try {
-    layout::DudleyOpenOptions dudley_options;
-    dudley_options.layout = o.layout;
-    dudley_options.bind = std::move(bind);
     OpenOptions options;
     options.format = o.format;
-    // A layout given means Dudley data, whatever the file looks like.
-    if (options.format.empty() && !o.layout.empty()) options.format = "dudley";
-    options.formats.set(std::move(dudley_options));
-#ifdef DUDLEY_WITH_ASDF
-    asdf::AsdfOpenOptions asdf_options;
-    asdf_options.verify_checksums = !o.no_checksums;
-    asdf_options.allow_external_outside = o.allow_external_outside;
-    asdf_options.max_block_bytes = o.max_block_size;
-    options.formats.set(std::move(asdf_options));
-#endif
+    // An option only one format has (a layout given: Dudley data) names the format.
+    if (options.format.empty()) options.format = format_selected_by(o.given);
+    apply_format_options(o.given, options);
     return dudley::open(o.data, options);
   } catch (const Error& e) {
     // A glob given as DATA reaches here only when the shell did not expand it (it matched

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "dudley/core/error.hpp"
+#include "dudley/format.hpp"
 #include "dudley/model/tree.hpp"
 
 namespace dudley::cli {
@@ -15,20 +16,15 @@ namespace dudley::cli {
 struct DataOptions {
   std::string data;
   std::string format;  ///< --format: read DATA as this format; empty: found from the file
-  std::string layout;
-  std::string order;
-  std::vector<std::string> params;  ///< NAME=VALUE
-  bool params_absent = false;
   bool json = false;
   std::string family;  ///< a glob pattern of member files, or a family index
-  // ASDF
-  bool no_checksums = false;            ///< --no-checksums
-  bool allow_external_outside = false;  ///< --allow-external-outside
-  uint64_t max_block_size = 0;          ///< --max-block-size (0: physical memory)
+  /// The formats' own reading options given (--layout, --no-checksums, ...), by name.
+  GivenOptions given;
 };
 
-/// The members of `options.family`, each as the options that open it (its data path, the
-/// family layout, and, from an index, its parameters). Throws Error when there are none.
+/// The members of `options.family`, each as the options that open it (its data path and,
+/// from an index, what the index's format says reading it needs: a layout, parameters).
+/// Throws Error when there are none.
 std::vector<DataOptions> family_members(const DataOptions& options);
 
 /// Runs `one` on every member of the family, in order. A member that fails as a whole (its
@@ -41,9 +37,25 @@ int for_each_member(const DataOptions& options,
 /// usage), 1 when an input was read but is wrong.
 int exit_status_for(const Error& e);
 
-/// Registers DATA, --layout, --order, --param, --params-absent and --json on `cmd`, and
-/// --family when `family` (commands that read one file at a time).
+/// Registers DATA, --format, --json, every format's reading options (grouped under the
+/// format's name) on `cmd`, and --family when `family` (commands that read one file at a
+/// time).
 void add_data_options(CLI::App& cmd, DataOptions& options, bool family = true);
+
+/// Registers every format's options of `use` on `cmd`, each in a group named after its
+/// format ("ASDF format"), storing what is given in `given`.
+void add_format_options(CLI::App& cmd, FormatOption::Use use, GivenOptions& given);
+
+/// The options of the formats given in `given` for `use`, as the formats' own options of
+/// `options` (OpenOptions or SaveOptions): each format takes the ones it declared.
+void apply_format_options(const GivenOptions& given, OpenOptions& options);
+void apply_format_options(const GivenOptions& given, SaveOptions& options);
+
+/// The format a given option selects (Dudley's --layout: Dudley data), or "".
+std::string format_selected_by(const GivenOptions& given);
+
+/// The formats owning the options in `given` of `use`, by option name.
+std::map<std::string, std::string> owners_of(const GivenOptions& given, FormatOption::Use use);
 
 /// The names of the formats this build reads (`writers`: writes).
 std::vector<std::string> format_names(bool writers);

@@ -228,7 +228,7 @@ c = json.load(open('$tmp/pick.json'))
 assert '/hydro/e' in c['unused'] and '/hydro/rho' not in c['unused'], c['unused']
 "
 "$dudley" convert --to-layout "$tmp/pick.dud" "$tmp/run.bin" "$tmp/pick2.bin" 2>"$tmp/err" >/dev/null
-check "and notes the arrays left out" grep -q "^note: .* array(s) of .*run.bin have no item in .*pick.dud: .*/hydro/e" "$tmp/err"
+check "and notes the arrays left out" grep -q "^note: .* array(s) of the source have no item in .*pick.dud: .*/hydro/e" "$tmp/err"
 "$dudley" convert -q "$tmp/run.bin" "$tmp/no/such/dir/x.bin" 2>"$tmp/err"
 check "convert into a missing directory exits 2" test $? -eq 2
 check "and names the path" grep -q "no/such/dir/x.bin" "$tmp/err"

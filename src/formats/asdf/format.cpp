@@ -1,5 +1,5 @@
-// The ASDF format's registration: its signature, and open/save through the module's reader
-// and writer.
+// The ASDF format's registration: its signature, its command-line options, and open/save
+// through the module's reader and writer.
 #include "dudley/formats/asdf/format.hpp"
 
 #include "dudley/formats/asdf/reader.hpp"
@@ -8,23 +8,61 @@
 namespace dudley::asdf {
 namespace {
 
-class AsdfFormat final : public Format {
+using Use = FormatOption::Use;
+using Kind = FormatOption::Kind;
+
+class AsdfFormat final : public BasicFormat {
  public:
-  std::string name() const override { return "asdf"; }
-  std::string description() const override {
-    return "ASDF: a YAML tree with binary blocks (core/ndarray 1.0.0 and 1.1.0)";
-  }
-  std::vector<std::string> extensions() const override { return {".asdf"}; }
+  AsdfFormat()
+      : BasicFormat("asdf", "ASDF: a YAML tree with binary blocks (core/ndarray 1.0.0 and 1.1.0)",
+                    {".asdf"}) {}
+
   bool sniff(const std::string&, std::span<const std::byte> head) const override {
     return has_asdf_signature(head);
   }
   model::Tree open(const std::string& path, const OpenOptions& options) const override {
     return open_asdf(path, options.formats.get<AsdfOpenOptions>());
   }
+
+  std::vector<FormatOption> cli_options() const override {
+    return {
+        {Use::kReading, Kind::kFlag, "--no-checksums", "Do not verify the blocks' MD5 checksums"},
+        {Use::kReading, Kind::kFlag, "--allow-external-outside",
+         "Let array sources name files outside the ASDF file's directory"},
+        {Use::kReading, Kind::kUnsigned, "--max-block-size",
+         "Largest block (decompressed bytes) to read (default: physical memory)"},
+        {Use::kWriting, Kind::kValue, "--compression", "Compress every block",
+         {"zlib", "bzp2", "lz4"}},
+        {Use::kWriting, Kind::kUnsigned, "--inline-max",
+         "Write arrays of at most this many elements inline in the tree (default 0: none)"},
+        {Use::kWriting, Kind::kFlag, "--without-checksums",
+         "Store no MD5 per block (faster; readers then cannot check the data)"},
+    };
+  }
+
+  void apply_open_options(const GivenOptions& given, OpenOptions& options) const override {
+    AsdfOpenOptions own = options.formats.get<AsdfOpenOptions>();
+    if (given_flag(given, "--no-checksums")) own.verify_checksums = false;
+    if (given_flag(given, "--allow-external-outside")) own.allow_external_outside = true;
+    own.max_block_bytes = given_unsigned(given, "--max-block-size", own.max_block_bytes);
+    options.formats.set(std::move(own));
+  }
+
+  void apply_save_options(const GivenOptions& given, SaveOptions& options) const override {
+    AsdfSaveOptions own = options.formats.get<AsdfSaveOptions>();
+    own.compression = given_value(given, "--compression", own.compression);
+    own.inline_threshold = given_unsigned(given, "--inline-max", own.inline_threshold);
+    if (given_flag(given, "--without-checksums")) own.checksums = false;
+    options.formats.set(std::move(own));
+  }
+
   bool can_save() const override { return true; }
-  uint64_t save(const model::Tree& tree, const std::string& path,
-                const SaveOptions& options) const override {
-    return write_asdf(tree, path, options.formats.get<AsdfSaveOptions>(), options);
+  SaveReport save(const model::Tree& tree, const std::string& path,
+                  const SaveOptions& options) const override {
+    SaveReport report;
+    report.files.push_back(
+        {path, "data", write_asdf(tree, path, options.formats.get<AsdfSaveOptions>(), options)});
+    return report;
   }
 };
 

@@ -1,4 +1,5 @@
 #include "dudley/formats/dudley/family.hpp"
+#include "dudley/io/file_glob.hpp"
 
 #include <glob.h>
 
@@ -227,20 +228,7 @@ FamilyIndex read_family_index(const std::string& index_path) {
 }
 
 std::vector<std::string> family_members(const std::string& pattern) {
-  glob_t g{};
-  std::vector<std::string> out;
-  if (::glob(pattern.c_str(), 0, nullptr, &g) == 0) {
-    for (size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
-  }
-  ::globfree(&g);
-  std::sort(out.begin(), out.end());
-  if (out.empty()) {
-    throw Error(ErrorCategory::kUsage,
-                fmt::format("no file matches {} (the pattern is matched in its directory: "
-                            "check the directory and the name's case)",
-                            pattern));
-  }
-  return out;
+  return io::glob_files(pattern);
 }
 
 }  // namespace dudley::layout

@@ -68,10 +68,25 @@ TEST_F(Registry, SignatureBeatsExtension) {
   const std::string data = file("c.fake", "12345678");
   file("c.dud", "x = <f8\n");
   EXPECT_EQ(registry_.for_reading(data).name(), "dudley");
+  // A signature beats a layout beside the file, whatever the order of registration
+  // (Dudley was registered first here): x.dud may be left from an earlier conversion.
+  const std::string both = file("g.fake", "FAKE too");
+  file("g.dud", "x = <f8\n");
+  EXPECT_EQ(registry_.for_reading(both).name(), "fake");
 }
 
 TEST_F(Registry, DudleyIsTheFallbackAndNamesWin) {
-  EXPECT_EQ(registry_.for_reading(file("d.xyz", "??")).name(), "dudley");
+  // A name without an extension falls back to Dudley (whose error then asks for a layout);
+  // an extension no format owns is refused, naming the formats.
+  EXPECT_EQ(registry_.for_reading(file("d", "??")).name(), "dudley");
+  try {
+    registry_.for_reading(file("d.xyz", "??"));
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::kUsage);
+    EXPECT_NE(e.message().find("extension '.xyz'"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("this build reads: dudley, fake"), std::string::npos);
+  }
   EXPECT_EQ(registry_.for_reading(file("e.bin", "FAKE"), "dudley").name(), "dudley");
   try {
     registry_.for_reading(file("f.bin", ""), "zarr");
@@ -85,7 +100,18 @@ TEST_F(Registry, DudleyIsTheFallbackAndNamesWin) {
 TEST_F(Registry, WritingByNameOrExtension) {
   EXPECT_EQ(registry_.for_writing((dir_ / "out.fake").string()).name(), "fake");
   EXPECT_EQ(registry_.for_writing((dir_ / "out.bin").string()).name(), "dudley");
-  EXPECT_EQ(registry_.for_writing((dir_ / "out.other").string()).name(), "dudley");
+  EXPECT_EQ(registry_.for_writing((dir_ / "out").string()).name(), "dudley");
+  // out.h5 written as Dudley data would fool every reader going by the name.
+  try {
+    registry_.for_writing((dir_ / "out.h5").string());
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::kUsage);
+    EXPECT_NE(e.message().find("no format writes '.h5' files (this build writes: dudley, fake"),
+              std::string::npos)
+        << e.message();
+    EXPECT_NE(e.message().find("--to"), std::string::npos);
+  }
   EXPECT_EQ(registry_.for_writing((dir_ / "out.bin").string(), "fake").name(), "fake");
   FormatRegistry readonly;
   readonly.add(std::make_unique<FakeFormat>("ro", false));

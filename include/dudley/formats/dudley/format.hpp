@@ -28,10 +28,14 @@ struct DudleySaveOptions : FormatOptions {
   bool write_layout = true;
   /// Append the layout to the data file with a trailer (one self-describing file).
   bool embed_layout = false;
+  /// Write with this layout file (a family's template) instead of one made from the tree:
+  /// each data item takes the tree's array at the same path; the arrays no item took are
+  /// the report's `unused`.
+  std::string to_layout;
 };
 
 /// Registers the Dudley format: reads any data file with a layout beside it, embedded in
-/// it or given, and is the fallback reader and writer for files no other format claims.
+/// it or given (--layout), and is the registry's fallback for names without an extension.
 void register_dudley_format(FormatRegistry& registry);
 
 }  // namespace dudley::layout

@@ -69,10 +69,15 @@ class Emitter {
   // Element type text and the extra trailing dimensions it brings (text length).
   std::string type(const DType& t, const std::string& where, std::vector<int64_t>& extra) {
     if (t.kind() == DTypeKind::kCompound) return compound(t, where);
-    if (const std::optional<Primitive> p = primitive_for(t)) {
-      if (t.kind() == DTypeKind::kText && t.text_length() > 1) {
-        extra.push_back(static_cast<int64_t>(t.text_length()));
+    // A fixed-length string (one per element) is code units along one more dimension, as
+    // in_dudley_terms writes it; Dudley text of several units per element likewise.
+    if (t.kind() == DTypeKind::kText && (!t.joins_units() || t.text_length() > 1)) {
+      extra.push_back(static_cast<int64_t>(t.text_length()));
+      if (const std::optional<Primitive> p =
+              primitive_for(DType::text(t.encoding(), 1, t.byte_order()))) {
+        return std::string(primitive_name(*p));
       }
+    } else if (const std::optional<Primitive> p = primitive_for(t)) {
       return std::string(primitive_name(*p));
     }
     throw Error(ErrorCategory::kType,
@@ -187,18 +192,19 @@ class Emitter {
 
 void arrays(const model::Node& n, const std::string& path, Writer& w) {
   if (n.kind == model::NodeKind::kArray) {
-    const DType declared = with_dudley_field_names(n.dtype);
-    if (declared == n.dtype || !n.data) {
+    std::vector<int64_t> shape = n.shape;
+    const DType declared = in_dudley_terms(n.dtype, shape);
+    if ((declared == n.dtype && shape == n.shape) || !n.data) {
       w.write_from(path, n);
       return;
     }
-    // The same bytes under the field names the layout gave them.
+    // The same bytes as the layout declares them (names respelled, strings as units).
     model::Node renamed;
     renamed.kind = model::NodeKind::kArray;
     renamed.name = n.name;
     renamed.dtype = declared;
-    renamed.shape = n.shape;
-    renamed.data = n.data;
+    renamed.shape = std::move(shape);
+    renamed.data = in_dudley_terms(n.data, n.dtype, n.shape);
     w.write_from(path, renamed);
     return;
   }

@@ -1,6 +1,7 @@
 #include "spelled_names.hpp"
 
 #include <cctype>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -49,7 +50,11 @@ std::vector<std::string> dudley_spellings(const std::vector<std::string_view>& n
   return out;
 }
 
-DType with_dudley_field_names(const DType& type) {
+DType in_dudley_terms(const DType& type, std::vector<int64_t>& shape) {
+  if (type.kind() == DTypeKind::kText && !type.joins_units()) {
+    shape.push_back(static_cast<int64_t>(type.text_length()));
+    return DType::text(type.encoding(), 1, type.byte_order());
+  }
   if (type.kind() != DTypeKind::kCompound) return type;
   std::vector<std::string_view> names;
   for (const DTypeField& f : type.fields()) names.push_back(f.name);
@@ -57,9 +62,70 @@ DType with_dudley_field_names(const DType& type) {
   std::vector<DTypeField> fields = type.fields();
   for (size_t i = 0; i < fields.size(); ++i) {
     fields[i].name = spelled[i];
-    fields[i].type = std::make_shared<const DType>(with_dudley_field_names(*fields[i].type));
+    fields[i].type = std::make_shared<const DType>(in_dudley_terms(*fields[i].type, fields[i].shape));
   }
   return DType::compound(std::move(fields), type.size(), type.name());
+}
+
+namespace {
+
+class DudleyTermsSource final : public model::ArraySource {
+ public:
+  DudleyTermsSource(std::shared_ptr<model::ArraySource> inner, const DType& type,
+                    const std::vector<int64_t>& shape)
+      : inner_(std::move(inner)), rank_(shape.size()) {
+    shape_ = shape;
+    type_ = in_dudley_terms(type, shape_);
+  }
+
+  NDArray read() override { return as_declared(inner_->read(), shape_); }
+
+  NDArray read(const Hyperslab& slab) override {
+    if (shape_.size() == rank_) return as_declared(inner_->read(slab), slab.result_shape());
+    // The strings' characters are the last dimension: read whole strings of the elements
+    // selected, then take the characters asked for.
+    Hyperslab outer = slab;
+    for (auto* v : {&outer.start, &outer.count, &outer.stride}) {
+      if (v->size() > rank_) v->resize(rank_);
+    }
+    if (outer.dropped.size() > rank_) outer.dropped.resize(rank_);
+    const NDArray strings = inner_->read(outer);
+    std::vector<int64_t> units = outer.result_shape();
+    units.push_back(shape_.back());
+    const NDArray all = as_declared(strings, units);
+    Hyperslab last = Hyperslab::all(units);
+    last.start.back() = slab.start.back();
+    last.count.back() = slab.count.back();
+    last.stride.assign(units.size(), 1);
+    if (!slab.stride.empty()) last.stride.back() = slab.stride.back();
+    if (!slab.dropped.empty() && slab.dropped.back()) {
+      last.dropped.assign(units.size(), false);
+      last.dropped.back() = true;
+    }
+    return all.select(last);
+  }
+
+  void verify() override { inner_->verify(); }
+
+ private:
+  // The bytes read, under the declared type and `shape` (same size: the view keeps them).
+  NDArray as_declared(const NDArray& read, const std::vector<int64_t>& shape) const {
+    auto owner = std::make_shared<NDArray>(read.is_c_contiguous() ? read : read.to_native());
+    return NDArray::borrow(owner->mutable_data(), type_, Shape(shape), {}, owner);
+  }
+
+  std::shared_ptr<model::ArraySource> inner_;
+  size_t rank_;  // of the source
+  DType type_;
+  std::vector<int64_t> shape_;
+};
+
+}  // namespace
+
+std::shared_ptr<model::ArraySource> in_dudley_terms(std::shared_ptr<model::ArraySource> source,
+                                                    const DType& type,
+                                                    const std::vector<int64_t>& shape) {
+  return std::make_shared<DudleyTermsSource>(std::move(source), type, shape);
 }
 
 }  // namespace dudley::layout

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dudley/core/dtype.hpp"
+#include "dudley/model/tree.hpp"
 
 namespace dudley::layout {
 
@@ -19,8 +20,16 @@ namespace dudley::layout {
 /// neighbour. Linear in the total length of the names.
 std::vector<std::string> dudley_spellings(const std::vector<std::string_view>& names);
 
-/// `type` with the fields of its compounds (nested ones too) named as dudley_spellings names
-/// them, so that an array of the source's type matches the struct declared for it.
-DType with_dudley_field_names(const DType& type);
+/// An array of `type` and `shape` in the terms a Dudley layout declares it, the bytes
+/// unchanged: compound fields (nested ones too) named as dudley_spellings names them, and
+/// fixed-length strings (ASDF `[ascii, 3]`, numpy `S3`: one string per element) as code
+/// units along one more last dimension (`S1[..., 3]`), in fields too. `shape` is extended.
+DType in_dudley_terms(const DType& type, std::vector<int64_t>& shape);
+
+/// `source` (an array of `type` and `shape`) read as in_dudley_terms declares it: the same
+/// bytes under the Dudley type, with the strings' last dimension added to every selection.
+std::shared_ptr<model::ArraySource> in_dudley_terms(std::shared_ptr<model::ArraySource> source,
+                                                    const DType& type,
+                                                    const std::vector<int64_t>& shape);
 
 }  // namespace dudley::layout

@@ -157,8 +157,10 @@ TEST_F(Embedded, SaveWritesAnyTreeAsOneSelfDescribingFile) {
   SaveOptions options;
   options.formats.set(dudley_options);
   const std::string copy = (dir_ / "copy.bin").string();
-  const uint64_t size = dudley::save(tree, copy, options);
-  EXPECT_EQ(size, fs::file_size(copy));
+  const SaveReport report = dudley::save(tree, copy, options);
+  ASSERT_EQ(report.files.size(), 1u);
+  EXPECT_EQ(report.bytes(), fs::file_size(copy));
+  EXPECT_EQ(report.layout, copy);
   EXPECT_FALSE(fs::exists(layout_path_for(copy)));
   const model::Tree back = dudley::open(copy);
   EXPECT_EQ(back.find("/x")->dtype.byte_order(), ByteOrder::kBig);

@@ -40,7 +40,9 @@ TEST(SpelledNames, StructFieldsAreRenamedInsideNestedCompounds) {
       DType::compound({{"in", std::make_shared<const DType>(inner), 0, {}},
                        {"z", std::make_shared<const DType>(DType::float_(4)), 4, {3}}},
                       16, "outer");
-  const DType renamed = with_dudley_field_names(outer);
+  std::vector<int64_t> shape{5};
+  const DType renamed = in_dudley_terms(outer, shape);
+  EXPECT_EQ(shape, std::vector<int64_t>{5});
   ASSERT_EQ(renamed.fields().size(), 2u);
   EXPECT_EQ(renamed.name(), "outer");
   EXPECT_EQ(renamed.size(), 16u);
@@ -50,7 +52,12 @@ TEST(SpelledNames, StructFieldsAreRenamedInsideNestedCompounds) {
   ASSERT_EQ(in.fields().size(), 2u);
   EXPECT_EQ(in.fields()[0].name, "x_y");
   EXPECT_EQ(in.fields()[1].name, "_2");
-  EXPECT_EQ(with_dudley_field_names(DType::int_(4)), DType::int_(4));
+  EXPECT_EQ(in_dudley_terms(DType::int_(4), shape), DType::int_(4));
+  // A fixed-length string is code units along one more dimension.
+  std::vector<int64_t> none;
+  EXPECT_EQ(in_dudley_terms(DType::string(TextEncoding::kAscii, 3), none),
+            DType::text(TextEncoding::kAscii, 1));
+  EXPECT_EQ(none, std::vector<int64_t>{3});
 }
 
 }  // namespace

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The CLI as the format registry drives it: which format reads or writes a file, the
+# options each format contributes, the files a conversion must not write over, and what it
+# reports having written. Values are checked against python3-asdf and numpy.
+set -u
+dudley=${DUDLEY:?set DUDLEY to the dudley binary}
+py=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/check.sh"
+
+# An ASDF file made by the reference library: a structured array with a string field,
+# 0-d strings, a unicode array.
+$py - "$tmp" <<'PY'
+import sys, asdf, numpy as np
+d = sys.argv[1]
+s = np.zeros(3, dtype=[("a", "u1"), ("b", "S3"), ("c", "<f4")])
+s["a"] = [1, 2, 3]; s["b"] = [b"abc", b"de", b""]; s["c"] = [0.5, -1, 2]
+asdf.AsdfFile({"flat": s, "one": np.array(b"xy", dtype="S2"),
+               "u": np.array(["h\u00e9llo", "w"], dtype="U5")}).write_to(f"{d}/x.asdf")
+PY
+
+# x.asdf -> x.bin: x.dud is the output's layout, not an input (it was refused as one).
+"$dudley" convert "$tmp/x.asdf" "$tmp/x.bin" >"$tmp/out" 2>"$tmp/err"
+check "convert x.asdf x.bin exits 0 (no x.dud read)" test $? -eq 0
+check "and says what it wrote" grep -qx "wrote $tmp/x.bin ([0-9]* bytes) and $tmp/x.dud" "$tmp/out"
+check "a string field is S1[3] in the layout" grep -q "b = S1\[3\] @ 1" "$tmp/x.dud"
+check "the values match python3-asdf's" $py - "$tmp" "$dudley" <<'PY'
+import sys, json, subprocess, asdf
+d, dudley = sys.argv[1], sys.argv[2]
+out = json.loads(subprocess.run([dudley, "dump", "--json", f"{d}/x.bin"], capture_output=True,
+                                text=True, check=True).stdout)
+members = out["root"]["members"]
+f = asdf.open(f"{d}/x.asdf")
+want = [{"a": int(r["a"]), "b": r["b"].decode(), "c": float(r["c"])} for r in f["flat"]]
+assert members["flat"]["data"] == want, (members["flat"]["data"], want)
+assert members["one"]["data"] == f["one"][()].decode(), members["one"]
+assert members["u"]["data"] == [str(x) for x in f["u"]], members["u"]
+PY
+
+"$dudley" convert --json "$tmp/x.asdf" "$tmp/y.bin" >"$tmp/out"
+check "convert --json lists the files written with their roles" $py -c "
+import json, sys; d = json.load(open(sys.argv[1]))
+assert d['format'] == 'dudley' and d['layout'] == sys.argv[2] + '/y.dud', d
+assert [f['role'] for f in d['files']] == ['data', 'layout'], d
+assert d['files'][0]['bytes'] == d['bytes'] > 0 and d['files'][1]['bytes'] > 0, d
+assert d['notes'] == [], d" "$tmp/out" "$tmp"
+
+# An extension no format owns is refused instead of written as Dudley data.
+"$dudley" convert "$tmp/x.asdf" "$tmp/out.h5" 2>"$tmp/err"
+check "convert to .h5 exits 2" test $? -eq 2
+check "and names the formats and --to" grep -q "no format writes '.h5' files (this build writes: asdf, dudley; .*--to)" "$tmp/err"
+check "and writes nothing" test ! -e "$tmp/out.h5"
+"$dudley" convert --json "$tmp/x.asdf" "$tmp/out.h5" >"$tmp/out"
+check "convert --json to .h5 exits 2" test $? -eq 2
+check "with a JSON error" $py -c "
+import json, sys; d = json.load(open(sys.argv[1])); assert d['error']['code'] == 'usage', d" "$tmp/out"
+"$dudley" convert --to dudley "$tmp/x.asdf" "$tmp/forced.h5" >/dev/null
+check "--to dudley writes any name" test -s "$tmp/forced.h5"
+"$dudley" convert "$tmp/x.asdf" "$tmp/plain" >/dev/null
+check "a name without extension is Dudley data" test -s "$tmp/plain.dud"
+
+printf 'not a format\n' >"$tmp/unknown.h5"
+"$dudley" ls "$tmp/unknown.h5" 2>"$tmp/err"
+check "ls of an unknown extension exits 2" test $? -eq 2
+check "and says no format recognises it" grep -q "no format recognises this file or its extension '.h5' (this build reads: asdf, dudley" "$tmp/err"
+cp "$tmp/x.asdf" "$tmp/renamed.h5"
+check "an ASDF file under another name is read by its signature" \
+  bash -c '"$0" ls "$1" >/dev/null' "$dudley" "$tmp/renamed.h5"
+
+# A signature wins over a layout beside the file.
+cp "$tmp/x.dud" "$tmp/xx.dud"
+cp "$tmp/x.asdf" "$tmp/xx.asdf"
+"$dudley" ls --json "$tmp/xx.asdf" >"$tmp/out"
+check "x.asdf with an x.dud beside it is ASDF" grep -q '"format": "asdf"' "$tmp/out"
+
+# Options of the formats, grouped by format in --help.
+"$dudley" convert --help >"$tmp/out"
+check "convert --help groups ASDF output options" grep -q "ASDF output" "$tmp/out"
+check "and Dudley output options" grep -q "Dudley output" "$tmp/out"
+check "and the reading options" grep -q "ASDF format" "$tmp/out"
+"$dudley" convert --inline-max 5 "$tmp/x.asdf" "$tmp/z.bin" 2>"$tmp/err"
+check "an ASDF output option for Dudley output exits 2" test $? -eq 2
+check "and names it" grep -q -- "--inline-max does not apply to dudley output" "$tmp/err"
+"$dudley" ls --max-block-size abc "$tmp/x.asdf" 2>"$tmp/err"
+check "a bad number for a format's option exits 2" test $? -eq 2
+"$dudley" dump --max-block-size 10 "$tmp/x.asdf" /flat >/dev/null 2>"$tmp/err"
+check "a format's reading option reaches its reader" test $? -eq 1
+check "(blocks over 10 bytes refused)" grep -q "more than the 10 bytes allowed (--max-block-size)" "$tmp/err"
+
+echo "formats cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
