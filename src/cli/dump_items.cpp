@@ -7,7 +7,6 @@
 #include "dudley/core/error.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/core/suggest.hpp"
-#include "dudley/formats/dudley/bind/reader.hpp"
 #include "dudley/io/byte_source.hpp"
 
 namespace dudley::cli {
@@ -281,9 +280,7 @@ NDArray read_selected(const ArrayRef& ref) {
     inner.start[d] = 0;
     inner.stride[d] = 1;
   }
-  layout::BoundArray in_memory{data.dtype(), data.shape().dims(), 0, data.byte_size()};
-  const auto source = io::memory_source(data.data(), data.byte_size());
-  return layout::read_bound(*source, in_memory, inner);
+  return data.select(inner).to_native();  // a packed copy: the fields read are let go
 }
 
 }  // namespace dudley::cli

@@ -7,8 +7,6 @@
 
 #include "cli/data_options.hpp"
 #include "cli/tree_json.hpp"
-#include "dudley/formats/dudley/syntax/diagnostic_format.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
 
 namespace dudley::cli {
 
@@ -23,13 +21,11 @@ json error_json(const Error& e) {
     out["column"] = at.column;
   }
   if (at.byte_offset) out["offset"] = *at.byte_offset;
-  if (const auto* layout_error = dynamic_cast<const layout::LayoutError*>(&e)) {
+  if (const std::vector<ErrorDetail> details = e.details(); !details.empty()) {
     json list = json::array();
-    for (const layout::Diagnostic& d : layout_error->diagnostics()) {
-      list.push_back({{"line", d.line},
-                      {"column", d.column},
-                      {"code", layout::diag_code_name(d.code)},
-                      {"message", d.message}});
+    for (const ErrorDetail& d : details) {
+      list.push_back(
+          {{"line", d.line}, {"column", d.column}, {"code", d.code}, {"message", d.message}});
     }
     out["diagnostics"] = std::move(list);
   }
@@ -38,14 +34,7 @@ json error_json(const Error& e) {
 
 int report_failure(const Error& e, bool json_output, const std::string& member) {
   std::fflush(stdout);
-  if (const auto* layout_error = dynamic_cast<const layout::LayoutError*>(&e)) {
-    for (const layout::Diagnostic& d : layout_error->diagnostics()) {
-      fmt::print(stderr, "{}",
-                 layout::format_diagnostic(d, e.location().path, layout_error->text()));
-    }
-  } else {
-    fmt::print(stderr, "{}\n", e.what());
-  }
+  fmt::print(stderr, "{}", e.report());
   if (json_output) {
     json doc = json::object();
     if (!member.empty()) doc["file"] = member;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace dudley {
 
@@ -47,6 +48,15 @@ struct Location {
   std::string to_string() const;
 };
 
+/// One of several problems an error carries (each diagnostic of a layout that does not
+/// parse), as tools list them: place in the text, a stable code, the message.
+struct ErrorDetail {
+  uint32_t line = 0;
+  uint32_t column = 0;
+  std::string code;  ///< "undefined-parameter", ...
+  std::string message;
+};
+
 /// The exception every dudley function throws for a problem the caller can act on.
 class Error : public std::runtime_error {
  public:
@@ -57,6 +67,13 @@ class Error : public std::runtime_error {
   /// The bare message, without location prefix.
   const std::string& message() const noexcept { return message_; }
   const Location& location() const noexcept { return location_; }
+
+  /// Every problem the error stands for, when it stands for several (a layout's
+  /// diagnostics); empty for a single one.
+  virtual std::vector<ErrorDetail> details() const { return {}; }
+  /// The error as a person should read it, ending in a newline: what() by default; a
+  /// layout error shows each diagnostic with its source line and a caret.
+  virtual std::string report() const { return std::string(what()) + "\n"; }
 
  private:
   ErrorCategory category_;

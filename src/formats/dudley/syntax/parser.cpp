@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "dudley/formats/dudley/syntax/diagnostic_format.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/core/suggest.hpp"
@@ -1232,5 +1233,19 @@ LayoutError::LayoutError(ErrorCategory category, std::vector<Diagnostic> diagnos
             Location::text(name, diagnostics.front().line, diagnostics.front().column)),
       diagnostics_(std::make_shared<const std::vector<Diagnostic>>(std::move(diagnostics))),
       text_(std::make_shared<const std::string>(std::move(text))) {}
+
+std::vector<ErrorDetail> LayoutError::details() const {
+  std::vector<ErrorDetail> out;
+  for (const Diagnostic& d : *diagnostics_) {
+    out.push_back({d.line, d.column, diag_code_name(d.code), d.message});
+  }
+  return out;
+}
+
+std::string LayoutError::report() const {
+  std::string out;
+  for (const Diagnostic& d : *diagnostics_) out += format_diagnostic(d, location().path, *text_);
+  return out;
+}
 
 }  // namespace dudley::layout

@@ -108,6 +108,10 @@ class LayoutError : public Error {
               const std::string& name);
   const std::vector<Diagnostic>& diagnostics() const noexcept { return *diagnostics_; }
   const std::string& text() const noexcept { return *text_; }
+  /// Each diagnostic with its code.
+  std::vector<ErrorDetail> details() const override;
+  /// Each diagnostic as `dudley check` shows it: name:line:col, the source line, a caret.
+  std::string report() const override;
 
  private:
   // Shared: exceptions are copied, and a layout's text can be large.
