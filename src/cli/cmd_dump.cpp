@@ -138,7 +138,8 @@ class Dumper {
       if (begun_ && !prefix_.empty()) out_.write("\n");
       if (!begun_ && o.json) out_.write("null");
       extra["error"] = json_error_text(e.what());
-      report(e.what());
+      // The array is named too: "block 0: MD5 checksum mismatch" alone does not say which.
+      report(item_problem(ref.label, e.what()));
     }
     return extra;
   }

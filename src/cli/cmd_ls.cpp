@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
 #include "cli/failure.hpp"
+#include "dudley/core/suggest.hpp"
 #include "cli/json_stream.hpp"
 #include "cli/ls_json.hpp"
 #include "cli/model_json.hpp"
@@ -224,8 +225,13 @@ void add_ls_command(CLI::App& app, int& exit_code) {
       const auto extra = cmd->remaining();
       for (const std::string& word : extra) {
         if (word.size() > 1 && word[0] == '-') {
+          std::vector<std::string> names;
+          for (const CLI::Option* o : cmd->get_options()) {
+            for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+          }
           throw Error(ErrorCategory::kUsage,
-                      fmt::format("unknown option {} (dudley ls --help lists them)", word));
+                      fmt::format("unknown option {}{} (dudley ls --help lists them)", word,
+                                  did_you_mean(word, names)));
         }
       }
       if (!extra.empty()) {

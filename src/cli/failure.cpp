@@ -1,12 +1,15 @@
 #include "cli/failure.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <new>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "cli/data_options.hpp"
 #include "cli/tree_json.hpp"
+#include "dudley/core/suggest.hpp"
 
 namespace dudley::cli {
 
@@ -43,6 +46,24 @@ int report_failure(const Error& e, bool json_output, const std::string& member) 
     std::fflush(stdout);
   }
   return exit_status_for(e);
+}
+
+int report_usage_error(const std::string& message, const std::vector<std::string>& arguments,
+                       const std::vector<std::string>& options) {
+  std::string text = message;
+  // CLI11 says "The following argument was not expected: --jsn" for an unknown option.
+  constexpr std::string_view kExtra = "The following argument was not expected: ";
+  constexpr std::string_view kExtras = "The following arguments were not expected: ";
+  for (std::string_view prefix : {kExtra, kExtras}) {
+    if (text.rfind(prefix, 0) != 0) continue;
+    const std::string word = text.substr(prefix.size(), text.find(' ', prefix.size()) - prefix.size());
+    if (word.size() > 1 && word[0] == '-') {
+      text = fmt::format("unknown option {}{}", word, did_you_mean(word, options));
+    }
+  }
+  const bool json_output =
+      std::find(arguments.begin(), arguments.end(), "--json") != arguments.end();
+  return report_failure(Error(ErrorCategory::kUsage, text), json_output);
 }
 
 int guarded(bool json_output, const std::function<int()>& command) {

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,14 @@ nlohmann::ordered_json error_json(const Error& e);
 /// `dudley check` does) and, when `json`, {"error": error_json(e)} on stdout (with "file":
 /// `member` for a family member's line). Returns the exit status for it (exit_status_for).
 int report_failure(const Error& e, bool json, const std::string& member = {});
+
+/// Reports a command line CLI11 could not parse (an unknown option, a value of the wrong
+/// type): the message on stderr, with the nearest option of the command for an unknown one,
+/// and, when `--json` is among the arguments, as a JSON error document on stdout, so a
+/// script asking for JSON gets it even then. `message` is CLI11's; `options` the command's
+/// option names. Returns exit status 2.
+int report_usage_error(const std::string& message, const std::vector<std::string>& arguments,
+                       const std::vector<std::string>& options);
 
 /// Runs a command; an Error that escapes it is reported by report_failure.
 int guarded(bool json, const std::function<int()>& command);

@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
+#include "cli/failure.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/suggest.hpp"
 
@@ -43,7 +44,21 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : dudley::cli::kExitError;
+    // --help and --version are "errors" that succeed; CLI11 prints them.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    const std::vector<std::string> arguments(argv + 1, argv + argc);
+    std::vector<std::string> options;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (argc < 2 || sub->get_name() != argv[1]) continue;
+      for (const CLI::Option* o : sub->get_options()) {
+        for (const std::string& name : o->get_lnames()) options.push_back("--" + name);
+      }
+    }
+    std::string message = e.what();
+    if (auto hint = message.find("\nRun with --help"); hint != std::string::npos) {
+      message.resize(hint);
+    }
+    return dudley::cli::report_usage_error(message, arguments, options);
   }
   return exit_code;
 }

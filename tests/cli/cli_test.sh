@@ -301,7 +301,7 @@ open(sys.argv[2], 'wb').write(b)
 "$dudley" dump "$tmp/md5.asdf" "$first" >"$tmp/out" 2>"$tmp/err"
 check "dump of an array whose MD5 does not match exits 1" test $? -eq 1
 check "and prints no line for it" test ! -s "$tmp/out"
-check "and says why, naming the block" grep -q "md5.asdf:@[0-9]*: error: block [0-9]*: MD5 checksum mismatch" "$tmp/err"
+check "and says why, naming the array and the block" grep -q "md5.asdf:@[0-9]*: error: /mesh/x: block [0-9]*: MD5 checksum mismatch" "$tmp/err"
 "$dudley" dump "$tmp/md5.asdf" "$first[0:1]" >"$tmp/out" 2>"$tmp/err"
 check "a selection of it too: exit 1, no half-printed line" test $? -eq 1 -a ! -s "$tmp/out"
 "$dudley" dump --no-checksums "$tmp/md5.asdf" "$first" >"$tmp/out" 2>"$tmp/err"

@@ -146,5 +146,31 @@ check "... and writes nothing" test ! -e copy2.bin
 check "ls --help groups the Dudley-only options" grep -q "Dudley format" <("$dudley" ls --help)
 check "convert --help lists --to" grep -q -- "--to TEXT" <("$dudley" convert --help)
 
+# Argument errors keep --json: a script asking for JSON gets a JSON error document.
+for args in "dump --json --bogus x" "dump --json --max-values abc x" "dump --json --lines foo x" "ls --json --bogus x" "convert --json --compression gzip a.asdf b.asdf"; do
+  # shellcheck disable=SC2086
+  "$dudley" $args >"$tmp/out" 2>"$tmp/err"
+  check "'$args' exits 2" test $? -eq 2
+  check "'$args' prints a JSON usage error" python3 -c "
+import json, sys; d = json.load(open(sys.argv[1])); assert d['error']['code'] == 'usage', d" "$tmp/out"
+done
+"$dudley" dump --jsn x 2>"$tmp/err"
+check "an unknown option suggests the nearest" grep -q "unknown option --jsn (did you mean '--json'?)" "$tmp/err"
+"$dudley" ls --jsn x 2>"$tmp/err"
+check "ls too" grep -q "unknown option --jsn (did you mean '--json'?)" "$tmp/err"
+"$dudley" dump --bogus x >"$tmp/out" 2>"$tmp/err"
+check "without --json nothing on stdout" test ! -s "$tmp/out"
+
+# A file that fails its !DUDLEY signature fails every command (dump printed nothing, exit 0).
+printf '!DUDLEY := S1[8]\nn := i4\n' >"$tmp/sig.dud"
+printf 'NOTDUDLY\001\000\000\000' >"$tmp/sig.bin"
+for cmd in ls dump "dump --json" "ls --json" "convert -q"; do
+  # shellcheck disable=SC2086
+  "$dudley" $cmd "$tmp/sig.bin" $([ "$cmd" = "convert -q" ] && echo "$tmp/sig.asdf") >"$tmp/out" 2>"$tmp/err"
+  check "$cmd of a file with a bad signature exits 1" test $? -eq 1
+  check "$cmd names the signature and offset" grep -q "sig.bin:@0: error: bad !DUDLEY signature: 4e 4f 54 44 55 44 4c 59" "$tmp/err"
+done
+check "and convert wrote nothing" test ! -e "$tmp/sig.asdf"
+
 echo "failure tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

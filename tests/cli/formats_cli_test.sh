@@ -88,5 +88,31 @@ check "a bad number for a format's option exits 2" test $? -eq 2
 check "a format's reading option reaches its reader" test $? -eq 1
 check "(blocks over 10 bytes refused)" grep -q "more than the 10 bytes allowed (--max-block-size)" "$tmp/err"
 
+# Text between the ASDF header and the tree that is neither the tree nor a block.
+printf '#ASDF 1.0.0\nhello: 1\n' >"$tmp/garbage.asdf"
+"$dudley" ls "$tmp/garbage.asdf" >/dev/null 2>"$tmp/err"
+check "content between header and tree exits 1 (python asdf refuses it too)" test $? -eq 1
+check "and names the offset" grep -q "garbage.asdf:@12: error: invalid content between the header and the tree" "$tmp/err"
+"$dudley" ls --json "$tmp/garbage.asdf" >"$tmp/out" 2>/dev/null
+check "in JSON too" grep -q '"offset": 12' "$tmp/out"
+printf '#ASDF 1.0.0\n#ASDF_STANDARD 1.5.0\n' >"$tmp/empty.asdf"
+check "a header alone is an empty file" bash -c '"$0" ls "$1" >/dev/null' "$dudley" "$tmp/empty.asdf"
+
+# uint64 values of 2^63 and more are not tree integers for ASDF readers: such arrays go to
+# blocks even under --inline-max; smaller ones are written inline.
+printf 'big = <u8[3]\nsmall = <u8[2]\n' >"$tmp/u64.dud"
+$py -c "
+import numpy as np, sys
+np.array([1, 2**63, 2**64 - 1], '<u8').tofile(sys.argv[1])
+with open(sys.argv[1], 'ab') as f: np.array([5, 6], '<u8').tofile(f)" "$tmp/u64.bin"
+"$dudley" convert --inline-max 10 "$tmp/u64.bin" "$tmp/u64.asdf" >/dev/null
+check "uint64 beyond 2^63 goes to a block, read back by python3-asdf" $py -c "
+import asdf, sys
+f = asdf.open(sys.argv[1])
+assert [int(v) for v in f['big']] == [1, 2**63, 2**64 - 1], f['big']
+assert [int(v) for v in f['small']] == [5, 6]
+text = open(sys.argv[1], 'rb').read()
+assert b'data: [5, 6]' in text and b'9223372036854775808' not in text" "$tmp/u64.asdf"
+
 echo "formats cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "dudley/core/error.hpp"
+#include "dudley/formats/asdf/blocks.hpp"
 
 namespace dudley::asdf {
 namespace {
@@ -77,7 +78,17 @@ FileStructure read_structure(const io::ByteSource& source) {
   char lead[5] = {};
   const uint64_t got = source.read_some(at, 5, lead);
   const std::string_view start(lead, got);
-  if (!(start.starts_with("%") || start.starts_with("---"))) return out;  // no tree
+  if (!(start.starts_with("%") || start.starts_with("---"))) {
+    // No tree: the file ends, or its blocks follow. Anything else is neither (python asdf:
+    // "Invalid content between header and tree"), not an empty tree.
+    const bool blocks = start.size() >= 4 && static_cast<uint8_t>(start[0]) == kBlockMagic[0] &&
+                        start.substr(1, 3) == "BLK";
+    if (got == 0 || blocks) return out;
+    throw Error(ErrorCategory::kData,
+                "invalid content between the header and the tree: expected the YAML tree "
+                "('%YAML 1.1' or '---'), a block or the end of the file",
+                Location::binary(source.name(), at));
+  }
 
   // The tree ends at the first line that is "..." (the document end marker).
   constexpr uint64_t kChunk = uint64_t{1} << 20;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -196,7 +197,9 @@ class Writer {
     // Not 0-d or empty arrays: the reference library cannot read those inline.
     if (options_.inline_threshold > 0 && elements <= options_.inline_threshold && elements > 0 &&
         !n.shape.empty() && inlinable(n.dtype)) {
-      return array_value(n.data->read(), path);
+      NDArray data = n.data->read();
+      if (!beyond_tree_integers(data)) return array_value(data, path);
+      // Otherwise a block: python asdf refuses tree integers of 2^63 and more.
     }
     const ByteOrder order = native_byte_order();
     // Text made of code units along the last dimension (Dudley's S1[N]) is one fixed-length
@@ -234,6 +237,16 @@ class Writer {
       if (const auto* v = std::get_if<Value>(&attr)) map.emplace_back(name, *v);
     }
     return Value(std::move(map)).with_tag(kNdarrayTag);
+  }
+
+  // Whether an unsigned 64-bit array holds a value of 2^63 or more, which ASDF readers take
+  // as an invalid integer literal in the tree (its integers are signed 64-bit).
+  static bool beyond_tree_integers(const NDArray& data) {
+    if (data.dtype().kind() != DTypeKind::kUInt || data.dtype().size() != 8) return false;
+    const NDArray native = data.to_native();
+    const auto* v = static_cast<const uint64_t*>(native.data());
+    return std::any_of(v, v + native.element_count(),
+                       [](uint64_t x) { return x > static_cast<uint64_t>(INT64_MAX); });
   }
 
   static bool inlinable(const DType& t) {

@@ -269,6 +269,10 @@ model::Tree dudley_tree(std::shared_ptr<const Layout> layout,
                         std::shared_ptr<io::ByteSource> source, BindOptions options) {
   auto context =
       std::make_shared<Context>(std::move(layout), std::move(source), std::move(options));
+  // A file that fails its !DUDLEY signature is not the data the layout describes: every
+  // command refuses it, instead of each parameter and array carrying the error (dump
+  // printed nothing and exited 0).
+  if (context->layout->signature) (void)context->binding.default_order();
   model::Tree tree;
   tree.format = "dudley";
   tree.root = convert(context, Layout::kRoot);
