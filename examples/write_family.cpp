@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
               }));
       w.write("/tracers", like(layout, "/tracers", {2}));  // NTRACER = 2, zeros
       NDArray time(DType::float_(8), Shape({nhist}));
-      for (int64_t k = 0; k < nhist; ++k) static_cast<double*>(time.mutable_data())[k] = 0.5 * k;
+      for (int64_t k = 0; k < nhist; ++k) static_cast<double*>(time.mutable_data())[k] = 0.5 * static_cast<double>(k);
       w.write("/history/time", time);
       w.commit();
     }

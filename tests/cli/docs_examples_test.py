@@ -20,10 +20,11 @@ with tempfile.TemporaryDirectory() as tmp:
         text = open(os.path.join(root, doc), encoding="utf-8").read()
         for block in re.findall(r"```sh\n(.*?)```", text, re.S):
             blocks += 1
-            script = (block.replace("build/dudley", dudley)
-                      .replace("build/examples/", examples.rstrip("/") + "/")
-                      .replace("/tmp/", tmp + "/")
-                      )
+            # /tmp/ first: the binaries' own paths may lie under /tmp (a checkout there) and
+            # must not be rewritten.
+            script = (block.replace("/tmp/", tmp + "/")
+                      .replace("build/dudley", dudley)
+                      .replace("build/examples/", examples.rstrip("/") + "/"))
             script = re.sub(r"(?<![/\w])python3 ", "/usr/bin/python3 ", script)
             r = subprocess.run(["bash", "-e", "-c", script], cwd=root, capture_output=True,
                                text=True, timeout=120)

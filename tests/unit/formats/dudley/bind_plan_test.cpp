@@ -307,8 +307,12 @@ TEST(BindPlan, RandomLayoutsAgreeWithTheWalkAndASequentialPass) {
         }
         SCOPED_TRACE(why);
         EXPECT_EQ(a, b);
-        if (ref.all_inside) EXPECT_EQ(a, ref.value[k]);
-        if (a && ref.value[k]) EXPECT_EQ(*a, *ref.value[k]);
+        if (ref.all_inside) {
+          EXPECT_EQ(a, ref.value[k]);
+        }
+        if (a && ref.value[k]) {
+          EXPECT_EQ(*a, *ref.value[k]);
+        }
         continue;
       }
       const NodeId node = l.find("/" + s.name);
@@ -322,7 +326,9 @@ TEST(BindPlan, RandomLayoutsAgreeWithTheWalkAndASequentialPass) {
       } catch (const Error&) {
       }
       ASSERT_EQ(a.has_value(), b.has_value());
-      if (ref.all_inside) ASSERT_TRUE(a.has_value());
+      if (ref.all_inside) {
+        ASSERT_TRUE(a.has_value());
+      }
       if (!a) continue;
       EXPECT_EQ(a->address, b->address);
       EXPECT_EQ(a->shape, b->shape);

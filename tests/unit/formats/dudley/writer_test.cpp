@@ -218,7 +218,7 @@ TEST_F(WriterTest, RandomLayoutsRoundTrip) {
     int depth = 0;
     const int count = 3 + static_cast<int>(rng() % 20);
     for (int i = 0; i < count; ++i) {
-      const unsigned roll = rng() % 10;
+      const auto roll = static_cast<unsigned>(rng() % 10);
       if (roll < 2 && depth == 0) {  // root parameters are in scope everywhere below
         params.push_back("P" + std::to_string(i));
         text += params.back() + (rng() % 2 ? " := i4\n" : " := >u2\n");
@@ -231,7 +231,7 @@ TEST_F(WriterTest, RandomLayoutsRoundTrip) {
       } else {
         std::string name = "a" + std::to_string(i);
         text += name + " = " + kTypes[rng() % 9];
-        const unsigned rank = rng() % 3;
+        const auto rank = static_cast<unsigned>(rng() % 3);
         for (unsigned d = 0; d < rank; ++d) {
           text += d == 0 ? "[" : ", ";
           text += rng() % 2 || params.empty() ? std::to_string(rng() % 4)
