@@ -424,6 +424,9 @@ int dump_text(const model::Tree& tree, const std::vector<Request>& wanted,
       case Request::Kind::kArray:
         print(ArrayRef::of(*r.node, r.path, r.spec));
         break;
+      case Request::Kind::kValue:
+        out.write(fmt::format("{}{} = {}\n", prefix, r.path, r.value_text));
+        break;
       case Request::Kind::kParameter:
         if (r.parameter->value) {
           out.write(fmt::format("{}{} = {}\n", prefix, r.path, *r.parameter->value));

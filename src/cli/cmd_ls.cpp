@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
+#include "cli/dump_items.hpp"
 #include "cli/failure.hpp"
 #include "dudley/core/suggest.hpp"
 #include "cli/json_stream.hpp"
@@ -134,10 +135,28 @@ void collect_errors(const nlohmann::ordered_json& root, std::vector<Problem>& er
 struct LsOptions {
   DataOptions data;
   uint64_t max_items = 1000;
+  std::vector<std::string> paths;  ///< subtrees to list (h5ls FILE PATH); empty: all
 };
+
+// The subtrees `paths` name, as dump resolves items (groups, lists, arrays, parameters,
+// values of the tree). Error(kUsage) for a path that names nothing, with the nearest name.
+std::vector<Request> listed_subtrees(const model::Tree& tree, const LsOptions& ls) {
+  std::vector<Request> out = resolve_items(tree, ls.paths, ls.data.data);
+  for (const Request& r : out) {
+    if (!r.spec.fields.empty() || !r.spec.selection.empty() || r.pick) {
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("ls lists whole items: {} has a selection or fields (dump prints "
+                              "those)",
+                              r.label));
+    }
+  }
+  return out;
+}
 
 int run_ls_one(const LsOptions& ls, const DataOptions& options, bool member) {
   model::Tree tree = open_data(options);
+  const std::vector<Request> subtrees =
+      ls.paths.empty() ? std::vector<Request>() : listed_subtrees(tree, ls);
   std::vector<Problem> errors;
   if (options.json) {
     // Printed as the tree is walked (a tree of 10^5 arrays is never one JSON document in
@@ -155,25 +174,76 @@ int run_ls_one(const LsOptions& ls, const DataOptions& options, bool member) {
       write_json_key(out, indent, 1, "file", false);
       out.write(json_text(options.data));
     }
-    write_json_key(out, indent, 1, "root", false);
-    write_listing_json(out, *tree.root, "/", ls.max_items, indent, 1, inspect);
-    // Pointees are global, outside the group tree [C19]: listed by key after it.
-    if (!tree.pointees.empty()) {
-      write_json_key(out, indent, 1, "pointees", false);
+    if (!ls.paths.empty()) {
+      // `ls FILE PATH...`: each subtree under its path, as "root" would hold it.
+      write_json_key(out, indent, 1, "items", false);
       out.write("{");
       bool first = true;
-      for (const auto& [key, node] : tree.pointees) {
-        const std::string name = std::to_string(key);
-        write_json_key(out, indent, 2, name, first);
+      for (const Request& r : subtrees) {
+        write_json_key(out, indent, 2, r.path, first);
         first = false;
-        write_listing_json(out, *node, "pointee " + name, ls.max_items, indent, 2, inspect);
+        // A small entry, indented to sit at the second level like the listings beside it.
+        auto nested = [&](const nlohmann::ordered_json& entry) {
+          std::string text = json_text(entry, indent);
+          if (indent > 0) {
+            const std::string step = "\n" + std::string(static_cast<size_t>(2 * indent), ' ');
+            for (size_t at = text.find('\n'); at != std::string::npos;
+                 at = text.find('\n', at + step.size())) {
+              text.replace(at, 1, step);
+            }
+          }
+          out.write(text);
+        };
+        if (r.kind == Request::Kind::kValue) {
+          nested({{"kind", "value"}, {"value", nlohmann::ordered_json::parse(r.value_text)}});
+        } else if (r.kind == Request::Kind::kParameter) {
+          nested(parameter_json(*r.parameter));
+        } else {
+          write_listing_json(out, *r.node, r.path, ls.max_items, indent, 2, inspect);
+        }
       }
       write_json_separator(out, indent, 1, true);
       out.write("}");
+      write_json_separator(out, indent, 0, true);
+      out.write("}\n");
+      out.flush();
+    } else {
+      write_json_key(out, indent, 1, "root", false);
+      write_listing_json(out, *tree.root, "/", ls.max_items, indent, 1, inspect);
+      // Pointees are global, outside the group tree [C19]: listed by key after it.
+      if (!tree.pointees.empty()) {
+        write_json_key(out, indent, 1, "pointees", false);
+        out.write("{");
+        bool first = true;
+        for (const auto& [key, node] : tree.pointees) {
+          const std::string name = std::to_string(key);
+          write_json_key(out, indent, 2, name, first);
+          first = false;
+          write_listing_json(out, *node, "pointee " + name, ls.max_items, indent, 2, inspect);
+        }
+        write_json_separator(out, indent, 1, true);
+        out.write("}");
+      }
+      write_json_separator(out, indent, 0, true);
+      out.write("}\n");
+      out.flush();
     }
-    write_json_separator(out, indent, 0, true);
-    out.write("}\n");
-    out.flush();
+  } else if (!ls.paths.empty()) {
+    for (const Request& r : subtrees) {
+      if (r.kind == Request::Kind::kValue) {
+        fmt::print("{:<32} value = {}\n", r.path, r.value_text);
+      } else if (r.kind == Request::Kind::kParameter) {
+        const model::Parameter& p = *r.parameter;
+        if (p.error.empty()) {
+          fmt::print("{:<32} parameter = {}\n", r.path, *p.value);
+        } else {
+          fmt::print("{:<32} parameter: ERROR\n", r.path);
+          errors.push_back({p.error.text(), p.error.text()});
+        }
+      } else {
+        print_node(*r.node, r.path == "/" ? "" : r.path, errors, ls.max_items);
+      }
+    }
   } else {
     print_node(*tree.root, "", errors, ls.max_items);
     for (const auto& [key, node] : tree.pointees) {
@@ -206,8 +276,9 @@ void add_ls_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "ls",
       "List a data file through its layout: every group, list and array (type, shape, byte "
-      "address, doc) and every parameter with its value. Exit 1 when some item cannot be "
-      "resolved (each is reported with its place).");
+      "address, doc) and every parameter with its value. Paths after DATA list only those "
+      "subtrees or values ('ls run.asdf /meta /g/x', as h5ls FILE PATH). Exit 1 when some "
+      "item cannot be resolved (each is reported with its place).");
   add_data_options(*cmd, options->data);
   cmd->add_option("--max-items", options->max_items,
                   "Items listed per list (0: all); the rest are counted, not listed")
@@ -222,7 +293,14 @@ void add_ls_command(CLI::App& app, int& exit_code) {
   cmd->allow_extras();
   cmd->callback([cmd, options, &exit_code] {
     exit_code = guarded(options->data.json, [&] {
-      const auto extra = cmd->remaining();
+      std::vector<std::string> extra;
+      for (const std::string& word : cmd->remaining()) {
+        if (!word.empty() && word[0] == '/') {
+          options->paths.push_back(word);  // `ls FILE PATH...`: a subtree
+        } else {
+          extra.push_back(word);
+        }
+      }
       for (const std::string& word : extra) {
         if (word.size() > 1 && word[0] == '-') {
           std::vector<std::string> names;

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/model_json.hpp"
+#include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/core/suggest.hpp"
@@ -143,6 +145,38 @@ const model::Parameter* parameter_at(const model::Tree& tree, const std::string&
   return found;
 }
 
+// The tree value `path` names, as compact JSON text: an attribute of a group (`/units`,
+// ASDF's scalars and maps that hold no arrays) and, below it, keys of its maps and indexes
+// of its lists (`/meta/units`, `/meta/list/0`). nullopt when the path names none.
+std::optional<std::string> value_at(const model::Tree& tree, const std::string& path) {
+  const std::vector<std::string_view> parts = split_path(path);
+  // The deepest node the path names, then an attribute of it, then into the value.
+  for (size_t k = parts.size(); k-- > 0;) {
+    std::string prefix = "/";
+    for (size_t i = 0; i < k; ++i) prefix += (i ? "/" : "") + std::string(parts[i]);
+    const model::Node* node = tree.find(prefix);
+    if (!node) continue;
+    const model::AttributeValue* attribute = node->attributes.find(parts[k]);
+    if (!attribute) return std::nullopt;
+    if (const auto* array = std::get_if<NDArray>(attribute)) {
+      if (k + 1 != parts.size()) return std::nullopt;
+      return values_json(*array).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    }
+    const model::Value* v = &std::get<model::Value>(*attribute);
+    for (size_t i = k + 1; i < parts.size() && v; ++i) {
+      if (const auto* list = std::get_if<model::ValueList>(&v->storage())) {
+        const std::optional<size_t> index = path_index(parts[i]);
+        v = index && *index < list->size() ? &(*list)[*index] : nullptr;
+      } else {
+        v = v->find(parts[i]);
+      }
+    }
+    if (!v) return std::nullopt;
+    return value_json(*v).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  }
+  return std::nullopt;
+}
+
 const char* kind_name(const model::Node& node) {
   switch (node.kind) {
     case model::NodeKind::kGroup:
@@ -180,6 +214,15 @@ std::vector<Request> resolve_items(const model::Tree& tree, const std::vector<st
         }
         r.kind = Request::Kind::kParameter;
         r.parameter = p;
+        out.push_back(r);
+        continue;
+      }
+      if (std::optional<std::string> value = value_at(tree, spec.path)) {
+        if (!spec.fields.empty() || !spec.selection.empty()) {
+          bad_item(item, fmt::format("{} is a value of the tree, not an array", spec.path));
+        }
+        r.kind = Request::Kind::kValue;
+        r.value_text = std::move(*value);
         out.push_back(r);
         continue;
       }

@@ -52,7 +52,8 @@ struct ListPick {
 
 /// One resolved request.
 struct Request {
-  enum class Kind { kArray, kBelow, kParameter };
+  /// kValue: a value of the tree (an attribute, or a key or index inside one).
+  enum class Kind { kArray, kBelow, kParameter, kValue };
   Kind kind = Kind::kArray;
   std::string label;
   std::string path;                   ///< of the array, group, list or parameter
@@ -60,6 +61,7 @@ struct Request {
   ItemSpec spec;                      ///< kArray: fields and selection
   std::optional<ListPick> pick;       ///< kBelow of a list: only these items
   const model::Parameter* parameter = nullptr;
+  std::string value_text;  ///< kValue: the value as compact JSON
 };
 
 /// Resolves `items` against `tree` (every array when empty). Throws Error(kUsage) for an

@@ -199,15 +199,20 @@ std::string child_path(const model::Node& parent, const std::string& parent_path
                                                : base + "/" + child.name;
 }
 
+json parameter_json(const model::Parameter& p) {
+  json entry = json::object();
+  if (p.value) entry["value"] = *p.value;
+  if (p.dtype) entry["dtype"] = dtype_json(*p.dtype);
+  if (p.address) entry["address"] = *p.address;
+  if (!p.doc.empty()) entry["doc"] = p.doc;
+  if (!p.error.empty()) entry["error"] = p.error.text();
+  return entry;
+}
+
 json params_json(const model::Node& group) {
   json params = json::object();
   for (const auto& p : group.params) {
-    json entry = json::object();
-    if (p.value) entry["value"] = *p.value;
-    if (p.dtype) entry["dtype"] = dtype_json(*p.dtype);
-    if (p.address) entry["address"] = *p.address;
-    if (!p.doc.empty()) entry["doc"] = p.doc;
-    if (!p.error.empty()) entry["error"] = p.error.text();
+    json entry = parameter_json(p);
     // A parameter may be declared again (a new value for the items after it): the entry
     // shows the last declaration, and "declarations" all of them in order, as the text
     // listing has one line for each.

@@ -51,6 +51,9 @@ nlohmann::ordered_json node_json(const model::Node& node, const ArrayDecorator& 
 /// "declarations" listing all of them.
 nlohmann::ordered_json params_json(const model::Node& group);
 
+/// One parameter's entry as params_json gives it: value, dtype, address, doc, error.
+nlohmann::ordered_json parameter_json(const model::Parameter& parameter);
+
 /// The path of child `name` (a member) or `index` (a list item) below `parent`.
 std::string child_path(const model::Node& parent, const std::string& parent_path,
                        const model::Node& child, uint64_t index);

@@ -114,5 +114,34 @@ assert [int(v) for v in f['small']] == [5, 6]
 text = open(sys.argv[1], 'rb').read()
 assert b'data: [5, 6]' in text and b'9223372036854775808' not in text" "$tmp/u64.asdf"
 
+# Every node is addressable: values of the tree (ASDF scalars, maps and lists holding no
+# arrays) by path in dump and ls; ls lists subtrees.
+$py -c "
+import asdf, numpy as np, sys
+asdf.AsdfFile({'scalar': 3.5, 'meta': {'units': 'm', 'list': [1, 'two']},
+               'g': {'x': np.arange(3), 'note': 'hi'}}).write_to(sys.argv[1])" "$tmp/v.asdf"
+"$dudley" dump "$tmp/v.asdf" /scalar /meta/units /meta/list/1 /meta /g/note >"$tmp/out"
+check "dump prints tree values by path" diff -u - "$tmp/out" <<'TXT'
+/scalar = 3.5
+/meta/units = "m"
+/meta/list/1 = "two"
+/meta = {"list":[1,"two"],"units":"m"}
+/g/note = "hi"
+TXT
+"$dudley" dump "$tmp/v.asdf" /meta/nope 2>"$tmp/err"
+check "a path into a value that holds no such key exits 2" test $? -eq 2
+"$dudley" ls "$tmp/v.asdf" /g /meta/units >"$tmp/out"
+check "ls PATH lists the subtree" grep -q "^/g/x  *array <i8 \[3\]" "$tmp/out"
+check "and not the rest" bash -c '! grep -q "^/scalar" "$0"' "$tmp/out"
+check "ls PATH of a value prints it" grep -q '^/meta/units  *value = "m"' "$tmp/out"
+"$dudley" ls --json "$tmp/v.asdf" /g /meta/list >"$tmp/out"
+check "ls --json PATH gives each subtree under items" $py -c "
+import json, sys; d = json.load(open(sys.argv[1]))
+assert list(d['items']) == ['/g', '/meta/list'], d
+assert d['items']['/g']['members']['x']['shape'] == [3]
+assert d['items']['/meta/list'] == {'kind': 'value', 'value': [1, 'two']}" "$tmp/out"
+"$dudley" ls "$tmp/v.asdf" /gg 2>"$tmp/err"
+check "ls of a path that names nothing exits 2 with the nearest" grep -q "no item /gg in .*(did you mean /g?)" "$tmp/err"
+
 echo "formats cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
