@@ -83,6 +83,42 @@ struct FormatOption {
   bool existing_file = false;        ///< the value names a file that must exist
   /// Giving it means this format reads the file, whatever it looks like (Dudley's --layout).
   bool selects_format = false;
+
+  /// An option of reading, or of writing (builders, so a format's list reads as a table).
+  static FormatOption reading(Kind kind, std::string name, std::string help) {
+    return make(Use::kReading, kind, std::move(name), std::move(help));
+  }
+  static FormatOption writing(Kind kind, std::string name, std::string help) {
+    return make(Use::kWriting, kind, std::move(name), std::move(help));
+  }
+  /// The same option, taking only these values.
+  FormatOption allowing(std::vector<std::string> values) const {
+    FormatOption o = *this;
+    o.choices = std::move(values);
+    return o;
+  }
+  /// The same option, whose value names a file that must exist.
+  FormatOption naming_a_file() const {
+    FormatOption o = *this;
+    o.existing_file = true;
+    return o;
+  }
+  /// The same option, choosing its format when given.
+  FormatOption selecting_format() const {
+    FormatOption o = *this;
+    o.selects_format = true;
+    return o;
+  }
+
+ private:
+  static FormatOption make(Use use, Kind kind, std::string name, std::string help) {
+    FormatOption o;
+    o.use = use;
+    o.kind = kind;
+    o.name = std::move(name);
+    o.help = std::move(help);
+    return o;
+  }
 };
 
 /// The values given for a format's options, by option name: a flag given is {"true"}, a

@@ -44,7 +44,8 @@ import json, sys; d = json.load(open(sys.argv[1]))
 assert d['format'] == 'dudley' and d['layout'] == sys.argv[2] + '/y.dud', d
 assert [f['role'] for f in d['files']] == ['data', 'layout'], d
 assert d['files'][0]['bytes'] == d['bytes'] > 0 and d['files'][1]['bytes'] > 0, d
-assert d['notes'] == [], d" "$tmp/out" "$tmp"
+# The values python asdf's file holds besides the arrays (its software and history) are noted.
+assert d['notes'] == ['2 value(s) of the tree are not written (a Dudley layout holds no values): /@asdf_library, /@history'], d" "$tmp/out" "$tmp"
 
 # An extension no format owns is refused instead of written as Dudley data.
 "$dudley" convert "$tmp/x.asdf" "$tmp/out.h5" 2>"$tmp/err"
@@ -142,6 +143,22 @@ assert d['items']['/g']['members']['x']['shape'] == [3]
 assert d['items']['/meta/list'] == {'kind': 'value', 'value': [1, 'two']}" "$tmp/out"
 "$dudley" ls "$tmp/v.asdf" /gg 2>"$tmp/err"
 check "ls of a path that names nothing exits 2 with the nearest" grep -q "no item /gg in .*(did you mean /g?)" "$tmp/err"
+
+# What an output cannot hold is reported, not dropped silently: a note on stderr, a list in
+# the --json report. Kept where the output can: a parameter beside a member of its name.
+"$dudley" convert "$tmp/v.asdf" "$tmp/v.bin" >/dev/null 2>"$tmp/err"
+check "convert to Dudley notes the tree values it drops" grep -q "^note: 5 value(s) of the tree are not written (a Dudley layout holds no values): /@asdf_library, /@history, /@meta, /@scalar, /g@note" "$tmp/err"
+printf 'n := <i4\nn = <f8[n]\nrec := { a = <i4 }\nr = rec[2]\n' >"$tmp/p.dud"
+$py -c "
+import struct, sys; open(sys.argv[1], 'wb').write(struct.pack('<i2d2i', 2, 1.5, 2.5, 7, 8))" "$tmp/p.bin"
+"$dudley" convert --json "$tmp/p.bin" "$tmp/p.asdf" >"$tmp/out"
+check "convert --json lists the notes" $py -c "
+import json, sys; d = json.load(open(sys.argv[1]))
+assert d['notes'] == ['parameter /n is written as \'n_parameter\': its group has a member of that name',
+                      'struct type name \'rec\' (/r) is not written: ASDF datatypes have no names'], d" "$tmp/out"
+check "a parameter beside a member of its name survives in python3-asdf" $py -c "
+import asdf, sys; f = asdf.open(sys.argv[1])
+assert f.tree['n_parameter'] == 2 and list(f['n']) == [1.5, 2.5] and list(f['r']['a']) == [7, 8]" "$tmp/p.asdf"
 
 echo "formats cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -8,7 +8,6 @@
 namespace dudley::asdf {
 namespace {
 
-using Use = FormatOption::Use;
 using Kind = FormatOption::Kind;
 
 class AsdfFormat final : public BasicFormat {
@@ -26,17 +25,21 @@ class AsdfFormat final : public BasicFormat {
 
   std::vector<FormatOption> cli_options() const override {
     return {
-        {Use::kReading, Kind::kFlag, "--no-checksums", "Do not verify the blocks' MD5 checksums"},
-        {Use::kReading, Kind::kFlag, "--allow-external-outside",
-         "Let array sources name files outside the ASDF file's directory"},
-        {Use::kReading, Kind::kUnsigned, "--max-block-size",
-         "Largest block (decompressed bytes) to read (default: physical memory)"},
-        {Use::kWriting, Kind::kValue, "--compression", "Compress every block",
-         {"zlib", "bzp2", "lz4"}},
-        {Use::kWriting, Kind::kUnsigned, "--inline-max",
-         "Write arrays of at most this many elements inline in the tree (default 0: none)"},
-        {Use::kWriting, Kind::kFlag, "--without-checksums",
-         "Store no MD5 per block (faster; readers then cannot check the data)"},
+        FormatOption::reading(Kind::kFlag, "--no-checksums",
+                              "Do not verify the blocks' MD5 checksums"),
+        FormatOption::reading(Kind::kFlag, "--allow-external-outside",
+                              "Let array sources name files outside the ASDF file's directory"),
+        FormatOption::reading(
+            Kind::kUnsigned, "--max-block-size",
+            "Largest block (decompressed bytes) to read (default: physical memory)"),
+        FormatOption::writing(Kind::kValue, "--compression", "Compress every block")
+            .allowing({"zlib", "bzp2", "lz4"}),
+        FormatOption::writing(
+            Kind::kUnsigned, "--inline-max",
+            "Write arrays of at most this many elements inline in the tree (default 0: none)"),
+        FormatOption::writing(
+            Kind::kFlag, "--without-checksums",
+            "Store no MD5 per block (faster; readers then cannot check the data)"),
     };
   }
 
@@ -60,8 +63,9 @@ class AsdfFormat final : public BasicFormat {
   SaveReport save(const model::Tree& tree, const std::string& path,
                   const SaveOptions& options) const override {
     SaveReport report;
-    report.files.push_back(
-        {path, "data", write_asdf(tree, path, options.formats.get<AsdfSaveOptions>(), options)});
+    const uint64_t bytes =
+        write_asdf(tree, path, options.formats.get<AsdfSaveOptions>(), options, &report.notes);
+    report.files.push_back({path, "data", bytes});
     return report;
   }
 };

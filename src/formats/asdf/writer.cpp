@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <set>
+#include <unordered_set>
 
 #include "dudley/codec/checksum.hpp"
 #include "dudley/codec/thread_pool.hpp"
@@ -120,18 +121,35 @@ class Writer {
   Value group(const Node& g, const std::string& path, bool root, size_t depth = 0) {
     check_depth(depth + 1, path);
     ValueMap map;
+    // One mapping holds members, attributes and parameters, which Dudley keeps in separate
+    // namespaces (`n := i4` beside `n = f8[n]`): members keep their names, the others give
+    // way (a repeated key is an error for ASDF readers), with a note.
+    std::unordered_set<std::string> members;
+    for (const auto& child : g.children) members.insert(child->name);
+    auto key_for = [&](const std::string& name, const char* what) {
+      if (!members.count(name)) return name;
+      std::string key = name + "_" + what;
+      while (members.count(key)) key += "_";
+      notes_.push_back(fmt::format("{} {}/{} is written as '{}': its group has a member of "
+                                   "that name",
+                                   what, path, name, key));
+      return key;
+    };
     // Parameters (Dudley's named sizes) are plain integers in ASDF's tree.
     for (const model::Parameter& p : g.params) {
-      if (p.value) map.emplace_back(p.name, Value(*p.value));
+      if (p.value) map.emplace_back(key_for(p.name, "parameter"), Value(*p.value));
     }
-    if (!g.doc.empty() && !g.attributes.find("doc")) map.emplace_back("doc", Value(g.doc));
+    if (!g.doc.empty() && !g.attributes.find("doc")) {
+      map.emplace_back(key_for("doc", "doc"), Value(g.doc));
+    }
     for (const auto& [name, attr] : g.attributes) {
       if (name == kTagAttribute) continue;
       if (root && (name == "asdf_library" || name == "history")) continue;  // written anew
+      const std::string key = key_for(name, "attribute");
       if (const auto* v = std::get_if<Value>(&attr)) {
-        map.emplace_back(name, *v);
+        map.emplace_back(key, *v);
       } else {
-        map.emplace_back(name, array_value(std::get<NDArray>(attr), path + "@" + name));
+        map.emplace_back(key, array_value(std::get<NDArray>(attr), path + "@" + name));
       }
       check_depth(depth + 1 + value_height(map.back().second), path + "@" + name);
     }
@@ -181,6 +199,8 @@ class Writer {
   }
 
   const std::vector<BlockJob>& blocks() const { return blocks_; }
+  /// What of the tree the file does not keep, one line per thing (SaveReport::notes).
+  std::vector<std::string>& notes() { return notes_; }
 
  private:
   Value array(const Node& n, const std::string& path, const Node* parent) {
@@ -217,6 +237,12 @@ class Writer {
     } catch (const Error& e) {
       throw Error(e.category(), fmt::format("cannot write {}: {}", path, e.message()));
     }
+    if (n.dtype.kind() == DTypeKind::kCompound && !n.dtype.name().empty() &&
+        struct_names_.insert(n.dtype.name()).second) {
+      notes_.push_back(fmt::format("struct type name '{}' ({}) is not written: ASDF datatypes "
+                                   "have no names",
+                                   n.dtype.name(), path));
+    }
     blocks_.push_back({path, n.data, Shape(n.shape).byte_size(n.dtype.size()).value_or(0)});
     map.emplace_back("byteorder", Value(order_name(order)));
     ValueList shape;
@@ -233,8 +259,19 @@ class Writer {
         }
       }
     }
+    // An array's attributes share the ndarray mapping with its own keys: one of theirs
+    // would make a repeated key, and an NDArray attribute has no inline form here.
     for (const auto& [name, attr] : n.attributes) {
-      if (const auto* v = std::get_if<Value>(&attr)) map.emplace_back(name, *v);
+      const bool taken = std::any_of(map.begin(), map.end(),
+                                     [&](const auto& entry) { return entry.first == name; });
+      const auto* v = std::get_if<Value>(&attr);
+      if (v && !taken) {
+        map.emplace_back(name, *v);
+      } else {
+        notes_.push_back(fmt::format("attribute {}@{} is not written: {}", path, name,
+                                     taken ? "the ndarray has a key of that name"
+                                           : "typed attributes of arrays have no place in it"));
+      }
     }
     return Value(std::move(map)).with_tag(kNdarrayTag);
   }
@@ -312,6 +349,8 @@ class Writer {
 
   const AsdfSaveOptions& options_;
   std::vector<BlockJob> blocks_;
+  std::vector<std::string> notes_;
+  std::set<std::string> struct_names_;  // noted once each
 };
 
 }  // namespace
@@ -362,7 +401,8 @@ uint64_t write_block(io::AtomicFile& out, uint64_t at, codec::ByteView raw,
 }
 
 uint64_t write_asdf(const model::Tree& tree, const std::string& path,
-                    const AsdfSaveOptions& options, const SaveOptions& common) {
+                    const AsdfSaveOptions& options, const SaveOptions& common,
+                    std::vector<std::string>* notes) {
   if (!options.compression.empty() && !is_known_compression(options.compression)) {
     throw Error(
         ErrorCategory::kUsage,
@@ -370,6 +410,12 @@ uint64_t write_asdf(const model::Tree& tree, const std::string& path,
   }
   Writer writer(options);
   Value root = writer.group(*tree.root, "", true);
+  if (!tree.pointees.empty()) {
+    writer.notes().push_back(fmt::format("{} pointee(s) (Dudley pointer targets) are not "
+                                         "written: ASDF has no place for them",
+                                         tree.pointees.size()));
+  }
+  if (notes) *notes = writer.notes();
 
   std::string text =
       "#ASDF 1.0.0\n#ASDF_STANDARD 1.5.0\n%YAML 1.1\n%TAG ! tag:stsci.edu:asdf/\n--- "

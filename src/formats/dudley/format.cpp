@@ -22,7 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using Use = FormatOption::Use;
 using Kind = FormatOption::Kind;
 
 // NAME=INTEGER or /group/NAME=INTEGER, as --param gives a parameter's value.
@@ -85,25 +84,34 @@ class DudleyFormat final : public BasicFormat {
 
   std::vector<FormatOption> cli_options() const override {
     return {
-        {Use::kReading, Kind::kValue, "--layout",
-         "Layout file (default: NAME.dud beside data file NAME.*, or embedded)", {}, false, true},
-        {Use::kReading, Kind::kValue, "--order",
-         "Byte order of '|' types when the layout has no !DUDLEY signature", {"little", "big"}},
-        // One value per --param: `--param N=5 data.bin /x` must not take data.bin as a second.
-        {Use::kReading, Kind::kList, "--param",
-         "Give a parameter's value: NAME=VALUE or /group/NAME=VALUE (repeat the option for "
-         "each)"},
-        {Use::kReading, Kind::kFlag, "--params-absent",
-         "Dynamic parameters are not stored in the file (they take no bytes); give them all "
-         "with --param"},
-        {Use::kWriting, Kind::kValue, "--write-order",
-         "Byte order of the written file (default: this machine's)", {"little", "big"}},
-        {Use::kWriting, Kind::kValue, "--to-layout",
-         "Write DST with this layout (a family's template, an agreed layout) instead of one "
-         "made from SRC: each data item takes SRC's array at the same path", {}, true, true},
-        {Use::kWriting, Kind::kFlag, "--embed-layout",
-         "Append the layout to DST with a trailer (one self-describing file, no .dud; see "
-         "docs/embedded-layout.md)"},
+        FormatOption::reading(
+            Kind::kValue, "--layout",
+            "Layout file (default: NAME.dud beside data file NAME.*, or embedded)")
+            .selecting_format(),
+        FormatOption::reading(Kind::kValue, "--order",
+                              "Byte order of '|' types when the layout has no !DUDLEY signature")
+            .allowing({"little", "big"}),
+        FormatOption::reading(
+            Kind::kList, "--param",
+            "Give a parameter's value: NAME=VALUE or /group/NAME=VALUE (repeat the option for "
+            "each)"),
+        FormatOption::reading(
+            Kind::kFlag, "--params-absent",
+            "Dynamic parameters are not stored in the file (they take no bytes); give them all "
+            "with --param"),
+        FormatOption::writing(Kind::kValue, "--write-order",
+                              "Byte order of the written file (default: this machine's)")
+            .allowing({"little", "big"}),
+        FormatOption::writing(
+            Kind::kValue, "--to-layout",
+            "Write DST with this layout (a family's template, an agreed layout) instead of one "
+            "made from SRC: each data item takes SRC's array at the same path")
+            .naming_a_file()
+            .selecting_format(),
+        FormatOption::writing(
+            Kind::kFlag, "--embed-layout",
+            "Append the layout to DST with a trailer (one self-describing file, no .dud; see "
+            "docs/embedded-layout.md)"),
     };
   }
 
@@ -197,7 +205,7 @@ class DudleyFormat final : public BasicFormat {
     SaveReport report;
     uint64_t bytes = 0;
     if (own.to_layout.empty()) {
-      bytes = write_tree(tree, path, write);
+      bytes = write_tree(tree, path, write, &report.notes);
     } else {
       const Layout target = load_layout(own.to_layout);
       bytes = write_tree_into(tree, target, path, write, &report.unused);

@@ -1,5 +1,6 @@
 #include "dudley/formats/dudley/write/from_model.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
@@ -27,6 +28,17 @@ std::vector<std::string> member_spellings(const model::Node& group) {
 // The source's own name, kept in a document line when the layout had to spell it otherwise.
 std::string renamed_note(const std::string& original, const std::string& spelled) {
   return original == spelled ? std::string() : fmt::format("(named '{}' in the source)", original);
+}
+
+// "a, b, c and 4 more": the first few of a list, for a note that stays one line.
+std::string first_few(const std::vector<std::string>& items) {
+  constexpr size_t kShown = 5;
+  std::vector<std::string> shown(items.begin(),
+                                 items.begin() + static_cast<std::ptrdiff_t>(
+                                                     std::min(items.size(), kShown)));
+  std::string out = fmt::format("{}", fmt::join(shown, ", "));
+  if (items.size() > kShown) out += fmt::format(" and {} more", items.size() - kShown);
+  return out;
 }
 
 std::string joined_doc(const std::string& doc, const std::string& note) {
@@ -62,6 +74,27 @@ class Emitter {
       doc(target->doc, body);
     }
     std::string out = "!DUDLEY := S1[8]\n" + types_ + body;
+    return out;
+  }
+
+  /// What the layout does not keep of the tree, or keeps otherwise, one line each.
+  std::vector<std::string> notes() const {
+    std::vector<std::string> out;
+    if (!attributes_.empty()) {
+      out.push_back(fmt::format("{} value(s) of the tree are not written (a Dudley layout holds "
+                                "no values): {}",
+                                attributes_.size(), first_few(attributes_)));
+    }
+    if (!masks_.empty()) {
+      out.push_back(fmt::format("{} mask(s) are not kept as masks (Dudley has none; a mask "
+                                "array stays an array beside its own): {}",
+                                masks_.size(), first_few(masks_)));
+    }
+    if (!renamed_.empty()) {
+      out.push_back(fmt::format("{} name(s) Dudley cannot spell are respelled (the source's "
+                                "name is kept in a #! line): {}",
+                                renamed_.size(), first_few(renamed_)));
+    }
     return out;
   }
 
@@ -108,6 +141,7 @@ class Emitter {
       check_rank(shape, field_where);
       text += fmt::format("  {} = {}{} @ {}\n", spelled[i], ft, shape_text(shape), f.offset);
       doc(renamed_note(f.name, spelled[i]), text);
+      if (f.name != spelled[i]) renamed_.push_back(fmt::format("'{}' -> {}", f.name, spelled[i]));
     }
     text += "}\n";
     types_ += text;
@@ -127,12 +161,22 @@ class Emitter {
     }
   }
 
+  // What of a node's own the layout cannot hold.
+  void note_dropped(const model::Node& n, const std::string& path) {
+    for (const auto& [name, value] : n.attributes) {
+      (void)value;
+      attributes_.push_back(fmt::format("{}@{}", path, name));
+    }
+    if (n.storage.mask) masks_.push_back(path);
+  }
+
   void array(const model::Node& n, const std::string& path, std::string& out) {
     if (!n.error.empty()) {
       // Input that was read but is wrong: a data error, at the place the node names.
       throw Error(ErrorCategory::kData, fmt::format("{} cannot be read: {}", path, n.error.message),
                   n.error.location);
     }
+    note_dropped(n, path);
     std::vector<int64_t> shape = n.shape;
     const std::string t = type(n.dtype, path, shape);
     check_rank(shape, path);
@@ -141,6 +185,7 @@ class Emitter {
 
   void node(const model::Node& n, const std::string& path, int depth, std::string& out) {
     const std::string indent(static_cast<size_t>(depth) * 2, ' ');
+    if (n.kind != model::NodeKind::kArray) note_dropped(n, path);
     std::vector<std::string_view> param_names;
     for (const auto& p : n.params) param_names.push_back(p.name);
     const std::vector<std::string> param_spelled = dudley_spellings(param_names);
@@ -160,6 +205,9 @@ class Emitter {
       const std::string lead = indent + (in_list ? "" : spelled[i] + " ");
       const std::string item_doc =
           in_list ? c.doc : joined_doc(c.doc, renamed_note(c.name, spelled[i]));
+      if (!in_list && c.name != spelled[i]) {
+        renamed_.push_back(fmt::format("'{}' -> {}", c.name, spelled[i]));
+      }
       switch (c.kind) {
         // A "#!" line documents the item declared just before it [C24]: right after the
         // array, or after the line opening the group or list.
@@ -186,6 +234,7 @@ class Emitter {
   }
 
   std::string types_;
+  std::vector<std::string> attributes_, masks_, renamed_;  // for notes()
   std::map<std::string, std::string> structs_;  // compound's text -> its type name
   std::set<std::string> used_;                  // type names given out
 };
@@ -221,13 +270,16 @@ void arrays(const model::Node& n, const std::string& path, Writer& w) {
 
 }  // namespace
 
-std::string layout_text_for(const model::Tree& tree) {
-  return Emitter().run(tree);
+std::string layout_text_for(const model::Tree& tree, std::vector<std::string>* notes) {
+  Emitter emitter;
+  std::string text = emitter.run(tree);
+  if (notes) *notes = emitter.notes();
+  return text;
 }
 
 uint64_t write_tree(const model::Tree& tree, const std::string& data_path,
-                    const WriteOptions& options) {
-  const std::string text = layout_text_for(tree);
+                    const WriteOptions& options, std::vector<std::string>* notes) {
+  const std::string text = layout_text_for(tree, notes);
   ParseResult parsed = parse_layout(text);
   if (!parsed.ok()) {
     const auto& d = parsed.diagnostics.front();

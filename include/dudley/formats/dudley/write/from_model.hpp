@@ -16,12 +16,15 @@ namespace dudley::layout {
 /// element type Dudley cannot express (opaque, enum, variable-length, references) and
 /// Error(kData) naming it for an item that could not be read, more than kMaxDimensions
 /// dimensions or a struct without fields.
-std::string layout_text_for(const model::Tree& tree);
+/// `notes`, when given, receives one line per kind of thing the layout does not keep (values
+/// of the tree, masks) or keeps otherwise (respelled names), naming the first few items.
+std::string layout_text_for(const model::Tree& tree, std::vector<std::string>* notes = nullptr);
 
 /// Writes `tree` as Dudley data file `data_path` plus its layout beside it, streaming each
 /// array block by block (memory stays bounded). Returns the data file's size.
+/// `notes` as layout_text_for gives them.
 uint64_t write_tree(const model::Tree& tree, const std::string& data_path,
-                    const WriteOptions& options = {});
+                    const WriteOptions& options = {}, std::vector<std::string>* notes = nullptr);
 
 /// Writes `tree` as Dudley data file `data_path` described by `layout` (a family's
 /// template, a layout agreed with another code) instead of one made from the tree: each data
