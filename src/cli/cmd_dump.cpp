@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
 #include "cli/dump_items.hpp"
+#include "cli/dump_mask.hpp"
 #include "cli/failure.hpp"
 #include "cli/json_stream.hpp"
 #include "cli/tree_json.hpp"
@@ -34,6 +35,7 @@ struct DumpOptions {
   uint64_t max_items = 1000;
   uint64_t max_values = 0;
   std::string lines = "array";
+  bool unmasked = false;  ///< --unmasked: print the stored values under a mask
 };
 
 // Pointees may hold pointers in turn; a chain longer than this is reported, not followed.
@@ -268,15 +270,24 @@ class Dumper {
     }
     // A selection read in one piece is read before anything is printed: an error reading
     // it leaves no half-printed line.
+    std::optional<MaskReader> mask;
+    if (ref.mask && !options_.unmasked && ref.dtype.kind() != DTypeKind::kText) {
+      mask.emplace(tree_, *ref.mask, ref.shape);
+    }
     std::optional<NDArray> whole;
-    if (one_piece(ref, h, total)) whole = ref.data->read(h);
+    std::vector<uint8_t> whole_masked;
+    if (one_piece(ref, h, total)) {
+      whole = ref.data->read(h);
+      if (mask) whole_masked = mask->masked(h, *whole);  // reads are in native order
+    }
     begin();
     ValueWriter w(out_, native(ref.dtype), shape, o);
     try {
       if (whole) {
-        w.add(whole->data(), whole->byte_size() / w.unit_bytes());
+        w.add(whole->data(), whole->byte_size() / w.unit_bytes(),
+              mask ? whole_masked.data() : nullptr);
       } else {
-        stream_blocks(ref, h, total, w);
+        stream_blocks(ref, h, total, w, mask ? &*mask : nullptr);
       }
     } catch (...) {
       w.finish();  // brackets closed: the JSON stays well-formed
@@ -299,7 +310,7 @@ class Dumper {
   }
 
   static void stream_blocks(const ArrayRef& ref, const Hyperslab& h, uint64_t total,
-                            ValueWriter& w) {
+                            ValueWriter& w, MaskReader* mask) {
     const size_t lowest = lowest_dimension(ref, h);
     size_t k = 0;
     uint64_t below = total / static_cast<uint64_t>(h.count[0]);  // bytes of one index of k
@@ -320,7 +331,12 @@ class Dumper {
         block.start[k] = h.start[k] + j * h.step(k);
         block.count[k] = std::min(rows, h.count[k] - j);
         NDArray part = ref.data->read(block);
-        if (!w.add(part.data(), part.byte_size() / w.unit_bytes())) return;
+        const std::vector<uint8_t> masked =
+            mask ? mask->masked(block, part) : std::vector<uint8_t>();
+        if (!w.add(part.data(), part.byte_size() / w.unit_bytes(),
+                   mask ? masked.data() : nullptr)) {
+          return;
+        }
       }
       size_t d = k;
       for (;;) {  // the next index of the dimensions above k; done when it wraps
@@ -593,6 +609,9 @@ void add_dump_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_flag("--deref", options->deref,
                 "Follow pointers: print each pointer's target (its pointee, with data)");
+  cmd->add_flag("--unmasked", options->unmasked,
+                "Print the values stored under a mask (default: masked elements print as --, "
+                "null in JSON, as numpy prints masked arrays)");
   cmd->callback([options, &exit_code] {
     exit_code = guarded(options->data.json, [&] { return run_dump(*options); });
   });

@@ -107,7 +107,8 @@ json storage_json(const model::Storage& s) {
   json out;
   switch (s.kind) {
     case model::Storage::Kind::kUnknown:
-      return nullptr;
+      if (!s.mask) return nullptr;  // inline data: only its mask to say
+      break;
     case model::Storage::Kind::kContiguous:
       out["layout"] = "contiguous";
       if (s.offset) out["offset"] = *s.offset;
@@ -127,6 +128,7 @@ json storage_json(const model::Storage& s) {
     json mask = json::object();
     if (s.mask->value) mask["value"] = value_json(*s.mask->value);
     if (!s.mask->array.empty()) mask["array"] = s.mask->array;
+    if (s.mask->elements) mask["inline"] = true;  // the data's nulls
     out["mask"] = std::move(mask);
   }
   return out;
@@ -152,8 +154,16 @@ std::string attributes_text(const model::Attributes& attributes, size_t limit) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+// "masked by /m_mask", "masked where == -999", "masked where the data is null".
+std::string mask_text(const model::Masking& m) {
+  if (m.value) return "masked where == " + value_json(*m.value).dump();
+  if (m.elements) return "masked where the data is null";
+  return "masked by " + m.array;
+}
+
 std::string storage_text(const model::Storage& s) {
-  if (s.kind != model::Storage::Kind::kChunked || !s.chunking) return "";
+  const std::string mask = s.mask ? mask_text(*s.mask) : std::string();
+  if (s.kind != model::Storage::Kind::kChunked || !s.chunking) return mask;
   std::vector<std::string> codecs;
   if (s.chunking->codecs.is<model::ValueList>()) {
     for (const auto& c : s.chunking->codecs.as<model::ValueList>()) {
@@ -161,8 +171,9 @@ std::string storage_text(const model::Storage& s) {
       if (name && name->is<std::string>()) codecs.push_back(name->as<std::string>());
     }
   }
-  return fmt::format("chunked [{}]{}{}", fmt::join(s.chunking->chunk_shape, ", "),
-                     codecs.empty() ? "" : " ", fmt::join(codecs, "+"));
+  return fmt::format("chunked [{}]{}{}{}", fmt::join(s.chunking->chunk_shape, ", "),
+                     codecs.empty() ? "" : " ", fmt::join(codecs, "+"),
+                     mask.empty() ? "" : ", " + mask);
 }
 
 }  // namespace dudley::cli

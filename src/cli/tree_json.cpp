@@ -284,7 +284,7 @@ json node_json(const model::Node& node, const TreeWalk& walk, const std::string&
       out["dtype"] = dtype_json(node.dtype);
       out["shape"] = node.shape;
       if (node.address) out["address"] = *node.address;
-      if (node.storage.kind != model::Storage::Kind::kUnknown) {
+      if (node.storage.kind != model::Storage::Kind::kUnknown || node.storage.mask) {
         out["storage"] = storage_json(node.storage);
       }
       if (!node.attributes.empty()) out["attributes"] = attributes_json(node.attributes);

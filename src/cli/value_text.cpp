@@ -191,7 +191,13 @@ void ValueWriter::open_brackets(size_t from) {
   for (size_t d = from; d < nest_.size(); ++d) out_.buffer().push_back('[');
 }
 
-bool ValueWriter::add(const void* data, uint64_t n) {
+void ValueWriter::masked_unit(const unsigned char* p, bool masked) {
+  if (!masked) return unit(p);
+  const char* text = options_.json ? "null" : "--";
+  out_.buffer().append(text, text + std::strlen(text));
+}
+
+bool ValueWriter::add(const void* data, uint64_t n, const uint8_t* masked) {
   const auto* p = static_cast<const unsigned char*>(data);
   fmt::memory_buffer& b = out_.buffer();
   const size_t rank = nest_.size();
@@ -206,7 +212,7 @@ bool ValueWriter::add(const void* data, uint64_t n) {
       } else {
         b.push_back(',');
       }
-      unit(p);
+      masked_unit(p, masked && masked[k]);
       const bool row_end =
           options_.lines == LineStyle::kValue || rank == 0 || index_.back() + 1 == nest_.back();
       if (row_end) {
@@ -215,7 +221,7 @@ bool ValueWriter::add(const void* data, uint64_t n) {
       }
     } else {
       if (done_ == 0) open_brackets(0);
-      unit(p);
+      masked_unit(p, masked && masked[k]);
     }
     ++done_;
     // Next index (an odometer); `closed` dimensions rolled over.

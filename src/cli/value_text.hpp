@@ -92,7 +92,9 @@ class ValueWriter {
   uint64_t wanted() const { return wanted_; }
 
   /// Writes `n` more units starting at `data`. Returns false once max_values is reached.
-  bool add(const void* data, uint64_t n);
+  /// `masked`, when given, holds one byte per unit: a non-zero one prints the unit as
+  /// masked (`--` in text, as numpy prints masked arrays; null in JSON).
+  bool add(const void* data, uint64_t n, const uint8_t* masked = nullptr);
   /// Closes the brackets still open (after an error too, so the JSON stays well-formed).
   void finish();
   /// True when max_values cut the array.
@@ -100,6 +102,7 @@ class ValueWriter {
 
  private:
   void unit(const unsigned char* p);
+  void masked_unit(const unsigned char* p, bool masked);
   void line_prefix();
   void open_brackets(size_t from);
 

@@ -160,5 +160,62 @@ check "a parameter beside a member of its name survives in python3-asdf" $py -c 
 import asdf, sys; f = asdf.open(sys.argv[1])
 assert f.tree['n_parameter'] == 2 and list(f['n']) == [1.5, 2.5] and list(f['r']['a']) == [7, 8]" "$tmp/p.asdf"
 
+# Masks users can see: masked elements print as numpy prints them (--, null in JSON), ls
+# says an array is masked, --unmasked shows the stored values; inline nulls are a mask.
+$py -c "
+import asdf, numpy as np, sys
+m = np.ma.array([1, 2, 3, 4], mask=[False, True, False, True], dtype='i4')
+asdf.AsdfFile({'m': m}).write_to(sys.argv[1])" "$tmp/mask.asdf"
+cat >"$tmp/inline.asdf" <<'YAML'
+#ASDF 1.0.0
+%YAML 1.1
+%TAG ! tag:stsci.edu:asdf/
+--- !core/asdf-1.1.0
+x: !core/ndarray-1.0.0 {data: [1, null, 3], datatype: int8, shape: [3]}
+y: !core/ndarray-1.0.0 {data: [1, -999, 3], datatype: int16, shape: [3], mask: -999}
+b: !core/ndarray-1.0.0
+  data: [[1, 2, 3], [4, 5, 6]]
+  datatype: int8
+  shape: [2, 3]
+  mask: !core/ndarray-1.0.0 {data: [true, false, true], datatype: bool8, shape: [3]}
+...
+YAML
+"$dudley" dump "$tmp/mask.asdf" /m >"$tmp/out"
+check "dump prints masked elements as --" grep -qx '/m = \[1,--,3,--\]' "$tmp/out"
+"$dudley" dump --unmasked "$tmp/mask.asdf" /m >"$tmp/out"
+check "--unmasked prints the stored values" grep -qx '/m = \[1,2,3,4\]' "$tmp/out"
+"$dudley" dump --json "$tmp/mask.asdf" /m >"$tmp/out"
+check "dump --json gives masked elements as null" $py -c "
+import json, sys; d = json.load(open(sys.argv[1]))
+assert d['root']['members']['m']['data'] == [1, None, 3, None], d" "$tmp/out"
+"$dudley" ls "$tmp/mask.asdf" >"$tmp/out"
+check "ls marks a masked array" grep -q '^/m .*masked by /m_mask' "$tmp/out"
+"$dudley" dump "$tmp/inline.asdf" /x /y /b '/b[:, ::-1]' >"$tmp/out"
+check "inline nulls, a value mask and a broadcast mask array, as numpy masks them" diff -u - "$tmp/out" <<'TXT'
+/x = [1,--,3]
+/y = [1,--,3]
+/b = [[--,2,--],[--,5,--]]
+/b[:, ::-1] = [[--,2,--],[--,5,--]]
+TXT
+# python asdf takes a mask of the array's size only (numpy.ma), so its checks leave /b out.
+sed '/^b:/,/^  mask:/d' "$tmp/inline.asdf" >"$tmp/inline_xy.asdf"
+check "numpy agrees" $py -c "
+import asdf, sys
+f = asdf.open(sys.argv[1])
+assert f['x'].mask.tolist() == [False, True, False] and f['y'].mask.tolist() == [False, True, False]" "$tmp/inline_xy.asdf"
+"$dudley" ls "$tmp/inline.asdf" >"$tmp/out"
+check "ls says how each is masked" grep -q '^/x .*masked where the data is null' "$tmp/out"
+check "(a value)" grep -q '^/y .*masked where == -999' "$tmp/out"
+"$dudley" convert "$tmp/mask.asdf" "$tmp/mask2.asdf" >/dev/null
+"$dudley" convert "$tmp/inline_xy.asdf" "$tmp/inline2.asdf" >/dev/null
+"$dudley" convert "$tmp/inline.asdf" "$tmp/inline3.asdf" >/dev/null
+check "a broadcast mask survives our round trip" grep -qx '/b = \[\[--,2,--\],\[--,5,--\]\]' <("$dudley" dump "$tmp/inline3.asdf" /b)
+check "masks and the values under them survive a round trip (python3-asdf)" $py -c "
+import asdf, sys
+f = asdf.open(sys.argv[1]); g = asdf.open(sys.argv[2])
+assert f['m'].mask.tolist() == [False, True, False, True] and f['m'].data.tolist() == [1, 2, 3, 4]
+assert g['x'].mask.tolist() == [False, True, False] and g['y'].data.tolist() == [1, -999, 3]
+assert g['y'].mask.tolist() == [False, True, False]" "$tmp/mask2.asdf" "$tmp/inline2.asdf"
+
 echo "formats cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

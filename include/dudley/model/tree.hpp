@@ -65,8 +65,11 @@ struct Chunking {
 struct Masking {
   /// Every element equal to this is masked (a scalar mask)...
   std::optional<Value> value;
-  /// ...or this boolean array (a path in the tree), broadcast to the array, says which.
+  /// ...or this boolean array (a path in the tree), broadcast to the array, says which...
   std::string array;
+  /// ...or these booleans held in memory, of the array's shape (inline data whose `null`s
+  /// mark the missing elements).
+  std::shared_ptr<const NDArray> elements;
 };
 
 /// Where and how an array's bytes are stored. Kept small: a tree may hold millions of

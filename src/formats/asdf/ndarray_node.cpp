@@ -1,5 +1,7 @@
 #include "ndarray_node.hpp"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -143,6 +145,32 @@ std::shared_ptr<const BlockStore> external_store(const YamlNode& node, const std
   return store;
 }
 
+// One bool per element of `a`, true where the inline data's leaf is `null`; nullopt when
+// none is (or when leaves are not elements one to one: structs, strings).
+std::optional<NDArray> null_mask(const YamlNode& data, const NDArray& a) {
+  if (a.dtype().kind() == DTypeKind::kCompound || a.dtype().kind() == DTypeKind::kText) {
+    return std::nullopt;
+  }
+  std::vector<uint8_t> nulls;
+  bool any = false;
+  std::vector<const YamlNode*> pending{&data};  // leaves in document order, no recursion
+  while (!pending.empty()) {
+    const YamlNode* n = pending.back();
+    pending.pop_back();
+    if (n->is_sequence()) {
+      for (size_t i = n->items.size(); i-- > 0;) pending.push_back(n->items[i]);
+      continue;
+    }
+    const bool null = n->is_scalar() && scalar_value(*n, std::string()).is_null();
+    nulls.push_back(null ? 1 : 0);
+    any = any || null;
+  }
+  if (!any || nulls.size() != a.element_count()) return std::nullopt;
+  NDArray mask(DType::boolean(), a.shape());
+  std::memcpy(mask.mutable_data(), nulls.data(), nulls.size());
+  return mask;
+}
+
 }  // namespace
 
 bool is_ndarray(const YamlNode& node) {
@@ -156,14 +184,23 @@ std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::s
   out->kind = model::NodeKind::kArray;
   out->name = name;
 
-  auto set_inline = [&](NDArray a) {
+  // Inline data: `null` leaves are missing values (python asdf gives a masked array): they
+  // become the array's mask unless the node gives one.
+  auto set_inline = [&](NDArray a, const YamlNode& data) {
     out->dtype = a.dtype();
     out->shape = a.shape().dims();
+    if (!node.is_mapping() || !node.find("mask")) {
+      if (auto nulls = null_mask(data, a)) {
+        auto masking = std::make_shared<model::Masking>();
+        masking->elements = std::make_shared<const NDArray>(std::move(*nulls));
+        out->storage.mask = std::move(masking);
+      }
+    }
     out->data = std::make_shared<InlineSource>(std::move(a));
   };
 
   if (node.is_sequence()) {
-    set_inline(inline_array(node, nullptr, nullptr, path, *context.budget));
+    set_inline(inline_array(node, nullptr, nullptr, path, *context.budget), node);
     return out;
   }
   if (!node.is_mapping()) bad(node, path, "an ndarray is a mapping or a list");
@@ -187,7 +224,7 @@ std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::s
   const YamlNode* datatype = node.find("datatype");
   const YamlNode* shape = node.find("shape");
   if (const YamlNode* data = node.find("data")) {
-    set_inline(inline_array(*data, datatype, shape, path, *context.budget));
+    set_inline(inline_array(*data, datatype, shape, path, *context.budget), *data);
     return out;
   }
   const YamlNode* source = node.find("source");

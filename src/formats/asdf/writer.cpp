@@ -252,6 +252,8 @@ class Writer {
     if (n.storage.mask) {
       if (n.storage.mask->value) {
         map.emplace_back("mask", *n.storage.mask->value);
+      } else if (n.storage.mask->elements) {
+        map.emplace_back("mask", array_value(*n.storage.mask->elements, path + "@mask"));
       } else if (parent && !n.storage.mask->array.empty()) {
         const std::string name = n.storage.mask->array.substr(n.storage.mask->array.rfind('/') + 1);
         if (const Node* m = parent->member(name); m && m->kind == NodeKind::kArray) {
