@@ -116,8 +116,10 @@ def write(name, tree, **kwargs):
 
 
 def compare_file(path, arrays):
-    """arrays: our path -> numpy array expected."""
-    ours = ours_by_path(dump(path))
+    """arrays: our path -> numpy array expected (a masked array: its stored data, and where
+    it is masked our JSON has null)."""
+    ours = ours_by_path(dump(path, "--unmasked"))  # the stored values, masked or not
+    masked_view = None
     for p, expected in arrays.items():
         node = ours.get(p)
         check(node is not None, f"{path}: no node {p}")
@@ -125,7 +127,12 @@ def compare_file(path, arrays):
             continue
         check("error" not in node, f"{path}{p}: error {node.get('error')}")
         if "error" not in node:
-            same_array(node, expected, f"{os.path.basename(path)}{p}")
+            same_array(node, np.ma.getdata(expected), f"{os.path.basename(path)}{p}")
+        if np.ma.isMaskedArray(expected) and np.ma.getmask(expected) is not np.ma.nomask:
+            masked_view = masked_view or ours_by_path(dump(path))
+            nulls = np.array(masked_view[p]["data"], dtype=object).reshape(expected.shape) == None  # noqa: E711
+            check(nulls.tolist() == np.ma.getmaskarray(expected).tolist(),
+                  f"{os.path.basename(path)}{p}: masked elements are not null where numpy masks")
     return ours
 
 

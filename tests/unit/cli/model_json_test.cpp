@@ -96,7 +96,7 @@ TEST(ModelJson, StorageContiguousChunkedMasked) {
       storage_json(chunked).dump(),
       R"({"layout":"chunked","chunk_shape":[64,64],"codecs":[{"name":"bytes"},)"
       R"({"name":"zstd","configuration":{"level":3}}],"fill_value":"NaN","mask":{"value":-999}})");
-  EXPECT_EQ(storage_text(chunked), "chunked [64, 64] bytes+zstd");
+  EXPECT_EQ(storage_text(chunked), "chunked [64, 64] bytes+zstd, masked where == -999");
 }
 
 }  // namespace
