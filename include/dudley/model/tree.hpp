@@ -20,6 +20,24 @@
 
 namespace dudley::model {
 
+// Lifetimes and threads: the contract every reader and writer of the model follows.
+//
+// - A Tree owns its nodes. A node reached through Tree::find or by walking `children` lives
+//   as long as the tree (and nodes Tree::find built on demand, until the tree goes).
+// - Items of an on-demand list (Node::lazy, walked by for_each_child) live only for the
+//   visit: for_each_child frees each item when its callback returns. Keep nothing that
+//   points into an item (a Node*, a reference to its dtype, a pointer to its shape);
+//   copy what you need, or keep its `data` (shared_ptr<ArraySource>), which stays valid
+//   after the item is gone and for as long as the tree's file is open: the ASDF writer
+//   keeps `data` for the blocks it writes after the tree, never the node.
+// - An ArraySource is shared (shared_ptr) and may outlive its tree; it holds what it needs
+//   to read (the open file, a memory map). Its methods may be called from several threads
+//   at once only where a format says so; readers and writers here call one source from one
+//   thread at a time (they may hash or encode the bytes read on other threads).
+// - An ItemSource builds items one at a time and is not thread-safe.
+// - Every writer is tested on trees with on-demand items of varying shape under ASan
+//   (tests/unit/model/lifetime_test.cpp, the hostile case asdf-writer-list-items).
+
 /// Reads one array's data when asked; implemented by each format module.
 class ArraySource {
  public:
