@@ -1,0 +1,123 @@
+// Directory stores and by-path files appear complete or not at all; old ones survive.
+#include "dudley/io/atomic_outputs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dudley/core/error.hpp"
+
+namespace dudley::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+class AtomicOutputs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("dudley_outputs_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  static void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+  static std::string read(const fs::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  // Entries of the test directory other than `keep`: temporaries left behind.
+  size_t others(const std::string& keep) const {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(dir_)) n += e.path().filename() != keep;
+    return n;
+  }
+  fs::path dir_;
+};
+
+TEST_F(AtomicOutputs, ANewStoreAppearsWhole) {
+  const fs::path store = dir_ / "out.zarr";
+  {
+    AtomicDirectory d(store.string() + "/");  // a trailing slash names the same store
+    EXPECT_EQ(d.path(), store.string());
+    fs::create_directories(fs::path(d.staging()) / "c" / "0");
+    write(fs::path(d.staging()) / "zarr.json", "{}");
+    EXPECT_FALSE(fs::exists(store));  // nothing under the name until commit
+    d.commit(true);
+  }
+  EXPECT_EQ(read(store / "zarr.json"), "{}");
+  EXPECT_TRUE(fs::is_directory(store / "c" / "0"));
+  EXPECT_EQ(others("out.zarr"), 0u);
+  struct stat st {};
+  ASSERT_EQ(::stat(store.c_str(), &st), 0);
+  EXPECT_NE(st.st_mode & 0055, 0u);  // not mkdtemp's 0700: as a plain mkdir would make it
+}
+
+TEST_F(AtomicOutputs, AnExistingStoreIsSwappedOrKept) {
+  const fs::path store = dir_ / "out.zarr";
+  fs::create_directories(store);
+  write(store / "old.txt", "old");
+  {
+    AtomicDirectory d(store.string());
+    write(fs::path(d.staging()) / "new.txt", "new");
+    // No commit (an error, a kill): the old store is untouched, the temporary gone.
+  }
+  EXPECT_EQ(read(store / "old.txt"), "old");
+  EXPECT_EQ(others("out.zarr"), 0u);
+  {
+    AtomicDirectory d(store.string());
+    write(fs::path(d.staging()) / "new.txt", "new");
+    d.commit();
+  }
+  EXPECT_EQ(read(store / "new.txt"), "new");
+  EXPECT_FALSE(fs::exists(store / "old.txt"));  // the old store is replaced, not merged
+  EXPECT_EQ(others("out.zarr"), 0u);
+}
+
+TEST_F(AtomicOutputs, AFileIsNeverReplacedByADirectory) {
+  write(dir_ / "x.zarr", "a file");
+  try {
+    AtomicDirectory d((dir_ / "x.zarr").string());
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::kIo);
+    EXPECT_EQ(e.location().path, (dir_ / "x.zarr").string());
+  }
+  EXPECT_THROW(AtomicDirectory((dir_ / "missing" / "x.zarr").string()), Error);
+}
+
+TEST_F(AtomicOutputs, ALibraryWritesByPathThenTheFileIsRenamed) {
+  const fs::path out = dir_ / "out.h5";
+  write(out, "old");
+  ::chmod(out.c_str(), 0640);
+  {
+    NamedTempFile f(out.string());
+    write(f.temp_path(), "written by a library");
+    EXPECT_EQ(read(out), "old");
+  }
+  EXPECT_EQ(read(out), "old");  // not committed: the old file stays, the temporary goes
+  EXPECT_EQ(others("out.h5"), 0u);
+  {
+    NamedTempFile f(out.string());
+    write(f.temp_path(), "new");
+    f.commit(true);
+  }
+  EXPECT_EQ(read(out), "new");
+  struct stat st {};
+  ASSERT_EQ(::stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);  // the replaced file's permissions carry over
+  // A symbolic link is followed: its target replaced, the link kept.
+  fs::create_symlink("out.h5", dir_ / "link.h5");
+  {
+    NamedTempFile f((dir_ / "link.h5").string());
+    write(f.temp_path(), "through the link");
+    f.commit();
+  }
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.h5"));
+  EXPECT_EQ(read(out), "through the link");
+  EXPECT_THROW(NamedTempFile(dir_.string()), Error);  // a directory is never replaced
+}
+
+}  // namespace
+}  // namespace dudley::io
