@@ -11,9 +11,9 @@
 #include <string>
 
 #include "dudley/core/error.hpp"
-#include "dudley/io/byte_source.hpp"
 #include "dudley/formats/dudley/family.hpp"
 #include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/io/byte_source.hpp"
 
 using dudley::DType;
 using dudley::NDArray;
@@ -70,7 +70,8 @@ int main(int argc, char** argv) {
               }));
       w.write("/tracers", like(layout, "/tracers", {2}));  // NTRACER = 2, zeros
       NDArray time(DType::float_(8), Shape({nhist}));
-      for (int64_t k = 0; k < nhist; ++k) static_cast<double*>(time.mutable_data())[k] = 0.5 * static_cast<double>(k);
+      for (int64_t k = 0; k < nhist; ++k)
+        static_cast<double*>(time.mutable_data())[k] = 0.5 * static_cast<double>(k);
       w.write("/history/time", time);
       w.commit();
     }

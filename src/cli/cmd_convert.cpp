@@ -157,7 +157,8 @@ int run_convert(const ConvertOptions& o) {
   if (open_options.format.empty()) open_options.format = format_selected_by(o.source.given);
   apply_format_options(o.source.given, open_options);
   try {
-    const Format& in_format = FormatRegistry::builtin().for_reading(o.source.data, open_options.format);
+    const Format& in_format =
+        FormatRegistry::builtin().for_reading(o.source.data, open_options.format);
     check_outputs(o, open_options, in_format, save_options, out_format);
   } catch (const Error& e) {
     if (e.category() != ErrorCategory::kUsage || e.location().path != o.destination) throw;
@@ -169,9 +170,8 @@ int run_convert(const ConvertOptions& o) {
   model::Tree tree = open_data(o.source);
   const SaveReport report = save(tree, o.destination, save_options);
   if (o.source.json) {
-    nlohmann::ordered_json out = {{"data", o.destination},
-                                  {"format", out_format.name()},
-                                  {"bytes", report.bytes()}};
+    nlohmann::ordered_json out = {
+        {"data", o.destination}, {"format", out_format.name()}, {"bytes", report.bytes()}};
     nlohmann::ordered_json files = nlohmann::ordered_json::array();
     for (const WrittenFile& f : report.files) {
       files.push_back({{"path", f.path}, {"role", f.role}, {"bytes", f.bytes}});

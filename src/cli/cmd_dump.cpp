@@ -309,8 +309,8 @@ class Dumper {
     return lowest_dimension(ref, h) == 0 || total <= kBlockBytes;
   }
 
-  static void stream_blocks(const ArrayRef& ref, const Hyperslab& h, uint64_t total,
-                            ValueWriter& w, MaskReader* mask) {
+  static void stream_blocks(const ArrayRef& ref, const Hyperslab& h, uint64_t total, ValueWriter& w,
+                            MaskReader* mask) {
     const size_t lowest = lowest_dimension(ref, h);
     size_t k = 0;
     uint64_t below = total / static_cast<uint64_t>(h.count[0]);  // bytes of one index of k

@@ -10,12 +10,12 @@
 #include "cli/data_options.hpp"
 #include "cli/dump_items.hpp"
 #include "cli/failure.hpp"
-#include "dudley/core/suggest.hpp"
 #include "cli/json_stream.hpp"
 #include "cli/ls_json.hpp"
 #include "cli/model_json.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
+#include "dudley/core/suggest.hpp"
 
 namespace dudley::cli {
 

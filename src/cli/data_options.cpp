@@ -39,9 +39,9 @@ void add_format_options(CLI::App& cmd, FormatOption::Use use, GivenOptions& give
     for (const FormatOption& o : f->cli_options()) {
       if (o.use != use) continue;
       if (!group) {
-        group = cmd.add_option_group(group_title(*f, use),
-                                     (use == FormatOption::Use::kReading ? "Reading " : "Writing ") +
-                                         f->description());
+        group = cmd.add_option_group(
+            group_title(*f, use),
+            (use == FormatOption::Use::kReading ? "Reading " : "Writing ") + f->description());
       }
       const std::string name = o.name;
       CLI::Option* option = nullptr;

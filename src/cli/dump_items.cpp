@@ -161,7 +161,8 @@ std::optional<std::string> value_at(const model::Tree& tree, const std::string& 
     if (!attribute) return std::nullopt;
     if (const auto* array = std::get_if<NDArray>(attribute)) {
       if (k + 1 != parts.size()) return std::nullopt;
-      return values_json(*array).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+      return values_json(*array).dump(-1, ' ', false,
+                                      nlohmann::ordered_json::error_handler_t::replace);
     }
     const model::Value* v = &std::get<model::Value>(*attribute);
     for (size_t i = k + 1; i < parts.size() && v; ++i) {

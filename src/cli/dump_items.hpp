@@ -38,7 +38,7 @@ struct ArrayRef {
   std::string error;  ///< why the array cannot be read (from the model)
   /// Elements to print as masked (ASDF masks); null when none.
   std::shared_ptr<const model::Masking> mask;
-  ItemSpec spec;      ///< fields and selection to apply; the path is the array's
+  ItemSpec spec;  ///< fields and selection to apply; the path is the array's
 
   static ArrayRef of(const model::Node& node, const std::string& path, ItemSpec spec = {});
 };

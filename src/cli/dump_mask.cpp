@@ -28,22 +28,46 @@ std::optional<double> element_value(const DType& t, const unsigned char* p) {
     case DTypeKind::kInt: {
       int64_t v = 0;
       if (t.size() == 1) v = *reinterpret_cast<const int8_t*>(p);
-      if (t.size() == 2) { int16_t x; std::memcpy(&x, p, 2); v = x; }
-      if (t.size() == 4) { int32_t x; std::memcpy(&x, p, 4); v = x; }
+      if (t.size() == 2) {
+        int16_t x;
+        std::memcpy(&x, p, 2);
+        v = x;
+      }
+      if (t.size() == 4) {
+        int32_t x;
+        std::memcpy(&x, p, 4);
+        v = x;
+      }
       if (t.size() == 8) std::memcpy(&v, p, 8);
       return static_cast<double>(v);
     }
     case DTypeKind::kUInt: {
       uint64_t v = 0;
       if (t.size() == 1) v = *p;
-      if (t.size() == 2) { uint16_t x; std::memcpy(&x, p, 2); v = x; }
-      if (t.size() == 4) { uint32_t x; std::memcpy(&x, p, 4); v = x; }
+      if (t.size() == 2) {
+        uint16_t x;
+        std::memcpy(&x, p, 2);
+        v = x;
+      }
+      if (t.size() == 4) {
+        uint32_t x;
+        std::memcpy(&x, p, 4);
+        v = x;
+      }
       if (t.size() == 8) std::memcpy(&v, p, 8);
       return static_cast<double>(v);
     }
     case DTypeKind::kFloat: {
-      if (t.size() == 4) { float x; std::memcpy(&x, p, 4); return x; }
-      if (t.size() == 8) { double x; std::memcpy(&x, p, 8); return x; }
+      if (t.size() == 4) {
+        float x;
+        std::memcpy(&x, p, 4);
+        return x;
+      }
+      if (t.size() == 8) {
+        double x;
+        std::memcpy(&x, p, 8);
+        return x;
+      }
       return std::nullopt;
     }
     case DTypeKind::kBool:
@@ -120,7 +144,8 @@ std::vector<uint8_t> MaskReader::by_array(const Hyperslab& block, uint64_t count
     same.dropped.clear();
     const NDArray m = mask_->read(same).to_native();
     const auto* p = static_cast<const unsigned char*>(m.data());
-    for (uint64_t k = 0; k < count; ++k) out[k] = nonzero(p + k * m.dtype().size(), m.dtype().size());
+    for (uint64_t k = 0; k < count; ++k)
+      out[k] = nonzero(p + k * m.dtype().size(), m.dtype().size());
     return out;
   }
   // A mask that broadcasts is no larger than its array along any dimension: read it once,

@@ -56,7 +56,8 @@ int report_usage_error(const std::string& message, const std::vector<std::string
   constexpr std::string_view kExtras = "The following arguments were not expected: ";
   for (std::string_view prefix : {kExtra, kExtras}) {
     if (text.rfind(prefix, 0) != 0) continue;
-    const std::string word = text.substr(prefix.size(), text.find(' ', prefix.size()) - prefix.size());
+    const std::string word =
+        text.substr(prefix.size(), text.find(' ', prefix.size()) - prefix.size());
     if (word.size() > 1 && word[0] == '-') {
       text = fmt::format("unknown option {}{}", word, did_you_mean(word, options));
     }

@@ -84,14 +84,14 @@ void AtomicDirectory::commit(bool fsync) {
   if (fsync) {
     std::error_code ec;
     for (const auto& entry : fs::recursive_directory_iterator(staging_, ec)) {
-      sync_path(entry.path().string(),
-                entry.is_directory() ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+      sync_path(entry.path().string(), entry.is_directory() ? O_RDONLY | O_DIRECTORY : O_RDONLY);
     }
     sync_path(staging_, O_RDONLY | O_DIRECTORY);
   }
   struct stat st {};
   if (::lstat(path_.c_str(), &st) != 0) {
-    if (::rename(staging_.c_str(), path_.c_str()) != 0) fail(path_, "cannot move into place", errno);
+    if (::rename(staging_.c_str(), path_.c_str()) != 0)
+      fail(path_, "cannot move into place", errno);
   } else if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) ==
              0) {
     remove_tree(staging_);  // the old store, swapped out in one step
@@ -123,7 +123,8 @@ NamedTempFile::NamedTempFile(std::string path) : path_(std::move(path)) {
   std::error_code ec;
   if (fs::is_symlink(path_, ec)) {
     const fs::path target = fs::read_symlink(path_, ec);
-    if (!ec) path_ = (target.is_absolute() ? target : fs::path(path_).parent_path() / target).string();
+    if (!ec)
+      path_ = (target.is_absolute() ? target : fs::path(path_).parent_path() / target).string();
   }
   struct stat st {};
   if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -145,8 +146,7 @@ NamedTempFile::~NamedTempFile() {
 
 void NamedTempFile::commit(bool fsync) {
   struct stat st {};
-  ::chmod(temp_.c_str(),
-          ::stat(path_.c_str(), &st) == 0 ? st.st_mode & 07777 : default_mode(0666));
+  ::chmod(temp_.c_str(), ::stat(path_.c_str(), &st) == 0 ? st.st_mode & 07777 : default_mode(0666));
   if (fsync) sync_path(temp_, O_RDONLY);
   if (::rename(temp_.c_str(), path_.c_str()) != 0) fail(path_, "cannot move into place", errno);
   committed_ = true;

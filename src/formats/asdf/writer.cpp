@@ -130,9 +130,10 @@ class Writer {
       if (!members.count(name)) return name;
       std::string key = name + "_" + what;
       while (members.count(key)) key += "_";
-      notes_.push_back(fmt::format("{} {}/{} is written as '{}': its group has a member of "
-                                   "that name",
-                                   what, path, name, key));
+      notes_.push_back(
+          fmt::format("{} {}/{} is written as '{}': its group has a member of "
+                      "that name",
+                      what, path, name, key));
       return key;
     };
     // Parameters (Dudley's named sizes) are plain integers in ASDF's tree.
@@ -239,9 +240,10 @@ class Writer {
     }
     if (n.dtype.kind() == DTypeKind::kCompound && !n.dtype.name().empty() &&
         struct_names_.insert(n.dtype.name()).second) {
-      notes_.push_back(fmt::format("struct type name '{}' ({}) is not written: ASDF datatypes "
-                                   "have no names",
-                                   n.dtype.name(), path));
+      notes_.push_back(
+          fmt::format("struct type name '{}' ({}) is not written: ASDF datatypes "
+                      "have no names",
+                      n.dtype.name(), path));
     }
     blocks_.push_back({path, n.data, Shape(n.shape).byte_size(n.dtype.size()).value_or(0)});
     map.emplace_back("byteorder", Value(order_name(order)));
@@ -413,9 +415,10 @@ uint64_t write_asdf(const model::Tree& tree, const std::string& path,
   Writer writer(options);
   Value root = writer.group(*tree.root, "", true);
   if (!tree.pointees.empty()) {
-    writer.notes().push_back(fmt::format("{} pointee(s) (Dudley pointer targets) are not "
-                                         "written: ASDF has no place for them",
-                                         tree.pointees.size()));
+    writer.notes().push_back(
+        fmt::format("{} pointee(s) (Dudley pointer targets) are not "
+                    "written: ASDF has no place for them",
+                    tree.pointees.size()));
   }
   if (notes) *notes = writer.notes();
 

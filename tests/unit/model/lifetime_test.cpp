@@ -4,8 +4,8 @@
 // list items are made on demand, of a different shape each, and the values must read back.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <unistd.h>
+#include <filesystem>
 
 #include "dudley/formats/asdf/writer.hpp"
 #include "dudley/formats/dudley/write/from_model.hpp"

@@ -14,10 +14,10 @@
 
 #include <fmt/format.h>
 
-#include "dudley/formats/dudley/syntax/diagnostic_format.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/core/suggest.hpp"
+#include "dudley/formats/dudley/syntax/diagnostic_format.hpp"
 #include "flat_map.hpp"
 #include "lexer.hpp"
 

@@ -33,9 +33,8 @@ std::string renamed_note(const std::string& original, const std::string& spelled
 // "a, b, c and 4 more": the first few of a list, for a note that stays one line.
 std::string first_few(const std::vector<std::string>& items) {
   constexpr size_t kShown = 5;
-  std::vector<std::string> shown(items.begin(),
-                                 items.begin() + static_cast<std::ptrdiff_t>(
-                                                     std::min(items.size(), kShown)));
+  std::vector<std::string> shown(
+      items.begin(), items.begin() + static_cast<std::ptrdiff_t>(std::min(items.size(), kShown)));
   std::string out = fmt::format("{}", fmt::join(shown, ", "));
   if (items.size() > kShown) out += fmt::format(" and {} more", items.size() - kShown);
   return out;
@@ -81,19 +80,22 @@ class Emitter {
   std::vector<std::string> notes() const {
     std::vector<std::string> out;
     if (!attributes_.empty()) {
-      out.push_back(fmt::format("{} value(s) of the tree are not written (a Dudley layout holds "
-                                "no values): {}",
-                                attributes_.size(), first_few(attributes_)));
+      out.push_back(
+          fmt::format("{} value(s) of the tree are not written (a Dudley layout holds "
+                      "no values): {}",
+                      attributes_.size(), first_few(attributes_)));
     }
     if (!masks_.empty()) {
-      out.push_back(fmt::format("{} mask(s) are not kept as masks (Dudley has none; a mask "
-                                "array stays an array beside its own): {}",
-                                masks_.size(), first_few(masks_)));
+      out.push_back(
+          fmt::format("{} mask(s) are not kept as masks (Dudley has none; a mask "
+                      "array stays an array beside its own): {}",
+                      masks_.size(), first_few(masks_)));
     }
     if (!renamed_.empty()) {
-      out.push_back(fmt::format("{} name(s) Dudley cannot spell are respelled (the source's "
-                                "name is kept in a #! line): {}",
-                                renamed_.size(), first_few(renamed_)));
+      out.push_back(
+          fmt::format("{} name(s) Dudley cannot spell are respelled (the source's "
+                      "name is kept in a #! line): {}",
+                      renamed_.size(), first_few(renamed_)));
     }
     return out;
   }
@@ -235,8 +237,8 @@ class Emitter {
 
   std::string types_;
   std::vector<std::string> attributes_, masks_, renamed_;  // for notes()
-  std::map<std::string, std::string> structs_;  // compound's text -> its type name
-  std::set<std::string> used_;                  // type names given out
+  std::map<std::string, std::string> structs_;             // compound's text -> its type name
+  std::set<std::string> used_;                             // type names given out
 };
 
 void arrays(const model::Node& n, const std::string& path, Writer& w) {

@@ -62,7 +62,8 @@ DType in_dudley_terms(const DType& type, std::vector<int64_t>& shape) {
   std::vector<DTypeField> fields = type.fields();
   for (size_t i = 0; i < fields.size(); ++i) {
     fields[i].name = spelled[i];
-    fields[i].type = std::make_shared<const DType>(in_dudley_terms(*fields[i].type, fields[i].shape));
+    fields[i].type =
+        std::make_shared<const DType>(in_dudley_terms(*fields[i].type, fields[i].shape));
   }
   return DType::compound(std::move(fields), type.size(), type.name());
 }

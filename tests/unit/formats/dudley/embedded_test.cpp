@@ -13,9 +13,9 @@
 #include <fmt/format.h>
 
 #include "dudley/core/error.hpp"
-#include "dudley/io/byte_source.hpp"
-#include "dudley/formats/dudley/write/writer.hpp"
 #include "dudley/formats/dudley/format.hpp"
+#include "dudley/formats/dudley/write/writer.hpp"
+#include "dudley/io/byte_source.hpp"
 #include "dudley/open.hpp"
 #include "test_support.hpp"
 

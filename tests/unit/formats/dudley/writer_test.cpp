@@ -16,10 +16,10 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
-#include "dudley/formats/dudley/family.hpp"
-#include "dudley/formats/dudley/write/from_model.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
 #include "dudley/formats/dudley/bind/reader.hpp"
+#include "dudley/formats/dudley/family.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/formats/dudley/write/from_model.hpp"
 #include "dudley/open.hpp"
 #include "test_support.hpp"
 
