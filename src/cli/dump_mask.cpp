@@ -27,7 +27,8 @@ std::optional<double> element_value(const DType& t, const unsigned char* p) {
   switch (t.kind()) {
     case DTypeKind::kInt: {
       int64_t v = 0;
-      if (t.size() == 1) v = *reinterpret_cast<const int8_t*>(p);
+      if (t.size() == 1)
+        v = static_cast<int8_t>(*p);  // NOLINT(bugprone-signed-char-misuse): int8 data is signed
       if (t.size() == 2) {
         int16_t x;
         std::memcpy(&x, p, 2);

@@ -265,7 +265,8 @@ class Writer {
     }
     // An array's attributes share the ndarray mapping with its own keys: one of theirs
     // would make a repeated key, and an NDArray attribute has no inline form here.
-    for (const auto& [name, attr] : n.attributes) {
+    for (const auto& [attr_name, attr] : n.attributes) {
+      const std::string& name = attr_name;  // a lambda may not capture a structured binding
       const bool taken = std::any_of(map.begin(), map.end(),
                                      [&](const auto& entry) { return entry.first == name; });
       const auto* v = std::get_if<Value>(&attr);
