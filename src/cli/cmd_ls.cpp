@@ -1,5 +1,7 @@
 // `dudley ls`: the tree of a data file: groups, lists, arrays with type, shape and address,
 // parameters with their values.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <unordered_set>
@@ -295,8 +297,12 @@ void add_ls_command(CLI::App& app, int& exit_code) {
     exit_code = guarded(options->data.json, [&] {
       std::vector<std::string> extra;
       for (const std::string& word : cmd->remaining()) {
-        if (!word.empty() && word[0] == '/') {
-          options->paths.push_back(word);  // `ls FILE PATH...`: a subtree
+        // `ls FILE PATH...`: a subtree; an existing file is a data file the shell expanded
+        // from an unquoted glob (/data/run_*.bin), said as such below.
+        struct stat st {};
+        const bool file = ::stat(word.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+        if (!word.empty() && word[0] == '/' && !file) {
+          options->paths.push_back(word);
         } else {
           extra.push_back(word);
         }

@@ -231,7 +231,7 @@ std::vector<Request> resolve_items(const model::Tree& tree, const std::vector<st
       // Items are paths from the root. A word that names a file is most likely an unquoted
       // glob the shell expanded into several data files.
       std::string hint = nearest_item(tree, spec.path);
-      if (!item.empty() && item[0] != '/' && is_file(item)) {
+      if (!item.empty() && is_file(item)) {  // absolute too: /data/run_*.bin expanded
         hint = fmt::format(
             " ({} is a file, not an item: for several data files, quote the pattern and give "
             "it to --family, as in --family 'run_*.bin')",

@@ -141,6 +141,9 @@ import json, sys; d = json.load(open(sys.argv[1]))
 assert list(d['items']) == ['/g', '/meta/list'], d
 assert d['items']['/g']['members']['x']['shape'] == [3]
 assert d['items']['/meta/list'] == {'kind': 'value', 'value': [1, 'two']}" "$tmp/out"
+cp "$tmp/v.asdf" "$tmp/v2.asdf"
+"$dudley" ls "$tmp/v.asdf" "$tmp/v2.asdf" 2>"$tmp/err"
+check "an absolute file after DATA is an expanded glob, not a path" grep -q "ls reads one data file, and 1 more were given" "$tmp/err"
 "$dudley" ls "$tmp/v.asdf" /gg 2>"$tmp/err"
 check "ls of a path that names nothing exits 2 with the nearest" grep -q "no item /gg in .*(did you mean /g?)" "$tmp/err"
 
