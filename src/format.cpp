@@ -21,7 +21,9 @@ std::string names_of(const std::vector<const Format*>& formats, bool writers) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
-std::string lowercase_extension(const std::string& path) {
+std::string lowercase_extension(std::string path) {
+  // "out.zarr/" names the directory out.zarr: its extension is the name's.
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

@@ -114,8 +114,23 @@ void check_outputs(const ConvertOptions& o, const OpenOptions& open_options,
   for (const WrittenFile& f : out_format.outputs_besides(o.destination, save_options)) {
     outputs.emplace_back(f.path, "the output's " + f.role);
   }
+  // A store is a directory: an output inside an input directory, or a directory output
+  // holding an input (replacing it would delete the input), is refused as well.
+  auto inside = [](const std::string& inner, const std::string& outer) {
+    std::error_code ec;
+    if (!fs::is_directory(outer, ec)) return false;
+    const std::string a = fs::weakly_canonical(inner, ec).string();
+    const std::string b = fs::weakly_canonical(outer, ec).string();
+    return !ec && a.size() > b.size() && a.compare(0, b.size(), b) == 0 && a[b.size()] == '/';
+  };
   for (const auto& [out, what] : outputs) {
     for (const std::string& in : inputs) {
+      if (inside(out, in) || inside(in, out)) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("{} {} {} an input of this conversion ({}): choose another name",
+                                what, out, inside(out, in) ? "is inside" : "holds", in),
+                    Location::file(o.destination));
+      }
       if (same_file(out, in)) {
         throw Error(ErrorCategory::kUsage,
                     fmt::format("{} {} is an input of this conversion ({}): choose another name",

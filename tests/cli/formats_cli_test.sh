@@ -220,5 +220,13 @@ assert f['m'].mask.tolist() == [False, True, False, True] and f['m'].data.tolist
 assert g['x'].mask.tolist() == [False, True, False] and g['y'].data.tolist() == [1, -999, 3]
 assert g['y'].mask.tolist() == [False, True, False]" "$tmp/mask2.asdf" "$tmp/inline2.asdf"
 
+# Outputs inside an input directory, or directories holding an input, are refused.
+mkdir -p "$tmp/store"
+cp "$tmp/v.asdf" "$tmp/store/in.asdf"
+"$dudley" convert --to asdf "$tmp/store/in.asdf" "$tmp/store" >"$tmp/out" 2>"$tmp/err"
+check "a directory output holding the input exits 1" test $? -eq 1
+check "and says it holds an input" grep -q "the output $tmp/store holds an input of this conversion" "$tmp/err"
+check "and the input is still there" test -s "$tmp/store/in.asdf"
+
 echo "formats cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

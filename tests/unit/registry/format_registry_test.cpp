@@ -101,6 +101,8 @@ TEST_F(Registry, WritingByNameOrExtension) {
   EXPECT_EQ(registry_.for_writing((dir_ / "out.fake").string()).name(), "fake");
   EXPECT_EQ(registry_.for_writing((dir_ / "out.bin").string()).name(), "dudley");
   EXPECT_EQ(registry_.for_writing((dir_ / "out").string()).name(), "dudley");
+  // A trailing slash names the directory: its extension is the name's.
+  EXPECT_EQ(registry_.for_writing((dir_ / "store.fake").string() + "/").name(), "fake");
   // out.h5 written as Dudley data would fool every reader going by the name.
   try {
     registry_.for_writing((dir_ / "out.h5").string());
