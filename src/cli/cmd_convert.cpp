@@ -39,15 +39,9 @@ struct ConvertOptions {
 // writes Dudley data), else by DST's extension.
 const Format& output_format(const ConvertOptions& o) {
   const auto& registry = FormatRegistry::builtin();
-  if (o.to.empty()) {
-    for (const auto& [option, format] : owners_of(o.given, FormatOption::Use::kWriting)) {
-      const Format* f = registry.find(format);
-      for (const FormatOption& fo : f->cli_options()) {
-        if (fo.name == option && fo.selects_format) return *f;
-      }
-    }
-  }
-  return registry.for_writing(o.destination, o.to);
+  // `given` holds writing options only: one that selects a format names the output's.
+  const std::string selected = o.to.empty() ? format_selected_by(o.given) : std::string();
+  return registry.for_writing(o.destination, selected.empty() ? o.to : selected);
 }
 
 // A one-line progress bar on a terminal, shown once a conversion has taken a second.

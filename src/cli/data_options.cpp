@@ -79,30 +79,28 @@ void add_format_options(CLI::App& cmd, FormatOption::Use use, GivenOptions& give
 
 namespace {
 
-template <typename Options>
-void apply_to(const GivenOptions& given, Options& options, FormatOption::Use use) {
-  for (const Format* f : FormatRegistry::builtin().formats()) {
-    GivenOptions own;
-    for (const FormatOption& o : f->cli_options()) {
-      if (o.use != use) continue;
-      if (auto it = given.find(o.name); it != given.end()) own.insert(*it);
-    }
-    if (use == FormatOption::Use::kReading) {
-      if constexpr (std::is_same_v<Options, OpenOptions>) f->apply_open_options(own, options);
-    } else {
-      if constexpr (std::is_same_v<Options, SaveOptions>) f->apply_save_options(own, options);
-    }
+// The options of `given` that format `f` declared for `use`.
+GivenOptions own_options(const Format& f, const GivenOptions& given, FormatOption::Use use) {
+  GivenOptions own;
+  for (const FormatOption& o : f.cli_options()) {
+    if (o.use != use) continue;
+    if (auto it = given.find(o.name); it != given.end()) own.insert(*it);
   }
+  return own;
 }
 
 }  // namespace
 
 void apply_format_options(const GivenOptions& given, OpenOptions& options) {
-  apply_to(given, options, FormatOption::Use::kReading);
+  for (const Format* f : FormatRegistry::builtin().formats()) {
+    f->apply_open_options(own_options(*f, given, FormatOption::Use::kReading), options);
+  }
 }
 
 void apply_format_options(const GivenOptions& given, SaveOptions& options) {
-  apply_to(given, options, FormatOption::Use::kWriting);
+  for (const Format* f : FormatRegistry::builtin().formats()) {
+    f->apply_save_options(own_options(*f, given, FormatOption::Use::kWriting), options);
+  }
 }
 
 std::string format_selected_by(const GivenOptions& given) {

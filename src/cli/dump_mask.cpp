@@ -21,56 +21,36 @@ bool nonzero(const unsigned char* p, uint64_t size) {
   return false;
 }
 
+template <typename T>
+double load(const unsigned char* p) {
+  T x;
+  std::memcpy(&x, p, sizeof x);
+  return static_cast<double>(x);
+}
+
 // An element of a native numeric array as a double (integers beyond 2^53 round, as python
 // asdf's comparison of a float mask would).
 std::optional<double> element_value(const DType& t, const unsigned char* p) {
+  const bool is_int = t.kind() == DTypeKind::kInt;
   switch (t.kind()) {
-    case DTypeKind::kInt: {
-      int64_t v = 0;
-      if (t.size() == 1)
-        v = static_cast<int8_t>(*p);  // NOLINT(bugprone-signed-char-misuse): int8 data is signed
-      if (t.size() == 2) {
-        int16_t x;
-        std::memcpy(&x, p, 2);
-        v = x;
+    case DTypeKind::kInt:
+    case DTypeKind::kUInt:
+      switch (t.size()) {
+        case 1:
+          return is_int ? load<int8_t>(p) : load<uint8_t>(p);
+        case 2:
+          return is_int ? load<int16_t>(p) : load<uint16_t>(p);
+        case 4:
+          return is_int ? load<int32_t>(p) : load<uint32_t>(p);
+        case 8:
+          return is_int ? load<int64_t>(p) : load<uint64_t>(p);
+        default:
+          return std::nullopt;
       }
-      if (t.size() == 4) {
-        int32_t x;
-        std::memcpy(&x, p, 4);
-        v = x;
-      }
-      if (t.size() == 8) std::memcpy(&v, p, 8);
-      return static_cast<double>(v);
-    }
-    case DTypeKind::kUInt: {
-      uint64_t v = 0;
-      if (t.size() == 1) v = *p;
-      if (t.size() == 2) {
-        uint16_t x;
-        std::memcpy(&x, p, 2);
-        v = x;
-      }
-      if (t.size() == 4) {
-        uint32_t x;
-        std::memcpy(&x, p, 4);
-        v = x;
-      }
-      if (t.size() == 8) std::memcpy(&v, p, 8);
-      return static_cast<double>(v);
-    }
-    case DTypeKind::kFloat: {
-      if (t.size() == 4) {
-        float x;
-        std::memcpy(&x, p, 4);
-        return x;
-      }
-      if (t.size() == 8) {
-        double x;
-        std::memcpy(&x, p, 8);
-        return x;
-      }
+    case DTypeKind::kFloat:
+      if (t.size() == 4) return load<float>(p);
+      if (t.size() == 8) return load<double>(p);
       return std::nullopt;
-    }
     case DTypeKind::kBool:
       return *p ? 1.0 : 0.0;
     default:

@@ -26,11 +26,23 @@ namespace {
               Location::file(path));
 }
 
-// ".NAME.tmp-XXXXXX" beside `path` (a mkdtemp / mkstemp template).
-std::string sibling_template(const std::string& path, const char* kind) {
+// A new hidden sibling of `path`, ".NAME.KIND-" plus six random characters (mkdtemp and
+// mkstemp fill in the template's trailing "XXXXXX"): a directory, or an empty file.
+std::string make_sibling(const std::string& path, const char* kind, bool directory) {
   const fs::path p(path);
   const fs::path parent = p.parent_path().empty() ? fs::path(".") : p.parent_path();
-  return (parent / fmt::format(".{}.{}-XXXXXX", p.filename().string(), kind)).string();
+  const std::string pattern =
+      (parent / fmt::format(".{}.{}-XXXXXX", p.filename().string(), kind)).string();
+  std::vector<char> name(pattern.begin(), pattern.end());
+  name.push_back('\0');
+  if (directory) {
+    if (!::mkdtemp(name.data())) fail(path, "cannot create a directory beside it", errno);
+  } else {
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) fail(path, "cannot create a file beside it", errno);
+    ::close(fd);
+  }
+  return name.data();
 }
 
 void sync_path(const std::string& path, int flags) {
@@ -68,11 +80,7 @@ AtomicDirectory::AtomicDirectory(std::string path) : path_(std::move(path)) {
     throw Error(ErrorCategory::kIo, "exists and is not a directory: not replaced by one",
                 Location::file(path_));
   }
-  std::string name = sibling_template(path_, "tmp");
-  std::vector<char> buffer(name.begin(), name.end());
-  buffer.push_back('\0');
-  if (!::mkdtemp(buffer.data())) fail(path_, "cannot create a directory beside it", errno);
-  staging_ = buffer.data();
+  staging_ = make_sibling(path_, "tmp", true);
   ::chmod(staging_.c_str(), default_mode(0777));
 }
 
@@ -98,11 +106,7 @@ void AtomicDirectory::commit(bool fsync) {
   } else {
     // No exchange on this file system: the old store steps aside, then the new one takes
     // its place; a crash between leaves the old under a hidden name, never a mix.
-    std::string old = sibling_template(path_, "old");
-    std::vector<char> buffer(old.begin(), old.end());
-    buffer.push_back('\0');
-    if (!::mkdtemp(buffer.data())) fail(path_, "cannot set the old directory aside", errno);
-    old = buffer.data();
+    const std::string old = make_sibling(path_, "old", true);
     if (::rename(path_.c_str(), old.c_str()) != 0) {
       const int error = errno;
       ::rmdir(old.c_str());
@@ -131,13 +135,7 @@ NamedTempFile::NamedTempFile(std::string path) : path_(std::move(path)) {
     throw Error(ErrorCategory::kIo, "exists and is not a regular file: never replaced",
                 Location::file(path_));
   }
-  std::string name = sibling_template(path_, "tmp");
-  std::vector<char> buffer(name.begin(), name.end());
-  buffer.push_back('\0');
-  const int fd = ::mkstemp(buffer.data());
-  if (fd < 0) fail(path_, "cannot create a file beside it", errno);
-  ::close(fd);
-  temp_ = buffer.data();
+  temp_ = make_sibling(path_, "tmp", false);
 }
 
 NamedTempFile::~NamedTempFile() {

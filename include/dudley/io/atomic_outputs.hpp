@@ -7,12 +7,12 @@
 
 namespace dudley::io {
 
-/// A directory built in a temporary sibling (`.NAME.tmp-XXXXXX` beside NAME) and moved into
-/// place by commit(): a new store appears whole; an existing directory is swapped for the new
-/// one in one step (renameat2 RENAME_EXCHANGE; on file systems without it, renamed aside
-/// first, so a crash in between leaves the old store under `.NAME.old-XXXXXX`) and then
-/// removed. An interrupted write leaves the old store, or nothing, plus at most a temporary
-/// sibling.
+/// A directory built in a hidden temporary sibling (`.NAME.tmp-` and six random characters)
+/// and moved into place by commit(): a new store appears whole; an existing directory is
+/// swapped for the new one in one step (renameat2 RENAME_EXCHANGE; on file systems without
+/// it, set aside first as `.NAME.old-` and six random characters, so a crash in between
+/// leaves the old store there) and then removed. An interrupted write leaves the old store,
+/// or nothing, plus at most a temporary sibling.
 class AtomicDirectory {
  public:
   /// Makes the temporary sibling of `path`. Throws Error(kIo) naming `path` when its parent
@@ -42,9 +42,10 @@ class AtomicDirectory {
 /// closes the file itself), renamed over `path` by commit().
 class NamedTempFile {
  public:
-  /// Makes an empty temporary file `.NAME.tmp-XXXXXX` beside `path` (a symbolic link `path`
-  /// is followed: its target is replaced). Throws Error(kIo) naming `path` when its directory
-  /// is missing or not writable, or when `path` exists and is not a regular file.
+  /// Makes an empty temporary file `.NAME.tmp-` plus six random characters beside `path` (a
+  /// symbolic link `path` is followed: its target is replaced). Throws Error(kIo) naming `path`
+  /// when its directory is missing or not writable, or when `path` exists and is not a regular
+  /// file.
   explicit NamedTempFile(std::string path);
   /// Without commit(): the temporary file is removed.
   ~NamedTempFile();
