@@ -196,3 +196,34 @@ void Hyperslab::check_fits(const std::vector<int64_t>& shape) const {
 }
 
 }  // namespace dudley
+
+namespace dudley {
+
+std::optional<ByteRun> contiguous_run(const std::vector<int64_t>& shape, uint64_t element_size,
+                                      const Hyperslab& slab) {
+  const size_t rank = shape.size();
+  if (rank == 0) return ByteRun{0, element_size};
+  for (int64_t c : slab.count) {
+    if (c == 0) return ByteRun{0, 0};
+  }
+  // k: the dimension the run extends along; before it one element each, after it whole.
+  size_t k = 0;
+  while (k + 1 < rank && slab.count[k] == 1) ++k;
+  if (slab.count[k] > 1 && slab.step(k) != 1) return std::nullopt;
+  for (size_t d = k + 1; d < rank; ++d) {
+    if (slab.start[d] != 0 || slab.count[d] != shape[d] || (shape[d] > 1 && slab.step(d) != 1))
+      return std::nullopt;
+  }
+  // The selection fits an array whose byte size was checked when it was described, so no
+  // sum or product below exceeds that size.
+  uint64_t pitch = element_size, offset = 0;
+  for (size_t d = rank; d-- > k + 1;) pitch *= static_cast<uint64_t>(shape[d]);
+  const uint64_t bytes = pitch * static_cast<uint64_t>(slab.count[k]);
+  for (size_t d = rank; d-- > 0;) {
+    if (d <= k) offset += static_cast<uint64_t>(slab.start[d]) * pitch;
+    if (d > 0 && d <= k) pitch *= static_cast<uint64_t>(shape[d]);
+  }
+  return ByteRun{offset, bytes};
+}
+
+}  // namespace dudley

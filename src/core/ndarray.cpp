@@ -86,18 +86,22 @@ void NDArray::for_each_element(const std::function<void(const void*)>& visit) co
 
 NDArray NDArray::to_native() const {
   NDArray out(dtype_.needs_swap() ? dtype_.with_byte_order(native_byte_order()) : dtype_, shape_);
-  auto* dst = static_cast<unsigned char*>(out.data_);
+  copy_native_into(out.data_);
+  return out;
+}
+
+void NDArray::copy_native_into(void* out) const {
+  auto* dst = static_cast<unsigned char*>(out);
   const uint64_t size = dtype_.size();
   if (is_c_contiguous()) {
-    std::memcpy(dst, data_, byte_size());
+    if (byte_size() > 0) std::memcpy(dst, data_, byte_size());
   } else {
     for_each_element([&](const void* src) {
       std::memcpy(dst, src, size);
       dst += size;
     });
   }
-  swap_elements(out.data_, out.element_count(), dtype_);
-  return out;
+  swap_elements(out, element_count(), dtype_);
 }
 
 NDArray NDArray::field(std::string_view name) const {

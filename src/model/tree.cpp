@@ -4,6 +4,10 @@
 
 namespace dudley::model {
 
+void ArraySource::read_into(const Hyperslab& slab, void* out) {
+  read(slab).copy_native_into(out);
+}
+
 const Node* Node::member(std::string_view wanted) const {
   if (kind != NodeKind::kGroup) return nullptr;
   for (const auto& c : children) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -39,5 +40,18 @@ struct Hyperslab {
   /// (start and last element in range, stride not 0, counts not negative).
   void check_fits(const std::vector<int64_t>& shape) const;
 };
+
+/// A selection's place in its array's C-ordered bytes when it is one run of consecutive
+/// elements: unit steps, one element along each dimension before some dimension k, whole
+/// dimensions after it (what a streaming reader asks for, and what one pread serves).
+struct ByteRun {
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+
+/// The run `slab` selects in an array of `shape` and `element_size`-byte elements, or
+/// nullopt when the selection is not one run. The slab must fit the shape (check_fits).
+std::optional<ByteRun> contiguous_run(const std::vector<int64_t>& shape, uint64_t element_size,
+                                      const Hyperslab& slab);
 
 }  // namespace dudley

@@ -62,6 +62,9 @@ class NDArray {
   /// A packed C-contiguous copy in native byte order (or unchanged order for types without
   /// one). The copy owns its data.
   NDArray to_native() const;
+  /// Copies the elements packed in C order and native byte order into `out` (at least
+  /// byte_size() bytes): to_native() into the caller's memory.
+  void copy_native_into(void* out) const;
   /// Converts the elements to native byte order in place (the array must be writable).
   void to_native_in_place();
 

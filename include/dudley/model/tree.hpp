@@ -16,6 +16,7 @@
 #include "dudley/core/error.hpp"
 #include "dudley/core/hyperslab.hpp"
 #include "dudley/core/ndarray.hpp"
+#include "dudley/model/read_pieces.hpp"
 #include "dudley/model/value.hpp"
 
 namespace dudley::model {
@@ -51,6 +52,14 @@ class ArraySource {
   /// so a damaged array fails before any of it is used. Formats without checksums do
   /// nothing. Throws the error read() would.
   virtual void verify() {}
+  /// Reads `slab` into `out` (slab.result_shape() elements, C order, native byte order;
+  /// `out` holds at least that many bytes) without allocating memory for the output, so a
+  /// streaming caller reuses one buffer. The default reads a selection and copies it;
+  /// formats override it to read straight into `out`.
+  virtual void read_into(const Hyperslab& slab, void* out);
+  /// How the array is best read (see read_pieces.hpp): the default, a run of bytes any
+  /// piece of which reads as well as another.
+  virtual ReadUnit read_unit() const { return {}; }
 };
 
 /// Why a node (or parameter) could not be resolved, kept as the error said it: its category

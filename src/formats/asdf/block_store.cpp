@@ -8,6 +8,7 @@
 
 #include "dudley/codec/thread_pool.hpp"
 #include "dudley/core/big_memory.hpp"
+#include "dudley/io/selection_read.hpp"
 
 namespace dudley::asdf {
 namespace {
@@ -99,6 +100,48 @@ void BlockStore::read_uncompressed(size_t i, uint64_t offset, uint64_t length, v
   const uint64_t pieces = (length + kPiece - 1) / kPiece;
   auto piece = [&](uint64_t k) {
     return codec::MutableByteView(dst + k * kPiece, std::min(kPiece, length - k * kPiece));
+  };
+  auto read_piece = [&](uint64_t k) {
+    const codec::MutableByteView p = piece(k);
+    source_->read(b.data_offset() + k * kPiece, p.size(), p.data(), what);
+  };
+  codec::Md5 md5;
+  if (pieces > 0) read_piece(0);
+  for (uint64_t k = 0; k < pieces; ++k) {
+    codec::ThreadPool::shared().parallel_for(2, [&](size_t task) {
+      if (task == 0) {
+        if (k + 1 < pieces) read_piece(k + 1);
+      } else {
+        md5.update(piece(k));
+      }
+    });
+  }
+  check_digest(i, md5.digest());
+}
+
+void BlockStore::read_selection(size_t i, uint64_t offset, const DType& stored,
+                                const std::vector<int64_t>& shape, const Hyperslab& slab,
+                                void* out) const {
+  const BlockHeader& b = blocks_[i];
+  try {
+    io::read_selection(*source_, b.data_offset() + offset, stored, shape, slab, out);
+  } catch (const Error& e) {
+    throw Error(e.category(), fmt::format("block {}: {}", i, e.message()), e.location());
+  }
+}
+
+void BlockStore::verify_streaming(size_t i) const {
+  if (!needs_verifying(i)) return;
+  const BlockHeader& b = blocks_[i];
+  const std::string what = fmt::format("block {}", i);
+  source_->check_range(b.data_offset(), b.used_size, what);
+  constexpr uint64_t kPiece = uint64_t{8} << 20;
+  const uint64_t length = b.used_size;
+  const uint64_t pieces = (length + kPiece - 1) / kPiece;
+  std::vector<std::byte> buffers[2];
+  for (auto& buffer : buffers) buffer.resize(std::min(kPiece, length));
+  auto piece = [&](uint64_t k) {
+    return codec::MutableByteView(buffers[k % 2].data(), std::min(kPiece, length - k * kPiece));
   };
   auto read_piece = [&](uint64_t k) {
     const codec::MutableByteView p = piece(k);

@@ -34,6 +34,17 @@ class BlockStore {
   /// the whole block, its checksum is verified (if asked for).
   void read_uncompressed(size_t i, uint64_t offset, uint64_t length, void* out) const;
 
+  /// Reads the elements `slab` selects of an array of `shape` and `stored` elements lying at
+  /// `offset` of uncompressed block `i`, into `out` in native order (io::read_selection):
+  /// nothing of the file is mapped, so memory follows the selection, not the block.
+  void read_selection(size_t i, uint64_t offset, const DType& stored,
+                      const std::vector<int64_t>& shape, const Hyperslab& slab, void* out) const;
+
+  /// Checks uncompressed block `i`'s checksum (if asked for and not done yet) by reading it
+  /// in pieces into two reused buffers, one hashed while the next is read: memory stays a
+  /// few MiB whatever the block's size.
+  void verify_streaming(size_t i) const;
+
   /// Decodes compressed block `i` into `out` (data_size bytes), verifying its checksum (if
   /// asked for): the whole-array read of a compressed block, with no copy in between.
   void decode_into(size_t i, std::byte* out) const;

@@ -75,14 +75,50 @@ class BlockSource final : public model::ArraySource {
   // decodes; an uncompressed one only when it is small (hashing a large block for a few of
   // its elements would cost far more than the read: verify() asks for it).
   NDArray read(const Hyperslab& slab) override {
-    const bool check =
-        store_->compressed(block_) || store_->header(block_).used_size <= kVerifyOnSelection;
-    return view(check).select(slab).to_native();
+    if (reads_from_file()) {
+      slab.check_fits(shape_);
+      NDArray out(dtype_.needs_swap() ? dtype_.with_byte_order(native_byte_order()) : dtype_,
+                  Shape(slab.result_shape()));
+      read_from_file(slab, out.mutable_data());
+      return out;
+    }
+    return view(true).select(slab).to_native();
   }
 
-  void verify() override { view(true); }
+  void read_into(const Hyperslab& slab, void* out) override {
+    if (reads_from_file()) {
+      slab.check_fits(shape_);
+      read_from_file(slab, out);
+      return;
+    }
+    view(true).select(slab).copy_native_into(out);
+  }
+
+  // A compressed block is decoded whole for any piece of it (and kept for the next).
+  model::ReadUnit read_unit() const override {
+    if (!store_->compressed(block_)) return {};
+    return {shape_, store_->header(block_).data_size};
+  }
+
+  void verify() override {
+    if (store_->compressed(block_)) {
+      view(true);
+    } else {
+      store_->verify_streaming(block_);
+    }
+  }
 
  private:
+  // Selections of an uncompressed C-ordered array are read from the file into the caller's
+  // memory: nothing is mapped, so memory follows the selection.
+  bool reads_from_file() const { return strides_.empty() && !store_->compressed(block_); }
+
+  void read_from_file(const Hyperslab& slab, void* out) const {
+    store_->check_size(block_);
+    if (store_->header(block_).used_size <= kVerifyOnSelection) store_->verify_streaming(block_);
+    store_->read_selection(block_, offset_, dtype_, shape_, slab, out);
+  }
+
   NDArray view(bool verify) const {
     BlockData d = store_->data(block_, verify);
     auto* base = const_cast<std::byte*>(d.bytes) + offset_;

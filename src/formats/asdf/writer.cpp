@@ -11,6 +11,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "block_writer.hpp"
 #include "dudley/codec/checksum.hpp"
 #include "dudley/codec/thread_pool.hpp"
 #include "dudley/core/text.hpp"
@@ -108,6 +109,7 @@ size_t value_height(const Value& root) {
 struct BlockJob {
   std::string path;
   std::shared_ptr<model::ArraySource> data;
+  std::vector<int64_t> shape;  ///< as the source reads it
   uint64_t bytes = 0;
 };
 
@@ -245,7 +247,8 @@ class Writer {
                       "have no names",
                       n.dtype.name(), path));
     }
-    blocks_.push_back({path, n.data, Shape(n.shape).byte_size(n.dtype.size()).value_or(0)});
+    blocks_.push_back(
+        {path, n.data, n.shape, Shape(n.shape).byte_size(n.dtype.size()).value_or(0)});
     map.emplace_back("byteorder", Value(order_name(order)));
     ValueList shape;
     for (int64_t d : dims) shape.emplace_back(d);
@@ -360,51 +363,6 @@ class Writer {
 
 }  // namespace
 
-uint64_t write_block(io::AtomicFile& out, uint64_t at, codec::ByteView raw,
-                     const AsdfSaveOptions& options) {
-  BlockHeader h;
-  h.data_size = raw.size();
-  const uint64_t data_at = at + 54;
-  uint64_t end = data_at;
-  if (options.compression == "lz4") {
-    // Compressed first, the header (which needs the sizes and the MD5) written after.
-    codec::Md5 md5;
-    encode_lz4_framed(raw, options.checksums ? &md5 : nullptr, [&](codec::ByteView part) {
-      out.write_at(end, part.data(), part.size());
-      end += part.size();
-    });
-    if (options.checksums) h.checksum = md5.digest();
-  } else {
-    // The MD5 (of the raw data, at about 0.6 GB/s) is computed on a second core while the
-    // data is compressed or written: neither waits for the other.
-    codec::Bytes packed;
-    const bool compress = !options.compression.empty();
-    // Made here, not in the task: OpenSSL's first use initialises it, and per-thread state
-    // made then on a pool thread is never freed.
-    codec::Md5 md5;
-    codec::ThreadPool::shared().parallel_for(2, [&](size_t task) {
-      if (task == 1) {
-        if (options.checksums) md5.update(raw);
-      } else if (compress) {
-        packed = compress_block(options.compression, raw, options.level);
-      } else {
-        out.write_at(data_at, raw.data(), raw.size());
-      }
-    });
-    if (options.checksums) h.checksum = md5.digest();
-    if (compress) out.write_at(data_at, packed.data(), packed.size());
-    end = data_at + (compress ? packed.size() : raw.size());
-  }
-  if (!options.compression.empty()) {
-    std::memcpy(h.compression.data(), options.compression.c_str(),
-                std::min<size_t>(4, options.compression.size()));
-  }
-  h.allocated_size = h.used_size = end - data_at;
-  const auto header = encode_block_header(h);
-  out.write_at(at, header.data(), header.size());
-  return end;
-}
-
 uint64_t write_asdf(const model::Tree& tree, const std::string& path,
                     const AsdfSaveOptions& options, const SaveOptions& common,
                     std::vector<std::string>* notes) {
@@ -443,13 +401,13 @@ uint64_t write_asdf(const model::Tree& tree, const std::string& path,
   uint64_t total = 0, done = 0;
   for (const BlockJob& job : writer.blocks()) total += job.bytes;
   std::vector<uint64_t> offsets;
+  BlockStreamer streamer(out, options);
   for (const BlockJob& job : writer.blocks()) {
-    const NDArray a = job.data->read();  // native order, C-contiguous
-    const codec::ByteView raw{static_cast<const std::byte*>(a.data()), a.byte_size()};
     offsets.push_back(at);
-    at = write_block(out, at, raw, options);
-    done += raw.size();
-    if (common.progress) common.progress(done, total);
+    at = streamer.write(at, *job.data, job.shape, job.bytes, [&](uint64_t piece) {
+      done += piece;
+      if (common.progress) common.progress(done, total);
+    });
   }
   if (!offsets.empty()) {
     const std::string index = encode_block_index(offsets);

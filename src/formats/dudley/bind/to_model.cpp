@@ -34,6 +34,9 @@ class DudleyArray final : public model::ArraySource {
   NDArray read(const Hyperslab& slab) override {
     return read_array(context_->binding, node_, slab);
   }
+  void read_into(const Hyperslab& slab, void* out) override {
+    read_array_into(context_->binding, node_, slab, out);
+  }
 
  private:
   std::shared_ptr<Context> context_;
@@ -48,6 +51,9 @@ class DudleyBoundArray final : public model::ArraySource {
   NDArray read() override { return read_bound(*context_->source, array_); }
   NDArray read(const Hyperslab& slab) override {
     return read_bound(*context_->source, array_, slab);
+  }
+  void read_into(const Hyperslab& slab, void* out) override {
+    read_bound_into(*context_->source, array_, slab, out);
   }
 
  private:

@@ -108,6 +108,22 @@ class DudleyTermsSource final : public model::ArraySource {
 
   void verify() override { inner_->verify(); }
 
+  // Same bytes under another name of their type: a selection of the source's own
+  // dimensions reads straight through.
+  void read_into(const Hyperslab& slab, void* out) override {
+    if (slab.count.size() == rank_) {
+      inner_->read_into(slab, out);
+    } else {
+      ArraySource::read_into(slab, out);
+    }
+  }
+
+  model::ReadUnit read_unit() const override {
+    model::ReadUnit unit = inner_->read_unit();
+    if (!unit.shape.empty() && shape_.size() > rank_) unit.shape.push_back(shape_.back());
+    return unit;
+  }
+
  private:
   // The bytes read, under the declared type and `shape` (same size: the view keeps them).
   NDArray as_declared(const NDArray& read, const std::vector<int64_t>& shape) const {

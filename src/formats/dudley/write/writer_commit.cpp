@@ -11,13 +11,13 @@
 #include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
-#include "dudley/io/atomic_file.hpp"
-#include "dudley/io/byte_source.hpp"
 #include "dudley/formats/dudley/bind/binder.hpp"
 #include "dudley/formats/dudley/embedded.hpp"
 #include "dudley/formats/dudley/syntax/emitter.hpp"
 #include "dudley/formats/dudley/write/pair_record.hpp"
 #include "dudley/formats/dudley/write/writer.hpp"
+#include "dudley/io/atomic_file.hpp"
+#include "dudley/io/byte_source.hpp"
 #include "writer_support.hpp"
 
 namespace dudley::layout {
@@ -216,37 +216,33 @@ void write_region(const BoundArray& where, const Hyperslab& region, const unsign
   }
 }
 
-// `inspect` sees each block before it is written (pointer keys are checked there).
+// Another file's array, read piece by piece into one reused buffer (see read_pieces.hpp):
+// memory stays one piece whatever the array's size. `inspect` sees each piece before it is
+// written (pointer keys are checked there).
 void stream_array(const BoundArray& where, model::ArraySource& source,
                   const std::vector<int64_t>& source_shape, const PutBytes& put,
-                  const std::function<void(const NDArray&)>& inspect) {
-  // Another file's array: whole leading-dimension slabs of about kChunk bytes at a time.
-  const std::vector<int64_t>& shape = where.shape;
-  if (source_shape.empty() || shape[0] == 0) {
-    if (where.byte_size == 0) return;
-    NDArray block = source.read().to_native();
-    inspect(block);
-    put(where.dtype, where.address, static_cast<const unsigned char*>(block.data()),
-        where.byte_size);
-    return;
-  }
-  const uint64_t row = where.byte_size / static_cast<uint64_t>(shape[0]);
-  const auto rows =
-      static_cast<int64_t>(std::max<uint64_t>(1, kChunk / std::max<uint64_t>(row, 1)));
-  const size_t rank = source_shape.size();
-  for (int64_t r = 0; r < shape[0]; r += rows) {
-    Hyperslab slab;
-    slab.start.assign(rank, 0);
-    slab.count = source_shape;
-    slab.start[0] = r;
-    slab.count[0] = std::min(rows, shape[0] - r);
-    NDArray block = source.read(slab);
-    if (block.dtype().needs_swap() || !block.is_c_contiguous()) block = block.to_native();
-    inspect(block);
-    put(where.dtype, where.address + static_cast<uint64_t>(r) * row,
-        static_cast<const unsigned char*>(block.data()),
-        static_cast<uint64_t>(slab.count[0]) * row);
-  }
+                  const std::function<void(const NDArray&)>& inspect,
+                  std::vector<unsigned char>& buffer) {
+  if (where.byte_size == 0) return;
+  // The source's elements may group the bytes differently (strings as units along a last
+  // dimension), but there are as many bytes.
+  const uint64_t elements = *Shape(source_shape).element_count();
+  const uint64_t element = where.byte_size / std::max<uint64_t>(elements, 1);
+  // A damaged array fails before any of it is written (ASDF checksums), as a whole read would.
+  source.verify();
+  const DType native =
+      where.dtype.needs_swap() ? where.dtype.with_byte_order(native_byte_order()) : where.dtype;
+  model::for_each_piece(
+      source_shape, element, source.read_unit(), model::kPieceBytes,
+      [&](const model::Piece& piece) {
+        if (buffer.size() < piece.bytes) buffer.resize(piece.bytes);
+        source.read_into(piece.slab, buffer.data());
+        if (source_shape.size() == where.shape.size()) {
+          inspect(NDArray::borrow(buffer.data(), native, Shape(piece.slab.result_shape())));
+        }
+        put(where.dtype, where.address + piece.offset, buffer.data(), piece.bytes);
+        return true;
+      });
 }
 
 }  // namespace
@@ -441,7 +437,8 @@ uint64_t Writer::commit() {
     file_size = end + layout_text.size() + trailer.size();
   }
   for (const auto& [address, bytes] : small) file.write_at(address, bytes.data(), bytes.size());
-  std::vector<unsigned char> buffer;
+  std::vector<unsigned char> buffer;        // swapped bytes on their way to the file
+  std::vector<unsigned char> piece_buffer;  // pieces of other files' arrays
   uint64_t done = 0;
   // Native bytes -> the file at `address`, in chunks, swapped to `type`'s order on the way.
   auto put = [&](const DType& type, uint64_t address, const unsigned char* src, uint64_t n) {
@@ -477,9 +474,12 @@ uint64_t Writer::commit() {
     }
     // A pointer array from another file is checked block by block as it streams: a dangling
     // key found late still leaves nothing under the final name.
-    stream_array(where, *job.source, *job.source_shape, put, [&](const NDArray& block) {
-      if (where.dtype.kind() == DTypeKind::kPointer) check_pointers(l, job.what, block);
-    });
+    stream_array(
+        where, *job.source, *job.source_shape, put,
+        [&](const NDArray& block) {
+          if (where.dtype.kind() == DTypeKind::kPointer) check_pointers(l, job.what, block);
+        },
+        piece_buffer);
   }
   if (paired) {
     layout_file->write_at(0, layout_text.data(), layout_text.size());

@@ -35,6 +35,16 @@ BoundArray read_array_into(Binding& binding, NodeId node, std::span<std::byte> o
 /// shaped by slab.result_shape(). Throws Error(kUsage) when the slab does not fit the shape.
 NDArray read_array(Binding& binding, NodeId node, const Hyperslab& slab);
 
+/// Reads a selection of an already located item into caller memory (slab.result_shape()
+/// elements, C order, native byte order; no allocation for the output). Throws
+/// Error(kUsage) when the slab does not fit the shape, Error(kData / kIo) on a failed read.
+void read_bound_into(const io::ByteSource& source, const BoundArray& array, const Hyperslab& slab,
+                     void* out);
+
+/// Reads a selection of a data item into caller memory, as read_bound_into; errors name
+/// the item.
+void read_array_into(Binding& binding, NodeId node, const Hyperslab& slab, void* out);
+
 /// A zero-copy, read-only view of a data item in its stored byte order, when the source is
 /// memory-mapped (or a buffer); the view keeps `keep_alive` (the source) alive. Writing
 /// through it is undefined: file mappings are read-only. Throws Error(kUsage) when the source has
