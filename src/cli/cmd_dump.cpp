@@ -287,7 +287,7 @@ class Dumper {
         w.add(whole->data(), whole->byte_size() / w.unit_bytes(),
               mask ? whole_masked.data() : nullptr);
       } else {
-        stream_blocks(ref, h, total, w, mask ? &*mask : nullptr);
+        stream_blocks(ref, h, w, mask ? &*mask : nullptr);
       }
     } catch (...) {
       w.finish();  // brackets closed: the JSON stays well-formed
@@ -296,56 +296,37 @@ class Dumper {
     finish(w, extra);
   }
 
-  // Blocks: the leading dimensions one index at a time down to dimension k, then runs of
-  // dimension k whose slices (everything below k) fit the block size. Text keeps its last
-  // dimension, the strings, whole.
-  static size_t lowest_dimension(const ArrayRef& ref, const Hyperslab& h) {
-    const size_t rank = h.count.size();
-    return ref.dtype.joins_units() && rank > 0 ? rank - 1 : rank;
+  // Text keeps its last dimension, the strings, whole.
+  static size_t whole_dims(const ArrayRef& ref, const Hyperslab& h) {
+    return ref.dtype.joins_units() && !h.count.empty() ? 1 : 0;
   }
 
   // Whether the selection is printed from a single read (small, or nothing to split).
   static bool one_piece(const ArrayRef& ref, const Hyperslab& h, uint64_t total) {
-    return lowest_dimension(ref, h) == 0 || total <= kBlockBytes;
+    return h.count.size() <= whole_dims(ref, h) || total <= kBlockBytes;
   }
 
-  static void stream_blocks(const ArrayRef& ref, const Hyperslab& h, uint64_t total, ValueWriter& w,
+  // Pieces of the selection (model::for_each_piece) read into one reused buffer and printed
+  // as they come: memory stays one piece whatever the selection's size.
+  static void stream_blocks(const ArrayRef& ref, const Hyperslab& h, ValueWriter& w,
                             MaskReader* mask) {
-    const size_t lowest = lowest_dimension(ref, h);
-    size_t k = 0;
-    uint64_t below = total / static_cast<uint64_t>(h.count[0]);  // bytes of one index of k
-    while (below > kBlockBytes && k + 1 < lowest) {
-      ++k;
-      below /= static_cast<uint64_t>(h.count[k]);
-    }
-    const auto rows = static_cast<int64_t>(std::max<uint64_t>(1, kBlockBytes / below));
-    Hyperslab block = h;
-    block.dropped.clear();
-    std::vector<int64_t> index(k, 0);
-    for (;;) {
-      for (size_t d = 0; d < k; ++d) {
-        block.start[d] = h.start[d] + index[d] * h.step(d);
-        block.count[d] = 1;
-      }
-      for (int64_t j = 0; j < h.count[k]; j += rows) {
-        block.start[k] = h.start[k] + j * h.step(k);
-        block.count[k] = std::min(rows, h.count[k] - j);
-        NDArray part = ref.data->read(block);
-        const std::vector<uint8_t> masked =
-            mask ? mask->masked(block, part) : std::vector<uint8_t>();
-        if (!w.add(part.data(), part.byte_size() / w.unit_bytes(),
-                   mask ? masked.data() : nullptr)) {
-          return;
-        }
-      }
-      size_t d = k;
-      for (;;) {  // the next index of the dimensions above k; done when it wraps
-        if (d == 0) return;
-        --d;
-        if (++index[d] < h.count[d]) break;
-        index[d] = 0;
-      }
-    }
+    Hyperslab selection = h;
+    selection.dropped.clear();
+    const DType type = native(ref.dtype);
+    std::vector<std::byte> buffer;
+    model::for_each_piece(
+        selection, ref.dtype.size(), ref.data->read_unit(), kBlockBytes,
+        [&](const model::Piece& piece) {
+          if (buffer.size() < piece.bytes) buffer.resize(piece.bytes);
+          ref.data->read_into(piece.slab, buffer.data());
+          std::vector<uint8_t> masked;
+          if (mask) {
+            masked = mask->masked(piece.slab,
+                                  NDArray::borrow(buffer.data(), type, Shape(piece.slab.count)));
+          }
+          return w.add(buffer.data(), piece.bytes / w.unit_bytes(), mask ? masked.data() : nullptr);
+        },
+        whole_dims(ref, h));
   }
 
   // Struct fields and pointer arrays: the selection is read whole, then printed.

@@ -30,12 +30,20 @@ struct Piece {
   uint64_t bytes = 0;
 };
 
-/// Calls `visit` for pieces of an array of `shape` and `element_size`-byte elements that
-/// cover it in C order, each a run of consecutive elements (so a writer appends them one
-/// after the other) of at most `max_bytes` (at least one element). A piece spans whole
-/// multiples of the unit's extent along the dimension it splits where that fits, so a
-/// chunked source decodes each chunk for as few pieces as it can. A 0-d array is one piece;
-/// an array without elements none. `visit` returns false to stop.
+/// Calls `visit` for pieces of `selection` (of an array whose elements have `element_size`
+/// bytes) that cover it in the order of its result, C order: each piece is a run of
+/// consecutive elements of the result (so a writer appends them one after the other) of at
+/// most `max_bytes` (at least one element), in the array's coordinates with the selection's
+/// steps and every dimension kept (no `dropped`). Its `offset` counts bytes of the result
+/// before it. A piece spans whole multiples of the unit's extent along the dimension it
+/// splits where that fits, so a chunked source decodes each chunk for as few pieces as it
+/// can. The last `whole_dims` dimensions are never split (a string's code units). A 0-d
+/// selection is one piece; one without elements none. `visit` returns false to stop.
+void for_each_piece(const Hyperslab& selection, uint64_t element_size, const ReadUnit& unit,
+                    uint64_t max_bytes, const std::function<bool(const Piece&)>& visit,
+                    size_t whole_dims = 0);
+
+/// for_each_piece over the whole of an array of `shape`.
 void for_each_piece(const std::vector<int64_t>& shape, uint64_t element_size, const ReadUnit& unit,
                     uint64_t max_bytes, const std::function<bool(const Piece&)>& visit);
 

@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""Convert and dump stream: peak memory stays under 64 MiB (plus one compressed block where
+the input has one) whatever the array's size, counted as /usr/bin/time -v counts it (the
+child's maximum resident set, pages of mapped inputs included).
+
+A 320 MiB float64 array, five times the bound, goes through every pair of formats this build
+writes, in files written by the peers (numpy's tofile, python3-asdf); each output is checked
+against the array with the peers. Usage: streaming_memory_test.py DUDLEY
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import asdf
+import numpy as np
+
+DUDLEY = os.path.abspath(sys.argv[1])
+BOUND_KB = 64 * 1024
+ROWS, COLS = 20480, 2048  # 320 MiB of float64
+failures = []
+
+
+def run(args, allowance_kb=0, stdout=subprocess.DEVNULL):
+    """Runs DUDLEY ARGS under GNU time (forked from a small process, so the count is the
+    command's own, not this interpreter's); returns its peak resident set in KiB."""
+    what = " ".join(args)
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", "rss.txt", DUDLEY] + args,
+                          stdout=stdout, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        failures.append(f"{what}: exit {proc.returncode}: {proc.stderr}")
+        return 0
+    rss = int(open("rss.txt").read().split()[-1])
+    bound = BOUND_KB + allowance_kb
+    verdict = "ok" if rss <= bound else "OVER"
+    print(f"{verdict}: {what}: {rss / 1024:.0f} MiB (bound {bound // 1024} MiB)")
+    if rss > bound:
+        failures.append(f"{what}: {rss} KiB > {bound} KiB")
+    return rss
+
+
+def dudley_values(data, layout):
+    """The array of a Dudley file we wrote, read by numpy at the address its layout gives."""
+    text = open(layout).read()
+    # The signature makes the file little-endian on this (little-endian) machine.
+    assert "!DUDLEY := S1[8]" in text and f"x = f8[{ROWS}, {COLS}]" in text, text
+    return np.fromfile(data, "<f8", count=ROWS * COLS, offset=8).reshape(ROWS, COLS)
+
+
+def check(name, got, expected):
+    if not np.array_equal(got, expected):
+        failures.append(f"{name}: values differ")
+    else:
+        print(f"ok: {name} holds the array")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chdir(tmp)
+        x = np.random.default_rng(1).standard_normal((ROWS, COLS))
+        x.tofile("in.bin")
+        open("in.dud", "w").write(f"x = <f8[{ROWS}, {COLS}]\n")
+        asdf.AsdfFile({"x": x}).write_to("in.asdf")
+        lz4_block = x.nbytes
+        af = asdf.AsdfFile({"x": x})
+        af.set_array_compression(x, "lz4")
+        af.write_to("in_lz4.asdf")
+        lz4_stored = os.path.getsize("in_lz4.asdf")
+
+        run(["convert", "-q", "in.bin", "a.asdf"])
+        with asdf.open("a.asdf") as f:
+            check("dudley -> asdf", f["x"][()], x)
+        run(["convert", "-q", "--compression", "lz4", "in.bin", "b.asdf"])
+        with asdf.open("b.asdf") as f:
+            check("dudley -> asdf (lz4)", f["x"][()], x)
+        run(["convert", "-q", "in.asdf", "c.bin"])
+        check("asdf -> dudley", dudley_values("c.bin", "c.dud"), x)
+        run(["convert", "-q", "in.asdf", "d.asdf"])
+        with asdf.open("d.asdf") as f:
+            check("asdf -> asdf", f["x"][()], x)
+        run(["convert", "-q", "--write-order", "big", "in.bin", "e.bin"])
+        got = np.fromfile("e.bin", ">f8", count=ROWS * COLS, offset=8).reshape(ROWS, COLS)
+        check("dudley -> dudley (swapped)", got, x)
+        # A compressed block is decoded whole: one block's memory besides the bound.
+        run(["convert", "-q", "in_lz4.asdf", "f.bin"], allowance_kb=(lz4_block + lz4_stored) // 1024)
+        check("asdf (lz4) -> dudley", dudley_values("f.bin", "f.dud"), x)
+
+        # dump prints as it reads: a selection of 80 MiB, printed, in both formats.
+        for name in ("in.asdf", "in.bin"):
+            with open("dump.txt", "w") as out:
+                run(["dump", name, "/x[::4]"], stdout=out)
+            text = open("dump.txt").read()
+            values = text.split("=", 1)[1].replace("[", " ").replace("]", " ").replace(",", " ").split()
+            check(f"dump {name} /x[::4]", np.array(values, dtype=float).reshape(ROWS // 4, COLS), x[::4])
+    if failures:
+        print("\n".join("FAIL: " + f for f in failures))
+        sys.exit(1)
+    print("streaming memory: all within the bound")
+
+
+main()
