@@ -1,4 +1,5 @@
-// Writes the generated benchmark description as DIR/big.dud, big.yaml and big.json.
+// Writes the generated benchmark description as DIR/big.dud, big.yaml and big.json; with
+// "plain" after the count, the plain layout (no documents, no parameters) as DIR/plain.dud.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -8,11 +9,18 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: generate_layout DIR [DECLARATIONS]\n");
+    std::fprintf(stderr, "usage: generate_layout DIR [DECLARATIONS [plain]]\n");
     return 2;
   }
   std::string dir = argv[1];
   size_t n = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 100000;
+  if (argc > 3 && std::string(argv[3]) == "plain") {
+    const auto plain = dudley::bench::generate_plain(n);
+    std::ofstream(dir + "/plain.dud") << plain.dudley;
+    std::printf("%zu plain declarations: %zu bytes of Dudley\n", plain.declarations,
+                plain.dudley.size());
+    return 0;
+  }
   auto d = dudley::bench::generate_description(n);
   std::ofstream(dir + "/big.dud") << d.dudley;
   std::ofstream(dir + "/big.yaml") << d.yaml;

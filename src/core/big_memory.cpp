@@ -3,7 +3,9 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -19,7 +21,7 @@ constexpr uint64_t kHugePage = uint64_t{2} << 20;
   throw Error(ErrorCategory::kLimit, fmt::format("cannot allocate {} bytes for an array", bytes));
 }
 
-// A mapping of `length` bytes (a multiple of 2 MiB) starting on a 2 MiB boundary: map one
+// A mapping of `length` bytes (a multiple of 4 KiB) starting on a 2 MiB boundary: map one
 // huge page more than needed and give back the ends.
 void* map_aligned(uint64_t length) {
   const uint64_t padded = length + kHugePage;
@@ -55,6 +57,54 @@ bool populate_pages(void* p, uint64_t bytes) {
   (void)bytes;
   return false;
 #endif
+}
+
+namespace {
+// What allocate_table has mapped: tables live outside the heap, so a memory count that
+// watches the heap (the parse benchmark's) adds these.
+std::atomic<uint64_t> g_table_bytes{0};
+std::atomic<uint64_t> g_table_peak{0};
+}  // namespace
+
+uint64_t mapped_table_bytes() {
+  return g_table_bytes.load();
+}
+
+uint64_t mapped_table_peak(bool reset) {
+  return reset ? g_table_peak.exchange(g_table_bytes.load()) : g_table_peak.load();
+}
+
+// A table's mapping ends at the page after its last byte, not at a huge page: its whole
+// 2 MiB pages are huge, the tail keeps 4 KiB pages, so memory follows the bytes used.
+uint64_t table_length(uint64_t bytes) {
+  constexpr uint64_t kPage = 4096;
+  return (bytes + kPage - 1) & ~(kPage - 1);
+}
+
+void* allocate_table(uint64_t bytes) {
+  if (bytes < kTableHugePagesFrom) return ::operator new(bytes);
+  if (bytes > UINT64_MAX - 2 * kHugePage) throw std::bad_alloc();
+  const uint64_t length = table_length(bytes);
+  void* p = map_aligned(length);
+  if (!p) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+  (void)::madvise(p, length, MADV_HUGEPAGE);
+#endif
+  const uint64_t now = g_table_bytes += length;
+  uint64_t peak = g_table_peak.load();
+  while (now > peak && !g_table_peak.compare_exchange_weak(peak, now)) {
+  }
+  return p;
+}
+
+void free_table(void* p, uint64_t bytes) noexcept {
+  if (bytes < kTableHugePagesFrom) {
+    ::operator delete(p);
+    return;
+  }
+  const uint64_t length = table_length(bytes);
+  g_table_bytes -= length;
+  ::munmap(p, length);
 }
 
 std::shared_ptr<void> allocate_zeroed(uint64_t bytes) {

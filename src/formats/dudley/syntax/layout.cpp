@@ -32,7 +32,7 @@ void Layout::append_doc(DocId* slot, std::string_view line) {
   docs[*slot].count += static_cast<uint32_t>(line.size());
 }
 
-bool TypeDef::is_typedef(const std::vector<Node>& all_nodes) const {
+bool TypeDef::is_typedef(const Table<Node>& all_nodes) const {
   if (kind != TypeKind::kStruct) return false;
   const StructEntry* only = nullptr;
   for (const auto& entry : body) {
@@ -176,9 +176,8 @@ T without_name_and_doc(T item) {
   return item;
 }
 
-template <typename T>
-bool same_items(const Layout& a, const std::vector<T>& xs, const Layout& b,
-                const std::vector<T>& ys) {
+template <typename Items>
+bool same_items(const Layout& a, const Items& xs, const Layout& b, const Items& ys) {
   if (xs.size() != ys.size()) return false;
   for (size_t i = 0; i < xs.size(); ++i) {
     if (a.name(xs[i].name) != b.name(ys[i].name)) return false;

@@ -200,7 +200,7 @@ struct TypeDef {
   TextPos pos;
 
   /// True when the struct is a typedef: a single anonymous member [C18].
-  bool is_typedef(const std::vector<Node>& nodes) const;
+  bool is_typedef(const Table<Node>& nodes) const;
   friend bool operator==(const TypeDef&, const TypeDef&) = default;
 };
 
@@ -249,16 +249,16 @@ class Layout {
 
   // --- tables (read freely; the parser writes them, and writers extend them by add_node) ---
   NameTable names;
-  std::vector<Node> nodes;  ///< nodes[0] is the root group
+  Table<Node> nodes;  ///< nodes[0] is the root group
   std::vector<Param> params;
   std::vector<TypeDef> types;
   std::vector<Pointee> pointees;
-  std::vector<Dim> dims;
+  Table<Dim> dims;
   std::vector<ParamId> bindings;
   std::string doc_text;    ///< every document comment, back to back
   std::vector<Span> docs;  ///< DocId -> its text in doc_text; docs[0] is "no doc"
   std::vector<uint64_t> cursors;
-  std::vector<Statement> statements;
+  Table<Statement> statements;
   std::optional<Signature> signature;
   bool template_directive = false;  ///< `!TEMPLATE` appeared
 

@@ -7,7 +7,14 @@
 #include <string_view>
 #include <vector>
 
+#include "dudley/core/big_memory.hpp"
+
 namespace dudley::layout {
+
+/// The parser's large tables: filled as soon as they are reserved, so huge-page backed
+/// (TableAllocator), which a fresh process pays far fewer page faults for.
+template <typename T>
+using Table = std::vector<T, TableAllocator<T>>;
 
 using NameId = uint32_t;
 /// "No such thing" for every 32-bit id of the layout model.
@@ -45,14 +52,14 @@ class NameTable {
   size_t chunk_used_ = 0;
   size_t chunk_size_ = 0;
   size_t stored_bytes_ = 0;
-  std::vector<std::string_view> by_id_;
+  Table<std::string_view> by_id_;
   // Open addressing. A slot holds an id and the high bits of its name's hash, so a probe
   // compares names only on a likely match and never looks up the id's entry otherwise.
   struct Slot {
     NameId id = kNone;
     uint32_t hash = 0;
   };
-  std::vector<Slot> slots_;
+  Table<Slot> slots_;
 };
 
 }  // namespace dudley::layout
