@@ -1,10 +1,12 @@
 #include "dudley/io/atomic_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <vector>
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -92,6 +94,36 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) ::close(fd_);
   if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+}
+
+void AtomicFile::copy_from(const ByteSource& source, uint64_t offset, uint64_t at, uint64_t length,
+                           const std::function<void(uint64_t)>& advanced) {
+  source.check_range(offset, length, "data");
+  // Steps of 64 MiB: progress moves, and a kernel copy never holds a file for long.
+  constexpr uint64_t kStep = uint64_t{64} << 20;
+  uint64_t done = 0;
+  if (auto span = source.file_span()) {
+    while (done < length) {
+      auto in = static_cast<off_t>(span->base + offset + done);
+      auto out = static_cast<off_t>(at + done);
+      const ssize_t n = ::copy_file_range(span->fd, &in, fd_, &out,
+                                          static_cast<size_t>(std::min(kStep, length - done)), 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // not possible here (file systems, kernels): copied below
+      done += static_cast<uint64_t>(n);
+      if (advanced) advanced(static_cast<uint64_t>(n));
+    }
+  }
+  if (done == length) return;
+  constexpr uint64_t kBuffer = uint64_t{8} << 20;
+  std::vector<unsigned char> buffer(std::min(kBuffer, length - done));
+  while (done < length) {
+    const uint64_t n = std::min<uint64_t>(buffer.size(), length - done);
+    source.read(offset + done, n, buffer.data());
+    write_at(at + done, buffer.data(), n);
+    done += n;
+    if (advanced) advanced(n);
+  }
 }
 
 void AtomicFile::write_at(uint64_t offset, const void* data, uint64_t length) {

@@ -91,6 +91,7 @@ class FileSource final : public ByteSource {
     return static_cast<uint64_t>(known);
   }
   const std::string& name() const override { return path_; }
+  std::optional<FileSpan> file_span() const override { return FileSpan{fd_, 0}; }
 
   uint64_t read_some(uint64_t offset, uint64_t length, void* out) const override {
     auto* dst = static_cast<unsigned char*>(out);
@@ -184,6 +185,11 @@ class WindowSource final : public ByteSource {
   }
   uint64_t size() const override { return length_; }
   const std::string& name() const override { return parent_->name(); }
+  std::optional<FileSpan> file_span() const override {
+    auto span = parent_->file_span();
+    if (span) span->base += base_;
+    return span;
+  }
 
  protected:
   void read_unchecked(uint64_t offset, uint64_t length, void* out) const override {

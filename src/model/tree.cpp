@@ -1,8 +1,17 @@
 #include "dudley/model/tree.hpp"
 
+#include "dudley/codec/thread_pool.hpp"
 #include "dudley/core/path.hpp"
 
 namespace dudley::model {
+
+void verify_all(const std::vector<ArraySource*>& sources) {
+  std::vector<ArraySource*> plain;
+  for (ArraySource* s : sources) {
+    if (s && s->read_unit().working_bytes == 0) plain.push_back(s);
+  }
+  codec::ThreadPool::shared().parallel_for(plain.size(), [&](size_t i) { plain[i]->verify(); });
+}
 
 void ArraySource::read_into(const Hyperslab& slab, void* out) {
   read(slab).copy_native_into(out);

@@ -81,6 +81,12 @@ def main():
         run(["convert", "-q", "--write-order", "big", "in.bin", "e.bin"])
         got = np.fromfile("e.bin", ">f8", count=ROWS * COLS, offset=8).reshape(ROWS, COLS)
         check("dudley -> dudley (swapped)", got, x)
+        # The same bytes in the output: copied file to file by the kernel.
+        run(["convert", "-q", "in.bin", "g.bin"])
+        check("dudley -> dudley (copied)", dudley_values("g.bin", "g.dud"), x)
+        run(["convert", "-q", "--without-checksums", "in.asdf", "h.asdf"])
+        with asdf.open("h.asdf") as f:
+            check("asdf -> asdf (copied, no checksums)", f["x"][()], x)
         # A compressed block is decoded whole: one block's memory besides the bound.
         run(["convert", "-q", "in_lz4.asdf", "f.bin"], allowance_kb=(lz4_block + lz4_stored) // 1024)
         check("asdf (lz4) -> dudley", dudley_values("f.bin", "f.dud"), x)

@@ -8,7 +8,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+
+#include "dudley/io/byte_source.hpp"
 
 namespace dudley::io {
 
@@ -28,6 +31,13 @@ class AtomicFile {
   /// Writes `length` bytes at `offset` (pwrite; the file grows as needed). Throws
   /// Error(kIo) naming the path and offset (a full disk included).
   void write_at(uint64_t offset, const void* data, uint64_t length);
+  /// Copies `length` bytes at `offset` of `source` to `at` of this file: by the kernel
+  /// (copy_file_range: no pass through user memory, a reflink where the file system shares
+  /// extents) when the source is an open file, through a reused buffer otherwise or where
+  /// the kernel cannot. `advanced(n)` is called as each n bytes are done. Throws the
+  /// source's errors for a range outside it, Error(kIo) as write_at does.
+  void copy_from(const ByteSource& source, uint64_t offset, uint64_t at, uint64_t length,
+                 const std::function<void(uint64_t)>& advanced = {});
   /// Sets the file's length (unwritten ranges read as zeros and take no disk space).
   void resize(uint64_t length);
   /// Makes the data durable (with `fsync`) and moves it under the final name.

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace dudley::io {
@@ -32,6 +33,15 @@ class ByteSource {
   /// a buffer), valid as long as the source lives; nullptr when it is not. Checks the range
   /// like read().
   const unsigned char* view(uint64_t offset, uint64_t length, const std::string& what = {}) const;
+
+  /// The open file holding this source's bytes and the file offset of its byte 0, so a
+  /// writer can have the kernel copy them (copy_file_range) without passing them through
+  /// its memory; nullopt for sources that are not one open file (a buffer, zeros).
+  struct FileSpan {
+    int fd = -1;
+    uint64_t base = 0;
+  };
+  virtual std::optional<FileSpan> file_span() const { return std::nullopt; }
 
   /// True when [offset, offset + length) lies inside the source.
   bool contains(uint64_t offset, uint64_t length) const {

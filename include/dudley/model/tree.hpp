@@ -16,6 +16,7 @@
 #include "dudley/core/error.hpp"
 #include "dudley/core/hyperslab.hpp"
 #include "dudley/core/ndarray.hpp"
+#include "dudley/io/byte_source.hpp"
 #include "dudley/model/read_pieces.hpp"
 #include "dudley/model/value.hpp"
 
@@ -35,6 +36,8 @@ namespace dudley::model {
 //   to read (the open file, a memory map). Its methods may be called from several threads
 //   at once only where a format says so; readers and writers here call one source from one
 //   thread at a time (they may hash or encode the bytes read on other threads).
+// - verify() is the exception: formats make it safe to verify different sources at once,
+//   so writers check their inputs' checksums on every core (verify_all).
 // - An ItemSource builds items one at a time and is not thread-safe.
 // - Every writer is tested on trees with on-demand items of varying shape under ASan
 //   (tests/unit/model/lifetime_test.cpp, the hostile case asdf-writer-list-items).
@@ -57,10 +60,30 @@ class ArraySource {
   /// streaming caller reuses one buffer. The default reads a selection and copies it;
   /// formats override it to read straight into `out`.
   virtual void read_into(const Hyperslab& slab, void* out);
+  /// Where the array's bytes lie as they are stored, when they are one run of a file in C
+  /// order, uncompressed (a Dudley array, an uncompressed ASDF block): a writer whose
+  /// output stores the same bytes copies them file to file (io::AtomicFile::copy_from)
+  /// instead of reading them. A caller verifies the source first (verify()); `dtype` is the
+  /// stored type, byte order included. nullopt when the bytes must be read (compressed,
+  /// strided, in memory).
+  struct StoredBytes {
+    std::shared_ptr<const io::ByteSource> source;
+    uint64_t offset = 0;
+    uint64_t size = 0;
+    DType dtype;
+  };
+  virtual std::optional<StoredBytes> stored_bytes() { return std::nullopt; }
   /// How the array is best read (see read_pieces.hpp): the default, a run of bytes any
   /// piece of which reads as well as another.
   virtual ReadUnit read_unit() const { return {}; }
 };
+
+/// Calls verify() of the sources whose reads decode nothing (read_unit().working_bytes 0,
+/// such as uncompressed ASDF blocks) on the shared thread pool, several at once, before a
+/// writer streams them: hashing is the slow part of copying checksummed data, and one core
+/// per block leaves the others idle. Compressed sources are verified as they decode. Throws
+/// the first error a source reported.
+void verify_all(const std::vector<ArraySource*>& sources);
 
 /// Why a node (or parameter) could not be resolved, kept as the error said it: its category
 /// and place, so a tool can report it as any other error, in text or JSON.

@@ -28,6 +28,8 @@ class BlockStore {
   size_t count() const { return blocks_.size(); }
   const BlockHeader& header(size_t i) const { return blocks_[i]; }
   const std::string& name() const { return source_->name(); }
+  /// The file the blocks are read from.
+  std::shared_ptr<const io::ByteSource> source() const { return source_; }
   bool compressed(size_t i) const { return !blocks_[i].compression_name().empty(); }
 
   /// Copies `length` bytes at `offset` of uncompressed block `i` into `out`; when they are

@@ -94,6 +94,14 @@ class BlockSource final : public model::ArraySource {
     view(true).select(slab).copy_native_into(out);
   }
 
+  std::optional<StoredBytes> stored_bytes() override {
+    if (!reads_from_file()) return std::nullopt;
+    store_->check_size(block_);
+    const uint64_t bytes = *Shape(shape_).byte_size(dtype_.size());  // checked at open
+    return StoredBytes{store_->source(), store_->header(block_).data_offset() + offset_, bytes,
+                       dtype_};
+  }
+
   // A compressed block is decoded whole for any piece of it (and kept for the next).
   model::ReadUnit read_unit() const override {
     if (!store_->compressed(block_)) return {};

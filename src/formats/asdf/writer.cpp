@@ -401,6 +401,10 @@ uint64_t write_asdf(const model::Tree& tree, const std::string& path,
   uint64_t total = 0, done = 0;
   for (const BlockJob& job : writer.blocks()) total += job.bytes;
   std::vector<uint64_t> offsets;
+  // The inputs' checksums first, several at once (see model::verify_all).
+  std::vector<model::ArraySource*> sources;
+  for (const BlockJob& job : writer.blocks()) sources.push_back(job.data.get());
+  model::verify_all(sources);
   BlockStreamer streamer(out, options);
   for (const BlockJob& job : writer.blocks()) {
     offsets.push_back(at);

@@ -37,6 +37,10 @@ class DudleyArray final : public model::ArraySource {
   void read_into(const Hyperslab& slab, void* out) override {
     read_array_into(context_->binding, node_, slab, out);
   }
+  std::optional<StoredBytes> stored_bytes() override {
+    const BoundArray a = context_->binding.array(node_);
+    return StoredBytes{context_->source, a.address, a.byte_size, a.dtype};
+  }
 
  private:
   std::shared_ptr<Context> context_;
@@ -54,6 +58,9 @@ class DudleyBoundArray final : public model::ArraySource {
   }
   void read_into(const Hyperslab& slab, void* out) override {
     read_bound_into(*context_->source, array_, slab, out);
+  }
+  std::optional<StoredBytes> stored_bytes() override {
+    return StoredBytes{context_->source, array_.address, array_.byte_size, array_.dtype};
   }
 
  private:

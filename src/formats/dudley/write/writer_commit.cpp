@@ -216,13 +216,26 @@ void write_region(const BoundArray& where, const Hyperslab& region, const unsign
   }
 }
 
+// Whether bytes stored as `stored` are, unchanged, the bytes of `wanted`: a file-to-file
+// copy then writes the array (scalars of one kind, size and byte order; structs only when
+// they are the same type).
+bool same_bytes(const DType& stored, const DType& wanted) {
+  if (stored.size() != wanted.size() || stored.kind() != wanted.kind()) return false;
+  if (stored.kind() == DTypeKind::kCompound) return stored == wanted;
+  return stored.needs_swap() == wanted.needs_swap();
+}
+
+// Writes `stored` at `address` file to file (io::AtomicFile::copy_from).
+using CopyBytes =
+    std::function<void(const model::ArraySource::StoredBytes& stored, uint64_t address)>;
+
 // Another file's array, read piece by piece into one reused buffer (see read_pieces.hpp):
 // memory stays one piece whatever the array's size. `inspect` sees each piece before it is
 // written (pointer keys are checked there).
 void stream_array(const BoundArray& where, model::ArraySource& source,
                   const std::vector<int64_t>& source_shape, const PutBytes& put,
                   const std::function<void(const NDArray&)>& inspect,
-                  std::vector<unsigned char>& buffer) {
+                  std::vector<unsigned char>& buffer, const CopyBytes& copy) {
   if (where.byte_size == 0) return;
   // The source's elements may group the bytes differently (strings as units along a last
   // dimension), but there are as many bytes.
@@ -230,6 +243,15 @@ void stream_array(const BoundArray& where, model::ArraySource& source,
   const uint64_t element = where.byte_size / std::max<uint64_t>(elements, 1);
   // A damaged array fails before any of it is written (ASDF checksums), as a whole read would.
   source.verify();
+  // The same bytes in a file: the kernel copies them (pointer keys are checked on the way,
+  // so pointers are read).
+  if (where.dtype.kind() != DTypeKind::kPointer) {
+    if (auto stored = source.stored_bytes();
+        stored && stored->size == where.byte_size && same_bytes(stored->dtype, where.dtype)) {
+      copy(*stored, where.address);
+      return;
+    }
+  }
   const DType native =
       where.dtype.needs_swap() ? where.dtype.with_byte_order(native_byte_order()) : where.dtype;
   model::for_each_piece(
@@ -457,6 +479,19 @@ uint64_t Writer::commit() {
       if (options_.progress) options_.progress(done, total);
     }
   };
+  auto copy = [&](const model::ArraySource::StoredBytes& stored, uint64_t address) {
+    file.copy_from(*stored.source, stored.offset, address, stored.size, [&](uint64_t n) {
+      done += n;
+      if (options_.progress) options_.progress(done, total);
+    });
+  };
+  // Other files' checksums first, several at once: a damaged array fails before any byte
+  // is written, and the hashing (the slow part) runs on every core.
+  std::vector<model::ArraySource*> sources;
+  for (const WriteJob& job : jobs) {
+    if (!job.data && job.bytes > 0) sources.push_back(job.source);
+  }
+  model::verify_all(sources);
   for (const WriteJob& job : jobs) {
     const BoundArray& where = job.where;
     if (job.bytes == 0) continue;
@@ -479,7 +514,7 @@ uint64_t Writer::commit() {
         [&](const NDArray& block) {
           if (where.dtype.kind() == DTypeKind::kPointer) check_pointers(l, job.what, block);
         },
-        piece_buffer);
+        piece_buffer, copy);
   }
   if (paired) {
     layout_file->write_at(0, layout_text.data(), layout_text.size());
