@@ -1,6 +1,7 @@
 #include "block_store.hpp"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -130,6 +131,27 @@ void BlockStore::read_selection(size_t i, uint64_t offset, const DType& stored,
   }
 }
 
+bool BlockStore::hash_mapped(const io::ByteSource::FileSpan& span, uint64_t offset, uint64_t length,
+                             size_t i) const {
+  // The file's pages hashed where the page cache holds them, a window at a time, each
+  // unmapped before the next: no copy, and memory stays one window.
+  constexpr uint64_t kWindow = uint64_t{8} << 20;
+  constexpr uint64_t kPage = 4096;
+  codec::Md5 md5;
+  for (uint64_t at = 0; at < length; at += kWindow) {
+    const uint64_t n = std::min(kWindow, length - at);
+    const uint64_t first = span.base + offset + at;
+    const uint64_t lead = first % kPage;
+    void* p = ::mmap(nullptr, n + lead, PROT_READ, MAP_PRIVATE | MAP_POPULATE, span.fd,
+                     static_cast<off_t>(first - lead));
+    if (p == MAP_FAILED) return false;  // read into buffers instead
+    md5.update({static_cast<const std::byte*>(p) + lead, n});
+    ::munmap(p, n + lead);
+  }
+  check_digest(i, md5.digest());
+  return true;
+}
+
 void BlockStore::verify_streaming(size_t i) const {
   if (!needs_verifying(i)) return;
   const BlockHeader& b = blocks_[i];
@@ -137,11 +159,19 @@ void BlockStore::verify_streaming(size_t i) const {
   source_->check_range(b.data_offset(), b.used_size, what);
   constexpr uint64_t kPiece = uint64_t{8} << 20;
   const uint64_t length = b.used_size;
+  if (auto span = source_->file_span(); span && hash_mapped(*span, b.data_offset(), length, i)) {
+    return;
+  }
   const uint64_t pieces = (length + kPiece - 1) / kPiece;
-  std::vector<std::byte> buffers[2];
-  for (auto& buffer : buffers) buffer.resize(std::min(kPiece, length));
+  // Kept by each thread for the next block: blocks are verified several at once, one after
+  // the other on each thread, and fresh pages for every block would cost more than reading.
+  thread_local std::unique_ptr<std::byte[]> kept[2];
+  if (!kept[0]) {
+    for (auto& buffer : kept) buffer.reset(new std::byte[kPiece]);  // not zeroed: read over
+  }
+  std::byte* buffers[2] = {kept[0].get(), kept[1].get()};
   auto piece = [&](uint64_t k) {
-    return codec::MutableByteView(buffers[k % 2].data(), std::min(kPiece, length - k * kPiece));
+    return codec::MutableByteView(buffers[k % 2], std::min(kPiece, length - k * kPiece));
   };
   auto read_piece = [&](uint64_t k) {
     const codec::MutableByteView p = piece(k);

@@ -67,6 +67,10 @@ class BlockStore {
     std::vector<std::byte> copy;
   };
   Stored stored_bytes(size_t i) const;
+  // Hashes [offset, offset + length) of the file through short-lived mappings and checks
+  // block i's checksum; false when the file cannot be mapped (nothing checked).
+  bool hash_mapped(const io::ByteSource::FileSpan& span, uint64_t offset, uint64_t length,
+                   size_t i) const;
   // Decodes block i into out; with `verify_now`, checks its checksum as it decodes.
   void decode(size_t i, std::byte* out, bool verify_now) const;
   void verify(size_t i, const std::byte* data, uint64_t size) const;
