@@ -4,45 +4,15 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
-#include <unordered_set>
 
 #include "cli/tree_json.hpp"
 #include "dudley/core/text.hpp"
+#include "dudley/model/value_json.hpp"
 
 namespace dudley::cli {
 
 namespace {
 using json = nlohmann::ordered_json;
-
-// nlohmann's ordered_json finds a member by linear search, so filling an object of n
-// members with operator[] costs n^2/2 string comparisons (100,000 ASDF keys took 14 s).
-// Members are appended instead; the names seen are remembered (hashed, once there are
-// enough to matter) so that a repeated name still keeps one member with its last value.
-class ObjectFiller {
- public:
-  explicit ObjectFiller(json& object) : object_(object) { object_ = json::object(); }
-
-  void set(const std::string& name, json value) {
-    auto& members = object_.get_ref<json::object_t&>();
-    if (members.size() < kLinearSearchBelow) {
-      object_[name] = std::move(value);
-      return;
-    }
-    if (seen_.empty()) {
-      for (const auto& member : members) seen_.insert(member.first);
-    }
-    if (seen_.insert(name).second) {
-      members.emplace_back(name, std::move(value));  // the vector's append: no search
-    } else {
-      object_[name] = std::move(value);
-    }
-  }
-
- private:
-  static constexpr size_t kLinearSearchBelow = 16;
-  json& object_;
-  std::unordered_set<std::string> seen_;
-};
 
 const char* order_name(ByteOrder order) {
   switch (order) {
@@ -57,47 +27,22 @@ const char* order_name(ByteOrder order) {
 }  // namespace
 
 json value_json(const model::Value& value) {
-  // Recursive: a format builds values nested at most model::kMaxValueDepth deep.
-  json out = std::visit(
-      [](const auto& v) -> json {
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::monostate>) {
-          return nullptr;
-        } else if constexpr (std::is_same_v<T, double>) {
-          if (std::isnan(v)) return "NaN";
-          if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-          return v;
-        } else if constexpr (std::is_same_v<T, model::ValueBytes>) {
-          return json{{"base64", encode_base64(v)}};
-        } else if constexpr (std::is_same_v<T, model::ValueList>) {
-          json list = json::array();
-          for (const auto& item : v) list.push_back(value_json(item));
-          return list;
-        } else if constexpr (std::is_same_v<T, model::ValueMap>) {
-          json map;
-          ObjectFiller fill(map);
-          for (const auto& [k, item] : v) fill.set(k, value_json(item));
-          return map;
-        } else {
-          return v;
-        }
-      },
-      value.storage());
-  if (!value.tag().empty()) return json{{"tag", value.tag()}, {"value", std::move(out)}};
-  return out;
+  return model::to_json(value);
 }
 
 json attributes_json(const model::Attributes& attributes) {
-  json out;
-  ObjectFiller fill(out);
+  // Names are unique (Attributes::set replaces), so members are appended: linear for the
+  // 100,000 attributes of a large ASDF tree's root, where operator[] searches each time.
+  json out = json::object();
+  auto& members = out.get_ref<json::object_t&>();
   for (const auto& [name, v] : attributes) {
     if (const auto* tree = std::get_if<model::Value>(&v)) {
-      fill.set(name, value_json(*tree));
+      members.emplace_back(name, value_json(*tree));
     } else {
       const NDArray& a = std::get<NDArray>(v);
-      fill.set(name, json{{"dtype", dtype_json(a.dtype())},
-                          {"shape", a.shape().dims()},
-                          {"data", values_json(a.to_native())}});
+      members.emplace_back(name, json{{"dtype", dtype_json(a.dtype())},
+                                      {"shape", a.shape().dims()},
+                                      {"data", values_json(a.to_native())}});
     }
   }
   return out;

@@ -9,8 +9,9 @@
 
 namespace dudley::cli {
 
-/// A JSON-like value as JSON: numbers exact, NaN and infinities as the strings "NaN",
-/// "Infinity", "-Infinity", bytes as {"base64": ...}, a tagged value as {"tag", "value"}.
+/// A JSON-like value as JSON (model::to_json): numbers exact, NaN and infinities as the
+/// strings "NaN", "Infinity", "-Infinity", bytes as {"base64": ...}, a tagged value as
+/// {"tag", "value"}.
 nlohmann::ordered_json value_json(const model::Value& value);
 
 /// {NAME: VALUE, ...}: JSON-like values as value_json, typed arrays as
