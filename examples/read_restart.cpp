@@ -30,12 +30,13 @@ int main(int argc, char** argv) {
     dudley::model::Tree tree = dudley::open(argv[2], options);
     const dudley::model::Node* rho = tree.find("/hydro/rho");
     if (!rho || !rho->error.empty()) {
-      std::fprintf(stderr, "%s: /hydro/rho: %s\n", argv[2], rho ? rho->error.text().c_str() : "absent");
+      std::fprintf(stderr, "%s: /hydro/rho: %s\n", argv[2],
+                   rho ? rho->error.text().c_str() : "absent");
       return 1;
     }
     std::printf("/hydro/rho: %s, shape [%lld, %lld], at byte %llu\n", rho->dtype.typestr().c_str(),
                 static_cast<long long>(rho->shape[0]), static_cast<long long>(rho->shape[1]),
-                static_cast<unsigned long long>(*rho->address));
+                static_cast<unsigned long long>(*rho->storage.offset));
     dudley::NDArray all = rho->data->read();  // native byte order, C order
     std::printf("rho[2][3] = %g\n", all.get<double>({2, 3}));
     auto row = rho->data->read(dudley::Hyperslab::parse("[1, ::2]", rho->shape));

@@ -91,7 +91,7 @@ void print_node(const model::Node& node, const std::string& path, std::vector<Pr
       }
       const std::string stored = storage_text(node.storage);
       fmt::print("{:<32} array {} {}{}{}{}\n", path, type_text(node.dtype), shape_text(node.shape),
-                 node.address ? fmt::format(" @ {}", *node.address) : "",
+                 node.storage.offset ? fmt::format(" @ {}", *node.storage.offset) : "",
                  stored.empty() ? "" : " " + stored, attrs_suffix(node) + doc);
       break;
   }

@@ -283,7 +283,8 @@ json node_json(const model::Node& node, const TreeWalk& walk, const std::string&
       }
       out["dtype"] = dtype_json(node.dtype);
       out["shape"] = node.shape;
-      if (node.address) out["address"] = *node.address;
+      // Where the bytes start in the file: contiguous storage's offset.
+      if (node.storage.offset) out["address"] = *node.storage.offset;
       if (node.storage.kind != model::Storage::Kind::kUnknown || node.storage.mask) {
         out["storage"] = storage_json(node.storage);
       }

@@ -183,8 +183,8 @@ struct Node {
   // Arrays.
   DType dtype;
   std::vector<int64_t> shape;
-  std::optional<uint64_t> address;
-  /// How the bytes are stored (Dudley arrays: contiguous at `address`).
+  /// How the bytes are stored: for contiguous storage, `storage.offset` is where they start
+  /// in the file (a Dudley array's address).
   Storage storage;
   std::shared_ptr<ArraySource> data;
   /// Set when the array could not be resolved (out of the file, unknown order...): the
@@ -208,7 +208,10 @@ void for_each_child(const Node& node, const std::function<bool(uint64_t, const N
 struct Tree {
   std::string format;  ///< "dudley", ...
   std::unique_ptr<Node> root;
-  /// Targets of pointers by key (Dudley pointees [C19]); empty for formats without them.
+  /// Nodes that references stored in arrays point to, by the key the references hold
+  /// (Dudley pointees [C19]; an HDF5 file's object references would be the same kind of
+  /// thing). Writers of formats without references note what they drop. Empty for files
+  /// without them.
   std::map<uint64_t, std::unique_ptr<Node>> pointees;
 
   /// The node at "/g/x" (list items by index, "/L/2"); nullptr when there is none. Items

@@ -390,7 +390,6 @@ std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::s
     out->storage.offset = header.data_offset() + offset;
     out->storage.size = *elements * dtype.size();
     out->storage.order = order;
-    out->address = out->storage.offset;
   } else if (!compression.empty()) {
     auto chunking = std::make_shared<model::Chunking>();
     chunking->chunk_shape = dims;

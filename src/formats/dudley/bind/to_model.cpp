@@ -84,7 +84,6 @@ std::unique_ptr<model::Node> bound_array_node(const std::shared_ptr<Context>& co
   out->kind = model::NodeKind::kArray;
   out->dtype = a.dtype;
   out->shape = a.shape;
-  out->address = a.address;
   out->storage = contiguous(a);
   out->data = std::make_shared<DudleyBoundArray>(context, a);
   return out;
@@ -264,7 +263,6 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
         BoundArray a = context->binding.array(id);
         out->dtype = a.dtype;
         out->shape = a.shape;
-        out->address = a.address;
         out->storage = contiguous(a);
         out->data = std::make_shared<DudleyArray>(context, id);
       } catch (const Error& e) {

@@ -50,9 +50,9 @@ TEST(Instances, CountedArrayReadsAsItsMember) {  // the spec's `text = string`
   const model::Node& text = o.at("/text");
   ASSERT_EQ(text.kind, model::NodeKind::kArray) << text.error.text();
   EXPECT_EQ(text.shape, (std::vector<int64_t>{5}));
-  EXPECT_EQ(text.address, 4u);
+  EXPECT_EQ(text.storage.offset, 4u);
   EXPECT_EQ(o.text("/text"), "hello");
-  EXPECT_EQ(o.at("/after").address, 9u);  // the cursor moved past the instance
+  EXPECT_EQ(o.at("/after").storage.offset, 9u);  // the cursor moved past the instance
   EXPECT_EQ(o.at("/after").data->read().get<int16_t>({}), 0x0102);
 }
 
@@ -71,8 +71,8 @@ TEST(Instances, ArrayOfCountedArraysIsAList) {
   EXPECT_EQ(o.text("/words/0"), "ab");
   EXPECT_EQ(o.at("/words/1").shape, (std::vector<int64_t>{0}));
   EXPECT_EQ(o.text("/words/2"), "xyz");
-  EXPECT_EQ(o.at("/words/2").address, 5u);
-  EXPECT_EQ(o.at("/tail").address, 8u);
+  EXPECT_EQ(o.at("/words/2").storage.offset, 5u);
+  EXPECT_EQ(o.at("/tail").storage.offset, 8u);
 }
 
 TEST(Instances, StructWithParametersPerInstanceIsAListOfGroups) {
@@ -99,11 +99,11 @@ TEST(Instances, StructWithParametersPerInstanceIsAListOfGroups) {
   EXPECT_EQ(second.params[0].name, "n");
   EXPECT_EQ(second.params[0].value, 2);
   EXPECT_EQ(second.params[0].address, 7u);
-  EXPECT_EQ(o.at("/r/1/a").address, 9u);
+  EXPECT_EQ(o.at("/r/1/a").storage.offset, 9u);
   NDArray a = o.at("/r/1/a").data->read();
   EXPECT_EQ(a.get<float>({1}), 3.5f);
   EXPECT_EQ(o.at("/r/0/b").data->read().get<int8_t>({}), -1);
-  EXPECT_EQ(o.at("/r/1/b").address, 17u);
+  EXPECT_EQ(o.at("/r/1/b").storage.offset, 17u);
 }
 
 TEST(Instances, HeterogeneousArrayOfAParameterBlock) {  // [C21]
@@ -124,7 +124,7 @@ TEST(Instances, HeterogeneousArrayOfAParameterBlock) {  // [C21]
   EXPECT_EQ(o.at("/var/1").params.at(0).value, 2);
   EXPECT_EQ(o.at("/var/1").params.at(0).address, 4u);  // where block instance 1 holds N
   EXPECT_EQ(o.at("/var/0/x").shape, (std::vector<int64_t>{1}));
-  EXPECT_EQ(o.at("/var/1/x").address, 16u);
+  EXPECT_EQ(o.at("/var/1/x").storage.offset, 16u);
   NDArray x = o.at("/var/1/x").data->read();
   EXPECT_EQ(x.get<double>({0}), 11.0);
   EXPECT_EQ(x.get<double>({1}), 12.0);

@@ -10,11 +10,11 @@
 #include <fstream>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/syntax/emitter.hpp"
 #include "dudley/formats/dudley/family.hpp"
+#include "dudley/formats/dudley/syntax/emitter.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
 #include "dudley/formats/dudley/write/from_model.hpp"
 #include "dudley/formats/dudley/write/pair_record.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
 #include "dudley/formats/dudley/write/writer.hpp"
 #include "dudley/open.hpp"
 #include "test_support.hpp"
@@ -104,7 +104,7 @@ TEST_F(WriterConstructs, StructInstancesWithSeveralMembersAndBigEndianCounts) {
   EXPECT_EQ(read_text(at(tree, "/rows/1/tag")), std::string(3, '\0'));  // not given: zeros
   EXPECT_EQ(at(tree, "/rows/1/values").data->read().get<double>({0}), 9.5);
   EXPECT_EQ(at(tree, "/after").data->read().get<int32_t>({}), 42);
-  EXPECT_EQ(at(tree, "/after").address, b.size() - 4);
+  EXPECT_EQ(at(tree, "/after").storage.offset, b.size() - 4);
 }
 
 TEST_F(WriterConstructs, HeterogeneousArrayFillsItsParameterBlock) {
@@ -252,7 +252,7 @@ TEST_F(WriterConstructs, AppendedListItemsGoAfterEverythingAndTheLayoutSaysSo) {
   w.commit();
   model::Tree tree = dudley::open(path);
   const model::Node& second = at(tree, "/history/1");
-  EXPECT_EQ(second.address, 201u);  // after `late`, not after `early`
+  EXPECT_EQ(second.storage.offset, 201u);  // after `late`, not after `early`
   EXPECT_EQ(second.data->read().get<double>({1, 1}), 4.0);
   EXPECT_EQ(read_text(at(tree, "/history/2")), "step");
   EXPECT_EQ(at(tree, "/history/0").data->read().get<int32_t>({1}), 2);

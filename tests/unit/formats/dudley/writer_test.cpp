@@ -57,7 +57,7 @@ TEST_F(WriterTest, WritesBytesAReaderFindsAndTheLayoutBeside) {
   model::Tree tree = dudley::open(path);
   EXPECT_EQ(tree.find("/x")->data->read().get<double>({2}), 1e300);
   EXPECT_EQ(tree.find("/g/y")->data->read().get<int16_t>({1, 2}), 0x0102);
-  EXPECT_EQ(tree.find("/g/y")->address, 36u);
+  EXPECT_EQ(tree.find("/g/y")->storage.offset, 36u);
   EXPECT_EQ(load_layout(layout_path_for(path)), l);
 }
 
