@@ -48,6 +48,18 @@ json attributes_json(const model::Attributes& attributes) {
   return out;
 }
 
+// A sharded chunk's inside: its grid, codecs and index, nested like the shards.
+static json shard_json(const model::Chunking& c) {
+  json out;
+  out["chunk_shape"] = c.inner->chunk_shape;
+  out["codecs"] = value_json(c.inner->codecs);
+  out["index_codecs"] = value_json(c.index_codecs);
+  out["index_location"] =
+      c.index_location == model::Chunking::IndexLocation::kStart ? "start" : "end";
+  if (c.inner->inner) out["shard"] = shard_json(*c.inner);
+  return out;
+}
+
 json storage_json(const model::Storage& s) {
   json out;
   switch (s.kind) {
@@ -66,6 +78,7 @@ json storage_json(const model::Storage& s) {
         out["chunk_shape"] = s.chunking->chunk_shape;
         out["codecs"] = value_json(s.chunking->codecs);
         if (s.chunking->fill_value) out["fill_value"] = value_json(*s.chunking->fill_value);
+        if (s.chunking->inner) out["shard"] = shard_json(*s.chunking);
       }
       break;
   }

@@ -14,6 +14,10 @@ bool is_array_codec(const std::string& name) {
 }
 }  // namespace
 
+bool is_array_to_bytes(const std::string& name) {
+  return name == "byteorder";
+}
+
 CodecChain CodecChain::from_configuration(const Configuration& codecs) {
   if (!codecs.is_array()) {
     throw Error(ErrorCategory::kUsage,
@@ -47,11 +51,19 @@ Configuration CodecChain::configuration() const {
 }
 
 CodecChain& CodecChain::then(std::unique_ptr<ArrayCodec> codec) {
+  // Zarr v3's order: array -> array codecs, one array -> bytes codec, bytes -> bytes codecs.
   if (!bytes_.empty()) {
     throw Error(ErrorCategory::kUsage,
                 fmt::format("array codec '{}' after bytes codec '{}': array codecs come first",
                             codec->name(), bytes_.back()->name()));
   }
+  if (serialized_) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("codec '{}' after '{}', which turns the array into bytes: array -> "
+                            "array codecs come before it, and there is one of it",
+                            codec->name(), array_.back()->name()));
+  }
+  serialized_ = is_array_to_bytes(codec->name());
   array_.push_back(std::move(codec));
   return *this;
 }

@@ -1,6 +1,9 @@
-// A codec chain: array -> array codecs, then bytes -> bytes codecs, applied in order to
-// encode a chunk and in reverse to decode it (Zarr v3's codec pipeline, an HDF5 filter
-// pipeline, an ASDF block's compression).
+// A codec chain in Zarr v3's order: array -> array codecs (transpose, shuffles), at most one
+// array -> bytes codec (the byte order the elements are stored in), then bytes -> bytes
+// codecs (compressors, checksums), applied in order to encode a chunk and in reverse to
+// decode it (Zarr v3's codec pipeline, an HDF5 filter pipeline, an ASDF block's
+// compression). The array -> bytes step keeps the chunk's size here; Zarr's sharding,
+// which changes it, is the Zarr module's.
 #pragma once
 
 #include <memory>
@@ -11,6 +14,10 @@
 #include "dudley/codec/thread_pool.hpp"
 
 namespace dudley::codec {
+
+/// Whether the array codec `name` is an array -> bytes step ("byteorder": Zarr v3's "bytes"
+/// codec with its `endian`), of which a chain has at most one, after every array -> array one.
+bool is_array_to_bytes(const std::string& name);
 
 class CodecChain {
  public:
@@ -25,7 +32,8 @@ class CodecChain {
   /// The description from_configuration() reads.
   Configuration configuration() const;
 
-  /// Appends an array codec; Error(kUsage) once a bytes codec has been added.
+  /// Appends an array codec; Error(kUsage) once a bytes codec, or an array -> bytes codec
+  /// (is_array_to_bytes), has been added.
   CodecChain& then(std::unique_ptr<ArrayCodec> codec);
   /// Appends a bytes codec.
   CodecChain& then(std::unique_ptr<BytesCodec> codec);
@@ -46,8 +54,8 @@ class CodecChain {
 
   /// Encodes independent chunks in parallel on `pool` (all of `chunk`'s shape) into `out`,
   /// one buffer per chunk, reusing the buffers' memory when `out` is reused.
-  void encode_all(std::span<const ByteView> chunks, const ChunkSpec& chunk,
-                  std::vector<Bytes>& out, ThreadPool& pool = ThreadPool::shared()) const;
+  void encode_all(std::span<const ByteView> chunks, const ChunkSpec& chunk, std::vector<Bytes>& out,
+                  ThreadPool& pool = ThreadPool::shared()) const;
   /// As above, into new buffers.
   std::vector<Bytes> encode_all(std::span<const ByteView> chunks, const ChunkSpec& chunk,
                                 ThreadPool& pool = ThreadPool::shared()) const {
@@ -60,7 +68,8 @@ class CodecChain {
                   const ChunkSpec& chunk, ThreadPool& pool = ThreadPool::shared()) const;
 
  private:
-  std::vector<std::unique_ptr<ArrayCodec>> array_;
+  std::vector<std::unique_ptr<ArrayCodec>> array_;  ///< the array -> bytes one last
+  bool serialized_ = false;                         ///< array_ ends with array -> bytes
   std::vector<std::unique_ptr<BytesCodec>> bytes_;
 };
 

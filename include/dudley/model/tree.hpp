@@ -101,14 +101,32 @@ struct NodeError {
   }
 };
 
-/// How a chunked array's chunks are stored.
+/// How a chunked array's chunks are stored: a regular grid of `chunk_shape` (edge chunks
+/// cut by the array's extent), each chunk encoded by `codecs`. A chunk may itself be a
+/// shard: a grid of inner chunks (`inner`), each encoded on its own and found through an
+/// index, so a reader reads one inner chunk of a shard by its byte range (Zarr v3's
+/// sharding_indexed, nested to any depth).
 struct Chunking {
   std::vector<int64_t> chunk_shape;
   /// The codec chain as the codec layer reads it: a list of {"name", "configuration"} maps
-  /// (dudley::codec::CodecChain::from_configuration).
+  /// (dudley::codec::CodecChain::from_configuration; model::to_plain_json turns this value
+  /// into that configuration). For a shard, the chain applied to the whole shard after its
+  /// inner chunks and index are laid out (usually none).
   Value codecs;
   /// The value of chunks never written.
   std::optional<Value> fill_value;
+
+  /// Sharded chunks: the grid inside each chunk, its codecs, and (recursively) its own
+  /// shards. nullptr for chunks encoded whole.
+  std::shared_ptr<const Chunking> inner;
+  /// How a shard's index (offset and size of each inner chunk) is encoded, and where it
+  /// lies in the shard.
+  Value index_codecs;
+  enum class IndexLocation { kEnd, kStart };
+  IndexLocation index_location = IndexLocation::kEnd;
+
+  /// The smallest unit a reader decodes: the innermost chunk shape.
+  const std::vector<int64_t>& read_unit() const { return inner ? inner->read_unit() : chunk_shape; }
 };
 
 /// Elements to read as missing (ASDF masks).

@@ -99,5 +99,30 @@ TEST(ModelJson, StorageContiguousChunkedMasked) {
   EXPECT_EQ(storage_text(chunked), "chunked [64, 64] bytes+zstd, masked where == -999");
 }
 
+TEST(ModelJson, ShardsNestTheirInnerChunks) {
+  // A shard of [64, 64] holding [16, 16] chunks, each a shard of [4, 4] chunks.
+  auto innermost = std::make_shared<model::Chunking>();
+  innermost->chunk_shape = {4, 4};
+  innermost->codecs = Value(ValueList{Value(ValueMap{{"name", Value("zstd")}})});
+  auto middle = std::make_shared<model::Chunking>();
+  middle->chunk_shape = {16, 16};
+  middle->inner = innermost;
+  middle->index_codecs = Value(ValueList{Value(ValueMap{{"name", Value("crc32c")}})});
+  auto outer = std::make_shared<model::Chunking>();
+  outer->chunk_shape = {64, 64};
+  outer->codecs = Value(ValueList{});
+  outer->inner = middle;
+  outer->index_location = model::Chunking::IndexLocation::kStart;
+  model::Storage s;
+  s.kind = model::Storage::Kind::kChunked;
+  s.chunking = outer;
+  EXPECT_EQ(storage_json(s).dump(),
+            R"({"layout":"chunked","chunk_shape":[64,64],"codecs":[],"shard":{)"
+            R"("chunk_shape":[16,16],"codecs":null,"index_codecs":null,"index_location":"start",)"
+            R"("shard":{"chunk_shape":[4,4],"codecs":[{"name":"zstd"}],)"
+            R"("index_codecs":[{"name":"crc32c"}],"index_location":"end"}}})");
+  EXPECT_EQ(outer->read_unit(), (std::vector<int64_t>{4, 4}));
+}
+
 }  // namespace
 }  // namespace dudley::cli

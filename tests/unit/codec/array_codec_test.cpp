@@ -208,6 +208,23 @@ TEST(Chains, TransposeAndByteOrderAndTwoCompressors) {
   EXPECT_THROW(none.decode(same, std::as_writable_bytes(std::span(short_out)), spec), Error);
 }
 
+TEST(Chains, RunInZarrOrderWithOneArrayToBytesStep) {
+  // array -> array, then one array -> bytes (byteorder), then bytes -> bytes.
+  EXPECT_NO_THROW(CodecChain::from_configuration(
+      Configuration::parse(R"([{"name": "shuffle"}, {"name": "byteorder"}, {"name": "zstd"}])")));
+  const char* wrong[] = {
+      R"([{"name": "byteorder"}, {"name": "shuffle"}])",                   // array after it
+      R"([{"name": "byteorder"}, {"name": "byteorder"}])",                 // two of it
+      R"([{"name": "zstd"}, {"name": "byteorder"}])",                      // after bytes codecs
+      R"([{"name": "byteorder", "configuration": {"endian": "middle"}}])"  // bad setting
+  };
+  for (const char* text : wrong) {
+    EXPECT_THROW(CodecChain::from_configuration(Configuration::parse(text)), Error) << text;
+  }
+  EXPECT_TRUE(is_array_to_bytes("byteorder"));
+  EXPECT_FALSE(is_array_to_bytes("transpose"));
+}
+
 TEST(Chains, ManyChunksInParallelMatchOneByOne) {
   CodecChain chain = CodecChain::from_configuration(Configuration::parse(
       R"([{"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 8}}])"));
