@@ -51,6 +51,7 @@ std::unique_ptr<BytesCodec> make_deflate(const std::string& name, const Configur
 std::unique_ptr<BytesCodec> make_bzip2(const Configuration& c);
 std::unique_ptr<BytesCodec> make_lz4_block(const Configuration& c);
 std::unique_ptr<BytesCodec> make_lz4_frame(const Configuration& c);
+std::unique_ptr<BytesCodec> make_lz4_framed(const Configuration& c);
 std::unique_ptr<BytesCodec> make_zstd(const Configuration& c);
 std::unique_ptr<BytesCodec> make_blosc(const Configuration& c);
 std::unique_ptr<BytesCodec> make_crc32c_codec(const Configuration& c);

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <functional>
 
+#include "dudley/codec/lz4_framed.hpp"
 #include "dudley/codec/thread_pool.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
@@ -18,61 +19,24 @@
 namespace dudley::asdf {
 namespace {
 
-constexpr size_t kLz4ChunkBytes = size_t{4} << 20;
-// The most an LZ4 block expands (per byte of its compressed form).
-constexpr uint64_t kLz4MaxRatio = 255;
-
-uint32_t be32(const std::byte* p) {
-  return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | uint32_t(p[3]);
-}
-uint32_t le32(const std::byte* p) {
-  return uint32_t(p[3]) << 24 | uint32_t(p[2]) << 16 | uint32_t(p[1]) << 8 | uint32_t(p[0]);
-}
+using codec::kLz4FramedChunkBytes;
+using codec::kLz4MaxRatio;
+using Lz4Chunk = codec::Lz4FramedChunk;
 
 const codec::BytesCodec& lz4_block() {
-  static const auto codec = codec::make_bytes_codec("lz4");
-  return *codec;
+  return codec::lz4_block_codec();
 }
 
-struct Lz4Chunk {
-  codec::ByteView in;
-  size_t out_offset;
-  size_t out_size;
-};
-
-// Splits lz4-framed `in` into its chunks, checking each header against the room left.
+// The framed chunks of `in` (codec::split_lz4_framed), which must decode to exactly `out`.
 std::vector<Lz4Chunk> lz4_chunks(codec::ByteView in, codec::MutableByteView out,
                                  const std::string& what) {
   std::vector<Lz4Chunk> chunks;
-  size_t at = 0, produced = 0;
-  while (at < in.size()) {
-    if (in.size() - at < 8) {
-      throw Error(ErrorCategory::kData,
-                  fmt::format("{}: lz4: a chunk header is cut off at byte {}", what, at));
-    }
-    const uint32_t length = be32(in.data() + at);
-    const uint32_t raw = le32(in.data() + at + 4);
-    if (length < 4 || length - 4 > in.size() - at - 8) {
-      throw Error(
-          ErrorCategory::kData,
-          fmt::format("{}: lz4: chunk at byte {} claims {} bytes, more than the block holds", what,
-                      at, length));
-    }
-    if (raw > uint64_t{length - 4} * kLz4MaxRatio + 64) {
-      throw Error(ErrorCategory::kData,
-                  fmt::format("{}: lz4: chunk at byte {} claims {} bytes from {} compressed "
-                              "(lz4 expands at most {}:1)",
-                              what, at, raw, length - 4, kLz4MaxRatio));
-    }
-    if (raw > out.size() - produced) {
-      throw Error(ErrorCategory::kData,
-                  fmt::format("{}: lz4: the chunks decode to more than the block's data_size ({})",
-                              what, out.size()));
-    }
-    chunks.push_back({in.subspan(at + 8, length - 4), produced, raw});
-    produced += raw;
-    at += 4 + size_t{length};
+  try {
+    chunks = codec::split_lz4_framed(in);
+  } catch (const Error& e) {
+    throw Error(e.category(), fmt::format("{}: {}", what, e.message()), e.location());
   }
+  const size_t produced = chunks.empty() ? 0 : chunks.back().out_offset + chunks.back().out_size;
   if (produced != out.size()) {
     throw Error(ErrorCategory::kData,
                 fmt::format("{}: lz4: the chunks decode to {} bytes, not the block's data_size {}",
@@ -129,12 +93,13 @@ void lz4_decompress(codec::ByteView in, codec::MutableByteView out, const std::s
   }
 }
 
+}  // namespace
+
 std::string codec_name(const std::string& compression) {
   if (compression == "bzp2") return "bz2";
+  if (compression == "lz4") return "lz4_framed";
   return compression;
 }
-
-}  // namespace
 
 bool is_known_compression(const std::string& name) {
   return name == "zlib" || name == "bzp2" || name == "lz4";
@@ -166,31 +131,13 @@ void decompress_block(const std::string& compression, codec::ByteView in,
   if (md5) md5->update(out);  // one stream: nothing to hash until it is decoded
 }
 
-namespace {
-
-// Writes one chunk's framing ([u32 BE chunk length][u32 LE raw length]) and its bytes.
-void sink_lz4_chunk(const codec::Bytes& packed, size_t raw_size,
-                    const std::function<void(codec::ByteView)>& sink) {
-  const auto length = static_cast<uint32_t>(packed.size() + 4);
-  const auto raw = static_cast<uint32_t>(raw_size);
-  std::byte prefix[8];
-  for (int b = 0; b < 4; ++b) {
-    prefix[b] = static_cast<std::byte>(length >> (24 - 8 * b));
-    prefix[4 + b] = static_cast<std::byte>(raw >> (8 * b));
-  }
-  sink({prefix, 8});
-  sink({packed.data(), packed.size()});
-}
-
-}  // namespace
-
 void encode_lz4_framed(codec::ByteView raw, codec::Md5* md5,
                        const std::function<void(codec::ByteView)>& sink) {
   auto& pool = codec::ThreadPool::shared();
-  const size_t chunks = (raw.size() + kLz4ChunkBytes - 1) / kLz4ChunkBytes;
+  const size_t chunks = (raw.size() + kLz4FramedChunkBytes - 1) / kLz4FramedChunkBytes;
   auto chunk = [&](size_t c) {
-    return raw.subspan(c * kLz4ChunkBytes,
-                       std::min(kLz4ChunkBytes, raw.size() - c * kLz4ChunkBytes));
+    return raw.subspan(c * kLz4FramedChunkBytes,
+                       std::min(kLz4FramedChunkBytes, raw.size() - c * kLz4FramedChunkBytes));
   };
   if (md5) {
     // MD5 is the slower side: it has a core to itself, the chunks are compressed in order on
@@ -200,7 +147,7 @@ void encode_lz4_framed(codec::ByteView raw, codec::Md5* md5,
       codec::Bytes buffer;
       for (size_t c = 0; c < chunks; ++c) {
         lz4_block().encode_into(chunk(c), buffer);
-        sink_lz4_chunk(buffer, chunk(c).size(), sink);
+        codec::frame_lz4_chunk(buffer, chunk(c).size(), sink);
       }
     });
     return;
@@ -210,7 +157,8 @@ void encode_lz4_framed(codec::ByteView raw, codec::Md5* md5,
   for (size_t first = 0; first < chunks; first += batch) {
     const size_t n = std::min(batch, chunks - first);
     pool.parallel_for(n, [&](size_t k) { lz4_block().encode_into(chunk(first + k), buffers[k]); });
-    for (size_t k = 0; k < n; ++k) sink_lz4_chunk(buffers[k], chunk(first + k).size(), sink);
+    for (size_t k = 0; k < n; ++k)
+      codec::frame_lz4_chunk(buffers[k], chunk(first + k).size(), sink);
   }
 }
 

@@ -393,7 +393,7 @@ std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::s
   } else if (!compression.empty()) {
     auto chunking = std::make_shared<model::Chunking>();
     chunking->chunk_shape = dims;
-    model::ValueMap codec{{"name", Value(compression == "bzp2" ? "bz2" : compression)},
+    model::ValueMap codec{{"name", Value(codec_name(compression))},
                           {"configuration", Value(model::ValueMap{})}};
     chunking->codecs = Value(model::ValueList{Value(std::move(codec))});
     out->storage.kind = model::Storage::Kind::kChunked;

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "dudley/codec/codec.hpp"
+#include "dudley/codec/lz4_framed.hpp"
 #include "dudley/core/error.hpp"
 
 namespace dudley::codec {
@@ -223,6 +224,48 @@ TEST(Codecs, BloscHeaderMustMatchTheChunk) {
   EXPECT_THROW(codec->decode_exact(encoded, out), Error);
   Bytes tiny = bytes_of({2, 1, 0x21, 8});
   EXPECT_THROW(codec->decode_exact(tiny, out), Error);
+}
+
+}  // namespace
+}  // namespace dudley::codec
+
+namespace dudley::codec {
+namespace {
+
+// ASDF's framing of LZ4 blocks as a codec of its own: what an ASDF lz4 block's storage
+// description names, so the chain decodes it.
+TEST(Lz4Framed, RoundTripsInPiecesOfTheChunkSize) {
+  std::vector<uint8_t> raw(5003);
+  for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<uint8_t>(i * 7 % 251);
+  const auto codec = make_bytes_codec("lz4_framed", {{"chunk_size", 1000}});
+  Bytes encoded;
+  codec->encode_into(std::as_bytes(std::span(raw)), encoded);
+  const auto chunks = split_lz4_framed(encoded);
+  ASSERT_EQ(chunks.size(), 6u);  // five of 1000 bytes and one of 3
+  EXPECT_EQ(chunks.back().out_offset, 5000u);
+  EXPECT_EQ(chunks.back().out_size, 3u);
+  std::vector<uint8_t> back(raw.size());
+  codec->decode_exact(encoded, std::as_writable_bytes(std::span(back)));
+  EXPECT_EQ(back, raw);
+  // The default pieces are python's 4 MiB; the description says so.
+  EXPECT_EQ(make_bytes_codec("lz4_framed")->configuration()["chunk_size"], 4u << 20);
+}
+
+TEST(Lz4Framed, RefusesHeadersThatLie) {
+  const auto codec = make_bytes_codec("lz4_framed");
+  std::vector<uint8_t> raw(100, 1);
+  Bytes encoded;
+  codec->encode_into(std::as_bytes(std::span(raw)), encoded);
+  Bytes cut(encoded.begin(), encoded.begin() + 5);  // a header cut off
+  EXPECT_THROW(split_lz4_framed(cut), Error);
+  Bytes longer = encoded;
+  longer[3] = std::byte{0xff};  // the piece claims more bytes than there are
+  EXPECT_THROW(split_lz4_framed(longer), Error);
+  Bytes expanding = encoded;
+  expanding[4] = expanding[5] = expanding[6] = std::byte{0xff};  // 16 MB from a few bytes
+  EXPECT_THROW(split_lz4_framed(expanding), Error);
+  std::vector<uint8_t> small(50);
+  EXPECT_THROW(codec->decode_exact(encoded, std::as_writable_bytes(std::span(small))), Error);
 }
 
 }  // namespace

@@ -77,6 +77,10 @@ uint64_t max_decoded_size(const std::string& compression, uint64_t stored);
 /// Error(kData) naming the block for corrupt data or a size that differs. When `md5` is
 /// given, the decoded bytes are added to it (for lz4 on a second core while the chunks after
 /// them decode).
+/// The codec layer's name for an ASDF compression ("zlib", "bz2" for "bzp2", "lz4_framed"
+/// for "lz4"): what a storage description names, so the chain can decode the block.
+std::string codec_name(const std::string& compression);
+
 void decompress_block(const std::string& compression, codec::ByteView in,
                       codec::MutableByteView out, const std::string& what,
                       codec::Md5* md5 = nullptr);
