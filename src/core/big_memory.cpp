@@ -27,13 +27,14 @@ void* map_aligned(uint64_t length) {
   const uint64_t padded = length + kHugePage;
   void* raw = ::mmap(nullptr, padded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) return nullptr;
+  // Pointer arithmetic on the mapping itself (not integers cast back to pointers).
+  char* const base = static_cast<char*>(raw);
   const auto start = reinterpret_cast<uintptr_t>(raw);
-  const uintptr_t aligned = (start + kHugePage - 1) & ~(uintptr_t{kHugePage} - 1);
-  if (aligned > start) ::munmap(raw, aligned - start);
-  const uintptr_t tail = aligned + length;
-  const uintptr_t end = start + padded;
-  if (end > tail) ::munmap(reinterpret_cast<void*>(tail), end - tail);
-  return reinterpret_cast<void*>(aligned);
+  const uint64_t lead = ((start + kHugePage - 1) & ~(uintptr_t{kHugePage} - 1)) - start;
+  if (lead > 0) ::munmap(base, lead);
+  const uint64_t trail = padded - lead - length;
+  if (trail > 0) ::munmap(base + lead + length, trail);
+  return base + lead;
 }
 
 }  // namespace
