@@ -228,5 +228,22 @@ check "a directory output holding the input exits 1" test $? -eq 1
 check "and says it holds an input" grep -q "the output $tmp/store holds an input of this conversion" "$tmp/err"
 check "and the input is still there" test -s "$tmp/store/in.asdf"
 
+# An ASDF file's external array sources are inputs too (the ASDF Standard's exploded file).
+reference="$(dirname "${BASH_SOURCE[0]}")/../data/asdf/reference/1.1.0"
+mkdir -p "$tmp/exploded"
+cp "$reference/exploded.asdf" "$reference/exploded0000.asdf" "$tmp/exploded/"
+before=$(md5sum <"$tmp/exploded/exploded0000.asdf")
+"$dudley" convert "$tmp/exploded/exploded.asdf" "$tmp/exploded/exploded0000.asdf" >"$tmp/out" 2>"$tmp/err"
+check "an output over an external source exits 1" test $? -eq 1
+check "and names the source" grep -q "exploded0000.asdf is an input of this conversion" "$tmp/err"
+"$dudley" convert --json "$tmp/exploded/exploded.asdf" "$tmp/exploded/exploded0000.asdf" >"$tmp/out" 2>/dev/null
+check "in --json too" $py -c "
+import json, sys
+e = json.load(open(sys.argv[1]))['error']
+assert e['code'] == 'usage' and 'is an input of this conversion' in e['message'], e" "$tmp/out"
+check "and the source is unchanged" test "$(md5sum <"$tmp/exploded/exploded0000.asdf")" = "$before"
+"$dudley" convert -q "$tmp/exploded/exploded.asdf" "$tmp/exploded/other.asdf"
+check "another name converts" test $? -eq 0
+
 echo "formats cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -231,6 +231,9 @@ struct Tree {
   /// thing). Writers of formats without references note what they drop. Empty for files
   /// without them.
   std::map<uint64_t, std::unique_ptr<Node>> pointees;
+  /// Files the tree reads besides the one opened (ASDF arrays whose `source` names another
+  /// file), as resolved paths: a conversion must not replace them.
+  std::vector<std::string> companions;
 
   /// The node at "/g/x" (list items by index, "/L/2"); nullptr when there is none. Items
   /// made on demand are kept by the tree from then on, so the pointer stays valid.

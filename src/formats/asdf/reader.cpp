@@ -184,6 +184,7 @@ model::Tree read_asdf(std::shared_ptr<io::ByteSource> source, const std::string&
     }
     TreeBuilder(context, path).fill_group(*tree.root, *doc.root, "");
   }
+  for (const auto& [file, store] : context.external) tree.companions.push_back(file);
   return tree;
 }
 
