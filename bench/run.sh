@@ -88,3 +88,7 @@ for r in json.load(open(sys.argv[1]))["benchmarks"]:
           f"({r['decompress_ratio_vs_direct']:.2f}x), parallel {r['parallel_decompress_MBps']:7.0f} "
           f"({r['decompress_parallel_speedup']:.2f}x)   [ratio {r['compression_ratio']:.2f}:1]")
 PY
+
+echo
+echo "== issue 21: convert, first parse and first read in fresh processes, beside the peers"
+/usr/bin/python3 bench/convert_vs_peers.py "$build"
