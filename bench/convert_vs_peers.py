@@ -28,7 +28,8 @@ import time
 import numpy as np
 
 BUILD = os.path.abspath(sys.argv[1])
-WORK = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="convert-bench-")
+OWN_WORK = len(sys.argv) <= 2
+WORK = sys.argv[2] if not OWN_WORK else tempfile.mkdtemp(prefix="convert-bench-")
 RUNS = int(sys.argv[3]) if len(sys.argv) > 3 else 5
 DUDLEY = os.path.join(BUILD, "dudley")
 PY = "/usr/bin/python3"
@@ -158,7 +159,12 @@ def read_case():
     clean("gib_read.bin", "gib_read.dud")
 
 
-blocks_case()
-copy_case()
-parse_case()
-read_case()
+try:
+    blocks_case()
+    copy_case()
+    parse_case()
+    read_case()
+finally:
+    if OWN_WORK:
+        os.chdir("/")
+        shutil.rmtree(WORK, ignore_errors=True)
