@@ -25,6 +25,7 @@ constexpr Setting kBytesCodecs[] = {
     {"bz2", "{\"level\": 1}"},
     {"lz4", "{}"},
     {"lz4_frame", "{}"},
+    {"lz4_framed", "{\"chunk_size\": 64}"},
     {"zstd", "{}"},
     {"zstd", "{\"checksum\": true}"},
     {"blosc", "{\"cname\": \"lz4\", \"shuffle\": \"shuffle\", \"typesize\": 8}"},
