@@ -16,6 +16,7 @@
 #include "cli/dump_mask.hpp"
 #include "cli/failure.hpp"
 #include "cli/json_stream.hpp"
+#include "cli/ls_json.hpp"
 #include "cli/tree_json.hpp"
 #include "cli/value_text.hpp"
 #include "dudley/core/error.hpp"
@@ -81,13 +82,9 @@ bool is_picked(const std::string& path, const std::string& list, const ListPick&
 class Dumper {
  public:
   // Arrays that hold no bytes are backed by nothing in the file, so their number is capped
-  // per output; JSON keeps the tree of an output in memory (about 1 KB an array), hence its
-  // lower cap.
+  // per output (text and JSON alike: both are printed as they are read).
   Dumper(const model::Tree& tree, const DumpOptions& options, Output& out)
-      : tree_(tree),
-        options_(options),
-        out_(out),
-        empty_budget_(options.data.json ? uint64_t{1} << 14 : kMaxEmptyValues) {}
+      : tree_(tree), options_(options), out_(out), empty_budget_(kMaxEmptyValues) {}
 
   int status() const { return status_; }
   /// True once the output's budget of arrays holding no bytes is spent.
@@ -458,7 +455,8 @@ int dump_json(const model::Tree& tree, const std::vector<Request>& wanted,
     if (r.kind == Request::Kind::kBelow) containers.push_back(&r);
     if (r.kind == Request::Kind::kArray) by_path[r.path].push_back(&r);
   }
-  std::vector<ArrayRef> pending;  // values to stream, by marker id
+  std::map<uint64_t, ArrayRef> pending;  // values to stream, by marker id, until written
+  uint64_t next_marker = 0;
   TreeWalk walk;
   walk.max_items = options.max_items;
   walk.stop = [&] { return dumper.exhausted(); };
@@ -508,21 +506,35 @@ int dump_json(const model::Tree& tree, const std::vector<Request>& wanted,
       json& slot = key.empty() ? node : node["selections"][key];
       try {
         dumper.count_empty(ref);
-        slot["data"] = stream_marker(pending.size());
-        pending.push_back(std::move(ref));
+        slot["data"] = stream_marker(next_marker);
+        pending.emplace(next_marker++, std::move(ref));
       } catch (const Error& e) {
         slot["error"] = e.what();
         dumper.report(e.what());
       }
     }
   };
-  json doc = {{"format", tree.format}};
-  if (member) doc["file"] = options.data.data;  // a family: one JSON line per member
-  doc["root"] = node_json(*tree.root, walk);
-  clean_error_texts(doc);
-  write_json(out, doc, member ? -1 : 2,
-             [&](uint64_t id) { return dumper.values(pending[id], pending[id].label); });
-  out.write("\n");
+  // The tree is printed as it is walked (as ls --json prints it), each array's values in
+  // place: memory follows one array, not the output.
+  const int indent = member ? -1 : 2;  // a family: one JSON line per member
+  out.write("{");
+  write_json_key(out, indent, 1, "format", true);
+  write_json_at(out, json(tree.format), indent, 1);
+  if (member) {
+    write_json_key(out, indent, 1, "file", false);
+    write_json_at(out, json(options.data.data), indent, 1);
+  }
+  write_json_key(out, indent, 1, "root", false);
+  write_listing_json(
+      out, *tree.root, "/", walk, indent, 1, [](const json&, const std::string&) {},
+      [&](uint64_t id) {
+        auto it = pending.find(id);
+        json extra = dumper.values(it->second, it->second.label);
+        pending.erase(it);  // written: nothing of it is kept
+        return extra;
+      });
+  write_json_separator(out, indent, 0, true);
+  out.write("}\n");
   for (const Request& r : wanted) {
     if (r.kind == Request::Kind::kParameter && !r.parameter->value) {
       dumper.report(fmt::format("{}: {}", r.path, r.parameter->error.text()));

@@ -124,6 +124,11 @@ void write_json_at(Output& out, const json& value, int indent, int level) {
   Printer(out, indent, no_markers).value(value, level, nullptr);
 }
 
+void write_json_at(Output& out, const json& value, int indent, int level,
+                   const StreamValue& stream) {
+  Printer(out, indent, stream).value(value, level, nullptr);
+}
+
 void write_json_key(Output& out, int indent, int level, const std::string& name, bool first) {
   write_json_separator(out, indent, level, first);
   out.write(json_text(json(name)));

@@ -29,6 +29,9 @@ void write_json(Output& out, const nlohmann::ordered_json& doc, int indent,
 /// (its first line unindented: the caller has placed it), so a large document can be
 /// printed piece by piece, each piece built and dropped in turn.
 void write_json_at(Output& out, const nlohmann::ordered_json& value, int indent, int level);
+/// The same, each marker replaced by what `stream` writes.
+void write_json_at(Output& out, const nlohmann::ordered_json& value, int indent, int level,
+                   const StreamValue& stream);
 
 /// What write_json_at puts between members or items: "," and, when indenting, a new line
 /// indented to `level`.

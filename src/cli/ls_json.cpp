@@ -1,5 +1,7 @@
 #include "cli/ls_json.hpp"
 
+#include <algorithm>
+
 #include "cli/failure.hpp"
 #include "cli/json_stream.hpp"
 #include "cli/model_json.hpp"
@@ -13,8 +15,9 @@ using json = nlohmann::ordered_json;
 
 class ListingWriter {
  public:
-  ListingWriter(Output& out, uint64_t max_items, int indent, const ListingInspector& inspect)
-      : out_(out), max_items_(max_items), indent_(indent), inspect_(inspect) {}
+  ListingWriter(Output& out, const TreeWalk& walk, int indent, const ListingInspector& inspect,
+                const StreamValue& stream)
+      : out_(out), walk_(walk), indent_(indent), inspect_(inspect), stream_(stream) {}
 
   void node(const model::Node& n, const std::string& path, int level) {
     if (n.kind == model::NodeKind::kArray) return leaf(n, path, level);
@@ -40,6 +43,7 @@ class ListingWriter {
     out_.write("{");
     bool any = false;
     for_each_child(n, [&](uint64_t i, const model::Node& c) {
+      if (stopped()) return false;
       key(c.name, level + 1, !any);
       any = true;
       node(c, child_path(n, path, c, i), level + 2);
@@ -59,10 +63,11 @@ class ListingWriter {
   void list(const model::Node& n, const std::string& path, int level) {
     key("items", level, false);
     out_.write("[");
-    const uint64_t limit = max_items_ == 0 ? UINT64_MAX : max_items_;
+    uint64_t limit = walk_.max_items == 0 ? UINT64_MAX : walk_.max_items;
+    if (walk_.reach) limit = std::max(limit, walk_.reach(path));
     uint64_t shown = 0;
     for_each_child(n, [&](uint64_t i, const model::Node& c) {
-      if (i >= limit) return false;
+      if (i >= limit || stopped()) return false;
       write_json_separator(out_, indent_, level + 2, i == 0);
       node(c, child_path(n, path, c, i), level + 2);
       out_.maybe_flush();
@@ -76,13 +81,16 @@ class ListingWriter {
     if (shown < count && limit < count) member("omitted", count - shown, level, first);
   }
 
+  // An array's JSON, decorated by the walk (dump adds a marker for its values), its values
+  // streamed in place.
   void leaf(const model::Node& n, const std::string& path, int level) {
-    TreeWalk walk;
-    json piece = node_json(n, walk, path);
+    json piece = node_json(n, walk_, path);
     inspect_(piece, path);
     clean_error_texts(piece);
-    write_json_at(out_, piece, indent_, level);
+    write_json_at(out_, piece, indent_, level, stream_);
   }
+
+  bool stopped() const { return walk_.stop && walk_.stop(); }
 
   // `"name": ` on its own line one level inside the object at `level`.
   void key(const std::string& name, int level, bool first) {
@@ -98,9 +106,10 @@ class ListingWriter {
   static std::string base(const std::string& path) { return path == "/" ? "" : path; }
 
   Output& out_;
-  uint64_t max_items_;
+  const TreeWalk& walk_;
   int indent_;
   const ListingInspector& inspect_;
+  const StreamValue& stream_;
 };
 
 }  // namespace
@@ -108,7 +117,16 @@ class ListingWriter {
 void write_listing_json(Output& out, const model::Node& node, const std::string& path,
                         uint64_t max_items, int indent, int level,
                         const ListingInspector& inspect) {
-  ListingWriter(out, max_items, indent, inspect).node(node, path, level);
+  TreeWalk walk;
+  walk.max_items = max_items;
+  static const StreamValue no_markers = [](uint64_t) { return json(); };
+  ListingWriter(out, walk, indent, inspect, no_markers).node(node, path, level);
+}
+
+void write_listing_json(Output& out, const model::Node& node, const std::string& path,
+                        const TreeWalk& walk, int indent, int level,
+                        const ListingInspector& inspect, const StreamValue& stream) {
+  ListingWriter(out, walk, indent, inspect, stream).node(node, path, level);
 }
 
 }  // namespace dudley::cli

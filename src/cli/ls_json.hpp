@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/json_stream.hpp"
+#include "cli/tree_json.hpp"
 #include "cli/value_text.hpp"
 #include "dudley/model/tree.hpp"
 
@@ -24,5 +26,12 @@ using ListingInspector =
 /// node's path ("/" for the root); lists show at most `max_items` items (0: all).
 void write_listing_json(Output& out, const model::Node& node, const std::string& path,
                         uint64_t max_items, int indent, int level, const ListingInspector& inspect);
+
+/// The same, walked as `walk` says (items shown, lists reached, where to stop, arrays
+/// decorated as node_json does), each stream marker a decoration puts replaced by what
+/// `stream` writes: dump --json, printed as it is read.
+void write_listing_json(Output& out, const model::Node& node, const std::string& path,
+                        const TreeWalk& walk, int indent, int level,
+                        const ListingInspector& inspect, const StreamValue& stream);
 
 }  // namespace dudley::cli

@@ -6,11 +6,12 @@
 namespace dudley::model {
 
 void verify_all(const std::vector<ArraySource*>& sources) {
-  std::vector<ArraySource*> plain;
+  std::vector<std::function<void()>> jobs;  // prepared here, run on the pool
   for (ArraySource* s : sources) {
-    if (s && s->read_unit().working_bytes == 0) plain.push_back(s);
+    if (!s || s->read_unit().working_bytes != 0) continue;
+    if (auto job = s->prepare_verify()) jobs.push_back(std::move(job));
   }
-  codec::ThreadPool::shared().parallel_for(plain.size(), [&](size_t i) { plain[i]->verify(); });
+  codec::ThreadPool::shared().parallel_for(jobs.size(), [&](size_t i) { jobs[i](); });
 }
 
 void ArraySource::read_into(const Hyperslab& slab, void* out) {

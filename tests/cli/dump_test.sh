@@ -102,5 +102,19 @@ check "the converted values are the same" \
 check "convert keeps parameter docs (regression: dropped)" \
   grep -q "zones along x" <("$dudley" ls --json "$tmp/n2.bin")
 
+# dump --json streams the tree as it reads it: 20,000 arrays of no bytes (it stopped at
+# 16,384 when the tree was built in memory) all print, in text and JSON alike.
+/usr/bin/python3 -c "
+for i in range(20000): print(f'a{i:05} = u1[0]')" >"$tmp/many.dud"
+: >"$tmp/many.bin"
+"$dudley" dump --json "$tmp/many.bin" >"$tmp/many.json"
+check "dump --json of 20,000 empty arrays exits 0" test $? -eq 0
+check "and gives every one of them, with its data" /usr/bin/python3 -c "
+import json, sys
+members = json.load(open(sys.argv[1]))['root']['members']
+assert len(members) == 20000, len(members)
+assert members['a19999']['data'] == [] and members['a00000']['shape'] == [0]" "$tmp/many.json"
+check "text mode gives them all too" test "$("$dudley" dump "$tmp/many.bin" | wc -l)" -eq 20000
+
 echo "dump: $passed passed, $failed failed"
 test "$failed" -eq 0

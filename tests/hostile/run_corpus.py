@@ -33,6 +33,17 @@ ASDF_HEAD = ("#ASDF 1.0.0\n#ASDF_STANDARD 1.5.0\n%YAML 1.1\n%TAG ! tag:stsci.edu
              "--- !core/asdf-1.1.0\n")
 
 
+def read_ends(f, keep=8 << 20):
+    """The whole of a file up to 2 * keep bytes; its first and last `keep` bytes otherwise."""
+    size = f.seek(0, 2)
+    f.seek(0)
+    if size <= 2 * keep:
+        return f.read()
+    head = f.read(keep)
+    f.seek(size - keep)
+    return head + b"\n...\n" + f.read(keep)
+
+
 def asdf_block(data, compression=b"", data_size=None, used=None):
     """One ASDF block: magic, 48-byte header (sizes may lie: data_size, used), data."""
     used = len(data) if used is None else used
@@ -133,14 +144,18 @@ def run_case(dudley, name, case, asan):
                 return [f"setup failed: {command}: {r.stderr.decode(errors='replace')}"], 0, 0.0
         argv = [dudley] + [a.replace("{dir}", work) for a in case["run"]]
         start = time.monotonic()
-        proc = subprocess.Popen(argv, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        # stdout goes to a file: a case may print hundreds of MB (streamed JSON), of which
+        # the patterns need the start and the end.
+        stdout_file = tempfile.TemporaryFile(dir=work)
+        proc = subprocess.Popen(argv, cwd=work, stdout=stdout_file, stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL, env=env, preexec_fn=limits)
         try:
-            out, err = proc.communicate(timeout=seconds)
+            _, err = proc.communicate(timeout=seconds)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
             return [f"still running after {seconds:.0f} s (killed)"], 0, seconds
+        out = read_ends(stdout_file)
         elapsed = time.monotonic() - start
         # wait4 has already been done by communicate(); the children's usage is summed,
         # so the peak is measured with a fresh getrusage delta per case (cases run serially).

@@ -55,6 +55,13 @@ class ArraySource {
   /// so a damaged array fails before any of it is used. Formats without checksums do
   /// nothing. Throws the error read() would.
   virtual void verify() {}
+  /// verify() as a job that may run on another thread, prepared on the calling thread:
+  /// formats whose checks need library state made first make it here (an MD5 context:
+  /// OpenSSL keeps per-thread state, never freed, for a thread that creates one).
+  /// verify_all runs these. The default job calls verify().
+  virtual std::function<void()> prepare_verify() {
+    return [this] { verify(); };
+  }
   /// Reads `slab` into `out` (slab.result_shape() elements, C order, native byte order;
   /// `out` holds at least that many bytes) without allocating memory for the output, so a
   /// streaming caller reuses one buffer. The default reads a selection and copies it;

@@ -132,19 +132,22 @@ void BlockStore::read_selection(size_t i, uint64_t offset, const DType& stored,
 }
 
 bool BlockStore::hash_mapped(const io::ByteSource::FileSpan& span, uint64_t offset, uint64_t length,
-                             size_t i) const {
+                             size_t i, codec::Md5& md5) const {
   // The file's pages hashed where the page cache holds them, a window at a time, each
   // unmapped before the next: no copy, and memory stays one window.
   constexpr uint64_t kWindow = uint64_t{8} << 20;
   constexpr uint64_t kPage = 4096;
-  codec::Md5 md5;
   for (uint64_t at = 0; at < length; at += kWindow) {
     const uint64_t n = std::min(kWindow, length - at);
     const uint64_t first = span.base + offset + at;
     const uint64_t lead = first % kPage;
     void* p = ::mmap(nullptr, n + lead, PROT_READ, MAP_PRIVATE | MAP_POPULATE, span.fd,
                      static_cast<off_t>(first - lead));
-    if (p == MAP_FAILED) return false;  // read into buffers instead
+    if (p == MAP_FAILED) {
+      if (at == 0) return false;  // not mappable: read into buffers instead
+      throw Error(ErrorCategory::kIo, fmt::format("block {}: cannot map the file", i),
+                  Location::binary(source_->name(), first));
+    }
     md5.update({static_cast<const std::byte*>(p) + lead, n});
     ::munmap(p, n + lead);
   }
@@ -152,14 +155,17 @@ bool BlockStore::hash_mapped(const io::ByteSource::FileSpan& span, uint64_t offs
   return true;
 }
 
-void BlockStore::verify_streaming(size_t i) const {
+void BlockStore::verify_streaming(size_t i, codec::Md5* prepared) const {
   if (!needs_verifying(i)) return;
   const BlockHeader& b = blocks_[i];
   const std::string what = fmt::format("block {}", i);
   source_->check_range(b.data_offset(), b.used_size, what);
   constexpr uint64_t kPiece = uint64_t{8} << 20;
   const uint64_t length = b.used_size;
-  if (auto span = source_->file_span(); span && hash_mapped(*span, b.data_offset(), length, i)) {
+  std::optional<codec::Md5> own;
+  codec::Md5& md5 = prepared ? *prepared : own.emplace();
+  if (auto span = source_->file_span();
+      span && hash_mapped(*span, b.data_offset(), length, i, md5)) {
     return;
   }
   const uint64_t pieces = (length + kPiece - 1) / kPiece;
@@ -177,7 +183,6 @@ void BlockStore::verify_streaming(size_t i) const {
     const codec::MutableByteView p = piece(k);
     source_->read(b.data_offset() + k * kPiece, p.size(), p.data(), what);
   };
-  codec::Md5 md5;
   if (pieces > 0) read_piece(0);
   for (uint64_t k = 0; k < pieces; ++k) {
     codec::ThreadPool::shared().parallel_for(2, [&](size_t task) {

@@ -45,7 +45,9 @@ class BlockStore {
   /// Checks uncompressed block `i`'s checksum (if asked for and not done yet) by reading it
   /// in pieces into two reused buffers, one hashed while the next is read: memory stays a
   /// few MiB whatever the block's size.
-  void verify_streaming(size_t i) const;
+  /// `md5`, when given, is a fresh context made by the caller's thread (see
+  /// ArraySource::prepare_verify); otherwise one is made here.
+  void verify_streaming(size_t i, codec::Md5* md5 = nullptr) const;
 
   /// Decodes compressed block `i` into `out` (data_size bytes), verifying its checksum (if
   /// asked for): the whole-array read of a compressed block, with no copy in between.
@@ -69,8 +71,8 @@ class BlockStore {
   Stored stored_bytes(size_t i) const;
   // Hashes [offset, offset + length) of the file through short-lived mappings and checks
   // block i's checksum; false when the file cannot be mapped (nothing checked).
-  bool hash_mapped(const io::ByteSource::FileSpan& span, uint64_t offset, uint64_t length,
-                   size_t i) const;
+  bool hash_mapped(const io::ByteSource::FileSpan& span, uint64_t offset, uint64_t length, size_t i,
+                   codec::Md5& md5) const;
   // Decodes block i into out; with `verify_now`, checks its checksum as it decodes.
   void decode(size_t i, std::byte* out, bool verify_now) const;
   void verify(size_t i, const std::byte* data, uint64_t size) const;

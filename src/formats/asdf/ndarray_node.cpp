@@ -108,6 +108,13 @@ class BlockSource final : public model::ArraySource {
     return {shape_, store_->header(block_).data_size};
   }
 
+  // The MD5 context is made here, on the caller's thread (see ArraySource::prepare_verify).
+  std::function<void()> prepare_verify() override {
+    if (store_->compressed(block_)) return [this] { verify(); };
+    auto md5 = std::make_shared<codec::Md5>();
+    return [store = store_, block = block_, md5] { store->verify_streaming(block, md5.get()); };
+  }
+
   void verify() override {
     if (store_->compressed(block_)) {
       view(true);

@@ -107,6 +107,7 @@ class DudleyTermsSource final : public model::ArraySource {
   }
 
   void verify() override { inner_->verify(); }
+  std::function<void()> prepare_verify() override { return inner_->prepare_verify(); }
 
   // Same bytes under another name of their type: a selection of the source's own
   // dimensions reads straight through.
