@@ -196,7 +196,9 @@ class Format {
   /// The same for writing options.
   virtual void apply_save_options(const GivenOptions& given, SaveOptions& options) const;
   /// Files that reading `path` reads besides it (a layout beside it, a family's shared
-  /// layout, external sources), existing or not: a conversion must not write over them.
+  /// layout), existing or not, known without opening it: a conversion must not write over
+  /// them. Files found only by reading the file (ASDF external sources) are in the opened
+  /// tree's `companions`.
   virtual std::vector<std::string> inputs_besides(const std::string& path,
                                                   const OpenOptions& options) const;
   /// Files that save() writes besides `path`, with their role ("layout"); none by default.

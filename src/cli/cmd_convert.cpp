@@ -93,11 +93,13 @@ bool same_file(const std::string& a, const std::string& b) {
 // before writing anything.
 void check_outputs(const ConvertOptions& o, const OpenOptions& open_options,
                    const Format& in_format, const SaveOptions& save_options,
-                   const Format& out_format) {
+                   const Format& out_format, const model::Tree& tree) {
   std::vector<std::string> inputs{o.source.data};
   for (std::string& f : in_format.inputs_besides(o.source.data, open_options)) {
     inputs.push_back(std::move(f));
   }
+  // Files the opened tree read besides the source (ASDF external array sources).
+  inputs.insert(inputs.end(), tree.companions.begin(), tree.companions.end());
   // Files the writing options name (a layout to write into) are inputs too.
   for (const FormatOption& fo : out_format.cli_options()) {
     if (fo.use == FormatOption::Use::kWriting && fo.existing_file) {
@@ -165,10 +167,12 @@ int run_convert(const ConvertOptions& o) {
   open_options.format = o.source.format;
   if (open_options.format.empty()) open_options.format = format_selected_by(o.source.given);
   apply_format_options(o.source.given, open_options);
+  // Opened first (nothing is written yet): the tree says which other files it reads.
+  model::Tree tree = open_data(o.source);
   try {
     const Format& in_format =
         FormatRegistry::builtin().for_reading(o.source.data, open_options.format);
-    check_outputs(o, open_options, in_format, save_options, out_format);
+    check_outputs(o, open_options, in_format, save_options, out_format, tree);
   } catch (const Error& e) {
     if (e.category() != ErrorCategory::kUsage || e.location().path != o.destination) throw;
     // Refused to protect a file: the arguments were read and are wrong for this file
@@ -176,7 +180,6 @@ int run_convert(const ConvertOptions& o) {
     (void)report_failure(e, o.source.json);
     return kExitInvalid;
   }
-  model::Tree tree = open_data(o.source);
   const SaveReport report = save(tree, o.destination, save_options);
   if (o.source.json) {
     nlohmann::ordered_json out = {

@@ -20,6 +20,9 @@ std::string hex(const codec::Md5Digest& d) {
   return out;
 }
 
+// The pieces a block is read and hashed in.
+constexpr uint64_t kHashPiece = uint64_t{8} << 20;
+
 uint64_t physical_memory() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page = sysconf(_SC_PAGESIZE);
@@ -94,19 +97,27 @@ void BlockStore::read_uncompressed(size_t i, uint64_t offset, uint64_t length, v
     source_->read(b.data_offset() + offset, length, out, what);
     return;
   }
-  // A whole block, verified: read in pieces, each hashed on a second core while the next
-  // is read (MD5 runs at about 0.6 GB/s; one after the other, reading would wait for it).
-  constexpr uint64_t kPiece = uint64_t{8} << 20;
+  // A whole block, verified as it is read.
   auto* dst = static_cast<std::byte*>(out);
-  const uint64_t pieces = (length + kPiece - 1) / kPiece;
+  codec::Md5 md5;
+  read_hashing(i, md5, [&](uint64_t k) { return dst + k * kHashPiece; });
+}
+
+void BlockStore::read_hashing(size_t i, codec::Md5& md5,
+                              const std::function<std::byte*(uint64_t k)>& place) const {
+  // Piece k is hashed on a second core while piece k + 1 is read (MD5 runs at about
+  // 0.6 GB/s; one after the other, reading would wait for it).
+  const BlockHeader& b = blocks_[i];
+  const std::string what = fmt::format("block {}", i);
+  const uint64_t length = b.used_size;
+  const uint64_t pieces = (length + kHashPiece - 1) / kHashPiece;
   auto piece = [&](uint64_t k) {
-    return codec::MutableByteView(dst + k * kPiece, std::min(kPiece, length - k * kPiece));
+    return codec::MutableByteView(place(k), std::min(kHashPiece, length - k * kHashPiece));
   };
   auto read_piece = [&](uint64_t k) {
     const codec::MutableByteView p = piece(k);
-    source_->read(b.data_offset() + k * kPiece, p.size(), p.data(), what);
+    source_->read(b.data_offset() + k * kHashPiece, p.size(), p.data(), what);
   };
-  codec::Md5 md5;
   if (pieces > 0) read_piece(0);
   for (uint64_t k = 0; k < pieces; ++k) {
     codec::ThreadPool::shared().parallel_for(2, [&](size_t task) {
@@ -158,42 +169,21 @@ bool BlockStore::hash_mapped(const io::ByteSource::FileSpan& span, uint64_t offs
 void BlockStore::verify_streaming(size_t i, codec::Md5* prepared) const {
   if (!needs_verifying(i)) return;
   const BlockHeader& b = blocks_[i];
-  const std::string what = fmt::format("block {}", i);
-  source_->check_range(b.data_offset(), b.used_size, what);
-  constexpr uint64_t kPiece = uint64_t{8} << 20;
-  const uint64_t length = b.used_size;
+  source_->check_range(b.data_offset(), b.used_size, fmt::format("block {}", i));
   std::optional<codec::Md5> own;
   codec::Md5& md5 = prepared ? *prepared : own.emplace();
   if (auto span = source_->file_span();
-      span && hash_mapped(*span, b.data_offset(), length, i, md5)) {
+      span && hash_mapped(*span, b.data_offset(), b.used_size, i, md5)) {
     return;
   }
-  const uint64_t pieces = (length + kPiece - 1) / kPiece;
-  // Kept by each thread for the next block: blocks are verified several at once, one after
-  // the other on each thread, and fresh pages for every block would cost more than reading.
+  // Not mappable: read into two buffers kept by each thread for the next block (blocks are
+  // verified several at once, one after the other on each thread, and fresh pages for every
+  // block would cost more than reading).
   thread_local std::unique_ptr<std::byte[]> kept[2];
   if (!kept[0]) {
-    for (auto& buffer : kept) buffer.reset(new std::byte[kPiece]);  // not zeroed: read over
+    for (auto& buffer : kept) buffer.reset(new std::byte[kHashPiece]);  // not zeroed: read over
   }
-  std::byte* buffers[2] = {kept[0].get(), kept[1].get()};
-  auto piece = [&](uint64_t k) {
-    return codec::MutableByteView(buffers[k % 2], std::min(kPiece, length - k * kPiece));
-  };
-  auto read_piece = [&](uint64_t k) {
-    const codec::MutableByteView p = piece(k);
-    source_->read(b.data_offset() + k * kPiece, p.size(), p.data(), what);
-  };
-  if (pieces > 0) read_piece(0);
-  for (uint64_t k = 0; k < pieces; ++k) {
-    codec::ThreadPool::shared().parallel_for(2, [&](size_t task) {
-      if (task == 0) {
-        if (k + 1 < pieces) read_piece(k + 1);
-      } else {
-        md5.update(piece(k));
-      }
-    });
-  }
-  check_digest(i, md5.digest());
+  read_hashing(i, md5, [&](uint64_t k) { return kept[k % 2].get(); });
 }
 
 BlockStore::Stored BlockStore::stored_bytes(size_t i) const {

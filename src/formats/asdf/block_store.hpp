@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -69,6 +70,10 @@ class BlockStore {
     std::vector<std::byte> copy;
   };
   Stored stored_bytes(size_t i) const;
+  // Reads block i's stored bytes in pieces, piece k to place(k), hashing each into `md5`
+  // on a second core while the next is read, and checks the checksum.
+  void read_hashing(size_t i, codec::Md5& md5,
+                    const std::function<std::byte*(uint64_t k)>& place) const;
   // Hashes [offset, offset + length) of the file through short-lived mappings and checks
   // block i's checksum; false when the file cannot be mapped (nothing checked).
   bool hash_mapped(const io::ByteSource::FileSpan& span, uint64_t offset, uint64_t length, size_t i,

@@ -23,17 +23,6 @@ class AsdfFormat final : public BasicFormat {
     return open_asdf(path, options.formats.get<AsdfOpenOptions>());
   }
 
-  // External array sources: found by reading the tree (they are opened as it is built).
-  // A file that cannot be read has none to protect; opening it reports why.
-  std::vector<std::string> inputs_besides(const std::string& path,
-                                          const OpenOptions& options) const override {
-    try {
-      return open(path, options).companions;
-    } catch (const Error&) {
-      return {};
-    }
-  }
-
   std::vector<FormatOption> cli_options() const override {
     return {
         FormatOption::reading(Kind::kFlag, "--no-checksums",
