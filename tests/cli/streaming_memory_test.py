@@ -66,6 +66,16 @@ def main():
         af.set_array_compression(x, "lz4")
         af.write_to("in_lz4.asdf")
         lz4_stored = os.path.getsize("in_lz4.asdf")
+        # Eight zlib blocks of 16 MiB: each is decoded whole (the next one ahead, while the
+        # one before is hashed and written), and its stored bytes are let go once decoded.
+        parts = np.split(np.sin(np.linspace(0, 300, 8 << 21)), 8)
+        parts = [part.copy() for part in parts]  # blocks of their own, not views of one
+        af = asdf.AsdfFile({f"z{i}": part for i, part in enumerate(parts)})
+        for part in parts:
+            af.set_array_compression(part, "zlib")
+        af.write_to("in_zlib.asdf")
+        zlib_block = parts[0].nbytes
+        zlib_stored = os.path.getsize("in_zlib.asdf") // 8
 
         run(["convert", "-q", "in.bin", "a.asdf"])
         with asdf.open("a.asdf") as f:
@@ -90,6 +100,13 @@ def main():
         # A compressed block is decoded whole: one block's memory besides the bound.
         run(["convert", "-q", "in_lz4.asdf", "f.bin"], allowance_kb=(lz4_block + lz4_stored) // 1024)
         check("asdf (lz4) -> dudley", dudley_values("f.bin", "f.dud"), x)
+        run(["convert", "-q", "in_zlib.asdf", "z.bin"], allowance_kb=(zlib_block + zlib_stored) // 1024)
+        got = np.fromfile("z.bin", "<f8", count=8 << 21, offset=8)
+        check("asdf (8 zlib blocks) -> dudley", got, np.concatenate(parts))
+        run(["convert", "-q", "in_zlib.asdf", "z.asdf"], allowance_kb=(zlib_block + zlib_stored) // 1024)
+        with asdf.open("z.asdf") as f:
+            check("asdf (8 zlib blocks) -> asdf", np.concatenate([f[f"z{i}"][()] for i in range(8)]),
+                  np.concatenate(parts))
 
         # dump prints as it reads: a selection of 80 MiB, printed, in both formats.
         for name in ("in.asdf", "in.bin"):

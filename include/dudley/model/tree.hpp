@@ -83,6 +83,13 @@ class ArraySource {
   /// How the array is best read (see read_pieces.hpp): the default, a run of bytes any
   /// piece of which reads as well as another.
   virtual ReadUnit read_unit() const { return {}; }
+  /// A hint from a caller that reads arrays one after the other (a writer streaming a tree):
+  /// this array is read next, after the one being read now. A source whose reads decode one
+  /// stream on one core (a zlib ASDF block) may then decode it in the background once the
+  /// current array's data is decoded, so that decoding overlaps the caller's hashing and
+  /// writing; it holds at most one unit's working memory more. Reads work the same without
+  /// it; the default does nothing.
+  virtual void read_ahead() {}
 };
 
 /// Calls verify() of the sources whose reads decode nothing (read_unit().working_bytes 0,

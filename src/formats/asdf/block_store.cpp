@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <future>
 #include <optional>
 
 #include "dudley/codec/thread_pool.hpp"
@@ -18,6 +19,11 @@ std::string hex(const codec::Md5Digest& d) {
   std::string out;
   for (uint8_t b : d) out += fmt::format("{:02x}", b);
   return out;
+}
+
+uint64_t page_size() {
+  static const uint64_t size = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  return size;
 }
 
 // The pieces a block is read and hashed in.
@@ -190,6 +196,21 @@ BlockStore::Stored BlockStore::stored_bytes(size_t i) const {
   const BlockHeader& b = blocks_[i];
   Stored stored;
   const std::string what = fmt::format("block {}", i);
+  source_->check_range(b.data_offset(), b.used_size, what);
+  // A mapping of its own, dropped when the block is decoded: the pages of a mapping of the
+  // whole file would stay resident, block after block, for as long as the file is open.
+  if (auto span = source_->file_span(); span && b.used_size > 0) {
+    const uint64_t first = span->base + b.data_offset();
+    const uint64_t lead = first % page_size();
+    const uint64_t length = b.used_size + lead;
+    void* p = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, span->fd,
+                     static_cast<off_t>(first - lead));
+    if (p != MAP_FAILED) {
+      stored.mapping = std::shared_ptr<void>(p, [length](void* q) { ::munmap(q, length); });
+      stored.bytes = {static_cast<const std::byte*>(p) + lead, b.used_size};
+      return stored;
+    }
+  }
   if (const unsigned char* p = source_->view(b.data_offset(), b.used_size, what)) {
     stored.bytes = {reinterpret_cast<const std::byte*>(p), b.used_size};
   } else {
@@ -200,7 +221,7 @@ BlockStore::Stored BlockStore::stored_bytes(size_t i) const {
   return stored;
 }
 
-void BlockStore::decode(size_t i, std::byte* out, bool verify_now) const {
+void BlockStore::decode(size_t i, std::byte* out, bool verify_now, bool populate) const {
   const BlockHeader& b = blocks_[i];
   const Stored stored = stored_bytes(i);
   const std::string what = fmt::format("block {}", i);
@@ -210,7 +231,7 @@ void BlockStore::decode(size_t i, std::byte* out, bool verify_now) const {
     std::optional<codec::Md5> md5;
     if (verify_now && needs_verifying(i)) md5.emplace();
     codec::Md5* hash = md5 ? &*md5 : nullptr;
-    if (compression == "lz4" || b.data_size < kBigMemoryThreshold) {
+    if (compression == "lz4" || b.data_size < kBigMemoryThreshold || !populate) {
       // lz4's chunks are decoded on every core already.
       decompress_block(compression, stored.bytes, {out, b.data_size}, what, hash);
     } else {
@@ -267,21 +288,87 @@ BlockData BlockStore::data(size_t i, bool verify_now) const {
     if (verify_now) verify(i, d.bytes, d.size);
     return d;
   }
-  {
-    std::lock_guard lock(cache_mutex_);
-    if (cached_index_ == i) {
-      if (verify_now) verify(i, cached_.bytes, cached_.size);
-      return cached_;
-    }
+  std::unique_lock lock(cache_mutex_);
+  if (cached_index_ == i) {
+    BlockData d = cached_;
+    lock.unlock();
+    if (verify_now) verify(i, d.bytes, d.size);
+    return d;
   }
-  auto buffer = allocate_zeroed(b.data_size);
+  std::shared_ptr<void> buffer;
+  std::future<void> decoded_ahead;
+  if (ahead_index_ == i) {
+    buffer = std::move(ahead_buffer_);
+    decoded_ahead = std::move(ahead_done_);
+    ahead_index_ = SIZE_MAX;
+  } else {
+    buffer = take_spare_locked(b.data_size);
+  }
+  lock.unlock();
+  const bool fresh = !buffer;
+  if (fresh) buffer = allocate_zeroed(b.data_size);
   auto* out = static_cast<std::byte*>(buffer.get());
-  decode(i, out, verify_now);
+  // A one-stream block is hashed once decoded, after the next block has started decoding
+  // ahead; lz4's chunks are hashed as they decode, on every core.
+  const bool one_stream = b.compression_name() != "lz4";
+  if (decoded_ahead.valid()) {
+    decoded_ahead.get();  // the decoder's error, if it had one
+  } else {
+    decode(i, out, verify_now && !one_stream, fresh);
+  }
   BlockData d{out, b.data_size, std::move(buffer)};
-  std::lock_guard lock(cache_mutex_);
-  cached_index_ = i;
-  cached_ = d;
+  lock.lock();
+  cache_locked(i, d);
+  lock.unlock();
+  if (verify_now) verify(i, d.bytes, d.size);
   return d;
+}
+
+void BlockStore::cache_locked(size_t i, BlockData d) const {
+  if (cached_.keep && cached_.keep.use_count() == 1 && cached_.size > spare_size_) {
+    spare_ = std::move(cached_.keep);
+    spare_size_ = cached_.size;
+  }
+  cached_index_ = i;
+  cached_ = std::move(d);
+  start_ahead_locked();
+}
+
+std::shared_ptr<void> BlockStore::take_spare_locked(uint64_t size) const {
+  if (!spare_ || spare_size_ < size) return nullptr;
+  spare_size_ = 0;
+  return std::move(spare_);
+}
+
+void BlockStore::read_ahead(size_t i) const {
+  std::lock_guard lock(cache_mutex_);
+  ahead_wanted_ = i;
+}
+
+void BlockStore::start_ahead_locked() const {
+  const size_t i = ahead_wanted_;
+  if (i == SIZE_MAX || ahead_index_ != SIZE_MAX) return;  // nothing named, or one running
+  ahead_wanted_ = SIZE_MAX;
+  if (i >= blocks_.size() || i == cached_index_ || !compressed(i)) return;
+  const BlockHeader& b = blocks_[i];
+  if (b.compression_name() == "lz4" || b.data_size > kReadAheadBytes || b.data_size == 0) return;
+  try {
+    check_size(i);
+  } catch (const Error&) {
+    return;  // reported when the block is read
+  }
+  std::shared_ptr<void> buffer = take_spare_locked(b.data_size);
+  if (!buffer) buffer = allocate_zeroed(b.data_size);
+  auto* out = static_cast<std::byte*>(buffer.get());
+  ahead_index_ = i;
+  ahead_buffer_ = std::move(buffer);
+  // A thread of its own: the shared pool serves the caller's thread, which goes on hashing
+  // and writing the block before.
+  ahead_done_ = std::async(std::launch::async, [this, i, out] { decode(i, out, false, false); });
+}
+
+BlockStore::~BlockStore() {
+  if (ahead_done_.valid()) ahead_done_.wait();
 }
 
 }  // namespace dudley::asdf

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -25,6 +26,10 @@ class BlockStore {
  public:
   BlockStore(std::shared_ptr<io::ByteSource> source, std::vector<BlockHeader> blocks,
              const AsdfOpenOptions& options);
+  /// Waits for a block still decoding ahead (read_ahead).
+  ~BlockStore();
+  BlockStore(const BlockStore&) = delete;
+  BlockStore& operator=(const BlockStore&) = delete;
 
   size_t count() const { return blocks_.size(); }
   const BlockHeader& header(size_t i) const { return blocks_[i]; }
@@ -62,12 +67,23 @@ class BlockStore {
   /// block). `verify`: check its checksum first (once per block).
   BlockData data(size_t i, bool verify) const;
 
+  /// A hint that block `i` is read next, after the block being read now: when it is one
+  /// stream (zlib, bzp2: one core decodes it) of at most kReadAheadBytes, the next data()
+  /// of another compressed block starts decoding it on a thread of its own once its own
+  /// block is decoded, so that it decodes while the caller hashes and writes the current
+  /// one. At most one block is decoded ahead; reads work the same without the hint.
+  void read_ahead(size_t i) const;
+  /// The largest block decoded ahead: a second decoded block is memory besides the one
+  /// block a streaming reader holds, and must fit the 64 MiB a convert may take besides it.
+  static constexpr uint64_t kReadAheadBytes = uint64_t{32} << 20;
+
  private:
   /// The stored (possibly compressed) bytes of block `i`: a view of the mapped file, or a
   /// copy when the source cannot be mapped.
   struct Stored {
     codec::ByteView bytes;
     std::vector<std::byte> copy;
+    std::shared_ptr<void> mapping;  // unmapped when the decoder is done with it
   };
   Stored stored_bytes(size_t i) const;
   // Reads block i's stored bytes in pieces, piece k to place(k), hashing each into `md5`
@@ -79,7 +95,15 @@ class BlockStore {
   bool hash_mapped(const io::ByteSource::FileSpan& span, uint64_t offset, uint64_t length, size_t i,
                    codec::Md5& md5) const;
   // Decodes block i into out; with `verify_now`, checks its checksum as it decodes.
-  void decode(size_t i, std::byte* out, bool verify_now) const;
+  // `populate`: a second core maps in `out`'s fresh pages ahead of a one-stream decoder.
+  void decode(size_t i, std::byte* out, bool verify_now, bool populate = true) const;
+  // Under cache_mutex_: makes block `i` the cached block, keeps the one it replaces as a
+  // spare buffer when nobody else holds it, and starts the pending read_ahead() block.
+  void cache_locked(size_t i, BlockData d) const;
+  // Under cache_mutex_: a buffer of at least `size` bytes for a decoded block, the spare
+  // when it is large enough (its pages are mapped in already), else nullptr.
+  std::shared_ptr<void> take_spare_locked(uint64_t size) const;
+  void start_ahead_locked() const;
   void verify(size_t i, const std::byte* data, uint64_t size) const;
   // Whether block i's checksum is still to be checked.
   bool needs_verifying(size_t i) const;
@@ -94,6 +118,15 @@ class BlockStore {
   mutable std::mutex cache_mutex_;
   mutable size_t cached_index_ = SIZE_MAX;
   mutable BlockData cached_;
+  // A decoded block's memory, kept for the next (fresh pages cost more than decoding).
+  mutable std::shared_ptr<void> spare_;
+  mutable uint64_t spare_size_ = 0;
+  // The block read_ahead() named, not started yet; the block decoding ahead, its memory and
+  // its decoder's outcome.
+  mutable size_t ahead_wanted_ = SIZE_MAX;
+  mutable size_t ahead_index_ = SIZE_MAX;
+  mutable std::shared_ptr<void> ahead_buffer_;
+  mutable std::future<void> ahead_done_;
 };
 
 }  // namespace dudley::asdf

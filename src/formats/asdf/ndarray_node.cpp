@@ -108,6 +108,10 @@ class BlockSource final : public model::ArraySource {
     return {shape_, store_->header(block_).data_size};
   }
 
+  void read_ahead() override {
+    if (store_->compressed(block_)) store_->read_ahead(block_);
+  }
+
   // The MD5 context is made here, on the caller's thread (see ArraySource::prepare_verify).
   std::function<void()> prepare_verify() override {
     if (store_->compressed(block_)) return [this] { verify(); };

@@ -406,7 +406,10 @@ uint64_t write_asdf(const model::Tree& tree, const std::string& path,
   for (const BlockJob& job : writer.blocks()) sources.push_back(job.data.get());
   model::verify_all(sources);
   BlockStreamer streamer(out, options);
-  for (const BlockJob& job : writer.blocks()) {
+  const auto& jobs = writer.blocks();
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    const BlockJob& job = jobs[k];
+    if (k + 1 < jobs.size()) jobs[k + 1].data->read_ahead();
     offsets.push_back(at);
     at = streamer.write(at, *job.data, job.shape, job.bytes, [&](uint64_t piece) {
       done += piece;

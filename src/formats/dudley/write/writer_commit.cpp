@@ -492,9 +492,11 @@ uint64_t Writer::commit() {
     if (!job.data && job.bytes > 0) sources.push_back(job.source);
   }
   model::verify_all(sources);
+  size_t streamed = 0;  // sources[streamed] is the next array read from another file
   for (const WriteJob& job : jobs) {
     const BoundArray& where = job.where;
     if (job.bytes == 0) continue;
+    if (!job.data && ++streamed < sources.size()) sources[streamed]->read_ahead();
     if (job.data) {
       const NDArray& given = *job.data;
       const NDArray data =

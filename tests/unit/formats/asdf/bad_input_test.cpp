@@ -1,5 +1,6 @@
 // Malformed ASDF files: each is a clear error naming the block or tree place, never a crash
 // or an allocation of what the file merely claims.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -272,6 +273,79 @@ TEST(AsdfBadInput, InlineShapeClaimingMoreThanTheTreeHolds) {
       kHead +
       "x: !core/ndarray-1.0.0 {data: [1, 2], datatype: int8, shape: [1000000000000]}\n...\n";
   EXPECT_NE(array_error(bytes), "");
+}
+
+// Blocks named by read_ahead() decode on another thread while the block before is used; what
+// a reader sees is what it would see reading each block alone: the values, a damaged block's
+// error, a checksum mismatch; and a tree closed with a block still decoding ahead.
+TEST(AsdfBadInput, BlocksDecodedAheadReadAsAlone) {
+  const size_t n = (size_t{5} << 20) / 8;  // above the size decoded with a second core
+  std::string tree = kHead;
+  std::string blocks;
+  std::vector<std::vector<double>> values(4, std::vector<double>(n));
+  for (size_t k = 0; k < 4; ++k) {
+    for (size_t i = 0; i < n; ++i) values[k][i] = static_cast<double>((i * (k + 3)) % 977);
+    const codec::ByteView raw(reinterpret_cast<const std::byte*>(values[k].data()), n * 8);
+    const codec::Bytes packed = compress_block("zlib", raw);
+    BlockHeader h;
+    h.allocated_size = h.used_size = packed.size();
+    h.data_size = raw.size();
+    std::memcpy(h.compression.data(), "zlib", 4);
+    h.checksum = codec::md5(raw);
+    if (k == 2) h.checksum[0] ^= 1;  // block 2: a checksum mismatch
+    std::string data(reinterpret_cast<const char*>(packed.data()), packed.size());
+    if (k == 1) {
+      for (size_t j = 1; j <= 64; ++j) data[data.size() - j] = '\xff';  // block 1: damaged
+    }
+    blocks += block(data, h, false);
+    tree += fmt::format(
+        "x{}: !core/ndarray-1.0.0 {{source: {}, datatype: float64, "
+        "byteorder: little, shape: [{}]}}\n",
+        k, k, n);
+  }
+  const std::string bytes = tree + "...\n" + blocks;
+  const std::string path = testing::TempDir() + "/decoded_ahead.asdf";
+  std::ofstream(path, std::ios::binary) << bytes;
+  for (const bool from_file : {false, true}) {
+    SCOPED_TRACE(from_file ? "file" : "memory");
+    auto open = [&] { return from_file ? read_asdf(io::open_file(path), path, {}) : read(bytes); };
+    auto equals = [&](const model::Tree& t, size_t k) {
+      const NDArray x = t.find(fmt::format("/x{}", k))->data->read(Hyperslab::all({int64_t(n)}));
+      return std::memcmp(x.data(), values[k].data(), n * 8) == 0;
+    };
+    auto error = [&](const model::Tree& t, size_t k) -> std::string {
+      try {
+        t.find(fmt::format("/x{}", k))->data->read(Hyperslab::all({int64_t(n)}));
+      } catch (const Error& e) {
+        return e.what();
+      }
+      return "";
+    };
+    {  // In order, each next block named before the one before is read.
+      model::Tree t = open();
+      t.find("/x1")->data->read_ahead();
+      EXPECT_TRUE(equals(t, 0));
+      t.find("/x2")->data->read_ahead();
+      EXPECT_NE(error(t, 1).find("block 1"), std::string::npos);
+      t.find("/x3")->data->read_ahead();
+      EXPECT_NE(error(t, 2).find("MD5 checksum mismatch"), std::string::npos);
+      EXPECT_TRUE(equals(t, 3));
+      EXPECT_TRUE(equals(t, 0));  // read again, after its memory went to other blocks
+    }
+    {  // Named wrongly: the block read is decoded where it is asked for.
+      model::Tree t = open();
+      t.find("/x3")->data->read_ahead();
+      EXPECT_TRUE(equals(t, 0));
+      EXPECT_TRUE(equals(t, 0));
+      EXPECT_NE(error(t, 2).find("MD5 checksum mismatch"), std::string::npos);
+      EXPECT_TRUE(equals(t, 3));
+    }
+    {  // Closed while a block decodes ahead.
+      model::Tree t = open();
+      t.find("/x3")->data->read_ahead();
+      EXPECT_TRUE(equals(t, 0));
+    }
+  }
 }
 
 }  // namespace
