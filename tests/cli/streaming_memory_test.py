@@ -8,6 +8,7 @@ writes, in files written by the peers (numpy's tofile, python3-asdf); each outpu
 against the array with the peers. Usage: streaming_memory_test.py DUDLEY
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -42,9 +43,12 @@ def run(args, allowance_kb=0, stdout=subprocess.DEVNULL):
 def dudley_values(data, layout):
     """The array of a Dudley file we wrote, read by numpy at the address its layout gives."""
     text = open(layout).read()
-    # The signature makes the file little-endian on this (little-endian) machine.
+    # The signature makes the file little-endian on this (little-endian) machine; a copied
+    # array may be placed by a `!@ ADDRESS` line (at its source's offset within a page).
     assert "!DUDLEY := S1[8]" in text and f"x = f8[{ROWS}, {COLS}]" in text, text
-    return np.fromfile(data, "<f8", count=ROWS * COLS, offset=8).reshape(ROWS, COLS)
+    cursor = re.search(r"^!@ (\d+)$", text, re.M)
+    offset = int(cursor.group(1)) if cursor else 8
+    return np.fromfile(data, "<f8", count=ROWS * COLS, offset=offset).reshape(ROWS, COLS)
 
 
 def check(name, got, expected):

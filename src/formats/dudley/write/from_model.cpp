@@ -291,7 +291,9 @@ uint64_t write_tree(const model::Tree& tree, const std::string& data_path,
                             d.column, d.message));
   }
   const Layout& layout = parsed.layout;
-  Writer w(layout, data_path, options);
+  WriteOptions own = options;
+  own.align_copies = true;  // the layout is made here: the writer may place its arrays
+  Writer w(layout, data_path, own);
   arrays(*tree.root, "/", w);
   for (const auto& [key, target] : tree.pointees) {
     w.write_pointee(key, target->data->read());  // pointees are small: read whole

@@ -6,6 +6,8 @@
 #include <functional>
 #include <set>
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include "dudley/core/byte_swap.hpp"
@@ -269,7 +271,76 @@ void stream_array(const BoundArray& where, model::ArraySource& source,
 
 }  // namespace
 
+// Arrays from this size up are worth a page's padding to be copied page by page.
+constexpr uint64_t kAlignCopiesFrom = uint64_t{1} << 20;
+constexpr uint64_t kPage = 4096;
+
+void Writer::align_copies(std::unique_ptr<Binding>& binding, const BindOptions& bind) {
+  Layout& l = *own_layout_;
+  // The arrays to place: statement index -> the offset within a page of their source bytes.
+  std::map<size_t, uint64_t> wanted;
+  std::map<NodeId, size_t> statement_of;
+  for (size_t i = 0; i < l.statements.size(); ++i) {
+    if (l.statements[i].kind == Statement::Kind::kData) statement_of[l.statements[i].index] = i;
+  }
+  for (const Input& input : inputs_) {
+    if (!input.source || input.region || input.pointee != kNone) continue;
+    auto statement = statement_of.find(input.node);
+    if (statement == statement_of.end()) continue;
+    const BoundArray where = binding->array(input.node);
+    if (where.byte_size < kAlignCopiesFrom || where.dtype.kind() == DTypeKind::kPointer) continue;
+    std::optional<model::ArraySource::StoredBytes> stored;
+    try {
+      stored = input.source->stored_bytes();
+    } catch (const Error&) {
+      continue;  // reported when the array is written
+    }
+    if (!stored || stored->size != where.byte_size || !same_bytes(stored->dtype, where.dtype))
+      continue;
+    const auto span = stored->source->file_span();
+    if (!span) continue;
+    wanted[statement->second] = (span->base + stored->offset) % kPage;
+  }
+  if (wanted.empty()) return;
+  // A made layout is packed: padding before an array moves everything after it as much.
+  const Table<Statement> before = l.statements;
+  const size_t cursors_before = l.cursors.size();
+  std::map<NodeId, uint64_t> planned;
+  Table<Statement> statements;
+  uint64_t shift = 0;
+  for (size_t i = 0; i < before.size(); ++i) {
+    auto it = wanted.find(i);
+    if (it != wanted.end()) {
+      const NodeId node = before[i].index;
+      const uint64_t at = binding->array(node).address + shift;
+      const uint64_t pad = (it->second + kPage - at % kPage) % kPage;
+      shift += pad;
+      planned[node] = at + pad;
+      if (pad != 0) {
+        l.cursors.push_back(at + pad);
+        statements.push_back({Statement::Kind::kCursor, before[i].container,
+                              static_cast<uint32_t>(l.cursors.size() - 1)});
+      }
+    }
+    statements.push_back(before[i]);
+  }
+  if (shift == 0) return;
+  l.statements = std::move(statements);
+  binding = std::make_unique<Binding>(l, io::zero_source(kPlanningSize), bind);
+  for (const auto& [node, address] : planned) {
+    if (binding->array(node).address == address) continue;
+    l.statements = before;  // not a packed layout after all: leave it as it was
+    l.cursors.resize(cursors_before);
+    binding = std::make_unique<Binding>(l, io::zero_source(kPlanningSize), bind);
+    return;
+  }
+}
+
 uint64_t Writer::commit() {
+  if (options_.align_copies && !own_layout_) {
+    own_layout_ = std::make_unique<Layout>(*layout_);
+    layout_ = own_layout_.get();
+  }
   const Layout& l = *layout_;
   // 1. Every parameter the layout needs, as the reader will compute it.
   for (ParamId p = 0; p < l.params.size(); ++p) {
@@ -332,6 +403,7 @@ uint64_t Writer::commit() {
       binding = std::make_unique<Binding>(l, io::zero_source(kPlanningSize), bind);
     }
   }
+  if (options_.align_copies) align_copies(binding, bind);
   const uint64_t end = binding->extent();
 
   // 3. Small pieces: group parameters, the signature, instances' parameters.
