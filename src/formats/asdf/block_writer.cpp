@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "dudley/codec/checksum.hpp"
+#include "dudley/codec/stream_encoder.hpp"
 #include "dudley/codec/thread_pool.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/formats/asdf/blocks.hpp"
@@ -67,7 +68,7 @@ uint64_t BlockStreamer::write(uint64_t at, model::ArraySource& source,
                               const std::vector<int64_t>& shape, uint64_t bytes,
                               const std::function<void(uint64_t)>& advanced) {
   const std::string& compression = options_.compression;
-  if (compression != "" && compression != "lz4") {
+  if (compression != "" && compression != "lz4" && bytes <= kWholeBlockBytes) {
     const NDArray a = source.read();  // native order, C-contiguous
     const uint64_t end =
         write_block(out_, at, {static_cast<const std::byte*>(a.data()), a.byte_size()}, options_);
@@ -92,6 +93,25 @@ uint64_t BlockStreamer::write(uint64_t at, model::ArraySource& source,
     // The same bytes in a file, nothing to hash: the kernel copies them.
     out_.copy_from(*stored->source, stored->offset, data_at, bytes, advanced);
     end = data_at + bytes;
+  } else if (!compression.empty() && compression != "lz4") {
+    // One zlib or bzip2 stream fed piece by piece (codec::StreamEncoder).
+    codec::Configuration config = codec::Configuration::object();
+    if (options_.level >= 0) config["level"] = options_.level;
+    auto encoder = codec::make_stream_encoder(codec_name(compression), config);
+    auto sink = [&](codec::ByteView part) {
+      out_.write_at(end, part.data(), part.size());
+      end += part.size();
+    };
+    model::for_each_piece(shape, element, source.read_unit(), model::kPieceBytes,
+                          [&](const model::Piece& piece) {
+                            std::byte* p = buffer(0, piece.bytes);
+                            source.read_into(piece.slab, p);
+                            if (md5) md5->update({p, piece.bytes});
+                            encoder->update({p, piece.bytes}, sink);
+                            advanced(piece.bytes);
+                            return true;
+                          });
+    encoder->finish(sink);
   } else if (compression == "lz4") {
     model::for_each_piece(
         shape, element, source.read_unit(), model::kPieceBytes, [&](const model::Piece& piece) {

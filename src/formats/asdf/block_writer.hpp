@@ -20,11 +20,16 @@ class BlockStreamer {
   /// Writes the block holding `source`'s data (an array of `shape`, `bytes` in all, read in
   /// native order) at `at`; returns where the block ends. The source is verified first (an
   /// ASDF input's checksum), so a damaged array fails before its block is written.
-  /// Uncompressed and lz4 blocks stream; zlib and bzp2 ones are compressed from the whole
-  /// array in memory (one stream each: the codec layer has no streaming encoder yet).
+  /// Every block streams: uncompressed and lz4 blocks piece by piece, zlib and bzp2 ones of
+  /// more than kWholeBlockBytes through a streaming encoder (codec::StreamEncoder); smaller
+  /// zlib and bzp2 blocks are compressed whole, by the faster whole-buffer encoders.
   /// `advanced(n)` is called as each n bytes of the array are done.
   uint64_t write(uint64_t at, model::ArraySource& source, const std::vector<int64_t>& shape,
                  uint64_t bytes, const std::function<void(uint64_t)>& advanced);
+
+  /// The largest zlib or bzp2 block compressed whole: one such block in memory stays within
+  /// what a streaming convert may hold besides its 64 MiB.
+  static constexpr uint64_t kWholeBlockBytes = uint64_t{32} << 20;
 
  private:
   io::AtomicFile& out_;
