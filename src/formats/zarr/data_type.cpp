@@ -1,0 +1,142 @@
+#include "dudley/formats/zarr/data_type.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "dudley/core/error.hpp"
+
+namespace dudley::zarr {
+namespace {
+
+// Raw bits beyond this are refused: no element of a real array is 256 MiB.
+constexpr uint64_t kMaxRawBits = uint64_t{1} << 31;
+
+[[noreturn]] void unknown(const std::string& name, const std::string& where) {
+  throw Error(ErrorCategory::kType,
+              fmt::format("unknown data_type \"{}\" (Zarr v3 has bool, int8..int64, "
+                          "uint8..uint64, float16, float32, float64, complex64, complex128, "
+                          "r<N>, and the extensions string and bytes)",
+                          name),
+              Location::file(where));
+}
+
+DType raw_bits(const std::string& name, const std::string& where) {
+  uint64_t bits = 0;
+  const char* first = name.data() + 1;
+  const char* last = name.data() + name.size();
+  const auto [end, error] = std::from_chars(first, last, bits);
+  // Digits only: no sign, no leading zero (r08 is not a name the spec makes).
+  if (first == last || error != std::errc() || end != last || *first == '0') {
+    unknown(name, where);
+  }
+  if (bits % 8 != 0 || bits > kMaxRawBits) {
+    throw Error(ErrorCategory::kType,
+                fmt::format("data_type \"{}\": raw bits must be a positive multiple of 8, at "
+                            "most {}",
+                            name, kMaxRawBits),
+                Location::file(where));
+  }
+  return DType::raw_bits(bits);
+}
+
+}  // namespace
+
+DType data_type_from_json(const nlohmann::ordered_json& data_type, ByteOrder order,
+                          const std::string& where) {
+  std::string name;
+  if (data_type.is_string()) {
+    name = data_type.get<std::string>();
+  } else if (data_type.is_object() && data_type.contains("name") && data_type["name"].is_string()) {
+    for (const auto& [key, value] : data_type.items()) {
+      if (key == "name") continue;
+      // Core data types have no configuration, and must_understand: false is not allowed
+      // for a data type: a reader that ignored either would misread every element.
+      if (key == "configuration" && value.is_object() && value.empty()) continue;
+      throw Error(ErrorCategory::kType,
+                  fmt::format("data_type {}: \"{}\" is not understood here", data_type.dump(), key),
+                  Location::file(where));
+    }
+    name = data_type["name"].get<std::string>();
+  } else {
+    throw Error(
+        ErrorCategory::kType,
+        fmt::format("data_type must be a name or {{\"name\": ...}}, not {}", data_type.dump()),
+        Location::file(where));
+  }
+  if (name == "bool") return DType::boolean();
+  struct Sized {
+    const char* name;
+    DTypeKind kind;
+    unsigned bytes;
+  };
+  static constexpr Sized kScalars[] = {
+      {"int8", DTypeKind::kInt, 1},
+      {"int16", DTypeKind::kInt, 2},
+      {"int32", DTypeKind::kInt, 4},
+      {"int64", DTypeKind::kInt, 8},
+      {"uint8", DTypeKind::kUInt, 1},
+      {"uint16", DTypeKind::kUInt, 2},
+      {"uint32", DTypeKind::kUInt, 4},
+      {"uint64", DTypeKind::kUInt, 8},
+      {"float16", DTypeKind::kFloat, 2},
+      {"float32", DTypeKind::kFloat, 4},
+      {"float64", DTypeKind::kFloat, 8},
+      {"complex64", DTypeKind::kComplex, 8},
+      {"complex128", DTypeKind::kComplex, 16},
+  };
+  for (const Sized& s : kScalars) {
+    if (name != s.name) continue;
+    const ByteOrder o = s.bytes == 1 ? ByteOrder::kNotApplicable : order;
+    switch (s.kind) {
+      case DTypeKind::kInt:
+        return DType::int_(s.bytes, o);
+      case DTypeKind::kUInt:
+        return DType::uint(s.bytes, o);
+      case DTypeKind::kFloat:
+        return DType::float_(s.bytes, o);
+      default:
+        return DType::complex(s.bytes, o);
+    }
+  }
+  if (name == "string") return DType::vlen(DType::text(TextEncoding::kUtf8));
+  if (name == "bytes") return DType::vlen(DType::uint(1, ByteOrder::kNotApplicable));
+  if (name.size() > 1 && name[0] == 'r') return raw_bits(name, where);
+  unknown(name, where);
+}
+
+std::string data_type_name(const DType& type) {
+  switch (type.kind()) {
+    case DTypeKind::kBool:
+      return "bool";
+    case DTypeKind::kInt:
+    case DTypeKind::kUInt:
+      if (type.size() == 1 || type.size() == 2 || type.size() == 4 || type.size() == 8) {
+        return fmt::format("{}int{}", type.kind() == DTypeKind::kUInt ? "u" : "", type.size() * 8);
+      }
+      break;
+    case DTypeKind::kFloat:
+      return fmt::format("float{}", type.size() * 8);
+    case DTypeKind::kComplex:
+      // Dudley's pair of float16 (4 bytes) has no Zarr name.
+      if (type.size() == 8 || type.size() == 16) return fmt::format("complex{}", type.size() * 8);
+      break;
+    case DTypeKind::kRawBits:
+      return fmt::format("r{}", type.bits());
+    case DTypeKind::kVLen:
+      if (type.base().kind() == DTypeKind::kText && type.base().encoding() == TextEncoding::kUtf8)
+        return "string";
+      if (type.base().kind() == DTypeKind::kUInt && type.base().size() == 1) return "bytes";
+      break;
+    default:
+      break;
+  }
+  throw Error(ErrorCategory::kType,
+              fmt::format("Zarr v3 has no data type for {}", type.to_string()));
+}
+
+bool fixed_size(const DType& type) {
+  return type.kind() != DTypeKind::kVLen;
+}
+
+}  // namespace dudley::zarr
