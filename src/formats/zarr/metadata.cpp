@@ -1,0 +1,466 @@
+#include "dudley/formats/zarr/metadata.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "dudley/codec/codec.hpp"
+#include "dudley/core/error.hpp"
+#include "dudley/core/shape.hpp"
+#include "dudley/formats/zarr/data_type.hpp"
+#include "dudley/formats/zarr/json_text.hpp"
+
+namespace dudley::zarr {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Elements an array may claim (missing chunks read as the fill value, so a shape may be
+// far larger than its store); a chunk's decoded bytes, which a reader holds in memory.
+constexpr uint64_t kMaxElements = uint64_t{1} << 62;
+constexpr uint64_t kMaxChunkBytes = uint64_t{1} << 31;
+
+[[noreturn]] void refuse(const std::string& where, const std::string& what,
+                         ErrorCategory category = ErrorCategory::kData) {
+  throw Error(category, what, Location::file(where));
+}
+
+// An extension point: a short-hand name or {"name", "configuration"?, "must_understand"?}.
+struct Extension {
+  std::string name;
+  Json configuration = Json::object();
+  bool must_understand = true;
+};
+
+Extension extension(const Json& v, const std::string& field, const std::string& where) {
+  Extension e;
+  if (v.is_string()) {
+    e.name = v.get<std::string>();
+    return e;
+  }
+  if (!v.is_object() || !v.contains("name") || !v["name"].is_string()) {
+    refuse(where, fmt::format("{} must be a name or {{\"name\": ..., \"configuration\": ...}}, "
+                              "not {}",
+                              field, v.dump()));
+  }
+  for (const auto& [key, value] : v.items()) {
+    if (key == "name") {
+      e.name = value.get<std::string>();
+    } else if (key == "configuration") {
+      if (!value.is_object()) {
+        refuse(where, fmt::format("{} \"{}\": configuration must be an object, not {}", field,
+                                  v["name"].get<std::string>(), value.dump()));
+      }
+      e.configuration = value;
+    } else if (key == "must_understand") {
+      if (!value.is_boolean()) {
+        refuse(where, fmt::format("{}: must_understand must be true or false", field));
+      }
+      e.must_understand = value.get<bool>();
+    } else {
+      refuse(where, fmt::format("{} \"{}\": unknown field \"{}\"", field,
+                                v["name"].get<std::string>(), key));
+    }
+  }
+  return e;
+}
+
+// A list of integers: a shape (each >= 0) or a chunk shape (each > 0).
+std::vector<int64_t> dimensions(const Json& v, const std::string& what, bool positive,
+                                const std::string& where) {
+  if (!v.is_array())
+    refuse(where, fmt::format("{} must be a list of integers, not {}", what, v.dump()));
+  if (v.size() > kMaxRank) {
+    refuse(where,
+           fmt::format("{} has {} dimensions; at most {} are read", what, v.size(), kMaxRank),
+           ErrorCategory::kLimit);
+  }
+  std::vector<int64_t> out;
+  for (const Json& d : v) {
+    const bool integer = d.is_number_unsigned() || (d.is_number_integer() && d.get<int64_t>() >= 0);
+    if (!integer || d.get<uint64_t>() > kMaxElements || (positive && d.get<uint64_t>() == 0)) {
+      refuse(where, fmt::format("{} {}: {} is not {} integer", what, v.dump(), d.dump(),
+                                positive ? "a positive" : "a non-negative"));
+    }
+    out.push_back(d.get<int64_t>());
+  }
+  return out;
+}
+
+uint64_t element_count(const std::vector<int64_t>& shape, const std::string& what,
+                       const std::string& where) {
+  uint64_t n = 1;
+  for (int64_t d : shape) {
+    const auto product = checked_mul(n, static_cast<uint64_t>(d));
+    if (!product || *product > kMaxElements) {
+      refuse(where,
+             fmt::format("{} {} has more than 2^62 elements", what, Shape(shape).to_string()),
+             ErrorCategory::kLimit);
+    }
+    n = *product;
+  }
+  return n;
+}
+
+// What a pipeline encodes: chunks of `shape` whose elements are `element_size` bytes.
+struct Encoded {
+  std::vector<int64_t> shape;
+  uint64_t element_size = 1;
+  bool vlen = false;  // string or bytes elements
+};
+
+Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& where, int depth);
+
+void check_bytes_codec(const CodecSpec& c, const std::string& where) {
+  // Settings are checked by the codec layer, which reads the same names.
+  try {
+    codec::make_bytes_codec(c.name, nlohmann::json::parse(c.configuration.dump()));
+  } catch (const Error& e) {
+    refuse(where, fmt::format("codec \"{}\": {}", c.name, e.message()));
+  }
+}
+
+std::shared_ptr<const Sharding> sharding(const Json& config, const Encoded& shard,
+                                         const std::string& where, int depth) {
+  for (const auto& [key, value] : config.items()) {
+    if (key != "chunk_shape" && key != "codecs" && key != "index_codecs" &&
+        key != "index_location") {
+      refuse(where, fmt::format("sharding_indexed: unknown setting \"{}\"", key));
+    }
+  }
+  auto s = std::make_shared<Sharding>();
+  if (!config.contains("chunk_shape") || !config.contains("codecs")) {
+    refuse(where, "sharding_indexed needs chunk_shape and codecs");
+  }
+  s->chunk_shape = dimensions(config["chunk_shape"], "sharding_indexed chunk_shape", true, where);
+  if (s->chunk_shape.size() != shard.shape.size()) {
+    refuse(where,
+           fmt::format("sharding_indexed chunk_shape {} has {} dimensions, the shard {}",
+                       config["chunk_shape"].dump(), s->chunk_shape.size(), shard.shape.size()));
+  }
+  uint64_t inner_chunks = 1;
+  for (size_t i = 0; i < s->chunk_shape.size(); ++i) {
+    if (shard.shape[i] % s->chunk_shape[i] != 0) {
+      refuse(where, fmt::format("sharding_indexed chunk_shape {} does not divide the shard "
+                                "shape {}",
+                                config["chunk_shape"].dump(), Shape(shard.shape).to_string()));
+    }
+    inner_chunks *= static_cast<uint64_t>(shard.shape[i] / s->chunk_shape[i]);  // <= 2^62
+  }
+  s->codecs = pipeline(config["codecs"], {s->chunk_shape, shard.element_size, shard.vlen}, where,
+                       depth + 1);
+  // The index: (offset, nbytes) pairs of uint64, one per inner chunk, fixed-size codecs only.
+  std::vector<int64_t> index_shape;
+  for (size_t i = 0; i < s->chunk_shape.size(); ++i)
+    index_shape.push_back(shard.shape[i] / s->chunk_shape[i]);
+  index_shape.push_back(2);
+  const Json index_codecs =
+      config.contains("index_codecs")
+          ? config["index_codecs"]
+          : Json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
+                         {{"name", "crc32c"}}});
+  s->index_codecs = pipeline(index_codecs, {index_shape, 8, false}, where, depth + 1);
+  if (s->index_codecs.sharding) refuse(where, "sharding_indexed: an index cannot be sharded");
+  for (const CodecSpec& c : s->index_codecs.bytes_to_bytes) {
+    if (c.name != "crc32c") {
+      refuse(where, fmt::format("sharding_indexed index_codecs: \"{}\" is not of fixed size "
+                                "(an index is read by its size: bytes, transpose, crc32c)",
+                                c.name));
+    }
+  }
+  (void)inner_chunks;
+  if (config.contains("index_location")) {
+    const Json& at = config["index_location"];
+    if (at != "start" && at != "end") {
+      refuse(where, fmt::format("sharding_indexed index_location must be \"start\" or "
+                                "\"end\", not {}",
+                                at.dump()));
+    }
+    s->index_at_end = at == "end";
+  }
+  return s;
+}
+
+Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& where, int depth) {
+  if (depth > 16) refuse(where, "sharding nested more than 16 levels", ErrorCategory::kLimit);
+  if (!codecs.is_array() || codecs.empty()) {
+    refuse(where, fmt::format("codecs must be a non-empty list, not {}", codecs.dump()));
+  }
+  Pipeline p;
+  bool have_array_to_bytes = false;
+  for (const Json& item : codecs) {
+    const Extension e = extension(item, "codec", where);
+    CodecSpec spec{e.name, e.configuration};
+    const std::string& n = e.name;
+    if (n == "transpose") {
+      if (have_array_to_bytes) {
+        refuse(where, "codec \"transpose\" (array -> array) comes after the array -> bytes codec");
+      }
+      const Json& order =
+          spec.configuration.contains("order") ? spec.configuration["order"] : Json();
+      std::vector<bool> seen(chunk.shape.size(), false);
+      bool ok = order.is_array() && order.size() == chunk.shape.size();
+      for (size_t i = 0; ok && i < order.size(); ++i) {
+        ok = order[i].is_number_unsigned() && order[i].get<uint64_t>() < seen.size() &&
+             !seen[order[i].get<uint64_t>()];
+        if (ok) seen[order[i].get<uint64_t>()] = true;
+      }
+      if (!ok) {
+        refuse(where, fmt::format("codec \"transpose\": order {} is not a permutation of the "
+                                  "{} dimensions",
+                                  order.dump(), chunk.shape.size()));
+      }
+      p.array_to_array.push_back(spec);
+    } else if (n == "bytes" || n == "sharding_indexed" || n == "vlen-utf8" || n == "vlen-bytes") {
+      if (have_array_to_bytes) {
+        refuse(where,
+               fmt::format("codec \"{}\": a pipeline has exactly one array -> bytes codec", n));
+      }
+      have_array_to_bytes = true;
+      if (n == "bytes") {
+        if (chunk.vlen) refuse(where, "codec \"bytes\" cannot store string or bytes elements");
+        const Json& c = spec.configuration;
+        for (const auto& [key, value] : c.items()) {
+          if (key != "endian")
+            refuse(where, fmt::format("codec \"bytes\": unknown setting \"{}\"", key));
+        }
+        if (c.contains("endian")) {
+          if (c["endian"] != "little" && c["endian"] != "big") {
+            refuse(where, fmt::format("codec \"bytes\": endian must be \"little\" or \"big\", "
+                                      "not {}",
+                                      c["endian"].dump()));
+          }
+          p.endian = c["endian"] == "big" ? ByteOrder::kBig : ByteOrder::kLittle;
+        } else if (chunk.element_size > 1 && !chunk.vlen) {
+          refuse(where, "codec \"bytes\" needs an endian for elements of more than one byte");
+        }
+      } else if (n == "sharding_indexed") {
+        if (chunk.vlen) refuse(where, "sharding string or bytes arrays is not supported");
+        p.sharding = sharding(spec.configuration, chunk, where, depth);
+      } else if (!chunk.vlen) {
+        refuse(where, fmt::format("codec \"{}\" is for string and bytes arrays only", n));
+      }
+      p.array_to_bytes = spec;
+    } else if (n == "gzip" || n == "zstd" || n == "blosc" || n == "crc32c") {
+      if (!have_array_to_bytes) {
+        refuse(where, fmt::format("codec \"{}\" (bytes -> bytes) comes before the array -> "
+                                  "bytes codec",
+                                  n));
+      }
+      check_bytes_codec(spec, where);
+      p.bytes_to_bytes.push_back(spec);
+    } else if (!e.must_understand) {
+      continue;  // allowed to be ignored
+    } else {
+      refuse(where,
+             fmt::format("unknown codec \"{}\" (this build reads transpose, bytes, "
+                         "sharding_indexed, gzip, zstd, blosc, crc32c, vlen-utf8, "
+                         "vlen-bytes)",
+                         n),
+             ErrorCategory::kType);
+    }
+  }
+  if (!have_array_to_bytes)
+    refuse(where, "codecs have no array -> bytes codec (bytes, sharding_indexed)");
+  // The decoded chunk is held whole: refuse sizes no reader should allocate on a file's word.
+  if (!chunk.vlen && !p.sharding) {
+    const auto bytes = checked_mul(element_count(chunk.shape, "chunk", where), chunk.element_size);
+    if (!bytes || *bytes > kMaxChunkBytes) {
+      refuse(where,
+             fmt::format("chunks of {} elements of {} bytes are more than the {} bytes a "
+                         "chunk may decode to",
+                         Shape(chunk.shape).to_string(), chunk.element_size, kMaxChunkBytes),
+             ErrorCategory::kLimit);
+    }
+  }
+  return p;
+}
+
+const Json& required(const Json& doc, const char* key, const std::string& where) {
+  if (!doc.contains(key)) refuse(where, fmt::format("{} is missing", key));
+  return doc[key];
+}
+
+ArrayMetadata array(const JsonDocument& doc, const std::string& where) {
+  const Json& d = doc.value;
+  ArrayMetadata a;
+  a.shape = dimensions(required(d, "shape", where), "shape", false, where);
+  element_count(a.shape, "shape", where);
+  // The type's size first (the pipeline needs it), its byte order from the bytes codec.
+  const DType native =
+      data_type_from_json(required(d, "data_type", where), native_byte_order(), where);
+  const Extension grid = extension(required(d, "chunk_grid", where), "chunk_grid", where);
+  if (grid.name != "regular") {
+    refuse(where, fmt::format("unknown chunk_grid \"{}\" (this build reads regular)", grid.name),
+           ErrorCategory::kType);
+  }
+  if (!grid.must_understand) refuse(where, "chunk_grid cannot be marked must_understand: false");
+  for (const auto& [key, value] : grid.configuration.items()) {
+    if (key != "chunk_shape") refuse(where, fmt::format("chunk_grid: unknown setting \"{}\"", key));
+  }
+  if (!grid.configuration.contains("chunk_shape")) refuse(where, "chunk_grid has no chunk_shape");
+  a.chunk_shape = dimensions(grid.configuration["chunk_shape"], "chunk_shape", true, where);
+  if (a.chunk_shape.size() != a.shape.size()) {
+    refuse(where, fmt::format("chunk_shape {} has {} dimensions, shape {} has {}",
+                              Shape(a.chunk_shape).to_string(), a.chunk_shape.size(),
+                              Shape(a.shape).to_string(), a.shape.size()));
+  }
+  const Extension keys =
+      extension(required(d, "chunk_key_encoding", where), "chunk_key_encoding", where);
+  if (keys.name != "default" && keys.name != "v2") {
+    refuse(where, fmt::format("unknown chunk_key_encoding \"{}\" (default, v2)", keys.name),
+           ErrorCategory::kType);
+  }
+  if (!keys.must_understand)
+    refuse(where, "chunk_key_encoding cannot be marked must_understand: false");
+  a.keys.v2 = keys.name == "v2";
+  a.keys.separator = a.keys.v2 ? '.' : '/';
+  for (const auto& [key, value] : keys.configuration.items()) {
+    if (key != "separator" || (value != "/" && value != ".")) {
+      refuse(where, fmt::format("chunk_key_encoding: {}: {} is not a separator \"/\" or \".\"", key,
+                                value.dump()));
+    }
+    a.keys.separator = value.get<std::string>()[0];
+  }
+  const bool vlen = native.kind() == DTypeKind::kVLen;
+  a.codecs = pipeline(required(d, "codecs", where), {a.chunk_shape, native.size(), vlen}, where, 0);
+  // The innermost bytes codec says the order the elements are stored in.
+  const Pipeline* inner = &a.codecs;
+  while (inner->sharding) inner = &inner->sharding->codecs;
+  a.dtype = native.size() > 1 && !vlen ? native.with_byte_order(inner->endian) : native;
+  const Json& fill = required(d, "fill_value", where);
+  if (fill.is_null())
+    refuse(where, fmt::format("fill_value is null; {} needs one", data_type_name(native)));
+  a.fill = fill_value_from_json(fill, native, doc.number_text, "/fill_value", where);
+  if (d.contains("dimension_names")) {
+    const Json& names = d["dimension_names"];
+    if (!names.is_array() || names.size() != a.shape.size()) {
+      refuse(where, fmt::format("dimension_names must list one name (or null) per dimension, "
+                                "not {}",
+                                names.dump()));
+    }
+    a.dimension_names.emplace();
+    for (const Json& n : names) {
+      if (n.is_null()) {
+        a.dimension_names->push_back(std::nullopt);
+      } else if (n.is_string()) {
+        a.dimension_names->push_back(n.get<std::string>());
+      } else {
+        refuse(where, fmt::format("dimension_names: {} is not a string or null", n.dump()));
+      }
+    }
+  }
+  if (d.contains("storage_transformers")) {
+    const Json& t = d["storage_transformers"];
+    if (!t.is_array()) refuse(where, "storage_transformers must be a list");
+    for (const Json& item : t) {
+      const Extension e = extension(item, "storage transformer", where);
+      if (e.must_understand) {
+        refuse(where, fmt::format("unknown storage transformer \"{}\"", e.name),
+               ErrorCategory::kType);
+      }
+    }
+  }
+  return a;
+}
+
+}  // namespace
+
+std::string ChunkKeyEncoding::key(const std::vector<int64_t>& index) const {
+  if (index.empty()) return v2 ? "0" : "c";
+  std::string out = v2 ? "" : std::string("c") + separator;
+  for (size_t i = 0; i < index.size(); ++i) {
+    if (i > 0) out += separator;
+    out += std::to_string(index[i]);
+  }
+  return out;
+}
+
+nlohmann::ordered_json Pipeline::to_json() const {
+  Json out = Json::array();
+  auto add = [&](const CodecSpec& c) {
+    Json item = {{"name", c.name}};
+    if (!c.configuration.empty()) item["configuration"] = c.configuration;
+    out.push_back(std::move(item));
+  };
+  for (const CodecSpec& c : array_to_array) add(c);
+  add(array_to_bytes);
+  for (const CodecSpec& c : bytes_to_bytes) add(c);
+  return out;
+}
+
+NodeMetadata parse_metadata(std::string_view text, const std::string& path) {
+  const JsonDocument doc = parse_json_document(text, path);
+  const Json& d = doc.value;
+  if (!d.is_object()) refuse(path, "zarr.json must hold an object");
+  const Json& format = required(d, "zarr_format", path);
+  if (format != 3) {
+    refuse(path,
+           fmt::format("zarr_format {} is not 3 (a v2 node has .zarray or .zgroup)", format.dump()),
+           ErrorCategory::kType);
+  }
+  const Json& type = required(d, "node_type", path);
+  if (type != "array" && type != "group") {
+    refuse(path, fmt::format("node_type must be \"array\" or \"group\", not {}", type.dump()));
+  }
+  const bool is_array = type == "array";
+  static const std::set<std::string> kArrayFields = {
+      "zarr_format",         "node_type",  "shape",  "data_type",  "chunk_grid",
+      "chunk_key_encoding",  "fill_value", "codecs", "attributes", "dimension_names",
+      "storage_transformers"};
+  static const std::set<std::string> kGroupFields = {"zarr_format", "node_type", "attributes"};
+  for (const auto& [key, value] : d.items()) {
+    if ((is_array ? kArrayFields : kGroupFields).count(key)) continue;
+    // consolidated_metadata says must_understand: false in its own way (not an extension).
+    if (value.is_object() && value.contains("must_understand") && value["must_understand"] == false)
+      continue;
+    refuse(path, fmt::format("unknown field \"{}\" not marked \"must_understand\": false", key),
+           ErrorCategory::kType);
+  }
+  NodeMetadata node;
+  Json attributes = Json::object();
+  if (d.contains("attributes")) {
+    if (!d["attributes"].is_object()) refuse(path, "attributes must be an object");
+    attributes = d["attributes"];
+  }
+  if (is_array) {
+    node.array = array(doc, path);
+    node.array->attributes = attributes;
+  } else {
+    node.group.attributes = attributes;
+  }
+  return node;
+}
+
+std::string array_metadata_json(const ArrayMetadata& a) {
+  Json d;
+  d["zarr_format"] = 3;
+  d["node_type"] = "array";
+  d["shape"] = a.shape;
+  const DType native = a.dtype.size() > 1 && a.dtype.kind() != DTypeKind::kVLen
+                           ? a.dtype.with_byte_order(native_byte_order())
+                           : a.dtype;
+  d["data_type"] = data_type_name(a.dtype);
+  d["chunk_grid"] = {{"name", "regular"}, {"configuration", {{"chunk_shape", a.chunk_shape}}}};
+  d["chunk_key_encoding"] = {{"name", a.keys.v2 ? "v2" : "default"},
+                             {"configuration", {{"separator", std::string(1, a.keys.separator)}}}};
+  d["fill_value"] = fill_value_to_json(a.fill, native);
+  d["codecs"] = a.codecs.to_json();
+  if (!a.attributes.empty()) d["attributes"] = a.attributes;
+  if (a.dimension_names) {
+    Json names = Json::array();
+    for (const auto& n : *a.dimension_names) names.push_back(n ? Json(*n) : Json(nullptr));
+    d["dimension_names"] = names;
+  }
+  return d.dump(2) + "\n";
+}
+
+std::string group_metadata_json(const GroupMetadata& g) {
+  Json d;
+  d["zarr_format"] = 3;
+  d["node_type"] = "group";
+  if (!g.attributes.empty()) d["attributes"] = g.attributes;
+  return d.dump(2) + "\n";
+}
+
+}  // namespace dudley::zarr
