@@ -4,6 +4,9 @@
 #ifdef DUDLEY_WITH_ASDF
 #include "dudley/formats/asdf/format.hpp"
 #endif
+#ifdef DUDLEY_WITH_ZARR
+#include "dudley/formats/zarr/format.hpp"
+#endif
 
 namespace dudley {
 
@@ -23,6 +26,9 @@ void register_builtin_formats(FormatRegistry& registry) {
   // layout beside it, which x.asdf may have too (x.dud of an earlier conversion).
 #ifdef DUDLEY_WITH_ASDF
   asdf::register_asdf_format(registry);
+#endif
+#ifdef DUDLEY_WITH_ZARR
+  zarr::register_zarr_format(registry);
 #endif
   layout::register_dudley_format(registry);
 }

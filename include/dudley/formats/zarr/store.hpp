@@ -1,0 +1,42 @@
+// Where a Zarr store's keys live: a directory on disk (and, behind the same interface, a
+// web server). Keys are '/'-separated ("c/0/1", "group/array/zarr.json"); a reader asks
+// for whole values or byte ranges (a shard's index, one inner chunk).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dudley/codec/codec.hpp"
+
+namespace dudley::zarr {
+
+class Store {
+ public:
+  virtual ~Store() = default;
+  /// The store's path or URL, for messages.
+  virtual const std::string& name() const = 0;
+  /// The size of `key`'s value; nullopt when the key is absent. Error(kIo) when it cannot
+  /// be asked (permissions, a network failure).
+  virtual std::optional<uint64_t> size(const std::string& key) const = 0;
+  /// Reads `length` bytes at `offset` of `key`'s value into `out`. Error(kData) naming the
+  /// key when the value is shorter, Error(kIo) when it cannot be read.
+  virtual void read(const std::string& key, uint64_t offset, uint64_t length,
+                    std::byte* out) const = 0;
+  /// The names of the nodes directly under `prefix` ("" for the root, else "a/b"), sorted:
+  /// the subdirectories that hold a zarr.json, .zarray or .zgroup. Names the spec reserves
+  /// (starting "__") are left out.
+  virtual std::vector<std::string> children(const std::string& prefix) const = 0;
+
+  /// The whole value of `key`, or nullopt when absent.
+  std::optional<codec::Bytes> get(const std::string& key) const;
+  /// "STORE/KEY", for messages.
+  std::string where(const std::string& key) const;
+};
+
+/// The store in directory `path`. Error(kIo) naming it when it is not a directory.
+std::shared_ptr<Store> open_directory_store(const std::string& path);
+
+}  // namespace dudley::zarr

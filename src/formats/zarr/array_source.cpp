@@ -1,0 +1,343 @@
+#include "array_source.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "dudley/codec/chain.hpp"
+#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/byte_swap.hpp"
+#include "dudley/core/error.hpp"
+#include "dudley/core/shape.hpp"
+
+namespace dudley::zarr {
+namespace {
+
+constexpr uint64_t kEmpty = ~uint64_t{0};  // an inner chunk never written: offset and size
+
+// The codec layer's chain for a pipeline's array -> array and bytes -> bytes codecs; the
+// `bytes` codec's endian is applied apart (complex elements swap each half, which the chain's
+// byte order step cannot know).
+codec::CodecChain chain_of(const Pipeline& p) {
+  nlohmann::json codecs = nlohmann::json::array();
+  for (const CodecSpec& c : p.array_to_array) {
+    codecs.push_back(
+        {{"name", c.name}, {"configuration", nlohmann::json::parse(c.configuration.dump())}});
+  }
+  for (const CodecSpec& c : p.bytes_to_bytes) {
+    codecs.push_back(
+        {{"name", c.name}, {"configuration", nlohmann::json::parse(c.configuration.dump())}});
+  }
+  return codec::CodecChain::from_configuration(codecs);
+}
+
+// One level of sharding: a shard of `shard` elements holds a grid of `inner` chunks found
+// through an index at its start or end.
+struct Level {
+  std::vector<int64_t> shard;
+  std::vector<int64_t> inner;
+  std::vector<int64_t> per_shard;  // inner chunks along each dimension
+  uint64_t inner_count = 1;
+  codec::CodecChain index_chain;
+  ByteOrder index_endian = ByteOrder::kLittle;
+  std::vector<int64_t> index_shape;
+  uint64_t index_bytes = 0;  // encoded
+  bool at_end = true;
+};
+
+// Where a chunk's encoded bytes are: a range of a key's value.
+struct Blob {
+  std::string key;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+
+// The selected elements of one dimension that fall in one chunk of the read grid: chunk
+// `chunk`, selection positions [k0, k1).
+struct Segment {
+  int64_t chunk = 0;
+  int64_t k0 = 0, k1 = 0;
+};
+
+class ZarrSource final : public model::ArraySource {
+ public:
+  ZarrSource(std::shared_ptr<const Store> store, std::string prefix, ArrayMetadata meta)
+      : store_(std::move(store)), prefix_(std::move(prefix)), meta_(std::move(meta)) {
+    const Pipeline* p = &meta_.codecs;
+    std::vector<int64_t> outer = meta_.chunk_shape;
+    while (p->sharding) {
+      if (!p->array_to_array.empty() || !p->bytes_to_bytes.empty()) {
+        throw Error(ErrorCategory::kType,
+                    "codecs before or after sharding_indexed are not read by this build",
+                    Location::file(store_->where(key("zarr.json"))));
+      }
+      const Sharding& s = *p->sharding;
+      Level level;
+      level.shard = outer;
+      level.inner = s.chunk_shape;
+      for (size_t d = 0; d < outer.size(); ++d) {
+        level.per_shard.push_back(outer[d] / s.chunk_shape[d]);
+        level.inner_count *= static_cast<uint64_t>(level.per_shard.back());
+      }
+      level.index_chain = chain_of(s.index_codecs);
+      level.index_endian = s.index_codecs.endian;
+      level.index_shape = level.per_shard;
+      level.index_shape.push_back(2);
+      level.index_bytes = 16 * level.inner_count + 4 * s.index_codecs.bytes_to_bytes.size();
+      level.at_end = s.index_at_end;
+      levels_.push_back(std::move(level));
+      outer = s.chunk_shape;
+      p = &s.codecs;
+    }
+    unit_ = outer;
+    chain_ = chain_of(*p);
+    element_ = meta_.dtype.size();
+    native_ =
+        meta_.dtype.needs_swap() ? meta_.dtype.with_byte_order(native_byte_order()) : meta_.dtype;
+    unit_bytes_ = *Shape(unit_).element_count() * element_;  // checked by the metadata
+  }
+
+  NDArray read() override { return read(Hyperslab::all(meta_.shape)); }
+
+  NDArray read(const Hyperslab& slab) override {
+    slab.check_fits(meta_.shape);
+    NDArray out(native_, Shape(slab.result_shape()));
+    read_into(slab, out.mutable_data());
+    return out;
+  }
+
+  void read_into(const Hyperslab& slab, void* out) override {
+    slab.check_fits(meta_.shape);
+    const size_t rank = meta_.shape.size();
+    std::vector<std::vector<Segment>> segments(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      segments[d] = segments_of(slab.start[d], slab.count[d], slab.step(d), unit_[d]);
+      if (segments[d].empty()) return;  // nothing selected
+    }
+    // The output's C-order strides over every dimension (dropped ones have count 1).
+    std::vector<uint64_t> out_stride(rank, element_);
+    for (size_t d = rank; d-- > 1;) {
+      out_stride[d - 1] = out_stride[d] * static_cast<uint64_t>(slab.count[d]);
+    }
+    // The chunks touched, in batches decoded on every core.
+    auto& pool = codec::ThreadPool::shared();
+    const size_t batch = 4 * (pool.helpers() + 1);
+    std::vector<std::vector<const Segment*>> tasks;
+    std::vector<size_t> at(rank, 0);
+    bool done = false;
+    auto run = [&] {
+      pool.parallel_for(tasks.size(), [&](size_t t) {
+        read_chunk(tasks[t], slab, out_stride, static_cast<std::byte*>(out));
+      });
+      tasks.clear();
+    };
+    while (!done) {
+      std::vector<const Segment*> task(rank);
+      for (size_t d = 0; d < rank; ++d) task[d] = &segments[d][at[d]];
+      tasks.push_back(std::move(task));
+      if (tasks.size() == batch) run();
+      done = true;
+      for (size_t d = rank; d-- > 0;) {
+        if (++at[d] < segments[d].size()) {
+          done = false;
+          break;
+        }
+        at[d] = 0;
+      }
+    }
+    if (!tasks.empty()) run();
+  }
+
+  model::ReadUnit read_unit() const override { return {unit_, unit_bytes_}; }
+
+ private:
+  std::string key(const std::string& name) const {
+    return prefix_.empty() ? name : prefix_ + "/" + name;
+  }
+
+  static std::vector<Segment> segments_of(int64_t start, int64_t count, int64_t step,
+                                          int64_t unit) {
+    std::vector<Segment> out;
+    for (int64_t k = 0; k < count;) {
+      const int64_t p = start + k * step;
+      const int64_t c = p / unit;
+      // Selection positions left in this chunk, going the selection's way.
+      const int64_t room = step > 0 ? ((c + 1) * unit - 1 - p) / step : (p - c * unit) / -step;
+      const int64_t end = std::min(count, k + room + 1);
+      out.push_back({c, k, end});
+      k = end;
+    }
+    return out;
+  }
+
+  // Reads the chunk of the read grid at `task` (one segment per dimension) and places its
+  // selected elements in `out`.
+  void read_chunk(const std::vector<const Segment*>& task, const Hyperslab& slab,
+                  const std::vector<uint64_t>& out_stride, std::byte* out) const {
+    const size_t rank = task.size();
+    thread_local codec::Bytes encoded;
+    thread_local codec::Bytes decoded;
+    std::vector<int64_t> grid(rank);
+    for (size_t d = 0; d < rank; ++d) grid[d] = task[d]->chunk;
+    const std::optional<Blob> blob = locate(grid);
+    const std::byte* chunk = nullptr;
+    if (blob) {
+      encoded.resize(blob->length);
+      store_->read(blob->key, blob->offset, blob->length, encoded.data());
+      decoded.resize(unit_bytes_);
+      try {
+        chain_.decode(encoded, decoded, {element_, unit_});
+      } catch (const Error& e) {
+        throw Error(e.category(), fmt::format("chunk {}: {}", describe(*blob), e.message()),
+                    Location::file(store_->where(blob->key)));
+      }
+      if (meta_.dtype.needs_swap())
+        swap_elements(decoded.data(), unit_bytes_ / element_, meta_.dtype);
+      chunk = decoded.data();
+    }
+    // Chunk-local strides of the read unit, and where each dimension's selection starts.
+    std::vector<uint64_t> unit_stride(rank, element_);
+    for (size_t d = rank; d-- > 1;) {
+      unit_stride[d - 1] = unit_stride[d] * static_cast<uint64_t>(unit_[d]);
+    }
+    std::vector<int64_t> k(rank);
+    for (size_t d = 0; d < rank; ++d) k[d] = task[d]->k0;
+    const int64_t last_step = rank ? slab.step(rank - 1) : 1;
+    const int64_t run = rank ? task[rank - 1]->k1 - task[rank - 1]->k0 : 1;
+    for (;;) {
+      uint64_t src = 0, dst = 0;
+      for (size_t d = 0; d < rank; ++d) {
+        const int64_t p = slab.start[d] + k[d] * slab.step(d) - task[d]->chunk * unit_[d];
+        src += static_cast<uint64_t>(p) * unit_stride[d];
+        dst += static_cast<uint64_t>(k[d]) * out_stride[d];
+      }
+      if (!chunk) {
+        for (int64_t i = 0; i < run; ++i) {
+          std::memcpy(out + dst + static_cast<uint64_t>(i) * element_, meta_.fill.bytes.data(),
+                      element_);
+        }
+      } else if (last_step == 1) {
+        std::memcpy(out + dst, chunk + src, static_cast<uint64_t>(run) * element_);
+      } else {
+        const int64_t src_step = last_step * static_cast<int64_t>(element_);
+        for (int64_t i = 0; i < run; ++i) {
+          std::memcpy(out + dst + static_cast<uint64_t>(i) * element_,
+                      chunk + static_cast<int64_t>(src) + i * src_step, element_);
+        }
+      }
+      // The next position of the dimensions before the last.
+      size_t d = rank > 0 ? rank - 1 : 0;
+      while (d > 0) {
+        --d;
+        if (++k[d] < task[d]->k1) break;
+        k[d] = task[d]->k0;
+        if (d == 0) return;
+      }
+      if (rank <= 1) return;
+    }
+  }
+
+  std::string describe(const Blob& b) const {
+    return levels_.empty() ? b.key
+                           : fmt::format("{} bytes {}..{}", b.key, b.offset, b.offset + b.length);
+  }
+
+  // Where the read-grid chunk `grid` is stored, walking the shards' indexes; nullopt when it
+  // was never written (a missing key, or an empty index entry).
+  std::optional<Blob> locate(const std::vector<int64_t>& grid) const {
+    const size_t rank = grid.size();
+    std::vector<int64_t> position(rank);  // the chunk's first element
+    for (size_t d = 0; d < rank; ++d) position[d] = grid[d] * unit_[d];
+    std::vector<int64_t> outer(rank);
+    for (size_t d = 0; d < rank; ++d) outer[d] = position[d] / meta_.chunk_shape[d];
+    Blob blob{key(meta_.keys.key(outer)), 0, 0};
+    const auto size = store_->size(blob.key);
+    if (!size) return std::nullopt;
+    blob.length = *size;
+    for (const Level& level : levels_) {
+      uint64_t index = 0;  // the inner chunk's place in the shard's grid, C order
+      for (size_t d = 0; d < rank; ++d) {
+        const int64_t within = position[d] % level.shard[d];
+        index = index * static_cast<uint64_t>(level.per_shard[d]) +
+                static_cast<uint64_t>(within / level.inner[d]);
+      }
+      const std::shared_ptr<const std::vector<uint64_t>> entries = shard_index(level, blob);
+      const uint64_t offset = (*entries)[2 * index], length = (*entries)[2 * index + 1];
+      if (offset == kEmpty && length == kEmpty) return std::nullopt;
+      const auto end = checked_add(offset, length);
+      if (!end || *end > blob.length) {
+        throw Error(ErrorCategory::kData,
+                    fmt::format("shard index entry {} (offset {}, {} bytes) points outside the "
+                                "shard's {} bytes",
+                                index, offset, length, blob.length),
+                    Location::file(store_->where(blob.key)));
+      }
+      blob.offset += offset;
+      blob.length = length;
+    }
+    return blob;
+  }
+
+  // The (offset, nbytes) pairs of the shard in `blob`, read and checked once, then kept.
+  std::shared_ptr<const std::vector<uint64_t>> shard_index(const Level& level,
+                                                           const Blob& blob) const {
+    const auto cache_key = std::make_pair(blob.key, blob.offset);
+    {
+      std::lock_guard lock(mutex_);
+      auto it = indexes_.find(cache_key);
+      if (it != indexes_.end()) return it->second;
+    }
+    if (blob.length < level.index_bytes) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("shard of {} bytes cannot hold its index of {} bytes", blob.length,
+                              level.index_bytes),
+                  Location::file(store_->where(blob.key)));
+    }
+    codec::Bytes encoded(level.index_bytes);
+    const uint64_t at = level.at_end ? blob.offset + blob.length - level.index_bytes : blob.offset;
+    store_->read(blob.key, at, level.index_bytes, encoded.data());
+    auto entries = std::make_shared<std::vector<uint64_t>>(2 * level.inner_count);
+    try {
+      level.index_chain.decode(
+          encoded, {reinterpret_cast<std::byte*>(entries->data()), 16 * level.inner_count},
+          {8, level.index_shape});
+    } catch (const Error& e) {
+      throw Error(e.category(), fmt::format("shard index: {}", e.message()),
+                  Location::binary(store_->where(blob.key), at));
+    }
+    if (level.index_endian != native_byte_order()) swap_units(entries->data(), entries->size(), 8);
+    std::lock_guard lock(mutex_);
+    if (indexes_.size() >= 256) indexes_.clear();  // memory stays a few indexes
+    indexes_[cache_key] = entries;
+    return entries;
+  }
+
+  std::shared_ptr<const Store> store_;
+  std::string prefix_;
+  ArrayMetadata meta_;
+  std::vector<Level> levels_;
+  std::vector<int64_t> unit_;  // the read grid: the innermost chunk shape
+  codec::CodecChain chain_;    // the innermost chunks' codecs
+  uint64_t element_ = 1;
+  uint64_t unit_bytes_ = 0;
+  DType native_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::pair<std::string, uint64_t>, std::shared_ptr<const std::vector<uint64_t>>>
+      indexes_;
+};
+
+}  // namespace
+
+std::shared_ptr<model::ArraySource> make_array_source(std::shared_ptr<const Store> store,
+                                                      std::string prefix, ArrayMetadata array) {
+  if (array.dtype.kind() == DTypeKind::kVLen) {
+    throw Error(ErrorCategory::kType,
+                fmt::format("arrays of {} elements are not read by this build yet",
+                            array.dtype.base().kind() == DTypeKind::kText ? "string" : "bytes"));
+  }
+  return std::make_shared<ZarrSource>(std::move(store), std::move(prefix), std::move(array));
+}
+
+}  // namespace dudley::zarr

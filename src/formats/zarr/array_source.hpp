@@ -1,0 +1,21 @@
+// A Zarr array's data, read on demand: a selection touches only the chunks it needs, and in
+// a sharded array only the inner chunks it needs, each fetched by its byte range through the
+// shard's index. Chunks are decoded on every core; missing ones read as the fill value.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "dudley/formats/zarr/metadata.hpp"
+#include "dudley/formats/zarr/store.hpp"
+#include "dudley/model/tree.hpp"
+
+namespace dudley::zarr {
+
+/// The source of the array whose metadata is `array`, its keys under `prefix` ("" for an
+/// array at the store's root, else "a/b"). Throws Error(kType) for arrays this build cannot
+/// read (string and bytes elements; codecs around sharding_indexed).
+std::shared_ptr<model::ArraySource> make_array_source(std::shared_ptr<const Store> store,
+                                                      std::string prefix, ArrayMetadata array);
+
+}  // namespace dudley::zarr

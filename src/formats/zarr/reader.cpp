@@ -1,0 +1,135 @@
+#include "dudley/formats/zarr/reader.hpp"
+
+#include <fmt/format.h>
+
+#include "array_source.hpp"
+#include "dudley/core/error.hpp"
+#include "dudley/formats/zarr/metadata.hpp"
+#include "dudley/model/value_json.hpp"
+
+namespace dudley::zarr {
+namespace {
+
+// Groups nested deeper than this are listed as errors (a store of a few bytes of directory
+// entries should not make a walk of unbounded depth).
+constexpr int kMaxDepth = 64;
+
+std::string key_in(const std::string& prefix, const std::string& name) {
+  return prefix.empty() ? name : prefix + "/" + name;
+}
+
+NodeMetadata metadata_of(const Store& store, const std::string& prefix) {
+  const std::string key = key_in(prefix, "zarr.json");
+  const auto size = store.size(key);
+  if (!size) {
+    if (store.size(key_in(prefix, ".zarray")) || store.size(key_in(prefix, ".zgroup"))) {
+      throw Error(ErrorCategory::kType, "a Zarr v2 node: this build reads v3 stores (zarr.json)",
+                  Location::file(store.where(prefix.empty() ? "." : prefix)));
+    }
+    throw Error(ErrorCategory::kData, "no zarr.json here: not a Zarr v3 node",
+                Location::file(store.where(key)));
+  }
+  if (*size > kMaxMetadataBytes) {
+    throw Error(ErrorCategory::kLimit,
+                fmt::format("{} bytes of metadata; at most {} are read", *size, kMaxMetadataBytes),
+                Location::file(store.where(key)));
+  }
+  const auto bytes = store.get(key);
+  return parse_metadata({reinterpret_cast<const char*>(bytes->data()), bytes->size()},
+                        store.where(key));
+}
+
+model::Value codecs_value(const Pipeline& p) {
+  return model::from_json(p.to_json());
+}
+
+// The model's description of how the chunks are stored (shown by ls and ls --json).
+std::shared_ptr<const model::Chunking> chunking_of(const Pipeline& p,
+                                                   const std::vector<int64_t>& chunk_shape) {
+  auto c = std::make_shared<model::Chunking>();
+  c->chunk_shape = chunk_shape;
+  c->codecs = codecs_value(p);
+  if (p.sharding) {
+    c->inner = chunking_of(p.sharding->codecs, p.sharding->chunk_shape);
+    c->index_codecs = codecs_value(p.sharding->index_codecs);
+    c->index_location = p.sharding->index_at_end ? model::Chunking::IndexLocation::kEnd
+                                                 : model::Chunking::IndexLocation::kStart;
+  }
+  return c;
+}
+
+void set_attributes(model::Node& node, const nlohmann::ordered_json& attributes) {
+  for (const auto& [name, value] : attributes.items()) {
+    node.attributes.set(name, model::from_json(value));
+  }
+}
+
+std::unique_ptr<model::Node> array_node(std::shared_ptr<const Store> store,
+                                        const std::string& prefix, ArrayMetadata a) {
+  auto node = std::make_unique<model::Node>();
+  node->kind = model::NodeKind::kArray;
+  node->dtype = a.dtype;
+  node->shape = a.shape;
+  set_attributes(*node, a.attributes);
+  if (a.dimension_names) {
+    model::ValueList names;
+    for (const auto& n : *a.dimension_names) names.push_back(n ? model::Value(*n) : model::Value());
+    node->attributes.set(model::well_known::kDimensionNames, model::Value(std::move(names)));
+  }
+  node->storage.kind = model::Storage::Kind::kChunked;
+  node->storage.order = a.dtype.byte_order();
+  auto chunking = std::make_shared<model::Chunking>(*chunking_of(a.codecs, a.chunk_shape));
+  const DType native =
+      a.dtype.needs_swap() ? a.dtype.with_byte_order(native_byte_order()) : a.dtype;
+  chunking->fill_value = model::from_json(fill_value_to_json(a.fill, native));
+  node->storage.chunking = std::move(chunking);
+  try {
+    node->data = make_array_source(std::move(store), prefix, std::move(a));
+  } catch (const Error& e) {
+    node->error = model::NodeError::from(e);
+  }
+  return node;
+}
+
+std::unique_ptr<model::Node> node_at(const std::shared_ptr<const Store>& store,
+                                     const std::string& prefix, int depth) {
+  NodeMetadata meta = metadata_of(*store, prefix);
+  if (meta.array) return array_node(store, prefix, std::move(*meta.array));
+  auto group = std::make_unique<model::Node>();
+  group->kind = model::NodeKind::kGroup;
+  set_attributes(*group, meta.group.attributes);
+  for (const std::string& name : store->children(prefix)) {
+    std::unique_ptr<model::Node> child;
+    try {
+      if (depth >= kMaxDepth) {
+        throw Error(ErrorCategory::kLimit,
+                    fmt::format("groups nested more than {} deep are not read", kMaxDepth),
+                    Location::file(store->where(key_in(prefix, name))));
+      }
+      child = node_at(store, key_in(prefix, name), depth + 1);
+    } catch (const Error& e) {
+      // Listed with its error: the rest of the store still reads.
+      child = std::make_unique<model::Node>();
+      child->kind = model::NodeKind::kArray;
+      child->error = model::NodeError::from(e);
+    }
+    child->name = name;
+    group->children.push_back(std::move(child));
+  }
+  return group;
+}
+
+}  // namespace
+
+model::Tree read_zarr(std::shared_ptr<const Store> store) {
+  model::Tree tree;
+  tree.format = "zarr";
+  tree.root = node_at(store, "", 0);
+  return tree;
+}
+
+model::Tree open_zarr(const std::string& path) {
+  return read_zarr(open_directory_store(path));
+}
+
+}  // namespace dudley::zarr

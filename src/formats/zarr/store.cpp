@@ -1,0 +1,120 @@
+#include "dudley/formats/zarr/store.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "dudley/core/error.hpp"
+
+namespace dudley::zarr {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A file descriptor closed when it goes.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+class DirectoryStore final : public Store {
+ public:
+  explicit DirectoryStore(std::string path) : path_(std::move(path)) {
+    while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
+  }
+  const std::string& name() const override { return path_; }
+
+  std::optional<uint64_t> size(const std::string& key) const override {
+    struct stat st {};
+    if (::stat(file(key).c_str(), &st) != 0) {
+      if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
+      fail(key, errno);
+    }
+    if (!S_ISREG(st.st_mode)) {
+      throw Error(ErrorCategory::kData, "is not a regular file", Location::file(where(key)));
+    }
+    return static_cast<uint64_t>(st.st_size);
+  }
+
+  void read(const std::string& key, uint64_t offset, uint64_t length,
+            std::byte* out) const override {
+    Fd f{::open(file(key).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
+    if (f.fd < 0) fail(key, errno);
+    uint64_t done = 0;
+    while (done < length) {
+      const ssize_t n = ::pread(f.fd, out + done, length - done, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) fail(key, errno);
+      if (n == 0) {
+        throw Error(ErrorCategory::kData,
+                    fmt::format("{} bytes at offset {} were asked for; the value ends at {}",
+                                length, offset, offset + done),
+                    Location::binary(where(key), offset + done));
+      }
+      done += static_cast<uint64_t>(n);
+    }
+  }
+
+  std::vector<std::string> children(const std::string& prefix) const override {
+    std::vector<std::string> names;
+    std::error_code ec;
+    const fs::path dir = prefix.empty() ? fs::path(path_) : fs::path(path_) / prefix;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.rfind("__", 0) == 0 || name.front() == '.') continue;
+      std::error_code e2;
+      if (!it->is_directory(e2)) continue;
+      for (const char* meta : {"zarr.json", ".zarray", ".zgroup"}) {
+        if (fs::is_regular_file(it->path() / meta, e2)) {
+          names.push_back(name);
+          break;
+        }
+      }
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+ private:
+  std::string file(const std::string& key) const { return path_ + "/" + key; }
+
+  [[noreturn]] void fail(const std::string& key, int error) const {
+    throw Error(ErrorCategory::kIo, fmt::format("cannot read: {}", std::strerror(error)),
+                Location::file(where(key)));
+  }
+
+  std::string path_;
+};
+
+}  // namespace
+
+std::optional<codec::Bytes> Store::get(const std::string& key) const {
+  const auto n = size(key);
+  if (!n) return std::nullopt;
+  codec::Bytes out(*n);
+  read(key, 0, *n, out.data());
+  return out;
+}
+
+std::string Store::where(const std::string& key) const {
+  return name() + "/" + key;
+}
+
+std::shared_ptr<Store> open_directory_store(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) {
+    throw Error(ErrorCategory::kIo, "is not a directory (a Zarr store is one)",
+                Location::file(path));
+  }
+  return std::make_shared<DirectoryStore>(path);
+}
+
+}  // namespace dudley::zarr
