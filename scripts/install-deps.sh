@@ -19,6 +19,8 @@ packages=(
   python3-numcodecs python3-lz4
   # ASDF peer: the reference library reads what we write and writes what we read
   python3-asdf
+  # Zarr: CRC-32C for checking chunks by hand (the peers, zarrita, come from npm below)
+  python3-crc32c
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libhdf5-dev
   # GNU time: peak memory of a command (the dump benchmark)
@@ -32,14 +34,30 @@ for p in "${packages[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
+# Node.js and npm run the npm peers (zarrita); a machine that has them (from Debian or
+# elsewhere) keeps its own.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  missing+=(nodejs npm)
 fi
 
-echo "install-deps: installing ${missing[*]}"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The npm peers, pinned in tests/interop/package.json (and its lock file), installed beside
+# it; node_modules is never committed.
+interop="$(cd "$(dirname "$0")/../tests/interop" && pwd)"
+if [ ! -f "$interop/node_modules/zarrita/package.json" ] ||
+   [ ! -f "$interop/node_modules/@zarrita/storage/package.json" ]; then
+  echo "install-deps: installing the npm peers in $interop"
+  (cd "$interop" && npm install --no-audit --no-fund --loglevel=error)
+else
+  echo "install-deps: npm peers present"
+fi

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 #include "dudley/codec/chain.hpp"
 #include "dudley/codec/thread_pool.hpp"
@@ -283,7 +284,9 @@ class ZarrSource final : public model::ArraySource {
   // The (offset, nbytes) pairs of the shard in `blob`, read and checked once, then kept.
   std::shared_ptr<const std::vector<uint64_t>> shard_index(const Level& level,
                                                            const Blob& blob) const {
-    const auto cache_key = std::make_pair(blob.key, blob.offset);
+    // A nested shard starts where its outer shard's first inner chunk does: the length tells
+    // them apart.
+    const auto cache_key = std::make_tuple(blob.key, blob.offset, blob.length);
     {
       std::lock_guard lock(mutex_);
       auto it = indexes_.find(cache_key);
@@ -324,7 +327,8 @@ class ZarrSource final : public model::ArraySource {
   uint64_t unit_bytes_ = 0;
   DType native_;
   mutable std::mutex mutex_;
-  mutable std::map<std::pair<std::string, uint64_t>, std::shared_ptr<const std::vector<uint64_t>>>
+  mutable std::map<std::tuple<std::string, uint64_t, uint64_t>,
+                   std::shared_ptr<const std::vector<uint64_t>>>
       indexes_;
 };
 

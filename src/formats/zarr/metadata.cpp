@@ -107,6 +107,7 @@ struct Encoded {
   std::vector<int64_t> shape;
   uint64_t element_size = 1;
   bool vlen = false;  // string or bytes elements
+  bool raw = false;   // r<N>: bytes passed through, no order
 };
 
 Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& where, int depth);
@@ -147,8 +148,9 @@ std::shared_ptr<const Sharding> sharding(const Json& config, const Encoded& shar
     }
     inner_chunks *= static_cast<uint64_t>(shard.shape[i] / s->chunk_shape[i]);  // <= 2^62
   }
-  s->codecs = pipeline(config["codecs"], {s->chunk_shape, shard.element_size, shard.vlen}, where,
-                       depth + 1);
+  s->codecs =
+      pipeline(config["codecs"], {s->chunk_shape, shard.element_size, shard.vlen, shard.raw}, where,
+               depth + 1);
   // The index: (offset, nbytes) pairs of uint64, one per inner chunk, fixed-size codecs only.
   std::vector<int64_t> index_shape;
   for (size_t i = 0; i < s->chunk_shape.size(); ++i)
@@ -159,7 +161,7 @@ std::shared_ptr<const Sharding> sharding(const Json& config, const Encoded& shar
           ? config["index_codecs"]
           : Json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
                          {{"name", "crc32c"}}});
-  s->index_codecs = pipeline(index_codecs, {index_shape, 8, false}, where, depth + 1);
+  s->index_codecs = pipeline(index_codecs, {index_shape, 8, false, false}, where, depth + 1);
   if (s->index_codecs.sharding) refuse(where, "sharding_indexed: an index cannot be sharded");
   for (const CodecSpec& c : s->index_codecs.bytes_to_bytes) {
     if (c.name != "crc32c") {
@@ -231,7 +233,7 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
                                       c["endian"].dump()));
           }
           p.endian = c["endian"] == "big" ? ByteOrder::kBig : ByteOrder::kLittle;
-        } else if (chunk.element_size > 1 && !chunk.vlen) {
+        } else if (chunk.element_size > 1 && !chunk.vlen && !chunk.raw) {
           refuse(where, "codec \"bytes\" needs an endian for elements of more than one byte");
         }
       } else if (n == "sharding_indexed") {
@@ -323,11 +325,14 @@ ArrayMetadata array(const JsonDocument& doc, const std::string& where) {
     a.keys.separator = value.get<std::string>()[0];
   }
   const bool vlen = native.kind() == DTypeKind::kVLen;
-  a.codecs = pipeline(required(d, "codecs", where), {a.chunk_shape, native.size(), vlen}, where, 0);
+  a.codecs = pipeline(required(d, "codecs", where),
+                      {a.chunk_shape, native.size(), vlen, native.kind() == DTypeKind::kRawBits},
+                      where, 0);
   // The innermost bytes codec says the order the elements are stored in.
   const Pipeline* inner = &a.codecs;
   while (inner->sharding) inner = &inner->sharding->codecs;
-  a.dtype = native.size() > 1 && !vlen ? native.with_byte_order(inner->endian) : native;
+  const bool ordered = native.size() > 1 && !vlen && native.kind() != DTypeKind::kRawBits;
+  a.dtype = ordered ? native.with_byte_order(inner->endian) : native;
   const Json& fill = required(d, "fill_value", where);
   if (fill.is_null())
     refuse(where, fmt::format("fill_value is null; {} needs one", data_type_name(native)));

@@ -1,0 +1,301 @@
+#!/usr/bin/python3
+"""Zarr v3 both ways against peers, in `make test`.
+
+1. zarrita (npm, under node) writes stores of every data type it has, with each codec set it
+   writes (bytes little/big, zstd, blosc, transpose), some chunks never written; `dudley dump
+   --json` must give the values zarrita was given (the same formula, computed here), the
+   fill value where chunks are missing, the dtype, attributes and dimension names.
+2. Features no installed peer writes (float16, complex, r<N>, gzip, crc32c, sharding with
+   the index at either end, nested, missing inner chunks, 0-d arrays, v2 chunk keys) as
+   stores built here byte by byte from the spec, with numpy, gzip, numcodecs and crc32c.
+
+Usage: zarr_peer_test.py DUDLEY
+"""
+import gzip
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+import crc32c
+import numpy as np
+
+DUDLEY = os.path.abspath(sys.argv[1])
+HERE = os.path.dirname(os.path.abspath(__file__))
+failures = []
+checked = 0
+
+TYPES = {"bool": "?", "int8": "i1", "int16": "i2", "int32": "i4", "int64": "i8", "uint8": "u1",
+         "uint16": "u2", "uint32": "u4", "uint64": "u8", "float32": "f4", "float64": "f8"}
+
+
+def value(dtype, i, j):
+    """The formula of zarrita_peer.mjs."""
+    n = (i * 13 + j * 7) % 100
+    if dtype == "bool":
+        return n % 3 == 0
+    if dtype.startswith("float"):
+        return n / 8 - 3.5
+    if dtype.startswith("uint"):
+        return n * 10**12 if dtype == "uint64" else n
+    return (n - 50) * 10**12 if dtype == "int64" else n - 50
+
+
+def fill(dtype):
+    if dtype == "bool":
+        return True
+    if dtype.startswith("float"):
+        return float("nan")
+    return -7 if dtype.startswith("int") else 9
+
+
+def dump(store, path):
+    """The array at `path` of `store` as dudley dump --json gives it, with its node."""
+    proc = subprocess.run([DUDLEY, "dump", "--json", store, path], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"dudley dump {store} {path}: exit {proc.returncode}: {proc.stderr}")
+    doc = json.loads(proc.stdout)
+    node = doc["root"]
+    for part in path.split("[")[0].strip("/").split("/"):
+        if part:
+            node = node["members"][part]
+    if "selections" in node:  # a path with a selection
+        return node, next(iter(node["selections"].values()))["data"]
+    return node, node["data"]
+
+
+def same(a, b):
+    a = np.asarray(a, dtype=object).ravel()
+    b = np.asarray(b, dtype=object).ravel()
+    if a.shape != b.shape:
+        return False
+    for x, y in zip(a, b):
+        if isinstance(y, float) and np.isnan(y):
+            if not (x == "NaN" or (isinstance(x, float) and np.isnan(x))):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+def check(name, ok, detail=""):
+    global checked
+    checked += 1
+    if not ok:
+        failures.append(f"{name}: {detail}")
+
+
+def zarrita_stores(tmp):
+    subprocess.run(["node", os.path.join(HERE, "zarrita_peer.mjs"), "write", tmp], check=True)
+    for store in sorted(os.listdir(tmp)):
+        codecs, dtype = store[:-len(".zarr")].split("_", 1)
+        path = os.path.join(tmp, store)
+        expected = [[fill(dtype) if 4 <= i < 8 and j >= 5 else value(dtype, i, j)
+                     for j in range(7)] for i in range(10)]
+        try:
+            node, data = dump(path, "/x")
+        except RuntimeError as e:
+            check(store, False, str(e))
+            continue
+        check(f"{store} values", same(data, expected), f"{data} != {expected}")
+        order = ">" if codecs in ("big", "transpose") else "<"
+        want = np.dtype(order + TYPES[dtype]).str if dtype not in ("bool", "int8", "uint8") \
+            else np.dtype(TYPES[dtype]).str
+        check(f"{store} dtype", node["dtype"] == want, f"{node['dtype']} != {want}")
+        check(f"{store} attributes", node["attributes"] == {"units": "m", "dimension_names": ["y", "x"]},
+              str(node["attributes"]))
+        # A strided, reversed selection against numpy's own indexing of the same array.
+        _, part = dump(path, "/x[::-3, 1::2]")
+        full = np.array(expected, dtype=object)
+        check(f"{store} selection", same(part, full[::-3, 1::2].tolist()), f"{part}")
+
+
+# --- stores built here, byte by byte as the spec lays them out -------------------------------
+
+def write_json(path, doc):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(doc, f)
+
+
+def array_meta(shape, chunks, data_type, codecs, fill_value, keys=None):
+    return {"zarr_format": 3, "node_type": "array", "shape": shape, "data_type": data_type,
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunks}},
+            "chunk_key_encoding": keys or {"name": "default"},
+            "fill_value": fill_value, "codecs": codecs}
+
+
+def put(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def with_crc(data):
+    return data + struct.pack("<I", crc32c.crc32c(data))
+
+
+def shard_bytes(inner_chunks, per_shard, index_at_end, encode):
+    """A shard of inner chunks (C order of the inner grid; None = never written): their bytes
+    one after the other, then (or before) the index of (offset, nbytes) uint64 pairs, little
+    endian, with its CRC-32C."""
+    n = int(np.prod(per_shard))
+    index_size = 16 * n + 4
+    body = b""
+    entries = []
+    base = 0 if index_at_end else index_size
+    for chunk in inner_chunks:
+        if chunk is None:
+            entries += [2**64 - 1, 2**64 - 1]
+            continue
+        encoded = encode(chunk)
+        entries += [base + len(body), len(encoded)]
+        body += encoded
+    index = with_crc(struct.pack(f"<{2 * n}Q", *entries))
+    return body + index if index_at_end else index + body
+
+
+def hand_built(tmp):
+    stores = {}
+    # float16, complex64 (big endian: each half swapped), complex128, r24; gzip and crc32c.
+    cases = [
+        ("float16", "<f2", np.arange(12, dtype="<f2").reshape(3, 4) / 3, "0x7e00",  # prints "NaN"
+         [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "gzip", "configuration": {"level": 1}}]),
+        ("complex64", ">c8", (np.arange(12) + 1j * np.arange(12)[::-1]).astype(">c8").reshape(3, 4),
+         ["-Infinity", "NaN"],
+         [{"name": "bytes", "configuration": {"endian": "big"}}, {"name": "crc32c"}]),
+        ("complex128", "<c16", (np.arange(12) * 0.5 - 1j).astype("<c16").reshape(3, 4), [0.5, -0.0],
+         [{"name": "bytes", "configuration": {"endian": "little"}}]),
+    ]
+    for data_type, np_type, array, fill_value, codecs in cases:
+        root = os.path.join(tmp, f"hand_{data_type}.zarr")
+        write_json(f"{root}/zarr.json", array_meta([3, 4], [2, 3], data_type, codecs, fill_value))
+        for ci in range(2):
+            for cj in range(2):
+                if (ci, cj) == (1, 1):
+                    continue  # missing: the fill value
+                chunk = np.zeros((2, 3), np_type)
+                part = array[ci * 2:ci * 2 + 2, cj * 3:cj * 3 + 3]
+                chunk[:part.shape[0], :part.shape[1]] = part
+                raw = chunk.tobytes()
+                if any(c["name"] == "gzip" for c in codecs):
+                    raw = gzip.compress(raw)
+                if any(c["name"] == "crc32c" for c in codecs):
+                    raw = with_crc(raw)
+                put(f"{root}/c/{ci}/{cj}", raw)
+        expected = array.astype(object)
+        stores[root] = (expected, fill_value, data_type)
+    for root, (expected, fill_value, data_type) in stores.items():
+        node, data = dump(root, "/")
+        # Values where chunks exist; the missing chunk (rows 2.., columns 3..) is the fill.
+        if data_type == "float16":
+            # The printed values read back as float16 give the stored halves exactly.
+            got = np.array([[float(v) for v in row] for row in data]).astype("<f2")
+            want = expected.astype("<f2")
+            want[2, 3] = np.nan
+            check(f"{root} values", np.array_equal(got, want, equal_nan=True), f"{data}")
+        else:
+            for i in range(3):
+                for j in range(4):
+                    v = data[i][j]
+                    if i >= 2 and j >= 3:
+                        continue
+                    c = complex(expected[i][j])
+                    check(f"{root} [{i},{j}]", complex(*v) == c if isinstance(v, list) else False, f"{v} != {c}")
+        printed = "NaN" if fill_value == "0x7e00" else fill_value  # the canonical NaN's name
+        check(f"{root} fill", json.dumps(node["storage"]["fill_value"]) == json.dumps(printed),
+              f"{node['storage']['fill_value']} != {printed}")
+
+    # The transpose example of the notes: order [1, 0], a 2x3 chunk holding 0..5 is stored
+    # as bytes 0,3,1,4,2,5.
+    root = os.path.join(tmp, "hand_transpose.zarr")
+    write_json(f"{root}/zarr.json", array_meta(
+        [2, 3], [2, 3], "uint8",
+        [{"name": "transpose", "configuration": {"order": [1, 0]}}, {"name": "bytes"}], 0))
+    put(f"{root}/c/0/0", bytes([0, 3, 1, 4, 2, 5]))
+    _, data = dump(root, "/")
+    check("transpose example", data == [[0, 1, 2], [3, 4, 5]], str(data))
+
+    # r24 raw bits: three bytes per element, passed through.
+    root = os.path.join(tmp, "hand_r24.zarr")
+    write_json(f"{root}/zarr.json", array_meta([4], [4], "r24", [{"name": "bytes"}], [1, 2, 3]))
+    put(f"{root}/c/0", bytes(range(12)))
+    proc = subprocess.run([DUDLEY, "dump", "--json", root], capture_output=True, text=True)
+    check("r24 reads", proc.returncode == 0, proc.stderr)
+
+    # 0-d arrays and v2 chunk keys: key "c" and "0".
+    for keys, key in (({"name": "default"}, "c"), ({"name": "v2"}, "0")):
+        root = os.path.join(tmp, f"hand_scalar_{key}.zarr")
+        write_json(f"{root}/zarr.json", array_meta(
+            [], [], "int32", [{"name": "bytes", "configuration": {"endian": "little"}}], 0, keys))
+        put(f"{root}/{key}", struct.pack("<i", -42))
+        _, data = dump(root, "/")
+        check(f"0-d array, key {key}", data == -42, str(data))
+
+    # Sharding: a 8x6 array in shards of 4x6, inner chunks 2x3, index at the end or start,
+    # gzip inside, one inner chunk never written; and sharding nested in sharding.
+    array = np.arange(48, dtype="<i2").reshape(8, 6)
+    for at_end in (True, False):
+        root = os.path.join(tmp, f"hand_shard_{'end' if at_end else 'start'}.zarr")
+        inner_codecs = [{"name": "bytes", "configuration": {"endian": "little"}},
+                        {"name": "gzip", "configuration": {"level": 5}}]
+        write_json(f"{root}/zarr.json", array_meta([8, 6], [4, 6], "int16", [
+            {"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [2, 3], "codecs": inner_codecs,
+                "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+                "index_location": "end" if at_end else "start"}}], -1))
+        for s in range(2):
+            inner = []
+            for a in range(2):
+                for b in range(2):
+                    block = array[s * 4 + a * 2:s * 4 + a * 2 + 2, b * 3:b * 3 + 3]
+                    inner.append(None if (s, a, b) == (1, 1, 0) else block)
+            put(f"{root}/c/{s}/0", shard_bytes(inner, [2, 2], at_end,
+                                                lambda c: gzip.compress(np.ascontiguousarray(c).tobytes())))
+        _, data = dump(root, "/")
+        want = array.astype(int).tolist()
+        for i in range(6, 8):
+            for j in range(0, 3):
+                want[i][j] = -1
+        check(f"{root} values", data == want, f"{data} != {want}")
+        _, one = dump(root, "/[5, 4]")
+        check(f"{root} one element", one == 34, str(one))
+        # A damaged index fails naming the shard.
+        with open(f"{root}/c/0/0", "r+b") as f:
+            f.seek(-1 if at_end else 0, 2 if at_end else 0)
+            last = f.read(1)
+            f.seek(-1 if at_end else 0, 2 if at_end else 0)
+            f.write(bytes([last[0] ^ 0xFF]))
+        proc = subprocess.run([DUDLEY, "dump", root], capture_output=True, text=True)
+        check(f"{root} damaged index", proc.returncode != 0 and "c/0/0" in proc.stderr, proc.stderr)
+
+    root = os.path.join(tmp, "hand_shard_nested.zarr")
+    inner_pipeline = [{"name": "bytes", "configuration": {"endian": "little"}}]
+    write_json(f"{root}/zarr.json", array_meta([8, 6], [8, 6], "int16", [
+        {"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [4, 6],
+            "codecs": [{"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [2, 3], "codecs": inner_pipeline}}]}}], 0))
+
+    def inner_shard(rows):
+        blocks = [array[rows + a * 2:rows + a * 2 + 2, b * 3:b * 3 + 3] for a in range(2) for b in range(2)]
+        return shard_bytes(blocks, [2, 2], True, lambda c: np.ascontiguousarray(c).tobytes())
+    put(f"{root}/c/0/0", shard_bytes([0, 4], [2, 1], True, inner_shard))
+    _, data = dump(root, "/")
+    check("nested sharding values", data == array.astype(int).tolist(), str(data))
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        os.makedirs(f"{tmp}/zarrita")
+        zarrita_stores(f"{tmp}/zarrita")
+        hand_built(tmp)
+    if failures:
+        print("\n".join("FAIL: " + f for f in failures))
+        sys.exit(1)
+    print(f"zarr peers: {checked} checks passed")
+
+
+main()
