@@ -5,7 +5,9 @@
    writes (bytes little/big, zstd, blosc, transpose), some chunks never written; `dudley dump
    --json` must give the values zarrita was given (the same formula, computed here), the
    fill value where chunks are missing, the dtype, attributes and dimension names.
-2. Features no installed peer writes (float16, complex, r<N>, gzip, crc32c, sharding with
+2. Stores we write (from an ASDF file python3-asdf writes, every data type, each compressor,
+   checksums, edge chunks) read by zarrita, and converted back to ASDF for python3-asdf.
+3. Features no installed peer writes (float16, complex, r<N>, gzip, crc32c, sharding with
    the index at either end, nested, missing inner chunks, 0-d arrays, v2 chunk keys) as
    stores built here byte by byte from the spec, with numpy, gzip, numcodecs and crc32c.
 
@@ -287,10 +289,56 @@ def hand_built(tmp):
     check("nested sharding values", data == array.astype(int).tolist(), str(data))
 
 
+def ours_read_by_peers(tmp):
+    import asdf
+    i, j = np.meshgrid(np.arange(10), np.arange(7), indexing="ij")
+    n = (i * 13 + j * 7) % 100
+    arrays = {dtype: np.array([[value(dtype, a, b) for b in range(7)] for a in range(10)],
+                              dtype=TYPES[dtype]) for dtype in TYPES}
+    arrays["big_f8"] = (n / 8 - 3.5).astype(">f8")  # a big-endian source: stored little
+    extra = {"complex128": (n + 1j * n[::-1]).astype("<c16")}
+    src = f"{tmp}/src.asdf"
+    asdf.AsdfFile({**arrays, **extra, "meta": {"units": "m"}}).write_to(src)
+    runs = [["--compressor", "zstd"], ["--compressor", "gzip", "--chunks", "3,4"],
+            ["--compressor", "blosc", "--crc32c"], ["--compressor", "none", "--chunks", "10,7"]]
+    for k, options in enumerate(runs):
+        store = f"{tmp}/ours_{k}.zarr"
+        proc = subprocess.run([DUDLEY, "convert", "-q", *options, src, store], capture_output=True, text=True)
+        if proc.returncode != 0:
+            check(f"convert {options}", False, proc.stderr)
+            continue
+        names = list(arrays)
+        out = subprocess.run(["node", os.path.join(HERE, "zarrita_peer.mjs"), "read", store, *names],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            check(f"zarrita reads {store}", False, out.stderr)
+            continue
+        got = json.loads(out.stdout)["arrays"]
+        for name in names:
+            want = arrays[name]
+            values = got[name]["values"]
+            if want.dtype.kind in "iu" and want.dtype.itemsize == 8:
+                values = [int(v) for v in values]
+            ok = got[name]["shape"] == list(want.shape) and \
+                np.array_equal(np.array(values, dtype=want.dtype.newbyteorder("=")).reshape(want.shape), want)
+            check(f"zarrita reads {name} of {options}", ok, f"{values[:8]}")
+        # And back to ASDF, for the reference library.
+        back = f"{tmp}/back_{k}.asdf"
+        proc = subprocess.run([DUDLEY, "convert", "-q", store, back], capture_output=True, text=True)
+        if proc.returncode != 0:
+            check(f"convert {store} to ASDF", False, proc.stderr)
+            continue
+        with asdf.open(back) as f:
+            for name, want in {**arrays, **extra}.items():
+                check(f"asdf reads {name} of {options}", np.array_equal(f[name][()], want), name)
+            check(f"attributes of {options}", f["meta"]["units"] == "m", str(f.tree.get("meta")))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         os.makedirs(f"{tmp}/zarrita")
         zarrita_stores(f"{tmp}/zarrita")
+        ours_read_by_peers(tmp)
         hand_built(tmp)
     if failures:
         print("\n".join("FAIL: " + f for f in failures))

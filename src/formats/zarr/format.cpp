@@ -2,7 +2,11 @@
 
 #include <filesystem>
 
+#include <fmt/format.h>
+
+#include "dudley/core/error.hpp"
 #include "dudley/formats/zarr/reader.hpp"
+#include "dudley/formats/zarr/writer.hpp"
 
 namespace dudley::zarr {
 namespace {
@@ -22,6 +26,71 @@ class ZarrFormat final : public BasicFormat {
 
   model::Tree open(const std::string& path, const OpenOptions&) const override {
     return open_zarr(path);
+  }
+
+  std::vector<FormatOption> cli_options() const override {
+    using Kind = FormatOption::Kind;
+    return {
+        FormatOption::writing(Kind::kValue, "--compressor",
+                              "Compress every chunk with this (default zstd)")
+            .allowing({"zstd", "gzip", "blosc", "none"}),
+        FormatOption::writing(Kind::kUnsigned, "--level",
+                              "The compressor's level (default: zstd 3, gzip 5, blosc 5)"),
+        FormatOption::writing(Kind::kValue, "--chunks",
+                              "Chunk shape of every array, as '256,256' (default: about "
+                              "--chunk-bytes, cutting the slowest dimensions)"),
+        FormatOption::writing(Kind::kUnsigned, "--chunk-bytes",
+                              "Size chunks are chosen near (default 1048576)"),
+        FormatOption::writing(Kind::kFlag, "--crc32c",
+                              "Append a CRC-32C to every chunk (checked when read)"),
+    };
+  }
+
+  void apply_save_options(const GivenOptions& given, SaveOptions& options) const override {
+    ZarrSaveOptions own = options.formats.get<ZarrSaveOptions>();
+    own.compressor = given_value(given, "--compressor", own.compressor);
+    if (given.count("--level")) own.level = static_cast<int>(given_unsigned(given, "--level", 0));
+    own.chunk_bytes = given_unsigned(given, "--chunk-bytes", own.chunk_bytes);
+    if (own.chunk_bytes == 0)
+      throw Error(ErrorCategory::kUsage, "--chunk-bytes must be at least 1");
+    if (given_flag(given, "--crc32c")) own.checksums = true;
+    const std::string chunks = given_value(given, "--chunks");
+    if (!chunks.empty()) own.chunk_shape = parse_chunks(chunks);
+    options.formats.set(std::move(own));
+  }
+
+  bool can_save() const override { return true; }
+  SaveReport save(const model::Tree& tree, const std::string& path,
+                  const SaveOptions& options) const override {
+    SaveReport report;
+    const uint64_t bytes =
+        write_zarr(tree, path, options.formats.get<ZarrSaveOptions>(), options, &report.notes);
+    report.files.push_back({path, "store", bytes});
+    return report;
+  }
+
+ private:
+  static std::vector<int64_t> parse_chunks(const std::string& text) {
+    std::vector<int64_t> out;
+    size_t at = 0;
+    while (at <= text.size()) {
+      const size_t comma = std::min(text.find(',', at), text.size());
+      const std::string part = text.substr(at, comma - at);
+      size_t used = 0;
+      long long v = 0;
+      try {
+        v = std::stoll(part, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (part.empty() || used != part.size() || v < 1) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("--chunks '{}': '{}' is not a positive integer", text, part));
+      }
+      out.push_back(v);
+      at = comma + 1;
+    }
+    return out;
   }
 };
 

@@ -1,0 +1,48 @@
+// Writing model trees as Zarr v3 directory stores that zarrita and zarr-python open: groups
+// become groups, lists groups whose members are named by index, arrays chunked and encoded
+// on every core, with their attributes and dimension names. The store is built in a
+// temporary sibling and moved into place whole (io::AtomicDirectory).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dudley/format.hpp"
+#include "dudley/model/tree.hpp"
+
+namespace dudley::zarr {
+
+/// Zarr's own save options.
+struct ZarrSaveOptions : FormatOptions {
+  static constexpr const char* kFormat = "zarr";
+  /// The bytes -> bytes codec of every array: "zstd", "gzip", "blosc" (lz4 with byte
+  /// shuffle) or "none".
+  std::string compressor = "zstd";
+  /// Its level; -1: zstd 3, gzip 5, blosc 5.
+  int level = -1;
+  /// The chunk shape of every array (one extent per dimension, each at least 1); empty:
+  /// chosen per array, near `chunk_bytes`, cutting the slowest dimensions first.
+  std::vector<int64_t> chunk_shape;
+  /// The size chunks are chosen near when chunk_shape is empty.
+  uint64_t chunk_bytes = uint64_t{1} << 20;
+  /// Append a CRC-32C to every chunk (the crc32c codec), checked by readers.
+  bool checksums = false;
+};
+
+/// Writes `tree` as the store `path`. Returns the bytes written (metadata and chunks).
+/// Throws Error(kType) naming an array whose type Zarr v3 cannot hold (fixed strings,
+/// structs, pointers) and Error(kUsage) for a chunk shape of the wrong rank; nothing is then
+/// left at `path`. `notes` receives what the store does not keep (attributes that are typed
+/// arrays, masks, list structure, pointees).
+uint64_t write_zarr(const model::Tree& tree, const std::string& path,
+                    const ZarrSaveOptions& options, const SaveOptions& common = {},
+                    std::vector<std::string>* notes = nullptr);
+
+/// The chunk shape write_zarr chooses for an array of `shape` and `element_size`-byte
+/// elements: the whole array when it is at most `target` bytes, else the slowest
+/// dimensions halved (rounded up) until a chunk is; never an extent of 0.
+std::vector<int64_t> choose_chunk_shape(const std::vector<int64_t>& shape, uint64_t element_size,
+                                        uint64_t target);
+
+}  // namespace dudley::zarr

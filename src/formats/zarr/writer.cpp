@@ -1,0 +1,372 @@
+#include "dudley/formats/zarr/writer.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "dudley/codec/chain.hpp"
+#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/byte_swap.hpp"
+#include "dudley/core/error.hpp"
+#include "dudley/core/shape.hpp"
+#include "dudley/formats/zarr/data_type.hpp"
+#include "dudley/formats/zarr/metadata.hpp"
+#include "dudley/io/atomic_outputs.hpp"
+#include "dudley/model/value_json.hpp"
+
+namespace dudley::zarr {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+// Chunks read before they are encoded together: at most this many bytes of them.
+constexpr uint64_t kBatchBytes = uint64_t{64} << 20;
+
+void write_file(const std::string& path, const void* data, size_t size) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw Error(ErrorCategory::kIo, fmt::format("cannot create: {}", std::strerror(errno)),
+                Location::file(path));
+  }
+  const auto* p = static_cast<const char*>(data);
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::write(fd, p + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      throw Error(ErrorCategory::kIo, fmt::format("cannot write: {}", std::strerror(e)),
+                  Location::file(path));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) {
+    throw Error(ErrorCategory::kIo, fmt::format("cannot write: {}", std::strerror(errno)),
+                Location::file(path));
+  }
+}
+
+std::string join(const std::string& prefix, const std::string& name) {
+  return prefix.empty() ? name : prefix + "/" + name;
+}
+
+class StoreWriter {
+ public:
+  StoreWriter(std::string root, const ZarrSaveOptions& options, const SaveOptions& common,
+              std::vector<std::string>* notes)
+      : root_(std::move(root)), options_(options), common_(common), notes_(notes) {}
+
+  uint64_t bytes() const { return bytes_; }
+  uint64_t total = 0;  // array bytes to write, for progress
+
+  void node(const model::Node& n, const std::string& prefix, const std::string& path) {
+    fs::create_directories(prefix.empty() ? fs::path(root_) : fs::path(root_) / prefix);
+    if (n.kind == model::NodeKind::kArray) {
+      array(n, prefix, path);
+      return;
+    }
+    GroupMetadata g;
+    g.attributes = attributes(n, path);
+    if (n.kind == model::NodeKind::kList) {
+      note(fmt::format("{}: a list, written as a group whose members are named by index",
+                       path.empty() ? "/" : path));
+    }
+    put(join(prefix, "zarr.json"), group_metadata_json(g));
+    model::for_each_child(n, [&](uint64_t i, const model::Node& c) {
+      const std::string name = n.kind == model::NodeKind::kList ? std::to_string(i) : c.name;
+      node(c, join(prefix, name), path + "/" + name);
+      return true;
+    });
+  }
+
+ private:
+  void note(std::string text) {
+    if (notes_) notes_->push_back(std::move(text));
+  }
+
+  void put(const std::string& key, const std::string& text) {
+    write_file(root_ + "/" + key, text.data(), text.size());
+    bytes_ += text.size();
+  }
+
+  Json attributes(const model::Node& n, const std::string& path) {
+    Json out = Json::object();
+    for (const auto& [name, value] : n.attributes) {
+      if (name == model::well_known::kDimensionNames && n.kind == model::NodeKind::kArray) continue;
+      if (const auto* v = std::get_if<model::Value>(&value)) {
+        out[name] = model::to_json(*v);
+      } else {
+        note(fmt::format("{}@{}: a typed-array attribute, not written", path.empty() ? "/" : path,
+                         name));
+      }
+    }
+    return out;
+  }
+
+  // The array's fill value: the source's (a Zarr array's), or zeros.
+  FillValue fill_of(const model::Node& n, const DType& native) {
+    if (n.storage.chunking && n.storage.chunking->fill_value) {
+      try {
+        return fill_value_from_json(model::to_json(*n.storage.chunking->fill_value), native, {}, "",
+                                    "");
+      } catch (const Error&) {
+        // A fill value of another format's kind (a string for a number): zeros.
+      }
+    }
+    return default_fill_value(native);
+  }
+
+  void array(const model::Node& n, const std::string& prefix, const std::string& path) {
+    if (!n.error.empty()) {
+      throw Error(n.error.category, fmt::format("{}: {}", path, n.error.message), n.error.location);
+    }
+    if (!n.data) throw Error(ErrorCategory::kData, fmt::format("{}: the array has no data", path));
+    const DType native =
+        n.dtype.needs_swap() ? n.dtype.with_byte_order(native_byte_order()) : n.dtype;
+    ArrayMetadata a;
+    try {
+      data_type_name(native);
+    } catch (const Error& e) {
+      throw Error(ErrorCategory::kType, fmt::format("{}: {}", path, e.message()));
+    }
+    if (native.kind() == DTypeKind::kVLen) {
+      throw Error(ErrorCategory::kType,
+                  fmt::format("{}: string and bytes arrays are not written by this build", path));
+    }
+    if (n.storage.mask)
+      note(fmt::format("{}: its mask is not written (the stored values are)", path));
+    a.shape = n.shape;
+    const bool ordered = native.size() > 1 && native.kind() != DTypeKind::kRawBits;
+    a.dtype = ordered ? native.with_byte_order(ByteOrder::kLittle) : native;
+    a.chunk_shape = options_.chunk_shape.empty()
+                        ? choose_chunk_shape(n.shape, native.size(), options_.chunk_bytes)
+                        : options_.chunk_shape;
+    if (a.chunk_shape.size() != n.shape.size()) {
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("{}: --chunks gives {} dimensions, the array has {}", path,
+                              a.chunk_shape.size(), n.shape.size()));
+    }
+    a.fill = fill_of(n, native);
+    a.codecs.array_to_bytes.name = "bytes";
+    if (ordered) a.codecs.array_to_bytes.configuration = {{"endian", "little"}};
+    a.codecs.endian = ByteOrder::kLittle;
+    const std::string& c = options_.compressor;
+    if (c == "zstd") {
+      a.codecs.bytes_to_bytes.push_back(
+          {"zstd", {{"level", options_.level >= 0 ? options_.level : 3}, {"checksum", false}}});
+    } else if (c == "gzip") {
+      a.codecs.bytes_to_bytes.push_back(
+          {"gzip", {{"level", options_.level >= 0 ? options_.level : 5}}});
+    } else if (c == "blosc") {
+      a.codecs.bytes_to_bytes.push_back({"blosc",
+                                         {{"cname", "lz4"},
+                                          {"clevel", options_.level >= 0 ? options_.level : 5},
+                                          {"shuffle", native.size() > 1 ? "shuffle" : "noshuffle"},
+                                          {"typesize", native.size()},
+                                          {"blocksize", 0}}});
+    } else if (c != "none") {
+      throw Error(ErrorCategory::kUsage, fmt::format("unknown compressor '{}'", c));
+    }
+    if (options_.checksums) a.codecs.bytes_to_bytes.push_back({"crc32c", Json::object()});
+    if (const auto* names = n.attributes.find(model::well_known::kDimensionNames)) {
+      if (const auto* v = std::get_if<model::Value>(names);
+          v && v->is<model::ValueList>() && v->as<model::ValueList>().size() == n.shape.size()) {
+        a.dimension_names.emplace();
+        for (const model::Value& name : v->as<model::ValueList>()) {
+          a.dimension_names->push_back(
+              name.is<std::string>() ? std::optional(name.as<std::string>()) : std::nullopt);
+        }
+      }
+    }
+    a.attributes = attributes(n, path);
+    // The metadata goes through the reader's own checks before any chunk is written.
+    const std::string text = array_metadata_json(a);
+    const ArrayMetadata checked =
+        *parse_metadata(text, root_ + "/" + join(prefix, "zarr.json")).array;
+    chunks(*n.data, checked, native, prefix);
+    put(join(prefix, "zarr.json"), text);
+  }
+
+  void chunks(model::ArraySource& source, const ArrayMetadata& a, const DType& native,
+              const std::string& prefix) {
+    const size_t rank = a.shape.size();
+    const uint64_t element = native.size();
+    const uint64_t chunk_bytes = *Shape(a.chunk_shape).element_count() * element;
+    std::vector<int64_t> grid(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      if (a.shape[d] == 0) return;  // no chunks
+      grid[d] = (a.shape[d] + a.chunk_shape[d] - 1) / a.chunk_shape[d];
+    }
+    nlohmann::json config = nlohmann::json::array();
+    for (const CodecSpec& c : a.codecs.bytes_to_bytes) {
+      config.push_back(
+          {{"name", c.name}, {"configuration", nlohmann::json::parse(c.configuration.dump())}});
+    }
+    const codec::CodecChain chain = codec::CodecChain::from_configuration(config);
+    source.verify();
+    auto& pool = codec::ThreadPool::shared();
+    const size_t batch = static_cast<size_t>(
+        std::clamp<uint64_t>(kBatchBytes / std::max<uint64_t>(chunk_bytes, 1), 1, 64));
+    if (buffers_.size() < batch) buffers_.resize(batch);
+    if (encoded_.size() < batch) encoded_.resize(batch);
+    std::vector<std::vector<int64_t>> indexes;
+    std::vector<std::byte> piece;
+    std::vector<int64_t> at(rank, 0);
+    bool done = false;
+    auto flush = [&] {
+      std::vector<uint64_t> sizes(indexes.size(), 0);
+      pool.parallel_for(indexes.size(), [&](size_t k) {
+        codec::Bytes& raw = buffers_[k];
+        // A chunk of nothing but the fill value is not written: it reads as that anyway.
+        bool all_fill = true;
+        for (uint64_t e = 0; all_fill && e < chunk_bytes; e += element) {
+          all_fill = std::memcmp(raw.data() + e, a.fill.bytes.data(), element) == 0;
+        }
+        if (all_fill) return;
+        if (native_byte_order() != ByteOrder::kLittle && native.size() > 1) {
+          swap_elements(raw.data(), chunk_bytes / element, native);
+        }
+        chain.encode_into(raw, {element, a.chunk_shape}, encoded_[k]);
+        const std::string key = join(prefix, a.keys.key(indexes[k]));
+        const fs::path file = fs::path(root_) / key;
+        std::error_code ec;
+        fs::create_directories(file.parent_path(), ec);
+        write_file(file.string(), encoded_[k].data(), encoded_[k].size());
+        sizes[k] = encoded_[k].size();
+      });
+      for (uint64_t s : sizes) bytes_ += s;
+      indexes.clear();
+    };
+    while (!done) {
+      // The chunk's part of the array, read into its buffer; an edge chunk's rest is fill.
+      Hyperslab slab;
+      bool edge = false;
+      for (size_t d = 0; d < rank; ++d) {
+        slab.start.push_back(at[d] * a.chunk_shape[d]);
+        slab.count.push_back(std::min(a.chunk_shape[d], a.shape[d] - slab.start[d]));
+        edge = edge || slab.count[d] != a.chunk_shape[d];
+      }
+      codec::Bytes& raw = buffers_[indexes.size()];
+      raw.resize(chunk_bytes);
+      if (!edge) {
+        source.read_into(slab, raw.data());
+      } else {
+        piece.resize(*Shape(slab.count).element_count() * element);
+        source.read_into(slab, piece.data());
+        for (uint64_t e = 0; e < chunk_bytes; e += element) {
+          std::memcpy(raw.data() + e, a.fill.bytes.data(), element);
+        }
+        place(piece.data(), slab.count, raw.data(), a.chunk_shape, element);
+      }
+      written_ += *Shape(slab.count).element_count() * element;
+      if (common_.progress) common_.progress(written_, total);
+      indexes.push_back(at);
+      if (indexes.size() == batch) flush();
+      done = true;
+      for (size_t d = rank; d-- > 0;) {
+        if (++at[d] < grid[d]) {
+          done = false;
+          break;
+        }
+        at[d] = 0;
+      }
+    }
+    if (!indexes.empty()) flush();
+  }
+
+  // Copies a C-ordered block of `count` into the corner of a C-ordered chunk of `shape`.
+  static void place(const std::byte* block, const std::vector<int64_t>& count, std::byte* chunk,
+                    const std::vector<int64_t>& shape, uint64_t element) {
+    const size_t rank = count.size();
+    if (rank == 0) {
+      std::memcpy(chunk, block, element);
+      return;
+    }
+    for (int64_t c : count) {
+      if (c == 0) return;
+    }
+    std::vector<int64_t> i(rank, 0);
+    const uint64_t run = static_cast<uint64_t>(count[rank - 1]) * element;
+    for (;;) {
+      uint64_t offset = 0;
+      for (size_t d = 0; d < rank; ++d)
+        offset = offset * static_cast<uint64_t>(shape[d]) + static_cast<uint64_t>(i[d]);
+      std::memcpy(chunk + offset * element, block, run);
+      block += run;
+      size_t d = rank - 1;
+      while (d > 0) {
+        --d;
+        if (++i[d] < count[d]) break;
+        i[d] = 0;
+        if (d == 0) return;
+      }
+      if (rank == 1) return;
+    }
+  }
+
+  std::string root_;
+  const ZarrSaveOptions& options_;
+  const SaveOptions& common_;
+  std::vector<std::string>* notes_;
+  uint64_t bytes_ = 0;
+  uint64_t written_ = 0;
+  std::vector<codec::Bytes> buffers_, encoded_;
+};
+
+uint64_t array_bytes(const model::Node& n) {
+  if (n.kind == model::NodeKind::kArray) {
+    const auto bytes = Shape(n.shape).byte_size(n.dtype.size());
+    return bytes ? *bytes : 0;
+  }
+  uint64_t total = 0;
+  model::for_each_child(n, [&](uint64_t, const model::Node& c) {
+    total += array_bytes(c);
+    return true;
+  });
+  return total;
+}
+
+}  // namespace
+
+std::vector<int64_t> choose_chunk_shape(const std::vector<int64_t>& shape, uint64_t element_size,
+                                        uint64_t target) {
+  std::vector<int64_t> chunk;
+  for (int64_t d : shape) chunk.push_back(std::max<int64_t>(d, 1));
+  auto bytes = [&] {
+    long double b = static_cast<long double>(element_size);
+    for (int64_t c : chunk) b *= static_cast<long double>(c);
+    return b;
+  };
+  for (size_t d = 0; d < chunk.size() && bytes() > static_cast<long double>(target);) {
+    if (chunk[d] == 1) {
+      ++d;  // this dimension is cut as far as it goes: the next one
+      continue;
+    }
+    chunk[d] = (chunk[d] + 1) / 2;
+  }
+  return chunk;
+}
+
+uint64_t write_zarr(const model::Tree& tree, const std::string& path,
+                    const ZarrSaveOptions& options, const SaveOptions& common,
+                    std::vector<std::string>* notes) {
+  io::AtomicDirectory store(path);
+  StoreWriter writer(store.staging(), options, common, notes);
+  writer.total = array_bytes(*tree.root);
+  writer.node(*tree.root, "", "");
+  if (!tree.pointees.empty() && notes) {
+    notes->push_back(
+        fmt::format("{} pointee(s): Zarr has no references, not written", tree.pointees.size()));
+  }
+  store.commit(common.fsync);
+  return writer.bytes();
+}
+
+}  // namespace dudley::zarr
