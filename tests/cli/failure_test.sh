@@ -135,7 +135,7 @@ check "fmt's output is canonical" "$dudley" fmt --check c.dud
 
 # Formats through the registry: --format to read, --to to write, Dudley flags grouped.
 check "ls --format dudley reads Dudley data" "$dudley" ls --format dudley ptr.bin
-"$dudley" ls --format zarr ptr.bin >out.txt 2>err.txt
+"$dudley" ls --format netcdf ptr.bin >out.txt 2>err.txt
 check "ls --format with a format this build lacks exits 2" test $? -eq 2
 check "... naming the formats there are" grep -q "dudley" err.txt
 check "convert --to dudley writes Dudley data" "$dudley" convert -q --to dudley ptr.bin copy.bin
