@@ -37,8 +37,9 @@ class ZarrFormat final : public BasicFormat {
         FormatOption::writing(Kind::kUnsigned, "--level",
                               "The compressor's level (default: zstd 3, gzip 5, blosc 5)"),
         FormatOption::writing(Kind::kValue, "--chunks",
-                              "Chunk shape of every array, as '256,256' (default: about "
-                              "--chunk-bytes, cutting the slowest dimensions)"),
+                              "Chunk shape of the arrays of its rank, as '256,256' (others, and "
+                              "by default all: about --chunk-bytes, cutting the slowest "
+                              "dimensions)"),
         FormatOption::writing(Kind::kUnsigned, "--chunk-bytes",
                               "Size chunks are chosen near (default 1048576)"),
         FormatOption::writing(Kind::kFlag, "--crc32c",

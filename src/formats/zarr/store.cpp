@@ -94,7 +94,53 @@ class DirectoryStore final : public Store {
   std::string path_;
 };
 
+class MemoryStore final : public Store {
+ public:
+  MemoryStore(std::map<std::string, codec::Bytes> values, std::string name)
+      : values_(std::move(values)), name_(std::move(name)) {}
+  const std::string& name() const override { return name_; }
+  std::optional<uint64_t> size(const std::string& key) const override {
+    auto it = values_.find(key);
+    if (it == values_.end()) return std::nullopt;
+    return it->second.size();
+  }
+  void read(const std::string& key, uint64_t offset, uint64_t length,
+            std::byte* out) const override {
+    auto it = values_.find(key);
+    const uint64_t size = it == values_.end() ? 0 : it->second.size();
+    if (offset > size || length > size - offset) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("{} bytes at offset {} were asked for; the value has {}", length,
+                              offset, size),
+                  Location::binary(where(key), offset));
+    }
+    if (length > 0) std::memcpy(out, it->second.data() + offset, length);
+  }
+  std::vector<std::string> children(const std::string& prefix) const override {
+    std::vector<std::string> names;
+    const std::string lead = prefix.empty() ? "" : prefix + "/";
+    for (const auto& [key, value] : values_) {
+      if (key.rfind(lead, 0) != 0) continue;
+      const std::string rest = key.substr(lead.size());
+      const size_t slash = rest.find('/');
+      if (slash == std::string::npos || rest.substr(slash) != "/zarr.json") continue;
+      const std::string name = rest.substr(0, slash);
+      if (name.rfind("__", 0) == 0 || name.empty() || name.front() == '.') continue;
+      names.push_back(name);
+    }
+    return names;  // sorted: the map's order
+  }
+
+ private:
+  std::map<std::string, codec::Bytes> values_;
+  std::string name_;
+};
+
 }  // namespace
+
+std::shared_ptr<Store> memory_store(std::map<std::string, codec::Bytes> values, std::string name) {
+  return std::make_shared<MemoryStore>(std::move(values), std::move(name));
+}
 
 std::optional<codec::Bytes> Store::get(const std::string& key) const {
   const auto n = size(key);

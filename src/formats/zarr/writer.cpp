@@ -145,13 +145,15 @@ class StoreWriter {
     a.shape = n.shape;
     const bool ordered = native.size() > 1 && native.kind() != DTypeKind::kRawBits;
     a.dtype = ordered ? native.with_byte_order(ByteOrder::kLittle) : native;
-    a.chunk_shape = options_.chunk_shape.empty()
-                        ? choose_chunk_shape(n.shape, native.size(), options_.chunk_bytes)
-                        : options_.chunk_shape;
-    if (a.chunk_shape.size() != n.shape.size()) {
-      throw Error(ErrorCategory::kUsage,
-                  fmt::format("{}: --chunks gives {} dimensions, the array has {}", path,
-                              a.chunk_shape.size(), n.shape.size()));
+    // --chunks shapes the arrays of its rank; others are chunked near --chunk-bytes.
+    if (options_.chunk_shape.size() == n.shape.size()) {
+      a.chunk_shape = options_.chunk_shape;
+    } else {
+      if (!options_.chunk_shape.empty()) {
+        note(fmt::format("{}: {} dimensions, --chunks gives {}: chunked near --chunk-bytes", path,
+                         n.shape.size(), options_.chunk_shape.size()));
+      }
+      a.chunk_shape = choose_chunk_shape(n.shape, native.size(), options_.chunk_bytes);
     }
     a.fill = fill_of(n, native);
     a.codecs.array_to_bytes.name = "bytes";

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,5 +39,10 @@ class Store {
 
 /// The store in directory `path`. Error(kIo) naming it when it is not a directory.
 std::shared_ptr<Store> open_directory_store(const std::string& path);
+
+/// A store held in memory, keys to values (tests and fuzz targets). `name` is its name in
+/// messages; children() lists the prefixes of keys that end in "/zarr.json".
+std::shared_ptr<Store> memory_store(std::map<std::string, codec::Bytes> values,
+                                    std::string name = "<memory>");
 
 }  // namespace dudley::zarr

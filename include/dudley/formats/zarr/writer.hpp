@@ -21,8 +21,9 @@ struct ZarrSaveOptions : FormatOptions {
   std::string compressor = "zstd";
   /// Its level; -1: zstd 3, gzip 5, blosc 5.
   int level = -1;
-  /// The chunk shape of every array (one extent per dimension, each at least 1); empty:
-  /// chosen per array, near `chunk_bytes`, cutting the slowest dimensions first.
+  /// The chunk shape of the arrays of its rank (one extent per dimension, each at least 1);
+  /// other arrays (all, when empty) are chunked near `chunk_bytes`, cutting the slowest
+  /// dimensions first.
   std::vector<int64_t> chunk_shape;
   /// The size chunks are chosen near when chunk_shape is empty.
   uint64_t chunk_bytes = uint64_t{1} << 20;
@@ -32,8 +33,7 @@ struct ZarrSaveOptions : FormatOptions {
 
 /// Writes `tree` as the store `path`. Returns the bytes written (metadata and chunks).
 /// Throws Error(kType) naming an array whose type Zarr v3 cannot hold (fixed strings,
-/// structs, pointers) and Error(kUsage) for a chunk shape of the wrong rank; nothing is then
-/// left at `path`. `notes` receives what the store does not keep (attributes that are typed
+/// structs, pointers); nothing is then left at `path`. `notes` receives what the store does not keep (attributes that are typed
 /// arrays, masks, list structure, pointees).
 uint64_t write_zarr(const model::Tree& tree, const std::string& path,
                     const ZarrSaveOptions& options, const SaveOptions& common = {},

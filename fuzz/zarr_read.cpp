@@ -1,0 +1,60 @@
+// Reading Zarr chunks: the first byte picks one of a few array metadata documents (codecs,
+// sharding with the index at either end, nested), the rest is chunk c/0/0 (or the shard).
+// Reading every element either succeeds or fails with an Error; memory follows the array.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "dudley/core/error.hpp"
+#include "dudley/formats/zarr/reader.hpp"
+
+namespace {
+
+const char* const kMetadata[] = {
+    R"({"zarr_format":3,"node_type":"array","shape":[6,5],"data_type":"int16",
+        "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[6,5]}},
+        "chunk_key_encoding":{"name":"default"},"fill_value":7,
+        "codecs":[{"name":"bytes","configuration":{"endian":"little"}},{"name":"gzip"}]})",
+    R"({"zarr_format":3,"node_type":"array","shape":[6,5],"data_type":"float32",
+        "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[6,5]}},
+        "chunk_key_encoding":{"name":"default"},"fill_value":"NaN",
+        "codecs":[{"name":"transpose","configuration":{"order":[1,0]}},
+                  {"name":"bytes","configuration":{"endian":"big"}},{"name":"zstd"},"crc32c"]})",
+    R"({"zarr_format":3,"node_type":"array","shape":[6,5],"data_type":"uint8",
+        "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[6,5]}},
+        "chunk_key_encoding":{"name":"default"},"fill_value":1,
+        "codecs":[{"name":"bytes"},{"name":"blosc","configuration":{"cname":"lz4","clevel":5,
+                   "shuffle":"noshuffle","blocksize":0}}]})",
+    R"({"zarr_format":3,"node_type":"array","shape":[6,6],"data_type":"int32",
+        "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[6,6]}},
+        "chunk_key_encoding":{"name":"default"},"fill_value":-1,
+        "codecs":[{"name":"sharding_indexed","configuration":{"chunk_shape":[3,2],
+          "codecs":[{"name":"bytes","configuration":{"endian":"little"}}]}}]})",
+    R"({"zarr_format":3,"node_type":"array","shape":[6,6],"data_type":"int32",
+        "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[6,6]}},
+        "chunk_key_encoding":{"name":"default"},"fill_value":-1,
+        "codecs":[{"name":"sharding_indexed","configuration":{"chunk_shape":[3,6],
+          "index_location":"start","index_codecs":[{"name":"bytes",
+            "configuration":{"endian":"big"}}],
+          "codecs":[{"name":"sharding_indexed","configuration":{"chunk_shape":[3,3],
+            "codecs":[{"name":"bytes","configuration":{"endian":"little"}},"gzip"]}}]}}]})",
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace dudley;
+  if (size == 0) return 0;
+  const std::string meta = kMetadata[data[0] % (sizeof kMetadata / sizeof *kMetadata)];
+  codec::Bytes chunk(size - 1);
+  if (size > 1) std::memcpy(chunk.data(), data + 1, size - 1);
+  codec::Bytes json(meta.size());
+  std::memcpy(json.data(), meta.data(), meta.size());
+  try {
+    model::Tree tree = zarr::read_zarr(zarr::memory_store({{"zarr.json", json}, {"c/0/0", chunk}}));
+    if (tree.root->data) tree.root->data->read();
+  } catch (const Error&) {
+  }
+  return 0;
+}

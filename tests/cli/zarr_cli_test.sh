@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Zarr stores through the CLI, as a user meets them: ls, dump and convert of a store in text
+# and --json, exit codes, a broken store, options of writing. Values are checked with numpy.
+set -u
+dudley=${DUDLEY:?set DUDLEY to the dudley binary}
+py=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/check.sh"
+cd "$tmp"
+
+# Dudley data to start from: a 2-D float64 array and a 1-D int16 one in a group.
+$py - <<'PY'
+import numpy as np
+x = np.arange(35, dtype="<f8").reshape(7, 5) / 4
+y = np.arange(9, dtype="<i2") - 4
+with open("in.bin", "wb") as f:
+    f.write(x.tobytes()); f.write(y.tobytes())
+open("in.dud", "w").write("x = <f8[7, 5]\ng /\n  y = <i2[9]\n..\n")
+PY
+
+"$dudley" convert --chunks 3,2 in.bin s.zarr >out.txt 2>err.txt
+check "convert to a .zarr store exits 0" test $? -eq 0
+check "and says what it wrote" grep -q "wrote s.zarr ([0-9]* bytes, store)" out.txt
+check "arrays of another rank than --chunks are chunked by size, with a note" \
+  grep -q "/g/y: 1 dimensions, --chunks gives 2: chunked near --chunk-bytes" err.txt
+"$dudley" ls s.zarr >out.txt
+check "ls shows the chunk grid and codecs" grep -q "^/x .*array <f8 \[7, 5\] chunked \[3, 2\] bytes+zstd" out.txt
+check "ls lists the group" grep -q "^/g/y .*array <i2 \[9\]" out.txt
+"$dudley" ls --json s.zarr >out.json
+check "ls --json gives the format, storage and fill value" $py -c "
+import json; d = json.load(open('out.json'))
+x = d['root']['members']['x']
+assert d['format'] == 'zarr' and x['storage']['chunk_shape'] == [3, 2], d
+assert x['storage']['fill_value'] == 0.0 and x['storage']['codecs'][1]['name'] == 'zstd', x"
+check "dump of a selection matches numpy's indexing" $py - "$dudley" <<'PY'
+import json, subprocess, sys
+import numpy as np
+x = np.arange(35, dtype="<f8").reshape(7, 5) / 4
+out = subprocess.run([sys.argv[1], "dump", "--json", "s.zarr", "/x[::-2, 1:4]"],
+                     capture_output=True, text=True, check=True).stdout
+got = json.loads(out)["root"]["members"]["x"]["selections"]["[::-2, 1:4]"]["data"]
+assert got == x[::-2, 1:4].tolist(), got
+text = subprocess.run([sys.argv[1], "dump", "s.zarr", "/g/y"], capture_output=True, text=True,
+                      check=True).stdout
+assert text.strip() == "/g/y = [-4,-3,-2,-1,0,1,2,3,4]", text
+PY
+# Back to Dudley data: the same bytes numpy wrote.
+"$dudley" convert -q s.zarr back.bin
+check "a store converts back to Dudley data with the same values" $py -c "
+import numpy as np, re
+text = open('back.dud').read()
+# A store lists its members by name: g (with y) first, then x.
+assert text.endswith('g /\n  y = i2[9]\n..\nx = f8[7, 5]\n'), text
+y = np.fromfile('back.bin', '<i2', count=9, offset=8)
+x = np.fromfile('back.bin', '<f8', count=35, offset=8 + 18).reshape(7, 5)
+assert (y == np.arange(9) - 4).all(), y
+assert (x == np.arange(35).reshape(7, 5) / 4).all(), x"
+
+# A broken store: metadata that is not JSON fails naming file, line and column, exit 1; the
+# JSON error document says the same.
+mkdir -p bad.zarr/a && printf '{"zarr_format": 3, "node_type": "group"}' >bad.zarr/zarr.json
+printf '{"zarr_format": 3,\n "node_type": arr}' >bad.zarr/a/zarr.json
+"$dudley" ls bad.zarr >out.txt 2>err.txt
+check "ls of a store with a broken node still lists it, and fails" test $? -eq 1
+check "naming the file, line and column" grep -q "bad.zarr/a/zarr.json:2:" err.txt out.txt
+"$dudley" dump --json bad.zarr /a >out.json 2>err.txt
+check "dump --json of the broken node exits 1" test $? -eq 1
+check "with the error in JSON" $py -c "
+import json; d = json.load(open('out.json'))
+assert 'bad.zarr/a/zarr.json' in json.dumps(d), d"
+printf '{"zarr_format": 3, "node_type": "array", "shape": [2], "data_type": "float8"}' >bad.zarr/zarr.json
+"$dudley" ls bad.zarr >out.txt 2>err.txt
+check "an unknown data type of the root exits 1" test $? -eq 1
+check "naming the type" grep -q 'unknown data_type "float8"' err.txt
+
+# A chunk whose bytes are damaged: dump fails naming the chunk key, and writes no output.
+printf 'garbage' >s.zarr/x/c/0/0
+"$dudley" dump s.zarr /x >out.txt 2>err.txt
+check "a damaged chunk exits 1" test $? -eq 1
+check "naming the chunk" grep -q "s.zarr/x/c/0/0" err.txt
+"$dudley" convert -q s.zarr again.zarr 2>err.txt
+check "a conversion that meets it leaves no output" sh -c "test ! -e again.zarr && ! ls -a | grep -q again"
+
+# A store is written whole or not at all; an existing file is never replaced by a store.
+echo keep >file.zarr
+"$dudley" convert -q in.bin file.zarr 2>err.txt
+check "converting over a file that is not a store is refused" test $? -ne 0
+check "and the file is kept" grep -qx keep file.zarr
+
+echo "zarr cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

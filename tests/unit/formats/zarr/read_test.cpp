@@ -1,0 +1,131 @@
+// Reading Zarr arrays from a store in memory: the fuzz seeds (each kind of pipeline) read to
+// their values; damaged chunks, checksums and shard indexes fail naming the chunk; the
+// selection reads only what it needs.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "dudley/core/error.hpp"
+#include "dudley/formats/zarr/reader.hpp"
+
+namespace dudley::zarr {
+namespace {
+
+codec::Bytes bytes(const std::string& s) {
+  codec::Bytes b(s.size());
+  std::memcpy(b.data(), s.data(), s.size());
+  return b;
+}
+
+// A fuzz seed: its first byte picks the metadata (as in fuzz/zarr_read.cpp), the rest is c/0/0.
+codec::Bytes seed(const std::string& name, uint8_t* selector) {
+  std::ifstream in(std::string(DUDLEY_SOURCE_DIR) + "/fuzz/corpus/zarr_read/" + name,
+                   std::ios::binary);
+  std::string s((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_FALSE(s.empty()) << name;
+  *selector = s.empty() ? 0 : static_cast<uint8_t>(s[0]);
+  return bytes(s.empty() ? s : s.substr(1));
+}
+
+const char* kInt16Gzip = R"({"zarr_format":3,"node_type":"array","shape":[6,5],"data_type":"int16",
+    "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[6,5]}},
+    "chunk_key_encoding":{"name":"default"},"fill_value":7,
+    "codecs":[{"name":"bytes","configuration":{"endian":"little"}},{"name":"gzip"}]})";
+
+const char* kSharded = R"({"zarr_format":3,"node_type":"array","shape":[6,6],"data_type":"int32",
+    "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[6,6]}},
+    "chunk_key_encoding":{"name":"default"},"fill_value":-1,
+    "codecs":[{"name":"sharding_indexed","configuration":{"chunk_shape":[3,2],
+      "codecs":[{"name":"bytes","configuration":{"endian":"little"}}]}}]})";
+
+std::string error_of(const char* meta, const codec::Bytes& chunk) {
+  try {
+    model::Tree t =
+        read_zarr(memory_store({{"zarr.json", bytes(meta)}, {"c/0/0", chunk}}, "s.zarr"));
+    if (!t.root->error.empty()) return t.root->error.text();
+    t.root->data->read();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ZarrRead, EveryKindOfPipelineReadsItsValues) {
+  const char* metas[] = {kInt16Gzip, nullptr, nullptr, kSharded, nullptr};
+  for (const char* name : {"gzip", "shard"}) {
+    uint8_t which = 0;
+    const codec::Bytes chunk = seed(name, &which);
+    model::Tree t = read_zarr(memory_store({{"zarr.json", bytes(metas[which])}, {"c/0/0", chunk}}));
+    const NDArray a = t.root->data->read();
+    SCOPED_TRACE(name);
+    for (int64_t i = 0; i < static_cast<int64_t>(a.element_count()); ++i) {
+      const int64_t v =
+          which == 0 ? a.get<int16_t>({i / 5, i % 5}) : a.get<int32_t>({i / 6, i % 6});
+      EXPECT_EQ(v, i);
+    }
+  }
+}
+
+TEST(ZarrRead, DamagedChunksFailNamingThem) {
+  uint8_t which = 0;
+  codec::Bytes gz = seed("gzip", &which);
+  codec::Bytes bad = gz;
+  bad[bad.size() / 2] ^= std::byte{0x55};
+  bad.resize(bad.size() - 3);
+  std::string e = error_of(kInt16Gzip, bad);
+  EXPECT_NE(e.find("s.zarr/c/0/0"), std::string::npos) << e;
+  // Bytes that decode to another size than the chunk's.
+  const char* plain = R"({"zarr_format":3,"node_type":"array","shape":[6,5],"data_type":"int16",
+    "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[6,5]}},
+    "chunk_key_encoding":{"name":"default"},"fill_value":0,
+    "codecs":[{"name":"bytes","configuration":{"endian":"little"}},"crc32c"]})";
+  e = error_of(plain, codec::Bytes(59));
+  EXPECT_NE(e.find("c/0/0"), std::string::npos) << e;
+  // A CRC-32C that does not match.
+  e = error_of(plain, codec::Bytes(64));
+  EXPECT_NE(e.find("c/0/0"), std::string::npos) << e;
+  EXPECT_NE(e.find("crc32c"), std::string::npos) << e;
+}
+
+TEST(ZarrRead, ShardIndexesAreChecked) {
+  uint8_t which = 0;
+  const codec::Bytes shard = seed("shard", &which);
+  // An entry pointing past the shard (its CRC made to match, so the bounds check speaks).
+  codec::Bytes far = shard;
+  const size_t index_at = far.size() - 4 - 16 * 6;
+  const uint64_t huge = 1000;
+  std::memcpy(far.data() + index_at, &huge, 8);
+  std::string e = error_of(kSharded, far);
+  EXPECT_NE(e.find("c/0/0"), std::string::npos) << e;
+  // Too short to hold its index.
+  e = error_of(kSharded, codec::Bytes(shard.begin(), shard.begin() + 20));
+  EXPECT_NE(e.find("cannot hold its index"), std::string::npos) << e;
+  // A missing shard reads as the fill value.
+  model::Tree t = read_zarr(memory_store({{"zarr.json", bytes(kSharded)}}));
+  EXPECT_EQ(t.root->data->read().get<int32_t>({5, 5}), -1);
+}
+
+TEST(ZarrRead, StoresWithoutV3MetadataAreRefused) {
+  EXPECT_THROW(read_zarr(memory_store({{".zgroup", bytes("{\"zarr_format\":2}")}})), Error);
+  try {
+    read_zarr(memory_store({}, "empty.zarr"));
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("empty.zarr/zarr.json"), std::string::npos);
+  }
+  // A child whose metadata is broken is listed with its error; the others read.
+  model::Tree t =
+      read_zarr(memory_store({{"zarr.json", bytes(R"({"zarr_format":3,"node_type":"group"})")},
+                              {"a/zarr.json", bytes("{")},
+                              {"b/zarr.json", bytes(R"({"zarr_format":3,"node_type":"group"})")},
+                              {"__hidden/zarr.json", bytes("{")}},
+                             "g.zarr"));
+  ASSERT_EQ(t.root->children.size(), 2u);
+  EXPECT_NE(t.root->children[0]->error.text().find("g.zarr/a/zarr.json:1:"), std::string::npos)
+      << t.root->children[0]->error.text();
+  EXPECT_TRUE(t.root->children[1]->error.empty());
+}
+
+}  // namespace
+}  // namespace dudley::zarr
