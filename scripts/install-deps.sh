@@ -19,8 +19,9 @@ packages=(
   python3-numcodecs python3-lz4
   # ASDF peer: the reference library reads what we write and writes what we read
   python3-asdf
-  # Zarr: CRC-32C for checking chunks by hand (the peers, zarrita, come from npm below)
-  python3-crc32c
+  # Zarr: CRC-32C for checking chunks by hand, zarr-python 2 (v2 stores; the speed baseline);
+  # the v3 peer, zarrita, comes from npm below
+  python3-crc32c python3-zarr
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libhdf5-dev
   # GNU time: peak memory of a command (the dump benchmark)
