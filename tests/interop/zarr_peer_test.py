@@ -7,7 +7,10 @@
    fill value where chunks are missing, the dtype, attributes and dimension names.
 2. Stores we write (from an ASDF file python3-asdf writes, every data type, each compressor,
    checksums, edge chunks) read by zarrita, and converted back to ASDF for python3-asdf.
-3. Features no installed peer writes (float16, complex, r<N>, gzip, crc32c, sharding with
+3. Zarr v2 stores both ways with python3-zarr 2: every numeric type, each compressor it
+   and we share (zlib, gzip, bz2, zstd, blosc), order C and F, both separators, missing
+   chunks, xarray's _ARRAY_DIMENSIONS; and stores we write with --zarr-format 2.
+4. Features no installed peer writes (float16, complex, r<N>, gzip, crc32c, sharding with
    the index at either end, nested, missing inner chunks, 0-d arrays, v2 chunk keys) as
    stores built here byte by byte from the spec, with numpy, gzip, numcodecs and crc32c.
 
@@ -334,11 +337,82 @@ def ours_read_by_peers(tmp):
             check(f"attributes of {options}", f["meta"]["units"] == "m", str(f.tree.get("meta")))
 
 
+def v2_both_ways(tmp):
+    import numcodecs
+    import zarr
+    compressors = {"zlib": numcodecs.Zlib(level=3), "gzip": numcodecs.GZip(level=5),
+                   "bz2": numcodecs.BZ2(level=5), "zstd": numcodecs.Zstd(level=3),
+                   "blosc": numcodecs.Blosc("lz4", 5, numcodecs.Blosc.SHUFFLE), "none": None}
+    types = ["|b1", "|i1", "<i2", ">i4", "<i8", "|u1", ">u2", "<u4", "<u8", "<f2", ">f4",
+             "<f8", "<c8", ">c16"]
+    for k, (cname, comp) in enumerate(compressors.items()):
+        for t, typestr in enumerate(types):
+            order = "F" if (k + t) % 2 else "C"
+            sep = "/" if t % 3 == 0 else "."
+            root = f"{tmp}/v2_{cname}_{t}.zarr"
+            g = zarr.open_group(zarr.storage.DirectoryStore(root, dimension_separator=sep), mode="w")
+            g.attrs["title"] = "v2"
+            dt = np.dtype(typestr)
+            i, j = np.meshgrid(np.arange(9), np.arange(7), indexing="ij")
+            n = (i * 13 + j * 7) % 100
+            if dt.kind == "b":
+                a = n % 3 == 0
+            elif dt.kind == "c":
+                a = (n + 1j * (n - 50)).astype(dt)
+            elif dt.kind == "f":
+                a = (n / 8 - 3.5).astype(dt)
+            else:
+                a = (n if dt.kind == "u" else n - 50).astype(dt)
+            fill = True if dt.kind == "b" else (np.nan if dt.kind in "fc" else 3)
+            z = g.create_dataset("x", shape=a.shape, chunks=(4, 3), dtype=dt, compressor=comp,
+                                 order=order, fill_value=fill)
+            z.attrs["_ARRAY_DIMENSIONS"] = ["y", "x"]
+            z[:4, :] = a[:4, :]
+            z[4:, :3] = a[4:, :3]  # rows 4.. of columns 3.. never written: fill
+            want = a.astype(object)
+            want[4:, 3:] = fill
+            try:
+                node, data = dump(root, "/x")
+            except RuntimeError as e:
+                check(f"read v2 {cname} {typestr}", False, str(e))
+                continue
+            if dt.kind == "c":
+                got = np.array([[complex(float(v[0]), float(v[1])) for v in row] for row in data])
+                ok = np.array_equal(got, want.astype(complex), equal_nan=True)
+            elif dt == np.dtype("<f2"):
+                ok = np.array_equal(np.array([[float(v) for v in row] for row in data]).astype("<f2"),
+                                    want.astype("<f2"), equal_nan=True)
+            else:
+                ok = same(data, want.tolist())
+            check(f"read v2 {cname} {typestr} order {order} sep {sep}", ok, f"{data}")
+            check(f"v2 dimension names {cname} {typestr}",
+                  node["attributes"].get("dimension_names") == ["y", "x"], str(node["attributes"]))
+    # Ours, read by python3-zarr.
+    import asdf
+    arrays = {"f8": np.linspace(-1, 1, 63).reshape(9, 7), "i2": np.arange(63, dtype="<i2").reshape(9, 7),
+              "b": (np.arange(63) % 3 == 0).reshape(9, 7), "c": (np.arange(63) * 1j).astype("<c8").reshape(9, 7),
+              "u8": (np.arange(63, dtype="<u8") * 2**40).reshape(9, 7)}
+    src = f"{tmp}/v2src.asdf"
+    asdf.AsdfFile(arrays).write_to(src)
+    for cname in ("zstd", "gzip", "blosc", "none"):
+        store = f"{tmp}/ours_v2_{cname}.zarr"
+        proc = subprocess.run([DUDLEY, "convert", "-q", "--zarr-format", "2", "--compressor", cname,
+                               "--chunks", "4,3", src, store], capture_output=True, text=True)
+        if proc.returncode != 0:
+            check(f"write v2 {cname}", False, proc.stderr)
+            continue
+        g = zarr.open_group(store, mode="r")
+        for name, want in arrays.items():
+            check(f"python3-zarr reads our v2 {cname} /{name}", np.array_equal(g[name][:], want),
+                  str(g[name][:]))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         os.makedirs(f"{tmp}/zarrita")
         zarrita_stores(f"{tmp}/zarrita")
         ours_read_by_peers(tmp)
+        v2_both_ways(tmp)
         hand_built(tmp)
     if failures:
         print("\n".join("FAIL: " + f for f in failures))

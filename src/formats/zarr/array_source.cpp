@@ -183,19 +183,36 @@ class ZarrSource final : public model::ArraySource {
     std::vector<int64_t> grid(rank);
     for (size_t d = 0; d < rank; ++d) grid[d] = task[d]->chunk;
     const std::optional<Blob> blob = locate(grid);
+    // A whole chunk that is one run of the output (every element selected, in order, rows as
+    // long as the output's) decodes straight into it: no copy.
+    std::byte* direct = nullptr;
+    if (blob && rank > 0) {
+      bool whole = true;
+      for (size_t d = 0; d < rank && whole; ++d) {
+        whole = slab.step(d) == 1 && task[d]->k1 - task[d]->k0 == unit_[d] &&
+                (d == 0 || slab.count[d] == unit_[d]);
+        // The chunk starts on its own first element (not cut by the selection).
+        whole = whole && slab.start[d] + task[d]->k0 == task[d]->chunk * unit_[d];
+      }
+      if (whole) direct = out + static_cast<uint64_t>(task[0]->k0) * out_stride[0];
+    }
     const std::byte* chunk = nullptr;
     if (blob) {
       encoded.resize(blob->length);
       store_->read(blob->key, blob->offset, blob->length, encoded.data());
-      decoded.resize(unit_bytes_);
+      std::byte* target = direct;
+      if (!target) {
+        decoded.resize(unit_bytes_);
+        target = decoded.data();
+      }
       try {
-        chain_.decode(encoded, decoded, {element_, unit_});
+        chain_.decode(encoded, {target, unit_bytes_}, {element_, unit_});
       } catch (const Error& e) {
         throw Error(e.category(), fmt::format("chunk {}: {}", describe(*blob), e.message()),
                     Location::file(store_->where(blob->key)));
       }
-      if (meta_.dtype.needs_swap())
-        swap_elements(decoded.data(), unit_bytes_ / element_, meta_.dtype);
+      if (meta_.dtype.needs_swap()) swap_elements(target, unit_bytes_ / element_, meta_.dtype);
+      if (direct) return;
       chunk = decoded.data();
     }
     // Chunk-local strides of the read unit, and where each dimension's selection starts.

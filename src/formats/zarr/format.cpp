@@ -14,14 +14,18 @@ namespace {
 class ZarrFormat final : public BasicFormat {
  public:
   ZarrFormat()
-      : BasicFormat("zarr", "Zarr v3: a directory store of zarr.json metadata and chunks",
+      : BasicFormat("zarr",
+                    "Zarr v3 and v2: a directory store of metadata (zarr.json, .zarray) and chunks",
                     {".zarr"}) {}
 
-  // A directory holding zarr.json (a file is never a store).
+  // A directory holding zarr.json, or v2's .zgroup or .zarray (a file is never a store).
   bool sniff(const std::string& path, std::span<const std::byte>) const override {
     std::error_code ec;
-    return std::filesystem::is_directory(path, ec) &&
-           std::filesystem::is_regular_file(std::filesystem::path(path) / "zarr.json", ec);
+    if (!std::filesystem::is_directory(path, ec)) return false;
+    for (const char* name : {"zarr.json", ".zgroup", ".zarray"}) {
+      if (std::filesystem::is_regular_file(std::filesystem::path(path) / name, ec)) return true;
+    }
+    return false;
   }
 
   model::Tree open(const std::string& path, const OpenOptions&) const override {
@@ -43,7 +47,10 @@ class ZarrFormat final : public BasicFormat {
         FormatOption::writing(Kind::kUnsigned, "--chunk-bytes",
                               "Size chunks are chosen near (default 1048576)"),
         FormatOption::writing(Kind::kFlag, "--crc32c",
-                              "Append a CRC-32C to every chunk (checked when read)"),
+                              "Append a CRC-32C to every chunk (checked when read; v3 only)"),
+        FormatOption::writing(Kind::kValue, "--zarr-format",
+                              "Write a v3 store (default) or a v2 one (.zarray, for zarr-python 2)")
+            .allowing({"2", "3"}),
     };
   }
 
@@ -55,6 +62,10 @@ class ZarrFormat final : public BasicFormat {
     if (own.chunk_bytes == 0)
       throw Error(ErrorCategory::kUsage, "--chunk-bytes must be at least 1");
     if (given_flag(given, "--crc32c")) own.checksums = true;
+    own.zarr_format = given_value(given, "--zarr-format", "3") == "2" ? 2 : 3;
+    if (own.zarr_format == 2 && own.checksums) {
+      throw Error(ErrorCategory::kUsage, "--crc32c is a v3 codec: not with --zarr-format 2");
+    }
     const std::string chunks = given_value(given, "--chunks");
     if (!chunks.empty()) own.chunk_shape = parse_chunks(chunks);
     options.formats.set(std::move(own));

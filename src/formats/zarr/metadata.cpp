@@ -243,7 +243,8 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
         refuse(where, fmt::format("codec \"{}\" is for string and bytes arrays only", n));
       }
       p.array_to_bytes = spec;
-    } else if (n == "gzip" || n == "zstd" || n == "blosc" || n == "crc32c") {
+    } else if (n == "gzip" || n == "zstd" || n == "blosc" || n == "crc32c" || n == "zlib" ||
+               n == "bz2") {  // zlib and bz2: v2 compressors (numcodecs'), read the same way
       if (!have_array_to_bytes) {
         refuse(where, fmt::format("codec \"{}\" (bytes -> bytes) comes before the array -> "
                                   "bytes codec",

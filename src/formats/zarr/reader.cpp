@@ -18,25 +18,32 @@ std::string key_in(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : prefix + "/" + name;
 }
 
-NodeMetadata metadata_of(const Store& store, const std::string& prefix) {
-  const std::string key = key_in(prefix, "zarr.json");
+// The text of metadata document `key`, or nullopt when absent.
+std::optional<std::string> document(const Store& store, const std::string& key) {
   const auto size = store.size(key);
-  if (!size) {
-    if (store.size(key_in(prefix, ".zarray")) || store.size(key_in(prefix, ".zgroup"))) {
-      throw Error(ErrorCategory::kType, "a Zarr v2 node: this build reads v3 stores (zarr.json)",
-                  Location::file(store.where(prefix.empty() ? "." : prefix)));
-    }
-    throw Error(ErrorCategory::kData, "no zarr.json here: not a Zarr v3 node",
-                Location::file(store.where(key)));
-  }
+  if (!size) return std::nullopt;
   if (*size > kMaxMetadataBytes) {
     throw Error(ErrorCategory::kLimit,
                 fmt::format("{} bytes of metadata; at most {} are read", *size, kMaxMetadataBytes),
                 Location::file(store.where(key)));
   }
   const auto bytes = store.get(key);
-  return parse_metadata({reinterpret_cast<const char*>(bytes->data()), bytes->size()},
-                        store.where(key));
+  return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+}
+
+NodeMetadata metadata_of(const Store& store, const std::string& prefix) {
+  const std::string key = key_in(prefix, "zarr.json");
+  if (auto text = document(store, key)) return parse_metadata(*text, store.where(key));
+  // A v2 node: .zarray or .zgroup, attributes in .zattrs.
+  const std::string attributes = document(store, key_in(prefix, ".zattrs")).value_or("");
+  for (const char* name : {".zarray", ".zgroup"}) {
+    const std::string v2 = key_in(prefix, name);
+    if (auto text = document(store, v2)) {
+      return parse_metadata_v2(*text, attributes, store.where(v2), name[2] == 'a');
+    }
+  }
+  throw Error(ErrorCategory::kData, "no zarr.json (or v2 .zarray, .zgroup) here: not a Zarr node",
+              Location::file(store.where(key)));
 }
 
 model::Value codecs_value(const Pipeline& p) {
@@ -123,7 +130,7 @@ std::unique_ptr<model::Node> node_at(const std::shared_ptr<const Store>& store,
 
 model::Tree read_zarr(std::shared_ptr<const Store> store) {
   model::Tree tree;
-  tree.format = "zarr";
+  tree.format = "zarr";  // v2 and v3 alike
   tree.root = node_at(store, "", 0);
   return tree;
 }

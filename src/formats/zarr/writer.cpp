@@ -78,7 +78,13 @@ class StoreWriter {
       note(fmt::format("{}: a list, written as a group whose members are named by index",
                        path.empty() ? "/" : path));
     }
-    put(join(prefix, "zarr.json"), group_metadata_json(g));
+    if (options_.zarr_format == 2) {
+      put(join(prefix, ".zgroup"), "{\n  \"zarr_format\": 2\n}\n");
+      const std::string attrs = attributes_json_v2(g.attributes, std::nullopt);
+      if (!attrs.empty()) put(join(prefix, ".zattrs"), attrs);
+    } else {
+      put(join(prefix, "zarr.json"), group_metadata_json(g));
+    }
     model::for_each_child(n, [&](uint64_t i, const model::Node& c) {
       const std::string name = n.kind == model::NodeKind::kList ? std::to_string(i) : c.name;
       node(c, join(prefix, name), path + "/" + name);
@@ -189,6 +195,17 @@ class StoreWriter {
     }
     a.attributes = attributes(n, path);
     // The metadata goes through the reader's own checks before any chunk is written.
+    if (options_.zarr_format == 2) {
+      a.keys = {true, '.'};
+      const std::string text = array_metadata_json_v2(a);
+      const std::string attrs = attributes_json_v2(a.attributes, a.dimension_names);
+      const ArrayMetadata checked =
+          *parse_metadata_v2(text, attrs, root_ + "/" + join(prefix, ".zarray"), true).array;
+      chunks(*n.data, checked, native, prefix);
+      put(join(prefix, ".zarray"), text);
+      if (!attrs.empty()) put(join(prefix, ".zattrs"), attrs);
+      return;
+    }
     const std::string text = array_metadata_json(a);
     const ArrayMetadata checked =
         *parse_metadata(text, root_ + "/" + join(prefix, "zarr.json")).array;
@@ -237,10 +254,8 @@ class StoreWriter {
         }
         chain.encode_into(raw, {element, a.chunk_shape}, encoded_[k]);
         const std::string key = join(prefix, a.keys.key(indexes[k]));
-        const fs::path file = fs::path(root_) / key;
-        std::error_code ec;
-        fs::create_directories(file.parent_path(), ec);
-        write_file(file.string(), encoded_[k].data(), encoded_[k].size());
+        const std::string file = root_ + "/" + key;
+        write_chunk(file, encoded_[k]);
         sizes[k] = encoded_[k].size();
       });
       for (uint64_t s : sizes) bytes_ += s;
@@ -281,6 +296,18 @@ class StoreWriter {
       }
     }
     if (!indexes.empty()) flush();
+  }
+
+  // Writes a chunk file, making its directory first when it is not there (one failed open,
+  // then mkdir of the missing levels: no stat of every level for every chunk).
+  static void write_chunk(const std::string& file, const codec::Bytes& bytes) {
+    try {
+      write_file(file, bytes.data(), bytes.size());
+    } catch (const Error&) {
+      std::error_code ec;
+      fs::create_directories(fs::path(file).parent_path(), ec);
+      write_file(file, bytes.data(), bytes.size());
+    }
   }
 
   // Copies a C-ordered block of `count` into the corner of a C-ordered chunk of `shape`.

@@ -61,6 +61,10 @@ struct ChunkKeyEncoding {
 };
 
 struct ArrayMetadata {
+  /// 3, or 2 for a Zarr v2 array (.zarray), read into the same form: its compressor and
+  /// filters as bytes -> bytes codecs, order "F" as a transpose, its dtype's byte order as
+  /// the bytes codec's.
+  int zarr_format = 3;
   std::vector<int64_t> shape;
   /// The element type, multi-byte scalars in the order the `bytes` codec stores them (the
   /// innermost pipeline's, for sharded arrays).
@@ -91,6 +95,21 @@ struct NodeMetadata {
 /// a chunk or inner chunk shape that is 0, of the wrong rank or (inner) not dividing its
 /// shard, a fill value the type does not permit, an array of more than 2^62 elements.
 NodeMetadata parse_metadata(std::string_view text, const std::string& path);
+
+/// Parses a Zarr v2 node: `meta` is the text of its .zarray (`is_array`) or .zgroup, read
+/// from `path`; `attributes` the text of its .zattrs (empty when there is none). Numeric,
+/// bool and complex dtypes (numpy typestrs), compressors zlib, gzip, bz2, zstd and blosc,
+/// no filters, order C or F, dimension_separator "." or "/". xarray's `_ARRAY_DIMENSIONS`
+/// attribute gives the dimension names. Throws Error naming the file as parse_metadata.
+NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attributes,
+                               const std::string& path, bool is_array);
+
+/// The .zarray text of an array (order C, no filters; the compressor as numcodecs names it).
+std::string array_metadata_json_v2(const ArrayMetadata& array);
+/// The .zattrs text of an array or group (dimension names as `_ARRAY_DIMENSIONS`); empty
+/// when there is nothing to write.
+std::string attributes_json_v2(const nlohmann::ordered_json& attributes,
+                               const std::optional<std::vector<std::optional<std::string>>>& names);
 
 /// The zarr.json text of an array (zarr_format 3, fields in the spec's order, no
 /// must_understand and no short-hand names, as writers for v3.0 readers should).

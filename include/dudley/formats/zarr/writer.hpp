@@ -27,14 +27,17 @@ struct ZarrSaveOptions : FormatOptions {
   std::vector<int64_t> chunk_shape;
   /// The size chunks are chosen near when chunk_shape is empty.
   uint64_t chunk_bytes = uint64_t{1} << 20;
-  /// Append a CRC-32C to every chunk (the crc32c codec), checked by readers.
+  /// Append a CRC-32C to every chunk (the crc32c codec), checked by readers (v3 only).
   bool checksums = false;
+  /// 3, or 2: a v2 store (.zgroup, .zarray, .zattrs; chunk keys "0.0"; dimension names as
+  /// xarray's _ARRAY_DIMENSIONS attribute) for zarr-python 2 and other v2 readers.
+  int zarr_format = 3;
 };
 
 /// Writes `tree` as the store `path`. Returns the bytes written (metadata and chunks).
 /// Throws Error(kType) naming an array whose type Zarr v3 cannot hold (fixed strings,
-/// structs, pointers); nothing is then left at `path`. `notes` receives what the store does not keep (attributes that are typed
-/// arrays, masks, list structure, pointees).
+/// structs, pointers); nothing is then left at `path`. `notes` receives what the store does not
+/// keep (attributes that are typed arrays, masks, list structure, pointees).
 uint64_t write_zarr(const model::Tree& tree, const std::string& path,
                     const ZarrSaveOptions& options, const SaveOptions& common = {},
                     std::vector<std::string>* notes = nullptr);

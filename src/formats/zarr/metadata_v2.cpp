@@ -1,0 +1,244 @@
+// Zarr v2 metadata (.zarray, .zgroup, .zattrs) read into, and written from, the v3 form the
+// rest of the module works with.
+#include <fmt/format.h>
+
+#include "dudley/core/error.hpp"
+#include "dudley/core/shape.hpp"
+#include "dudley/formats/zarr/json_text.hpp"
+#include "dudley/formats/zarr/metadata.hpp"
+
+namespace dudley::zarr {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kDimensionsAttribute = "_ARRAY_DIMENSIONS";  // xarray's convention
+
+[[noreturn]] void refuse(const std::string& where, const std::string& what,
+                         ErrorCategory category = ErrorCategory::kData) {
+  throw Error(category, what, Location::file(where));
+}
+
+// A v2 compressor (numcodecs' id and settings) as a v3 bytes -> bytes codec.
+CodecSpec compressor(const Json& c, uint64_t element_size, const std::string& where) {
+  if (!c.is_object() || !c.contains("id") || !c["id"].is_string()) {
+    refuse(where, fmt::format("compressor must be null or {{\"id\": ...}}, not {}", c.dump()));
+  }
+  const std::string id = c["id"].get<std::string>();
+  Json config = Json::object();
+  auto copy = [&](const char* key) {
+    if (c.contains(key)) config[key] = c[key];
+  };
+  if (id == "zlib" || id == "gzip" || id == "bz2") {
+    copy("level");
+    return {id, config};
+  }
+  if (id == "zstd") {
+    copy("level");
+    copy("checksum");
+    return {"zstd", config};
+  }
+  if (id == "blosc") {
+    copy("cname");
+    copy("clevel");
+    copy("blocksize");
+    // numcodecs numbers the shuffles; -1 (auto) is bit shuffle for one-byte elements.
+    if (c.contains("shuffle")) {
+      const Json& s = c["shuffle"];
+      const int64_t n = s.is_number_integer() ? s.get<int64_t>() : 99;
+      const char* names[] = {"noshuffle", "shuffle", "bitshuffle"};
+      if (n == -1) {
+        config["shuffle"] = element_size == 1 ? "bitshuffle" : "shuffle";
+      } else if (n >= 0 && n <= 2) {
+        config["shuffle"] = names[n];
+      } else {
+        refuse(where, fmt::format("compressor blosc: shuffle {} is not -1, 0, 1 or 2", s.dump()));
+      }
+    }
+    config["typesize"] = element_size;
+    return {"blosc", config};
+  }
+  refuse(
+      where,
+      fmt::format("compressor \"{}\" is not read by this build (zlib, gzip, bz2, zstd, blosc)", id),
+      ErrorCategory::kType);
+}
+
+Json attributes_of(std::string_view text, const std::string& path) {
+  if (text.empty()) return Json::object();
+  const JsonDocument doc = parse_json_document(text, path);
+  if (!doc.value.is_object()) refuse(path, ".zattrs must hold an object");
+  return doc.value;
+}
+
+std::vector<int64_t> dims(const Json& v, const char* what, bool positive,
+                          const std::string& where) {
+  if (!v.is_array() || v.size() > kMaxRank) {
+    refuse(where, fmt::format("{} must be a list of at most {} integers, not {}", what, kMaxRank,
+                              v.dump()));
+  }
+  std::vector<int64_t> out;
+  for (const Json& d : v) {
+    if (!d.is_number_integer() || d.get<int64_t>() < (positive ? 1 : 0) ||
+        d.get<uint64_t>() > (uint64_t{1} << 62)) {
+      refuse(where, fmt::format("{} {}: {} is not a {} integer", what, v.dump(), d.dump(),
+                                positive ? "positive" : "non-negative"));
+    }
+    out.push_back(d.get<int64_t>());
+  }
+  return out;
+}
+
+}  // namespace
+
+NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attributes,
+                               const std::string& path, bool is_array) {
+  const JsonDocument doc = parse_json_document(meta, path);
+  const Json& d = doc.value;
+  if (!d.is_object()) refuse(path, "must hold an object");
+  if (!d.contains("zarr_format") || d["zarr_format"] != 2) {
+    refuse(path,
+           fmt::format("zarr_format must be 2 here, not {}",
+                       d.contains("zarr_format") ? d["zarr_format"].dump() : "missing"),
+           ErrorCategory::kType);
+  }
+  const std::string attributes_path = path.substr(0, path.rfind('/') + 1) + ".zattrs";
+  Json attrs = attributes_of(attributes, attributes_path);
+  NodeMetadata node;
+  if (!is_array) {
+    node.group.attributes = std::move(attrs);
+    return node;
+  }
+  ArrayMetadata a;
+  a.zarr_format = 2;
+  for (const char* key :
+       {"shape", "chunks", "dtype", "compressor", "fill_value", "order", "filters"}) {
+    if (!d.contains(key)) refuse(path, fmt::format("{} is missing", key));
+  }
+  a.shape = dims(d["shape"], "shape", false, path);
+  a.chunk_shape = dims(d["chunks"], "chunks", true, path);
+  if (a.chunk_shape.size() != a.shape.size()) {
+    refuse(path, fmt::format("chunks {} and shape {} differ in rank", d["chunks"].dump(),
+                             d["shape"].dump()));
+  }
+  if (!d["dtype"].is_string()) {
+    refuse(path,
+           fmt::format("dtype {} is not read by this build (structured dtypes are not yet)",
+                       d["dtype"].dump()),
+           ErrorCategory::kType);
+  }
+  DType type;
+  try {
+    type = DType::from_typestr(d["dtype"].get<std::string>());
+  } catch (const Error& e) {
+    refuse(path, fmt::format("dtype: {}", e.message()), ErrorCategory::kType);
+  }
+  if (type.kind() != DTypeKind::kBool && type.kind() != DTypeKind::kInt &&
+      type.kind() != DTypeKind::kUInt && type.kind() != DTypeKind::kFloat &&
+      type.kind() != DTypeKind::kComplex) {
+    refuse(path,
+           fmt::format("dtype {} is not read by this build yet (numbers and bool are)",
+                       d["dtype"].dump()),
+           ErrorCategory::kType);
+  }
+  a.dtype = type;
+  const DType native = type.needs_swap() ? type.with_byte_order(native_byte_order()) : type;
+  const Json& order = d["order"];
+  if (order != "C" && order != "F")
+    refuse(path, fmt::format("order must be \"C\" or \"F\", not {}", order.dump()));
+  if (order == "F" && a.shape.size() > 1) {
+    Json permutation = Json::array();
+    for (size_t i = a.shape.size(); i-- > 0;) permutation.push_back(i);
+    a.codecs.array_to_array.push_back({"transpose", {{"order", permutation}}});
+  }
+  a.codecs.array_to_bytes = {"bytes", Json::object()};
+  a.codecs.endian = type.byte_order() == ByteOrder::kBig ? ByteOrder::kBig : ByteOrder::kLittle;
+  if (type.size() > 1) {
+    a.codecs.array_to_bytes.configuration["endian"] =
+        a.codecs.endian == ByteOrder::kBig ? "big" : "little";
+  }
+  if (!d["filters"].is_null() && !(d["filters"].is_array() && d["filters"].empty())) {
+    refuse(path, fmt::format("filters {} are not read by this build", d["filters"].dump()),
+           ErrorCategory::kType);
+  }
+  if (!d["compressor"].is_null())
+    a.codecs.bytes_to_bytes.push_back(compressor(d["compressor"], type.size(), path));
+  a.keys.v2 = true;
+  a.keys.separator = '.';
+  if (d.contains("dimension_separator")) {
+    const Json& sep = d["dimension_separator"];
+    if (sep != "." && sep != "/") {
+      refuse(path, fmt::format("dimension_separator must be \".\" or \"/\", not {}", sep.dump()));
+    }
+    a.keys.separator = sep.get<std::string>()[0];
+  }
+  const Json& fill = d["fill_value"];
+  a.fill = fill.is_null()
+               ? default_fill_value(native)
+               : fill_value_from_json(fill, native, doc.number_text, "/fill_value", path);
+  // xarray keeps dimension names in an attribute; they are the model's dimension names.
+  if (attrs.contains(kDimensionsAttribute)) {
+    const Json& names = attrs[kDimensionsAttribute];
+    if (names.is_array() && names.size() == a.shape.size()) {
+      a.dimension_names.emplace();
+      for (const Json& n : names) {
+        a.dimension_names->push_back(n.is_string() ? std::optional(n.get<std::string>())
+                                                   : std::nullopt);
+      }
+      attrs.erase(kDimensionsAttribute);
+    }
+  }
+  a.attributes = std::move(attrs);
+  // The same limits and checks as a v3 array: made into one and read back.
+  const std::string v3 = array_metadata_json(a);
+  ArrayMetadata checked = *parse_metadata(v3, path).array;
+  checked.zarr_format = 2;
+  checked.keys = a.keys;
+  checked.dtype = a.dtype;
+  node.array = std::move(checked);
+  return node;
+}
+
+std::string array_metadata_json_v2(const ArrayMetadata& a) {
+  Json d;
+  d["zarr_format"] = 2;
+  d["shape"] = a.shape;
+  d["chunks"] = a.chunk_shape;
+  d["dtype"] = a.dtype.typestr();
+  Json compressor = nullptr;
+  for (const CodecSpec& c : a.codecs.bytes_to_bytes) {
+    Json v2 = {{"id", c.name}};
+    for (const auto& [key, value] : c.configuration.items()) {
+      if (c.name == "blosc" && key == "shuffle") {
+        v2["shuffle"] = value == "noshuffle" ? 0 : value == "shuffle" ? 1 : 2;
+      } else if (c.name == "zstd" && key == "checksum" && value == false) {
+        continue;  // numcodecs 0.11's Zstd has no such setting
+      } else if (!(c.name == "blosc" && key == "typesize")) {
+        v2[key] = value;
+      }
+    }
+    compressor = v2;
+  }
+  d["compressor"] = compressor;
+  const DType native =
+      a.dtype.needs_swap() ? a.dtype.with_byte_order(native_byte_order()) : a.dtype;
+  d["fill_value"] = fill_value_to_json(a.fill, native);
+  d["order"] = "C";
+  d["filters"] = nullptr;
+  d["dimension_separator"] = std::string(1, a.keys.separator);
+  return d.dump(2) + "\n";
+}
+
+std::string attributes_json_v2(
+    const nlohmann::ordered_json& attributes,
+    const std::optional<std::vector<std::optional<std::string>>>& names) {
+  Json out = attributes;
+  if (names) {
+    Json list = Json::array();
+    for (const auto& n : *names) list.push_back(n ? Json(*n) : Json(nullptr));
+    out[kDimensionsAttribute] = list;
+  }
+  return out.empty() ? std::string() : out.dump(2) + "\n";
+}
+
+}  // namespace dudley::zarr
