@@ -92,3 +92,4 @@ PY
 echo
 echo "== issue 21: convert, first parse and first read in fresh processes, beside the peers"
 /usr/bin/python3 bench/convert_vs_peers.py "$build"
+/usr/bin/python3 bench/zarr_vs_peers.py "$build"

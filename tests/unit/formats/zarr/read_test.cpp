@@ -106,8 +106,11 @@ TEST(ZarrRead, ShardIndexesAreChecked) {
   EXPECT_EQ(t.root->data->read().get<int32_t>({5, 5}), -1);
 }
 
-TEST(ZarrRead, StoresWithoutV3MetadataAreRefused) {
-  EXPECT_THROW(read_zarr(memory_store({{".zgroup", bytes("{\"zarr_format\":2}")}})), Error);
+TEST(ZarrRead, StoresWithoutMetadataAreRefused) {
+  // A v2 group reads; a .zarray that says zarr_format 3 does not.
+  EXPECT_EQ(read_zarr(memory_store({{".zgroup", bytes("{\"zarr_format\":2}")}})).root->kind,
+            model::NodeKind::kGroup);
+  EXPECT_THROW(read_zarr(memory_store({{".zarray", bytes("{\"zarr_format\":3}")}})), Error);
   try {
     read_zarr(memory_store({}, "empty.zarr"));
     ADD_FAILURE();
