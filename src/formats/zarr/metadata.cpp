@@ -146,7 +146,18 @@ std::shared_ptr<const Sharding> sharding(const Json& config, const Encoded& shar
                                 "shape {}",
                                 config["chunk_shape"].dump(), Shape(shard.shape).to_string()));
     }
-    inner_chunks *= static_cast<uint64_t>(shard.shape[i] / s->chunk_shape[i]);  // <= 2^62
+    const auto product =
+        checked_mul(inner_chunks, static_cast<uint64_t>(shard.shape[i] / s->chunk_shape[i]));
+    // A reader holds a shard's index whole: 16 bytes per inner chunk.
+    if (!product || *product > kMaxChunkBytes / 16) {
+      refuse(where,
+             fmt::format("a shard of {} in inner chunks of {} has more than {} of them (an "
+                         "index of more than {} bytes)",
+                         Shape(shard.shape).to_string(), Shape(s->chunk_shape).to_string(),
+                         kMaxChunkBytes / 16, kMaxChunkBytes),
+             ErrorCategory::kLimit);
+    }
+    inner_chunks = *product;
   }
   s->codecs =
       pipeline(config["codecs"], {s->chunk_shape, shard.element_size, shard.vlen, shard.raw}, where,
@@ -170,7 +181,6 @@ std::shared_ptr<const Sharding> sharding(const Json& config, const Encoded& shar
                                 c.name));
     }
   }
-  (void)inner_chunks;
   if (config.contains("index_location")) {
     const Json& at = config["index_location"];
     if (at != "start" && at != "end") {

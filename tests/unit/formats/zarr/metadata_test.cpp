@@ -131,6 +131,14 @@ TEST(ZarrMetadata, ShardingNestsAndChecksItsShapes) {
         "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, "gzip"]}}])");
   }));
   EXPECT_NE(compressed_index.find("not of fixed size"), std::string::npos) << compressed_index;
+  // An index that would not fit in memory (2^40 inner chunks of one element).
+  const std::string huge_index = error_of(array_json([](Json& d) {
+    d["shape"] = {uint64_t{1} << 20, uint64_t{1} << 20};
+    d["chunk_grid"]["configuration"]["chunk_shape"] = {uint64_t{1} << 20, uint64_t{1} << 20};
+    d["codecs"] = Json::parse(R"([{"name": "sharding_indexed", "configuration": {
+        "chunk_shape": [1, 1], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}])");
+  }));
+  EXPECT_NE(huge_index.find("an index of more than"), std::string::npos) << huge_index;
 }
 
 TEST(ZarrMetadata, WhatTheSpecForbidsIsRefusedNamingTheFile) {
