@@ -128,7 +128,7 @@ std::unique_ptr<model::Node> node_at(const std::shared_ptr<const Store>& store,
 
 }  // namespace
 
-model::Tree read_zarr(std::shared_ptr<const Store> store) {
+model::Tree read_zarr(const std::shared_ptr<const Store>& store) {
   model::Tree tree;
   tree.format = "zarr";  // v2 and v3 alike
   tree.root = node_at(store, "", 0);

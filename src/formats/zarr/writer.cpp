@@ -367,6 +367,7 @@ uint64_t array_bytes(const model::Node& n) {
 std::vector<int64_t> choose_chunk_shape(const std::vector<int64_t>& shape, uint64_t element_size,
                                         uint64_t target) {
   std::vector<int64_t> chunk;
+  chunk.reserve(shape.size());
   for (int64_t d : shape) chunk.push_back(std::max<int64_t>(d, 1));
   auto bytes = [&] {
     long double b = static_cast<long double>(element_size);

@@ -16,7 +16,9 @@ namespace dudley::zarr {
 /// A parsed document and the decimal text of its numbers that are not plain integers
 /// (a fraction or an exponent, or too large for 64 bits), by JSON pointer ("/fill_value",
 /// "/fill_value/1").
-struct JsonDocument {
+// nlohmann's default construction may allocate; running out of memory there is not a case
+// to handle.
+struct JsonDocument {  // NOLINT(bugprone-exception-escape)
   nlohmann::ordered_json value;  ///< objects keep their keys in the document's order
   std::map<std::string, std::string> number_text;
 };

@@ -18,7 +18,7 @@ inline constexpr uint64_t kMaxMetadataBytes = uint64_t{64} << 20;
 /// whose metadata cannot be read, or whose data this build cannot read, is kept with its
 /// `error` set, so the rest of the store still lists. Throws Error naming the root's
 /// zarr.json when the root itself cannot be read.
-model::Tree read_zarr(std::shared_ptr<const Store> store);
+model::Tree read_zarr(const std::shared_ptr<const Store>& store);
 
 /// read_zarr() of the directory store at `path`.
 model::Tree open_zarr(const std::string& path);
