@@ -22,6 +22,8 @@ packages=(
   # Zarr: CRC-32C for checking chunks by hand, zarr-python 2 (v2 stores; the speed baseline);
   # the v3 peer, zarrita, comes from npm below
   python3-crc32c python3-zarr
+  # Zarr stores over HTTP(S): libcurl; nginx serves stores to the tests on 127.0.0.1
+  libcurl4-openssl-dev nginx-light
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libhdf5-dev
   # GNU time: peak memory of a command (the dump benchmark)

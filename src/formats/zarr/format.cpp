@@ -6,6 +6,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/formats/zarr/reader.hpp"
+#include "dudley/formats/zarr/store.hpp"
 #include "dudley/formats/zarr/writer.hpp"
 
 namespace dudley::zarr {
@@ -20,6 +21,7 @@ class ZarrFormat final : public BasicFormat {
 
   // A directory holding zarr.json, or v2's .zgroup or .zarray (a file is never a store).
   bool sniff(const std::string& path, std::span<const std::byte>) const override {
+    if (is_url(path)) return true;  // the only format read from web servers
     std::error_code ec;
     if (!std::filesystem::is_directory(path, ec)) return false;
     for (const char* name : {"zarr.json", ".zgroup", ".zarray"}) {

@@ -136,7 +136,7 @@ model::Tree read_zarr(const std::shared_ptr<const Store>& store) {
 }
 
 model::Tree open_zarr(const std::string& path) {
-  return read_zarr(open_directory_store(path));
+  return read_zarr(is_url(path) ? open_http_store(path) : open_directory_store(path));
 }
 
 }  // namespace dudley::zarr

@@ -20,7 +20,8 @@ inline constexpr uint64_t kMaxMetadataBytes = uint64_t{64} << 20;
 /// zarr.json when the root itself cannot be read.
 model::Tree read_zarr(const std::shared_ptr<const Store>& store);
 
-/// read_zarr() of the directory store at `path`.
+/// read_zarr() of the directory store at `path`, or of the store on a web server when `path`
+/// is an http:// or https:// URL.
 model::Tree open_zarr(const std::string& path);
 
 }  // namespace dudley::zarr

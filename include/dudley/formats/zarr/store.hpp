@@ -40,6 +40,15 @@ class Store {
 /// The store in directory `path`. Error(kIo) naming it when it is not a directory.
 std::shared_ptr<Store> open_directory_store(const std::string& path);
 
+/// Whether `path` is an http:// or https:// URL.
+bool is_url(const std::string& path);
+
+/// The read-only store at `url` on a web server (libcurl): sizes by HEAD, values and byte
+/// ranges by GET with Range (a 404 is a missing key; other statuses, short or long bodies
+/// and transfers that stall fail naming the URL). Redirects are followed (at most 5, http
+/// and https only). A web server lists nothing: children() is empty.
+std::shared_ptr<Store> open_http_store(const std::string& url);
+
 /// A store held in memory, keys to values (tests and fuzz targets). `name` is its name in
 /// messages; children() lists the prefixes of keys that end in "/zarr.json".
 std::shared_ptr<Store> memory_store(std::map<std::string, codec::Bytes> values,
