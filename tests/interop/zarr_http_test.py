@@ -72,8 +72,8 @@ http {{
   }}
 }}
 """)
-        server = subprocess.Popen(["nginx", "-c", conf, "-p", tmp], stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
+        server = subprocess.Popen(["nginx", "-c", conf, "-p", tmp, "-e", f"{tmp}/error.log"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             for _ in range(100):
                 try:
