@@ -51,6 +51,21 @@ def main():
                               ("v2.zarr", ["--zarr-format", "2", "--chunks", "6,6"])):
             proc = run("convert", "-q", *options, f"{tmp}/x.bin", f"{www}/{name}")
             check(f"write {name}", proc.returncode == 0, proc.stderr)
+        # Groups listed over HTTP from consolidated metadata: a v2 store consolidated by
+        # python3-zarr, and a v3 store whose root zarr.json holds its members' metadata.
+        import zarr
+        g = zarr.open_group(f"{www}/cons_v2.zarr", mode="w")
+        g.create_group("sub").create_dataset("y", data=np.arange(12, dtype="<i4").reshape(3, 4),
+                                             chunks=(2, 2))
+        g.create_dataset("z", data=np.linspace(0, 1, 5))
+        zarr.consolidate_metadata(f"{www}/cons_v2.zarr")
+        proc = run("convert", "-q", "--chunks", "7,8", f"{tmp}/x.bin", f"{www}/cons_v3.zarr")
+        check("write cons_v3.zarr", proc.returncode == 0, proc.stderr)
+        root = json.load(open(f"{www}/cons_v3.zarr/zarr.json"))
+        root["consolidated_metadata"] = {
+            "kind": "inline", "must_understand": False,
+            "metadata": {"x": json.load(open(f"{www}/cons_v3.zarr/x/zarr.json"))}}
+        json.dump(root, open(f"{www}/cons_v3.zarr/zarr.json", "w"))
         port = free_port()
         conf = os.path.join(tmp, "nginx.conf")
         with open(conf, "w") as f:
@@ -95,6 +110,20 @@ http {{
                     want = x[::-3, 2:29:5] if name == "v2.zarr" else x[0:6, 0:7]
                     ok = np.array_equal(np.array(got), want)
                 check(f"dump --json {name} over HTTP matches numpy", ok, proc.stdout[:300] + proc.stderr)
+            proc = run("ls", f"{base}/cons_v2.zarr")
+            check("a consolidated v2 store lists its groups over HTTP",
+                  proc.returncode == 0 and "/sub/y" in proc.stdout and "/z " in proc.stdout,
+                  proc.stdout + proc.stderr)
+            proc = run("dump", "--json", f"{base}/cons_v2.zarr", "/sub/y[1]")
+            ok = proc.returncode == 0 and json.loads(proc.stdout)["root"]["members"]["sub"][
+                "members"]["y"]["selections"]["[1]"]["data"] == [4, 5, 6, 7]
+            check("and reads their chunks", ok, proc.stdout[:300] + proc.stderr)
+            proc = run("dump", f"{base}/cons_v3.zarr", "/x[19, 29]")
+            check("a consolidated v3 store lists and reads over HTTP",
+                  proc.returncode == 0 and str(x[19, 29]) in proc.stdout, proc.stdout + proc.stderr)
+            proc = run("ls", f"{base}/v3.zarr")
+            check("an unconsolidated store shows its root only (a server lists nothing)",
+                  proc.returncode == 0 and proc.stdout.count("\n") == 1, proc.stdout)
             proc = run("dump", f"{base}/moved/v2.zarr/x", "/[1, 2]")
             check("a redirect is followed", proc.returncode == 0 and str(x[1, 2]) in proc.stdout,
                   proc.stdout + proc.stderr)

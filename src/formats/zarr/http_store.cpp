@@ -94,6 +94,7 @@ class HttpStore final : public Store {
   // A web server lists nothing: a store read over HTTP shows the node its URL names (groups
   // show no members unless they are named).
   std::vector<std::string> children(const std::string&) const override { return {}; }
+  bool can_list() const override { return false; }
 
  private:
   CURL* prepare(const std::string& key) const {

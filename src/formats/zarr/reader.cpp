@@ -2,8 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+#include <map>
+#include <set>
+
 #include "array_source.hpp"
 #include "dudley/core/error.hpp"
+#include "dudley/formats/zarr/json_text.hpp"
 #include "dudley/formats/zarr/metadata.hpp"
 #include "dudley/model/value_json.hpp"
 
@@ -126,12 +131,97 @@ std::unique_ptr<model::Node> node_at(const std::shared_ptr<const Store>& store,
   return group;
 }
 
+// A store whose metadata documents come from its consolidated metadata (v3: the root
+// zarr.json's "consolidated_metadata"; v2: .zmetadata), which also lists the groups'
+// members: what a web server, which lists nothing, needs. Chunks come from the store.
+class ConsolidatedStore final : public Store {
+ public:
+  ConsolidatedStore(std::shared_ptr<const Store> base, std::map<std::string, std::string> docs)
+      : base_(std::move(base)), docs_(std::move(docs)) {}
+  const std::string& name() const override { return base_->name(); }
+  std::optional<uint64_t> size(const std::string& key) const override {
+    auto it = docs_.find(key);
+    if (it != docs_.end()) return it->second.size();
+    return base_->size(key);
+  }
+  void read(const std::string& key, uint64_t offset, uint64_t length,
+            std::byte* out) const override {
+    auto it = docs_.find(key);
+    if (it == docs_.end()) return base_->read(key, offset, length, out);
+    if (offset > it->second.size() || length > it->second.size() - offset) {
+      throw Error(ErrorCategory::kData, "beyond the end of the metadata",
+                  Location::file(where(key)));
+    }
+    std::memcpy(out, it->second.data() + offset, length);
+  }
+  std::vector<std::string> children(const std::string& prefix) const override {
+    std::set<std::string> names;
+    const std::string lead = prefix.empty() ? "" : prefix + "/";
+    for (const auto& [key, text] : docs_) {
+      if (key.rfind(lead, 0) != 0) continue;
+      const std::string rest = key.substr(lead.size());
+      const size_t slash = rest.find('/');
+      if (slash == std::string::npos || slash == 0) continue;
+      const std::string file = rest.substr(slash + 1);
+      if (file != "zarr.json" && file != ".zarray" && file != ".zgroup") continue;
+      const std::string name = rest.substr(0, slash);
+      if (name.rfind("__", 0) != 0 && name.front() != '.') names.insert(name);
+    }
+    return {names.begin(), names.end()};
+  }
+
+ private:
+  std::shared_ptr<const Store> base_;
+  std::map<std::string, std::string> docs_;
+};
+
+// The consolidated metadata of `store` as documents by key; empty when it has none.
+std::map<std::string, std::string> consolidated(const Store& store) {
+  std::map<std::string, std::string> docs;
+  auto add_all = [&](const nlohmann::ordered_json& metadata, bool v3, const std::string& where) {
+    if (!metadata.is_object()) {
+      throw Error(ErrorCategory::kData, "consolidated metadata must be an object",
+                  Location::file(where));
+    }
+    for (const auto& [path, doc] : metadata.items()) {
+      // Keys name nodes inside the store: nothing absolute or climbing out of it.
+      if (path.empty() || path.front() == '/' || path.find("..") != std::string::npos) {
+        throw Error(
+            ErrorCategory::kData,
+            fmt::format("consolidated metadata names \"{}\", not a node of the store", path),
+            Location::file(where));
+      }
+      docs[v3 ? path + "/zarr.json" : path] = doc.dump();
+    }
+  };
+  if (auto text = document(store, "zarr.json")) {
+    const JsonDocument root = parse_json_document(*text, store.where("zarr.json"));
+    if (root.value.is_object() && root.value.contains("consolidated_metadata") &&
+        root.value["consolidated_metadata"].is_object() &&
+        root.value["consolidated_metadata"].contains("metadata")) {
+      add_all(root.value["consolidated_metadata"]["metadata"], true, store.where("zarr.json"));
+    }
+  } else if (auto v2 = document(store, ".zmetadata")) {
+    const JsonDocument z = parse_json_document(*v2, store.where(".zmetadata"));
+    if (z.value.is_object() && z.value.contains("metadata")) {
+      add_all(z.value["metadata"], false, store.where(".zmetadata"));
+    }
+  }
+  return docs;
+}
+
 }  // namespace
 
 model::Tree read_zarr(const std::shared_ptr<const Store>& store) {
   model::Tree tree;
   tree.format = "zarr";  // v2 and v3 alike
-  tree.root = node_at(store, "", 0);
+  // A store that cannot list its groups' members lists them from its consolidated metadata.
+  std::shared_ptr<const Store> source = store;
+  if (!store->can_list()) {
+    std::map<std::string, std::string> docs = consolidated(*store);
+    if (!docs.empty()) source = std::make_shared<ConsolidatedStore>(store, std::move(docs));
+  }
+  tree.root = node_at(source, "", 0);
   return tree;
 }
 

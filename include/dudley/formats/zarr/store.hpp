@@ -30,6 +30,9 @@ class Store {
   /// the subdirectories that hold a zarr.json, .zarray or .zgroup. Names the spec reserves
   /// (starting "__") are left out.
   virtual std::vector<std::string> children(const std::string& prefix) const = 0;
+  /// Whether children() can list (a directory can; a web server cannot, and its groups are
+  /// then listed from their consolidated metadata, when the store has it).
+  virtual bool can_list() const { return true; }
 
   /// The whole value of `key`, or nullopt when absent.
   std::optional<codec::Bytes> get(const std::string& key) const;
