@@ -85,12 +85,13 @@ void print_node(const model::Node& node, const std::string& path, std::vector<Pr
     }
     case model::NodeKind::kArray:
       if (!node.error.empty()) {
-        fmt::print("{:<32} array: ERROR\n", path);
+        fmt::print("{:<32} array: ERROR\n", path.empty() ? "/" : path);  // "": the root
         errors.push_back({node.error.text(), item_problem(path, node.error.text())});
         break;
       }
       const std::string stored = storage_text(node.storage);
-      fmt::print("{:<32} array {} {}{}{}{}\n", path, type_text(node.dtype), shape_text(node.shape),
+      fmt::print("{:<32} array {} {}{}{}{}\n", path.empty() ? "/" : path, type_text(node.dtype),
+                 shape_text(node.shape),
                  node.storage.offset ? fmt::format(" @ {}", *node.storage.offset) : "",
                  stored.empty() ? "" : " " + stored, attrs_suffix(node) + doc);
       break;

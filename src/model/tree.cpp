@@ -65,3 +65,28 @@ const Node* Tree::find(std::string_view path) const {
 }
 
 }  // namespace dudley::model
+
+namespace dudley::model {
+
+const Tree& with_group_root(const Tree& tree, Tree& holder) {
+  if (!tree.root || tree.root->kind != NodeKind::kArray) return tree;
+  const Node& a = *tree.root;
+  auto copy = std::make_unique<Node>();
+  copy->kind = NodeKind::kArray;
+  copy->name = a.name.empty() ? "data" : a.name;
+  copy->doc = a.doc;
+  copy->attributes = a.attributes;
+  copy->dtype = a.dtype;
+  copy->shape = a.shape;
+  copy->storage = a.storage;
+  copy->data = a.data;
+  copy->error = a.error;
+  holder.format = tree.format;
+  holder.root = std::make_unique<Node>();
+  holder.root->kind = NodeKind::kGroup;
+  holder.root->children.push_back(std::move(copy));
+  holder.companions = tree.companions;
+  return holder;
+}
+
+}  // namespace dudley::model

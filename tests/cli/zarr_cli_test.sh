@@ -57,6 +57,23 @@ x = np.fromfile('back.bin', '<f8', count=35, offset=8 + 18).reshape(7, 5)
 assert (y == np.arange(9) - 4).all(), y
 assert (x == np.arange(35).reshape(7, 5) / 4).all(), x"
 
+# A store that is one array: listed as "/", and converted to formats of groups under the
+# store's name.
+cp -r s.zarr/x one.zarr
+"$dudley" ls one.zarr >out.txt
+check "an array store lists as /" grep -q "^/  *array <f8 \[7, 5\]" out.txt
+"$dudley" convert -q one.zarr one.bin
+check "and converts to Dudley data named after the store" $py -c "
+import numpy as np
+assert open('one.dud').read().endswith('one = f8[7, 5]\n'), open('one.dud').read()
+x = np.fromfile('one.bin', '<f8', count=35, offset=8).reshape(7, 5)
+assert (x == np.arange(35).reshape(7, 5) / 4).all(), x"
+"$dudley" convert -q one.zarr one.asdf
+check "and to ASDF" $py -c "
+import asdf, numpy as np
+with asdf.open('one.asdf') as f:
+    assert (f['one'][()] == np.arange(35).reshape(7, 5) / 4).all()"
+
 # A broken store: metadata that is not JSON fails naming file, line and column, exit 1; the
 # JSON error document says the same.
 mkdir -p bad.zarr/a && printf '{"zarr_format": 3, "node_type": "group"}' >bad.zarr/zarr.json

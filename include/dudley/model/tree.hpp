@@ -257,4 +257,10 @@ struct Tree {
   mutable std::vector<std::unique_ptr<Node>> found_;  ///< on-demand items find() returned
 };
 
+/// A tree whose root is a group, for writers of formats whose files are groups: `tree` itself
+/// when its root is one; else (a Zarr store that is one array) a group holding a copy of the
+/// root array (sharing its data source) under the root's name, or "data" when it has none.
+/// `holder` keeps the new tree, which lives as long as `tree`'s data sources do.
+const Tree& with_group_root(const Tree& tree, Tree& holder);
+
 }  // namespace dudley::model

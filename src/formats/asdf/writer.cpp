@@ -363,9 +363,11 @@ class Writer {
 
 }  // namespace
 
-uint64_t write_asdf(const model::Tree& tree, const std::string& path,
+uint64_t write_asdf(const model::Tree& given, const std::string& path,
                     const AsdfSaveOptions& options, const SaveOptions& common,
                     std::vector<std::string>* notes) {
+  model::Tree holder;
+  const model::Tree& tree = model::with_group_root(given, holder);  // a Zarr array store
   if (!options.compression.empty() && !is_known_compression(options.compression)) {
     throw Error(
         ErrorCategory::kUsage,

@@ -222,6 +222,14 @@ model::Tree read_zarr(const std::shared_ptr<const Store>& store) {
     if (!docs.empty()) source = std::make_shared<ConsolidatedStore>(store, std::move(docs));
   }
   tree.root = node_at(source, "", 0);
+  if (tree.root->kind == model::NodeKind::kArray) {
+    // A store that is one array: named after the store (its last path component, less
+    // .zarr), the name a conversion to a format of groups gives it.
+    std::string name = store->name();
+    name = name.substr(name.rfind('/') + 1);
+    if (name.size() > 5 && name.substr(name.size() - 5) == ".zarr") name.resize(name.size() - 5);
+    tree.root->name = name;
+  }
   return tree;
 }
 

@@ -279,8 +279,10 @@ std::string layout_text_for(const model::Tree& tree, std::vector<std::string>* n
   return text;
 }
 
-uint64_t write_tree(const model::Tree& tree, const std::string& data_path,
+uint64_t write_tree(const model::Tree& given, const std::string& data_path,
                     const WriteOptions& options, std::vector<std::string>* notes) {
+  model::Tree holder;
+  const model::Tree& tree = model::with_group_root(given, holder);  // a Zarr array store
   const std::string text = layout_text_for(tree, notes);
   ParseResult parsed = parse_layout(text);
   if (!parsed.ok()) {
