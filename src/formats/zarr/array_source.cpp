@@ -18,22 +18,6 @@ namespace {
 
 constexpr uint64_t kEmpty = ~uint64_t{0};  // an inner chunk never written: offset and size
 
-// The codec layer's chain for a pipeline's array -> array and bytes -> bytes codecs; the
-// `bytes` codec's endian is applied apart (complex elements swap each half, which the chain's
-// byte order step cannot know).
-codec::CodecChain chain_of(const Pipeline& p) {
-  nlohmann::json codecs = nlohmann::json::array();
-  for (const CodecSpec& c : p.array_to_array) {
-    codecs.push_back(
-        {{"name", c.name}, {"configuration", nlohmann::json::parse(c.configuration.dump())}});
-  }
-  for (const CodecSpec& c : p.bytes_to_bytes) {
-    codecs.push_back(
-        {{"name", c.name}, {"configuration", nlohmann::json::parse(c.configuration.dump())}});
-  }
-  return codec::CodecChain::from_configuration(codecs);
-}
-
 // One level of sharding: a shard of `shard` elements holds a grid of `inner` chunks found
 // through an index at its start or end.
 struct Level {
@@ -82,7 +66,7 @@ class ZarrSource final : public model::ArraySource {
         level.per_shard.push_back(outer[d] / s.chunk_shape[d]);
         level.inner_count *= static_cast<uint64_t>(level.per_shard.back());
       }
-      level.index_chain = chain_of(s.index_codecs);
+      level.index_chain = s.index_codecs.chain();
       level.index_endian = s.index_codecs.endian;
       level.index_shape = level.per_shard;
       level.index_shape.push_back(2);
@@ -93,7 +77,7 @@ class ZarrSource final : public model::ArraySource {
       p = &s.codecs;
     }
     unit_ = outer;
-    chain_ = chain_of(*p);
+    chain_ = p->chain();
     element_ = meta_.dtype.size();
     native_ =
         meta_.dtype.needs_swap() ? meta_.dtype.with_byte_order(native_byte_order()) : meta_.dtype;

@@ -405,6 +405,18 @@ nlohmann::ordered_json Pipeline::to_json() const {
   return out;
 }
 
+codec::CodecChain Pipeline::chain() const {
+  nlohmann::json codecs = nlohmann::json::array();
+  auto add = [&](const CodecSpec& c) {
+    // The codec layer reads nlohmann::json; metadata keeps ordered_json.
+    codecs.push_back(
+        {{"name", c.name}, {"configuration", nlohmann::json::parse(c.configuration.dump())}});
+  };
+  for (const CodecSpec& c : array_to_array) add(c);
+  for (const CodecSpec& c : bytes_to_bytes) add(c);
+  return codec::CodecChain::from_configuration(codecs);
+}
+
 NodeMetadata parse_metadata(std::string_view text, const std::string& path) {
   const JsonDocument doc = parse_json_document(text, path);
   const Json& d = doc.value;

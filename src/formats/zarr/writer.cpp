@@ -223,12 +223,7 @@ class StoreWriter {
       if (a.shape[d] == 0) return;  // no chunks
       grid[d] = (a.shape[d] + a.chunk_shape[d] - 1) / a.chunk_shape[d];
     }
-    nlohmann::json config = nlohmann::json::array();
-    for (const CodecSpec& c : a.codecs.bytes_to_bytes) {
-      config.push_back(
-          {{"name", c.name}, {"configuration", nlohmann::json::parse(c.configuration.dump())}});
-    }
-    const codec::CodecChain chain = codec::CodecChain::from_configuration(config);
+    const codec::CodecChain chain = a.codecs.chain();
     source.verify();
     auto& pool = codec::ThreadPool::shared();
     const size_t batch = static_cast<size_t>(

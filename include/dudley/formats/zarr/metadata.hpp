@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dudley/codec/chain.hpp"
 #include "dudley/core/dtype.hpp"
 #include "dudley/formats/zarr/fill_value.hpp"
 
@@ -42,6 +43,10 @@ struct Pipeline {
 
   /// Each codec as {"name", "configuration"}, in order: what zarr.json holds.
   nlohmann::ordered_json to_json() const;
+  /// The codec layer's chain of the array -> array and bytes -> bytes codecs. The `bytes`
+  /// codec's endian is applied apart (swap_elements): complex elements swap each half, which
+  /// the chain's byte order step cannot know.
+  codec::CodecChain chain() const;
 };
 
 /// A shard's inner grid, the pipeline of each inner chunk, and its index's.
