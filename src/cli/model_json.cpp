@@ -119,19 +119,36 @@ std::string mask_text(const model::Masking& m) {
   return "masked by " + m.array;
 }
 
+namespace {
+
+// A chunking's codec names joined: "bytes+zstd".
+std::string codec_names(const model::Chunking& c) {
+  std::vector<std::string> names;
+  if (c.codecs.is<model::ValueList>()) {
+    for (const auto& codec : c.codecs.as<model::ValueList>()) {
+      const model::Value* name = codec.find("name");
+      if (name && name->is<std::string>()) names.push_back(name->as<std::string>());
+    }
+  }
+  return fmt::format("{}", fmt::join(names, "+"));
+}
+
+}  // namespace
+
 std::string storage_text(const model::Storage& s) {
   const std::string mask = s.mask ? mask_text(*s.mask) : std::string();
   if (s.kind != model::Storage::Kind::kChunked || !s.chunking) return mask;
-  std::vector<std::string> codecs;
-  if (s.chunking->codecs.is<model::ValueList>()) {
-    for (const auto& c : s.chunking->codecs.as<model::ValueList>()) {
-      const model::Value* name = c.find("name");
-      if (name && name->is<std::string>()) codecs.push_back(name->as<std::string>());
-    }
+  // Sharded: "sharded [256, 256] of [64, 64] bytes+zstd" (each level of shards).
+  std::string text;
+  const model::Chunking* c = s.chunking.get();
+  for (; c->inner; c = c->inner.get()) {
+    text += fmt::format("{} [{}] of ", text.empty() ? "sharded" : "shards",
+                        fmt::join(c->chunk_shape, ", "));
   }
-  return fmt::format("chunked [{}]{}{}{}", fmt::join(s.chunking->chunk_shape, ", "),
-                     codecs.empty() ? "" : " ", fmt::join(codecs, "+"),
-                     mask.empty() ? "" : ", " + mask);
+  const std::string codecs = codec_names(*c);
+  text += fmt::format("{}[{}]{}{}", text.empty() ? "chunked " : "", fmt::join(c->chunk_shape, ", "),
+                      codecs.empty() ? "" : " ", codecs);
+  return mask.empty() ? text : text + ", " + mask;
 }
 
 }  // namespace dudley::cli

@@ -26,7 +26,8 @@ nlohmann::ordered_json storage_json(const model::Storage& storage);
 /// "units=\"K\", scale=2.5" (at most `limit` attributes, then "..."): for the text listing.
 std::string attributes_text(const model::Attributes& attributes, size_t limit = 3);
 
-/// "chunked [64, 64] zstd" for chunked storage; "" otherwise (the address says the rest).
+/// "chunked [64, 64] bytes+zstd" for chunked storage, "sharded [256, 256] of [64, 64]
+/// bytes+zstd" for shards of chunks; "" otherwise (the address says the rest).
 std::string storage_text(const model::Storage& storage);
 
 }  // namespace dudley::cli

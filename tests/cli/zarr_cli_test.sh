@@ -57,6 +57,33 @@ x = np.fromfile('back.bin', '<f8', count=35, offset=8 + 18).reshape(7, 5)
 assert (y == np.arange(9) - 4).all(), y
 assert (x == np.arange(35).reshape(7, 5) / 4).all(), x"
 
+# Sharded: --shards with --chunks inside; ls names both levels; a selection reads right.
+"$dudley" convert -q --shards 4,4 --chunks 2,2 in.bin sh.zarr
+check "convert --shards exits 0" test $? -eq 0
+"$dudley" ls sh.zarr >out.txt
+check "ls shows shards of chunks" grep -q "^/x .*array <f8 \[7, 5\] sharded \[4, 4\] of \[2, 2\] bytes+zstd" out.txt
+check "arrays of another rank than --shards are not sharded" grep -q "^/g/y .*chunked \[9\] bytes+zstd" out.txt
+"$dudley" ls --json sh.zarr >out.json
+check "ls --json gives the shard's inner grid" $py -c "
+import json; x = json.load(open('out.json'))['root']['members']['x']['storage']
+assert x['chunk_shape'] == [4, 4] and x['shard']['chunk_shape'] == [2, 2], x"
+check "dump of a sharded selection matches numpy" $py - "$dudley" <<'PY'
+import json, subprocess, sys
+import numpy as np
+x = np.arange(35, dtype="<f8").reshape(7, 5) / 4
+out = subprocess.run([sys.argv[1], "dump", "--json", "sh.zarr", "/x[5:, ::-3]"],
+                     capture_output=True, text=True, check=True).stdout
+got = json.loads(out)["root"]["members"]["x"]["selections"]["[5:, ::-3]"]["data"]
+assert got == x[5:, ::-3].tolist(), got
+PY
+"$dudley" convert -q --shards 4,3 --chunks 2,2 in.bin bad.zarr 2>err.txt
+check "--chunks that do not divide --shards fail with exit 2" test $? -eq 2
+check "and say so" grep -q "error: /x: --chunks \[2, 2\] does not divide --shards \[4, 3\]" err.txt
+check "and leave no store" test ! -e bad.zarr
+"$dudley" convert -q --shards 4,4 --zarr-format 2 in.bin bad.zarr 2>err.txt
+check "--shards with --zarr-format 2 fails with exit 2" test $? -eq 2
+check "naming both" grep -q "error: --shards is a v3 codec: not with --zarr-format 2" err.txt
+
 # A store that is one array: listed as "/", and converted to formats of groups under the
 # store's name.
 cp -r s.zarr/x one.zarr

@@ -303,7 +303,9 @@ def ours_read_by_peers(tmp):
     src = f"{tmp}/src.asdf"
     asdf.AsdfFile({**arrays, **extra, "meta": {"units": "m"}}).write_to(src)
     runs = [["--compressor", "zstd"], ["--compressor", "gzip", "--chunks", "3,4"],
-            ["--compressor", "blosc", "--crc32c"], ["--compressor", "none", "--chunks", "10,7"]]
+            ["--compressor", "blosc", "--crc32c"], ["--compressor", "none", "--chunks", "10,7"],
+            ["--shards", "6,4", "--chunks", "3,2"],
+            ["--compressor", "blosc", "--crc32c", "--shards", "20,7", "--chunks", "5,7"]]
     for k, options in enumerate(runs):
         store = f"{tmp}/ours_{k}.zarr"
         proc = subprocess.run([DUDLEY, "convert", "-q", *options, src, store], capture_output=True, text=True)
@@ -407,6 +409,44 @@ def v2_both_ways(tmp):
                   str(g[name][:]))
 
 
+def our_shards_match_the_spec(tmp):
+    """Shards we write, byte for byte against shards built here from the spec (inner chunks
+    in C order of the shard's grid, edge values padded with the fill value, chunks of nothing
+    but fill left out of the shard and marked 2^64-1 in its index, a shard of nothing but fill
+    not written at all)."""
+    import asdf
+    array = (np.arange(7 * 10, dtype="<i4").reshape(7, 10) % 23) - 5
+    array[:, 4:6] = 0  # inner chunks of fill only
+    array[4:, 6:] = 0  # the last shard column's lower shard: fill only
+    src = f"{tmp}/shard_src.asdf"
+    asdf.AsdfFile({"x": array}).write_to(src)
+    store = f"{tmp}/sharded.zarr"
+    proc = subprocess.run([DUDLEY, "convert", "-q", "--compressor", "none", "--shards", "4,6",
+                           "--chunks", "2,2", src, store], capture_output=True, text=True)
+    check("convert to a sharded store", proc.returncode == 0, proc.stderr)
+    with open(f"{store}/x/zarr.json") as f:
+        codecs = json.load(f)["codecs"]
+    check("sharding_indexed metadata", codecs == [{"name": "sharding_indexed", "configuration": {
+        "chunk_shape": [2, 2], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+        "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+        "index_location": "end"}}], json.dumps(codecs))
+    padded = np.zeros((8, 12), dtype="<i4")
+    padded[:7, :10] = array
+    for a in range(2):
+        for b in range(2):
+            shard = padded[a * 4:a * 4 + 4, b * 6:b * 6 + 6]
+            blocks = [shard[i * 2:i * 2 + 2, j * 2:j * 2 + 2] for i in range(2) for j in range(3)]
+            blocks = [None if not blk.any() else blk for blk in blocks]
+            path = f"{store}/x/c/{a}/{b}"
+            if all(blk is None for blk in blocks):
+                check(f"shard {a},{b} of fill only is not written", not os.path.exists(path))
+                continue
+            want = shard_bytes(blocks, [2, 3], True, lambda c: np.ascontiguousarray(c).tobytes())
+            with open(path, "rb") as f:
+                got = f.read()
+            check(f"shard {a},{b} bytes as the spec builds them", got == want, f"{len(got)} vs {len(want)}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         os.makedirs(f"{tmp}/zarrita")
@@ -414,6 +454,7 @@ def main():
         ours_read_by_peers(tmp)
         v2_both_ways(tmp)
         hand_built(tmp)
+        our_shards_match_the_spec(tmp)
     if failures:
         print("\n".join("FAIL: " + f for f in failures))
         sys.exit(1)

@@ -46,6 +46,10 @@ class ZarrFormat final : public BasicFormat {
                               "Chunk shape of the arrays of its rank, as '256,256' (others, and "
                               "by default all: about --chunk-bytes, cutting the slowest "
                               "dimensions)"),
+        FormatOption::writing(Kind::kValue, "--shards",
+                              "Shard shape of the arrays of its rank, as '4096,4096' (v3 "
+                              "sharding_indexed: one key per shard, read by inner chunk; "
+                              "--chunks then gives the inner chunks)"),
         FormatOption::writing(Kind::kUnsigned, "--chunk-bytes",
                               "Size chunks are chosen near (default 1048576)"),
         FormatOption::writing(Kind::kFlag, "--crc32c",
@@ -69,7 +73,12 @@ class ZarrFormat final : public BasicFormat {
       throw Error(ErrorCategory::kUsage, "--crc32c is a v3 codec: not with --zarr-format 2");
     }
     const std::string chunks = given_value(given, "--chunks");
-    if (!chunks.empty()) own.chunk_shape = parse_chunks(chunks);
+    if (!chunks.empty()) own.chunk_shape = parse_shape(chunks, "--chunks");
+    const std::string shards = given_value(given, "--shards");
+    if (!shards.empty()) own.shard_shape = parse_shape(shards, "--shards");
+    if (own.zarr_format == 2 && !own.shard_shape.empty()) {
+      throw Error(ErrorCategory::kUsage, "--shards is a v3 codec: not with --zarr-format 2");
+    }
     options.formats.set(std::move(own));
   }
 
@@ -84,7 +93,7 @@ class ZarrFormat final : public BasicFormat {
   }
 
  private:
-  static std::vector<int64_t> parse_chunks(const std::string& text) {
+  static std::vector<int64_t> parse_shape(const std::string& text, const char* option) {
     std::vector<int64_t> out;
     size_t at = 0;
     while (at <= text.size()) {
@@ -99,7 +108,7 @@ class ZarrFormat final : public BasicFormat {
       }
       if (part.empty() || used != part.size() || v < 1) {
         throw Error(ErrorCategory::kUsage,
-                    fmt::format("--chunks '{}': '{}' is not a positive integer", text, part));
+                    fmt::format("{} '{}': '{}' is not a positive integer", option, text, part));
       }
       out.push_back(v);
       at = comma + 1;

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "box_copy.hpp"
+#include "chunk_encoder.hpp"
 #include "dudley/codec/chain.hpp"
 #include "dudley/codec/thread_pool.hpp"
 #include "dudley/core/byte_swap.hpp"
@@ -129,6 +131,58 @@ class StoreWriter {
     return default_fill_value(native);
   }
 
+  // The chunk shape of an array (the inner one, when `sharded`): --chunks for arrays of its
+  // rank, others chosen near --chunk-bytes (among the shard's divisors).
+  std::vector<int64_t> chunk_shape_of(const model::Node& n, const DType& native,
+                                      const std::string& path, bool sharded) {
+    if (options_.chunk_shape.size() == n.shape.size()) {
+      if (sharded) {
+        for (size_t d = 0; d < n.shape.size(); ++d) {
+          if (options_.shard_shape[d] % options_.chunk_shape[d] != 0) {
+            throw Error(ErrorCategory::kUsage,
+                        fmt::format("{}: --chunks {} does not divide --shards {}", path,
+                                    Shape(options_.chunk_shape).to_string(),
+                                    Shape(options_.shard_shape).to_string()));
+          }
+        }
+      }
+      return options_.chunk_shape;
+    }
+    if (!options_.chunk_shape.empty()) {
+      note(fmt::format("{}: {} dimensions, --chunks gives {}: chunked near --chunk-bytes", path,
+                       n.shape.size(), options_.chunk_shape.size()));
+    }
+    return sharded
+               ? choose_inner_chunk_shape(options_.shard_shape, native.size(), options_.chunk_bytes)
+               : choose_chunk_shape(n.shape, native.size(), options_.chunk_bytes);
+  }
+
+  // The codecs of each stored chunk: bytes (little-endian), the compressor, a CRC-32C.
+  Pipeline chunk_codecs(const DType& native, bool ordered) const {
+    Pipeline p;
+    p.array_to_bytes.name = "bytes";
+    if (ordered) p.array_to_bytes.configuration = {{"endian", "little"}};
+    p.endian = ByteOrder::kLittle;
+    const std::string& c = options_.compressor;
+    if (c == "zstd") {
+      p.bytes_to_bytes.push_back(
+          {"zstd", {{"level", options_.level >= 0 ? options_.level : 3}, {"checksum", false}}});
+    } else if (c == "gzip") {
+      p.bytes_to_bytes.push_back({"gzip", {{"level", options_.level >= 0 ? options_.level : 5}}});
+    } else if (c == "blosc") {
+      p.bytes_to_bytes.push_back({"blosc",
+                                  {{"cname", "lz4"},
+                                   {"clevel", options_.level >= 0 ? options_.level : 5},
+                                   {"shuffle", native.size() > 1 ? "shuffle" : "noshuffle"},
+                                   {"typesize", native.size()},
+                                   {"blocksize", 0}}});
+    } else if (c != "none") {
+      throw Error(ErrorCategory::kUsage, fmt::format("unknown compressor '{}'", c));
+    }
+    if (options_.checksums) p.bytes_to_bytes.push_back({"crc32c", Json::object()});
+    return p;
+  }
+
   void array(const model::Node& n, const std::string& prefix, const std::string& path) {
     if (!n.error.empty()) {
       throw Error(n.error.category, fmt::format("{}: {}", path, n.error.message), n.error.location);
@@ -151,38 +205,28 @@ class StoreWriter {
     a.shape = n.shape;
     const bool ordered = native.size() > 1 && native.kind() != DTypeKind::kRawBits;
     a.dtype = ordered ? native.with_byte_order(ByteOrder::kLittle) : native;
-    // --chunks shapes the arrays of its rank; others are chunked near --chunk-bytes.
-    if (options_.chunk_shape.size() == n.shape.size()) {
-      a.chunk_shape = options_.chunk_shape;
-    } else {
-      if (!options_.chunk_shape.empty()) {
-        note(fmt::format("{}: {} dimensions, --chunks gives {}: chunked near --chunk-bytes", path,
-                         n.shape.size(), options_.chunk_shape.size()));
-      }
-      a.chunk_shape = choose_chunk_shape(n.shape, native.size(), options_.chunk_bytes);
+    const bool sharded = !n.shape.empty() && options_.shard_shape.size() == n.shape.size();
+    if (!sharded && !options_.shard_shape.empty()) {
+      note(fmt::format("{}: {} dimensions, --shards gives {}: not sharded", path, n.shape.size(),
+                       options_.shard_shape.size()));
     }
+    a.chunk_shape = chunk_shape_of(n, native, path, sharded);
     a.fill = fill_of(n, native);
-    a.codecs.array_to_bytes.name = "bytes";
-    if (ordered) a.codecs.array_to_bytes.configuration = {{"endian", "little"}};
-    a.codecs.endian = ByteOrder::kLittle;
-    const std::string& c = options_.compressor;
-    if (c == "zstd") {
-      a.codecs.bytes_to_bytes.push_back(
-          {"zstd", {{"level", options_.level >= 0 ? options_.level : 3}, {"checksum", false}}});
-    } else if (c == "gzip") {
-      a.codecs.bytes_to_bytes.push_back(
-          {"gzip", {{"level", options_.level >= 0 ? options_.level : 5}}});
-    } else if (c == "blosc") {
-      a.codecs.bytes_to_bytes.push_back({"blosc",
-                                         {{"cname", "lz4"},
-                                          {"clevel", options_.level >= 0 ? options_.level : 5},
-                                          {"shuffle", native.size() > 1 ? "shuffle" : "noshuffle"},
-                                          {"typesize", native.size()},
-                                          {"blocksize", 0}}});
-    } else if (c != "none") {
-      throw Error(ErrorCategory::kUsage, fmt::format("unknown compressor '{}'", c));
+    a.codecs = chunk_codecs(native, ordered);
+    if (sharded) {
+      // The shard: the chunks above, found through an index at its end (little-endian
+      // offsets and sizes with a CRC-32C, the index codecs zarr-python writes).
+      Json index = Json::array(
+          {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}, {{"name", "crc32c"}}});
+      Pipeline shard;
+      shard.array_to_bytes = {"sharding_indexed",
+                              {{"chunk_shape", a.chunk_shape},
+                               {"codecs", a.codecs.to_json()},
+                               {"index_codecs", index},
+                               {"index_location", "end"}}};
+      a.codecs = std::move(shard);
+      a.chunk_shape = options_.shard_shape;
     }
-    if (options_.checksums) a.codecs.bytes_to_bytes.push_back({"crc32c", Json::object()});
     if (const auto* names = n.attributes.find(model::well_known::kDimensionNames)) {
       if (const auto* v = std::get_if<model::Value>(names);
           v && v->is<model::ValueList>() && v->as<model::ValueList>().size() == n.shape.size()) {
@@ -217,44 +261,35 @@ class StoreWriter {
               const std::string& prefix) {
     const size_t rank = a.shape.size();
     const uint64_t element = native.size();
-    const uint64_t chunk_bytes = *Shape(a.chunk_shape).element_count() * element;
     std::vector<int64_t> grid(rank);
     for (size_t d = 0; d < rank; ++d) {
       if (a.shape[d] == 0) return;  // no chunks
       grid[d] = (a.shape[d] + a.chunk_shape[d] - 1) / a.chunk_shape[d];
     }
-    const codec::CodecChain chain = a.codecs.chain();
+    ChunkEncoder encoder(a);
+    const uint64_t chunk_bytes = encoder.chunk_bytes();
     source.verify();
     auto& pool = codec::ThreadPool::shared();
     const size_t batch = static_cast<size_t>(
         std::clamp<uint64_t>(kBatchBytes / std::max<uint64_t>(chunk_bytes, 1), 1, 64));
     if (buffers_.size() < batch) buffers_.resize(batch);
-    if (encoded_.size() < batch) encoded_.resize(batch);
     std::vector<std::vector<int64_t>> indexes;
+    std::vector<std::byte*> raw;
     std::vector<std::byte> piece;
     std::vector<int64_t> at(rank, 0);
     bool done = false;
     auto flush = [&] {
+      encoder.encode(raw, encoded_, pool);
       std::vector<uint64_t> sizes(indexes.size(), 0);
       pool.parallel_for(indexes.size(), [&](size_t k) {
-        codec::Bytes& raw = buffers_[k];
         // A chunk of nothing but the fill value is not written: it reads as that anyway.
-        bool all_fill = true;
-        for (uint64_t e = 0; all_fill && e < chunk_bytes; e += element) {
-          all_fill = std::memcmp(raw.data() + e, a.fill.bytes.data(), element) == 0;
-        }
-        if (all_fill) return;
-        if (native_byte_order() != ByteOrder::kLittle && native.size() > 1) {
-          swap_elements(raw.data(), chunk_bytes / element, native);
-        }
-        chain.encode_into(raw, {element, a.chunk_shape}, encoded_[k]);
-        const std::string key = join(prefix, a.keys.key(indexes[k]));
-        const std::string file = root_ + "/" + key;
-        write_chunk(file, encoded_[k]);
-        sizes[k] = encoded_[k].size();
+        if (!encoded_[k]) return;
+        write_chunk(root_ + "/" + join(prefix, a.keys.key(indexes[k])), *encoded_[k]);
+        sizes[k] = encoded_[k]->size();
       });
       for (uint64_t s : sizes) bytes_ += s;
       indexes.clear();
+      raw.clear();
     };
     while (!done) {
       // The chunk's part of the array, read into its buffer; an edge chunk's rest is fill.
@@ -265,21 +300,23 @@ class StoreWriter {
         slab.count.push_back(std::min(a.chunk_shape[d], a.shape[d] - slab.start[d]));
         edge = edge || slab.count[d] != a.chunk_shape[d];
       }
-      codec::Bytes& raw = buffers_[indexes.size()];
-      raw.resize(chunk_bytes);
+      codec::Bytes& buffer = buffers_[indexes.size()];
+      buffer.resize(chunk_bytes);
       if (!edge) {
-        source.read_into(slab, raw.data());
+        source.read_into(slab, buffer.data());
       } else {
         piece.resize(*Shape(slab.count).element_count() * element);
         source.read_into(slab, piece.data());
         for (uint64_t e = 0; e < chunk_bytes; e += element) {
-          std::memcpy(raw.data() + e, a.fill.bytes.data(), element);
+          std::memcpy(buffer.data() + e, a.fill.bytes.data(), element);
         }
-        place(piece.data(), slab.count, raw.data(), a.chunk_shape, element);
+        copy_box({piece.data(), slab.count, {}}, {buffer.data(), a.chunk_shape, {}}, slab.count,
+                 element);
       }
       written_ += *Shape(slab.count).element_count() * element;
       if (common_.progress) common_.progress(written_, total);
       indexes.push_back(at);
+      raw.push_back(buffer.data());
       if (indexes.size() == batch) flush();
       done = true;
       for (size_t d = rank; d-- > 0;) {
@@ -305,43 +342,14 @@ class StoreWriter {
     }
   }
 
-  // Copies a C-ordered block of `count` into the corner of a C-ordered chunk of `shape`.
-  static void place(const std::byte* block, const std::vector<int64_t>& count, std::byte* chunk,
-                    const std::vector<int64_t>& shape, uint64_t element) {
-    const size_t rank = count.size();
-    if (rank == 0) {
-      std::memcpy(chunk, block, element);
-      return;
-    }
-    for (int64_t c : count) {
-      if (c == 0) return;
-    }
-    std::vector<int64_t> i(rank, 0);
-    const uint64_t run = static_cast<uint64_t>(count[rank - 1]) * element;
-    for (;;) {
-      uint64_t offset = 0;
-      for (size_t d = 0; d < rank; ++d)
-        offset = offset * static_cast<uint64_t>(shape[d]) + static_cast<uint64_t>(i[d]);
-      std::memcpy(chunk + offset * element, block, run);
-      block += run;
-      size_t d = rank - 1;
-      while (d > 0) {
-        --d;
-        if (++i[d] < count[d]) break;
-        i[d] = 0;
-        if (d == 0) return;
-      }
-      if (rank == 1) return;
-    }
-  }
-
   std::string root_;
   const ZarrSaveOptions& options_;
   const SaveOptions& common_;
   std::vector<std::string>* notes_;
   uint64_t bytes_ = 0;
   uint64_t written_ = 0;
-  std::vector<codec::Bytes> buffers_, encoded_;
+  std::vector<codec::Bytes> buffers_;
+  std::vector<std::optional<codec::Bytes>> encoded_;
 };
 
 uint64_t array_bytes(const model::Node& n) {
@@ -377,6 +385,15 @@ std::vector<int64_t> choose_chunk_shape(const std::vector<int64_t>& shape, uint6
     chunk[d] = (chunk[d] + 1) / 2;
   }
   return chunk;
+}
+
+std::vector<int64_t> choose_inner_chunk_shape(const std::vector<int64_t>& shard,
+                                              uint64_t element_size, uint64_t target) {
+  std::vector<int64_t> inner = choose_chunk_shape(shard, element_size, target);
+  for (size_t d = 0; d < inner.size(); ++d) {
+    while (shard[d] % inner[d] != 0) --inner[d];  // ends at 1 at worst
+  }
+  return inner;
 }
 
 uint64_t write_zarr(const model::Tree& tree, const std::string& path,

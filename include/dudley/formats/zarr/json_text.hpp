@@ -18,7 +18,7 @@ namespace dudley::zarr {
 /// "/fill_value/1").
 // nlohmann's default construction may allocate; running out of memory there is not a case
 // to handle.
-struct JsonDocument {  // NOLINT(bugprone-exception-escape)
+struct JsonDocument {            // NOLINT(bugprone-exception-escape)
   nlohmann::ordered_json value;  ///< objects keep their keys in the document's order
   std::map<std::string, std::string> number_text;
 };

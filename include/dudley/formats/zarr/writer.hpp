@@ -25,6 +25,10 @@ struct ZarrSaveOptions : FormatOptions {
   /// other arrays (all, when empty) are chunked near `chunk_bytes`, cutting the slowest
   /// dimensions first.
   std::vector<int64_t> chunk_shape;
+  /// The shard shape of the arrays of its rank (sharding_indexed, v3 only): each shard one
+  /// key holding its chunks (chunk_shape, which must divide it, or chosen near chunk_bytes
+  /// among its divisors) and their index at its end. Empty: no sharding.
+  std::vector<int64_t> shard_shape;
   /// The size chunks are chosen near when chunk_shape is empty.
   uint64_t chunk_bytes = uint64_t{1} << 20;
   /// Append a CRC-32C to every chunk (the crc32c codec), checked by readers (v3 only).
@@ -41,6 +45,11 @@ struct ZarrSaveOptions : FormatOptions {
 uint64_t write_zarr(const model::Tree& tree, const std::string& path,
                     const ZarrSaveOptions& options, const SaveOptions& common = {},
                     std::vector<std::string>* notes = nullptr);
+
+/// The inner chunk shape write_zarr chooses in shards of `shard` elements: near `target`
+/// bytes as choose_chunk_shape, each extent then lowered to a divisor of the shard's.
+std::vector<int64_t> choose_inner_chunk_shape(const std::vector<int64_t>& shard,
+                                              uint64_t element_size, uint64_t target);
 
 /// The chunk shape write_zarr chooses for an array of `shape` and `element_size`-byte
 /// elements: the whole array when it is at most `target` bytes, else the slowest
