@@ -93,3 +93,4 @@ echo
 echo "== issue 21: convert, first parse and first read in fresh processes, beside the peers"
 /usr/bin/python3 bench/convert_vs_peers.py "$build"
 /usr/bin/python3 bench/zarr_vs_peers.py "$build"
+/usr/bin/python3 bench/zarr_shard_read.py "$build"

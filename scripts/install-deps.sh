@@ -26,8 +26,9 @@ packages=(
   libcurl4-openssl-dev nginx-light
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libhdf5-dev
-  # GNU time: peak memory of a command (the dump benchmark)
-  time
+  # GNU time: peak memory of a command (the dump benchmark); strace: bytes a command reads
+  # (the sharded-read benchmark)
+  time strace
 )
 
 missing=()

@@ -17,6 +17,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nginx_server import NginxServer, free_port  # noqa: E402
+
 DUDLEY = os.path.abspath(sys.argv[1])
 failures = []
 checked = 0
@@ -29,25 +32,19 @@ def check(name, ok, detail=""):
         failures.append(f"{name}: {detail}")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run(*args):
     return subprocess.run([DUDLEY, *args], capture_output=True, text=True)
 
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        os.chmod(tmp, 0o755)  # nginx's workers run as another user
         www = os.path.join(tmp, "www")
         os.makedirs(www)
         x = np.sin(np.arange(600, dtype="<f8") / 7).reshape(20, 30)
         x.tofile(f"{tmp}/x.bin")
         open(f"{tmp}/x.dud", "w").write("x = <f8[20, 30]\n")
         for name, options in (("v3.zarr", ["--crc32c", "--chunks", "7,8"]),
+                              ("sharded.zarr", ["--shards", "10,30", "--chunks", "5,10"]),
                               ("v2.zarr", ["--zarr-format", "2", "--chunks", "6,6"])):
             proc = run("convert", "-q", *options, f"{tmp}/x.bin", f"{www}/{name}")
             check(f"write {name}", proc.returncode == 0, proc.stderr)
@@ -66,37 +63,11 @@ def main():
             "kind": "inline", "must_understand": False,
             "metadata": {"x": json.load(open(f"{www}/cons_v3.zarr/x/zarr.json"))}}
         json.dump(root, open(f"{www}/cons_v3.zarr/zarr.json", "w"))
-        port = free_port()
-        conf = os.path.join(tmp, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write(f"""daemon off;
-worker_processes 1;
-pid {tmp}/nginx.pid;
-error_log {tmp}/error.log;
-events {{ worker_connections 64; }}
-http {{
-  access_log off;
-  client_body_temp_path {tmp}/body; proxy_temp_path {tmp}/proxy; fastcgi_temp_path {tmp}/fcgi;
-  uwsgi_temp_path {tmp}/uwsgi; scgi_temp_path {tmp}/scgi;
-  server {{
-    listen 127.0.0.1:{port};
-    root {www};
-    location /moved/ {{ rewrite ^/moved/(.*)$ /$1 redirect; }}
-    location = /broken.zarr/zarr.json {{ return 500; }}
-    location = /v3.zarr/x/c/1/1 {{ return 200 "not a chunk"; }}
-  }}
-}}
-""")
-        server = subprocess.Popen(["nginx", "-c", conf, "-p", tmp, "-e", f"{tmp}/error.log"],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            for _ in range(100):
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                    break
-                except OSError:
-                    time.sleep(0.05)
-            base = f"http://127.0.0.1:{port}"
+        locations = """location /moved/ { rewrite ^/moved/(.*)$ /$1 redirect; }
+    location = /broken.zarr/zarr.json { return 500; }
+    location = /v3.zarr/x/c/1/1 { return 200 "not a chunk"; }"""
+        with NginxServer(www, tmp, locations, access_log=True) as server:
+            base = server.url
             for name in ("v3.zarr", "v2.zarr"):
                 url = f"{base}/{name}/x"
                 proc = run("ls", url)
@@ -110,6 +81,24 @@ http {{
                     want = x[::-3, 2:29:5] if name == "v2.zarr" else x[0:6, 0:7]
                     ok = np.array_equal(np.array(got), want)
                 check(f"dump --json {name} over HTTP matches numpy", ok, proc.stdout[:300] + proc.stderr)
+            # One element of a sharded array: the shard's index and one inner chunk, no more.
+            server.requests()
+            proc = run("dump", f"{base}/sharded.zarr/x", "/[13, 17]")
+            check("one element of a sharded array over HTTP",
+                  proc.returncode == 0 and proc.stdout.strip() == f"/[13, 17] = {x[13, 17]!r}",
+                  proc.stdout + proc.stderr)
+            sent = [(r, b, g) for r, _, b, g in server.requests() if "/x/c/" in r]
+            index = 16 * 2 * 3 + 4
+            with open(f"{www}/sharded.zarr/x/c/1/0", "rb") as f:
+                f.seek(-index, os.SEEK_END)
+                entries = np.frombuffer(f.read(index)[:-4], "<u8")
+            start, length = (int(v) for v in entries[2 * 1:2 * 1 + 2])  # inner chunk (0, 1) of shard (1, 0)
+            size = os.path.getsize(f"{www}/sharded.zarr/x/c/1/0")
+            ranges = sorted(g for r, b, g in sent if "/sharded.zarr/x/c/1/0 " in r and g != "-")
+            check("fetches the index and one inner chunk by their byte ranges",
+                  sum(b for _, b, _ in sent) == index + length and
+                  ranges == sorted([f"bytes={start}-{start + length - 1}",
+                                    f"bytes={size - index}-{size - 1}"]), str(sent))
             proc = run("ls", f"{base}/cons_v2.zarr")
             check("a consolidated v2 store lists its groups over HTTP",
                   proc.returncode == 0 and "/sub/y" in proc.stdout and "/z " in proc.stdout,
@@ -139,9 +128,6 @@ http {{
             proc = run("ls", f"http://127.0.0.1:{free_port()}/none.zarr")
             check("no server there: exit 2", proc.returncode == 2 and "cannot fetch" in proc.stderr,
                   proc.stderr)
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
     if failures:
         print("\n".join("FAIL: " + f for f in failures))
         sys.exit(1)
