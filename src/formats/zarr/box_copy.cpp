@@ -4,8 +4,8 @@
 
 namespace dudley::zarr {
 
-void copy_box(const BoxEnd& from, const BoxEnd& to, const std::vector<int64_t>& count,
-              uint64_t element) {
+void copy_box(const BoxEnd<const std::byte>& from, const BoxEnd<std::byte>& to,
+              const std::vector<int64_t>& count, uint64_t element) {
   const size_t rank = count.size();
   if (rank == 0) {
     std::memcpy(to.data, from.data, element);
@@ -14,7 +14,7 @@ void copy_box(const BoxEnd& from, const BoxEnd& to, const std::vector<int64_t>& 
   for (int64_t c : count) {
     if (c <= 0) return;
   }
-  auto corner = [](const BoxEnd& end, size_t d) {
+  auto corner = [](const auto& end, size_t d) {
     return end.corner.empty() ? int64_t{0} : end.corner[d];
   };
   // Element strides of both arrays.

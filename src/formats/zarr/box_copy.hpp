@@ -8,17 +8,18 @@
 
 namespace dudley::zarr {
 
-/// One C-ordered array in memory and a corner in it.
+/// One C-ordered array in memory and a corner in it: `Byte` is const for the source.
+template <typename Byte>
 struct BoxEnd {
-  std::byte* data;                     ///< the array's first element
+  Byte* data;                          ///< the array's first element
   const std::vector<int64_t>& shape;   ///< its shape
   const std::vector<int64_t>& corner;  ///< the box's first element in it (empty: the origin)
 };
 
 /// Copies the box of `count` elements per dimension at `from.corner` of `from` to
 /// `to.corner` of `to`, rows at a time; `element` bytes each. The box must lie inside both.
-void copy_box(const BoxEnd& from, const BoxEnd& to, const std::vector<int64_t>& count,
-              uint64_t element);
+void copy_box(const BoxEnd<const std::byte>& from, const BoxEnd<std::byte>& to,
+              const std::vector<int64_t>& count, uint64_t element);
 
 /// Whether the `bytes` bytes at `data` are nothing but repeats of the `element`-byte `value`.
 bool all_equal_to(const std::byte* data, uint64_t bytes, const std::byte* value, uint64_t element);

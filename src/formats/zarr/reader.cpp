@@ -36,7 +36,9 @@ std::optional<std::string> document(const Store& store, const std::string& key) 
   return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
 }
 
-NodeMetadata metadata_of(const Store& store, const std::string& prefix) {
+}  // namespace
+
+NodeMetadata read_node_metadata(const Store& store, const std::string& prefix) {
   const std::string key = key_in(prefix, "zarr.json");
   if (auto text = document(store, key)) return parse_metadata(*text, store.where(key));
   // A v2 node: .zarray or .zgroup, attributes in .zattrs.
@@ -50,6 +52,8 @@ NodeMetadata metadata_of(const Store& store, const std::string& prefix) {
   throw Error(ErrorCategory::kData, "no zarr.json (or v2 .zarray, .zgroup) here: not a Zarr node",
               Location::file(store.where(key)));
 }
+
+namespace {
 
 model::Value codecs_value(const Pipeline& p) {
   return model::from_json(p.to_json());
@@ -105,7 +109,7 @@ std::unique_ptr<model::Node> array_node(std::shared_ptr<const Store> store,
 
 std::unique_ptr<model::Node> node_at(const std::shared_ptr<const Store>& store,
                                      const std::string& prefix, int depth) {
-  NodeMetadata meta = metadata_of(*store, prefix);
+  NodeMetadata meta = read_node_metadata(*store, prefix);
   if (meta.array) return array_node(store, prefix, std::move(*meta.array));
   auto group = std::make_unique<model::Node>();
   group->kind = model::NodeKind::kGroup;

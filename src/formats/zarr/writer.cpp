@@ -1,16 +1,14 @@
 #include "dudley/formats/zarr/writer.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
 
 #include "box_copy.hpp"
 #include "chunk_encoder.hpp"
+#include "chunk_files.hpp"
 #include "dudley/codec/chain.hpp"
 #include "dudley/codec/thread_pool.hpp"
 #include "dudley/core/byte_swap.hpp"
@@ -29,31 +27,6 @@ using Json = nlohmann::ordered_json;
 
 // Chunks read before they are encoded together: at most this many bytes of them.
 constexpr uint64_t kBatchBytes = uint64_t{64} << 20;
-
-void write_file(const std::string& path, const void* data, size_t size) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    throw Error(ErrorCategory::kIo, fmt::format("cannot create: {}", std::strerror(errno)),
-                Location::file(path));
-  }
-  const auto* p = static_cast<const char*>(data);
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t n = ::write(fd, p + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int e = errno;
-      ::close(fd);
-      throw Error(ErrorCategory::kIo, fmt::format("cannot write: {}", std::strerror(e)),
-                  Location::file(path));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::close(fd) != 0) {
-    throw Error(ErrorCategory::kIo, fmt::format("cannot write: {}", std::strerror(errno)),
-                Location::file(path));
-  }
-}
 
 std::string join(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : prefix + "/" + name;
@@ -328,18 +301,6 @@ class StoreWriter {
       }
     }
     if (!indexes.empty()) flush();
-  }
-
-  // Writes a chunk file, making its directory first when it is not there (one failed open,
-  // then mkdir of the missing levels: no stat of every level for every chunk).
-  static void write_chunk(const std::string& file, const codec::Bytes& bytes) {
-    try {
-      write_file(file, bytes.data(), bytes.size());
-    } catch (const Error&) {
-      std::error_code ec;
-      fs::create_directories(fs::path(file).parent_path(), ec);
-      write_file(file, bytes.data(), bytes.size());
-    }
   }
 
   std::string root_;

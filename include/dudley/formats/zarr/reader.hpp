@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "dudley/formats/zarr/metadata.hpp"
 #include "dudley/formats/zarr/store.hpp"
 #include "dudley/model/tree.hpp"
 
@@ -12,6 +13,11 @@ namespace dudley::zarr {
 
 /// The largest metadata document read (a zarr.json of more is refused, Error(kLimit)).
 inline constexpr uint64_t kMaxMetadataBytes = uint64_t{64} << 20;
+
+/// The metadata of the node at `prefix` ("" for the root, else "a/b") of `store`: its
+/// zarr.json, or v2 .zarray/.zgroup with .zattrs. Throws Error naming the document when it is
+/// malformed or larger than kMaxMetadataBytes, or Error(kData) when the node has neither.
+NodeMetadata read_node_metadata(const Store& store, const std::string& prefix);
 
 /// The tree of the store: its root node (a group or an array) and every node under it that
 /// has its own metadata (implicit groups, directories without zarr.json, are skipped). A node
