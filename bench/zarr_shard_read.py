@@ -96,13 +96,13 @@ def main():
         t_http, out = timed([DUDLEY, "dump", url, f"/[{row}, {col}]"])
         ok = float(out.split("=")[1]) == want
         requests = server.requests()
-        chunk = [r for r in requests if "/x/c/" in r[0]]
-        sent = sum(b for _, _, b, _ in chunk)
+        chunk = [r for r in requests if "/x/c/" in r.line]
+        sent = sum(r.bytes for r in chunk)
         print(f"over HTTP: {len(requests)} requests ({len(chunk)} for chunk keys), {sent} body bytes "
               f"for chunk keys; bound {bound}: {'met' if sent <= bound and ok else 'NOT met'}; "
               f"{t_http * 1000:.1f} ms")
-        for r, s, b, g in chunk:
-            print(f"  {r} ({g}) -> {s}, {b} bytes")
+        for r in chunk:
+            print(f"  {r.line} ({r.range}) -> {r.status}, {r.bytes} bytes")
 
 
 main()

@@ -4,12 +4,17 @@ always stopped (a context manager).
 
     with NginxServer(www, scratch, extra_locations="...", access_log=True) as server:
         server.url        # http://127.0.0.1:PORT
-        server.requests() # [(request line, status, body bytes, Range header)] when access_log
+        server.requests() # [Request(line, status, bytes, range, connection)] when access_log
 """
 import os
 import socket
 import subprocess
 import time
+from collections import namedtuple
+
+# One logged request: its request line, status, body bytes sent, Range header ("-": none)
+# and the serial number of the connection it came on.
+Request = namedtuple("Request", "line status bytes range connection")
 
 
 def free_port():
@@ -30,7 +35,7 @@ class NginxServer:
     def __enter__(self):
         os.chmod(self.scratch, 0o755)  # nginx's workers run as another user
         t = self.scratch
-        log = (f'log_format bytes "$request\\t$status\\t$body_bytes_sent\\t$http_range";\n'
+        log = (f'log_format bytes "$request\\t$status\\t$body_bytes_sent\\t$http_range\\t$connection";\n'
                f"  access_log {self.log} bytes;") if self.access_log else "access_log off;"
         conf = os.path.join(t, "nginx.conf")
         with open(conf, "w") as f:
@@ -67,12 +72,11 @@ http {{
         return False
 
     def requests(self):
-        """The requests logged so far: (request line, status, body bytes, the Range header or
-        "-"), then the log is
+        """The requests logged so far (Request tuples), then the log is
         emptied (nginx keeps appending to the same file)."""
         if not os.path.exists(self.log):
             return []
         with open(self.log) as f:
             lines = [line.rstrip("\n").split("\t") for line in f if line.strip()]
         open(self.log, "w").close()
-        return [(r, int(s), int(b), g) for r, s, b, g in lines]
+        return [Request(r, int(s), int(b), g, int(c)) for r, s, b, g, c in lines]

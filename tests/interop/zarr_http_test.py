@@ -45,6 +45,7 @@ def main():
         open(f"{tmp}/x.dud", "w").write("x = <f8[20, 30]\n")
         for name, options in (("v3.zarr", ["--crc32c", "--chunks", "7,8"]),
                               ("sharded.zarr", ["--shards", "10,30", "--chunks", "5,10"]),
+                              ("many.zarr", ["--chunks", "2,5"]),
                               ("v2.zarr", ["--zarr-format", "2", "--chunks", "6,6"])):
             proc = run("convert", "-q", *options, f"{tmp}/x.bin", f"{www}/{name}")
             check(f"write {name}", proc.returncode == 0, proc.stderr)
@@ -87,7 +88,7 @@ def main():
             check("one element of a sharded array over HTTP",
                   proc.returncode == 0 and proc.stdout.strip() == f"/[13, 17] = {x[13, 17]!r}",
                   proc.stdout + proc.stderr)
-            sent = [(r, b, g) for r, _, b, g in server.requests() if "/x/c/" in r]
+            sent = [(r.line, r.bytes, r.range) for r in server.requests() if "/x/c/" in r.line]
             index = 16 * 2 * 3 + 4
             with open(f"{www}/sharded.zarr/x/c/1/0", "rb") as f:
                 f.seek(-index, os.SEEK_END)
@@ -99,6 +100,19 @@ def main():
                   sum(b for _, b, _ in sent) == index + length and
                   ranges == sorted([f"bytes={start}-{start + length - 1}",
                                     f"bytes={size - index}-{size - 1}"]), str(sent))
+            # Many chunks: fetched many at once (HTTP/1.1 has one transfer per connection, so
+            # transfers in flight together come on connections of their own), and each chunk
+            # with one GET, its size not asked first.
+            server.requests()
+            proc = run("dump", "--json", f"{base}/many.zarr/x")
+            ok = proc.returncode == 0 and np.array_equal(
+                np.array(json.loads(proc.stdout)["root"]["data"]), x)
+            check("a store of many chunks reads over HTTP", ok, proc.stderr)
+            chunks = [r for r in server.requests() if "/many.zarr/x/c/" in r.line]
+            check("one GET per chunk", len(chunks) == 60 and all(r.line.startswith("GET") for r in chunks),
+                  str(chunks[:4]))
+            check("several chunks in flight at once", len({r.connection for r in chunks}) > 4,
+                  str(sorted({r.connection for r in chunks})))
             proc = run("ls", f"{base}/cons_v2.zarr")
             check("a consolidated v2 store lists its groups over HTTP",
                   proc.returncode == 0 and "/sub/y" in proc.stdout and "/z " in proc.stdout,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -17,6 +18,12 @@ namespace dudley::zarr {
 namespace {
 
 constexpr uint64_t kEmpty = ~uint64_t{0};  // an inner chunk never written: offset and size
+// Chunks fetched from a remote store at once: about this many bytes of them decoded.
+constexpr uint64_t kRemoteBatchBytes = uint64_t{64} << 20;
+// A chunk fetched whole may be larger than decoded by this fraction plus a little (no
+// compressor here expands data by more; a larger body is refused, not buffered).
+constexpr uint64_t kExpansionDivisor = 32;
+constexpr uint64_t kExpansionBytes = uint64_t{1} << 16;
 
 // One level of sharding: a shard of `shard` elements holds a grid of `inner` chunks found
 // through an index at its start or end.
@@ -37,6 +44,7 @@ struct Blob {
   std::string key;
   uint64_t offset = 0;
   uint64_t length = 0;
+  bool whole = false;  // the key's whole value, its size not asked (at most `length` bytes)
 };
 
 // The selected elements of one dimension that fall in one chunk of the read grid: chunk
@@ -106,15 +114,47 @@ class ZarrSource final : public model::ArraySource {
     for (size_t d = rank; d-- > 1;) {
       out_stride[d - 1] = out_stride[d] * static_cast<uint64_t>(slab.count[d]);
     }
-    // The chunks touched, in batches decoded on every core.
+    // The chunks touched, in batches decoded on every core. A remote store's batch is
+    // fetched first, many transfers at once; a local one's is read by the decoding threads.
     auto& pool = codec::ThreadPool::shared();
-    const size_t batch = 4 * (pool.helpers() + 1);
+    const bool remote = store_->remote();
+    const size_t batch = remote
+                             ? static_cast<size_t>(std::clamp<uint64_t>(
+                                   kRemoteBatchBytes / std::max<uint64_t>(unit_bytes_, 1), 8, 256))
+                             : 4 * (pool.helpers() + 1);
     std::vector<std::vector<const Segment*>> tasks;
     std::vector<size_t> at(rank, 0);
     bool done = false;
+    std::vector<std::optional<Blob>> blobs;
+    std::vector<codec::Bytes> fetched;
+    std::vector<RangeRequest> requests;
     auto run = [&] {
+      if (!remote) {
+        pool.parallel_for(tasks.size(), [&](size_t t) {
+          read_chunk(tasks[t], slab, out_stride, static_cast<std::byte*>(out), nullptr);
+        });
+        tasks.clear();
+        return;
+      }
+      blobs.assign(tasks.size(), std::nullopt);
+      pool.parallel_for(tasks.size(),
+                        [&](size_t t) { blobs[t] = locate(grid_of(tasks[t]), false); });
+      fetched.resize(tasks.size());
+      requests.clear();
+      std::vector<size_t> of;  // the task of each request
+      for (size_t t = 0; t < tasks.size(); ++t) {
+        if (!blobs[t]) continue;
+        const Blob& b = *blobs[t];
+        requests.push_back({b.key, b.offset, b.length, b.whole, &fetched[t], true});
+        of.push_back(t);
+      }
+      store_->read_many(requests);
+      for (size_t i = 0; i < requests.size(); ++i) {
+        if (!requests[i].found) blobs[of[i]].reset();  // a missing chunk: fill value
+      }
       pool.parallel_for(tasks.size(), [&](size_t t) {
-        read_chunk(tasks[t], slab, out_stride, static_cast<std::byte*>(out));
+        read_chunk(tasks[t], slab, out_stride, static_cast<std::byte*>(out),
+                   blobs[t] ? &*blobs[t] : nullptr, &fetched[t]);
       });
       tasks.clear();
     };
@@ -157,16 +197,24 @@ class ZarrSource final : public model::ArraySource {
     return out;
   }
 
+  static std::vector<int64_t> grid_of(const std::vector<const Segment*>& task) {
+    std::vector<int64_t> grid(task.size());
+    for (size_t d = 0; d < task.size(); ++d) grid[d] = task[d]->chunk;
+    return grid;
+  }
+
   // Reads the chunk of the read grid at `task` (one segment per dimension) and places its
-  // selected elements in `out`.
+  // selected elements in `out`. With `fetched`, the chunk was located (`located`; nullptr:
+  // never written) and its bytes fetched already.
   void read_chunk(const std::vector<const Segment*>& task, const Hyperslab& slab,
-                  const std::vector<uint64_t>& out_stride, std::byte* out) const {
+                  const std::vector<uint64_t>& out_stride, std::byte* out, const Blob* located,
+                  const codec::Bytes* fetched = nullptr) const {
     const size_t rank = task.size();
     thread_local codec::Bytes encoded;
     thread_local codec::Bytes decoded;
-    std::vector<int64_t> grid(rank);
-    for (size_t d = 0; d < rank; ++d) grid[d] = task[d]->chunk;
-    const std::optional<Blob> blob = locate(grid);
+    const std::optional<Blob> blob = fetched
+                                         ? (located ? std::optional<Blob>(*located) : std::nullopt)
+                                         : locate(grid_of(task), true);
     // A whole chunk that is one run of the output (every element selected, in order, rows as
     // long as the output's) decodes straight into it: no copy.
     std::byte* direct = nullptr;
@@ -182,15 +230,18 @@ class ZarrSource final : public model::ArraySource {
     }
     const std::byte* chunk = nullptr;
     if (blob) {
-      encoded.resize(blob->length);
-      store_->read(blob->key, blob->offset, blob->length, encoded.data());
+      if (!fetched) {
+        encoded.resize(blob->length);
+        store_->read(blob->key, blob->offset, blob->length, encoded.data());
+      }
+      const codec::Bytes& bytes = fetched ? *fetched : encoded;
       std::byte* target = direct;
       if (!target) {
         decoded.resize(unit_bytes_);
         target = decoded.data();
       }
       try {
-        chain_.decode(encoded, {target, unit_bytes_}, {element_, unit_});
+        chain_.decode(bytes, {target, unit_bytes_}, {element_, unit_});
       } catch (const Error& e) {
         throw Error(e.category(), fmt::format("chunk {}: {}", describe(*blob), e.message()),
                     Location::file(store_->where(blob->key)));
@@ -247,14 +298,20 @@ class ZarrSource final : public model::ArraySource {
   }
 
   // Where the read-grid chunk `grid` is stored, walking the shards' indexes; nullopt when it
-  // was never written (a missing key, or an empty index entry).
-  std::optional<Blob> locate(const std::vector<int64_t>& grid) const {
+  // was never written (a missing key, or an empty index entry). Without `sized`, an unsharded
+  // chunk's size is not asked (a request to a server saved): the blob is its whole value.
+  std::optional<Blob> locate(const std::vector<int64_t>& grid, bool sized) const {
     const size_t rank = grid.size();
     std::vector<int64_t> position(rank);  // the chunk's first element
     for (size_t d = 0; d < rank; ++d) position[d] = grid[d] * unit_[d];
     std::vector<int64_t> outer(rank);
     for (size_t d = 0; d < rank; ++d) outer[d] = position[d] / meta_.chunk_shape[d];
     Blob blob{key(meta_.keys.key(outer)), 0, 0};
+    if (!sized && levels_.empty()) {
+      blob.whole = true;
+      blob.length = unit_bytes_ + unit_bytes_ / kExpansionDivisor + kExpansionBytes;
+      return blob;
+    }
     const auto size = store_->size(blob.key);
     if (!size) return std::nullopt;
     blob.length = *size;

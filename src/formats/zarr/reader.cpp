@@ -23,17 +23,13 @@ std::string key_in(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : prefix + "/" + name;
 }
 
-// The text of metadata document `key`, or nullopt when absent.
+// The text of metadata document `key`, or nullopt when absent: one request to a server.
 std::optional<std::string> document(const Store& store, const std::string& key) {
-  const auto size = store.size(key);
-  if (!size) return std::nullopt;
-  if (*size > kMaxMetadataBytes) {
-    throw Error(ErrorCategory::kLimit,
-                fmt::format("{} bytes of metadata; at most {} are read", *size, kMaxMetadataBytes),
-                Location::file(store.where(key)));
-  }
-  const auto bytes = store.get(key);
-  return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  codec::Bytes bytes;
+  RangeRequest request{key, 0, kMaxMetadataBytes, true, &bytes, true};
+  store.read_many({&request, 1});  // Error(kLimit) for a document of more
+  if (!request.found) return std::nullopt;
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
 }  // namespace

@@ -150,6 +150,25 @@ std::optional<codec::Bytes> Store::get(const std::string& key) const {
   return out;
 }
 
+void Store::read_many(std::span<RangeRequest> requests) const {
+  for (RangeRequest& r : requests) {
+    uint64_t length = r.length;
+    if (r.whole) {
+      const auto n = size(r.key);
+      r.found = n.has_value();
+      if (!n) continue;
+      if (*n > r.length) {
+        throw Error(ErrorCategory::kLimit,
+                    fmt::format("a value of {} bytes; at most {} are read here", *n, r.length),
+                    Location::file(where(r.key)));
+      }
+      length = *n;
+    }
+    r.out->resize(length);
+    read(r.key, r.offset, length, r.out->data());
+  }
+}
+
 std::string Store::where(const std::string& key) const {
   return name() + "/" + key;
 }

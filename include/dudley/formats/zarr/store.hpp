@@ -7,12 +7,24 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "dudley/codec/codec.hpp"
 
 namespace dudley::zarr {
+
+/// One read of a batch (Store::read_many): `length` bytes at `offset` of `key`, or, with
+/// `whole`, all of its value (at most `length` bytes; more is Error(kLimit)).
+struct RangeRequest {
+  std::string key;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  bool whole = false;
+  codec::Bytes* out = nullptr;  ///< resized to what was read
+  bool found = true;            ///< set false for a whole value whose key is absent
+};
 
 class Store {
  public:
@@ -33,6 +45,14 @@ class Store {
   /// Whether children() can list (a directory can; a web server cannot, and its groups are
   /// then listed from their consolidated metadata, when the store has it).
   virtual bool can_list() const { return true; }
+
+  /// Whether reads go out to a server, so that a reader should batch them (read_many) rather
+  /// than read each chunk on the thread that decodes it.
+  virtual bool remote() const { return false; }
+  /// Reads every request, several at once where the store can (a web server: many
+  /// transfers in flight; the default reads one after another). Errors as read(); the first
+  /// one is thrown after the others have stopped.
+  virtual void read_many(std::span<RangeRequest> requests) const;
 
   /// The whole value of `key`, or nullopt when absent.
   std::optional<codec::Bytes> get(const std::string& key) const;
