@@ -46,6 +46,7 @@ def main():
         for name, options in (("v3.zarr", ["--crc32c", "--chunks", "7,8"]),
                               ("sharded.zarr", ["--shards", "10,30", "--chunks", "5,10"]),
                               ("many.zarr", ["--chunks", "2,5"]),
+                              ("nocons.zarr", ["--no-consolidated"]),
                               ("v2.zarr", ["--zarr-format", "2", "--chunks", "6,6"])):
             proc = run("convert", "-q", *options, f"{tmp}/x.bin", f"{www}/{name}")
             check(f"write {name}", proc.returncode == 0, proc.stderr)
@@ -125,6 +126,10 @@ def main():
             check("a consolidated v3 store lists and reads over HTTP",
                   proc.returncode == 0 and str(x[19, 29]) in proc.stdout, proc.stdout + proc.stderr)
             proc = run("ls", f"{base}/v3.zarr")
+            check("a store we wrote lists whole over HTTP (its consolidated metadata)",
+                  proc.returncode == 0 and proc.stdout.count("\n") == 2 and "/x " in proc.stdout,
+                  proc.stdout + proc.stderr)
+            proc = run("ls", f"{base}/nocons.zarr")
             check("an unconsolidated store shows its root only (a server lists nothing)",
                   proc.returncode == 0 and proc.stdout.count("\n") == 1, proc.stdout)
             proc = run("dump", f"{base}/moved/v2.zarr/x", "/[1, 2]")

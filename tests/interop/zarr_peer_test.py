@@ -407,6 +407,12 @@ def v2_both_ways(tmp):
         for name, want in arrays.items():
             check(f"python3-zarr reads our v2 {cname} /{name}", np.array_equal(g[name][:], want),
                   str(g[name][:]))
+        # Our consolidated metadata, as python3-zarr reads it (the store's .zmetadata only).
+        c = zarr.open_consolidated(store, mode="r")
+        check(f"python3-zarr opens our v2 {cname} consolidated",
+              sorted(c.array_keys()) == sorted(arrays) and
+              all(np.array_equal(c[name][:], want) for name, want in arrays.items()),
+              str(sorted(c.array_keys())))
 
 
 def our_shards_match_the_spec(tmp):

@@ -54,6 +54,10 @@ class ZarrFormat final : public BasicFormat {
                               "Size chunks are chosen near (default 1048576)"),
         FormatOption::writing(Kind::kFlag, "--crc32c",
                               "Append a CRC-32C to every chunk (checked when read; v3 only)"),
+        FormatOption::writing(Kind::kFlag, "--no-consolidated",
+                              "Do not write consolidated metadata (by default every node's "
+                              "metadata is also kept in the root zarr.json, or .zmetadata for "
+                              "v2, so that stores on web servers list whole)"),
         FormatOption::writing(Kind::kValue, "--zarr-format",
                               "Write a v3 store (default) or a v2 one (.zarray, for zarr-python 2)")
             .allowing({"2", "3"}),
@@ -68,6 +72,7 @@ class ZarrFormat final : public BasicFormat {
     if (own.chunk_bytes == 0)
       throw Error(ErrorCategory::kUsage, "--chunk-bytes must be at least 1");
     if (given_flag(given, "--crc32c")) own.checksums = true;
+    if (given_flag(given, "--no-consolidated")) own.consolidated = false;
     own.zarr_format = given_value(given, "--zarr-format", "3") == "2" ? 2 : 3;
     if (own.zarr_format == 2 && own.checksums) {
       throw Error(ErrorCategory::kUsage, "--crc32c is a v3 codec: not with --zarr-format 2");

@@ -39,6 +39,30 @@ class StoreWriter {
       : root_(std::move(root)), options_(options), common_(common), notes_(notes) {}
 
   uint64_t bytes() const { return bytes_; }
+
+  // The consolidated metadata of a store whose root is a group, so that readers that cannot
+  // list (a web server) find every node: v3, the root zarr.json's "consolidated_metadata"
+  // (inline, must_understand false, as zarr-python writes it); v2, a .zmetadata document.
+  void consolidate() {
+    if (!options_.consolidated) return;
+    if (options_.zarr_format == 2) {
+      Json metadata = Json::object();
+      for (const auto& [key, text] : documents) metadata[key] = Json::parse(text);
+      if (!metadata.contains(".zgroup")) return;  // an array at the root
+      const Json doc = {{"zarr_consolidated_format", 1}, {"metadata", std::move(metadata)}};
+      put(".zmetadata", doc.dump(2) + "\n");
+      return;
+    }
+    if (!root_group_) return;
+    Json metadata = Json::object();
+    for (const auto& [key, text] : documents) {
+      metadata[key.substr(0, key.size() - std::string("/zarr.json").size())] = Json::parse(text);
+    }
+    Json root = Json::parse(group_metadata_json(*root_group_));
+    root["consolidated_metadata"] = {
+        {"kind", "inline"}, {"must_understand", false}, {"metadata", std::move(metadata)}};
+    put("zarr.json", root.dump(2) + "\n");
+  }
   uint64_t total = 0;  // array bytes to write, for progress
 
   void node(const model::Node& n, const std::string& prefix, const std::string& path) {
@@ -57,8 +81,10 @@ class StoreWriter {
       put(join(prefix, ".zgroup"), "{\n  \"zarr_format\": 2\n}\n");
       const std::string attrs = attributes_json_v2(g.attributes, std::nullopt);
       if (!attrs.empty()) put(join(prefix, ".zattrs"), attrs);
-    } else {
+    } else if (!prefix.empty() || !options_.consolidated) {
       put(join(prefix, "zarr.json"), group_metadata_json(g));
+    } else {
+      root_group_ = g;  // written last, holding its members' metadata
     }
     model::for_each_child(n, [&](uint64_t i, const model::Node& c) {
       const std::string name = n.kind == model::NodeKind::kList ? std::to_string(i) : c.name;
@@ -72,7 +98,11 @@ class StoreWriter {
     if (notes_) notes_->push_back(std::move(text));
   }
 
+  // Every metadata document written, by key, for the consolidated metadata.
+  std::vector<std::pair<std::string, std::string>> documents;
+
   void put(const std::string& key, const std::string& text) {
+    documents.emplace_back(key, text);
     write_file(root_ + "/" + key, text.data(), text.size());
     bytes_ += text.size();
   }
@@ -304,6 +334,7 @@ class StoreWriter {
   }
 
   std::string root_;
+  std::optional<GroupMetadata> root_group_;
   const ZarrSaveOptions& options_;
   const SaveOptions& common_;
   std::vector<std::string>* notes_;
@@ -364,6 +395,7 @@ uint64_t write_zarr(const model::Tree& tree, const std::string& path,
   StoreWriter writer(store.staging(), options, common, notes);
   writer.total = array_bytes(*tree.root);
   writer.node(*tree.root, "", "");
+  writer.consolidate();
   if (!tree.pointees.empty() && notes) {
     notes->push_back(
         fmt::format("{} pointee(s): Zarr has no references, not written", tree.pointees.size()));

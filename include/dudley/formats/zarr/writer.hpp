@@ -33,6 +33,10 @@ struct ZarrSaveOptions : FormatOptions {
   uint64_t chunk_bytes = uint64_t{1} << 20;
   /// Append a CRC-32C to every chunk (the crc32c codec), checked by readers (v3 only).
   bool checksums = false;
+  /// Write the store's consolidated metadata (when its root is a group): every node's
+  /// metadata in the root zarr.json (v3) or in .zmetadata (v2), so that a reader of a web
+  /// server, which cannot list directories, finds every node.
+  bool consolidated = true;
   /// 3, or 2: a v2 store (.zgroup, .zarray, .zattrs; chunk keys "0.0"; dimension names as
   /// xarray's _ARRAY_DIMENSIONS attribute) for zarr-python 2 and other v2 readers.
   int zarr_format = 3;
