@@ -39,6 +39,10 @@ const char* const kMetadata[] = {
             "configuration":{"endian":"big"}}],
           "codecs":[{"name":"sharding_indexed","configuration":{"chunk_shape":[3,3],
             "codecs":[{"name":"bytes","configuration":{"endian":"little"}},"gzip"]}}]}}]})",
+    R"({"zarr_format":3,"node_type":"array","shape":[6,5],"data_type":"string",
+        "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[6,5]}},
+        "chunk_key_encoding":{"name":"default"},"fill_value":"",
+        "codecs":["vlen-utf8","zstd"]})",
 };
 
 }  // namespace

@@ -298,9 +298,11 @@ class Dumper {
     return ref.dtype.joins_units() && !h.count.empty() ? 1 : 0;
   }
 
-  // Whether the selection is printed from a single read (small, or nothing to split).
+  // Whether the selection is printed from a single read (small, or nothing to split; strings
+  // of variable length are read by selection, their elements having no size to cut by).
   static bool one_piece(const ArrayRef& ref, const Hyperslab& h, uint64_t total) {
-    return h.count.size() <= whole_dims(ref, h) || total <= kBlockBytes;
+    return h.count.size() <= whole_dims(ref, h) || total <= kBlockBytes ||
+           ref.dtype.kind() == DTypeKind::kVLen;
   }
 
   // Pieces of the selection (model::for_each_piece) read into one reused buffer and printed

@@ -12,6 +12,7 @@
 #include "dudley/core/float16.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/text.hpp"
+#include "dudley/core/vlen.hpp"
 
 namespace dudley::cli {
 
@@ -132,6 +133,20 @@ json scalar_json(const DType& t, const unsigned char* p) {
       }
       // a lone code unit (no dimension to make a string of)
       return block_json(t, {1}, 0, q);
+    }
+    case DTypeKind::kVLen: {  // a string (UTF-8 text), or its elements as a list
+      VLenElement e;
+      std::memcpy(&e, p, sizeof e);
+      const DType& base = t.base();
+      if (base.kind() == DTypeKind::kText && base.encoding() == TextEncoding::kUtf8) {
+        return std::string(e.bytes(1));
+      }
+      json items = json::array();
+      for (uint64_t i = 0; i < e.count; ++i) {
+        items.push_back(
+            scalar_json(base, reinterpret_cast<const unsigned char*>(e.data) + i * base.size()));
+      }
+      return items;
     }
     case DTypeKind::kCompound: {
       json obj = json::object();

@@ -7,6 +7,7 @@
 #include "cli/tree_json.hpp"
 #include "dudley/core/float16.hpp"
 #include "dudley/core/text.hpp"
+#include "dudley/core/vlen.hpp"
 
 namespace dudley::cli {
 
@@ -157,6 +158,14 @@ void ValueWriter::unit(const unsigned char* p) {
       }
       string_text(b, decode_text(dtype_, p, static_cast<size_t>(unit_bytes_ / n)));
       return;
+    case DTypeKind::kVLen:
+      if (dtype_.base().kind() == DTypeKind::kText) {  // UTF-8 text of any length
+        VLenElement e;
+        std::memcpy(&e, p, sizeof e);
+        string_text(b, std::string(e.bytes(1)));
+        return;
+      }
+      break;
     default:
       break;
   }

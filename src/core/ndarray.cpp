@@ -85,6 +85,19 @@ void NDArray::for_each_element(const std::function<void(const void*)>& visit) co
 }
 
 NDArray NDArray::to_native() const {
+  if (dtype_.kind() == DTypeKind::kVLen) {
+    // The elements point into a heap this array keeps alive: the copy keeps it too.
+    struct Copy {
+      std::shared_ptr<void> heap;
+      std::vector<std::byte> elements;
+    };
+    auto copy = std::make_shared<Copy>();
+    copy->heap = storage_;
+    copy->elements.resize(byte_size());
+    copy_native_into(copy->elements.data());
+    void* data = copy->elements.data();
+    return borrow(data, dtype_, shape_, {}, std::move(copy));
+  }
   NDArray out(dtype_.needs_swap() ? dtype_.with_byte_order(native_byte_order()) : dtype_, shape_);
   copy_native_into(out.data_);
   return out;

@@ -453,6 +453,75 @@ def our_shards_match_the_spec(tmp):
             check(f"shard {a},{b} bytes as the spec builds them", got == want, f"{len(got)} vs {len(want)}")
 
 
+STRINGS = ["", "a", "héllo wörld", "日本語", "x" * 300, "tab\tand\nnewline", "🙂", "last"]
+BYTES = [b"", b"\x00\x01\xff", b"zz", bytes(range(256)), b"end"]
+
+
+def strings_both_ways(tmp):
+    """Zarr's variable-length types: string (vlen-utf8) and bytes (vlen-bytes). v2 object
+    arrays both ways with python3-zarr; v3 chunks framed by numcodecs (VLenUTF8, VLenBytes:
+    the same framing) read by us, ours decoded by numcodecs and read by zarrita."""
+    import numcodecs
+    import zarr
+    s = np.array(STRINGS * 2, dtype=object).reshape(4, 4)
+    b = np.array(BYTES, dtype=object)
+    # python3-zarr writes v2 object arrays (edge chunks, blosc and zstd, a missing chunk).
+    store = f"{tmp}/v2_strings.zarr"
+    g = zarr.open_group(store, mode="w")
+    g.create_dataset("s", shape=s.shape, chunks=(3, 3), dtype=str,
+                     compressor=numcodecs.Zstd(3))[:] = s
+    g.create_dataset("b", shape=b.shape, chunks=(2,), dtype=bytes)[:] = b
+    g.create_dataset("sparse", shape=(6,), chunks=(2,), dtype=str)[2:4] = ["p", "q"]
+    _, got = dump(store, "/s")
+    check("python3-zarr's v2 strings read by us", got == s.tolist(), str(got))
+    _, got = dump(store, "/b")
+    check("python3-zarr's v2 bytes read by us", got == [list(x) for x in b], str(got))
+    _, got = dump(store, "/sparse")
+    check("missing chunks of strings read as empty", got == ["", "", "p", "q", "", ""], str(got))
+    _, got = dump(store, "/s[::-2, 1:3]")
+    check("a selection of strings matches numpy", got == s[::-2, 1:3].tolist(), str(got))
+    # Ours, v2, read by python3-zarr; and v3, checked by numcodecs and zarrita.
+    for fmt_ in ("2", "3"):
+        ours = f"{tmp}/ours_strings_v{fmt_}.zarr"
+        proc = subprocess.run([DUDLEY, "convert", "-q", "--zarr-format", fmt_, "--chunks", "3,3",
+                               store, ours], capture_output=True, text=True)
+        check(f"convert strings to v{fmt_}", proc.returncode == 0, proc.stderr)
+        if proc.returncode != 0:
+            continue
+        if fmt_ == "2":
+            h = zarr.open_group(ours, mode="r")
+            check("python3-zarr reads our v2 strings", h["s"][:].tolist() == s.tolist(),
+                  str(h["s"][:]))
+            check("python3-zarr reads our v2 bytes", h["b"][:].tolist() == b.tolist(),
+                  str(h["b"][:]))
+            continue
+        meta = json.load(open(f"{ours}/s/zarr.json"))
+        check("v3 string metadata", meta["data_type"] == "string" and
+              meta["codecs"][0] == {"name": "vlen-utf8"} and meta["fill_value"] == "", str(meta))
+        raw = numcodecs.Zstd().decode(open(f"{ours}/s/c/1/0", "rb").read())
+        items = numcodecs.VLenUTF8().decode(raw)
+        want = list(s[3, 0:3]) + [""] * 6  # row 3 of columns 0..2, the rest fill
+        check("our string chunk as numcodecs decodes it", list(items) == want, str(items))
+        out = subprocess.run(["node", os.path.join(HERE, "zarrita_peer.mjs"), "read", ours, "s"],
+                             capture_output=True, text=True)
+        ok = out.returncode == 0 and json.loads(out.stdout)["arrays"]["s"]["values"] == s.ravel().tolist()
+        check("zarrita reads our v3 strings", ok, out.stdout[:300] + out.stderr[-300:])
+    # v3 chunks built by numcodecs, read by us.
+    root = f"{tmp}/v3_strings.zarr"
+    write_json(f"{root}/zarr.json", array_meta([8], [5], "string", [
+        {"name": "vlen-utf8"}, {"name": "gzip", "configuration": {"level": 5}}], "fill"))
+    put(f"{root}/c/0", numcodecs.GZip(5).encode(numcodecs.VLenUTF8().encode(
+        np.array(STRINGS[:5], dtype=object))))
+    _, got = dump(root, "/")
+    check("numcodecs-framed v3 strings read by us (a missing chunk as the fill)",
+          got == STRINGS[:5] + ["fill"] * 3, str(got))
+    root = f"{tmp}/v3_bytes.zarr"
+    write_json(f"{root}/zarr.json", array_meta([5], [5], "bytes", [{"name": "vlen-bytes"}], [1, 2]))
+    put(f"{root}/c/0", numcodecs.VLenBytes().encode(np.array(BYTES, dtype=object)))
+    _, got = dump(root, "/")
+    check("numcodecs-framed v3 bytes read by us", got == [list(x) for x in BYTES], str(got))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         os.makedirs(f"{tmp}/zarrita")
@@ -461,6 +530,7 @@ def main():
         v2_both_ways(tmp)
         hand_built(tmp)
         our_shards_match_the_spec(tmp)
+        strings_both_ways(tmp)
     if failures:
         print("\n".join("FAIL: " + f for f in failures))
         sys.exit(1)

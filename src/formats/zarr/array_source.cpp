@@ -1,5 +1,7 @@
 #include "array_source.hpp"
 
+#include "segments.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -45,13 +47,6 @@ struct Blob {
   uint64_t offset = 0;
   uint64_t length = 0;
   bool whole = false;  // the key's whole value, its size not asked (at most `length` bytes)
-};
-
-// The selected elements of one dimension that fall in one chunk of the read grid: chunk
-// `chunk`, selection positions [k0, k1).
-struct Segment {
-  int64_t chunk = 0;
-  int64_t k0 = 0, k1 = 0;
 };
 
 class ZarrSource final : public model::ArraySource {
@@ -180,21 +175,6 @@ class ZarrSource final : public model::ArraySource {
  private:
   std::string key(const std::string& name) const {
     return prefix_.empty() ? name : prefix_ + "/" + name;
-  }
-
-  static std::vector<Segment> segments_of(int64_t start, int64_t count, int64_t step,
-                                          int64_t unit) {
-    std::vector<Segment> out;
-    for (int64_t k = 0; k < count;) {
-      const int64_t p = start + k * step;
-      const int64_t c = p / unit;
-      // Selection positions left in this chunk, going the selection's way.
-      const int64_t room = step > 0 ? ((c + 1) * unit - 1 - p) / step : (p - c * unit) / -step;
-      const int64_t end = std::min(count, k + room + 1);
-      out.push_back({c, k, end});
-      k = end;
-    }
-    return out;
   }
 
   static std::vector<int64_t> grid_of(const std::vector<const Segment*>& task) {
@@ -395,9 +375,7 @@ class ZarrSource final : public model::ArraySource {
 std::shared_ptr<model::ArraySource> make_array_source(std::shared_ptr<const Store> store,
                                                       std::string prefix, ArrayMetadata array) {
   if (array.dtype.kind() == DTypeKind::kVLen) {
-    throw Error(ErrorCategory::kType,
-                fmt::format("arrays of {} elements are not read by this build yet",
-                            array.dtype.base().kind() == DTypeKind::kText ? "string" : "bytes"));
+    return make_vlen_array_source(std::move(store), std::move(prefix), std::move(array));
   }
   return std::make_shared<ZarrSource>(std::move(store), std::move(prefix), std::move(array));
 }

@@ -14,8 +14,12 @@ namespace dudley::zarr {
 
 /// The source of the array whose metadata is `array`, its keys under `prefix` ("" for an
 /// array at the store's root, else "a/b"). Throws Error(kType) for arrays this build cannot
-/// read (string and bytes elements; codecs around sharding_indexed).
+/// read (codecs around sharding_indexed; transposed string arrays).
 std::shared_ptr<model::ArraySource> make_array_source(std::shared_ptr<const Store> store,
                                                       std::string prefix, ArrayMetadata array);
+
+/// The source of a `string` or `bytes` array (make_array_source hands those here).
+std::shared_ptr<model::ArraySource> make_vlen_array_source(std::shared_ptr<const Store> store,
+                                                           std::string prefix, ArrayMetadata array);
 
 }  // namespace dudley::zarr

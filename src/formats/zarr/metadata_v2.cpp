@@ -128,16 +128,38 @@ NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attribute
            ErrorCategory::kType);
   }
   DType type;
-  try {
-    type = DType::from_typestr(d["dtype"].get<std::string>());
-  } catch (const Error& e) {
-    refuse(path, fmt::format("dtype: {}", e.message()), ErrorCategory::kType);
+  // Object arrays of strings or bytes: their object codec is the one filter ("vlen-utf8",
+  // "vlen-bytes"); other object codecs (json, pickle, msgpack) are not read.
+  std::string object_codec;
+  if (d["dtype"] == "|O") {
+    const Json& f = d["filters"];
+    if (f.is_array() && f.size() == 1 && f[0].is_object() && f[0].size() == 1 &&
+        (f[0].value("id", "") == "vlen-utf8" || f[0].value("id", "") == "vlen-bytes")) {
+      object_codec = f[0]["id"].get<std::string>();
+    } else {
+      refuse(path,
+             fmt::format("an object array with filters {}: only strings (vlen-utf8) and bytes "
+                         "(vlen-bytes) are read by this build",
+                         f.dump()),
+             ErrorCategory::kType);
+    }
+    type = object_codec == "vlen-utf8" ? DType::vlen(DType::text(TextEncoding::kUtf8))
+                                       : DType::vlen(DType::uint(1, ByteOrder::kNotApplicable));
+  } else {
+    try {
+      type = DType::from_typestr(d["dtype"].get<std::string>());
+    } catch (const Error& e) {
+      refuse(path, fmt::format("dtype: {}", e.message()), ErrorCategory::kType);
+    }
   }
-  if (type.kind() != DTypeKind::kBool && type.kind() != DTypeKind::kInt &&
-      type.kind() != DTypeKind::kUInt && type.kind() != DTypeKind::kFloat &&
-      type.kind() != DTypeKind::kComplex) {
+  if (!object_codec.empty()) {
+    // handled above
+  } else if (type.kind() != DTypeKind::kBool && type.kind() != DTypeKind::kInt &&
+             type.kind() != DTypeKind::kUInt && type.kind() != DTypeKind::kFloat &&
+             type.kind() != DTypeKind::kComplex) {
     refuse(path,
-           fmt::format("dtype {} is not read by this build yet (numbers and bool are)",
+           fmt::format("dtype {} is not read by this build yet (numbers, bool, and objects that "
+                       "are strings or bytes are)",
                        d["dtype"].dump()),
            ErrorCategory::kType);
   }
@@ -146,18 +168,22 @@ NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attribute
   const Json& order = d["order"];
   if (order != "C" && order != "F")
     refuse(path, fmt::format("order must be \"C\" or \"F\", not {}", order.dump()));
+  if (order == "F" && a.shape.size() > 1 && !object_codec.empty()) {
+    refuse(path, "an object array in order F is not read by this build", ErrorCategory::kType);
+  }
   if (order == "F" && a.shape.size() > 1) {
     Json permutation = Json::array();
     for (size_t i = a.shape.size(); i-- > 0;) permutation.push_back(i);
     a.codecs.array_to_array.push_back({"transpose", {{"order", permutation}}});
   }
-  a.codecs.array_to_bytes = {"bytes", Json::object()};
+  a.codecs.array_to_bytes = {object_codec.empty() ? "bytes" : object_codec, Json::object()};
   a.codecs.endian = type.byte_order() == ByteOrder::kBig ? ByteOrder::kBig : ByteOrder::kLittle;
-  if (type.size() > 1) {
+  if (type.size() > 1 && object_codec.empty()) {
     a.codecs.array_to_bytes.configuration["endian"] =
         a.codecs.endian == ByteOrder::kBig ? "big" : "little";
   }
-  if (!d["filters"].is_null() && !(d["filters"].is_array() && d["filters"].empty())) {
+  if (object_codec.empty() && !d["filters"].is_null() &&
+      !(d["filters"].is_array() && d["filters"].empty())) {
     refuse(path, fmt::format("filters {} are not read by this build", d["filters"].dump()),
            ErrorCategory::kType);
   }
@@ -173,7 +199,8 @@ NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attribute
     a.keys.separator = sep.get<std::string>()[0];
   }
   const Json& fill = d["fill_value"];
-  a.fill = fill.is_null()
+  // zarr-python 2 gives object arrays the fill value 0 (or null): no string, read as "".
+  a.fill = fill.is_null() || (!object_codec.empty() && !fill.is_string())
                ? default_fill_value(native)
                : fill_value_from_json(fill, native, doc.number_text, "/fill_value", path);
   // xarray keeps dimension names in an attribute; they are the model's dimension names.
@@ -204,7 +231,8 @@ std::string array_metadata_json_v2(const ArrayMetadata& a) {
   d["zarr_format"] = 2;
   d["shape"] = a.shape;
   d["chunks"] = a.chunk_shape;
-  d["dtype"] = a.dtype.typestr();
+  const bool vlen = a.dtype.kind() == DTypeKind::kVLen;
+  d["dtype"] = vlen ? "|O" : a.dtype.typestr();
   Json compressor = nullptr;
   for (const CodecSpec& c : a.codecs.bytes_to_bytes) {
     Json v2 = {{"id", c.name}};
@@ -224,7 +252,7 @@ std::string array_metadata_json_v2(const ArrayMetadata& a) {
       a.dtype.needs_swap() ? a.dtype.with_byte_order(native_byte_order()) : a.dtype;
   d["fill_value"] = fill_value_to_json(a.fill, native);
   d["order"] = "C";
-  d["filters"] = nullptr;
+  d["filters"] = vlen ? Json::array({{{"id", a.codecs.array_to_bytes.name}}}) : Json(nullptr);
   d["dimension_separator"] = std::string(1, a.keys.separator);
   return d.dump(2) + "\n";
 }

@@ -14,10 +14,12 @@
 #include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
+#include "dudley/core/vlen.hpp"
 #include "dudley/formats/zarr/data_type.hpp"
 #include "dudley/formats/zarr/metadata.hpp"
 #include "dudley/io/atomic_outputs.hpp"
 #include "dudley/model/value_json.hpp"
+#include "vlen_chunks.hpp"
 
 namespace dudley::zarr {
 namespace {
@@ -173,11 +175,13 @@ class StoreWriter {
     } else if (c == "gzip") {
       p.bytes_to_bytes.push_back({"gzip", {{"level", options_.level >= 0 ? options_.level : 5}}});
     } else if (c == "blosc") {
+      // The bytes of strings have no element size to shuffle by.
+      const uint64_t typesize = native.kind() == DTypeKind::kVLen ? 1 : native.size();
       p.bytes_to_bytes.push_back({"blosc",
                                   {{"cname", "lz4"},
                                    {"clevel", options_.level >= 0 ? options_.level : 5},
-                                   {"shuffle", native.size() > 1 ? "shuffle" : "noshuffle"},
-                                   {"typesize", native.size()},
+                                   {"shuffle", typesize > 1 ? "shuffle" : "noshuffle"},
+                                   {"typesize", typesize},
                                    {"blocksize", 0}}});
     } else if (c != "none") {
       throw Error(ErrorCategory::kUsage, fmt::format("unknown compressor '{}'", c));
@@ -199,23 +203,27 @@ class StoreWriter {
     } catch (const Error& e) {
       throw Error(ErrorCategory::kType, fmt::format("{}: {}", path, e.message()));
     }
-    if (native.kind() == DTypeKind::kVLen) {
-      throw Error(ErrorCategory::kType,
-                  fmt::format("{}: string and bytes arrays are not written by this build", path));
-    }
+    const bool vlen = native.kind() == DTypeKind::kVLen;
     if (n.storage.mask)
       note(fmt::format("{}: its mask is not written (the stored values are)", path));
     a.shape = n.shape;
     const bool ordered = native.size() > 1 && native.kind() != DTypeKind::kRawBits;
     a.dtype = ordered ? native.with_byte_order(ByteOrder::kLittle) : native;
-    const bool sharded = !n.shape.empty() && options_.shard_shape.size() == n.shape.size();
-    if (!sharded && !options_.shard_shape.empty()) {
+    // Strings cannot be sharded (an inner chunk's size is not known before it is encoded).
+    const bool sharded = !n.shape.empty() && options_.shard_shape.size() == n.shape.size() && !vlen;
+    if (vlen && !options_.shard_shape.empty()) {
+      note(fmt::format("{}: strings or bytes, not sharded", path));
+    } else if (!sharded && !options_.shard_shape.empty()) {
       note(fmt::format("{}: {} dimensions, --shards gives {}: not sharded", path, n.shape.size(),
                        options_.shard_shape.size()));
     }
     a.chunk_shape = chunk_shape_of(n, native, path, sharded);
     a.fill = fill_of(n, native);
     a.codecs = chunk_codecs(native, ordered);
+    if (vlen) {
+      a.codecs.array_to_bytes = {
+          native.base().kind() == DTypeKind::kText ? "vlen-utf8" : "vlen-bytes", Json::object()};
+    }
     if (sharded) {
       // The shard: the chunks above, found through an index at its end (little-endian
       // offsets and sizes with a CRC-32C, the index codecs zarr-python writes).
@@ -260,8 +268,69 @@ class StoreWriter {
     put(join(prefix, "zarr.json"), text);
   }
 
+  // The chunks of a string or bytes array: each chunk's part read (read(): elements of no
+  // fixed size), edge positions given the fill value, framed and compressed.
+  void vlen_chunks(model::ArraySource& source, const ArrayMetadata& a, const std::string& prefix) {
+    const size_t rank = a.shape.size();
+    std::vector<int64_t> grid(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      if (a.shape[d] == 0) return;
+      grid[d] = (a.shape[d] + a.chunk_shape[d] - 1) / a.chunk_shape[d];
+    }
+    const VLenChunkCodec codec(a.codecs);
+    const uint64_t base = a.dtype.base().size();
+    const std::string_view fill(reinterpret_cast<const char*>(a.fill.bytes.data()),
+                                a.fill.bytes.size());
+    const uint64_t chunk_items = *Shape(a.chunk_shape).element_count();
+    source.verify();
+    std::vector<int64_t> at(rank, 0);
+    codec::Bytes encoded;
+    for (bool done = false; !done;) {
+      Hyperslab slab;
+      for (size_t d = 0; d < rank; ++d) {
+        slab.start.push_back(at[d] * a.chunk_shape[d]);
+        slab.count.push_back(std::min(a.chunk_shape[d], a.shape[d] - slab.start[d]));
+      }
+      const NDArray part = source.read(slab);
+      const std::vector<VLenElement> elements = vlen_elements(part);
+      std::vector<std::string_view> items(chunk_items, fill);
+      bool all_fill = true;
+      for (uint64_t i = 0; i < elements.size(); ++i) {
+        // The item's place in the chunk: its index in the part, in the chunk's strides.
+        uint64_t rest = i, place = 0, stride = 1;
+        for (size_t d = rank; d-- > 0;) {
+          const auto count = static_cast<uint64_t>(slab.count[d]);
+          place += (rest % count) * stride;
+          rest /= count;
+          stride *= static_cast<uint64_t>(a.chunk_shape[d]);
+        }
+        items[place] = elements[i].bytes(base);
+        all_fill = all_fill && items[place] == fill;
+      }
+      written_ += elements.size() * a.dtype.size();
+      if (common_.progress) common_.progress(written_, total);
+      if (!all_fill) {
+        codec.encode(items, encoded);
+        write_chunk(root_ + "/" + join(prefix, a.keys.key(at)), encoded);
+        bytes_ += encoded.size();
+      }
+      done = true;
+      for (size_t d = rank; d-- > 0;) {
+        if (++at[d] < grid[d]) {
+          done = false;
+          break;
+        }
+        at[d] = 0;
+      }
+    }
+  }
+
   void chunks(model::ArraySource& source, const ArrayMetadata& a, const DType& native,
               const std::string& prefix) {
+    if (native.kind() == DTypeKind::kVLen) {
+      vlen_chunks(source, a, prefix);
+      return;
+    }
     const size_t rank = a.shape.size();
     const uint64_t element = native.size();
     std::vector<int64_t> grid(rank);

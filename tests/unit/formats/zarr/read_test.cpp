@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "dudley/core/error.hpp"
+#include "dudley/core/vlen.hpp"
 #include "dudley/formats/zarr/reader.hpp"
 
 namespace dudley::zarr {
@@ -128,6 +129,68 @@ TEST(ZarrRead, StoresWithoutMetadataAreRefused) {
   EXPECT_NE(t.root->children[0]->error.text().find("g.zarr/a/zarr.json:1:"), std::string::npos)
       << t.root->children[0]->error.text();
   EXPECT_TRUE(t.root->children[1]->error.empty());
+}
+
+}  // namespace
+}  // namespace dudley::zarr
+
+namespace dudley::zarr {
+namespace {
+
+const char* kStrings = R"({"zarr_format":3,"node_type":"array","shape":[2],"data_type":"string",
+    "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[2]}},
+    "chunk_key_encoding":{"name":"default"},"fill_value":"",
+    "codecs":[{"name":"vlen-utf8"}]})";
+
+// vlen framing by hand: the item count, then each item's claimed length and its bytes.
+codec::Bytes framed(uint32_t count, std::vector<std::pair<uint32_t, std::string>> items,
+                    const std::string& tail = "") {
+  codec::Bytes b;
+  auto word = [&](uint32_t w) {
+    for (int i = 0; i < 4; ++i) b.push_back(static_cast<std::byte>((w >> (8 * i)) & 0xff));
+  };
+  word(count);
+  for (const auto& [length, text] : items) {
+    word(length);
+    for (char c : text) b.push_back(static_cast<std::byte>(c));
+  }
+  for (char c : tail) b.push_back(static_cast<std::byte>(c));
+  return b;
+}
+
+// The error reading a 1-D string array whose one chunk is `chunk`; "" when it reads.
+std::string string_error(const codec::Bytes& chunk) {
+  try {
+    model::Tree t =
+        read_zarr(memory_store({{"zarr.json", bytes(kStrings)}, {"c/0", chunk}}, "s.zarr"));
+    t.root->data->read();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ZarrRead, StringChunksAreReadAndBadFramingFailsNamingTheChunk) {
+  const codec::Bytes good = framed(2, {{1, "a"}, {3, "bcd"}});
+  model::Tree t = read_zarr(memory_store({{"zarr.json", bytes(kStrings)}, {"c/0", good}}));
+  const NDArray array = t.root->data->read();  // holds the heap the items point into
+  const std::vector<VLenElement> items = vlen_elements(array);
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0].bytes(1), "a");
+  EXPECT_EQ(items[1].bytes(1), "bcd");
+  auto expect_error = [](const codec::Bytes& chunk, const std::string& words) {
+    const std::string e = string_error(chunk);
+    EXPECT_NE(e.find("s.zarr/c/0"), std::string::npos) << e;
+    EXPECT_NE(e.find(words), std::string::npos) << e;
+  };
+  expect_error(framed(2, {{2, "hi"}}), "item 1 of 2: its length is past the chunk's end");
+  expect_error(framed(3, {{0, ""}, {0, ""}, {0, ""}}), "holds 3 items; its shape has 2");
+  expect_error(framed(2, {{1, "a"}, {9, "b"}}), "item 1 of 2: 9 bytes at byte 13 run past");
+  expect_error(framed(2, {{0, ""}, {0, ""}}, "extra"), "5 bytes follow the chunk's last item");
+  expect_error(codec::Bytes(3), "has no item count");
+  // Read whole by selection; a caller's fixed-size buffer is refused, not overrun.
+  std::vector<std::byte> buffer(32);
+  EXPECT_THROW(t.root->data->read_into(Hyperslab::all({2}), buffer.data()), Error);
 }
 
 }  // namespace

@@ -1,0 +1,34 @@
+// A selection cut by a chunk grid, one dimension at a time: the runs of selected positions
+// that fall in one chunk each (a step of either sign keeps each chunk's positions together).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace dudley::zarr {
+
+/// The selected elements of one dimension that fall in one chunk: chunk `chunk`, selection
+/// positions [k0, k1).
+struct Segment {
+  int64_t chunk = 0;
+  int64_t k0 = 0, k1 = 0;
+};
+
+/// The segments of the selection start, start + step, ... (count of them) in chunks of
+/// `unit` elements, in selection order.
+inline std::vector<Segment> segments_of(int64_t start, int64_t count, int64_t step, int64_t unit) {
+  std::vector<Segment> out;
+  for (int64_t k = 0; k < count;) {
+    const int64_t p = start + k * step;
+    const int64_t c = p / unit;
+    // Selection positions left in this chunk, going the selection's way.
+    const int64_t room = step > 0 ? ((c + 1) * unit - 1 - p) / step : (p - c * unit) / -step;
+    const int64_t end = std::min(count, k + room + 1);
+    out.push_back({c, k, end});
+    k = end;
+  }
+  return out;
+}
+
+}  // namespace dudley::zarr

@@ -1,0 +1,155 @@
+// The data of a Zarr `string` or `bytes` array: the chunks a selection touches decoded (on
+// every core) into their items, the selected ones gathered in C order into one array whose
+// elements point into its own heap (dudley::VLenArrayBuilder). Missing chunks read as the
+// fill value. Such arrays are read whole per selection (read()); read_into, which writes
+// fixed-size elements into a caller's buffer, has nothing to write them as.
+#include <fmt/format.h>
+
+#include <string>
+
+#include "array_source.hpp"
+#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/error.hpp"
+#include "dudley/core/shape.hpp"
+#include "dudley/core/vlen.hpp"
+#include "segments.hpp"
+#include "vlen_chunks.hpp"
+
+namespace dudley::zarr {
+namespace {
+
+// A decoded string chunk is at most this big (as a fixed-size chunk may be).
+constexpr uint64_t kMaxDecodedChunk = uint64_t{1} << 31;
+
+class VLenZarrSource final : public model::ArraySource {
+ public:
+  VLenZarrSource(std::shared_ptr<const Store> store, std::string prefix, ArrayMetadata meta)
+      : store_(std::move(store)),
+        prefix_(std::move(prefix)),
+        meta_(std::move(meta)),
+        codec_(meta_.codecs) {
+    if (!meta_.codecs.array_to_array.empty()) {
+      throw Error(ErrorCategory::kType,
+                  "array -> array codecs (transpose) of string and bytes arrays are not read by "
+                  "this build");
+    }
+    chunk_items_ = *Shape(meta_.chunk_shape).element_count();
+  }
+
+  NDArray read() override { return read(Hyperslab::all(meta_.shape)); }
+
+  NDArray read(const Hyperslab& slab) override {
+    slab.check_fits(meta_.shape);
+    const size_t rank = meta_.shape.size();
+    const Shape result(slab.result_shape());
+    const uint64_t total = *Shape(slab.count).element_count();
+    std::vector<std::string> items(total);
+    std::vector<std::vector<Segment>> segments(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      segments[d] = segments_of(slab.start[d], slab.count[d], slab.step(d), meta_.chunk_shape[d]);
+    }
+    if (total > 0) {
+      // Every touched chunk is one task: its selected items land in their places of `items`.
+      std::vector<std::vector<const Segment*>> tasks;
+      std::vector<size_t> at(rank, 0);
+      for (bool done = false; !done;) {
+        std::vector<const Segment*> task(rank);
+        for (size_t d = 0; d < rank; ++d) task[d] = &segments[d][at[d]];
+        tasks.push_back(std::move(task));
+        done = true;
+        for (size_t d = rank; d-- > 0;) {
+          if (++at[d] < segments[d].size()) {
+            done = false;
+            break;
+          }
+          at[d] = 0;
+        }
+      }
+      codec::ThreadPool::shared().parallel_for(tasks.size(),
+                                               [&](size_t t) { gather(tasks[t], slab, items); });
+    }
+    VLenArrayBuilder builder(meta_.dtype, total);
+    for (const std::string& item : items) builder.append(item.data(), item.size());
+    return builder.finish(result);
+  }
+
+  void read_into(const Hyperslab&, void*) override {
+    throw Error(ErrorCategory::kUsage,
+                "string and bytes arrays are read with read(): their elements have no fixed size",
+                Location::file(store_->where(key("zarr.json"))));
+  }
+
+  model::ReadUnit read_unit() const override {
+    return {meta_.chunk_shape, chunk_items_ * meta_.dtype.size()};
+  }
+
+ private:
+  std::string key(const std::string& name) const {
+    return prefix_.empty() ? name : prefix_ + "/" + name;
+  }
+
+  // Decodes the chunk of `task` and puts its selected items in `items` (C order of the
+  // selection).
+  void gather(const std::vector<const Segment*>& task, const Hyperslab& slab,
+              std::vector<std::string>& items) const {
+    const size_t rank = task.size();
+    std::vector<int64_t> grid(rank);
+    for (size_t d = 0; d < rank; ++d) grid[d] = task[d]->chunk;
+    const std::string chunk_key = key(meta_.keys.key(grid));
+    codec::Bytes decoded;
+    std::vector<std::string_view> chunk;
+    const std::optional<codec::Bytes> encoded = store_->get(chunk_key);
+    if (encoded) {
+      try {
+        chunk = codec_.decode(*encoded, chunk_items_, kMaxDecodedChunk, decoded);
+      } catch (const Error& e) {
+        throw Error(e.category(), fmt::format("chunk {}: {}", chunk_key, e.message()),
+                    Location::file(store_->where(chunk_key)));
+      }
+    }
+    const std::string_view fill(reinterpret_cast<const char*>(meta_.fill.bytes.data()),
+                                meta_.fill.bytes.size());
+    // Strides of the selection's items and of the chunk's.
+    std::vector<uint64_t> out_stride(rank, 1), chunk_stride(rank, 1);
+    for (size_t d = rank; d-- > 1;) {
+      out_stride[d - 1] = out_stride[d] * static_cast<uint64_t>(slab.count[d]);
+      chunk_stride[d - 1] = chunk_stride[d] * static_cast<uint64_t>(meta_.chunk_shape[d]);
+    }
+    std::vector<int64_t> k(rank);
+    for (size_t d = 0; d < rank; ++d) k[d] = task[d]->k0;
+    for (;;) {
+      uint64_t src = 0, dst = 0;
+      for (size_t d = 0; d < rank; ++d) {
+        const int64_t p =
+            slab.start[d] + k[d] * slab.step(d) - task[d]->chunk * meta_.chunk_shape[d];
+        src += static_cast<uint64_t>(p) * chunk_stride[d];
+        dst += static_cast<uint64_t>(k[d]) * out_stride[d];
+      }
+      const std::string_view item = encoded ? chunk[src] : fill;
+      items[dst].assign(item.data(), item.size());
+      size_t d = rank;
+      for (;;) {
+        if (d == 0) return;
+        --d;
+        if (++k[d] < task[d]->k1) break;
+        k[d] = task[d]->k0;
+      }
+    }
+  }
+
+  std::shared_ptr<const Store> store_;
+  std::string prefix_;
+  ArrayMetadata meta_;
+  VLenChunkCodec codec_;
+  uint64_t chunk_items_ = 1;
+};
+
+}  // namespace
+
+std::shared_ptr<model::ArraySource> make_vlen_array_source(std::shared_ptr<const Store> store,
+                                                           std::string prefix,
+                                                           ArrayMetadata array) {
+  return std::make_shared<VLenZarrSource>(std::move(store), std::move(prefix), std::move(array));
+}
+
+}  // namespace dudley::zarr
