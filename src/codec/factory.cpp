@@ -17,13 +17,14 @@ std::unique_ptr<BytesCodec> make_bytes_codec(const std::string& name, const Conf
   if (name == "bz2") return make_bzip2(c);
   if (name == "lz4") return make_lz4_block(c);
   if (name == "lz4_frame") return make_lz4_frame(c);
+  if (name == "numcodecs.lz4") return make_lz4_sized(c);
   if (name == "lz4_framed") return make_lz4_framed(c);
   if (name == "zstd") return make_zstd(c);
   if (name == "blosc") return make_blosc(c);
   if (name == "crc32c") return make_crc32c_codec(c);
   throw Error(ErrorCategory::kUsage,
               fmt::format("unknown codec '{}' (bytes codecs: zlib, gzip, deflate, bz2, lz4, "
-                          "lz4_frame, lz4_framed, zstd, blosc, crc32c)",
+                          "lz4_frame, lz4_framed, numcodecs.lz4, zstd, blosc, crc32c)",
                           name));
 }
 

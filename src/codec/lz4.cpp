@@ -49,6 +49,49 @@ class Lz4Block final : public BytesCodec {
   int acceleration_;
 };
 
+// numcodecs' LZ4 (Zarr v2 "lz4", v3 "numcodecs.lz4"): the decoded size as 4 little-endian
+// bytes, then one LZ4 block.
+class Lz4Sized final : public BytesCodec {
+ public:
+  explicit Lz4Sized(int acceleration) : block_(acceleration), acceleration_(acceleration) {}
+  std::string name() const override { return "numcodecs.lz4"; }
+  Configuration configuration() const override { return {{"acceleration", acceleration_}}; }
+
+  void encode_into(ByteView in, Bytes& out) const override {
+    if (in.size() > LZ4_MAX_INPUT_SIZE) {
+      fail(fmt::format("a block holds at most {} bytes, not {}", LZ4_MAX_INPUT_SIZE, in.size()));
+    }
+    const int n = static_cast<int>(in.size());
+    out.resize(4 + static_cast<size_t>(LZ4_compressBound(n)));
+    for (int i = 0; i < 4; ++i) {
+      out[static_cast<size_t>(i)] = static_cast<std::byte>((in.size() >> (8 * i)) & 0xff);
+    }
+    const int written = LZ4_compress_fast(reinterpret_cast<const char*>(in.data()),
+                                          reinterpret_cast<char*>(out.data() + 4), n,
+                                          static_cast<int>(out.size() - 4), acceleration_);
+    if (written <= 0 && n > 0) fail("compressor failed");
+    out.resize(4 + static_cast<size_t>(std::max(written, 0)));
+  }
+
+  std::optional<size_t> decode_to(ByteView in, MutableByteView out) const override {
+    if (in.size() < 4) fail("truncated input: no size header");
+    uint64_t size = 0;
+    for (int i = 0; i < 4; ++i)
+      size |= static_cast<uint64_t>(in[static_cast<size_t>(i)]) << (8 * i);
+    if (size > out.size()) return std::nullopt;  // more than the room: nothing decoded
+    const auto got = block_.decode_to(in.subspan(4), out.first(static_cast<size_t>(size)));
+    if (!got || *got != size) {
+      fail(fmt::format("corrupt input: the header says {} bytes, the block holds {}", size,
+                       got ? fmt::format("{}", *got) : std::string("more")));
+    }
+    return *got;
+  }
+
+ private:
+  Lz4Block block_;
+  int acceleration_;
+};
+
 class Lz4Frame final : public BytesCodec {
  public:
   explicit Lz4Frame(int level) : level_(level) {}
@@ -107,6 +150,11 @@ class Lz4Frame final : public BytesCodec {
 std::unique_ptr<BytesCodec> make_lz4_block(const Configuration& c) {
   return std::make_unique<Lz4Block>(
       static_cast<int>(int_setting("lz4", c, "acceleration", 1, 1, 65537)));
+}
+
+std::unique_ptr<BytesCodec> make_lz4_sized(const Configuration& c) {
+  return std::make_unique<Lz4Sized>(
+      static_cast<int>(int_setting("numcodecs.lz4", c, "acceleration", 1, 1, 65537)));
 }
 
 std::unique_ptr<BytesCodec> make_lz4_frame(const Configuration& c) {

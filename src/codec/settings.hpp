@@ -50,6 +50,7 @@ inline bool bool_setting(const std::string& codec, const Configuration& c, const
 std::unique_ptr<BytesCodec> make_deflate(const std::string& name, const Configuration& c);
 std::unique_ptr<BytesCodec> make_bzip2(const Configuration& c);
 std::unique_ptr<BytesCodec> make_lz4_block(const Configuration& c);
+std::unique_ptr<BytesCodec> make_lz4_sized(const Configuration& c);
 std::unique_ptr<BytesCodec> make_lz4_frame(const Configuration& c);
 std::unique_ptr<BytesCodec> make_lz4_framed(const Configuration& c);
 std::unique_ptr<BytesCodec> make_zstd(const Configuration& c);

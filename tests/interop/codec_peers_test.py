@@ -116,6 +116,11 @@ for label, data in samples.items():
                       lambda d, a=accel: lz4.block.compress(d, mode="fast", acceleration=a,
                                                            store_size=False),
                       lambda e, n: lz4.block.decompress(e, uncompressed_size=n))
+    if data:  # numcodecs' LZ4: a 4-byte little-endian size, then a block
+        for accel in (1, 8):
+            both_ways(f"numcodecs LZ4/{accel} {label}", "numcodecs.lz4", {"acceleration": accel},
+                      lambda d, a=accel: numcodecs.LZ4(a).encode(d),
+                      lambda e, n: numcodecs.LZ4().decode(e))
     for level in (0, 9):
         both_ways(f"lz4 frame/{level} {label}", "lz4_frame", {"level": level},
                   lambda d, lv=level: lz4.frame.compress(d, compression_level=lv),

@@ -344,7 +344,8 @@ def v2_both_ways(tmp):
     import zarr
     compressors = {"zlib": numcodecs.Zlib(level=3), "gzip": numcodecs.GZip(level=5),
                    "bz2": numcodecs.BZ2(level=5), "zstd": numcodecs.Zstd(level=3),
-                   "blosc": numcodecs.Blosc("lz4", 5, numcodecs.Blosc.SHUFFLE), "none": None}
+                   "blosc": numcodecs.Blosc("lz4", 5, numcodecs.Blosc.SHUFFLE),
+                   "lz4": numcodecs.LZ4(acceleration=2), "none": None}
     types = ["|b1", "|i1", "<i2", ">i4", "<i8", "|u1", ">u2", "<u4", "<u8", "<f2", ">f4",
              "<f8", "<c8", ">c16"]
     for k, (cname, comp) in enumerate(compressors.items()):
@@ -396,7 +397,7 @@ def v2_both_ways(tmp):
               "u8": (np.arange(63, dtype="<u8") * 2**40).reshape(9, 7)}
     src = f"{tmp}/v2src.asdf"
     asdf.AsdfFile(arrays).write_to(src)
-    for cname in ("zstd", "gzip", "blosc", "none"):
+    for cname in ("zstd", "gzip", "blosc", "lz4", "none"):
         store = f"{tmp}/ours_v2_{cname}.zarr"
         proc = subprocess.run([DUDLEY, "convert", "-q", "--zarr-format", "2", "--compressor", cname,
                                "--chunks", "4,3", src, store], capture_output=True, text=True)

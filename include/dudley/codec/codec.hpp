@@ -110,7 +110,8 @@ class ArrayCodec {
 };
 
 /// A bytes -> bytes codec by name and settings: "zlib", "gzip", "deflate" (`level` 0-9;
-/// libdeflate), "bz2" (`level` 1-9), "lz4" (block; `acceleration`), "lz4_frame" (`level`),
+/// libdeflate), "bz2" (`level` 1-9), "lz4" (block; `acceleration`), "numcodecs.lz4" (the
+/// decoded size as 4 little-endian bytes, then a block), "lz4_frame" (`level`),
 /// "lz4_framed" (ASDF's framing of LZ4 blocks, `chunk_size`; lz4_framed.hpp), "zstd"
 /// (`level`, `checksum`), "blosc" (`cname`, `clevel`, `shuffle` "noshuffle"|"shuffle"|
 /// "bitshuffle", `typesize`, `blocksize`), "crc32c". Missing settings take the library's

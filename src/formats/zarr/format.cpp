@@ -38,10 +38,12 @@ class ZarrFormat final : public BasicFormat {
     using Kind = FormatOption::Kind;
     return {
         FormatOption::writing(Kind::kValue, "--compressor",
-                              "Compress every chunk with this (default zstd)")
-            .allowing({"zstd", "gzip", "blosc", "none"}),
-        FormatOption::writing(Kind::kUnsigned, "--level",
-                              "The compressor's level (default: zstd 3, gzip 5, blosc 5)"),
+                              "Compress every chunk with this (default zstd; lz4 is numcodecs' "
+                              "LZ4: v2 readers and zarr-python 3 have it, zarrita not)")
+            .allowing({"zstd", "gzip", "blosc", "lz4", "none"}),
+        FormatOption::writing(
+            Kind::kUnsigned, "--level",
+            "The compressor's level (default: zstd 3, gzip 5, blosc 5; lz4: its acceleration, 1)"),
         FormatOption::writing(Kind::kValue, "--chunks",
                               "Chunk shape of the arrays of its rank, as '256,256' (others, and "
                               "by default all: about --chunk-bytes, cutting the slowest "

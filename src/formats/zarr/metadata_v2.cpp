@@ -33,6 +33,10 @@ CodecSpec compressor(const Json& c, uint64_t element_size, const std::string& wh
     copy("level");
     return {id, config};
   }
+  if (id == "lz4") {
+    copy("acceleration");
+    return {"numcodecs.lz4", config};
+  }
   if (id == "zstd") {
     copy("level");
     copy("checksum");
@@ -58,10 +62,10 @@ CodecSpec compressor(const Json& c, uint64_t element_size, const std::string& wh
     config["typesize"] = element_size;
     return {"blosc", config};
   }
-  refuse(
-      where,
-      fmt::format("compressor \"{}\" is not read by this build (zlib, gzip, bz2, zstd, blosc)", id),
-      ErrorCategory::kType);
+  refuse(where,
+         fmt::format(
+             "compressor \"{}\" is not read by this build (zlib, gzip, bz2, lz4, zstd, blosc)", id),
+         ErrorCategory::kType);
 }
 
 Json attributes_of(std::string_view text, const std::string& path) {
@@ -235,7 +239,7 @@ std::string array_metadata_json_v2(const ArrayMetadata& a) {
   d["dtype"] = vlen ? "|O" : a.dtype.typestr();
   Json compressor = nullptr;
   for (const CodecSpec& c : a.codecs.bytes_to_bytes) {
-    Json v2 = {{"id", c.name}};
+    Json v2 = {{"id", c.name == "numcodecs.lz4" ? std::string("lz4") : c.name}};
     for (const auto& [key, value] : c.configuration.items()) {
       if (c.name == "blosc" && key == "shuffle") {
         v2["shuffle"] = value == "noshuffle" ? 0 : value == "shuffle" ? 1 : 2;

@@ -183,6 +183,9 @@ class StoreWriter {
                                    {"shuffle", typesize > 1 ? "shuffle" : "noshuffle"},
                                    {"typesize", typesize},
                                    {"blocksize", 0}}});
+    } else if (c == "lz4") {
+      p.bytes_to_bytes.push_back(
+          {"numcodecs.lz4", {{"acceleration", options_.level >= 1 ? options_.level : 1}}});
     } else if (c != "none") {
       throw Error(ErrorCategory::kUsage, fmt::format("unknown compressor '{}'", c));
     }

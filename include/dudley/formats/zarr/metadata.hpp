@@ -103,7 +103,8 @@ NodeMetadata parse_metadata(std::string_view text, const std::string& path);
 
 /// Parses a Zarr v2 node: `meta` is the text of its .zarray (`is_array`) or .zgroup, read
 /// from `path`; `attributes` the text of its .zattrs (empty when there is none). Numeric,
-/// bool and complex dtypes (numpy typestrs), compressors zlib, gzip, bz2, zstd and blosc,
+/// bool and complex dtypes (numpy typestrs), object arrays of strings or bytes (their
+/// vlen-utf8 or vlen-bytes filter), compressors zlib, gzip, bz2, lz4, zstd and blosc,
 /// no filters, order C or F, dimension_separator "." or "/". xarray's `_ARRAY_DIMENSIONS`
 /// attribute gives the dimension names. Throws Error naming the file as parse_metadata.
 NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attributes,

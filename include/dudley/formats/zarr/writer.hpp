@@ -17,7 +17,7 @@ namespace dudley::zarr {
 struct ZarrSaveOptions : FormatOptions {
   static constexpr const char* kFormat = "zarr";
   /// The bytes -> bytes codec of every array: "zstd", "gzip", "blosc" (lz4 with byte
-  /// shuffle) or "none".
+  /// shuffle), "lz4" (numcodecs' LZ4, "numcodecs.lz4" in v3) or "none".
   std::string compressor = "zstd";
   /// Its level; -1: zstd 3, gzip 5, blosc 5.
   int level = -1;
