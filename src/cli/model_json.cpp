@@ -136,7 +136,7 @@ std::string codec_names(const model::Chunking& c) {
 }  // namespace
 
 std::string storage_text(const model::Storage& s) {
-  const std::string mask = s.mask ? mask_text(*s.mask) : std::string();
+  std::string mask = s.mask ? mask_text(*s.mask) : std::string();
   if (s.kind != model::Storage::Kind::kChunked || !s.chunking) return mask;
   // Sharded: "sharded [256, 256] of [64, 64] bytes+zstd" (each level of shards).
   std::string text;

@@ -117,12 +117,14 @@ class HttpStore final : public Store {
       if (!easies.back()) throw Error(ErrorCategory::kIo, "cannot start libcurl");
     }
     struct Transfer {
+      size_t slot = 0;  // its handle in `easies`
       size_t request = 0;
       Sink sink;
       std::string range;
       char message[CURL_ERROR_SIZE] = {0};
     };
     std::vector<Transfer> transfers(easies.size());
+    for (size_t t = 0; t < transfers.size(); ++t) transfers[t].slot = t;
     std::vector<size_t> idle;  // transfers free to start
     for (size_t i = easies.size(); i-- > 0;) idle.push_back(i);
     size_t next = 0, running = 0;
@@ -150,7 +152,7 @@ class HttpStore final : public Store {
       curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
       curl_easy_setopt(c, CURLOPT_WRITEDATA, &x.sink);
       curl_easy_setopt(c, CURLOPT_ERRORBUFFER, x.message);
-      curl_easy_setopt(c, CURLOPT_PRIVATE, reinterpret_cast<char*>(t));
+      curl_easy_setopt(c, CURLOPT_PRIVATE, &x);
       curl_multi_add_handle(multi.get(), c);
       ++running;
     };
@@ -216,9 +218,9 @@ class HttpStore final : public Store {
       int left = 0;
       while (CURLMsg* m = curl_multi_info_read(multi.get(), &left)) {
         if (m->msg != CURLMSG_DONE) continue;
-        char* p = nullptr;
-        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &p);
-        const auto t = reinterpret_cast<size_t>(p);
+        Transfer* done = nullptr;
+        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &done);
+        const size_t t = done->slot;
         const CURLcode rc = m->data.result;
         curl_multi_remove_handle(multi.get(), m->easy_handle);
         finish(t, rc);
