@@ -18,8 +18,9 @@
 namespace dudley::zarr {
 namespace {
 
-// A decoded string chunk is at most this big (as a fixed-size chunk may be).
-constexpr uint64_t kMaxDecodedChunk = uint64_t{1} << 31;
+// A decoded string chunk is at most this big: its size is known only once decoded, so a
+// small chunk that inflates without end stops here (chunks are decoded on every core).
+constexpr uint64_t kMaxDecodedChunk = uint64_t{256} << 20;
 
 class VLenZarrSource final : public model::ArraySource {
  public:

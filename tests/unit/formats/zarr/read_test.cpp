@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "dudley/codec/codec.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/vlen.hpp"
 #include "dudley/formats/zarr/reader.hpp"
@@ -188,6 +189,23 @@ TEST(ZarrRead, StringChunksAreReadAndBadFramingFailsNamingTheChunk) {
   expect_error(framed(2, {{1, "a"}, {9, "b"}}), "item 1 of 2: 9 bytes at byte 13 run past");
   expect_error(framed(2, {{0, ""}, {0, ""}}, "extra"), "5 bytes follow the chunk's last item");
   expect_error(codec::Bytes(3), "has no item count");
+  // A zstd frame that inflates without end (found by fuzz/zarr_read) stops at the limit.
+  codec::Bytes bomb;
+  {
+    codec::Bytes zeros(size_t{300} << 20);
+    bomb = codec::make_bytes_codec("zstd")->encode(zeros);
+  }
+  const std::string meta = std::string(kStrings);
+  const std::string zstd_meta = meta.substr(0, meta.find("\"vlen-utf8\"}")) + "\"vlen-utf8\"},{\"name\":\"zstd\"}]}";
+  try {
+    read_zarr(memory_store({{"zarr.json", bytes(zstd_meta.c_str())}, {"c/0", bomb}}))
+        .root->data->read();
+    ADD_FAILURE() << "a string chunk of 300 MiB was decoded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("more than the limit of 268435456 bytes"),
+              std::string::npos)
+        << e.what();
+  }
   // Read whole by selection; a caller's fixed-size buffer is refused, not overrun.
   std::vector<std::byte> buffer(32);
   EXPECT_THROW(t.root->data->read_into(Hyperslab::all({2}), buffer.data()), Error);
