@@ -123,6 +123,17 @@ def main():
             check("asdf (8 zlib blocks) -> asdf", np.concatenate([f[f"z{i}"][()] for i in range(8)]),
                   np.concatenate(parts))
 
+        # Zarr both ways: chunks read, encoded and written a batch at a time; read back chunk
+        # by chunk into the output's pieces.
+        run(["convert", "-q", "in.bin", "s.zarr"])
+        run(["convert", "-q", "s.zarr", "s.bin"])
+        check("dudley -> zarr -> dudley", dudley_values("s.bin", "s.dud"), x)
+        run(["convert", "-q", "--shards", f"{ROWS // 4},{COLS}", "in.asdf", "sh.zarr"],
+            allowance_kb=4 * ROWS // 4 * COLS * 8 // 1024)  # a shard is encoded whole
+        run(["convert", "-q", "sh.zarr", "sh.asdf"])
+        with asdf.open("sh.asdf") as f:
+            check("asdf -> sharded zarr -> asdf", f["x"][()], x)
+
         # dump prints as it reads: a selection of 80 MiB, printed, in both formats.
         for name in ("in.asdf", "in.bin"):
             with open("dump.txt", "w") as out:

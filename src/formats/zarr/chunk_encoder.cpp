@@ -118,8 +118,12 @@ void ChunkEncoder::encode_shards(const std::vector<std::byte*>& raw,
     shard.resize(size + index_bytes);
     std::byte* p = shard.data();
     if (!s.index_at_end) p = std::copy(index.begin(), index.end(), p);
+    // Each inner chunk is let go once copied: the shard's memory is its values, plus its
+    // encoded bytes once, not twice.
     for (uint64_t j = 0; j < inner_count_; ++j) {
-      if (const auto& c = inner_[k * inner_count_ + j]) p = std::copy(c->begin(), c->end(), p);
+      std::optional<codec::Bytes>& c = inner_[k * inner_count_ + j];
+      if (c) p = std::copy(c->begin(), c->end(), p);
+      c.reset();
     }
     if (s.index_at_end) std::copy(index.begin(), index.end(), p);
   });

@@ -47,7 +47,7 @@ class ChunkEncoder {
   uint64_t inner_count_ = 0;
   uint64_t inner_bytes_ = 0;
   codec::CodecChain index_chain_;
-  std::vector<std::optional<codec::Bytes>> inner_;  // reused between calls
+  std::vector<std::optional<codec::Bytes>> inner_;  // a batch's encoded inner chunks
 };
 
 }  // namespace dudley::zarr

@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
 // Chunks read before they are encoded together: at most this many bytes of them.
-constexpr uint64_t kBatchBytes = uint64_t{64} << 20;
+constexpr uint64_t kBatchBytes = uint64_t{16} << 20;
 
 std::string join(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : prefix + "/" + name;
