@@ -86,7 +86,7 @@ void VLenChunkCodec::encode(const std::vector<std::string_view>& items, codec::B
   p += 4;
   for (const std::string_view& item : items) {
     store_u32le(p, static_cast<uint32_t>(item.size()));
-    std::memcpy(p + 4, item.data(), item.size());
+    if (!item.empty()) std::memcpy(p + 4, item.data(), item.size());  // an empty one may be null
     p += 4 + item.size();
   }
   for (const auto& c : codecs_) {

@@ -127,7 +127,11 @@ class VLenZarrSource final : public model::ArraySource {
         dst += static_cast<uint64_t>(k[d]) * out_stride[d];
       }
       const std::string_view item = encoded ? chunk[src] : fill;
-      items[dst].assign(item.data(), item.size());
+      if (item.empty()) {
+        items[dst].clear();  // its data may be null
+      } else {
+        items[dst].assign(item.data(), item.size());
+      }
       size_t d = rank;
       for (;;) {
         if (d == 0) return;
