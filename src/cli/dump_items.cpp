@@ -87,7 +87,7 @@ ItemSpec parse_item(const std::string& text) {
 
 ArrayRef ArrayRef::of(const model::Node& node, const std::string& path, ItemSpec spec) {
   ArrayRef ref;
-  ref.label = path + spec.suffix();
+  ref.label = (path.empty() ? std::string("/") : path) + spec.suffix();  // a root array: "/"
   ref.dtype = node.dtype;
   ref.shape = node.shape;
   ref.data = node.data;

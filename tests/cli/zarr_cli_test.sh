@@ -84,6 +84,27 @@ check "and leave no store" test ! -e bad.zarr
 check "--shards with --zarr-format 2 fails with exit 2" test $? -eq 2
 check "naming both" grep -q "error: --shards is a v3 codec: not with --zarr-format 2" err.txt
 
+# Strings (python3-zarr writes a v2 object array of str): ls, dump in text and --json, a
+# conversion to Zarr v3 and back, and a clear refusal where the format has no such type.
+$py -c "
+import zarr, numpy as np
+z = zarr.open('str.zarr', mode='w', shape=(3,), chunks=(2,), dtype=str)
+z[:] = np.array(['alpha', 'é', ''], dtype=object)"
+"$dudley" ls str.zarr >out.txt
+check "ls shows a string array" grep -q "^/ .*array vlen<|U1> \[3\] chunked \[2\] vlen-utf8+blosc" out.txt
+"$dudley" dump str.zarr >out.txt
+check "dump prints the strings" grep -qx '/ = \["alpha","é",""\]' out.txt
+"$dudley" dump --json str.zarr '/[::-1]' >out.json
+check "dump --json gives them as JSON strings" $py -c "
+import json; d = json.load(open('out.json'))['root']
+assert d['selections']['[::-1]']['data'] == ['', 'é', 'alpha'], d"
+"$dudley" convert -q str.zarr str3.zarr && "$dudley" dump str3.zarr >out.txt
+check "strings convert to a v3 store" grep -q '\["alpha","é",""\]' out.txt
+"$dudley" convert -q str.zarr str.asdf 2>err.txt
+check "to ASDF: exit 1" test $? -eq 1
+check "naming the array and its type" grep -q "ASDF has no datatype for vlen" err.txt
+check "and nothing written" test ! -e str.asdf
+
 # A store that is one array: listed as "/", and converted to formats of groups under the
 # store's name.
 cp -r s.zarr/x one.zarr
