@@ -27,6 +27,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fresh_runs import clean, wall, warm  # noqa: E402
+
 BUILD = os.path.abspath(sys.argv[1])
 OWN_WORK = len(sys.argv) <= 2
 WORK = sys.argv[2] if not OWN_WORK else tempfile.mkdtemp(prefix="convert-bench-")
@@ -35,31 +38,6 @@ DUDLEY = os.path.join(BUILD, "dudley")
 PY = "/usr/bin/python3"
 os.makedirs(WORK, exist_ok=True)
 os.chdir(WORK)
-
-
-def warm(*paths):
-    # The previous run's written pages are flushed first: their writeback would otherwise
-    # slow whichever command runs next.
-    os.sync()
-    for path in paths:
-        with open(path, "rb") as f:
-            while f.read(1 << 24):
-                pass
-
-
-def wall(cmd, inputs):
-    warm(*inputs)
-    t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - t0
-
-
-def clean(*names):
-    for name in names:
-        if os.path.isdir(name):
-            shutil.rmtree(name)
-        elif os.path.exists(name):
-            os.remove(name)
 
 
 def side_by_side(ours, theirs, before=lambda: None):

@@ -26,6 +26,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fresh_runs import clean, wall, warm  # noqa: E402
+
 BUILD = os.path.abspath(sys.argv[1])
 OWN_WORK = len(sys.argv) <= 2
 WORK = sys.argv[2] if not OWN_WORK else tempfile.mkdtemp(prefix="zarr-bench-")
@@ -40,36 +43,6 @@ ROWS = int(GIB * (1 << 30)) // 8 // COLS
 CHUNK_ROWS = 16  # 16 x 8192 float64: 1 MiB
 os.makedirs(WORK, exist_ok=True)
 os.chdir(WORK)
-
-
-def warm(*paths):
-    os.sync()
-    for path in paths:
-        if os.path.isdir(path):
-            for root, _, files in os.walk(path):
-                for f in files:
-                    with open(os.path.join(root, f), "rb") as h:
-                        while h.read(1 << 24):
-                            pass
-        else:
-            with open(path, "rb") as h:
-                while h.read(1 << 24):
-                    pass
-
-
-def clean(*names):
-    for name in names:
-        if os.path.isdir(name):
-            shutil.rmtree(name)
-        elif os.path.exists(name):
-            os.remove(name)
-
-
-def wall(cmd, inputs):
-    warm(*inputs)
-    t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - t0
 
 
 def inner(cmd, inputs, env=None):

@@ -118,8 +118,8 @@ class ZarrSource final : public model::ArraySource {
                                    kRemoteBatchBytes / std::max<uint64_t>(unit_bytes_, 1), 8, 256))
                              : 4 * (pool.helpers() + 1);
     std::vector<std::vector<const Segment*>> tasks;
-    std::vector<size_t> at(rank, 0);
-    bool done = false;
+    std::vector<int64_t> at(rank, 0), first(rank, 0), end(rank);
+    for (size_t d = 0; d < rank; ++d) end[d] = static_cast<int64_t>(segments[d].size());
     std::vector<std::optional<Blob>> blobs;
     std::vector<codec::Bytes> fetched;
     std::vector<RangeRequest> requests;
@@ -153,20 +153,12 @@ class ZarrSource final : public model::ArraySource {
       });
       tasks.clear();
     };
-    while (!done) {
+    do {
       std::vector<const Segment*> task(rank);
-      for (size_t d = 0; d < rank; ++d) task[d] = &segments[d][at[d]];
+      for (size_t d = 0; d < rank; ++d) task[d] = &segments[d][static_cast<size_t>(at[d])];
       tasks.push_back(std::move(task));
       if (tasks.size() == batch) run();
-      done = true;
-      for (size_t d = rank; d-- > 0;) {
-        if (++at[d] < segments[d].size()) {
-          done = false;
-          break;
-        }
-        at[d] = 0;
-      }
-    }
+    } while (next_position(at, first, end));
     if (!tasks.empty()) run();
   }
 

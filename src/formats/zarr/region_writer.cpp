@@ -15,6 +15,7 @@
 #include "dudley/core/shape.hpp"
 #include "dudley/formats/zarr/reader.hpp"
 #include "dudley/formats/zarr/store.hpp"
+#include "segments.hpp"
 
 namespace dudley::zarr {
 namespace {
@@ -71,7 +72,8 @@ uint64_t RegionWriter::write(const Hyperslab& slab, const void* data) {
     if (slab.step(d) != 1) {
       throw Error(ErrorCategory::kUsage,
                   fmt::format("a region written must have steps of 1 (dimension {} has {})", d,
-                              slab.step(d)));
+                              slab.step(d)),
+                  Location::file(root_ + (prefix_.empty() ? "" : "/" + prefix_)));
     }
     if (slab.count[d] == 0) return 0;
   }
@@ -81,10 +83,10 @@ uint64_t RegionWriter::write(const Hyperslab& slab, const void* data) {
   const uint64_t chunk_bytes = encoder.chunk_bytes();
   // A source of its own: shard indexes cached by an earlier write would be stale now.
   const std::shared_ptr<model::ArraySource> source = make_array_source(store_, prefix_, meta_);
-  std::vector<int64_t> first(rank), last(rank);
+  std::vector<int64_t> first(rank), end(rank);  // the chunks the region touches
   for (size_t d = 0; d < rank; ++d) {
     first[d] = slab.start[d] / cs[d];
-    last[d] = (slab.start[d] + slab.count[d] - 1) / cs[d];
+    end[d] = (slab.start[d] + slab.count[d] - 1) / cs[d] + 1;
   }
   auto& pool = codec::ThreadPool::shared();
   const size_t batch = static_cast<size_t>(
@@ -147,14 +149,7 @@ uint64_t RegionWriter::write(const Hyperslab& slab, const void* data) {
     raw.push_back(buffer.data());
     keys.push_back((prefix_.empty() ? "" : prefix_ + "/") + meta_.keys.key(at));
     if (raw.size() == batch) flush();
-    done = true;
-    for (size_t d = rank; d-- > 0;) {
-      if (++at[d] <= last[d]) {
-        done = false;
-        break;
-      }
-      at[d] = first[d];
-    }
+    done = !next_position(at, first, end);
   }
   if (!raw.empty()) flush();
   return written;

@@ -1,5 +1,6 @@
 // A selection cut by a chunk grid, one dimension at a time: the runs of selected positions
-// that fall in one chunk each (a step of either sign keeps each chunk's positions together).
+// that fall in one chunk each (a step of either sign keeps each chunk's positions together);
+// and the walk over a box of grid positions that every reader and writer of chunks makes.
 #pragma once
 
 #include <algorithm>
@@ -29,6 +30,17 @@ inline std::vector<Segment> segments_of(int64_t start, int64_t count, int64_t st
     k = end;
   }
   return out;
+}
+
+/// Steps `at` to the next position of the box [first, end) in C order (the last dimension
+/// fastest). False after the last position, `at` then back at `first`; a 0-d box has one.
+inline bool next_position(std::vector<int64_t>& at, const std::vector<int64_t>& first,
+                          const std::vector<int64_t>& end) {
+  for (size_t d = at.size(); d-- > 0;) {
+    if (++at[d] < end[d]) return true;
+    at[d] = first[d];
+  }
+  return false;
 }
 
 }  // namespace dudley::zarr

@@ -21,6 +21,8 @@ namespace {
 // A decoded string chunk is at most this big: its size is known only once decoded, so a
 // small chunk that inflates without end stops here (chunks are decoded on every core).
 constexpr uint64_t kMaxDecodedChunk = uint64_t{256} << 20;
+// Its encoded value: no compressor here expands text by more than a little.
+constexpr uint64_t kMaxEncodedChunk = kMaxDecodedChunk + kMaxDecodedChunk / 32;
 
 class VLenZarrSource final : public model::ArraySource {
  public:
@@ -52,20 +54,13 @@ class VLenZarrSource final : public model::ArraySource {
     if (total > 0) {
       // Every touched chunk is one task: its selected items land in their places of `items`.
       std::vector<std::vector<const Segment*>> tasks;
-      std::vector<size_t> at(rank, 0);
-      for (bool done = false; !done;) {
+      std::vector<int64_t> at(rank, 0), first(rank, 0), end(rank);
+      for (size_t d = 0; d < rank; ++d) end[d] = static_cast<int64_t>(segments[d].size());
+      do {
         std::vector<const Segment*> task(rank);
-        for (size_t d = 0; d < rank; ++d) task[d] = &segments[d][at[d]];
+        for (size_t d = 0; d < rank; ++d) task[d] = &segments[d][static_cast<size_t>(at[d])];
         tasks.push_back(std::move(task));
-        done = true;
-        for (size_t d = rank; d-- > 0;) {
-          if (++at[d] < segments[d].size()) {
-            done = false;
-            break;
-          }
-          at[d] = 0;
-        }
-      }
+      } while (next_position(at, first, end));
       codec::ThreadPool::shared().parallel_for(tasks.size(),
                                                [&](size_t t) { gather(tasks[t], slab, items); });
     }
@@ -97,12 +92,15 @@ class VLenZarrSource final : public model::ArraySource {
     std::vector<int64_t> grid(rank);
     for (size_t d = 0; d < rank; ++d) grid[d] = task[d]->chunk;
     const std::string chunk_key = key(meta_.keys.key(grid));
-    codec::Bytes decoded;
+    codec::Bytes encoded, decoded;
     std::vector<std::string_view> chunk;
-    const std::optional<codec::Bytes> encoded = store_->get(chunk_key);
-    if (encoded) {
+    // One request for the whole value (a server is not asked its size first).
+    RangeRequest request{chunk_key, 0, kMaxEncodedChunk, true, &encoded, true};
+    store_->read_many({&request, 1});
+    const bool found = request.found;
+    if (found) {
       try {
-        chunk = codec_.decode(*encoded, chunk_items_, kMaxDecodedChunk, decoded);
+        chunk = codec_.decode(encoded, chunk_items_, kMaxDecodedChunk, decoded);
       } catch (const Error& e) {
         throw Error(e.category(), fmt::format("chunk {}: {}", chunk_key, e.message()),
                     Location::file(store_->where(chunk_key)));
@@ -126,7 +124,7 @@ class VLenZarrSource final : public model::ArraySource {
         src += static_cast<uint64_t>(p) * chunk_stride[d];
         dst += static_cast<uint64_t>(k[d]) * out_stride[d];
       }
-      const std::string_view item = encoded ? chunk[src] : fill;
+      const std::string_view item = found ? chunk[src] : fill;
       if (item.empty()) {
         items[dst].clear();  // its data may be null
       } else {

@@ -19,6 +19,7 @@
 #include "dudley/formats/zarr/metadata.hpp"
 #include "dudley/io/atomic_outputs.hpp"
 #include "dudley/model/value_json.hpp"
+#include "segments.hpp"
 #include "vlen_chunks.hpp"
 
 namespace dudley::zarr {
@@ -287,6 +288,7 @@ class StoreWriter {
     const uint64_t chunk_items = *Shape(a.chunk_shape).element_count();
     source.verify();
     std::vector<int64_t> at(rank, 0);
+    const std::vector<int64_t> origin(rank, 0);
     codec::Bytes encoded;
     for (bool done = false; !done;) {
       Hyperslab slab;
@@ -313,18 +315,17 @@ class StoreWriter {
       written_ += elements.size() * a.dtype.size();
       if (common_.progress) common_.progress(written_, total);
       if (!all_fill) {
-        codec.encode(items, encoded);
-        write_chunk(root_ + "/" + join(prefix, a.keys.key(at)), encoded);
+        const std::string file = root_ + "/" + join(prefix, a.keys.key(at));
+        try {
+          codec.encode(items, encoded);
+        } catch (const Error& e) {  // named as the user knows it, not by the staging path
+          throw Error(e.category(),
+                      fmt::format("/{}: chunk {}: {}", prefix, a.keys.key(at), e.message()));
+        }
+        write_chunk(file, encoded);
         bytes_ += encoded.size();
       }
-      done = true;
-      for (size_t d = rank; d-- > 0;) {
-        if (++at[d] < grid[d]) {
-          done = false;
-          break;
-        }
-        at[d] = 0;
-      }
+      done = !next_position(at, origin, grid);
     }
   }
 
@@ -352,6 +353,7 @@ class StoreWriter {
     std::vector<std::byte*> raw;
     std::vector<std::byte> piece;
     std::vector<int64_t> at(rank, 0);
+    const std::vector<int64_t> origin(rank, 0);
     bool done = false;
     auto flush = [&] {
       encoder.encode(raw, encoded_, pool);
@@ -393,14 +395,7 @@ class StoreWriter {
       indexes.push_back(at);
       raw.push_back(buffer.data());
       if (indexes.size() == batch) flush();
-      done = true;
-      for (size_t d = rank; d-- > 0;) {
-        if (++at[d] < grid[d]) {
-          done = false;
-          break;
-        }
-        at[d] = 0;
-      }
+      done = !next_position(at, origin, grid);
     }
     if (!indexes.empty()) flush();
   }

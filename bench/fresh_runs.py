@@ -1,0 +1,37 @@
+"""What the side-by-side benchmarks share: each command is timed as a user runs it, in a
+fresh process, its inputs read right before (page cache warm: idle pages are evicted here
+after about 30 s) and the previous run's writes flushed first."""
+import os
+import shutil
+import subprocess
+import time
+
+
+def warm(*paths):
+    """Flushes written pages (their writeback would slow whichever command runs next), then
+    reads every file of `paths` (directories walked)."""
+    os.sync()
+    for path in paths:
+        files = [os.path.join(r, f) for r, _, fs in os.walk(path) for f in fs] \
+            if os.path.isdir(path) else [path]
+        for name in files:
+            with open(name, "rb") as f:
+                while f.read(1 << 24):
+                    pass
+
+
+def clean(*names):
+    """Removes the files and directories `names`, those that exist."""
+    for name in names:
+        if os.path.isdir(name):
+            shutil.rmtree(name)
+        elif os.path.exists(name):
+            os.remove(name)
+
+
+def wall(cmd, inputs):
+    """Seconds `cmd` takes from start to exit, its `inputs` warmed first."""
+    warm(*inputs)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t0
