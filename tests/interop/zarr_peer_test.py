@@ -10,6 +10,7 @@
 3. Zarr v2 stores both ways with python3-zarr 2: every numeric type, each compressor it
    and we share (zlib, gzip, bz2, zstd, blosc), order C and F, both separators, missing
    chunks, xarray's _ARRAY_DIMENSIONS; and stores we write with --zarr-format 2.
+   numcodecs' Shuffle filter both ways (v2; v3 "numcodecs.shuffle" built here).
 4. Features no installed peer writes (float16, complex, r<N>, gzip, crc32c, sharding with
    the index at either end, nested, missing inner chunks, 0-d arrays, v2 chunk keys) as
    stores built here byte by byte from the spec, with numpy, gzip, numcodecs and crc32c.
@@ -523,6 +524,61 @@ def strings_both_ways(tmp):
     check("numcodecs-framed v3 bytes read by us", got == [list(x) for x in BYTES], str(got))
 
 
+def shuffle_filter(tmp):
+    """numcodecs' Shuffle: python3-zarr's v2 filter both ways (chunk files byte for byte with
+    no compressor), and as "numcodecs.shuffle" in a v3 store built here (numpy's shuffle of
+    the little-endian bytes, then gzip)."""
+    import numcodecs
+    import zarr
+    a = np.linspace(-3, 3, 63 * 5).reshape(21, 15)
+    for typestr, comp in (("<f8", None), (">i4", numcodecs.Zstd(level=3)), ("<u2", numcodecs.GZip(5))):
+        x = a.astype(typestr) if typestr[1] == "f" else (a * 1000).astype(typestr)
+        theirs = f"{tmp}/shuffle_theirs_{typestr[1:]}.zarr"
+        z = zarr.open_array(theirs, mode="w", shape=x.shape, chunks=(8, 6), dtype=typestr,
+                            compressor=comp, filters=[numcodecs.Shuffle(elementsize=x.dtype.itemsize)])
+        z[:] = x
+        _, got = dump(theirs, "/")
+        check(f"read python3-zarr's v2 shuffle filter {typestr} {comp}", same(got, x.tolist()), str(got))
+        # Ours, from an ASDF file of the same array (ASDF keeps the byte order).
+        import asdf
+        src = f"{tmp}/shuffle_{typestr[1:]}.asdf"
+        asdf.AsdfFile({"x": x}).write_to(src)
+        ours = f"{tmp}/shuffle_ours_{typestr[1:]}.zarr"
+        cname = "none" if comp is None else comp.codec_id
+        proc = subprocess.run([DUDLEY, "convert", "-q", "--zarr-format", "2", "--shuffle",
+                               "--compressor", cname, "--chunks", "8,6", src, ours],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            check(f"write v2 --shuffle {typestr}", False, proc.stderr)
+            continue
+        theirs_z = zarr.open_array(f"{ours}/x", mode="r")
+        check(f"python3-zarr reads our v2 --shuffle {typestr} {cname}",
+              np.array_equal(theirs_z[:], x) and theirs_z.filters == [numcodecs.Shuffle(elementsize=x.dtype.itemsize)],
+              f"{theirs_z.filters} {theirs_z[:]}")
+        if comp is None and x.dtype.byteorder in "<=|":
+            # Byte for byte: every chunk key the same and the same bytes.
+            keys = sorted(k for k in os.listdir(theirs) if not k.startswith("."))
+            mine = sorted(k for k in os.listdir(f"{ours}/x") if not k.startswith("."))
+            same_bytes = bool(keys) and keys == mine and all(
+                open(f"{theirs}/{k}", "rb").read() == open(f"{ours}/x/{k}", "rb").read() for k in keys)
+            check(f"our v2 shuffled chunks equal python3-zarr's {typestr}", same_bytes, f"{keys} {mine}")
+    # v3, built here: [bytes little, numcodecs.shuffle, gzip], one edge chunk.
+    x = np.arange(30, dtype="<i4").reshape(5, 6) * 1000 - 7
+    root = f"{tmp}/shuffle_v3.zarr"
+    write_json(f"{root}/zarr.json", array_meta([5, 6], [3, 6], "int32",
+               [{"name": "bytes", "configuration": {"endian": "little"}},
+                {"name": "numcodecs.shuffle", "configuration": {"elementsize": 4}},
+                {"name": "gzip", "configuration": {"level": 1}}], 0))
+    for r in range(2):
+        chunk = np.zeros((3, 6), "<i4")
+        part = x[3 * r:3 * r + 3]
+        chunk[:part.shape[0]] = part
+        shuffled = chunk.view("u1").reshape(-1, 4).T.tobytes()  # byte j of element i at j*n+i
+        put(f"{root}/c/{r}/0", gzip.compress(shuffled))
+    _, got = dump(root, "/")
+    check("v3 numcodecs.shuffle built from the spec read by us", same(got, x.tolist()), str(got))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         os.makedirs(f"{tmp}/zarrita")
@@ -532,6 +588,7 @@ def main():
         hand_built(tmp)
         our_shards_match_the_spec(tmp)
         strings_both_ways(tmp)
+        shuffle_filter(tmp)
     if failures:
         print("\n".join("FAIL: " + f for f in failures))
         sys.exit(1)

@@ -54,6 +54,10 @@ class ZarrFormat final : public BasicFormat {
                               "--chunks then gives the inner chunks)"),
         FormatOption::writing(Kind::kUnsigned, "--chunk-bytes",
                               "Size chunks are chosen near (default 1048576)"),
+        FormatOption::writing(Kind::kFlag, "--shuffle",
+                              "Byte-shuffle every chunk before compressing it (numcodecs' "
+                              "Shuffle: a v2 filter, numcodecs.shuffle in v3; zarrita has it "
+                              "not); floats then compress better with zstd, gzip or lz4"),
         FormatOption::writing(Kind::kFlag, "--crc32c",
                               "Append a CRC-32C to every chunk (checked when read; v3 only)"),
         FormatOption::writing(Kind::kFlag, "--no-consolidated",
@@ -74,6 +78,7 @@ class ZarrFormat final : public BasicFormat {
     if (own.chunk_bytes == 0)
       throw Error(ErrorCategory::kUsage, "--chunk-bytes must be at least 1");
     if (given_flag(given, "--crc32c")) own.checksums = true;
+    if (given_flag(given, "--shuffle")) own.shuffle = true;
     if (given_flag(given, "--no-consolidated")) own.consolidated = false;
     own.zarr_format = given_value(given, "--zarr-format", "3") == "2" ? 2 : 3;
     if (own.zarr_format == 2 && own.checksums) {

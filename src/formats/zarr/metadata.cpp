@@ -254,9 +254,10 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
       }
       p.array_to_bytes = spec;
     } else if (n == "gzip" || n == "zstd" || n == "blosc" || n == "crc32c" || n == "zlib" ||
-               n == "bz2" || n == "numcodecs.lz4") {
-      // zlib, bz2 and lz4: v2 compressors (numcodecs'), read the same way; numcodecs.lz4 is
-      // also how zarr-python 3 names numcodecs' LZ4 in v3 metadata.
+               n == "bz2" || n == "numcodecs.lz4" || n == "numcodecs.shuffle") {
+      // zlib, bz2 and lz4: v2 compressors (numcodecs'), read the same way; numcodecs.lz4 and
+      // numcodecs.shuffle are also how zarr-python 3 names numcodecs' LZ4 and Shuffle in v3
+      // metadata (the v2 shuffle filter is read as the latter).
       if (!have_array_to_bytes) {
         refuse(where, fmt::format("codec \"{}\" (bytes -> bytes) comes before the array -> "
                                   "bytes codec",
@@ -270,7 +271,7 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
       refuse(where,
              fmt::format("unknown codec \"{}\" (this build reads transpose, bytes, "
                          "sharding_indexed, gzip, zstd, blosc, crc32c, vlen-utf8, "
-                         "vlen-bytes, numcodecs.lz4)",
+                         "vlen-bytes, numcodecs.lz4, numcodecs.shuffle)",
                          n),
              ErrorCategory::kType);
     }

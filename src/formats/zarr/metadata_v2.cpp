@@ -68,6 +68,27 @@ CodecSpec compressor(const Json& c, uint64_t element_size, const std::string& wh
          ErrorCategory::kType);
 }
 
+// A v2 filter on the serialized chunk: numcodecs' Shuffle, the one the codec layer has (as
+// the bytes -> bytes codec "numcodecs.shuffle", before the compressor).
+CodecSpec filter_codec(const Json& f, const std::string& where) {
+  const std::string id = f.is_object() && f.contains("id") && f["id"].is_string()
+                             ? f["id"].get<std::string>()
+                             : std::string();
+  if (id != "shuffle") {
+    refuse(where,
+           fmt::format("filter {} is not read by this build (numcodecs' shuffle is)", f.dump()),
+           ErrorCategory::kType);
+  }
+  Json config = Json::object();
+  for (const auto& [key, value] : f.items()) {
+    if (key == "id") continue;
+    if (key != "elementsize")
+      refuse(where, fmt::format("filter shuffle: unknown setting \"{}\"", key));
+    config[key] = value;
+  }
+  return {"numcodecs.shuffle", config};
+}
+
 Json attributes_of(std::string_view text, const std::string& path) {
   if (text.empty()) return Json::object();
   const JsonDocument doc = parse_json_document(text, path);
@@ -186,10 +207,11 @@ NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attribute
     a.codecs.array_to_bytes.configuration["endian"] =
         a.codecs.endian == ByteOrder::kBig ? "big" : "little";
   }
-  if (object_codec.empty() && !d["filters"].is_null() &&
-      !(d["filters"].is_array() && d["filters"].empty())) {
-    refuse(path, fmt::format("filters {} are not read by this build", d["filters"].dump()),
-           ErrorCategory::kType);
+  if (object_codec.empty() && !d["filters"].is_null()) {
+    const Json& f = d["filters"];
+    if (!f.is_array())
+      refuse(path, fmt::format("filters must be null or a list, not {}", f.dump()));
+    for (const Json& filter : f) a.codecs.bytes_to_bytes.push_back(filter_codec(filter, path));
   }
   if (!d["compressor"].is_null())
     a.codecs.bytes_to_bytes.push_back(compressor(d["compressor"], type.size(), path));
@@ -238,7 +260,15 @@ std::string array_metadata_json_v2(const ArrayMetadata& a) {
   const bool vlen = a.dtype.kind() == DTypeKind::kVLen;
   d["dtype"] = vlen ? "|O" : a.dtype.typestr();
   Json compressor = nullptr;
+  Json filters = vlen ? Json::array({{{"id", a.codecs.array_to_bytes.name}}}) : Json(nullptr);
   for (const CodecSpec& c : a.codecs.bytes_to_bytes) {
+    if (c.name == "numcodecs.shuffle") {  // a filter, before the compressor
+      Json v2 = {{"id", "shuffle"}};
+      v2.update(c.configuration);
+      if (filters.is_null()) filters = Json::array();
+      filters.push_back(v2);
+      continue;
+    }
     Json v2 = {{"id", c.name == "numcodecs.lz4" ? std::string("lz4") : c.name}};
     for (const auto& [key, value] : c.configuration.items()) {
       if (c.name == "blosc" && key == "shuffle") {
@@ -256,7 +286,7 @@ std::string array_metadata_json_v2(const ArrayMetadata& a) {
       a.dtype.needs_swap() ? a.dtype.with_byte_order(native_byte_order()) : a.dtype;
   d["fill_value"] = fill_value_to_json(a.fill, native);
   d["order"] = "C";
-  d["filters"] = vlen ? Json::array({{{"id", a.codecs.array_to_bytes.name}}}) : Json(nullptr);
+  d["filters"] = filters;
   d["dimension_separator"] = std::string(1, a.keys.separator);
   return d.dump(2) + "\n";
 }

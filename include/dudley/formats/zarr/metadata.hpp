@@ -105,12 +105,15 @@ NodeMetadata parse_metadata(std::string_view text, const std::string& path);
 /// from `path`; `attributes` the text of its .zattrs (empty when there is none). Numeric,
 /// bool and complex dtypes (numpy typestrs), object arrays of strings or bytes (their
 /// vlen-utf8 or vlen-bytes filter), compressors zlib, gzip, bz2, lz4, zstd and blosc,
-/// no filters, order C or F, dimension_separator "." or "/". xarray's `_ARRAY_DIMENSIONS`
-/// attribute gives the dimension names. Throws Error naming the file as parse_metadata.
+/// numcodecs' shuffle filter (read as "numcodecs.shuffle" before the compressor; other
+/// filters are refused, Error(kType)), order C or F, dimension_separator "." or "/". xarray's
+/// `_ARRAY_DIMENSIONS` attribute gives the dimension names. Throws Error naming the file as
+/// parse_metadata.
 NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attributes,
                                const std::string& path, bool is_array);
 
-/// The .zarray text of an array (order C, no filters; the compressor as numcodecs names it).
+/// The .zarray text of an array (order C; "numcodecs.shuffle" as a shuffle filter, the
+/// compressor as numcodecs names it).
 std::string array_metadata_json_v2(const ArrayMetadata& array);
 /// The .zattrs text of an array or group (dimension names as `_ARRAY_DIMENSIONS`); empty
 /// when there is nothing to write.

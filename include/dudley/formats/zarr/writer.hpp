@@ -31,6 +31,9 @@ struct ZarrSaveOptions : FormatOptions {
   std::vector<int64_t> shard_shape;
   /// The size chunks are chosen near when chunk_shape is empty.
   uint64_t chunk_bytes = uint64_t{1} << 20;
+  /// Byte-shuffle every chunk of fixed-size elements before its compressor (numcodecs'
+  /// Shuffle by the element size: "numcodecs.shuffle" in v3, a "shuffle" filter in v2).
+  bool shuffle = false;
   /// Append a CRC-32C to every chunk (the crc32c codec), checked by readers (v3 only).
   bool checksums = false;
   /// Write the store's consolidated metadata (when its root is a group): every node's

@@ -217,3 +217,44 @@ TEST(ZarrMetadata, WhatTheSpecForbidsIsRefusedNamingTheFile) {
 
 }  // namespace
 }  // namespace dudley::zarr
+
+namespace dudley::zarr {
+namespace {
+
+std::string zarray(const std::string& filters) {
+  return R"({"zarr_format": 2, "shape": [6], "chunks": [4], "dtype": "<f8",
+             "compressor": {"id": "zstd", "level": 3}, "fill_value": 0.0, "order": "C",
+             "filters": )" +
+         filters + "}";
+}
+
+TEST(ZarrMetadataV2, TheShuffleFilterComesBeforeTheCompressorAndWritesBack) {
+  const ArrayMetadata a =
+      *parse_metadata_v2(zarray(R"([{"id": "shuffle", "elementsize": 8}])"), "", "s/.zarray", true)
+           .array;
+  ASSERT_EQ(a.codecs.bytes_to_bytes.size(), 2u);
+  EXPECT_EQ(a.codecs.bytes_to_bytes[0].name, "numcodecs.shuffle");
+  EXPECT_EQ(a.codecs.bytes_to_bytes[0].configuration["elementsize"], 8);
+  EXPECT_EQ(a.codecs.bytes_to_bytes[1].name, "zstd");
+  const Json written = Json::parse(array_metadata_json_v2(a));
+  EXPECT_EQ(written["filters"], Json::parse(R"([{"id": "shuffle", "elementsize": 8}])"));
+  EXPECT_EQ(written["compressor"]["id"], "zstd");
+}
+
+TEST(ZarrMetadataV2, OtherFiltersAreRefusedByName) {
+  try {
+    parse_metadata_v2(zarray(R"([{"id": "delta", "dtype": "<f8"}])"), "", "s/.zarray", true);
+    FAIL() << "a delta filter was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::kType);
+    EXPECT_NE(std::string(e.what()).find("s/.zarray"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("\"delta\""), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_metadata_v2(zarray(R"({"id": "shuffle"})"), "", "s/.zarray", true), Error);
+  EXPECT_THROW(
+      parse_metadata_v2(zarray(R"([{"id": "shuffle", "elementsize": 0}])"), "", "s/.zarray", true),
+      Error);
+}
+
+}  // namespace
+}  // namespace dudley::zarr
