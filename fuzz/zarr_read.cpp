@@ -1,5 +1,5 @@
 // Reading Zarr chunks: the first byte picks one of a few array metadata documents (codecs,
-// sharding with the index at either end, nested), the rest is chunk c/0/0 (or the shard).
+// sharding with the index at either end, nested, codecs around sharding), the rest is chunk c/0/0 (or the shard).
 // Reading every element either succeeds or fails with an Error; memory follows the array.
 #include <cstddef>
 #include <cstdint>
@@ -43,6 +43,13 @@ const char* const kMetadata[] = {
         "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[6,5]}},
         "chunk_key_encoding":{"name":"default"},"fill_value":"",
         "codecs":["vlen-utf8","zstd"]})",
+    R"({"zarr_format":3,"node_type":"array","shape":[6,6],"data_type":"int16",
+        "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[6,6]}},
+        "chunk_key_encoding":{"name":"default"},"fill_value":-3,
+        "codecs":[{"name":"transpose","configuration":{"order":[1,0]}},
+          {"name":"sharding_indexed","configuration":{"chunk_shape":[2,3],
+            "codecs":[{"name":"bytes","configuration":{"endian":"big"}}]}},
+          {"name":"numcodecs.shuffle","configuration":{"elementsize":2}}]})",
 };
 
 }  // namespace

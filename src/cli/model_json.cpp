@@ -138,12 +138,14 @@ std::string codec_names(const model::Chunking& c) {
 std::string storage_text(const model::Storage& s) {
   std::string mask = s.mask ? mask_text(*s.mask) : std::string();
   if (s.kind != model::Storage::Kind::kChunked || !s.chunking) return mask;
-  // Sharded: "sharded [256, 256] of [64, 64] bytes+zstd" (each level of shards).
+  // Sharded: "sharded [256, 256] of [64, 64] bytes+zstd" (each level of shards; codecs
+  // around a level in parentheses: "sharded [256, 256] (transpose+gzip) of ...").
   std::string text;
   const model::Chunking* c = s.chunking.get();
   for (; c->inner; c = c->inner.get()) {
-    text += fmt::format("{} [{}] of ", text.empty() ? "sharded" : "shards",
-                        fmt::join(c->chunk_shape, ", "));
+    const std::string around = codec_names(*c);
+    text += fmt::format("{} [{}]{} of ", text.empty() ? "sharded" : "shards",
+                        fmt::join(c->chunk_shape, ", "), around.empty() ? "" : " (" + around + ")");
   }
   const std::string codecs = codec_names(*c);
   text += fmt::format("{}[{}]{}{}", text.empty() ? "chunked " : "", fmt::join(c->chunk_shape, ", "),

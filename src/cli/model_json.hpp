@@ -27,7 +27,8 @@ nlohmann::ordered_json storage_json(const model::Storage& storage);
 std::string attributes_text(const model::Attributes& attributes, size_t limit = 3);
 
 /// "chunked [64, 64] bytes+zstd" for chunked storage, "sharded [256, 256] of [64, 64]
-/// bytes+zstd" for shards of chunks; "" otherwise (the address says the rest).
+/// bytes+zstd" for shards of chunks (codecs around a shard in parentheses after its shape);
+/// "" otherwise (the address says the rest).
 std::string storage_text(const model::Storage& storage);
 
 }  // namespace dudley::cli

@@ -84,19 +84,19 @@ check "and leave no store" test ! -e bad.zarr
 check "--shards with --zarr-format 2 fails with exit 2" test $? -eq 2
 check "naming both" grep -q "error: --shards is a v3 codec: not with --zarr-format 2" err.txt
 
-"$dudley" convert -q --shuffle --chunks 3,2 in.bin sh.zarr
+"$dudley" convert -q --shuffle --chunks 3,2 in.bin shuf.zarr
 check "convert --shuffle exits 0" test $? -eq 0
-"$dudley" ls sh.zarr >out.txt
+"$dudley" ls shuf.zarr >out.txt
 check "ls shows the shuffle before the compressor" \
   grep -q "^/x .*array <f8 \[7, 5\] chunked \[3, 2\] bytes+numcodecs.shuffle+zstd" out.txt
 check "the shuffled store dumps the same values" $py -c "
 import json, subprocess, numpy as np
-out = subprocess.run(['$dudley', 'dump', '--json', 'sh.zarr', '/x'], capture_output=True, text=True, check=True).stdout
+out = subprocess.run(['$dudley', 'dump', '--json', 'shuf.zarr', '/x'], capture_output=True, text=True, check=True).stdout
 got = np.array(json.loads(out)['root']['members']['x']['data'])
 assert np.array_equal(got, np.arange(35).reshape(7, 5) / 4), got"
-"$dudley" convert -q --shuffle --zarr-format 2 --compressor none --chunks 3,2 in.bin sh2.zarr
+"$dudley" convert -q --shuffle --zarr-format 2 --compressor none --chunks 3,2 in.bin shuf2.zarr
 check "with --zarr-format 2 it is a shuffle filter" $py -c "
-import json; d = json.load(open('sh2.zarr/x/.zarray'))
+import json; d = json.load(open('shuf2.zarr/x/.zarray'))
 assert d['filters'] == [{'id': 'shuffle', 'elementsize': 8}] and d['compressor'] is None, d"
 
 # Strings (python3-zarr writes a v2 object array of str): ls, dump in text and --json, a

@@ -13,7 +13,8 @@
    numcodecs' Shuffle filter both ways (v2; v3 "numcodecs.shuffle" built here).
 4. Features no installed peer writes (float16, complex, r<N>, gzip, crc32c, sharding with
    the index at either end, nested, missing inner chunks, 0-d arrays, v2 chunk keys) as
-   stores built here byte by byte from the spec, with numpy, gzip, numcodecs and crc32c.
+   stores built here byte by byte from the spec, with numpy, gzip, numcodecs and crc32c;
+   also codecs around sharding_indexed (a transpose before, gzip and crc32c after).
 
 Usage: zarr_peer_test.py DUDLEY
 """
@@ -291,6 +292,51 @@ def hand_built(tmp):
     put(f"{root}/c/0/0", shard_bytes([0, 4], [2, 1], True, inner_shard))
     _, data = dump(root, "/")
     check("nested sharding values", data == array.astype(int).tolist(), str(data))
+
+    # Codecs around sharding_indexed: a transpose before it, gzip and crc32c after it (the
+    # index is inside the compressed shard), big-endian inner chunks, one never written.
+    root = os.path.join(tmp, "hand_shard_around.zarr")
+    x = (np.arange(48, dtype=">i2").reshape(6, 8) - 20) * 3
+    write_json(f"{root}/zarr.json", array_meta([6, 8], [6, 8], "int16", [
+        {"name": "transpose", "configuration": {"order": [1, 0]}},
+        {"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [4, 3],  # of the transposed 8 x 6 chunk
+            "codecs": [{"name": "bytes", "configuration": {"endian": "big"}},
+                       {"name": "gzip", "configuration": {"level": 1}}],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]}},
+        {"name": "gzip", "configuration": {"level": 1}}, {"name": "crc32c"}], -5))
+    t = x.T
+    blocks = [None if (a, b) == (1, 0) else t[a * 4:a * 4 + 4, b * 3:b * 3 + 3] for a in range(2) for b in range(2)]
+    shard = shard_bytes(blocks, [2, 2], True, lambda c: gzip.compress(np.ascontiguousarray(c).astype(">i2").tobytes()))
+    put(f"{root}/c/0/0", with_crc(gzip.compress(shard)))
+    want = x.astype(int)
+    want[0:3, 4:8] = -5  # transposed rows 4..7, columns 0..2: the inner chunk never written
+    _, data = dump(root, "/")
+    check("codecs around sharding: values", data == want.tolist(), f"{data} != {want.tolist()}")
+    _, part = dump(root, "/[1:5, ::3]")
+    check("codecs around sharding: a selection", part == want[1:5, ::3].tolist(), str(part))
+    listing = subprocess.run([DUDLEY, "ls", root], capture_output=True, text=True).stdout
+    check("codecs around sharding: ls names them", ">i2 [6, 8] sharded [6, 8] (transpose+gzip+crc32c) of "
+          "[4, 3] bytes+gzip" in listing, listing)
+    with open(f"{root}/c/0/0", "r+b") as f:
+        f.seek(10)
+        f.write(b"\xff")
+    proc = subprocess.run([DUDLEY, "dump", root], capture_output=True, text=True)
+    check("codecs around sharding: a damaged shard fails naming it",
+          proc.returncode == 1 and "c/0/0" in proc.stderr and "crc32c" in proc.stderr.lower(), proc.stderr)
+
+    # Nested: the outer index read apart, each inner shard with a CRC-32C around it.
+    root = os.path.join(tmp, "hand_shard_nested_around.zarr")
+    write_json(f"{root}/zarr.json", array_meta([8, 6], [8, 6], "int16", [
+        {"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [4, 6],
+            "codecs": [{"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [2, 3], "codecs": inner_pipeline}}, {"name": "crc32c"}]}}], 0))
+    put(f"{root}/c/0/0", shard_bytes([0, 4], [2, 1], True, lambda rows: with_crc(inner_shard(rows))))
+    _, data = dump(root, "/")
+    check("nested sharding, crc32c around the inner: values", data == array.astype(int).tolist(), str(data))
+    _, one = dump(root, "/[5, 4]")
+    check("nested sharding, crc32c around the inner: one element", one == 34, str(one))
 
 
 def ours_read_by_peers(tmp):

@@ -1,5 +1,6 @@
 #include "array_source.hpp"
 
+#include "box_copy.hpp"
 #include "segments.hpp"
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include <tuple>
 
 #include "dudley/codec/chain.hpp"
+#include "dudley/codec/codec.hpp"
 #include "dudley/codec/thread_pool.hpp"
 #include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
@@ -41,6 +43,38 @@ struct Level {
   bool at_end = true;
 };
 
+// A level of sharding with codecs around it (a transpose before sharding_indexed, a
+// compressor or checksum after it): its index is inside the encoded shard, so the shard is
+// decoded whole, inner chunk by inner chunk.
+struct Wrapped {
+  std::vector<int64_t> shape;                             // the chunk as this level gets it
+  codec::CodecChain before;                               // the array -> array codecs
+  std::vector<std::unique_ptr<codec::BytesCodec>> after;  // bytes -> bytes, in encode order
+  Level level;                                            // of the array sharding sees
+};
+
+// Whether codecs around sharding_indexed hide the shard's index (see Wrapped).
+bool hides_index(const Pipeline& p) {
+  return p.sharding && (!p.array_to_array.empty() || !p.bytes_to_bytes.empty());
+}
+
+Level level_of(const Sharding& s, const std::vector<int64_t>& shard) {
+  Level level;
+  level.shard = shard;
+  level.inner = s.chunk_shape;
+  for (size_t d = 0; d < shard.size(); ++d) {
+    level.per_shard.push_back(shard[d] / s.chunk_shape[d]);
+    level.inner_count *= static_cast<uint64_t>(level.per_shard.back());
+  }
+  level.index_chain = s.index_codecs.chain();
+  level.index_endian = s.index_codecs.endian;
+  level.index_shape = level.per_shard;
+  level.index_shape.push_back(2);
+  level.index_bytes = 16 * level.inner_count + 4 * s.index_codecs.bytes_to_bytes.size();
+  level.at_end = s.index_at_end;
+  return level;
+}
+
 // Where a chunk's encoded bytes are: a range of a key's value.
 struct Blob {
   std::string key;
@@ -55,36 +89,45 @@ class ZarrSource final : public model::ArraySource {
       : store_(std::move(store)), prefix_(std::move(prefix)), meta_(std::move(meta)) {
     const Pipeline* p = &meta_.codecs;
     std::vector<int64_t> outer = meta_.chunk_shape;
-    while (p->sharding) {
-      if (!p->array_to_array.empty() || !p->bytes_to_bytes.empty()) {
-        throw Error(ErrorCategory::kType,
-                    "codecs before or after sharding_indexed are not read by this build",
-                    Location::file(store_->where(key("zarr.json"))));
-      }
-      const Sharding& s = *p->sharding;
-      Level level;
-      level.shard = outer;
-      level.inner = s.chunk_shape;
-      for (size_t d = 0; d < outer.size(); ++d) {
-        level.per_shard.push_back(outer[d] / s.chunk_shape[d]);
-        level.inner_count *= static_cast<uint64_t>(level.per_shard.back());
-      }
-      level.index_chain = s.index_codecs.chain();
-      level.index_endian = s.index_codecs.endian;
-      level.index_shape = level.per_shard;
-      level.index_shape.push_back(2);
-      level.index_bytes = 16 * level.inner_count + 4 * s.index_codecs.bytes_to_bytes.size();
-      level.at_end = s.index_at_end;
-      levels_.push_back(std::move(level));
-      outer = s.chunk_shape;
-      p = &s.codecs;
+    // Levels whose index can be read apart: inner chunks fetched by their byte ranges.
+    while (p->sharding && !hides_index(*p)) {
+      levels_.push_back(level_of(*p->sharding, outer));
+      outer = p->sharding->chunk_shape;
+      p = &p->sharding->codecs;
     }
     unit_ = outer;
+    // Below a level that hides its index, every level is decoded whole.
+    while (p->sharding) {
+      Wrapped w;
+      w.shape = outer;
+      std::vector<int64_t> sharded = outer;
+      for (const CodecSpec& c : p->array_to_array) {
+        w.before.then(
+            codec::make_array_codec(c.name, nlohmann::json::parse(c.configuration.dump())));
+        std::vector<int64_t> permuted;
+        for (const auto& axis : c.configuration["order"])
+          permuted.push_back(sharded[axis.get<size_t>()]);
+        sharded = std::move(permuted);
+      }
+      for (const CodecSpec& c : p->bytes_to_bytes) {
+        w.after.push_back(
+            codec::make_bytes_codec(c.name, nlohmann::json::parse(c.configuration.dump())));
+      }
+      w.level = level_of(*p->sharding, sharded);
+      wrapped_.push_back(std::move(w));
+      outer = p->sharding->chunk_shape;
+      p = &p->sharding->codecs;
+    }
+    innermost_ = outer;
     chain_ = p->chain();
     element_ = meta_.dtype.size();
     native_ =
         meta_.dtype.needs_swap() ? meta_.dtype.with_byte_order(native_byte_order()) : meta_.dtype;
     unit_bytes_ = *Shape(unit_).element_count() * element_;  // checked by the metadata
+    // Decoding works on the stored bytes, swapped at the end: a missing inner chunk of a
+    // decoded shard is filled in the stored order.
+    stored_fill_ = meta_.fill.bytes;
+    if (meta_.dtype.needs_swap()) swap_elements(stored_fill_.data(), 1, meta_.dtype);
   }
 
   NDArray read() override { return read(Hyperslab::all(meta_.shape)); }
@@ -213,7 +256,11 @@ class ZarrSource final : public model::ArraySource {
         target = decoded.data();
       }
       try {
-        chain_.decode(bytes, {target, unit_bytes_}, {element_, unit_});
+        if (wrapped_.empty()) {
+          chain_.decode(bytes, {target, unit_bytes_}, {element_, unit_});
+        } else {
+          decode_wrapped(0, bytes, target);
+        }
       } catch (const Error& e) {
         throw Error(e.category(), fmt::format("chunk {}: {}", describe(*blob), e.message()),
                     Location::file(store_->where(blob->key)));
@@ -262,6 +309,79 @@ class ZarrSource final : public model::ArraySource {
       }
       if (rank <= 1) return;
     }
+  }
+
+  // Decodes the chunk `in` of wrapped level `depth` (past the last: an innermost chunk)
+  // into `out`, its bytes in the stored order.
+  void decode_wrapped(size_t depth, codec::ByteView in, std::byte* out) const {
+    if (depth == wrapped_.size()) {
+      chain_.decode(in, {out, *Shape(innermost_).element_count() * element_},
+                    {element_, innermost_});
+      return;
+    }
+    const Wrapped& w = wrapped_[depth];
+    const Level& level = w.level;
+    const uint64_t bytes = *Shape(w.shape).element_count() * element_;
+    // The codecs after sharding, undone: the shard's size is not recorded, so it is bounded
+    // by what its inner chunks and index could take (memory follows the output).
+    const uint64_t limit = 2 * bytes + 64 * level.inner_count + level.index_bytes + 65536;
+    codec::Bytes stage[2];
+    codec::ByteView shard = in;
+    for (size_t i = w.after.size(); i-- > 0;) {
+      codec::Bytes& next = stage[i % 2];
+      next = w.after[i]->decode(shard, limit);
+      shard = next;
+    }
+    if (shard.size() < level.index_bytes) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("a shard of {} bytes cannot hold its index of {} bytes", shard.size(),
+                              level.index_bytes));
+    }
+    std::vector<uint64_t> entries(2 * level.inner_count);
+    const codec::ByteView index = level.at_end ? shard.subspan(shard.size() - level.index_bytes)
+                                               : shard.first(level.index_bytes);
+    try {
+      level.index_chain.decode(
+          index, {reinterpret_cast<std::byte*>(entries.data()), 16 * level.inner_count},
+          {8, level.index_shape});
+    } catch (const Error& e) {
+      throw Error(e.category(), fmt::format("shard index: {}", e.message()));
+    }
+    if (level.index_endian != native_byte_order()) swap_units(entries.data(), entries.size(), 8);
+    // The inner chunks, placed in the array sharding saw (transposed back after).
+    codec::Bytes arranged, inner;
+    std::byte* target = out;
+    if (!w.before.empty()) {
+      arranged.resize(bytes);
+      target = arranged.data();
+    }
+    const uint64_t inner_bytes = *Shape(level.inner).element_count() * element_;
+    inner.resize(inner_bytes);
+    std::vector<int64_t> at(level.per_shard.size(), 0), corner(at.size());
+    const std::vector<int64_t> origin(at.size(), 0);
+    uint64_t k = 0;
+    do {
+      const uint64_t offset = entries[2 * k], length = entries[2 * k + 1];
+      if (offset == kEmpty && length == kEmpty) {
+        for (uint64_t e = 0; e < inner_bytes; e += element_) {
+          std::memcpy(inner.data() + e, stored_fill_.data(), element_);
+        }
+      } else {
+        const auto end = checked_add(offset, length);
+        if (!end || *end > shard.size()) {
+          throw Error(ErrorCategory::kData,
+                      fmt::format("shard index entry {} (offset {}, {} bytes) points outside the "
+                                  "shard's {} bytes",
+                                  k, offset, length, shard.size()));
+        }
+        decode_wrapped(depth + 1, shard.subspan(offset, length), inner.data());
+      }
+      for (size_t d = 0; d < at.size(); ++d) corner[d] = at[d] * level.inner[d];
+      copy_box({inner.data(), level.inner, {}}, {target, level.shard, corner}, level.inner,
+               element_);
+      ++k;
+    } while (next_position(at, origin, level.per_shard));
+    if (!w.before.empty()) w.before.decode(arranged, {out, bytes}, {element_, w.shape});
   }
 
   std::string describe(const Blob& b) const {
@@ -351,8 +471,11 @@ class ZarrSource final : public model::ArraySource {
   std::string prefix_;
   ArrayMetadata meta_;
   std::vector<Level> levels_;
-  std::vector<int64_t> unit_;  // the read grid: the innermost chunk shape
-  codec::CodecChain chain_;    // the innermost chunks' codecs
+  std::vector<Wrapped> wrapped_;        // levels decoded whole, below the read unit
+  std::vector<int64_t> unit_;           // the read grid: the chunks found through the indexes
+  std::vector<int64_t> innermost_;      // the innermost chunks (the unit, unless wrapped)
+  codec::CodecChain chain_;             // the innermost chunks' codecs
+  std::vector<std::byte> stored_fill_;  // the fill value in the stored byte order
   uint64_t element_ = 1;
   uint64_t unit_bytes_ = 0;
   DType native_;

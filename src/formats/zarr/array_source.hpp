@@ -13,8 +13,10 @@
 namespace dudley::zarr {
 
 /// The source of the array whose metadata is `array`, its keys under `prefix` ("" for an
-/// array at the store's root, else "a/b"). Throws Error(kType) for arrays this build cannot
-/// read (codecs around sharding_indexed; transposed string arrays).
+/// array at the store's root, else "a/b"). A shard with codecs around its sharding_indexed
+/// (a transpose before, a compressor after) hides its index, so it is read whole; shards
+/// without are read by inner chunk. Throws Error(kType) for arrays this build cannot read
+/// (transposed string arrays).
 std::shared_ptr<model::ArraySource> make_array_source(std::shared_ptr<const Store> store,
                                                       std::string prefix, ArrayMetadata array);
 

@@ -16,9 +16,8 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // Elements an array may claim (missing chunks read as the fill value, so a shape may be
-// far larger than its store); a chunk's decoded bytes, which a reader holds in memory.
+// far larger than its store).
 constexpr uint64_t kMaxElements = uint64_t{1} << 62;
-constexpr uint64_t kMaxChunkBytes = uint64_t{1} << 31;
 
 [[noreturn]] void refuse(const std::string& where, const std::string& what,
                          ErrorCategory category = ErrorCategory::kData) {
@@ -200,6 +199,7 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
   }
   Pipeline p;
   bool have_array_to_bytes = false;
+  Encoded received = chunk;  // the chunk as the next codec sees it (transposes permute it)
   for (const Json& item : codecs) {
     const Extension e = extension(item, "codec", where);
     CodecSpec spec{e.name, e.configuration};
@@ -222,6 +222,9 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
                                   "{} dimensions",
                                   order.dump(), chunk.shape.size()));
       }
+      std::vector<int64_t> permuted;
+      for (const Json& axis : order) permuted.push_back(received.shape[axis.get<size_t>()]);
+      received.shape = std::move(permuted);
       p.array_to_array.push_back(spec);
     } else if (n == "bytes" || n == "sharding_indexed" || n == "vlen-utf8" || n == "vlen-bytes") {
       if (have_array_to_bytes) {
@@ -248,7 +251,7 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
         }
       } else if (n == "sharding_indexed") {
         if (chunk.vlen) refuse(where, "sharding string or bytes arrays is not supported");
-        p.sharding = sharding(spec.configuration, chunk, where, depth);
+        p.sharding = sharding(spec.configuration, received, where, depth);
       } else if (!chunk.vlen) {
         refuse(where, fmt::format("codec \"{}\" is for string and bytes arrays only", n));
       }
@@ -279,7 +282,8 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
   if (!have_array_to_bytes)
     refuse(where, "codecs have no array -> bytes codec (bytes, sharding_indexed)");
   // The decoded chunk is held whole: refuse sizes no reader should allocate on a file's word.
-  if (!chunk.vlen && !p.sharding) {
+  // A shard with codecs around it (a transpose before, a compressor after) is decoded whole.
+  if (!chunk.vlen && (!p.sharding || !p.array_to_array.empty() || !p.bytes_to_bytes.empty())) {
     const auto bytes = checked_mul(element_count(chunk.shape, "chunk", where), chunk.element_size);
     if (!bytes || *bytes > kMaxChunkBytes) {
       refuse(where,

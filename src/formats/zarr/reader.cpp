@@ -51,8 +51,18 @@ NodeMetadata read_node_metadata(const Store& store, const std::string& prefix) {
 
 namespace {
 
+// A shard's codecs are those around sharding_indexed (usually none; its inner grid and
+// index are the Chunking's own fields); other chunks' are the whole pipeline.
 model::Value codecs_value(const Pipeline& p) {
-  return model::from_json(p.to_json());
+  nlohmann::ordered_json codecs = p.to_json();
+  if (p.sharding) {
+    nlohmann::ordered_json around = nlohmann::ordered_json::array();
+    for (auto& c : codecs) {
+      if (c["name"] != "sharding_indexed") around.push_back(std::move(c));
+    }
+    codecs = std::move(around);
+  }
+  return model::from_json(codecs);
 }
 
 // The model's description of how the chunks are stored (shown by ls and ls --json).

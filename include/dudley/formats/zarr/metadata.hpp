@@ -31,6 +31,10 @@ struct CodecSpec {
 
 struct Sharding;
 
+/// The most bytes a chunk read whole may decode to (a reader holds it in memory): checked
+/// for every chunk that is not read through a shard index.
+inline constexpr uint64_t kMaxChunkBytes = uint64_t{1} << 31;
+
 /// A codec pipeline in its three stages (array -> array, one array -> bytes, bytes -> bytes).
 struct Pipeline {
   std::vector<CodecSpec> array_to_array;  ///< transpose

@@ -2,6 +2,7 @@
 // file), chunk keys, and writing that reads back the same.
 #include "dudley/formats/zarr/metadata.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "dudley/core/error.hpp"
@@ -139,6 +140,25 @@ TEST(ZarrMetadata, ShardingNestsAndChecksItsShapes) {
         "chunk_shape": [1, 1], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}])");
   }));
   EXPECT_NE(huge_index.find("an index of more than"), std::string::npos) << huge_index;
+}
+
+TEST(ZarrMetadata, ShardsAfterATransposeAreOfTheTransposedShape) {
+  // Chunks of [4, 7]: after transpose [1, 0] the shard is [7, 4]; inner [7, 2] divides it.
+  auto sharded_after_transpose = [](const char* inner) {
+    return array_json([&](Json& d) {
+      d["codecs"] =
+          Json::parse(fmt::format(R"([{{"name": "transpose", "configuration": {{"order": [1, 0]}}}},
+          {{"name": "sharding_indexed", "configuration": {{"chunk_shape": {},
+            "codecs": [{{"name": "bytes", "configuration": {{"endian": "little"}}}}]}}}}, "gzip"])",
+                                  inner));
+    });
+  };
+  const ArrayMetadata a = *parse_metadata(sharded_after_transpose("[7, 2]"), "zarr.json").array;
+  ASSERT_TRUE(a.codecs.sharding);
+  EXPECT_EQ(a.codecs.array_to_array.size(), 1u);
+  EXPECT_EQ(a.codecs.bytes_to_bytes.size(), 1u);
+  const std::string bad = error_of(sharded_after_transpose("[2, 7]"));
+  EXPECT_NE(bad.find("does not divide"), std::string::npos) << bad;
 }
 
 TEST(ZarrMetadata, WhatTheSpecForbidsIsRefusedNamingTheFile) {
