@@ -24,6 +24,9 @@ packages=(
   python3-crc32c python3-zarr
   # Zarr stores over HTTP(S): libcurl; nginx serves stores to the tests on 127.0.0.1
   libcurl4-openssl-dev nginx-light
+  # Avro: the Avro C library (schemas, generic datums); Apache Avro for Python is the peer
+  # (avsc, the other, comes from npm below)
+  libavro-dev python3-avro
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libhdf5-dev
   # GNU time: peak memory of a command (the dump benchmark); strace: bytes a command reads
@@ -59,7 +62,8 @@ fi
 # it; node_modules is never committed.
 interop="$(cd "$(dirname "$0")/../tests/interop" && pwd)"
 if [ ! -f "$interop/node_modules/zarrita/package.json" ] ||
-   [ ! -f "$interop/node_modules/@zarrita/storage/package.json" ]; then
+   [ ! -f "$interop/node_modules/@zarrita/storage/package.json" ] ||
+   [ ! -f "$interop/node_modules/avsc/package.json" ]; then
   echo "install-deps: installing the npm peers in $interop"
   (cd "$interop" && npm install --no-audit --no-fund --loglevel=error)
 else
