@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "dudley/formats/asdf/datatype.hpp"
+#include "dudley/model/memory_source.hpp"
 #include "file_structure.hpp"
 #include "inline_data.hpp"
 
@@ -25,17 +26,6 @@ constexpr std::string_view kNdarrayTag = "tag:stsci.edu:asdf/core/ndarray-1.";
                       ErrorCategory category = ErrorCategory::kData) {
   throw Error(category, message, location_of(node, path));
 }
-
-// An array whose values were in the tree.
-class InlineSource final : public model::ArraySource {
- public:
-  explicit InlineSource(NDArray a) : a_(std::move(a)) {}
-  NDArray read() override { return a_.to_native(); }
-  NDArray read(const Hyperslab& slab) override { return a_.select(slab).to_native(); }
-
- private:
-  NDArray a_;
-};
 
 // Uncompressed blocks up to this size are verified when a selection of them is read.
 constexpr uint64_t kVerifyOnSelection = uint64_t{64} << 20;
@@ -251,7 +241,7 @@ std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::s
         out->storage.mask = std::move(masking);
       }
     }
-    out->data = std::make_shared<InlineSource>(std::move(a));
+    out->data = model::memory_source(std::move(a));  // the values were in the tree
   };
 
   if (node.is_sequence()) {
