@@ -89,7 +89,7 @@ std::string typestr_of(const DType& dtype) {
                           dtype.to_string()));
 }
 
-NDArray decode_ndarray(BinaryReader& in, const std::shared_ptr<const void>& keep_alive) {
+DecodedNdarray decode_ndarray(BinaryReader& in, const std::shared_ptr<const void>& keep_alive) {
   const uint64_t record_at = in.offset();
   std::vector<int64_t> shape;
   for (uint64_t count = in.read_block_count(1); count != 0; count = in.read_block_count(1)) {
@@ -136,8 +136,9 @@ NDArray decode_ndarray(BinaryReader& in, const std::shared_ptr<const void>& keep
   const auto address = reinterpret_cast<uintptr_t>(data.data());
   const uint64_t align = dtype.kind() == DTypeKind::kComplex ? dtype.size() / 2 : dtype.size();
   if (keep_alive && native && plain_bools && address % std::max<uint64_t>(align, 1) == 0) {
-    return NDArray::borrow(const_cast<std::byte*>(data.data()), dtype, Shape(shape), {},
-                           std::const_pointer_cast<void>(keep_alive));
+    return {NDArray::borrow(const_cast<std::byte*>(data.data()), dtype, Shape(shape), {},
+                            std::const_pointer_cast<void>(keep_alive)),
+            dtype, data_at + long_size(static_cast<int64_t>(data.size()))};
   }
   const DType out_type = native ? dtype : dtype.with_byte_order(native_byte_order());
   NDArray out(out_type, Shape(shape));
@@ -147,7 +148,7 @@ NDArray decode_ndarray(BinaryReader& in, const std::shared_ptr<const void>& keep
     auto* b = static_cast<uint8_t*>(out.mutable_data());
     for (uint64_t i = 0; i < *count; ++i) b[i] = b[i] != 0;
   }
-  return out;
+  return {std::move(out), dtype, data_at + long_size(static_cast<int64_t>(data.size()))};
 }
 
 void encode_ndarray(const NDArray& array, BinaryWriter& out) {

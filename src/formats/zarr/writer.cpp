@@ -367,19 +367,28 @@ class StoreWriter {
     auto flush = [&] {
       encoder.encode(raw, encoded_, pool);
       if (writing.valid()) writing.get();  // the previous batch is on disk; errors surface
-      std::swap(encoded_, writing_);
+      // A batch of one chunk (a shard, a chunk of 16 MiB or more) is one file: no lock to
+      // wait for, and a second encoded one held would add its size to the memory.
+      const bool overlap = batch > 1;
+      if (overlap) std::swap(encoded_, writing_);
+      auto& done = overlap ? writing_ : encoded_;
       writing_paths_.clear();
       for (size_t k = 0; k < indexes.size(); ++k) {
         // A chunk of nothing but the fill value is not written: it reads as that anyway.
-        writing_paths_.push_back(writing_[k] ? root_ + "/" + join(prefix, a.keys.key(indexes[k]))
-                                             : std::string());
-        if (writing_[k]) bytes_ += writing_[k]->size();
+        writing_paths_.push_back(done[k] ? root_ + "/" + join(prefix, a.keys.key(indexes[k]))
+                                         : std::string());
+        if (done[k]) bytes_ += done[k]->size();
       }
-      writing = std::async(std::launch::async, [this] {
+      auto write_batch = [this, &done] {
         for (size_t k = 0; k < writing_paths_.size(); ++k) {
-          if (!writing_paths_[k].empty()) write_chunk(writing_paths_[k], *writing_[k]);
+          if (!writing_paths_[k].empty()) write_chunk(writing_paths_[k], *done[k]);
         }
-      });
+      };
+      if (overlap) {
+        writing = std::async(std::launch::async, write_batch);
+      } else {
+        write_batch();
+      }
       indexes.clear();
       raw.clear();
     };

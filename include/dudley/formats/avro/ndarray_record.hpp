@@ -27,13 +27,22 @@ std::string typestr_of(const DType& dtype);
 /// The highest rank a record may claim.
 inline constexpr uint64_t kMaxRank = 64;
 
+/// A decoded record: its array (native byte order), the element type as stored (its
+/// typestr's byte order), and where its data bytes begin (BinaryReader::offset()).
+struct DecodedNdarray {
+  NDArray array;
+  DType stored;
+  uint64_t data_offset = 0;
+};
+
 /// Decodes one record at `in`'s position. When `keep_alive` owns the reader's buffer and
 /// the data is in native byte order and aligned for its type, the array borrows the data
 /// bytes (no copy); otherwise it owns a native-order copy. Throws Error(kData) at the
 /// record's byte for a negative shape, an element count that overflows, data whose length
 /// is not shape x itemsize; Error(kType) for an unknown typestr; Error(kLimit) for a rank
 /// above kMaxRank. Boolean bytes other than 0 read as true (copied as 1).
-NDArray decode_ndarray(BinaryReader& in, const std::shared_ptr<const void>& keep_alive = {});
+DecodedNdarray decode_ndarray(BinaryReader& in,
+                              const std::shared_ptr<const void>& keep_alive = {});
 
 /// Encodes `array` (any strides, any byte order) as a record: its shape, the typestr_of
 /// its type, its elements in C order little endian, version 3. Error(kType) as typestr_of,
