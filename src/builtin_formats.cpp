@@ -7,6 +7,9 @@
 #ifdef DUDLEY_WITH_ZARR
 #include "dudley/formats/zarr/format.hpp"
 #endif
+#ifdef DUDLEY_WITH_AVRO
+#include "dudley/formats/avro/format.hpp"
+#endif
 
 namespace dudley {
 
@@ -29,6 +32,9 @@ void register_builtin_formats(FormatRegistry& registry) {
 #endif
 #ifdef DUDLEY_WITH_ZARR
   zarr::register_zarr_format(registry);
+#endif
+#ifdef DUDLEY_WITH_AVRO
+  avro::register_avro_format(registry);
 #endif
   layout::register_dudley_format(registry);
 }

@@ -44,12 +44,17 @@ libdeflate_decompressor* thread_decompressor() {
 class Deflate final : public BytesCodec {
  public:
   enum class Wrapper { kZlib, kGzip, kRaw };
-  Deflate(Wrapper wrapper, int level) : wrapper_(wrapper), level_(level) {}
+  Deflate(Wrapper wrapper, int level, size_t trailing)
+      : wrapper_(wrapper), level_(level), trailing_(trailing) {}
 
   std::string name() const override {
     return wrapper_ == Wrapper::kZlib ? "zlib" : wrapper_ == Wrapper::kGzip ? "gzip" : "deflate";
   }
-  Configuration configuration() const override { return {{"level", level_}}; }
+  Configuration configuration() const override {
+    Configuration c = {{"level", level_}};
+    if (trailing_ > 0) c["trailing_bytes"] = trailing_;
+    return c;
+  }
 
   void encode_into(ByteView in, Bytes& out) const override {
     libdeflate_compressor* c = thread_compressor(level_);
@@ -74,6 +79,8 @@ class Deflate final : public BytesCodec {
       used += member_in;
       written += member_out;
       if (used == in.size()) return written;
+      // Apache Avro's Python writer keeps three bytes of zlib's checksum after the stream.
+      if (wrapper_ == Wrapper::kRaw && in.size() - used <= trailing_) return written;
       // gzip allows several members one after another (`cat a.gz b.gz`).
       if (wrapper_ != Wrapper::kGzip) {
         fail(fmt::format("{} bytes after the end of the compressed stream", in.size() - used));
@@ -124,6 +131,7 @@ class Deflate final : public BytesCodec {
 
   Wrapper wrapper_;
   int level_;
+  size_t trailing_;  // bytes allowed after a raw stream (ignored)
 };
 
 }  // namespace
@@ -135,7 +143,10 @@ std::unique_ptr<BytesCodec> make_deflate(const std::string& name, const Configur
   const auto wrapper = name == "zlib"   ? Deflate::Wrapper::kZlib
                        : name == "gzip" ? Deflate::Wrapper::kGzip
                                         : Deflate::Wrapper::kRaw;
-  return std::make_unique<Deflate>(wrapper, level);
+  // Raw streams may be followed by up to `trailing_bytes` bytes that are not read (Avro
+  // containers from Apache Avro's Python writer end each block with 3).
+  const auto trailing = static_cast<size_t>(int_setting(name, c, "trailing_bytes", 0, 0, 4));
+  return std::make_unique<Deflate>(wrapper, level, trailing);
 }
 
 }  // namespace dudley::codec

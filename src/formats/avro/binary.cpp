@@ -95,7 +95,9 @@ std::string_view BinaryReader::read_string() {
   return {reinterpret_cast<const char*>(b.data()), b.size()};
 }
 
-std::span<const std::byte> BinaryReader::read_fixed(uint64_t n) { return take(n, "a fixed"); }
+std::span<const std::byte> BinaryReader::read_fixed(uint64_t n) {
+  return take(n, "a fixed");
+}
 
 uint64_t BinaryReader::read_block_count(uint64_t min_item_bytes) {
   const uint64_t start = at_;
@@ -143,7 +145,9 @@ void BinaryWriter::write_long(int64_t v) {
   out_.insert(out_.end(), buf, buf + n);
 }
 
-void BinaryWriter::write_boolean(bool v) { out_.push_back(std::byte{v ? uint8_t{1} : uint8_t{0}}); }
+void BinaryWriter::write_boolean(bool v) {
+  out_.push_back(std::byte{v ? uint8_t{1} : uint8_t{0}});
+}
 
 void BinaryWriter::write_float(float v) {
   uint32_t bits = std::bit_cast<uint32_t>(v);

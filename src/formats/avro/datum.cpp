@@ -15,8 +15,7 @@ using model::Value;
 
 // The items of one array or map block: checked against the bytes left (and, for items of
 // no bytes, against kMaxEmptyItems) before any is read.
-uint64_t block_count(BinaryReader& in, const SchemaNode& items, uint64_t& empty_items,
-                     bool map) {
+uint64_t block_count(BinaryReader& in, const SchemaNode& items, uint64_t& empty_items, bool map) {
   // A map item is its key (at least one byte) and its value.
   const uint64_t min = items.min_bytes + (map ? 1 : 0);
   const uint64_t count = in.read_block_count(min);
@@ -55,19 +54,26 @@ Value decode_value(BinaryReader& in, const Schema& schema, size_t type, int dept
   check_depth(in, depth);
   const SchemaNode& n = schema.at(type);
   switch (n.kind) {
-    case SchemaKind::kNull: return Value();
-    case SchemaKind::kBoolean: return Value(in.read_boolean());
-    case SchemaKind::kInt: return Value(int64_t{in.read_int()});
-    case SchemaKind::kLong: return Value(in.read_long());
-    case SchemaKind::kFloat: return Value(static_cast<double>(in.read_float()));
-    case SchemaKind::kDouble: return Value(in.read_double());
+    case SchemaKind::kNull:
+      return Value();
+    case SchemaKind::kBoolean:
+      return Value(in.read_boolean());
+    case SchemaKind::kInt:
+      return Value(int64_t{in.read_int()});
+    case SchemaKind::kLong:
+      return Value(in.read_long());
+    case SchemaKind::kFloat:
+      return Value(static_cast<double>(in.read_float()));
+    case SchemaKind::kDouble:
+      return Value(in.read_double());
     case SchemaKind::kBytes:
     case SchemaKind::kFixed: {
       const auto b = n.kind == SchemaKind::kBytes ? in.read_bytes() : in.read_fixed(n.size);
       const auto* p = reinterpret_cast<const uint8_t*>(b.data());
       return Value(model::ValueBytes(p, p + b.size()));
     }
-    case SchemaKind::kString: return Value(std::string(in.read_string()));
+    case SchemaKind::kString:
+      return Value(std::string(in.read_string()));
     case SchemaKind::kEnum: {
       const uint64_t at = in.offset();
       const int64_t index = in.read_long();
@@ -90,7 +96,8 @@ Value decode_value(BinaryReader& in, const Schema& schema, size_t type, int dept
       uint64_t empty = 0;
       for (uint64_t c = block_count(in, schema.at(n.items), empty, false); c != 0;
            c = block_count(in, schema.at(n.items), empty, false)) {
-        for (uint64_t i = 0; i < c; ++i) items.push_back(decode_value(in, schema, n.items, depth + 1));
+        for (uint64_t i = 0; i < c; ++i)
+          items.push_back(decode_value(in, schema, n.items, depth + 1));
       }
       return Value(std::move(items));
     }
@@ -106,7 +113,8 @@ Value decode_value(BinaryReader& in, const Schema& schema, size_t type, int dept
       }
       return Value(std::move(entries));
     }
-    case SchemaKind::kUnion: return decode_value(in, schema, union_branch(in, schema, n), depth + 1);
+    case SchemaKind::kUnion:
+      return decode_value(in, schema, union_branch(in, schema, n), depth + 1);
   }
   return Value();
 }
@@ -187,7 +195,8 @@ Decoded decode(BinaryReader& in, const Schema& schema, size_t type, const DatumO
     }
     case SchemaKind::kUnion:
       return decode(in, schema, union_branch(in, schema, n), options, depth + 1);
-    default: break;
+    default:
+      break;
   }
   return decode_value(in, schema, type, depth);
 }
@@ -196,16 +205,31 @@ void skip(BinaryReader& in, const Schema& schema, size_t type, int depth) {
   check_depth(in, depth);
   const SchemaNode& n = schema.at(type);
   switch (n.kind) {
-    case SchemaKind::kNull: return;
-    case SchemaKind::kBoolean: in.read_boolean(); return;
-    case SchemaKind::kInt: in.read_int(); return;
+    case SchemaKind::kNull:
+      return;
+    case SchemaKind::kBoolean:
+      in.read_boolean();
+      return;
+    case SchemaKind::kInt:
+      in.read_int();
+      return;
     case SchemaKind::kLong:
-    case SchemaKind::kEnum: in.read_long(); return;
-    case SchemaKind::kFloat: in.read_fixed(4); return;
-    case SchemaKind::kDouble: in.read_fixed(8); return;
+    case SchemaKind::kEnum:
+      in.read_long();
+      return;
+    case SchemaKind::kFloat:
+      in.read_fixed(4);
+      return;
+    case SchemaKind::kDouble:
+      in.read_fixed(8);
+      return;
     case SchemaKind::kBytes:
-    case SchemaKind::kString: in.read_bytes(); return;
-    case SchemaKind::kFixed: in.read_fixed(n.size); return;
+    case SchemaKind::kString:
+      in.read_bytes();
+      return;
+    case SchemaKind::kFixed:
+      in.read_fixed(n.size);
+      return;
     case SchemaKind::kRecord:
       for (const auto& field : n.fields) skip(in, schema, field.second, depth + 1);
       return;
@@ -222,14 +246,16 @@ void skip(BinaryReader& in, const Schema& schema, size_t type, int depth) {
       }
       return;
     }
-    case SchemaKind::kUnion: skip(in, schema, union_branch(in, schema, n), depth + 1); return;
+    case SchemaKind::kUnion:
+      skip(in, schema, union_branch(in, schema, n), depth + 1);
+      return;
   }
 }
 
 [[noreturn]] void mismatch(const std::string& path, const std::string& what, const Schema& schema,
                            size_t type) {
-  throw Error(ErrorCategory::kType,
-              fmt::format("{}: {} does not fit the schema's {}", path, what, describe(schema, type)));
+  throw Error(ErrorCategory::kType, fmt::format("{}: {} does not fit the schema's {}", path, what,
+                                                describe(schema, type)));
 }
 
 std::string child_path(const std::string& path, const std::string& name) {
@@ -242,19 +268,24 @@ bool value_fits(const Value& v, const Schema& schema, size_t type, int depth) {
   if (depth > kMaxDatumDepth) return false;
   const SchemaNode& n = schema.at(type);
   switch (n.kind) {
-    case SchemaKind::kNull: return v.is_null();
-    case SchemaKind::kBoolean: return v.is<bool>();
+    case SchemaKind::kNull:
+      return v.is_null();
+    case SchemaKind::kBoolean:
+      return v.is<bool>();
     case SchemaKind::kInt:
       if (v.is<int64_t>()) return v.as<int64_t>() >= INT32_MIN && v.as<int64_t>() <= INT32_MAX;
       return v.is<uint64_t>() && v.as<uint64_t>() <= INT32_MAX;
     case SchemaKind::kLong:
       return v.is<int64_t>() || (v.is<uint64_t>() && v.as<uint64_t>() <= INT64_MAX);
     case SchemaKind::kFloat:
-    case SchemaKind::kDouble: return v.is<double>() || v.is<int64_t>() || v.is<uint64_t>();
-    case SchemaKind::kBytes: return v.is<model::ValueBytes>();
+    case SchemaKind::kDouble:
+      return v.is<double>() || v.is<int64_t>() || v.is<uint64_t>();
+    case SchemaKind::kBytes:
+      return v.is<model::ValueBytes>();
     case SchemaKind::kFixed:
       return v.is<model::ValueBytes>() && v.as<model::ValueBytes>().size() == n.size;
-    case SchemaKind::kString: return v.is<std::string>();
+    case SchemaKind::kString:
+      return v.is<std::string>();
     case SchemaKind::kEnum:
       return v.is<std::string>() &&
              std::find(n.symbols.begin(), n.symbols.end(), v.as<std::string>()) != n.symbols.end();
@@ -312,23 +343,35 @@ void encode_value_at(const Value& v, const Schema& schema, size_t type, BinaryWr
   }
   if (!value_fits(v, schema, type, depth)) mismatch(path, "a value", schema, type);
   switch (n.kind) {
-    case SchemaKind::kNull: return;
-    case SchemaKind::kBoolean: out.write_boolean(v.as<bool>()); return;
+    case SchemaKind::kNull:
+      return;
+    case SchemaKind::kBoolean:
+      out.write_boolean(v.as<bool>());
+      return;
     case SchemaKind::kInt:
     case SchemaKind::kLong:
       out.write_long(v.is<int64_t>() ? v.as<int64_t>() : static_cast<int64_t>(v.as<uint64_t>()));
       return;
-    case SchemaKind::kFloat: out.write_float(static_cast<float>(number_of(v))); return;
-    case SchemaKind::kDouble: out.write_double(number_of(v)); return;
+    case SchemaKind::kFloat:
+      out.write_float(static_cast<float>(number_of(v)));
+      return;
+    case SchemaKind::kDouble:
+      out.write_double(number_of(v));
+      return;
     case SchemaKind::kBytes:
     case SchemaKind::kFixed: {
       const auto& b = v.as<model::ValueBytes>();
-      const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(b.data()), b.size());
-      if (n.kind == SchemaKind::kBytes) out.write_bytes(bytes);
-      else out.write_raw(bytes);
+      const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(b.data()),
+                                             b.size());
+      if (n.kind == SchemaKind::kBytes)
+        out.write_bytes(bytes);
+      else
+        out.write_raw(bytes);
       return;
     }
-    case SchemaKind::kString: out.write_string(v.as<std::string>()); return;
+    case SchemaKind::kString:
+      out.write_string(v.as<std::string>());
+      return;
     case SchemaKind::kEnum: {
       const auto it = std::find(n.symbols.begin(), n.symbols.end(), v.as<std::string>());
       out.write_long(it - n.symbols.begin());
@@ -344,7 +387,8 @@ void encode_value_at(const Value& v, const Schema& schema, size_t type, BinaryWr
       if (!items.empty()) {
         out.write_long(static_cast<int64_t>(items.size()));
         for (size_t i = 0; i < items.size(); ++i) {
-          encode_value_at(items[i], schema, n.items, out, fmt::format("{}[{}]", path, i), depth + 1);
+          encode_value_at(items[i], schema, n.items, out, fmt::format("{}[{}]", path, i),
+                          depth + 1);
         }
       }
       out.write_long(0);
@@ -362,7 +406,8 @@ void encode_value_at(const Value& v, const Schema& schema, size_t type, BinaryWr
       out.write_long(0);
       return;
     }
-    case SchemaKind::kUnion: return;  // handled above
+    case SchemaKind::kUnion:
+      return;  // handled above
   }
 }
 
@@ -370,8 +415,10 @@ void encode_value_at(const Value& v, const Schema& schema, size_t type, BinaryWr
 bool node_fits(const Node& node, const Schema& schema, size_t type) {
   const SchemaNode& n = schema.at(type);
   switch (node.kind) {
-    case NodeKind::kArray: return n.ndarray;
-    case NodeKind::kList: return n.kind == SchemaKind::kArray && schema.at(n.items).holds_ndarray;
+    case NodeKind::kArray:
+      return n.ndarray;
+    case NodeKind::kList:
+      return n.kind == SchemaKind::kArray && schema.at(n.items).holds_ndarray;
     case NodeKind::kGroup:
       if (n.kind == SchemaKind::kMap) return true;
       if (n.kind != SchemaKind::kRecord || n.ndarray) return false;
@@ -406,7 +453,8 @@ void encode_node_at(const Node& node, const Schema& schema, size_t type, BinaryW
   }
   if (node.kind == NodeKind::kArray) {
     if (!n.ndarray) mismatch(path, "an array", schema, type);
-    if (!node.data) throw Error(ErrorCategory::kData, fmt::format("{}: the array has no data", path));
+    if (!node.data)
+      throw Error(ErrorCategory::kData, fmt::format("{}: the array has no data", path));
     encode_ndarray(node.data->read(), out);
     return;
   }
@@ -471,7 +519,9 @@ std::unique_ptr<model::Node> decode_node(BinaryReader& in, const Schema& schema,
   return as_node(decode(in, schema, type, options, 0));
 }
 
-void skip_datum(BinaryReader& in, const Schema& schema, size_t type) { skip(in, schema, type, 0); }
+void skip_datum(BinaryReader& in, const Schema& schema, size_t type) {
+  skip(in, schema, type, 0);
+}
 
 void encode_node(const model::Node& node, const Schema& schema, size_t type, BinaryWriter& out,
                  const std::string& path) {

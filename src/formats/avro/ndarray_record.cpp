@@ -28,21 +28,36 @@ DType dtype_of_typestr(std::string_view typestr) {
   if (typestr.size() < 3) refuse();
   ByteOrder order = ByteOrder::kLittle;
   switch (typestr[0]) {
-    case '<': order = ByteOrder::kLittle; break;
-    case '>': order = ByteOrder::kBig; break;
-    case '=': order = native_byte_order(); break;
-    case '|': order = native_byte_order(); break;  // one-byte types only, checked below
-    default: refuse();
+    case '<':
+      order = ByteOrder::kLittle;
+      break;
+    case '>':
+      order = ByteOrder::kBig;
+      break;
+    case '=':
+      order = native_byte_order();
+      break;
+    case '|':
+      order = native_byte_order();
+      break;  // one-byte types only, checked below
+    default:
+      refuse();
   }
   const char kind = typestr[1];
   const std::string_view size_text = typestr.substr(2);
   unsigned size = 0;
-  if (size_text == "1") size = 1;
-  else if (size_text == "2") size = 2;
-  else if (size_text == "4") size = 4;
-  else if (size_text == "8") size = 8;
-  else if (size_text == "16") size = 16;
-  else refuse();
+  if (size_text == "1")
+    size = 1;
+  else if (size_text == "2")
+    size = 2;
+  else if (size_text == "4")
+    size = 4;
+  else if (size_text == "8")
+    size = 8;
+  else if (size_text == "16")
+    size = 16;
+  else
+    refuse();
   // '|' means the order does not matter: one-byte types (numpy writes nothing else so).
   if (typestr[0] == '|' && size != 1) refuse();
   switch (kind) {
@@ -61,7 +76,8 @@ DType dtype_of_typestr(std::string_view typestr) {
     case 'c':
       if (size != 8 && size != 16) refuse();
       return DType::complex(size, order);
-    default: refuse();
+    default:
+      refuse();
   }
   refuse();
   return {};
@@ -69,20 +85,22 @@ DType dtype_of_typestr(std::string_view typestr) {
 
 std::string typestr_of(const DType& dtype) {
   const uint64_t size = dtype.size();
-  auto named = [&](char kind) {
-    return fmt::format("{}{}{}", size == 1 ? '|' : '<', kind, size);
-  };
+  auto named = [&](char kind) { return fmt::format("{}{}{}", size == 1 ? '|' : '<', kind, size); };
   switch (dtype.kind()) {
-    case DTypeKind::kBool: return "|b1";
-    case DTypeKind::kInt: return named('i');
-    case DTypeKind::kUInt: return named('u');
+    case DTypeKind::kBool:
+      return "|b1";
+    case DTypeKind::kInt:
+      return named('i');
+    case DTypeKind::kUInt:
+      return named('u');
     case DTypeKind::kFloat:
       if (size == 2 || size == 4 || size == 8) return named('f');
       break;
     case DTypeKind::kComplex:
       if (size == 8 || size == 16) return named('c');
       break;
-    default: break;
+    default:
+      break;
   }
   throw Error(ErrorCategory::kType,
               fmt::format("the ndarray record has no typestr for {} (numbers and booleans only)",
@@ -99,8 +117,12 @@ DecodedNdarray decode_ndarray(BinaryReader& in, const std::shared_ptr<const void
                   Location::binary(in.where(), record_at));
     }
     for (uint64_t i = 0; i < count; ++i) {
+      const uint64_t entry_at = in.offset();
       const int32_t extent = in.read_int();
-      if (extent < 0) in.fail(fmt::format("a negative shape entry {}", extent));
+      if (extent < 0) {
+        throw Error(ErrorCategory::kData, fmt::format("a negative shape entry {}", extent),
+                    Location::binary(in.where(), entry_at));
+      }
       shape.push_back(extent);
     }
   }

@@ -45,14 +45,30 @@ class Builder {
     SchemaNode node;
     node.name = out_.nodes[index].name;
     switch (avro_typeof(s)) {
-      case AVRO_NULL: node.kind = SchemaKind::kNull; break;
-      case AVRO_BOOLEAN: node.kind = SchemaKind::kBoolean; break;
-      case AVRO_INT32: node.kind = SchemaKind::kInt; break;
-      case AVRO_INT64: node.kind = SchemaKind::kLong; break;
-      case AVRO_FLOAT: node.kind = SchemaKind::kFloat; break;
-      case AVRO_DOUBLE: node.kind = SchemaKind::kDouble; break;
-      case AVRO_BYTES: node.kind = SchemaKind::kBytes; break;
-      case AVRO_STRING: node.kind = SchemaKind::kString; break;
+      case AVRO_NULL:
+        node.kind = SchemaKind::kNull;
+        break;
+      case AVRO_BOOLEAN:
+        node.kind = SchemaKind::kBoolean;
+        break;
+      case AVRO_INT32:
+        node.kind = SchemaKind::kInt;
+        break;
+      case AVRO_INT64:
+        node.kind = SchemaKind::kLong;
+        break;
+      case AVRO_FLOAT:
+        node.kind = SchemaKind::kFloat;
+        break;
+      case AVRO_DOUBLE:
+        node.kind = SchemaKind::kDouble;
+        break;
+      case AVRO_BYTES:
+        node.kind = SchemaKind::kBytes;
+        break;
+      case AVRO_STRING:
+        node.kind = SchemaKind::kString;
+        break;
       case AVRO_RECORD:
         node.kind = SchemaKind::kRecord;
         for (size_t i = 0; i < avro_schema_record_size(s); ++i) {
@@ -85,7 +101,8 @@ class Builder {
           node.branches.push_back(add(avro_schema_union_branch(s, static_cast<int>(i)), depth + 1));
         }
         break;
-      default: fail(fmt::format("a type Avro C calls {}", avro_schema_type_name(s)), false);
+      default:
+        fail(fmt::format("a type Avro C calls {}", avro_schema_type_name(s)), false);
     }
     out_.nodes[index] = std::move(node);
     return index;
@@ -138,12 +155,51 @@ void derive(Schema& s, const std::string& where) {
   // (a record that contains itself without a union or array between never settles).
   for (SchemaNode& n : s.nodes) {
     switch (n.kind) {
-      case SchemaKind::kNull: n.min_bytes = 0; break;
-      case SchemaKind::kFloat: n.min_bytes = 4; break;
-      case SchemaKind::kDouble: n.min_bytes = 8; break;
-      case SchemaKind::kFixed: n.min_bytes = n.size; break;
-      case SchemaKind::kRecord: n.min_bytes = 0; break;
-      default: n.min_bytes = 1; break;
+      case SchemaKind::kNull:
+        n.min_bytes = 0;
+        break;
+      case SchemaKind::kFloat:
+        n.min_bytes = 4;
+        break;
+      case SchemaKind::kDouble:
+        n.min_bytes = 8;
+        break;
+      case SchemaKind::kFixed:
+        n.min_bytes = n.size;
+        break;
+      case SchemaKind::kRecord:
+        n.min_bytes = 0;
+        break;
+      default:
+        n.min_bytes = 1;
+        break;
+    }
+  }
+  // A record whose fields lead back to it through records alone never ends: refused.
+  std::vector<int> state(s.nodes.size(), 0);  // 0 unseen, 1 on the path, 2 done
+  for (size_t start = 0; start < s.nodes.size(); ++start) {
+    if (state[start] != 0 || s.nodes[start].kind != SchemaKind::kRecord) continue;
+    std::vector<std::pair<size_t, size_t>> stack{{start, 0}};  // node, next field
+    state[start] = 1;
+    while (!stack.empty()) {
+      auto& [node, field] = stack.back();
+      const auto& fields = s.nodes[node].fields;
+      if (field == fields.size()) {
+        state[node] = 2;
+        stack.pop_back();
+        continue;
+      }
+      const size_t next = fields[field++].second;
+      if (s.nodes[next].kind != SchemaKind::kRecord || state[next] == 2) continue;
+      if (state[next] == 1) {
+        throw Error(ErrorCategory::kData,
+                    fmt::format("schema: record {} contains itself with no union or array "
+                                "between (no datum of it ends)",
+                                s.nodes[next].name),
+                    Location::file(where));
+      }
+      state[next] = 1;
+      stack.emplace_back(next, 0);
     }
   }
   for (size_t round = 0;; ++round) {
@@ -151,7 +207,8 @@ void derive(Schema& s, const std::string& where) {
     for (SchemaNode& n : s.nodes) {
       if (n.kind != SchemaKind::kRecord) continue;
       uint64_t sum = 0;
-      for (const auto& f : n.fields) sum = std::min<uint64_t>(sum + s.nodes[f.second].min_bytes, uint64_t{1} << 40);
+      for (const auto& f : n.fields)
+        sum = std::min<uint64_t>(sum + s.nodes[f.second].min_bytes, uint64_t{1} << 40);
       if (sum != n.min_bytes) {
         n.min_bytes = sum;
         changed = true;
@@ -206,9 +263,9 @@ const Schema& ndarray_schema() {
 
 std::string describe(const Schema& schema, size_t index) {
   const SchemaNode& n = schema.at(index);
-  static const char* const kNames[] = {"null",  "boolean", "int",  "long",  "float",
-                                       "double", "bytes",  "string", "record", "enum",
-                                       "array", "map",     "union", "fixed"};
+  static const char* const kNames[] = {"null",   "boolean", "int",    "long",   "float",
+                                       "double", "bytes",   "string", "record", "enum",
+                                       "array",  "map",     "union",  "fixed"};
   const char* kind = kNames[static_cast<int>(n.kind)];
   return n.name.empty() ? kind : fmt::format("{} {}", kind, n.name);
 }

@@ -41,8 +41,7 @@ struct DecodedNdarray {
 /// record's byte for a negative shape, an element count that overflows, data whose length
 /// is not shape x itemsize; Error(kType) for an unknown typestr; Error(kLimit) for a rank
 /// above kMaxRank. Boolean bytes other than 0 read as true (copied as 1).
-DecodedNdarray decode_ndarray(BinaryReader& in,
-                              const std::shared_ptr<const void>& keep_alive = {});
+DecodedNdarray decode_ndarray(BinaryReader& in, const std::shared_ptr<const void>& keep_alive = {});
 
 /// Encodes `array` (any strides, any byte order) as a record: its shape, the typestr_of
 /// its type, its elements in C order little endian, version 3. Error(kType) as typestr_of,

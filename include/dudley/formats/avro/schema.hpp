@@ -32,12 +32,12 @@ enum class SchemaKind {
 /// One type of a schema; other types are referred to by their index in Schema::nodes.
 struct SchemaNode {
   SchemaKind kind = SchemaKind::kNull;
-  std::string name;                                  ///< named types: the full name
+  std::string name;                                    ///< named types: the full name
   std::vector<std::pair<std::string, size_t>> fields;  ///< record fields, in order
-  std::vector<std::string> symbols;                  ///< enum symbols
-  size_t items = 0;              ///< array items, map values
-  std::vector<size_t> branches;  ///< union branches, in order
-  uint64_t size = 0;             ///< fixed: its bytes
+  std::vector<std::string> symbols;                    ///< enum symbols
+  size_t items = 0;                                    ///< array items, map values
+  std::vector<size_t> branches;                        ///< union branches, in order
+  uint64_t size = 0;                                   ///< fixed: its bytes
   /// YEP-113's ndarray record (named `ndarray`, its four fields as the YEP has them).
   bool ndarray = false;
   /// Whether a datum of this type can hold an ndarray record (its own or nested): such

@@ -1,0 +1,99 @@
+#include "dudley/formats/avro/reader.hpp"
+
+#include <fmt/format.h>
+
+#include "dudley/core/error.hpp"
+#include "dudley/formats/avro/datum.hpp"
+#include "dudley/io/byte_source.hpp"
+
+namespace dudley::avro {
+namespace {
+
+// The records, one at a time. Reading them in order continues from where the last one
+// ended; any other record is found by its block, then by skipping the records before it
+// in that block (not decoding them).
+class RecordItems final : public model::ItemSource {
+ public:
+  explicit RecordItems(std::shared_ptr<const ContainerReader> reader)
+      : reader_(std::move(reader)) {}
+
+  uint64_t size() const override { return reader_->record_count(); }
+
+  std::unique_ptr<model::Node> item(uint64_t index) override {
+    const auto block = reader_->block_of(index);
+    const auto& bytes = *block->bytes;
+    const std::string where =
+        block->in_file_order ? reader_->path()
+                             : fmt::format("{} (the {} block at byte {}, decompressed)",
+                                           reader_->path(), reader_->codec(), block->file_offset);
+    const uint64_t base = block->in_file_order ? block->file_offset : 0;
+    uint64_t from = 0, skip = index - block->first_record;
+    if (block == block_ && index >= next_index_) {
+      from = next_position_;
+      skip = index - next_index_;
+    }
+    BinaryReader in(std::span<const std::byte>(bytes).subspan(from), where, base + from);
+    const Schema& schema = reader_->schema();
+    for (uint64_t i = 0; i < skip; ++i) skip_datum(in, schema, schema.root);
+    DatumOptions options;
+    options.keep_alive = block->bytes;
+    options.offsets_in_file = block->in_file_order;
+    auto node = decode_node(in, schema, schema.root, options);
+    block_ = block;
+    next_index_ = index + 1;
+    next_position_ = from + in.position();
+    if (next_index_ == block->first_record + block->records && next_position_ != bytes.size()) {
+      throw Error(
+          ErrorCategory::kData,
+          fmt::format("{} bytes after the block's last record", bytes.size() - next_position_),
+          Location::binary(where, base + next_position_));
+    }
+    return node;
+  }
+
+ private:
+  std::shared_ptr<const ContainerReader> reader_;
+  std::shared_ptr<const ContainerReader::Block> block_;  // where the next record starts
+  uint64_t next_index_ = 0;
+  uint64_t next_position_ = 0;
+};
+
+// Metadata bytes that are UTF-8 text read as strings (avsc and Apache Avro write text).
+model::Value metadata_value(const model::Value& v) {
+  const auto& b = v.as<model::ValueBytes>();
+  size_t i = 0;
+  while (i < b.size()) {
+    const uint8_t c = b[i];
+    const size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || (n == 1 && c < 0x20 && c != '\n' && c != '\t' && c != '\r') || i + n > b.size()) {
+      return v;
+    }
+    for (size_t k = 1; k < n; ++k) {
+      if ((b[i + k] & 0xc0) != 0x80) return v;
+    }
+    i += n;
+  }
+  return model::Value(std::string(b.begin(), b.end()));
+}
+
+}  // namespace
+
+model::Tree tree_of(std::shared_ptr<const ContainerReader> reader) {
+  model::Tree tree;
+  tree.format = "avro";
+  tree.root = std::make_unique<model::Node>();
+  tree.root->kind = model::NodeKind::kList;
+  tree.root->attributes.set(kSchemaAttribute, model::Value(reader->schema().json));
+  tree.root->attributes.set(kCodecAttribute, model::Value(reader->codec()));
+  for (const auto& [key, value] : reader->metadata()) {
+    tree.root->attributes.set(key, metadata_value(value));
+  }
+  tree.root->lazy = std::make_shared<RecordItems>(std::move(reader));
+  return tree;
+}
+
+model::Tree open_avro(const std::string& path) {
+  return tree_of(std::make_shared<const ContainerReader>(io::open_file(path)));
+}
+
+}  // namespace dudley::avro

@@ -1,0 +1,115 @@
+#include "dudley/formats/avro/writer.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "dudley/core/error.hpp"
+#include "dudley/core/shape.hpp"
+#include "dudley/formats/avro/container.hpp"
+#include "dudley/formats/avro/datum.hpp"
+#include "dudley/formats/avro/ndarray_record.hpp"
+#include "dudley/formats/avro/reader.hpp"
+
+namespace dudley::avro {
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorCategory::kIo, "cannot open the schema", Location::file(path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string child_path(const std::string& path, const std::string& name) {
+  return path == "/" ? "/" + name : path + "/" + name;
+}
+
+// Every array under `node`, depth first, each one ndarray record.
+void write_arrays(const model::Node& node, const std::string& path, ContainerWriter& out,
+                  uint64_t& arrays, const SaveOptions& common, uint64_t total, uint64_t& done) {
+  if (!node.error.empty()) {
+    throw Error(node.error.category, fmt::format("{}: {}", path, node.error.message),
+                node.error.location);
+  }
+  if (node.kind == model::NodeKind::kArray) {
+    if (!node.data)
+      throw Error(ErrorCategory::kData, fmt::format("{}: the array has no data", path));
+    try {
+      typestr_of(node.dtype);
+    } catch (const Error& e) {
+      throw Error(e.category(), fmt::format("{}: {}", path, e.message()));
+    }
+    BinaryWriter w(out.record_buffer());
+    encode_ndarray(node.data->read(), w);
+    out.commit_record();
+    ++arrays;
+    done += Shape(node.shape).byte_size(node.dtype.size()).value_or(0);
+    if (common.progress) common.progress(done, total);
+    return;
+  }
+  model::for_each_child(node, [&](uint64_t i, const model::Node& child) {
+    const std::string name = node.kind == model::NodeKind::kList ? std::to_string(i) : child.name;
+    write_arrays(child, child_path(path, name), out, arrays, common, total, done);
+    return true;
+  });
+}
+
+uint64_t array_bytes(const model::Node& n) {
+  if (n.kind == model::NodeKind::kArray)
+    return Shape(n.shape).byte_size(n.dtype.size()).value_or(0);
+  uint64_t total = 0;
+  if (n.lazy) return 0;  // not walked twice: progress then counts without a total
+  for (const auto& c : n.children) total += array_bytes(*c);
+  return total;
+}
+
+}  // namespace
+
+uint64_t write_avro(const model::Tree& tree, const std::string& path,
+                    const AvroSaveOptions& options, const SaveOptions& common,
+                    std::vector<std::string>* notes) {
+  // The schema: given, the source's own, or the ndarray record.
+  std::optional<Schema> given;
+  if (!options.schema_path.empty()) {
+    given = parse_schema(read_text(options.schema_path), options.schema_path);
+  } else if (const model::AttributeValue* a = tree.root->attributes.find(kSchemaAttribute)) {
+    const auto* text = std::get_if<model::Value>(a);
+    if (text && text->is<std::string>())
+      given = parse_schema(text->as<std::string>(), "the source's avro.schema");
+  }
+  const Schema& schema = given ? *given : ndarray_schema();
+  model::ValueMap metadata;
+  ContainerWriter out(path, schema, options.codec, options.block_bytes, metadata);
+  const uint64_t total = array_bytes(*tree.root);
+  uint64_t done = 0;
+  if (!given) {
+    uint64_t arrays = 0;
+    write_arrays(*tree.root, "/", out, arrays, common, total, done);
+    if (notes && tree.root->kind != model::NodeKind::kList) {
+      notes->push_back(
+          fmt::format("{} arrays written as ndarray records in tree order; their names "
+                      "are not kept (give --avro-schema for records that name them)",
+                      arrays));
+    }
+    return out.commit(common.fsync);
+  }
+  if (tree.root->kind == model::NodeKind::kList) {
+    model::for_each_child(*tree.root, [&](uint64_t i, const model::Node& item) {
+      BinaryWriter w(out.record_buffer());
+      encode_node(item, schema, schema.root, w, "/" + std::to_string(i));
+      out.commit_record();
+      if (common.progress) common.progress(i + 1, model::child_count(*tree.root));
+      return true;
+    });
+  } else {
+    BinaryWriter w(out.record_buffer());
+    encode_node(*tree.root, schema, schema.root, w, "/");
+    out.commit_record();
+  }
+  return out.commit(common.fsync);
+}
+
+}  // namespace dudley::avro
