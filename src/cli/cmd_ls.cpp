@@ -70,7 +70,8 @@ void print_node(const model::Node& node, const std::string& path, std::vector<Pr
     }
     case model::NodeKind::kList: {
       const uint64_t count = model::child_count(node);
-      fmt::print("{:<32} list of {}{}\n", path, count, doc);
+      fmt::print("{:<32} list of {}{}{}\n", path.empty() ? "/" : path, count, attrs_suffix(node),
+                 doc);
       uint64_t shown = 0;
       for_each_child(node, [&](uint64_t i, const model::Node& c) {
         if (max_items != 0 && i >= max_items) return false;

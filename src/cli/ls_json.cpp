@@ -79,6 +79,8 @@ class ListingWriter {
     const uint64_t count = child_count(n);
     bool first = false;
     if (shown < count && limit < count) member("omitted", count - shown, level, first);
+    // A list's own attributes (an Avro container's schema and metadata).
+    if (!n.attributes.empty()) member("attributes", attributes_json(n.attributes), level, first);
   }
 
   // An array's JSON, decorated by the walk (dump adds a marker for its values), its values

@@ -287,6 +287,7 @@ json node_json(const model::Node& node, const TreeWalk& walk, const std::string&
       out["items"] = std::move(items);
       const uint64_t count = child_count(node);
       if (shown < count && limit < count) out["omitted"] = count - shown;
+      if (!node.attributes.empty()) out["attributes"] = attributes_json(node.attributes);
       break;
     }
     case model::NodeKind::kArray:

@@ -50,7 +50,7 @@ assert d['notes'] == ['2 value(s) of the tree are not written (a Dudley layout h
 # An extension no format owns is refused instead of written as Dudley data.
 "$dudley" convert "$tmp/x.asdf" "$tmp/out.h5" 2>"$tmp/err"
 check "convert to .h5 exits 2" test $? -eq 2
-check "and names the formats and --to" grep -q "no format writes '.h5' files (this build writes: asdf, zarr, dudley; .*--to)" "$tmp/err"
+check "and names the formats and --to" grep -q "no format writes '.h5' files (this build writes: asdf, zarr, avro, dudley; .*--to)" "$tmp/err"
 check "and writes nothing" test ! -e "$tmp/out.h5"
 "$dudley" convert --json "$tmp/x.asdf" "$tmp/out.h5" >"$tmp/out"
 check "convert --json to .h5 exits 2" test $? -eq 2
@@ -64,7 +64,7 @@ check "a name without extension is Dudley data" test -s "$tmp/plain.dud"
 printf 'not a format\n' >"$tmp/unknown.h5"
 "$dudley" ls "$tmp/unknown.h5" 2>"$tmp/err"
 check "ls of an unknown extension exits 2" test $? -eq 2
-check "and says no format recognises it" grep -q "no format recognises this file or its extension '.h5' (this build reads: asdf, zarr, dudley" "$tmp/err"
+check "and says no format recognises it" grep -q "no format recognises this file or its extension '.h5' (this build reads: asdf, zarr, avro, dudley" "$tmp/err"
 cp "$tmp/x.asdf" "$tmp/renamed.h5"
 check "an ASDF file under another name is read by its signature" \
   bash -c '"$0" ls "$1" >/dev/null' "$dudley" "$tmp/renamed.h5"
