@@ -23,5 +23,7 @@ void add_ls_command(CLI::App& app, int& exit_code);
 void add_dump_command(CLI::App& app, int& exit_code);
 /// `dudley convert SRC DST`
 void add_convert_command(CLI::App& app, int& exit_code);
+/// `dudley avro decode|encode` (builds with the Avro module)
+void add_avro_command(CLI::App& app, int& exit_code);
 
 }  // namespace dudley::cli

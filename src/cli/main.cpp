@@ -30,6 +30,9 @@ int run(int argc, char** argv) {
   dudley::cli::add_ls_command(app, exit_code);
   dudley::cli::add_dump_command(app, exit_code);
   dudley::cli::add_convert_command(app, exit_code);
+#ifdef DUDLEY_WITH_AVRO
+  dudley::cli::add_avro_command(app, exit_code);
+#endif
   // A word where the command goes that names none: say so, with the nearest command, rather
   // than CLI11's "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {

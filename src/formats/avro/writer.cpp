@@ -75,7 +75,10 @@ uint64_t write_avro(const model::Tree& tree, const std::string& path,
   std::optional<Schema> given;
   if (!options.schema_path.empty()) {
     given = parse_schema(read_text(options.schema_path), options.schema_path);
-  } else if (const model::AttributeValue* a = tree.root->attributes.find(kSchemaAttribute)) {
+  } else if (const model::AttributeValue* a =
+                 tree.format == "avro" ? tree.root->attributes.find(kSchemaAttribute) : nullptr) {
+    // An Avro source's own schema (another format's copy of the attribute describes records
+    // that are no longer there as such).
     const auto* text = std::get_if<model::Value>(a);
     if (text && text->is<std::string>())
       given = parse_schema(text->as<std::string>(), "the source's avro.schema");
