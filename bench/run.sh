@@ -94,3 +94,4 @@ echo "== issue 21: convert, first parse and first read in fresh processes, besid
 /usr/bin/python3 bench/convert_vs_peers.py "$build"
 /usr/bin/python3 bench/zarr_vs_peers.py "$build"
 /usr/bin/python3 bench/zarr_shard_read.py "$build"
+/usr/bin/python3 bench/avro_vs_peers.py "$build"

@@ -183,13 +183,16 @@ void encode_ndarray(const NDArray& array, BinaryWriter& out) {
                               array.shape().to_string()));
     }
   }
+  const uint64_t bytes = array.byte_size();
+  // Shape (at most 5 bytes an entry), typestr, data and the varints around them: one
+  // allocation, never a copy of the data.
+  out.reserve(bytes + 5 * shape.size() + typestr.size() + 48);
   if (!shape.empty()) {
     out.write_long(static_cast<int64_t>(shape.size()));
     for (int64_t extent : shape) out.write_long(extent);
   }
   out.write_long(0);
   out.write_string(typestr);
-  const uint64_t bytes = array.byte_size();
   out.write_long(static_cast<int64_t>(bytes));
   std::byte* data = out.extend(bytes);
   if (bytes > 0) {

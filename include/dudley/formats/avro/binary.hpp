@@ -3,6 +3,7 @@
 // left of it before anything is allocated or copied, and written into a growing buffer.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -78,6 +79,13 @@ class BinaryWriter {
   void write_raw(std::span<const std::byte> bytes);
   /// Room for `n` raw bytes at the end, to be filled by the caller (returned).
   std::byte* extend(uint64_t n);
+  /// Makes room for `n` more bytes in one allocation (a large record written in pieces
+  /// would otherwise grow the buffer twice, copying it).
+  void reserve(uint64_t n) {
+    // Geometric growth kept: records appended to one block do not each reallocate it.
+    if (out_.capacity() - out_.size() < n)
+      out_.reserve(std::max(out_.size() + n, 2 * out_.capacity()));
+  }
 
   codec::Bytes& buffer() noexcept { return out_; }
 
