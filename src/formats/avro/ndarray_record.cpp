@@ -34,12 +34,10 @@ DType dtype_of_typestr(std::string_view typestr) {
     case '>':
       order = ByteOrder::kBig;
       break;
-    case '=':
+    case '=':  // native
+    case '|':  // the order does not matter: one-byte types only, checked below
       order = native_byte_order();
       break;
-    case '|':
-      order = native_byte_order();
-      break;  // one-byte types only, checked below
     default:
       refuse();
   }
