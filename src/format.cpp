@@ -180,4 +180,8 @@ const Format& FormatRegistry::for_writing(const std::string& path, const std::st
               Location::file(path));
 }
 
+std::string Format::writer_schema(const model::Tree&) const {
+  return {};
+}
+
 }  // namespace dudley

@@ -210,6 +210,10 @@ class Format {
   /// When `path` is an index of a file family in this format, its members in order;
   /// nullopt otherwise (the default). Throws Error naming the index when it is broken.
   virtual std::optional<std::vector<FamilyMember>> family_index(const std::string& path) const;
+  /// The schema a file of `tree` (opened by this format) was written with, as JSON text,
+  /// for formats whose files carry one (an Avro container's writer schema); empty (the
+  /// default) for others. `ls --schema` prints it.
+  virtual std::string writer_schema(const model::Tree& tree) const;
 };
 
 /// A base for formats that answers name(), description() and extensions() from what its

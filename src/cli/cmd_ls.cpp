@@ -18,6 +18,7 @@
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/suggest.hpp"
+#include "dudley/format.hpp"
 
 namespace dudley::cli {
 
@@ -140,7 +141,31 @@ struct LsOptions {
   DataOptions data;
   uint64_t max_items = 1000;
   std::vector<std::string> paths;  ///< subtrees to list (h5ls FILE PATH); empty: all
+  bool schema = false;             ///< --schema: print the writer schema instead
 };
+
+// `ls --schema`: the schema the file was written with (Avro's writer schema), indented.
+int print_writer_schema(const model::Tree& tree, const DataOptions& options) {
+  const Format* format = FormatRegistry::builtin().find(tree.format);
+  const std::string text = format ? format->writer_schema(tree) : std::string();
+  if (text.empty()) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{} files carry no writer schema (Avro containers do)", tree.format),
+                Location::file(options.data));
+  }
+  nlohmann::ordered_json schema;
+  try {
+    schema = nlohmann::ordered_json::parse(text);
+  } catch (const nlohmann::json::exception&) {
+    schema = text;  // printed as the file holds it
+  }
+  if (options.json) {
+    fmt::print("{}\n", json_text({{"format", tree.format}, {"schema", schema}}, 2));
+  } else {
+    fmt::print("{}\n", schema.is_string() ? text : json_text(schema, 2));
+  }
+  return kExitOk;
+}
 
 // The subtrees `paths` name, as dump resolves items (groups, lists, arrays, parameters,
 // values of the tree). Error(kUsage) for a path that names nothing, with the nearest name.
@@ -159,6 +184,7 @@ std::vector<Request> listed_subtrees(const model::Tree& tree, const LsOptions& l
 
 int run_ls_one(const LsOptions& ls, const DataOptions& options, bool member) {
   model::Tree tree = open_data(options);
+  if (ls.schema) return print_writer_schema(tree, options);
   const std::vector<Request> subtrees =
       ls.paths.empty() ? std::vector<Request>() : listed_subtrees(tree, ls);
   std::vector<Problem> errors;
@@ -292,6 +318,9 @@ void add_ls_command(CLI::App& app, int& exit_code) {
           },
           "N>=0"))
       ->capture_default_str();
+  cmd->add_flag("--schema", options->schema,
+                "Print the schema the file was written with (an Avro container's writer "
+                "schema) instead of the listing");
   // Extra words are most likely an unquoted glob the shell expanded: said with a hint below,
   // rather than CLI11's "argument was not expected".
   cmd->allow_extras();

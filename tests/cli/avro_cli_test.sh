@@ -49,6 +49,17 @@ import json, numpy as np
 d = json.load(open('out.json'))['root']['items'][2]['selections']['[1, ::-1]']['data']
 assert d == (np.arange(4).reshape(2, 2) / 4)[1, ::-1].tolist(), d"
 
+"$dudley" ls --schema r.avro >out.txt
+check "ls --schema prints the writer schema" $py -c "
+import json; s = json.load(open('out.txt')); assert s['name'] == 'ndarray' and len(s['fields']) == 4, s"
+"$dudley" ls --schema --json r.avro >out.json
+check "ls --schema --json gives it as JSON" $py -c "
+import json; d = json.load(open('out.json')); assert d['format'] == 'avro' and d['schema']['type'] == 'record', d"
+"$dudley" convert -q r.avro r.asdf
+"$dudley" ls --schema r.asdf 2>err.txt
+check "ls --schema of a file without one exits 2" test $? -eq 2
+check "and says which files carry one" grep -q "asdf files carry no writer schema (Avro containers do)" err.txt
+
 # Convert both ways.
 "$dudley" convert -q --avro-codec bzip2 r.avro r2.avro
 check "Avro -> Avro with another codec exits 0" test $? -eq 0
