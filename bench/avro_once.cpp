@@ -85,7 +85,7 @@ int record(uint64_t mib, int repeats) {
       avro::BinaryReader in(*owner, "datum");
       const avro::DecodedNdarray d = avro::decode_ndarray(in, owner);
       view.push_back(seconds_since(t0));
-      sink += static_cast<const double*>(d.array.data())[n / 2];
+      sink += d.array.get<double>({static_cast<int64_t>(n / 2)});  // the view may be unaligned
     }
   }
   std::printf(

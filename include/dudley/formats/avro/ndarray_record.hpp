@@ -36,8 +36,10 @@ struct DecodedNdarray {
 };
 
 /// Decodes one record at `in`'s position. When `keep_alive` owns the reader's buffer and
-/// the data is in native byte order and aligned for its type, the array borrows the data
-/// bytes (no copy); otherwise it owns a native-order copy. Throws Error(kData) at the
+/// the data is in native byte order, the array borrows the data bytes (no copy; keep_alive
+/// is held by the array) and its data() may not be aligned for the element type: read it
+/// with memcpy (NDArray::get, to_native), not through a typed pointer. Otherwise the array
+/// owns a native-order copy. Throws Error(kData) at the
 /// record's byte for a negative shape, an element count that overflows, data whose length
 /// is not shape x itemsize; Error(kType) for an unknown typestr; Error(kLimit) for a rank
 /// above kMaxRank. Boolean bytes other than 0 read as true (copied as 1).

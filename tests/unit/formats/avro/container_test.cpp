@@ -102,6 +102,17 @@ TEST_F(AvroContainer, BrokenFilesAreRefusedNamingTheByte) {
   // Not a container.
   const std::string e3 = error_opening(variant("magic.avro", "Obj\x02" + bytes.substr(4)));
   EXPECT_NE(e3.find("no \"Obj\\x01\" magic"), std::string::npos) << e3;
+  // A deflate block whose compressed bytes are damaged: the block's offset is named.
+  const std::string deflated = write_records(file("d.avro"), "deflate", 10, 1 << 20);
+  std::string d;
+  {
+    std::ifstream in(deflated, std::ios::binary);
+    d.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  for (size_t i = d.size() - 30; i < d.size() - 20; ++i) d[i] = static_cast<char>(d[i] ^ 0x5a);
+  const std::string e5 = error_opening(variant("bad_deflate.avro", d));
+  EXPECT_NE(e5.find("error: a deflate block: deflate: "), std::string::npos) << e5;
+  EXPECT_NE(e5.find("bad_deflate.avro:@"), std::string::npos) << e5;
   // A codec this build lacks, named.
   std::string snappy = bytes;
   const size_t at = snappy.find("null");

@@ -73,6 +73,29 @@ TEST(AvroNdarray, EveryTypestrRoundTrips) {
   }
 }
 
+TEST(AvroNdarray, AViewBorrowsTheDataWhereverItLies) {
+  NDArray a(DType::float_(8, ByteOrder::kLittle), Shape({5}));
+  for (int i = 0; i < 5; ++i) static_cast<double*>(a.mutable_data())[i] = i * 1.5;
+  auto owner = std::make_shared<codec::Bytes>();
+  BinaryWriter w(*owner);
+  encode_ndarray(a, w);
+  BinaryReader in(*owner, "t");
+  const DecodedNdarray d = decode_ndarray(in, owner);
+  const auto* begin = owner->data();
+  const auto* at = static_cast<const std::byte*>(d.array.data());
+  EXPECT_TRUE(at > begin && at < begin + owner->size());  // no copy (at byte 7 here)
+  EXPECT_EQ(d.array.get<double>({4}), 6.0);               // read with memcpy
+  EXPECT_EQ(d.array.to_native().get<double>({3}), 4.5);
+  // A big-endian source is written little endian: it reads back as a view too.
+  NDArray big(DType::float_(8, ByteOrder::kBig), Shape({1}));
+  auto owner2 = std::make_shared<codec::Bytes>();
+  BinaryWriter w2(*owner2);
+  encode_ndarray(big, w2);  // written little endian: a view again
+  BinaryReader in2(*owner2, "t");
+  const DecodedNdarray d2 = decode_ndarray(in2, owner2);
+  EXPECT_EQ(d2.array.get<double>({0}), 0.0);
+}
+
 TEST(AvroNdarray, StridedAndFortranOrderSourcesAreWrittenInCOrder) {
   NDArray a(DType::int_(2, ByteOrder::kBig), Shape({2, 3}));
   auto* p = static_cast<uint8_t*>(a.mutable_data());
