@@ -48,13 +48,6 @@ avro::Schema schema_of(const AvroOptions& o) {
   return avro::parse_schema(read_text_file(o.schema), o.schema);
 }
 
-bool same_file(const std::string& a, const std::string& b) {
-  struct stat sa {
-  }, sb{};
-  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
-         sa.st_ino == sb.st_ino;
-}
-
 void refuse_overwriting(const AvroOptions& o) {
   for (const std::string& in : {o.input, o.schema}) {
     if (!in.empty() && same_file(in, o.output)) {

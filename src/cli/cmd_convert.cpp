@@ -16,6 +16,7 @@
 #include "cli/failure.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
+#include "dudley/core/file_io.hpp"
 #include "dudley/format.hpp"
 #include "dudley/open.hpp"
 
@@ -77,16 +78,6 @@ class ProgressBar {
   Clock::time_point start_ = Clock::now();
   Clock::time_point last_{};
 };
-
-bool same_file(const std::string& a, const std::string& b) {
-  struct stat sa {
-  }, sb{};
-  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) {
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-  }
-  std::error_code ec;
-  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
-}
 
 // Outputs must never replace an input (the source, the files its format reads besides it,
 // files the output's options read), nor files other readers depend on: convert refuses

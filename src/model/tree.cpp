@@ -2,6 +2,7 @@
 
 #include "dudley/codec/thread_pool.hpp"
 #include "dudley/core/path.hpp"
+#include "dudley/core/shape.hpp"
 
 namespace dudley::model {
 
@@ -24,6 +25,17 @@ const Node* Node::member(std::string_view wanted) const {
     if (c->name == wanted) return c.get();
   }
   return nullptr;
+}
+
+uint64_t array_bytes(const Node& node) {
+  if (node.kind == NodeKind::kArray)
+    return Shape(node.shape).byte_size(node.dtype.size()).value_or(0);
+  uint64_t total = 0;
+  for_each_child(node, [&](uint64_t, const Node& c) {
+    total = checked_add(total, array_bytes(c)).value_or(UINT64_MAX);
+    return true;
+  });
+  return total;
 }
 
 uint64_t child_count(const Node& node) {

@@ -26,4 +26,8 @@ const char* file_kind(unsigned mode);
 /// existing file survives any failure. Throws Error(kIo) naming the path.
 void write_file_atomically(const std::string& path, std::string_view contents, bool fsync = false);
 
+/// Whether `a` and `b` name the same file (device and inode; for paths that do not exist
+/// yet, the same canonical path), so that an output never replaces an input.
+bool same_file(const std::string& a, const std::string& b);
+
 }  // namespace dudley

@@ -236,6 +236,10 @@ uint64_t child_count(const Node& node);
 /// returns false to stop early.
 void for_each_child(const Node& node, const std::function<bool(uint64_t, const Node&)>& visit);
 
+/// Bytes of the arrays at and below `node` (packed, saturating at UINT64_MAX): a writer's
+/// progress total. Items made on demand are visited too.
+uint64_t array_bytes(const Node& node);
+
 /// A whole file (or family member) as a tree.
 struct Tree {
   std::string format;  ///< "dudley", ...

@@ -30,7 +30,7 @@ uint64_t block_count(BinaryReader& in, const SchemaNode& items, uint64_t& empty_
   return count;
 }
 
-size_t union_branch(BinaryReader& in, const Schema& schema, const SchemaNode& u) {
+size_t union_branch(BinaryReader& in, const SchemaNode& u) {
   const uint64_t at = in.offset();
   const int64_t index = in.read_long();
   if (index < 0 || static_cast<uint64_t>(index) >= u.branches.size()) {
@@ -38,7 +38,6 @@ size_t union_branch(BinaryReader& in, const Schema& schema, const SchemaNode& u)
                 fmt::format("union index {} of a union of {} branches", index, u.branches.size()),
                 Location::binary(in.where(), at));
   }
-  (void)schema;
   return u.branches[static_cast<size_t>(index)];
 }
 
@@ -114,9 +113,19 @@ Value decode_value(BinaryReader& in, const Schema& schema, size_t type, int dept
       return Value(std::move(entries));
     }
     case SchemaKind::kUnion:
-      return decode_value(in, schema, union_branch(in, schema, n), depth + 1);
+      return decode_value(in, schema, union_branch(in, n), depth + 1);
   }
   return Value();
+}
+
+// A record field or map entry: a member when it holds an ndarray, else an attribute.
+void place(Node& group, std::string name, Decoded d) {
+  if (auto* child = std::get_if<std::unique_ptr<Node>>(&d)) {
+    (*child)->name = std::move(name);
+    group.children.push_back(std::move(*child));
+  } else {
+    group.attributes.set(std::move(name), std::get<Value>(std::move(d)));
+  }
 }
 
 std::unique_ptr<Node> as_node(Decoded d) {
@@ -152,13 +161,7 @@ Decoded decode(BinaryReader& in, const Schema& schema, size_t type, const DatumO
       auto group = std::make_unique<Node>();
       group->kind = NodeKind::kGroup;
       for (const auto& [name, field] : n.fields) {
-        Decoded d = decode(in, schema, field, options, depth + 1);
-        if (auto* child = std::get_if<std::unique_ptr<Node>>(&d)) {
-          (*child)->name = name;
-          group->children.push_back(std::move(*child));
-        } else {
-          group->attributes.set(name, std::get<Value>(std::move(d)));
-        }
+        place(*group, name, decode(in, schema, field, options, depth + 1));
       }
       return group;
     }
@@ -182,19 +185,13 @@ Decoded decode(BinaryReader& in, const Schema& schema, size_t type, const DatumO
            c = block_count(in, schema.at(n.items), empty, true)) {
         for (uint64_t i = 0; i < c; ++i) {
           std::string key(in.read_string());
-          Decoded d = decode(in, schema, n.items, options, depth + 1);
-          if (auto* child = std::get_if<std::unique_ptr<Node>>(&d)) {
-            (*child)->name = std::move(key);
-            group->children.push_back(std::move(*child));
-          } else {
-            group->attributes.set(std::move(key), std::get<Value>(std::move(d)));
-          }
+          place(*group, std::move(key), decode(in, schema, n.items, options, depth + 1));
         }
       }
       return group;
     }
     case SchemaKind::kUnion:
-      return decode(in, schema, union_branch(in, schema, n), options, depth + 1);
+      return decode(in, schema, union_branch(in, n), options, depth + 1);
     default:
       break;
   }
@@ -247,7 +244,7 @@ void skip(BinaryReader& in, const Schema& schema, size_t type, int depth) {
       return;
     }
     case SchemaKind::kUnion:
-      skip(in, schema, union_branch(in, schema, n), depth + 1);
+      skip(in, schema, union_branch(in, n), depth + 1);
       return;
   }
 }

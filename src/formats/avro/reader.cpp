@@ -22,10 +22,13 @@ class RecordItems final : public model::ItemSource {
   std::unique_ptr<model::Node> item(uint64_t index) override {
     const auto block = reader_->block_of(index);
     const auto& bytes = *block->bytes;
-    const std::string where =
-        block->in_file_order ? reader_->path()
-                             : fmt::format("{} (the {} block at byte {}, decompressed)",
-                                           reader_->path(), reader_->codec(), block->file_offset);
+    if (block != block_) {  // named once per block, not per record
+      where_ = block->in_file_order
+                   ? reader_->path()
+                   : fmt::format("{} (the {} block at byte {}, decompressed)", reader_->path(),
+                                 reader_->codec(), block->file_offset);
+    }
+    const std::string& where = where_;
     const uint64_t base = block->in_file_order ? block->file_offset : 0;
     uint64_t from = 0, skip = index - block->first_record;
     if (block == block_ && index >= next_index_) {
@@ -54,6 +57,7 @@ class RecordItems final : public model::ItemSource {
  private:
   std::shared_ptr<const ContainerReader> reader_;
   std::shared_ptr<const ContainerReader::Block> block_;  // where the next record starts
+  std::string where_;                                    // block_'s name in errors
   uint64_t next_index_ = 0;
   uint64_t next_position_ = 0;
 };

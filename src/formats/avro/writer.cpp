@@ -2,10 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "dudley/core/error.hpp"
+#include "dudley/core/file_io.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/formats/avro/container.hpp"
 #include "dudley/formats/avro/datum.hpp"
@@ -14,14 +12,6 @@
 
 namespace dudley::avro {
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCategory::kIo, "cannot open the schema", Location::file(path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string child_path(const std::string& path, const std::string& name) {
   return path == "/" ? "/" + name : path + "/" + name;
@@ -57,15 +47,6 @@ void write_arrays(const model::Node& node, const std::string& path, ContainerWri
   });
 }
 
-uint64_t array_bytes(const model::Node& n) {
-  if (n.kind == model::NodeKind::kArray)
-    return Shape(n.shape).byte_size(n.dtype.size()).value_or(0);
-  uint64_t total = 0;
-  if (n.lazy) return 0;  // not walked twice: progress then counts without a total
-  for (const auto& c : n.children) total += array_bytes(*c);
-  return total;
-}
-
 }  // namespace
 
 uint64_t write_avro(const model::Tree& tree, const std::string& path,
@@ -74,7 +55,7 @@ uint64_t write_avro(const model::Tree& tree, const std::string& path,
   // The schema: given, the source's own, or the ndarray record.
   std::optional<Schema> given;
   if (!options.schema_path.empty()) {
-    given = parse_schema(read_text(options.schema_path), options.schema_path);
+    given = parse_schema(read_text_file(options.schema_path), options.schema_path);
   } else if (const model::AttributeValue* a =
                  tree.format == "avro" ? tree.root->attributes.find(kSchemaAttribute) : nullptr) {
     // An Avro source's own schema (another format's copy of the attribute describes records
@@ -84,12 +65,12 @@ uint64_t write_avro(const model::Tree& tree, const std::string& path,
       given = parse_schema(text->as<std::string>(), "the source's avro.schema");
   }
   const Schema& schema = given ? *given : ndarray_schema();
-  model::ValueMap metadata;
-  ContainerWriter out(path, schema, options.codec, options.block_bytes, metadata);
-  const uint64_t total = array_bytes(*tree.root);
-  uint64_t done = 0;
+  ContainerWriter out(path, schema, options.codec, options.block_bytes);
   if (!given) {
-    uint64_t arrays = 0;
+    // Progress in bytes (the tree walked once more for the total); records of a schema are
+    // counted instead.
+    const uint64_t total = common.progress ? model::array_bytes(*tree.root) : 0;
+    uint64_t done = 0, arrays = 0;
     write_arrays(*tree.root, "/", out, arrays, common, total, done);
     if (notes && tree.root->kind != model::NodeKind::kList) {
       notes->push_back(

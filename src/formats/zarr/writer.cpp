@@ -371,17 +371,17 @@ class StoreWriter {
       // wait for, and a second encoded one held would add its size to the memory.
       const bool overlap = batch > 1;
       if (overlap) std::swap(encoded_, writing_);
-      auto& done = overlap ? writing_ : encoded_;
+      auto& batch_out = overlap ? writing_ : encoded_;
       writing_paths_.clear();
       for (size_t k = 0; k < indexes.size(); ++k) {
         // A chunk of nothing but the fill value is not written: it reads as that anyway.
-        writing_paths_.push_back(done[k] ? root_ + "/" + join(prefix, a.keys.key(indexes[k]))
-                                         : std::string());
-        if (done[k]) bytes_ += done[k]->size();
+        writing_paths_.push_back(batch_out[k] ? root_ + "/" + join(prefix, a.keys.key(indexes[k]))
+                                              : std::string());
+        if (batch_out[k]) bytes_ += batch_out[k]->size();
       }
-      auto write_batch = [this, &done] {
+      auto write_batch = [this, &batch_out] {
         for (size_t k = 0; k < writing_paths_.size(); ++k) {
-          if (!writing_paths_[k].empty()) write_chunk(writing_paths_[k], *done[k]);
+          if (!writing_paths_[k].empty()) write_chunk(writing_paths_[k], *batch_out[k]);
         }
       };
       if (overlap) {
@@ -439,19 +439,6 @@ class StoreWriter {
   std::vector<std::string> writing_paths_;
 };
 
-uint64_t array_bytes(const model::Node& n) {
-  if (n.kind == model::NodeKind::kArray) {
-    const auto bytes = Shape(n.shape).byte_size(n.dtype.size());
-    return bytes ? *bytes : 0;
-  }
-  uint64_t total = 0;
-  model::for_each_child(n, [&](uint64_t, const model::Node& c) {
-    total += array_bytes(c);
-    return true;
-  });
-  return total;
-}
-
 }  // namespace
 
 std::vector<int64_t> choose_chunk_shape(const std::vector<int64_t>& shape, uint64_t element_size,
@@ -488,7 +475,7 @@ uint64_t write_zarr(const model::Tree& tree, const std::string& path,
                     std::vector<std::string>* notes) {
   io::AtomicDirectory store(path);
   StoreWriter writer(store.staging(), options, common, notes);
-  writer.total = array_bytes(*tree.root);
+  writer.total = model::array_bytes(*tree.root);
   writer.node(*tree.root, "", "");
   writer.consolidate();
   if (!tree.pointees.empty() && notes) {
