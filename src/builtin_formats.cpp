@@ -10,6 +10,9 @@
 #ifdef DUDLEY_WITH_AVRO
 #include "dudley/formats/avro/format.hpp"
 #endif
+#ifdef DUDLEY_WITH_NDL
+#include "dudley/formats/ndl/ndl.hpp"
+#endif
 
 namespace dudley {
 
@@ -35,6 +38,9 @@ void register_builtin_formats(FormatRegistry& registry) {
 #endif
 #ifdef DUDLEY_WITH_AVRO
   avro::register_avro_format(registry);
+#endif
+#ifdef DUDLEY_WITH_NDL
+  ndl::register_ndl_format(registry);  // no signature: found by extension
 #endif
   layout::register_dudley_format(registry);
 }

@@ -30,6 +30,9 @@ int run(int argc, char** argv) {
   dudley::cli::add_ls_command(app, exit_code);
   dudley::cli::add_dump_command(app, exit_code);
   dudley::cli::add_convert_command(app, exit_code);
+#ifdef DUDLEY_WITH_NDL
+  dudley::cli::add_describe_command(app, exit_code);
+#endif
 #ifdef DUDLEY_WITH_AVRO
   dudley::cli::add_avro_command(app, exit_code);
 #endif

@@ -454,7 +454,9 @@ std::string DType::to_string() const {
     case DTypeKind::kVLen:
       return "vlen<" + base().to_string() + ">";
     case DTypeKind::kReference:
-      return reference_kind_ == ReferenceKind::kObject ? "objref" : "regionref";
+      return reference_kind_ == ReferenceKind::kObject   ? "objref"
+             : reference_kind_ == ReferenceKind::kRegion ? "regionref"
+                                                         : "regionref<element>";
   }
   return "?";
 }

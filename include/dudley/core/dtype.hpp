@@ -49,7 +49,11 @@ enum class TextEncoding : uint8_t {
 };
 
 /// Kinds of reference for DTypeKind::kReference.
-enum class ReferenceKind : uint8_t { kObject, kRegion };
+enum class ReferenceKind : uint8_t {
+  kObject,          ///< an object (group or array) of the same file
+  kRegion,          ///< a block selection of an array (NDL `regref: {selection: block}`)
+  kRegionElements,  ///< an element (point) selection (NDL `selection: element`)
+};
 
 class DType;
 

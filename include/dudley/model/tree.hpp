@@ -168,6 +168,10 @@ struct Storage {
   ByteOrder order = ByteOrder::kUnspecified;
   std::shared_ptr<const Chunking> chunking;  ///< chunked arrays
   std::shared_ptr<const Masking> mask;       ///< masked arrays
+  /// The largest extent each dimension may grow to (-1: unlimited) where the format keeps
+  /// one that differs from the current shape (HDF5 maxdims, NDL `null` dimensions); empty
+  /// when the array cannot grow.
+  std::vector<int64_t> max_shape;
 };
 
 /// A named integer that shapes arrays (Dudley parameters, netCDF dimensions).
@@ -240,15 +244,38 @@ void for_each_child(const Node& node, const std::function<bool(uint64_t, const N
 /// progress total. Items made on demand are visited too.
 uint64_t array_bytes(const Node& node);
 
+/// What object and region references point to. An array of DType::reference holds 8-byte
+/// keys into this table; the table says, for each key, the target as a value: the target's
+/// path (a string) for an object reference, {target: PATH, start: [...], opposite: [...]} for
+/// a block of an array, {target: PATH, elements: [[...], ...]} for elements of one. Key 0 is
+/// the null reference. Sources add entries as they read references, so it is thread-safe.
+class ReferenceTable {
+ public:
+  ReferenceTable();
+  ~ReferenceTable();
+  /// The key of `target` (the same key for an equal target added before).
+  uint64_t add(Value target);
+  /// The target of `key`; a null value for key 0 or a key never added.
+  Value find(uint64_t key) const;
+  /// How many targets the table holds.
+  size_t size() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 /// A whole file (or family member) as a tree.
 struct Tree {
   std::string format;  ///< "dudley", ...
   std::unique_ptr<Node> root;
-  /// Nodes that references stored in arrays point to, by the key the references hold
-  /// (Dudley pointees [C19]; an HDF5 file's object references would be the same kind of
-  /// thing). Writers of formats without references note what they drop. Empty for files
+  /// Nodes that Dudley pointers stored in arrays point to, by the key the pointers hold
+  /// (Dudley pointees [C19]). Writers of formats without references note what they drop. Empty for files
   /// without them.
   std::map<uint64_t, std::unique_ptr<Node>> pointees;
+  /// What the references stored in arrays (DType::reference: HDF5 object and region
+  /// references, NDL objref/regref values) point to; nullptr when the file has none.
+  std::shared_ptr<ReferenceTable> references;
   /// Files the tree reads besides the one opened (ASDF arrays whose `source` names another
   /// file), as resolved paths: a conversion must not replace them.
   std::vector<std::string> companions;

@@ -1,0 +1,81 @@
+// `dudley describe`: the NDL description of any file the model reads (ndl-resolutions.md).
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/data_options.hpp"
+#include "cli/failure.hpp"
+#include "cli/value_text.hpp"
+#include "dudley/core/file_io.hpp"
+#include "dudley/formats/ndl/ndl.hpp"
+#include "dudley/io/atomic_file.hpp"
+
+namespace dudley::cli {
+
+namespace {
+
+struct DescribeCommandOptions {
+  DataOptions data;
+  bool values = false;
+  std::string output;
+};
+
+int run_describe(const DescribeCommandOptions& options) {
+  const model::Tree tree = open_data(options.data);
+  ndl::DescribeOptions describe;
+  describe.values = options.values;
+  std::vector<std::string> warnings;
+  if (options.data.json) {
+    const std::string text = ndl::describe_text(tree, describe, warnings);
+    nlohmann::ordered_json out;
+    out["file"] = options.data.data;
+    out["format"] = tree.format;
+    out["ndl"] = text;
+    out["warnings"] = warnings;
+    const std::string json = out.dump(2) + "\n";
+    std::fwrite(json.data(), 1, json.size(), stdout);
+    return kExitOk;
+  }
+  if (!options.output.empty()) {
+    if (same_file(options.output, options.data.data))
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("--output {} is the file being described", options.output));
+    io::AtomicFile file(options.output);
+    uint64_t at = 0;
+    ndl::describe(
+        tree, describe,
+        [&](std::string_view s) {
+          file.write_at(at, s.data(), s.size());
+          at += s.size();
+        },
+        warnings);
+    file.commit();
+  } else {
+    Output out(stdout);
+    ndl::describe(tree, describe, [&](std::string_view s) { out.write(s); }, warnings);
+  }
+  for (const std::string& w : warnings) fmt::print(stderr, "warning: {}\n", w);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_describe_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<DescribeCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "describe",
+      "Describe a data file of any format in the Ndarray Data Language (NDL, YAML): groups, "
+      "arrays, dimension coordinates, attributes, types and storage (chunks, filters, byte "
+      "order, fill value, current and maximum extent). What NDL cannot state is named on "
+      "stderr.");
+  add_data_options(*cmd, options->data, false);
+  cmd->add_flag("--values", options->values,
+                "Write the values of ndarrays and dimcoords too (attribute values always are)");
+  cmd->add_option("-o,--output", options->output, "Write the description to this file");
+  cmd->callback([options, &exit_code] {
+    exit_code = guarded(options->data.json, [&] { return run_describe(*options); });
+  });
+}
+
+}  // namespace dudley::cli

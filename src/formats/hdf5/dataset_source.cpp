@@ -1,0 +1,393 @@
+#include "dataset_source.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <deque>
+
+#include "datatype.hpp"
+#include "dudley/core/vlen.hpp"
+#include "dudley/io/byte_source.hpp"
+
+namespace dudley::hdf5 {
+namespace {
+
+// Variable-length data copied out of the library's memory.
+struct Heap {
+  std::deque<std::vector<std::byte>> blocks;
+  std::vector<std::byte> main;
+};
+
+std::string reference_name(hid_t file, H5R_type_t kind, const void* ref) {
+  Lock lock(library_mutex());
+  const ssize_t n = H5Rget_name(file, kind, ref, nullptr, 0);
+  if (n <= 0) return {};
+  std::string name(static_cast<size_t>(n) + 1, '\0');
+  H5Rget_name(file, kind, ref, name.data(), name.size());
+  name.resize(static_cast<size_t>(n));
+  return name;
+}
+
+model::Value region_target(hid_t file, const void* ref) {
+  const std::string target = reference_name(file, H5R_DATASET_REGION, ref);
+  if (target.empty()) return {};
+  Lock lock(library_mutex());
+  Handle ds(H5Rdereference2(file, H5P_DEFAULT, H5R_DATASET_REGION, ref));
+  Handle space(H5Rget_region(file, H5R_DATASET_REGION, ref));
+  if (!space.valid()) return {};
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  model::ValueMap map{{"target", target}};
+  if (H5Sget_select_type(space.get()) == H5S_SEL_POINTS) {
+    const hssize_t n = H5Sget_select_elem_npoints(space.get());
+    std::vector<hsize_t> points(static_cast<size_t>(std::max<hssize_t>(n, 0) * rank));
+    H5Sget_select_elem_pointlist(space.get(), 0, static_cast<hsize_t>(n), points.data());
+    model::ValueList elements;
+    for (hssize_t i = 0; i < n; ++i) {
+      model::ValueList e;
+      for (int d = 0; d < rank; ++d) e.emplace_back(static_cast<int64_t>(points[static_cast<size_t>(i * rank + d)]));
+      elements.emplace_back(std::move(e));
+    }
+    map.emplace_back("elements", std::move(elements));
+  } else {
+    std::vector<hsize_t> start(static_cast<size_t>(rank)), end(static_cast<size_t>(rank));
+    H5Sget_select_bounds(space.get(), start.data(), end.data());
+    model::ValueList a, b;
+    for (int d = 0; d < rank; ++d) {
+      a.emplace_back(static_cast<int64_t>(start[static_cast<size_t>(d)]));
+      b.emplace_back(static_cast<int64_t>(end[static_cast<size_t>(d)]));
+    }
+    map.emplace_back("start", std::move(a));
+    map.emplace_back("opposite", std::move(b));
+  }
+  return model::Value(std::move(map));
+}
+
+void convert_one(const OpenFile& file, const DType& t, const std::byte* raw, std::byte* out,
+                 Heap& heap) {
+  switch (t.kind()) {
+    case DTypeKind::kVLen: {
+      VLenElement e;
+      if (t.base().kind() == DTypeKind::kText) {
+        const char* s;
+        std::memcpy(&s, raw, sizeof s);
+        const size_t n = s ? std::strlen(s) : 0;
+        auto& block = heap.blocks.emplace_back(n);
+        if (n) std::memcpy(block.data(), s, n);
+        e = {block.data(), n};
+      } else {
+        hvl_t h;
+        std::memcpy(&h, raw, sizeof h);
+        const DType& base = t.base();
+        auto& block = heap.blocks.emplace_back(h.len * base.size());
+        const auto* p = static_cast<const std::byte*>(h.p);
+        if (needs_conversion(base)) {
+          for (size_t i = 0; i < h.len; ++i)
+            convert_one(file, base, p + i * raw_size(base), block.data() + i * base.size(), heap);
+        } else if (h.len) {
+          std::memcpy(block.data(), p, h.len * base.size());
+        }
+        e = {block.data(), h.len};
+      }
+      std::memcpy(out, &e, sizeof e);
+      return;
+    }
+    case DTypeKind::kReference: {
+      uint64_t key = 0;
+      if (t.reference_kind() == ReferenceKind::kObject) {
+        hobj_ref_t r;
+        std::memcpy(&r, raw, sizeof r);
+        if (r != 0 && r != HADDR_UNDEF) {
+          const std::string name = reference_name(file.id.get(), H5R_OBJECT, raw);
+          if (!name.empty()) key = file.refs->add(model::Value(name));
+        }
+      } else {
+        static const std::byte zero[sizeof(hdset_reg_ref_t)] = {};
+        if (std::memcmp(raw, zero, sizeof zero) != 0) key = file.refs->add(region_target(file.id.get(), raw));
+      }
+      std::memcpy(out, &key, 8);
+      return;
+    }
+    case DTypeKind::kCompound:
+      for (const DTypeField& f : t.fields()) {
+        uint64_t n = 1;
+        for (int64_t d : f.shape) n *= static_cast<uint64_t>(d);
+        for (uint64_t i = 0; i < n; ++i) {
+          convert_one(file, *f.type, raw + f.offset + i * raw_size(*f.type),
+                      out + f.offset + i * f.type->size(), heap);
+        }
+      }
+      return;
+    case DTypeKind::kFixedArray: {
+      uint64_t n = 1;
+      for (int64_t d : t.array_shape()) n *= static_cast<uint64_t>(d);
+      for (uint64_t i = 0; i < n; ++i)
+        convert_one(file, t.base(), raw + i * raw_size(t.base()), out + i * t.base().size(), heap);
+      return;
+    }
+    default:
+      std::memcpy(out, raw, t.size());
+  }
+}
+
+DType native_of(const DType& t) {
+  return t.size() > 1 && t.kind() != DTypeKind::kVLen ? t.with_byte_order(native_byte_order()) : t;
+}
+
+class DatasetSource final : public model::ArraySource {
+ public:
+  DatasetSource(std::shared_ptr<OpenFile> file, std::string name, DType dtype,
+                std::vector<int64_t> shape, std::vector<int64_t> chunk,
+                std::optional<std::pair<uint64_t, uint64_t>> contiguous)
+      : file_(std::move(file)),
+        name_(std::move(name)),
+        dtype_(std::move(dtype)),
+        native_(native_of(dtype_)),
+        shape_(std::move(shape)),
+        chunk_(std::move(chunk)),
+        contiguous_(contiguous) {}
+
+  NDArray read() override { return read(Hyperslab::all(shape_)); }
+
+  NDArray read(const Hyperslab& slab) override {
+    slab.check_fits(shape_);
+    if (!needs_conversion(dtype_)) {
+      NDArray out(native_, Shape(slab.result_shape()));
+      read_into(slab, out.mutable_data());
+      return out;
+    }
+    // Variable-length data and references: read in the library's form, then converted.
+    const Hyperslab forward = forward_of(slab);
+    std::vector<int64_t> counts = forward.count;
+    const std::optional<uint64_t> n = Shape(counts).element_count();
+    auto heap = std::make_shared<Heap>();
+    std::shared_ptr<void> keep = heap;
+    heap->main.resize(*n * native_.size());
+    std::vector<std::byte> raw(*n * raw_size(dtype_));
+    {
+      Lock lock(library_mutex());
+      Handle ds = open();
+      Handle memtype = h5_type(native_, true);
+      Handle filespace, memspace;
+      select(ds, forward, filespace, memspace);
+      if (*n) check(H5Dread(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT, raw.data()),
+                    fmt::format("cannot read {}", name_), file_->path);
+      convert_elements(*file_, native_, raw.data(), heap->main.data(), *n, keep);
+      if (*n) H5Dvlen_reclaim(memtype.get(), memspace.get(), H5P_DEFAULT, raw.data());
+    }
+    NDArray whole = NDArray::borrow(heap->main.data(), native_, Shape(counts), {}, keep);
+    return reorder(whole, slab);
+  }
+
+  void read_into(const Hyperslab& slab, void* out) override {
+    slab.check_fits(shape_);
+    if (needs_conversion(dtype_))
+      throw Error(ErrorCategory::kUsage,
+                  "variable-length and reference arrays are read with read()",
+                  Location::file(file_->path));
+    const Hyperslab forward = forward_of(slab);
+    const bool reversed = forward.stride != slab.stride;
+    const uint64_t n = *Shape(forward.count).element_count();
+    if (n == 0) return;
+    std::vector<std::byte> temp;
+    void* target = out;
+    if (reversed) {
+      temp.resize(n * native_.size());
+      target = temp.data();
+    }
+    {
+      Lock lock(library_mutex());
+      Handle ds = open();
+      Handle memtype = h5_type(native_, true);
+      Handle filespace, memspace;
+      select(ds, forward, filespace, memspace);
+      check(H5Dread(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT, target),
+            fmt::format("cannot read {}", name_), file_->path);
+    }
+    if (reversed) {
+      NDArray whole = NDArray::borrow(temp.data(), native_, Shape(forward.count));
+      reorder(whole, slab).copy_native_into(out);
+    }
+  }
+
+  model::ReadUnit read_unit() const override {
+    if (chunk_.empty()) return {};
+    uint64_t bytes = dtype_.size();
+    for (int64_t c : chunk_) bytes *= static_cast<uint64_t>(c);
+    return {chunk_, bytes};
+  }
+
+  std::optional<StoredBytes> stored_bytes() override {
+    if (!contiguous_ || needs_conversion(dtype_)) return std::nullopt;
+    const std::optional<uint64_t> bytes = Shape(shape_).byte_size(dtype_.size());
+    if (!bytes || *bytes != contiguous_->second) return std::nullopt;
+    if (!bytes_) bytes_ = io::open_file(file_->path);
+    return StoredBytes{bytes_, contiguous_->first, *bytes, dtype_};
+  }
+
+ private:
+  Handle open() const {
+    return checked(H5Dopen2(file_->id.get(), name_.c_str(), H5P_DEFAULT),
+                   fmt::format("cannot open dataset {}", name_), file_->path);
+  }
+
+  // The same elements with every step positive (the library reads forward only).
+  static Hyperslab forward_of(const Hyperslab& slab) {
+    Hyperslab f = slab;
+    f.stride.resize(slab.start.size(), 1);
+    for (size_t d = 0; d < slab.start.size(); ++d) {
+      const int64_t step = slab.step(d);
+      if (step < 0 && slab.count[d] > 0) {
+        f.start[d] = slab.start[d] + (slab.count[d] - 1) * step;
+        f.stride[d] = -step;
+      } else {
+        f.stride[d] = step;
+      }
+    }
+    if (slab.stride.empty()) f.stride.clear();
+    return f;
+  }
+
+  // `whole` (read forward) in the order `slab` asks, as a packed array of its result shape.
+  static NDArray reorder(const NDArray& whole, const Hyperslab& slab) {
+    Hyperslab flip = Hyperslab::all(whole.shape().dims());
+    bool any = false;
+    flip.stride.assign(slab.start.size(), 1);
+    for (size_t d = 0; d < slab.start.size(); ++d) {
+      if (slab.step(d) < 0 && slab.count[d] > 0) {
+        flip.start[d] = slab.count[d] - 1;
+        flip.stride[d] = -1;
+        any = true;
+      }
+    }
+    flip.dropped = slab.dropped;
+    NDArray view = any || !slab.dropped.empty() ? whole.select(flip) : whole;
+    if (!any) {
+      // Only dimensions dropped: the same bytes under the result shape.
+      return NDArray::borrow(const_cast<void*>(whole.data()), whole.dtype(),
+                             Shape(slab.result_shape()), {}, std::shared_ptr<void>(std::make_shared<NDArray>(whole)));
+    }
+    if (whole.dtype().kind() == DTypeKind::kVLen || needs_conversion(whole.dtype())) {
+      // Elements point into the heap `whole` keeps: copy the elements, keep the heap.
+      NDArray packed(whole.dtype(), Shape(slab.result_shape()));
+      view.copy_native_into(packed.mutable_data());
+      auto keep = std::make_shared<std::pair<NDArray, NDArray>>(whole, packed);
+      return NDArray::borrow(keep->second.mutable_data(), whole.dtype(), Shape(slab.result_shape()), {}, keep);
+    }
+    return view.to_native();
+  }
+
+  void select(const Handle& ds, const Hyperslab& f, Handle& filespace, Handle& memspace) const {
+    filespace = checked(H5Dget_space(ds.get()), "cannot read the dataspace", file_->path);
+    const size_t rank = f.start.size();
+    std::vector<hsize_t> start(rank), stride(rank), count(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      start[d] = static_cast<hsize_t>(f.start[d]);
+      stride[d] = static_cast<hsize_t>(f.step(d));
+      count[d] = static_cast<hsize_t>(f.count[d]);
+    }
+    if (rank > 0) {
+      check(H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), stride.data(),
+                                count.data(), nullptr),
+            "cannot select elements", file_->path);
+      memspace = Handle(H5Screate_simple(static_cast<int>(rank), count.data(), nullptr));
+    } else {
+      memspace = Handle(H5Screate(H5S_SCALAR));
+    }
+  }
+
+  std::shared_ptr<OpenFile> file_;
+  std::string name_;
+  DType dtype_, native_;
+  std::vector<int64_t> shape_, chunk_;
+  std::optional<std::pair<uint64_t, uint64_t>> contiguous_;
+  std::shared_ptr<const io::ByteSource> bytes_;
+};
+
+}  // namespace
+
+uint64_t raw_size(const DType& t) {
+  switch (t.kind()) {
+    case DTypeKind::kVLen:
+      return t.base().kind() == DTypeKind::kText ? sizeof(char*) : sizeof(hvl_t);
+    case DTypeKind::kReference:
+      return t.reference_kind() == ReferenceKind::kObject ? sizeof(hobj_ref_t)
+                                                          : sizeof(hdset_reg_ref_t);
+    case DTypeKind::kFixedArray: {
+      uint64_t n = 1;
+      for (int64_t d : t.array_shape()) n *= static_cast<uint64_t>(d);
+      return n * raw_size(t.base());
+    }
+    default:
+      return t.size();
+  }
+}
+
+void convert_elements(const OpenFile& file, const DType& type, const std::byte* raw,
+                      std::byte* out, uint64_t count, std::shared_ptr<void>& keep) {
+  auto* heap = static_cast<Heap*>(keep.get());
+  const uint64_t step = raw_size(type);
+  for (uint64_t i = 0; i < count; ++i) convert_one(file, type, raw + i * step, out + i * type.size(), *heap);
+}
+
+std::shared_ptr<model::ArraySource> dataset_source(std::shared_ptr<OpenFile> file,
+                                                   std::string name, DType dtype,
+                                                   std::vector<int64_t> shape,
+                                                   std::vector<int64_t> chunk,
+                                                   std::optional<std::pair<uint64_t, uint64_t>> contiguous) {
+  return std::make_shared<DatasetSource>(std::move(file), std::move(name), std::move(dtype),
+                                         std::move(shape), std::move(chunk), contiguous);
+}
+
+model::AttributeValue read_attribute(const OpenFile& file, hid_t attr, const std::string& what) {
+  Lock lock(library_mutex());
+  Handle ftype = checked(H5Aget_type(attr), "cannot read an attribute's type", file.path);
+  Handle space = checked(H5Aget_space(attr), "cannot read an attribute's dataspace", file.path);
+  const DType stored = dtype_of(ftype.get(), what);
+  const DType native = native_of(stored);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 0) throw library_error(ErrorCategory::kData, what + ": bad dataspace", file.path);
+  std::vector<hsize_t> dims(static_cast<size_t>(rank));
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  std::vector<int64_t> shape(dims.begin(), dims.end());
+  if (H5Sget_simple_extent_type(space.get()) == H5S_NULL)
+    throw Error(ErrorCategory::kType, what + ": an empty (null) dataspace", Location::file(file.path));
+  const std::optional<uint64_t> n = Shape(shape).element_count();
+  const uint64_t file_size = [&] {
+    hsize_t s = 0;
+    H5Fget_filesize(file.id.get(), &s);
+    return static_cast<uint64_t>(s);
+  }();
+  // An attribute's elements are stored in the file: more than the file holds is damage.
+  if (!n || (*n > file_size && raw_size(native) > 0 && *n * std::max<uint64_t>(stored.size(), 1) > file_size * 16))
+    throw Error(ErrorCategory::kData, what + ": more elements than the file holds", Location::file(file.path));
+  Handle memtype = h5_type(native, true);
+  auto heap = std::make_shared<Heap>();
+  std::shared_ptr<void> keep = heap;
+  heap->main.resize(*n * native.size());
+  if (!needs_conversion(native)) {
+    if (*n) check(H5Aread(attr, memtype.get(), heap->main.data()), what + ": cannot read", file.path);
+  } else {
+    std::vector<std::byte> raw(*n * raw_size(native));
+    if (*n) check(H5Aread(attr, memtype.get(), raw.data()), what + ": cannot read", file.path);
+    convert_elements(file, native, raw.data(), heap->main.data(), *n, keep);
+    if (*n) H5Dvlen_reclaim(memtype.get(), space.get(), H5P_DEFAULT, raw.data());
+  }
+  NDArray a = NDArray::borrow(heap->main.data(), native, Shape(shape), {}, keep);
+  // A scalar string (fixed or variable) is a plain string, as every format's text attribute.
+  if (shape.empty() && (native.kind() == DTypeKind::kText ||
+                        (native.kind() == DTypeKind::kVLen && native.base().kind() == DTypeKind::kText))) {
+    std::string s;
+    if (native.kind() == DTypeKind::kText) {
+      s.assign(reinterpret_cast<const char*>(heap->main.data()), native.size());
+      s.resize(std::strlen(s.c_str()));
+    } else {
+      VLenElement e;
+      std::memcpy(&e, heap->main.data(), sizeof e);
+      s.assign(reinterpret_cast<const char*>(e.data), e.count);
+    }
+    return model::Value(std::move(s));
+  }
+  return a;
+}
+
+}  // namespace dudley::hdf5

@@ -1,0 +1,283 @@
+#include "datatype.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <vector>
+
+namespace dudley::hdf5 {
+namespace {
+
+[[noreturn]] void unsupported(const std::string& what, const std::string& type) {
+  throw Error(ErrorCategory::kType, fmt::format("{}: HDF5 {} has no type in the model", what, type));
+}
+
+ByteOrder order_of(hid_t t, size_t size) {
+  if (size <= 1) return ByteOrder::kNotApplicable;
+  return H5Tget_order(t) == H5T_ORDER_BE ? ByteOrder::kBig : ByteOrder::kLittle;
+}
+
+std::string member_name(hid_t t, unsigned i) {
+  char* n = H5Tget_member_name(t, i);
+  std::string name = n ? n : "";
+  H5free_memory(n);
+  return name;
+}
+
+}  // namespace
+
+DType dtype_of(hid_t t, const std::string& what) {
+  Lock lock(library_mutex());
+  const size_t size = H5Tget_size(t);
+  switch (H5Tget_class(t)) {
+    case H5T_INTEGER: {
+      if (size != 1 && size != 2 && size != 4 && size != 8)
+        unsupported(what, fmt::format("integers of {} bytes", size));
+      const auto bytes = static_cast<unsigned>(size);
+      return H5Tget_sign(t) == H5T_SGN_NONE ? DType::uint(bytes, order_of(t, size))
+                                            : DType::int_(bytes, order_of(t, size));
+    }
+    case H5T_FLOAT:
+      if (size != 2 && size != 4 && size != 8)
+        unsupported(what, fmt::format("floats of {} bytes", size));
+      return DType::float_(static_cast<unsigned>(size), order_of(t, size));
+    case H5T_STRING: {
+      const TextEncoding enc =
+          H5Tget_cset(t) == H5T_CSET_UTF8 ? TextEncoding::kUtf8 : TextEncoding::kAscii;
+      if (H5Tis_variable_str(t) > 0) return DType::vlen(DType::text(enc));
+      return DType::string(enc, size);
+    }
+    case H5T_BITFIELD:
+      return DType::raw_bits(size * 8);
+    case H5T_OPAQUE: {
+      char* tag = H5Tget_tag(t);
+      std::string text = tag ? tag : "";
+      H5free_memory(tag);
+      return DType::opaque(size, text);
+    }
+    case H5T_COMPOUND: {
+      const int n = H5Tget_nmembers(t);
+      std::vector<DTypeField> fields;
+      for (int i = 0; i < n; ++i) {
+        const auto u = static_cast<unsigned>(i);
+        Handle member(H5Tget_member_type(t, u));
+        DTypeField f;
+        f.name = member_name(t, u);
+        f.offset = H5Tget_member_offset(t, u);
+        DType ft = dtype_of(member.get(), what);
+        if (ft.kind() == DTypeKind::kFixedArray) {
+          f.shape = ft.array_shape();
+          ft = DType(ft.base());
+        }
+        f.type = std::make_shared<const DType>(ft);
+        fields.push_back(std::move(f));
+      }
+      if (fields.size() == 2 && fields[0].name == "r" && fields[1].name == "i" &&
+          fields[0].shape.empty() && fields[1].shape.empty() &&
+          fields[0].type->kind() == DTypeKind::kFloat && *fields[0].type == *fields[1].type &&
+          fields[0].offset == 0 && fields[1].offset == fields[0].type->size() &&
+          size == 2 * fields[0].type->size() && size >= 8) {
+        return DType::complex(static_cast<unsigned>(size), fields[0].type->byte_order());
+      }
+      return DType::compound(std::move(fields), size);
+    }
+    case H5T_REFERENCE:
+      if (H5Tequal(t, H5T_STD_REF_OBJ) > 0) return DType::reference(ReferenceKind::kObject);
+      if (H5Tequal(t, H5T_STD_REF_DSETREG) > 0) return DType::reference(ReferenceKind::kRegion);
+      unsupported(what, "references of this kind");
+    case H5T_ENUM: {
+      Handle super(H5Tget_super(t));
+      const DType base = dtype_of(super.get(), what);
+      if (!base.is_integer()) unsupported(what, "enums over a non-integer type");
+      const int n = H5Tget_nmembers(t);
+      std::vector<DTypeEnumMember> members;
+      for (int i = 0; i < n; ++i) {
+        const auto u = static_cast<unsigned>(i);
+        // Member values come in the enum's own type (its byte order): read them natively.
+        Handle native(H5Tget_native_type(super.get(), H5T_DIR_ASCEND));
+        unsigned char raw[8] = {};
+        H5Tget_member_value(t, u, raw);
+        H5Tconvert(super.get(), native.get(), 1, raw, nullptr, H5P_DEFAULT);
+        int64_t v = 0;
+        if (base.kind() == DTypeKind::kInt) {
+          switch (base.size()) {
+            case 1: v = static_cast<int8_t>(raw[0]); break;
+            case 2: { int16_t x; std::memcpy(&x, raw, 2); v = x; break; }
+            case 4: { int32_t x; std::memcpy(&x, raw, 4); v = x; break; }
+            default: std::memcpy(&v, raw, 8);
+          }
+        } else {
+          uint64_t x = 0;
+          std::memcpy(&x, raw, base.size());  // little-endian machine: the low bytes
+          v = static_cast<int64_t>(x);
+        }
+        members.push_back({member_name(t, u), v});
+      }
+      if (base.size() == 1 && base.kind() == DTypeKind::kInt && members.size() == 2 &&
+          members[0].name == "FALSE" && members[0].value == 0 && members[1].name == "TRUE" &&
+          members[1].value == 1) {
+        return DType::boolean();
+      }
+      return DType::enumeration(base, std::move(members));
+    }
+    case H5T_VLEN: {
+      Handle super(H5Tget_super(t));
+      return DType::vlen(dtype_of(super.get(), what));
+    }
+    case H5T_ARRAY: {
+      Handle super(H5Tget_super(t));
+      const int rank = H5Tget_array_ndims(t);
+      std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0)));
+      H5Tget_array_dims2(t, dims.data());
+      std::vector<int64_t> shape(dims.begin(), dims.end());
+      return DType::fixed_array(dtype_of(super.get(), what), std::move(shape));
+    }
+    case H5T_TIME:
+      unsupported(what, "time types");
+    default:
+      unsupported(what, "types of this class");
+  }
+}
+
+namespace {
+
+hid_t integer_type(const DType& t, bool big) {
+  const bool s = t.kind() == DTypeKind::kInt;
+  switch (t.size()) {
+    case 1:
+      return s ? H5T_STD_I8LE : H5T_STD_U8LE;
+    case 2:
+      return big ? (s ? H5T_STD_I16BE : H5T_STD_U16BE) : (s ? H5T_STD_I16LE : H5T_STD_U16LE);
+    case 4:
+      return big ? (s ? H5T_STD_I32BE : H5T_STD_U32BE) : (s ? H5T_STD_I32LE : H5T_STD_U32LE);
+    default:
+      return big ? (s ? H5T_STD_I64BE : H5T_STD_U64BE) : (s ? H5T_STD_I64LE : H5T_STD_U64LE);
+  }
+}
+
+}  // namespace
+
+Handle h5_type(const DType& t, bool memory) {
+  Lock lock(library_mutex());
+  const bool big = !memory && t.byte_order() == ByteOrder::kBig;
+  switch (t.kind()) {
+    case DTypeKind::kBool: {
+      Handle e(H5Tenum_create(H5T_STD_I8LE));
+      int8_t f = 0, tr = 1;
+      H5Tenum_insert(e.get(), "FALSE", &f);
+      H5Tenum_insert(e.get(), "TRUE", &tr);
+      return e;
+    }
+    case DTypeKind::kInt:
+    case DTypeKind::kUInt:
+      return Handle(H5Tcopy(integer_type(t, big)));
+    case DTypeKind::kFloat: {
+      if (t.size() == 2) {
+        // IEEE binary16, as h5py defines it.
+        Handle h(H5Tcopy(big ? H5T_IEEE_F32BE : H5T_IEEE_F32LE));
+        H5Tset_fields(h.get(), 15, 10, 5, 0, 10);
+        H5Tset_size(h.get(), 2);
+        H5Tset_ebias(h.get(), 15);
+        return h;
+      }
+      return Handle(H5Tcopy(t.size() == 4 ? (big ? H5T_IEEE_F32BE : H5T_IEEE_F32LE)
+                                          : (big ? H5T_IEEE_F64BE : H5T_IEEE_F64LE)));
+    }
+    case DTypeKind::kComplex: {
+      const DType part = DType::float_(static_cast<unsigned>(t.size() / 2),
+                                       memory ? native_byte_order() : t.byte_order());
+      Handle p = h5_type(part, memory);
+      Handle c(H5Tcreate(H5T_COMPOUND, t.size()));
+      H5Tinsert(c.get(), "r", 0, p.get());
+      H5Tinsert(c.get(), "i", part.size(), p.get());
+      return c;
+    }
+    case DTypeKind::kText: {
+      if (t.encoding() == TextEncoding::kUtf16 || t.encoding() == TextEncoding::kUtf32)
+        throw Error(ErrorCategory::kType,
+                    fmt::format("HDF5 has no strings of {} ({})", t.encoding() == TextEncoding::kUtf16 ? "UTF-16" : "UTF-32", t.to_string()));
+      Handle s(H5Tcopy(H5T_C_S1));
+      H5Tset_size(s.get(), t.is_string() ? std::max<uint64_t>(t.text_length(), 1) : 1);
+      H5Tset_strpad(s.get(), H5T_STR_NULLPAD);
+      H5Tset_cset(s.get(), t.encoding() == TextEncoding::kUtf8 ? H5T_CSET_UTF8 : H5T_CSET_ASCII);
+      return s;
+    }
+    case DTypeKind::kVLen: {
+      const DType& base = t.base();
+      if (base.kind() == DTypeKind::kText) {
+        if (base.encoding() == TextEncoding::kUtf16 || base.encoding() == TextEncoding::kUtf32)
+          throw Error(ErrorCategory::kType, "HDF5 has no UTF-16 or UTF-32 strings");
+        Handle s(H5Tcopy(H5T_C_S1));
+        H5Tset_size(s.get(), H5T_VARIABLE);
+        H5Tset_cset(s.get(), base.encoding() == TextEncoding::kUtf8 ? H5T_CSET_UTF8 : H5T_CSET_ASCII);
+        return s;
+      }
+      Handle b = h5_type(base, memory);
+      return Handle(H5Tvlen_create(b.get()));
+    }
+    case DTypeKind::kOpaque:
+    case DTypeKind::kRawBits: {
+      Handle o(H5Tcreate(H5T_OPAQUE, t.size()));
+      const std::string tag = t.kind() == DTypeKind::kOpaque ? t.tag() : "";
+      H5Tset_tag(o.get(), tag.empty() ? "opaque" : tag.c_str());
+      return o;
+    }
+    case DTypeKind::kEnum: {
+      Handle base = h5_type(memory ? t.base().with_byte_order(t.base().size() > 1 ? native_byte_order() : ByteOrder::kNotApplicable) : t.base(), memory);
+      Handle e(H5Tenum_create(base.get()));
+      Handle native(H5Tget_native_type(base.get(), H5T_DIR_ASCEND));
+      for (const DTypeEnumMember& m : t.enum_members()) {
+        unsigned char raw[8];
+        std::memcpy(raw, &m.value, 8);  // the low bytes on a little-endian machine
+        H5Tconvert(native.get(), base.get(), 1, raw, nullptr, H5P_DEFAULT);
+        H5Tenum_insert(e.get(), m.name.c_str(), raw);
+      }
+      return e;
+    }
+    case DTypeKind::kCompound: {
+      Handle c(H5Tcreate(H5T_COMPOUND, t.size()));
+      for (const DTypeField& f : t.fields()) {
+        Handle ft = h5_type(*f.type, memory);
+        if (!f.shape.empty()) {
+          std::vector<hsize_t> dims(f.shape.begin(), f.shape.end());
+          ft = Handle(H5Tarray_create2(ft.get(), static_cast<unsigned>(dims.size()), dims.data()));
+        }
+        if (H5Tinsert(c.get(), f.name.c_str(), f.offset, ft.get()) < 0)
+          throw library_error(ErrorCategory::kType,
+                              fmt::format("compound field '{}' cannot be stored", f.name), "");
+      }
+      return c;
+    }
+    case DTypeKind::kFixedArray: {
+      Handle b = h5_type(t.base(), memory);
+      std::vector<hsize_t> dims(t.array_shape().begin(), t.array_shape().end());
+      return Handle(H5Tarray_create2(b.get(), static_cast<unsigned>(dims.size()), dims.data()));
+    }
+    case DTypeKind::kReference:
+      return Handle(H5Tcopy(t.reference_kind() == ReferenceKind::kObject ? H5T_STD_REF_OBJ
+                                                                          : H5T_STD_REF_DSETREG));
+    case DTypeKind::kPointer:
+      break;
+  }
+  throw Error(ErrorCategory::kType, fmt::format("HDF5 has no type for {}", t.to_string()));
+}
+
+bool needs_conversion(const DType& t) {
+  switch (t.kind()) {
+    case DTypeKind::kVLen:
+    case DTypeKind::kReference:
+      return true;
+    case DTypeKind::kCompound:
+      for (const DTypeField& f : t.fields()) {
+        if (needs_conversion(*f.type)) return true;
+      }
+      return false;
+    case DTypeKind::kFixedArray:
+    case DTypeKind::kEnum:
+      return needs_conversion(t.base());
+    default:
+      return false;
+  }
+}
+
+}  // namespace dudley::hdf5

@@ -1,0 +1,54 @@
+// The "ndl" format: NDL documents read as description trees (with the values they hold) and
+// written with every value, so `dudley convert data.h5 data.yaml` keeps the data.
+#include "dudley/formats/ndl/ndl.hpp"
+
+#include <fmt/format.h>
+
+#include "dudley/io/atomic_file.hpp"
+
+namespace dudley::ndl {
+namespace {
+
+class NdlFormat final : public BasicFormat {
+ public:
+  NdlFormat()
+      : BasicFormat("ndl", "Ndarray Data Language: a YAML description of groups and arrays",
+                    {".ndl", ".yaml", ".yml"}) {}
+
+  // NDL is YAML text without a signature: recognised by its extension or --format ndl.
+  bool sniff(const std::string&, std::span<const std::byte>) const override { return false; }
+
+  model::Tree open(const std::string& path, const OpenOptions&) const override {
+    return open_ndl(path);
+  }
+
+  bool can_save() const override { return true; }
+  SaveReport save(const model::Tree& tree, const std::string& path,
+                  const SaveOptions& options) const override {
+    SaveReport report;
+    io::AtomicFile file(path);
+    uint64_t at = 0;
+    DescribeOptions describe_options;
+    describe_options.values = true;
+    std::vector<std::string> warnings;
+    describe(
+        tree, describe_options,
+        [&](std::string_view text) {
+          file.write_at(at, text.data(), text.size());
+          at += text.size();
+        },
+        warnings);
+    file.commit(options.fsync);
+    for (std::string& w : warnings) report.notes.push_back(std::move(w));
+    report.files.push_back({path, "data", at});
+    return report;
+  }
+};
+
+}  // namespace
+
+void register_ndl_format(FormatRegistry& registry) {
+  registry.add(std::make_unique<NdlFormat>());
+}
+
+}  // namespace dudley::ndl

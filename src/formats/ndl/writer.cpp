@@ -1,0 +1,384 @@
+// Model tree -> NDL text, by the profile of ndl-resolutions.md (P1-P7): groups sorted by
+// path, DimCoords where the source marks one, storage details, attributes in short form
+// only for scalar strings.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "datatype.hpp"
+#include "dudley/core/vlen.hpp"
+#include "dudley/formats/ndl/ndl.hpp"
+#include "filters.hpp"
+#include "formats/asdf/yaml_emit.hpp"
+#include "values.hpp"
+
+namespace dudley::ndl {
+namespace {
+
+using model::Node;
+using model::Value;
+
+std::string pad(int n) {
+  return std::string(static_cast<size_t>(n), ' ');
+}
+
+std::string join_path(const std::string& group, const std::string& name) {
+  return group == "/" ? "/" + name : group + "/" + name;
+}
+
+bool hidden_attribute(const std::string& name) {
+  return name == model::well_known::kDimensionNames ||
+         name == model::well_known::kDimensionCoordinates ||
+         name == model::well_known::kFillValue;
+}
+
+const model::ValueList* list_attribute(const Node& n, const char* name) {
+  const model::AttributeValue* a = n.attributes.find(name);
+  const Value* v = a ? std::get_if<Value>(a) : nullptr;
+  return v && v->is<model::ValueList>() ? &v->as<model::ValueList>() : nullptr;
+}
+
+// An attribute value as an array NDL can state; nullopt (with `why`) when it has none.
+std::optional<NDArray> as_array(const Value& v, std::string& why) {
+  auto scalar_of = [](const Value& x) -> std::optional<DType> {
+    if (x.is<bool>()) return DType::boolean();
+    if (x.is<int64_t>()) return DType::int_(8);
+    if (x.is<uint64_t>()) return DType::uint(8);
+    if (x.is<double>()) return DType::float_(8);
+    if (x.is<std::string>()) return DType::vlen(DType::text(TextEncoding::kUtf8));
+    return std::nullopt;
+  };
+  std::vector<const Value*> items;
+  std::vector<int64_t> shape;
+  if (v.is<model::ValueList>()) {
+    for (const Value& x : v.as<model::ValueList>()) items.push_back(&x);
+    shape = {static_cast<int64_t>(items.size())};
+  } else {
+    items.push_back(&v);
+  }
+  std::optional<DType> type;
+  for (const Value* x : items) {
+    std::optional<DType> t = scalar_of(*x);
+    if (t && type && *t != *type) {
+      // Integers and floats together: all floats.
+      if (t->kind() != DTypeKind::kText && type->kind() != DTypeKind::kVLen &&
+          t->kind() != DTypeKind::kVLen && t->kind() != DTypeKind::kBool &&
+          type->kind() != DTypeKind::kBool) {
+        t = DType::float_(8);
+      } else {
+        t.reset();
+      }
+    }
+    if (!t) {
+      why = v.is<model::ValueMap>() ? "a mapping" : v.is_null() ? "null" : "a list of mixed values";
+      return std::nullopt;
+    }
+    type = t;
+  }
+  if (!type) type = DType::float_(8);  // an empty list
+  if (type->kind() == DTypeKind::kVLen) {
+    VLenArrayBuilder b(*type, items.size());
+    for (const Value* x : items) b.append(x->as<std::string>().data(), x->as<std::string>().size());
+    return b.finish(Shape(shape));
+  }
+  NDArray a(*type, Shape(shape));
+  auto* out = static_cast<std::byte*>(a.mutable_data());
+  for (size_t i = 0; i < items.size(); ++i) {
+    const Value& x = *items[i];
+    std::byte* p = out + i * type->size();
+    if (type->kind() == DTypeKind::kBool) {
+      *p = std::byte{x.as<bool>() ? uint8_t{1} : uint8_t{0}};
+    } else if (type->kind() == DTypeKind::kFloat) {
+      const double d = x.is<double>()    ? x.as<double>()
+                       : x.is<int64_t>() ? static_cast<double>(x.as<int64_t>())
+                                         : static_cast<double>(x.as<uint64_t>());
+      std::memcpy(p, &d, 8);
+    } else if (x.is<int64_t>()) {
+      std::memcpy(p, &x.as<int64_t>(), 8);
+    } else {
+      std::memcpy(p, &x.as<uint64_t>(), 8);
+    }
+  }
+  return a;
+}
+
+class Describer {
+ public:
+  Describer(const model::Tree& tree, const DescribeOptions& options,
+            const std::function<void(std::string_view)>& sink, std::vector<std::string>& warnings)
+      : options_(options), sink_(sink), warnings_(warnings), emitter_(tree.references.get()) {}
+  Describer(const model::ReferenceTable* refs, const DescribeOptions& options,
+            const std::function<void(std::string_view)>& sink, std::vector<std::string>& warnings)
+      : options_(options), sink_(sink), warnings_(warnings), emitter_(refs) {}
+
+  void run(const Node& root) {
+    collect("/", root);
+    // P3: which arrays are DimCoords, known before any shape is written.
+    for (const auto& [gpath, g] : groups_) {
+      for (const auto& c : g->children) {
+        if (c->kind == model::NodeKind::kArray && is_dimcoord(*c, join_path(gpath, c->name)))
+          dimcoords_[join_path(gpath, c->name)] = c.get();
+      }
+    }
+    for (const auto& [gpath, g] : groups_) group(gpath, *g);
+  }
+
+ private:
+  void warn(const std::string& what) { warnings_.push_back(what); }
+
+  void collect(const std::string& gpath, const Node& g) {
+    groups_[gpath] = &g;
+    for (const auto& c : g.children) {
+      const std::string p = join_path(gpath, c->name);
+      if (c->kind == model::NodeKind::kGroup) collect(p, *c);
+      if (c->kind == model::NodeKind::kList)
+        warn(fmt::format("{}: a list of {} items; NDL has no lists, left out", p, model::child_count(*c)));
+    }
+    if (g.lazy) warn(fmt::format("{}: items made on demand; left out", gpath));
+  }
+
+  static bool is_dimcoord(const Node& n, const std::string& path) {
+    if (n.shape.size() != 1 || !n.error.empty()) return false;
+    const model::ValueList* coords = list_attribute(n, model::well_known::kDimensionCoordinates);
+    if (coords && coords->size() == 1 && (*coords)[0].is<std::string>())
+      return (*coords)[0].as<std::string>() == path;
+    const model::ValueList* names = list_attribute(n, model::well_known::kDimensionNames);
+    return names && names->size() == 1 && (*names)[0].is<std::string>() &&
+           (*names)[0].as<std::string>() == n.name;
+  }
+
+  // The DimCoord dimension `k` of `n` (in group `gpath`) is attached to, or "".
+  std::string coordinate_of(const Node& n, const std::string& gpath, size_t k) const {
+    const int64_t extent = max_extent(n, k);
+    auto fits = [&](const std::string& p) {
+      auto it = dimcoords_.find(p);
+      return it != dimcoords_.end() && max_extent(*it->second, 0) == extent;
+    };
+    if (const model::ValueList* coords = list_attribute(n, model::well_known::kDimensionCoordinates);
+        coords && coords->size() == n.shape.size() && (*coords)[k].is<std::string>()) {
+      const std::string& p = (*coords)[k].as<std::string>();
+      return fits(p) ? p : std::string();
+    }
+    if (const model::ValueList* names = list_attribute(n, model::well_known::kDimensionNames);
+        names && names->size() == n.shape.size() && (*names)[k].is<std::string>()) {
+      // By name (Zarr's dimension_names): the nearest same-named DimCoord up the groups.
+      const std::string& name = (*names)[k].as<std::string>();
+      for (std::string g = gpath;; g = g.substr(0, std::max<size_t>(g.rfind('/'), 1))) {
+        if (fits(join_path(g, name))) return join_path(g, name);
+        if (g == "/") break;
+      }
+    }
+    return {};
+  }
+
+  static int64_t max_extent(const Node& n, size_t k) {
+    return n.storage.max_shape.size() == n.shape.size() ? n.storage.max_shape[k] : n.shape[k];
+  }
+
+  void group(const std::string& gpath, const Node& g) {
+    std::string out = asdf::yaml_string(gpath) + ":";
+    std::string attrs, coords, arrays;
+    attributes(attrs, g.attributes, gpath, 4);
+    for (const auto& c : g.children) {
+      if (c->kind != model::NodeKind::kArray) continue;
+      const std::string p = join_path(gpath, c->name);
+      if (!c->error.empty()) {
+        warn(fmt::format("{}: {}; left out", p, c->error.message));
+        continue;
+      }
+      std::string why;
+      if (!expressible(c->dtype, &why)) {
+        warn(fmt::format("{}: {}; left out", p, why));
+        continue;
+      }
+      if (dimcoords_.count(p)) {
+        entity(coords, *c, gpath, p, true);
+      } else {
+        entity(arrays, *c, gpath, p, false);
+      }
+    }
+    if (attrs.empty() && coords.empty() && arrays.empty()) {
+      out += " {}\n";
+    } else {
+      out += "\n";
+      if (!attrs.empty()) out += "  attributes:\n" + attrs;
+      if (!coords.empty()) out += "  dimcoords:\n" + coords;
+      if (!arrays.empty()) out += "  ndarrays:\n" + arrays;
+    }
+    sink_(out);
+  }
+
+  void entity(std::string& out, const Node& n, const std::string& gpath, const std::string& path,
+              bool dimcoord) {
+    out += pad(4) + asdf::yaml_string(n.name) + ":\n";
+    const bool grows = n.storage.max_shape.size() == n.shape.size() && n.storage.max_shape != n.shape;
+    if (dimcoord) {
+      const int64_t size = max_extent(n, 0);
+      out += pad(6) + (size < 0 ? std::string("size: null") : fmt::format("size: {}", size)) + "\n";
+    } else {
+      std::vector<std::string> dims;
+      for (size_t k = 0; k < n.shape.size(); ++k) {
+        const std::string c = coordinate_of(n, gpath, k);
+        const int64_t e = max_extent(n, k);
+        dims.push_back(!c.empty() ? flow_string(c) : e < 0 ? "null" : fmt::format("{}", e));
+      }
+      out += pad(6) + fmt::format("shape: [{}]\n", fmt::join(dims, ", "));
+    }
+    out += pad(6) + "type:";
+    emit_type(out, n.dtype, 6);
+    if (options_.values && n.data) {
+      try {
+        const NDArray a = n.data->read();
+        std::string v = pad(6) + "value: ";
+        emitter_.array(v, a, 8);
+        out += v + "\n";
+      } catch (const Error& e) {
+        warn(fmt::format("{}: values not written: {}", path, e.message()));
+      }
+    }
+    storage(out, n, dimcoord, grows);
+    attributes(out, n.attributes, path, 8, "      attributes:\n");
+  }
+
+  void storage(std::string& out, const Node& n, bool dimcoord, bool grows) {
+    std::string s;
+    if (grows) {
+      s += dimcoord ? fmt::format("        size: {}\n", n.shape[0])
+                    : fmt::format("        shape: [{}]\n", fmt::join(n.shape, ", "));
+    }
+    const model::Chunking* chunking = n.storage.chunking.get();
+    if (n.storage.kind == model::Storage::Kind::kChunked && chunking) {
+      s += fmt::format("        chunk: [{}]\n", fmt::join(chunking->chunk_shape, ", "));
+      std::string f = filters_text(chunking->codecs);
+      if (!f.empty()) s += "        filter: " + f + "\n";
+    }
+    const DType& t = n.dtype;
+    const bool numeric = t.kind() == DTypeKind::kInt || t.kind() == DTypeKind::kUInt ||
+                         t.kind() == DTypeKind::kFloat || t.kind() == DTypeKind::kEnum;
+    if (numeric) {
+      ByteOrder order = t.kind() == DTypeKind::kEnum ? t.base().byte_order() : t.byte_order();
+      if (order == ByteOrder::kNotApplicable || order == ByteOrder::kUnspecified)
+        order = n.storage.order == ByteOrder::kBig ? ByteOrder::kBig : ByteOrder::kLittle;
+      s += fmt::format("        endian: {}\n", order == ByteOrder::kBig ? "big" : "little");
+    }
+    const DType* text = t.kind() == DTypeKind::kText ? &t
+                        : t.kind() == DTypeKind::kVLen && t.base().kind() == DTypeKind::kText
+                            ? &t.base()
+                            : nullptr;
+    if (text) {
+      s += fmt::format("        charset: {}\n",
+                       text->encoding() == TextEncoding::kAscii ? "ascii" : "utf-8");
+    }
+    if (const model::AttributeValue* fill = n.attributes.find(model::well_known::kFillValue)) {
+      std::string v = fill_text(*fill, n.dtype);
+      if (!v.empty()) s += "        fillvalue: " + v + "\n";
+    } else if (chunking && chunking->fill_value && !zero_like(*chunking->fill_value)) {
+      std::string v = fill_text(*chunking->fill_value, n.dtype);
+      if (!v.empty()) s += "        fillvalue: " + v + "\n";
+    }
+    if (!s.empty()) out += "      storage:\n" + s;
+  }
+
+  static bool zero_like(const Value& v) {
+    return v.is_null() || (v.is<int64_t>() && v.as<int64_t>() == 0) ||
+           (v.is<uint64_t>() && v.as<uint64_t>() == 0) || (v.is<double>() && v.as<double>() == 0 &&
+                                                           !std::signbit(v.as<double>())) ||
+           (v.is<bool>() && !v.as<bool>()) || (v.is<std::string>() && v.as<std::string>().empty());
+  }
+
+  std::string fill_text(const model::AttributeValue& fill, const DType& type) const {
+    if (const NDArray* a = std::get_if<NDArray>(&fill)) {
+      if (a->element_count() != 1) return {};
+      std::string s;
+      const NDArray native = a->to_native();
+      emitter_.element(s, static_cast<const std::byte*>(native.data()), native.dtype());
+      return s;
+    }
+    const Value& v = std::get<Value>(fill);
+    if (v.is<double>()) return float_text(v.as<double>(), type.size() == 4);
+    if (v.is<std::string>()) {
+      // Zarr's spellings of special floats.
+      const std::string& s = v.as<std::string>();
+      if (s == "NaN") return ".nan";
+      if (s == "Infinity") return ".inf";
+      if (s == "-Infinity") return "-.inf";
+      return flow_string(s);
+    }
+    if (v.is<int64_t>() || v.is<uint64_t>()) return asdf::yaml_scalar(v);
+    if (v.is<bool>()) return v.as<bool>() ? "\"TRUE\"" : "\"FALSE\"";
+    return {};
+  }
+
+  void attributes(std::string& out, const model::Attributes& attrs, const std::string& owner,
+                  int indent, const char* header = nullptr) {
+    std::string body;
+    for (const auto& [name, value] : attrs) {
+      if (hidden_attribute(name)) continue;
+      const std::string key = pad(indent) + asdf::yaml_string(name) + ":";
+      if (const Value* v = std::get_if<Value>(&value)) {
+        if (v->is<std::string>()) {
+          // P6: the short form, for scalar strings only.
+          body += key + " " + asdf::yaml_string(v->as<std::string>()) + "\n";
+          continue;
+        }
+        std::string why;
+        std::optional<NDArray> a = as_array(*v, why);
+        if (!a) {
+          warn(fmt::format("{}: attribute '{}' is {}; NDL has no type for it, left out", owner,
+                           name, why));
+          continue;
+        }
+        full_attribute(body, key, *a, indent);
+        continue;
+      }
+      const NDArray& a = std::get<NDArray>(value);
+      std::string why;
+      if (!expressible(a.dtype(), &why)) {
+        warn(fmt::format("{}: attribute '{}' is {}; left out", owner, name, why));
+        continue;
+      }
+      full_attribute(body, key, a, indent);
+    }
+    if (body.empty()) return;
+    out += header ? header : "";
+    out += body;
+  }
+
+  void full_attribute(std::string& out, const std::string& key, const NDArray& a, int indent) {
+    out += key + "\n";
+    out += pad(indent + 2) + fmt::format("shape: [{}]\n", fmt::join(a.shape().dims(), ", "));
+    out += pad(indent + 2) + "type:";
+    emit_type(out, a.dtype(), indent + 2);
+    std::string v = pad(indent + 2) + "value: ";
+    emitter_.array(v, a.to_native(), indent + 4);
+    out += v + "\n";
+  }
+
+  const DescribeOptions& options_;
+  const std::function<void(std::string_view)>& sink_;
+  std::vector<std::string>& warnings_;
+  ValueEmitter emitter_;
+  std::map<std::string, const Node*> groups_;  // sorted by path (P1)
+  std::map<std::string, const Node*> dimcoords_;
+};
+
+}  // namespace
+
+void describe(const model::Tree& tree, const DescribeOptions& options,
+              const std::function<void(std::string_view)>& sink, std::vector<std::string>& warnings) {
+  model::Tree holder;
+  const model::Tree& t = model::with_group_root(tree, holder);
+  Describer d(tree.references.get(), options, sink, warnings);
+  d.run(*t.root);
+}
+
+std::string describe_text(const model::Tree& tree, const DescribeOptions& options,
+                          std::vector<std::string>& warnings) {
+  std::string out;
+  describe(tree, options, [&](std::string_view s) { out += s; }, warnings);
+  return out;
+}
+
+}  // namespace dudley::ndl

@@ -1,0 +1,38 @@
+#include <mutex>
+#include <unordered_map>
+
+#include "dudley/model/tree.hpp"
+#include "dudley/model/value_json.hpp"
+
+namespace dudley::model {
+
+struct ReferenceTable::State {
+  mutable std::mutex mutex;
+  std::vector<Value> targets;                   // key - 1 -> target
+  std::unordered_map<std::string, uint64_t> keys;  // target as JSON text -> key
+};
+
+ReferenceTable::ReferenceTable() : state_(std::make_unique<State>()) {}
+ReferenceTable::~ReferenceTable() = default;
+
+uint64_t ReferenceTable::add(Value target) {
+  if (target.is_null()) return 0;
+  std::string text = to_json(target).dump();
+  std::lock_guard lock(state_->mutex);
+  auto [it, fresh] = state_->keys.try_emplace(std::move(text), state_->targets.size() + 1);
+  if (fresh) state_->targets.push_back(std::move(target));
+  return it->second;
+}
+
+Value ReferenceTable::find(uint64_t key) const {
+  std::lock_guard lock(state_->mutex);
+  if (key == 0 || key > state_->targets.size()) return {};
+  return state_->targets[key - 1];
+}
+
+size_t ReferenceTable::size() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->targets.size();
+}
+
+}  // namespace dudley::model
