@@ -13,6 +13,9 @@
 #ifdef DUDLEY_WITH_NDL
 #include "dudley/formats/ndl/ndl.hpp"
 #endif
+#ifdef DUDLEY_WITH_HDF5
+#include "dudley/formats/hdf5/hdf5.hpp"
+#endif
 
 namespace dudley {
 
@@ -38,6 +41,9 @@ void register_builtin_formats(FormatRegistry& registry) {
 #endif
 #ifdef DUDLEY_WITH_AVRO
   avro::register_avro_format(registry);
+#endif
+#ifdef DUDLEY_WITH_HDF5
+  hdf5::register_hdf5_format(registry);
 #endif
 #ifdef DUDLEY_WITH_NDL
   ndl::register_ndl_format(registry);  // no signature: found by extension

@@ -279,6 +279,10 @@ struct Tree {
   /// Files the tree reads besides the one opened (ASDF arrays whose `source` names another
   /// file), as resolved paths: a conversion must not replace them.
   std::vector<std::string> companions;
+  /// What of the file the tree has no place for (HDF5 soft and external links, committed
+  /// datatypes, attributes of types the model lacks), one line each naming the item: tools
+  /// that describe the whole file say so.
+  std::vector<std::string> skipped;
 
   /// The node at "/g/x" (list items by index, "/L/2"); nullptr when there is none. Items
   /// made on demand are kept by the tree from then on, so the pointer stays valid.

@@ -219,7 +219,7 @@ Handle h5_type(const DType& t, bool memory) {
     case DTypeKind::kRawBits: {
       Handle o(H5Tcreate(H5T_OPAQUE, t.size()));
       const std::string tag = t.kind() == DTypeKind::kOpaque ? t.tag() : "";
-      H5Tset_tag(o.get(), tag.empty() ? "opaque" : tag.c_str());
+      if (!tag.empty()) H5Tset_tag(o.get(), tag.c_str());
       return o;
     }
     case DTypeKind::kEnum: {

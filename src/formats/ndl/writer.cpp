@@ -8,8 +8,8 @@
 #include <map>
 
 #include "datatype.hpp"
-#include "dudley/core/vlen.hpp"
 #include "dudley/formats/ndl/ndl.hpp"
+#include "dudley/model/value_array.hpp"
 #include "filters.hpp"
 #include "formats/asdf/yaml_emit.hpp"
 #include "values.hpp"
@@ -38,70 +38,6 @@ const model::ValueList* list_attribute(const Node& n, const char* name) {
   const model::AttributeValue* a = n.attributes.find(name);
   const Value* v = a ? std::get_if<Value>(a) : nullptr;
   return v && v->is<model::ValueList>() ? &v->as<model::ValueList>() : nullptr;
-}
-
-// An attribute value as an array NDL can state; nullopt (with `why`) when it has none.
-std::optional<NDArray> as_array(const Value& v, std::string& why) {
-  auto scalar_of = [](const Value& x) -> std::optional<DType> {
-    if (x.is<bool>()) return DType::boolean();
-    if (x.is<int64_t>()) return DType::int_(8);
-    if (x.is<uint64_t>()) return DType::uint(8);
-    if (x.is<double>()) return DType::float_(8);
-    if (x.is<std::string>()) return DType::vlen(DType::text(TextEncoding::kUtf8));
-    return std::nullopt;
-  };
-  std::vector<const Value*> items;
-  std::vector<int64_t> shape;
-  if (v.is<model::ValueList>()) {
-    for (const Value& x : v.as<model::ValueList>()) items.push_back(&x);
-    shape = {static_cast<int64_t>(items.size())};
-  } else {
-    items.push_back(&v);
-  }
-  std::optional<DType> type;
-  for (const Value* x : items) {
-    std::optional<DType> t = scalar_of(*x);
-    if (t && type && *t != *type) {
-      // Integers and floats together: all floats.
-      if (t->kind() != DTypeKind::kText && type->kind() != DTypeKind::kVLen &&
-          t->kind() != DTypeKind::kVLen && t->kind() != DTypeKind::kBool &&
-          type->kind() != DTypeKind::kBool) {
-        t = DType::float_(8);
-      } else {
-        t.reset();
-      }
-    }
-    if (!t) {
-      why = v.is<model::ValueMap>() ? "a mapping" : v.is_null() ? "null" : "a list of mixed values";
-      return std::nullopt;
-    }
-    type = t;
-  }
-  if (!type) type = DType::float_(8);  // an empty list
-  if (type->kind() == DTypeKind::kVLen) {
-    VLenArrayBuilder b(*type, items.size());
-    for (const Value* x : items) b.append(x->as<std::string>().data(), x->as<std::string>().size());
-    return b.finish(Shape(shape));
-  }
-  NDArray a(*type, Shape(shape));
-  auto* out = static_cast<std::byte*>(a.mutable_data());
-  for (size_t i = 0; i < items.size(); ++i) {
-    const Value& x = *items[i];
-    std::byte* p = out + i * type->size();
-    if (type->kind() == DTypeKind::kBool) {
-      *p = std::byte{x.as<bool>() ? uint8_t{1} : uint8_t{0}};
-    } else if (type->kind() == DTypeKind::kFloat) {
-      const double d = x.is<double>()    ? x.as<double>()
-                       : x.is<int64_t>() ? static_cast<double>(x.as<int64_t>())
-                                         : static_cast<double>(x.as<uint64_t>());
-      std::memcpy(p, &d, 8);
-    } else if (x.is<int64_t>()) {
-      std::memcpy(p, &x.as<int64_t>(), 8);
-    } else {
-      std::memcpy(p, &x.as<uint64_t>(), 8);
-    }
-  }
-  return a;
 }
 
 class Describer {
@@ -151,11 +87,8 @@ class Describer {
 
   // The DimCoord dimension `k` of `n` (in group `gpath`) is attached to, or "".
   std::string coordinate_of(const Node& n, const std::string& gpath, size_t k) const {
-    const int64_t extent = max_extent(n, k);
-    auto fits = [&](const std::string& p) {
-      auto it = dimcoords_.find(p);
-      return it != dimcoords_.end() && max_extent(*it->second, 0) == extent;
-    };
+    // P4: the DimCoord attached to the dimension, whatever its extent.
+    auto fits = [&](const std::string& p) { return dimcoords_.count(p) > 0; };
     if (const model::ValueList* coords = list_attribute(n, model::well_known::kDimensionCoordinates);
         coords && coords->size() == n.shape.size() && (*coords)[k].is<std::string>()) {
       const std::string& p = (*coords)[k].as<std::string>();
@@ -324,7 +257,7 @@ class Describer {
           continue;
         }
         std::string why;
-        std::optional<NDArray> a = as_array(*v, why);
+        std::optional<NDArray> a = model::value_as_array(*v, why);
         if (!a) {
           warn(fmt::format("{}: attribute '{}' is {}; NDL has no type for it, left out", owner,
                            name, why));
@@ -370,6 +303,7 @@ void describe(const model::Tree& tree, const DescribeOptions& options,
               const std::function<void(std::string_view)>& sink, std::vector<std::string>& warnings) {
   model::Tree holder;
   const model::Tree& t = model::with_group_root(tree, holder);
+  for (const std::string& s : tree.skipped) warnings.push_back(s);
   Describer d(tree.references.get(), options, sink, warnings);
   d.run(*t.root);
 }

@@ -1,0 +1,19 @@
+// A JSON-like attribute value as a typed array, for formats whose attributes are typed
+// (HDF5, NDL): what a scalar or a list of scalars of one kind is.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "dudley/core/ndarray.hpp"
+#include "dudley/model/value.hpp"
+
+namespace dudley::model {
+
+/// `value` as an array: a bool, integer (int64, or uint64 above its range), float (float64)
+/// or string (variable-length UTF-8) scalar, or a list of those of one kind (integers and
+/// floats together: float64) as a 1-D array. nullopt, with `why` saying what the value is,
+/// for maps, nulls and mixed lists.
+std::optional<NDArray> value_as_array(const Value& value, std::string& why);
+
+}  // namespace dudley::model

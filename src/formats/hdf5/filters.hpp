@@ -1,0 +1,19 @@
+// HDF5 filter pipelines to and from the model's codec lists ([{name, configuration}], the
+// codec layer's names: deflate is zlib's stream).
+#pragma once
+
+#include "dudley/core/dtype.hpp"
+#include "dudley/model/value.hpp"
+#include "library.hpp"
+
+namespace dudley::hdf5 {
+
+/// The codec list of a dataset creation property list's filters, in write order. Filters
+/// the codec layer has no name for are named "hdf5-filter-ID" with their parameters.
+model::Value codecs_of(hid_t dcpl, const DType& type);
+
+/// Adds to `dcpl` the filters of a codec list that HDF5 can apply (deflate, shuffle,
+/// fletcher32, and the registered plugins); returns one note per codec it cannot.
+std::vector<std::string> apply_codecs(hid_t dcpl, const model::Value& codecs);
+
+}  // namespace dudley::hdf5

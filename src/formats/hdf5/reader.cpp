@@ -1,0 +1,325 @@
+// An HDF5 file -> model tree: groups and datasets by hard link (in name order, as h5ls
+// lists them), each object once (a second hard link to it is noted, so cycles end),
+// attributes read at open, dataset values read on demand through libhdf5.
+#include <hdf5_hl.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "dataset_source.hpp"
+#include "datatype.hpp"
+#include "dudley/formats/hdf5/hdf5.hpp"
+#include "filters.hpp"
+
+namespace dudley::hdf5 {
+namespace {
+
+using model::Node;
+using model::Value;
+
+std::string join(const std::string& group, const std::string& name) {
+  return group == "/" ? "/" + name : group + "/" + name;
+}
+
+// Bookkeeping attributes of HDF5 dimension scales and netCDF-4: their meaning is carried by
+// the model's dimension attributes.
+bool bookkeeping(const std::string& name) {
+  return name == "REFERENCE_LIST" || name == "DIMENSION_LIST" || name == "_Netcdf4Dimid" ||
+         name == "_Netcdf4Coordinates" || name == "_NCProperties" || name == "_nc3_strict";
+}
+
+class Reader {
+ public:
+  explicit Reader(std::shared_ptr<OpenFile> file) : file_(std::move(file)) {}
+
+  model::Tree read() {
+    model::Tree tree;
+    tree.format = "hdf5";
+    tree.root = std::make_unique<Node>();
+    tree.root->kind = model::NodeKind::kGroup;
+    Lock lock(library_mutex());
+    Handle root = checked(H5Gopen2(file_->id.get(), "/", H5P_DEFAULT), "cannot open the root group", file_->path);
+    H5O_info_t info;
+    if (H5Oget_info2(root.get(), &info, H5O_INFO_BASIC) >= 0) seen_[info.addr] = "/";
+    attributes(root.get(), "/", tree.root->attributes, false);
+    // Groups are walked with an explicit stack: a file may nest groups deeper than the
+    // call stack could follow.
+    std::vector<std::pair<Node*, std::string>> todo{{tree.root.get(), "/"}};
+    while (!todo.empty()) {
+      auto [node, path] = todo.back();
+      todo.pop_back();
+      members(*node, path, todo);
+    }
+    attach_scales();
+    tree.skipped = std::move(skipped_);
+    tree.references = file_->refs;
+    return tree;
+  }
+
+ private:
+  struct Link {
+    std::string name;
+    H5L_type_t type;
+  };
+
+  static herr_t collect(hid_t, const char* name, const H5L_info_t* info, void* data) {
+    static_cast<std::vector<Link>*>(data)->push_back({name, info->type});
+    return 0;
+  }
+
+  void members(Node& group, const std::string& path, std::vector<std::pair<Node*, std::string>>& todo) {
+    Handle g = checked(H5Gopen2(file_->id.get(), path.c_str(), H5P_DEFAULT),
+                       fmt::format("cannot open group {}", path), file_->path);
+    std::vector<Link> links;
+    hsize_t at = 0;
+    if (H5Literate(g.get(), H5_INDEX_NAME, H5_ITER_INC, &at, collect, &links) < 0)
+      throw library_error(ErrorCategory::kData, fmt::format("cannot list group {}", path), file_->path);
+    std::vector<std::pair<Node*, std::string>> groups;
+    for (const Link& link : links) {
+      const std::string full = join(path, link.name);
+      if (link.type == H5L_TYPE_SOFT || link.type == H5L_TYPE_EXTERNAL) {
+        skipped_.push_back(fmt::format("{}: a {} link; not followed", full,
+                                       link.type == H5L_TYPE_SOFT ? "soft" : "external"));
+        continue;
+      }
+      if (link.type != H5L_TYPE_HARD) continue;
+      H5O_info_t info;
+      if (H5Oget_info_by_name2(g.get(), link.name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        add_error(group, link.name, full, "cannot read the object's header");
+        continue;
+      }
+      if (auto [it, fresh] = seen_.emplace(info.addr, full); !fresh) {
+        skipped_.push_back(fmt::format("{}: another hard link to {}; listed there", full, it->second));
+        continue;
+      }
+      if (info.type == H5O_TYPE_GROUP) {
+        auto node = std::make_unique<Node>();
+        node->kind = model::NodeKind::kGroup;
+        node->name = link.name;
+        Handle sub(H5Gopen2(g.get(), link.name.c_str(), H5P_DEFAULT));
+        if (sub.valid()) attributes(sub.get(), full, node->attributes, false);
+        groups.emplace_back(node.get(), full);
+        group.children.push_back(std::move(node));
+      } else if (info.type == H5O_TYPE_DATASET) {
+        group.children.push_back(dataset(g.get(), link.name, full));
+      } else {
+        skipped_.push_back(fmt::format("{}: a committed datatype; not listed", full));
+      }
+    }
+    // Depth first in name order: push in reverse.
+    for (auto it = groups.rbegin(); it != groups.rend(); ++it) todo.push_back(*it);
+  }
+
+  void add_error(Node& group, const std::string& name, const std::string& full, const std::string& why) {
+    auto node = std::make_unique<Node>();
+    node->kind = model::NodeKind::kArray;
+    node->name = name;
+    node->error = {ErrorCategory::kData, fmt::format("{}: {}", full, why), Location::file(file_->path)};
+    group.children.push_back(std::move(node));
+  }
+
+  std::unique_ptr<Node> dataset(hid_t group, const std::string& name, const std::string& full) {
+    auto node = std::make_unique<Node>();
+    node->kind = model::NodeKind::kArray;
+    node->name = name;
+    try {
+      Handle ds = checked(H5Dopen2(group, name.c_str(), H5P_DEFAULT),
+                          fmt::format("cannot open dataset {}", full), file_->path);
+      Handle type = checked(H5Dget_type(ds.get()), full + ": cannot read its type", file_->path);
+      Handle space = checked(H5Dget_space(ds.get()), full + ": cannot read its dataspace", file_->path);
+      node->dtype = dtype_of(type.get(), full);
+      if (H5Sget_simple_extent_type(space.get()) == H5S_NULL)
+        throw Error(ErrorCategory::kType, full + ": an empty (null) dataspace has no shape");
+      const int rank = H5Sget_simple_extent_ndims(space.get());
+      std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0))), maxdims(dims.size());
+      H5Sget_simple_extent_dims(space.get(), dims.data(), maxdims.data());
+      node->shape.assign(dims.begin(), dims.end());
+      std::vector<int64_t> max;
+      for (hsize_t m : maxdims) max.push_back(m == H5S_UNLIMITED ? -1 : static_cast<int64_t>(m));
+      if (max != node->shape) node->storage.max_shape = std::move(max);
+      node->storage.order = node->dtype.byte_order();
+      std::vector<int64_t> chunk;
+      std::optional<std::pair<uint64_t, uint64_t>> contiguous;
+      storage(ds.get(), *node, chunk, contiguous, full);
+      attributes(ds.get(), full, node->attributes, true);
+      if (H5DSis_scale(ds.get()) > 0) {
+        // A dimension scale is its own dimension's coordinate, named by its NAME.
+        char scale_name[1024] = {};
+        const ssize_t n = H5DSget_scale_name(ds.get(), scale_name, sizeof scale_name);
+        std::string dim = n > 0 ? std::string(scale_name) : name;
+        if (dim.starts_with("This is a netCDF dimension but not a netCDF variable")) dim = name;
+        node->attributes.set(model::well_known::kDimensionNames, Value(model::ValueList{Value(dim)}));
+        node->attributes.set(model::well_known::kDimensionCoordinates,
+                             Value(model::ValueList{Value(full)}));
+        if (const auto* c = node->attributes.find("CLASS")) {
+          if (const auto* v = std::get_if<Value>(c); v && v->is<std::string>() && v->as<std::string>() == "DIMENSION_SCALE") erase_attribute(*node, "CLASS");
+        }
+        erase_attribute(*node, "NAME");
+      } else if (H5Aexists(ds.get(), "DIMENSION_LIST") > 0 && rank > 0) {
+        scaled_.push_back({node.get(), full});
+      }
+      node->data = dataset_source(file_, full, node->dtype, node->shape, chunk, contiguous);
+    } catch (const Error& e) {
+      H5Eclear2(H5E_DEFAULT);
+      node->error = model::NodeError::from(e);
+    }
+    return node;
+  }
+
+  static void erase_attribute(Node& node, const std::string& name) {
+    model::Attributes kept;
+    for (const auto& [k, v] : node.attributes) {
+      if (k != name) kept.set(k, v);
+    }
+    node.attributes = std::move(kept);
+  }
+
+  void storage(hid_t ds, Node& node, std::vector<int64_t>& chunk,
+               std::optional<std::pair<uint64_t, uint64_t>>& contiguous, const std::string& full) {
+    Handle plist = checked(H5Dget_create_plist(ds), full + ": cannot read its creation properties", file_->path);
+    const H5D_layout_t layout = H5Pget_layout(plist.get());
+    if (layout == H5D_CONTIGUOUS) {
+      node.storage.kind = model::Storage::Kind::kContiguous;
+      const haddr_t addr = H5Dget_offset(ds);
+      node.storage.size = H5Dget_storage_size(ds);
+      if (addr != HADDR_UNDEF) {
+        node.storage.offset = addr;
+        contiguous = std::make_pair(static_cast<uint64_t>(addr), node.storage.size);
+      }
+    } else if (layout == H5D_CHUNKED) {
+      const int rank = H5Pget_chunk(plist.get(), 0, nullptr);
+      std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0)));
+      H5Pget_chunk(plist.get(), rank, dims.data());
+      auto chunking = std::make_shared<model::Chunking>();
+      chunking->chunk_shape.assign(dims.begin(), dims.end());
+      chunk = chunking->chunk_shape;
+      chunking->codecs = codecs_of(plist.get(), node.dtype);
+      node.storage.kind = model::Storage::Kind::kChunked;
+      node.storage.size = H5Dget_storage_size(ds);
+      node.storage.chunking = std::move(chunking);
+    }
+    H5D_fill_value_t fill_state;
+    if (H5Pfill_value_defined(plist.get(), &fill_state) >= 0 && fill_state == H5D_FILL_VALUE_USER_DEFINED &&
+        !needs_conversion(node.dtype)) {
+      const DType native = node.dtype.size() > 1 ? node.dtype.with_byte_order(native_byte_order()) : node.dtype;
+      NDArray fill(native, Shape(std::vector<int64_t>{}));
+      Handle memtype = h5_type(native, true);
+      if (H5Pget_fill_value(plist.get(), memtype.get(), fill.mutable_data()) >= 0)
+        node.attributes.set(model::well_known::kFillValue, std::move(fill));
+      H5Eclear2(H5E_DEFAULT);
+    }
+  }
+
+  struct AttrVisit {
+    Reader* self;
+    const std::string* owner;
+    model::Attributes* out;
+    bool dataset;
+  };
+
+  static herr_t attribute(hid_t loc, const char* name, const H5A_info_t*, void* data) {
+    auto* v = static_cast<AttrVisit*>(data);
+    const std::string n = name;
+    if (bookkeeping(n)) return 0;
+    const std::string what = fmt::format("{}: attribute '{}'", *v->owner, n);
+    try {
+      Handle a = checked(H5Aopen(loc, name, H5P_DEFAULT), what + ": cannot open", v->self->file_->path);
+      v->out->set(n, read_attribute(*v->self->file_, a.get(), what));
+    } catch (const Error& e) {
+      H5Eclear2(H5E_DEFAULT);
+      v->self->skipped_.push_back(e.message());
+    }
+    return 0;
+  }
+
+  void attributes(hid_t loc, const std::string& owner, model::Attributes& out, bool dataset) {
+    AttrVisit visit{this, &owner, &out, dataset};
+    hsize_t at = 0;
+    if (H5Aiterate2(loc, H5_INDEX_CRT_ORDER, H5_ITER_INC, &at, attribute, &visit) < 0) {
+      // Creation order is tracked only when the writer asked for it: name order then.
+      H5Eclear2(H5E_DEFAULT);
+      at = 0;
+      out = model::Attributes();
+      if (H5Aiterate2(loc, H5_INDEX_NAME, H5_ITER_INC, &at, attribute, &visit) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        skipped_.push_back(owner + ": attributes could not be read");
+      }
+    }
+  }
+
+  struct ScaleVisit {
+    std::string path;
+    int count = 0;
+  };
+
+  static herr_t scale(hid_t, unsigned, hid_t scale_id, void* data) {
+    auto* v = static_cast<ScaleVisit*>(data);
+    ++v->count;
+    char name[4096];
+    const ssize_t n = H5Iget_name(scale_id, name, sizeof name);
+    if (n > 0 && static_cast<size_t>(n) < sizeof name) v->path = name;
+    return 0;
+  }
+
+  // Datasets with DIMENSION_LIST: each dimension's attached scale (when exactly one is).
+  void attach_scales() {
+    for (const auto& [node, full] : scaled_) {
+      Handle ds(H5Dopen2(file_->id.get(), full.c_str(), H5P_DEFAULT));
+      if (!ds.valid()) continue;
+      model::ValueList paths, names;
+      bool any = false;
+      for (size_t d = 0; d < node->shape.size(); ++d) {
+        ScaleVisit v;
+        int idx = 0;
+        if (H5DSiterate_scales(ds.get(), static_cast<unsigned>(d), &idx, scale, &v) < 0) H5Eclear2(H5E_DEFAULT);
+        if (v.count == 1 && !v.path.empty()) {
+          const Node* target = nullptr;
+          auto it = std::find_if(seen_.begin(), seen_.end(), [&](const auto& p) { return p.second == v.path; });
+          (void)target;
+          paths.emplace_back(v.path);
+          names.emplace_back(v.path.substr(v.path.rfind('/') + 1));
+          any = any || it != seen_.end();
+        } else {
+          paths.emplace_back();
+          names.emplace_back();
+        }
+      }
+      if (any) {
+        node->attributes.set(model::well_known::kDimensionNames, Value(std::move(names)));
+        node->attributes.set(model::well_known::kDimensionCoordinates, Value(std::move(paths)));
+      }
+    }
+  }
+
+  std::shared_ptr<OpenFile> file_;
+  std::unordered_map<haddr_t, std::string> seen_;
+  std::vector<std::string> skipped_;
+  std::vector<std::pair<Node*, std::string>> scaled_;
+};
+
+}  // namespace
+
+model::Tree open_hdf5(const std::string& path) {
+  quiet_library();
+  auto file = std::make_shared<OpenFile>();
+  file->path = path;
+  file->refs = std::make_shared<model::ReferenceTable>();
+  {
+    Lock lock(library_mutex());
+    if (H5Fis_hdf5(path.c_str()) <= 0) {
+      H5Eclear2(H5E_DEFAULT);
+      throw Error(ErrorCategory::kData, "not an HDF5 file (no signature found)", Location::file(path));
+    }
+    Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
+    // Objects still open when the file is closed are closed with it.
+    H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);
+    file->id = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()), "cannot open the HDF5 file", path);
+  }
+  return Reader(file).read();
+}
+
+}  // namespace dudley::hdf5

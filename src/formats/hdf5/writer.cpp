@@ -1,0 +1,455 @@
+// Model tree -> HDF5 file through libhdf5, written under a temporary name and renamed into
+// place. Arrays without variable-length data stream piece by piece; those with it (and
+// references, written last so that their targets exist) are read whole.
+#include <hdf5_hl.h>
+#include <sys/stat.h>
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <deque>
+#include <map>
+
+#include "dataset_source.hpp"
+#include "datatype.hpp"
+#include "dudley/core/vlen.hpp"
+#include "dudley/formats/hdf5/hdf5.hpp"
+#include "dudley/io/atomic_outputs.hpp"
+#include "dudley/model/value_array.hpp"
+#include "filters.hpp"
+
+namespace dudley::hdf5 {
+namespace {
+
+using model::Node;
+using model::Value;
+
+std::string join(const std::string& group, const std::string& name) {
+  return group == "/" ? "/" + name : group + "/" + name;
+}
+
+bool has_reference(const DType& t) {
+  switch (t.kind()) {
+    case DTypeKind::kReference:
+      return true;
+    case DTypeKind::kCompound:
+      for (const DTypeField& f : t.fields()) {
+        if (has_reference(*f.type)) return true;
+      }
+      return false;
+    case DTypeKind::kFixedArray:
+    case DTypeKind::kVLen:
+      return has_reference(t.base());
+    default:
+      return false;
+  }
+}
+
+// Model elements in the library's memory form: strings as char*, vlen as hvl_t, references
+// made from the targets the reference table names.
+class RawElements {
+ public:
+  RawElements(hid_t file, const model::ReferenceTable* refs) : file_(file), refs_(refs) {}
+
+  void convert(const DType& t, const std::byte* in, std::byte* raw) {
+    switch (t.kind()) {
+      case DTypeKind::kVLen: {
+        VLenElement e;
+        std::memcpy(&e, in, sizeof e);
+        if (t.base().kind() == DTypeKind::kText) {
+          const std::string& s = strings_.emplace_back(reinterpret_cast<const char*>(e.data), e.count);
+          const char* p = s.c_str();
+          std::memcpy(raw, &p, sizeof p);
+          return;
+        }
+        hvl_t h{e.count, const_cast<std::byte*>(e.data)};
+        if (needs_conversion(t.base())) {
+          auto& block = blocks_.emplace_back(e.count * raw_size(t.base()));
+          for (uint64_t i = 0; i < e.count; ++i)
+            convert(t.base(), e.data + i * t.base().size(), block.data() + i * raw_size(t.base()));
+          h.p = block.data();
+        }
+        std::memcpy(raw, &h, sizeof h);
+        return;
+      }
+      case DTypeKind::kReference: {
+        uint64_t key;
+        std::memcpy(&key, in, 8);
+        const Value target = refs_ ? refs_->find(key) : Value();
+        std::memset(raw, 0, raw_size(t));
+        if (target.is<std::string>()) {
+          if (H5Rcreate(raw, file_, target.as<std::string>().c_str(), H5R_OBJECT, -1) < 0) {
+            H5Eclear2(H5E_DEFAULT);
+            missing_.push_back(target.as<std::string>());
+          }
+        } else if (const Value* path = target.find("target"); path && path->is<std::string>()) {
+          region(target, path->as<std::string>(), raw);
+        }
+        return;
+      }
+      case DTypeKind::kCompound:
+        for (const DTypeField& f : t.fields()) {
+          uint64_t n = 1;
+          for (int64_t d : f.shape) n *= static_cast<uint64_t>(d);
+          for (uint64_t i = 0; i < n; ++i)
+            convert(*f.type, in + f.offset + i * f.type->size(), raw + f.offset + i * raw_size(*f.type));
+        }
+        return;
+      case DTypeKind::kFixedArray: {
+        uint64_t n = 1;
+        for (int64_t d : t.array_shape()) n *= static_cast<uint64_t>(d);
+        for (uint64_t i = 0; i < n; ++i)
+          convert(t.base(), in + i * t.base().size(), raw + i * raw_size(t.base()));
+        return;
+      }
+      default:
+        std::memcpy(raw, in, t.size());
+    }
+  }
+
+  const std::vector<std::string>& missing() const { return missing_; }
+
+ private:
+  void region(const Value& target, const std::string& path, std::byte* raw) {
+    Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT));
+    if (!ds.valid()) {
+      H5Eclear2(H5E_DEFAULT);
+      missing_.push_back(path);
+      return;
+    }
+    Handle space(H5Dget_space(ds.get()));
+    auto indexes = [](const Value* v) {
+      std::vector<hsize_t> out;
+      if (v && v->is<model::ValueList>()) {
+        for (const Value& x : v->as<model::ValueList>())
+          out.push_back(x.is<int64_t>() ? static_cast<hsize_t>(x.as<int64_t>()) : 0);
+      }
+      return out;
+    };
+    if (const Value* elements = target.find("elements"); elements && elements->is<model::ValueList>()) {
+      std::vector<hsize_t> coords;
+      for (const Value& e : elements->as<model::ValueList>()) {
+        const std::vector<hsize_t> c = indexes(&e);
+        coords.insert(coords.end(), c.begin(), c.end());
+      }
+      const size_t n = elements->as<model::ValueList>().size();
+      H5Sselect_elements(space.get(), H5S_SELECT_SET, n, coords.data());
+    } else {
+      std::vector<hsize_t> start = indexes(target.find("start"));
+      std::vector<hsize_t> end = indexes(target.find("opposite"));
+      std::vector<hsize_t> count(start.size());
+      for (size_t d = 0; d < start.size() && d < end.size(); ++d) count[d] = end[d] - start[d] + 1;
+      H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+    }
+    if (H5Rcreate(raw, file_, path.c_str(), H5R_DATASET_REGION, space.get()) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      missing_.push_back(path);
+    }
+  }
+
+  hid_t file_;
+  const model::ReferenceTable* refs_;
+  std::deque<std::string> strings_;
+  std::deque<std::vector<std::byte>> blocks_;
+  std::vector<std::string> missing_;
+};
+
+class Writer {
+ public:
+  Writer(const model::Tree& tree, const model::ReferenceTable* refs, hid_t file,
+         const SaveOptions& options, std::vector<std::string>& notes)
+      : tree_(tree),
+        refs_(refs),
+        file_(file),
+        options_(options),
+        own_(options.formats.get<Hdf5SaveOptions>()),
+        notes_(notes) {}
+
+  void run() {
+    total_ = options_.progress ? model::array_bytes(*tree_.root) : 0;
+    Handle root(H5Gopen2(file_, "/", H5P_DEFAULT));
+    if (tree_.root->kind == model::NodeKind::kGroup) {
+      attributes(root.get(), *tree_.root, "/");
+      members(root.get(), *tree_.root, "/");
+    }
+    for (const auto& [path, node] : deferred_) write_data(path, *node, true);
+    dimension_scales();
+  }
+
+ private:
+  void members(hid_t group, const Node& node, const std::string& path) {
+    model::for_each_child(node, [&](uint64_t i, const Node& c) {
+      const std::string name = node.kind == model::NodeKind::kList ? std::to_string(i) : c.name;
+      const std::string full = join(path, name);
+      if (!c.error.empty()) {
+        notes_.push_back(fmt::format("{}: {}; left out", full, c.error.message));
+        return true;
+      }
+      if (c.kind == model::NodeKind::kArray) {
+        dataset(group, name, c, full);
+      } else {
+        Handle ocpl(H5Pcreate(H5P_GROUP_CREATE));
+        H5Pset_attr_creation_order(ocpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+        Handle g = checked(H5Gcreate2(group, name.c_str(), H5P_DEFAULT, ocpl.get(), H5P_DEFAULT),
+                           fmt::format("cannot create group {}", full), path_of_file(), ErrorCategory::kIo);
+        attributes(g.get(), c, full);
+        if (c.kind == model::NodeKind::kList && lists_noted_++ == 0)
+          notes_.push_back(fmt::format("{}: HDF5 has no lists; its items are the group's members 0, 1, ...", full));
+        members(g.get(), c, full);
+      }
+      return true;
+    });
+  }
+
+  std::string path_of_file() const {
+    char name[4096] = {};
+    H5Fget_name(file_, name, sizeof name);
+    return name;
+  }
+
+  void dataset(hid_t group, const std::string& name, const Node& n, const std::string& full) {
+    Handle ftype;
+    try {
+      ftype = h5_type(n.dtype.kind() == DTypeKind::kText && !n.dtype.is_string()
+                          ? DType::string(n.dtype.encoding(), 1)
+                          : n.dtype,
+                      false);
+    } catch (const Error& e) {
+      notes_.push_back(fmt::format("{}: {}; left out", full, e.message()));
+      return;
+    }
+    const size_t rank = n.shape.size();
+    std::vector<hsize_t> dims(n.shape.begin(), n.shape.end()), maxdims = dims;
+    bool grows = false;
+    if (n.storage.max_shape.size() == rank) {
+      for (size_t d = 0; d < rank; ++d) {
+        const int64_t m = n.storage.max_shape[d];
+        maxdims[d] = m < 0 ? H5S_UNLIMITED : static_cast<hsize_t>(std::max(m, n.shape[d]));
+        grows |= maxdims[d] != dims[d];
+      }
+    }
+    Handle space(rank == 0 ? H5Screate(H5S_SCALAR)
+                           : H5Screate_simple(static_cast<int>(rank), dims.data(), maxdims.data()));
+    Handle dcpl(H5Pcreate(H5P_DATASET_CREATE));
+    H5Pset_attr_creation_order(dcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    const model::Chunking* chunking =
+        n.storage.kind == model::Storage::Kind::kChunked ? n.storage.chunking.get() : nullptr;
+    const bool compress = own_.deflate > 0 && rank > 0 && n.dtype.size() > 0;
+    if (rank > 0 && (chunking || grows || compress)) {
+      std::vector<hsize_t> chunk(rank);
+      for (size_t d = 0; d < rank; ++d) {
+        int64_t c = chunking && chunking->chunk_shape.size() == rank ? chunking->chunk_shape[d]
+                                                                      : std::min<int64_t>(n.shape[d], 1024);
+        chunk[d] = static_cast<hsize_t>(std::max<int64_t>(c, 1));
+      }
+      if (!chunking && !compress) {
+        // Only growing: chunks of about 1 MiB along the first dimensions.
+        uint64_t bytes = n.dtype.size();
+        for (size_t d = rank; d-- > 0;) {
+          chunk[d] = std::max<hsize_t>(1, std::min<hsize_t>(dims[d], (uint64_t{1} << 20) / std::max<uint64_t>(bytes, 1)));
+          bytes *= chunk[d];
+        }
+      }
+      H5Pset_chunk(dcpl.get(), static_cast<int>(rank), chunk.data());
+      if (compress) {
+        if (own_.shuffle) H5Pset_shuffle(dcpl.get());
+        H5Pset_deflate(dcpl.get(), own_.deflate);
+      } else if (chunking) {
+        for (std::string& note : apply_codecs(dcpl.get(), chunking->codecs)) notes_.push_back(full + ": " + note);
+      }
+    }
+    if (const auto* fill = n.attributes.find(model::well_known::kFillValue)) {
+      if (const NDArray* a = std::get_if<NDArray>(fill); a && a->element_count() == 1 && !needs_conversion(a->dtype())) {
+        const NDArray native = a->to_native();
+        Handle mt = h5_type(native.dtype(), true);
+        if (native.dtype().size() == n.dtype.size()) H5Pset_fill_value(dcpl.get(), mt.get(), native.data());
+      }
+    }
+    Handle ds = checked(H5Dcreate2(group, name.c_str(), ftype.get(), space.get(), H5P_DEFAULT,
+                                   dcpl.get(), H5P_DEFAULT),
+                        fmt::format("cannot create dataset {}", full), path_of_file(), ErrorCategory::kIo);
+    attributes(ds.get(), n, full);
+    written_[full] = &n;
+    if (has_reference(n.dtype)) {
+      deferred_.emplace_back(full, &n);  // after every target exists
+      return;
+    }
+    write_data(full, n, false);
+  }
+
+  void write_data(const std::string& full, const Node& n, bool deferred) {
+    if (!n.data) return;
+    Handle ds(H5Dopen2(file_, full.c_str(), H5P_DEFAULT));
+    const DType native = n.dtype.size() > 1 && n.dtype.kind() != DTypeKind::kVLen
+                             ? n.dtype.with_byte_order(native_byte_order())
+                             : n.dtype;
+    Handle memtype = h5_type(native.kind() == DTypeKind::kText && !native.is_string()
+                                 ? DType::string(native.encoding(), 1)
+                                 : native,
+                             true);
+    if (needs_conversion(native)) {
+      const NDArray a = n.data->read();
+      const NDArray packed = a.to_native();
+      std::vector<std::byte> raw(packed.element_count() * raw_size(native));
+      RawElements conv(file_, refs_);
+      for (uint64_t i = 0; i < packed.element_count(); ++i)
+        conv.convert(native, static_cast<const std::byte*>(packed.data()) + i * native.size(),
+                     raw.data() + i * raw_size(native));
+      for (const std::string& m : conv.missing())
+        notes_.push_back(fmt::format("{}: a reference to {}, which is not in the output; written null", full, m));
+      if (!raw.empty())
+        check(H5Dwrite(ds.get(), memtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()),
+              fmt::format("cannot write {}", full), path_of_file(), ErrorCategory::kIo);
+      progress(a.byte_size());
+      (void)deferred;
+      return;
+    }
+    std::vector<std::byte> buffer;
+    const model::ReadUnit unit = n.data->read_unit();
+    model::for_each_piece(n.shape, native.size(), unit, model::kPieceBytes, [&](const model::Piece& p) {
+      buffer.resize(p.bytes);
+      n.data->read_into(p.slab, buffer.data());
+      Handle filespace(H5Dget_space(ds.get()));
+      Handle memspace;
+      if (n.shape.empty()) {
+        memspace = Handle(H5Screate(H5S_SCALAR));
+      } else {
+        std::vector<hsize_t> start(p.slab.start.begin(), p.slab.start.end());
+        std::vector<hsize_t> count(p.slab.count.begin(), p.slab.count.end());
+        H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+        memspace = Handle(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr));
+      }
+      check(H5Dwrite(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT, buffer.data()),
+            fmt::format("cannot write {}", full), path_of_file(), ErrorCategory::kIo);
+      progress(p.bytes);
+      return true;
+    });
+  }
+
+  void progress(uint64_t bytes) {
+    done_ += bytes;
+    if (options_.progress) options_.progress(done_, total_);
+  }
+
+  void attributes(hid_t loc, const Node& n, const std::string& owner) {
+    for (const auto& [name, value] : n.attributes) {
+      if (name == model::well_known::kDimensionNames || name == model::well_known::kDimensionCoordinates ||
+          name == model::well_known::kFillValue)
+        continue;
+      std::optional<NDArray> array;
+      if (const Value* v = std::get_if<Value>(&value)) {
+        std::string why;
+        array = model::value_as_array(*v, why);
+        if (!array) {
+          notes_.push_back(fmt::format("{}: attribute '{}' is {}; HDF5 attributes are typed, left out", owner, name, why));
+          continue;
+        }
+      } else {
+        array = std::get<NDArray>(value).to_native();
+      }
+      try {
+        write_attribute(loc, name, *array);
+      } catch (const Error& e) {
+        notes_.push_back(fmt::format("{}: attribute '{}': {}; left out", owner, name, e.message()));
+      }
+    }
+  }
+
+  void write_attribute(hid_t loc, const std::string& name, const NDArray& a) {
+    const DType& t = a.dtype();
+    Handle ftype = h5_type(t, false);
+    Handle mtype = h5_type(t, true);
+    const auto& dims64 = a.shape().dims();
+    std::vector<hsize_t> dims(dims64.begin(), dims64.end());
+    Handle space(dims.empty() ? H5Screate(H5S_SCALAR)
+                              : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+    Handle attr = checked(H5Acreate2(loc, name.c_str(), ftype.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                          "cannot create the attribute", path_of_file(), ErrorCategory::kIo);
+    if (needs_conversion(t)) {
+      std::vector<std::byte> raw(a.element_count() * raw_size(t));
+      RawElements conv(file_, refs_);
+      for (uint64_t i = 0; i < a.element_count(); ++i)
+        conv.convert(t, static_cast<const std::byte*>(a.data()) + i * t.size(), raw.data() + i * raw_size(t));
+      check(H5Awrite(attr.get(), mtype.get(), raw.data()), "cannot write the attribute", path_of_file(), ErrorCategory::kIo);
+    } else {
+      check(H5Awrite(attr.get(), mtype.get(), a.data()), "cannot write the attribute", path_of_file(), ErrorCategory::kIo);
+    }
+  }
+
+  static const model::ValueList* list_attribute(const Node& n, const char* name) {
+    const model::AttributeValue* a = n.attributes.find(name);
+    const Value* v = a ? std::get_if<Value>(a) : nullptr;
+    return v && v->is<model::ValueList>() ? &v->as<model::ValueList>() : nullptr;
+  }
+
+  // Arrays that are their own dimension's coordinate become scales; arrays naming them in
+  // their dimension coordinates get them attached.
+  void dimension_scales() {
+    std::map<std::string, bool> scales;
+    for (const auto& [path, node] : written_) {
+      const model::ValueList* coords = list_attribute(*node, model::well_known::kDimensionCoordinates);
+      if (node->shape.size() == 1 && coords && coords->size() == 1 && (*coords)[0].is<std::string>() &&
+          (*coords)[0].as<std::string>() == path) {
+        const model::ValueList* names = list_attribute(*node, model::well_known::kDimensionNames);
+        std::string dim = names && names->size() == 1 && (*names)[0].is<std::string>()
+                              ? (*names)[0].as<std::string>()
+                              : node->name;
+        Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT));
+        if (H5DSset_scale(ds.get(), dim.c_str()) >= 0) scales[path] = true;
+        H5Eclear2(H5E_DEFAULT);
+      }
+    }
+    for (const auto& [path, node] : written_) {
+      if (scales.count(path)) continue;
+      const model::ValueList* coords = list_attribute(*node, model::well_known::kDimensionCoordinates);
+      if (!coords || coords->size() != node->shape.size()) continue;
+      Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT));
+      for (size_t d = 0; d < coords->size(); ++d) {
+        const Value& c = (*coords)[d];
+        if (!c.is<std::string>() || !scales.count(c.as<std::string>())) continue;
+        Handle scale(H5Dopen2(file_, c.as<std::string>().c_str(), H5P_DEFAULT));
+        if (H5DSattach_scale(ds.get(), scale.get(), static_cast<unsigned>(d)) < 0) {
+          H5Eclear2(H5E_DEFAULT);
+          notes_.push_back(fmt::format("{}: dimension {} could not be attached to {}", path, d, c.as<std::string>()));
+        }
+      }
+    }
+  }
+
+  const model::Tree& tree_;
+  const model::ReferenceTable* refs_;
+  hid_t file_;
+  const SaveOptions& options_;
+  const Hdf5SaveOptions& own_;
+  std::vector<std::string>& notes_;
+  std::vector<std::pair<std::string, const Node*>> deferred_;
+  std::map<std::string, const Node*> written_;
+  uint64_t total_ = 0, done_ = 0;
+  int lists_noted_ = 0;
+};
+
+}  // namespace
+
+uint64_t write_hdf5(const model::Tree& source, const std::string& path, const SaveOptions& options,
+                    std::vector<std::string>& notes) {
+  quiet_library();
+  model::Tree holder;
+  const model::Tree& tree = model::with_group_root(source, holder);
+  io::NamedTempFile out(path);
+  {
+    Lock lock(library_mutex());
+    Handle fcpl(H5Pcreate(H5P_FILE_CREATE));
+    H5Pset_attr_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
+    H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);
+    Handle file = checked(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
+                          "cannot create the HDF5 file", path, ErrorCategory::kIo);
+    Writer(tree, source.references.get(), file.get(), options, notes).run();
+    check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "cannot write the HDF5 file", path, ErrorCategory::kIo);
+  }
+  out.commit(options.fsync);
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+}
+
+}  // namespace dudley::hdf5
