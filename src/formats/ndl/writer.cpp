@@ -188,7 +188,8 @@ class Describer {
       if (!f.empty()) s += "        filter: " + f + "\n";
     }
     const DType& t = n.dtype;
-    const bool numeric = t.kind() == DTypeKind::kInt || t.kind() == DTypeKind::kUInt ||
+    const bool numeric = t.kind() == DTypeKind::kBool || t.kind() == DTypeKind::kInt ||
+                         t.kind() == DTypeKind::kUInt ||
                          t.kind() == DTypeKind::kFloat || t.kind() == DTypeKind::kEnum;
     if (numeric) {
       ByteOrder order = t.kind() == DTypeKind::kEnum ? t.base().byte_order() : t.byte_order();
