@@ -261,12 +261,12 @@ class Reader {
   }
 
   // Applies what storage says to `node` (an array of `native` type, its values native).
-  void apply_storage(Node& node, const Directives& d, const DType& native) {
+  void apply_storage(Node& node, const Directives& d, const DType& native, const YamlNode& at) {
     if (!d.chunk.empty()) {
       if (d.chunk.size() != node.shape.size())
-        throw Error(ErrorCategory::kSemantic,
-                    fmt::format("chunk has {} extents for an array of rank {}", d.chunk.size(),
-                                node.shape.size()));
+        fail(at, path_,
+             fmt::format("chunk has {} extents for an array of rank {}", d.chunk.size(),
+                         node.shape.size()));
       auto chunking = std::make_shared<model::Chunking>();
       chunking->chunk_shape = d.chunk;
       chunking->codecs = d.codecs.is_null() ? Value(model::ValueList{}) : d.codecs;
@@ -329,7 +329,7 @@ class Reader {
     node->dtype = stored_type(native, d);
     node->shape = {dc.current};
     if (!dc.size || *dc.size != dc.current) node->storage.max_shape = {dc.size ? *dc.size : -1};
-    apply_storage(*node, d, native);
+    apply_storage(*node, d, native, b.find("storage") ? *b.find("storage") : key);
     node->data = value ? model::memory_source(
                              parse_value(*value, native, node->shape, path_, *refs_, budget_))
                        : std::make_shared<DescriptionOnly>("dimcoord " + full);
@@ -432,7 +432,7 @@ class Reader {
     node->dtype = stored_type(native, d);
     node->shape = current;
     if (max != current) node->storage.max_shape = max;
-    apply_storage(*node, d, native);
+    apply_storage(*node, d, native, b.find("storage") ? *b.find("storage") : key);
     node->data = value ? model::memory_source(parse_value(*value, native, current, path_, *refs_, budget_))
                        : std::make_shared<DescriptionOnly>("ndarray " + full);
     if (any_coord) {

@@ -173,6 +173,16 @@ class Parser {
   }
 
   void enumerated(const YamlNode& n, const DType& t, std::byte* out) {
+    // A member by its name as written: plain ON and OFF are YAML 1.1 booleans, yet here
+    // they can only mean the members of those names.
+    if (n.is_scalar()) {
+      for (const DTypeEnumMember& m : t.enum_members()) {
+        if (m.name == n.text) {
+          store_integer(static_cast<uint64_t>(m.value), t.size(), out);
+          return;
+        }
+      }
+    }
     const Value v = scalar(n);
     if (v.is<std::string>()) {
       for (const DTypeEnumMember& m : t.enum_members()) {
