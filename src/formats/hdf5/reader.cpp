@@ -2,6 +2,10 @@
 // lists them), each object once (a second hard link to it is noted, so cycles end),
 // attributes read at open, dataset values read on demand through libhdf5.
 #include <hdf5_hl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -305,6 +309,10 @@ class Reader {
 
 model::Tree open_hdf5(const std::string& path) {
   quiet_library();
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw Error(ErrorCategory::kIo, fmt::format("cannot open: {}", std::strerror(errno)), Location::file(path));
+  if (!S_ISREG(st.st_mode)) throw Error(ErrorCategory::kIo, "not a regular file", Location::file(path));
   auto file = std::make_shared<OpenFile>();
   file->path = path;
   file->refs = std::make_shared<model::ReferenceTable>();

@@ -62,6 +62,8 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 // Emits the text of a tree; struct types are collected first and declared at the top.
 class Emitter {
  public:
+  explicit Emitter(const LayoutTextOptions& options) : options_(options) {}
+
   std::string run(const model::Tree& tree) {
     std::string body;
     node(*tree.root, "/", 0, body);
@@ -72,7 +74,7 @@ class Emitter {
       array(*target, where, body);
       doc(target->doc, body);
     }
-    std::string out = "!DUDLEY := S1[8]\n" + types_ + body;
+    std::string out = (options_.signature ? "!DUDLEY := S1[8]\n" : "") + types_ + body;
     return out;
   }
 
@@ -102,6 +104,15 @@ class Emitter {
 
  private:
   // Element type text and the extra trailing dimensions it brings (text length).
+  // Without a signature (a layout of another format's file) every multi-byte type states
+  // its byte order.
+  std::string ordered(std::string name, const DType& t) const {
+    if (options_.signature || t.unit_size() <= 1) return name;
+    if (t.byte_order() == ByteOrder::kBig) return ">" + name;
+    if (t.byte_order() == ByteOrder::kLittle) return "<" + name;
+    return name;
+  }
+
   std::string type(const DType& t, const std::string& where, std::vector<int64_t>& extra) {
     if (t.kind() == DTypeKind::kCompound) return compound(t, where);
     // A fixed-length string (one per element) is code units along one more dimension, as
@@ -110,10 +121,10 @@ class Emitter {
       extra.push_back(static_cast<int64_t>(t.text_length()));
       if (const std::optional<Primitive> p =
               primitive_for(DType::text(t.encoding(), 1, t.byte_order()))) {
-        return std::string(primitive_name(*p));
+        return ordered(std::string(primitive_name(*p)), t);
       }
     } else if (const std::optional<Primitive> p = primitive_for(t)) {
-      return std::string(primitive_name(*p));
+      return ordered(std::string(primitive_name(*p)), t);
     }
     throw Error(ErrorCategory::kType,
                 fmt::format("{}: Dudley has no type for {}", where, t.to_string()));
@@ -182,7 +193,11 @@ class Emitter {
     std::vector<int64_t> shape = n.shape;
     const std::string t = type(n.dtype, path, shape);
     check_rank(shape, path);
-    out += fmt::format("= {}{}\n", t, shape_text(shape));
+    if (options_.stored_addresses && n.storage.offset) {
+      out += fmt::format("= {}{} @ {}\n", t, shape_text(shape), *n.storage.offset);
+    } else {
+      out += fmt::format("= {}{}\n", t, shape_text(shape));
+    }
   }
 
   void node(const model::Node& n, const std::string& path, int depth, std::string& out) {
@@ -235,6 +250,7 @@ class Emitter {
     });
   }
 
+  LayoutTextOptions options_;
   std::string types_;
   std::vector<std::string> attributes_, masks_, renamed_;  // for notes()
   std::map<std::string, std::string> structs_;             // compound's text -> its type name
@@ -272,8 +288,9 @@ void arrays(const model::Node& n, const std::string& path, Writer& w) {
 
 }  // namespace
 
-std::string layout_text_for(const model::Tree& tree, std::vector<std::string>* notes) {
-  Emitter emitter;
+std::string layout_text_for(const model::Tree& tree, std::vector<std::string>* notes,
+                            const LayoutTextOptions& options) {
+  Emitter emitter(options);
   std::string text = emitter.run(tree);
   if (notes) *notes = emitter.notes();
   return text;

@@ -18,7 +18,15 @@ namespace dudley::layout {
 /// dimensions or a struct without fields.
 /// `notes`, when given, receives one line per kind of thing the layout does not keep (values
 /// of the tree, masks) or keeps otherwise (respelled names), naming the first few items.
-std::string layout_text_for(const model::Tree& tree, std::vector<std::string>* notes = nullptr);
+struct LayoutTextOptions {
+  /// Each array at its stored place (`@ storage.offset`, where the tree has one) instead of
+  /// packed one after the other: a layout that reads a file of another format in place.
+  bool stored_addresses = false;
+  /// Begin with the `!DUDLEY := S1[8]` signature (files of other formats have none).
+  bool signature = true;
+};
+std::string layout_text_for(const model::Tree& tree, std::vector<std::string>* notes = nullptr,
+                            const LayoutTextOptions& options = {});
 
 /// Writes `tree` as Dudley data file `data_path` plus its layout beside it, streaming each
 /// array block by block (memory stays bounded). Returns the data file's size.

@@ -1,0 +1,239 @@
+// `dudley layout`: a Dudley layout for a file of another format (HDF5 contiguous datasets,
+// uncompressed ASDF blocks), so that the Dudley reader reads its arrays in place; with
+// --family, one layout checked against every member.
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/data_options.hpp"
+#include "cli/failure.hpp"
+#include "dudley/core/file_io.hpp"
+#include "dudley/formats/dudley/write/from_model.hpp"
+#include "dudley/io/atomic_file.hpp"
+
+namespace dudley::cli {
+
+namespace {
+
+struct LayoutCommandOptions {
+  DataOptions data;
+  std::string output;
+};
+
+struct Placed {
+  std::string path;
+  uint64_t address = 0;
+  std::string dtype;
+  std::vector<int64_t> shape;
+};
+
+struct Skipped {
+  std::string path;
+  std::string reason;
+};
+
+// What can be laid out of one file: a tree of its contiguous arrays, and why the others
+// cannot.
+struct Plan {
+  std::string text;  // the layout, without a header
+  std::vector<Placed> placed;
+  std::vector<Skipped> skipped;
+};
+
+std::string join(const std::string& group, const std::string& name) {
+  return group == "/" ? "/" + name : group + "/" + name;
+}
+
+// Why `n` cannot be read in place by a layout, or "".
+std::string obstacle(const model::Node& n) {
+  if (!n.error.empty()) return n.error.message;
+  if (n.storage.mask) return "masked";
+  if (n.storage.kind == model::Storage::Kind::kChunked) {
+    const auto& c = *n.storage.chunking;
+    return fmt::format("chunked [{}]{}", fmt::join(c.chunk_shape, ", "),
+                       c.codecs.is<model::ValueList>() && !c.codecs.as<model::ValueList>().empty()
+                           ? " and filtered"
+                           : "");
+  }
+  if (n.storage.kind != model::Storage::Kind::kContiguous) return "not stored as one run of bytes";
+  if (!n.storage.offset) return "no storage allocated (never written)";
+  const std::optional<uint64_t> bytes = Shape(n.shape).byte_size(n.dtype.size());
+  if (!bytes || *bytes != n.storage.size)
+    return fmt::format("{} bytes stored where its shape needs {}", n.storage.size, bytes ? *bytes : 0);
+  if (n.dtype.kind() == DTypeKind::kVLen) return "variable-length (its elements lie elsewhere)";
+  if (n.dtype.byte_order() == ByteOrder::kUnspecified) return "byte order unknown";
+  // Types Dudley cannot state: ask the emitter with the array alone.
+  model::Tree one;
+  one.root = std::make_unique<model::Node>();
+  auto copy = std::make_unique<model::Node>();
+  copy->kind = model::NodeKind::kArray;
+  copy->name = "x";
+  copy->dtype = n.dtype;
+  copy->shape = n.shape;
+  one.root->children.push_back(std::move(copy));
+  try {
+    (void)layout::layout_text_for(one);
+  } catch (const Error& e) {
+    const std::string& m = e.message();
+    return m.starts_with("/x: ") ? m.substr(4) : m;
+  }
+  return {};
+}
+
+void collect(const model::Node& from, model::Node& into, const std::string& path, Plan& plan) {
+  for (const auto& c : from.children) {
+    const std::string p = join(path, c->name);
+    if (c->kind == model::NodeKind::kList) {
+      plan.skipped.push_back({p, "a list"});
+      continue;
+    }
+    if (c->kind == model::NodeKind::kGroup) {
+      auto g = std::make_unique<model::Node>();
+      g->kind = model::NodeKind::kGroup;
+      g->name = c->name;
+      collect(*c, *g, p, plan);
+      if (!g->children.empty()) into.children.push_back(std::move(g));
+      continue;
+    }
+    const std::string why = obstacle(*c);
+    if (!why.empty()) {
+      plan.skipped.push_back({p, why});
+      continue;
+    }
+    auto a = std::make_unique<model::Node>();
+    a->kind = model::NodeKind::kArray;
+    a->name = c->name;
+    a->dtype = c->dtype;
+    a->shape = c->shape;
+    a->storage.kind = model::Storage::Kind::kContiguous;
+    a->storage.offset = c->storage.offset;
+    plan.placed.push_back({p, *c->storage.offset, c->dtype.to_string(), c->shape});
+    into.children.push_back(std::move(a));
+  }
+}
+
+Plan plan_for(const DataOptions& options) {
+  const model::Tree tree = open_data(options);
+  model::Tree holder;
+  const model::Tree& t = model::with_group_root(tree, holder);
+  Plan plan;
+  model::Tree laid;
+  laid.root = std::make_unique<model::Node>();
+  collect(*t.root, *laid.root, "/", plan);
+  layout::LayoutTextOptions text_options;
+  text_options.stored_addresses = true;
+  text_options.signature = false;
+  plan.text = layout::layout_text_for(laid, nullptr, text_options);
+  return plan;
+}
+
+void write_output(const LayoutCommandOptions& options, const std::string& text,
+                  const std::vector<std::string>& inputs) {
+  if (options.output.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return;
+  }
+  for (const std::string& in : inputs) {
+    if (same_file(options.output, in))
+      throw Error(ErrorCategory::kUsage, fmt::format("--output {} is an input", options.output));
+  }
+  write_file_atomically(options.output, text);
+}
+
+nlohmann::ordered_json plan_json(const Plan& plan) {
+  nlohmann::ordered_json arrays = nlohmann::ordered_json::array(), skipped = nlohmann::ordered_json::array();
+  for (const Placed& p : plan.placed)
+    arrays.push_back({{"path", p.path}, {"address", p.address}, {"dtype", p.dtype}, {"shape", p.shape}});
+  for (const Skipped& s : plan.skipped) skipped.push_back({{"path", s.path}, {"reason", s.reason}});
+  return {{"arrays", arrays}, {"skipped", skipped}};
+}
+
+int run_layout(const LayoutCommandOptions& options) {
+  const DataOptions& data = options.data;
+  if (data.family.empty()) {
+    const Plan plan = plan_for(data);
+    const std::string text =
+        fmt::format("# Dudley layout of {}: its arrays at their addresses (dudley layout)\n{}",
+                    data.data, plan.text);
+    if (data.json) {
+      nlohmann::ordered_json out{{"file", data.data}, {"layout", text}};
+      out.update(plan_json(plan));
+      const std::string json = out.dump(2) + "\n";
+      std::fwrite(json.data(), 1, json.size(), stdout);
+    } else {
+      write_output(options, text, {data.data});
+      for (const Skipped& s : plan.skipped)
+        fmt::print(stderr, "note: {}: not laid out: {}\n", s.path, s.reason);
+    }
+    return kExitOk;
+  }
+  if (!data.data.empty()) throw Error(ErrorCategory::kUsage, "give DATA or --family, not both");
+  const std::vector<DataOptions> members = family_members(data);
+  Plan first = plan_for(members.front());
+  std::vector<std::string> inputs{members.front().data};
+  for (size_t i = 1; i < members.size(); ++i) {
+    inputs.push_back(members[i].data);
+    const Plan other = plan_for(members[i]);
+    if (other.text == first.text) continue;
+    // Say what breaks it: the first array placed differently, or present in one only.
+    std::string what = "its arrays differ";
+    for (size_t k = 0; k < std::max(first.placed.size(), other.placed.size()); ++k) {
+      if (k >= first.placed.size() || k >= other.placed.size()) {
+        const Placed& extra = k < first.placed.size() ? first.placed[k] : other.placed[k];
+        what = fmt::format("{} is in one of the two only", extra.path);
+        break;
+      }
+      const Placed& a = first.placed[k];
+      const Placed& b = other.placed[k];
+      if (a.path != b.path || a.address != b.address || a.dtype != b.dtype || a.shape != b.shape) {
+        what = a.path != b.path ? fmt::format("{} where {} has {}", b.path, members[0].data, a.path)
+               : a.address != b.address
+                   ? fmt::format("{} is at {}, not at {} as in {}", b.path, b.address, a.address, members[0].data)
+                   : fmt::format("{} is {} {}, not {} {} as in {}", b.path, b.dtype,
+                                 fmt::format("[{}]", fmt::join(b.shape, ", ")), a.dtype,
+                                 fmt::format("[{}]", fmt::join(a.shape, ", ")), members[0].data);
+        break;
+      }
+    }
+    throw Error(ErrorCategory::kData,
+                fmt::format("{} breaks the family's layout: {}", members[i].data, what),
+                Location::file(members[i].data));
+  }
+  const std::string text = fmt::format(
+      "# Dudley layout of the family {} ({} members): arrays at the same addresses in each "
+      "(dudley layout --family)\n{}",
+      data.family, members.size(), first.text);
+  if (data.json) {
+    nlohmann::ordered_json out{{"family", data.family}, {"members", members.size()}, {"layout", text}};
+    out.update(plan_json(first));
+    const std::string json = out.dump(2) + "\n";
+    std::fwrite(json.data(), 1, json.size(), stdout);
+    return kExitOk;
+  }
+  write_output(options, text, inputs);
+  for (const Skipped& s : first.skipped)
+    fmt::print(stderr, "note: {}: not laid out: {}\n", s.path, s.reason);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_layout_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<LayoutCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "layout",
+      "Write a Dudley layout for a file of another format (HDF5 contiguous datasets, "
+      "uncompressed ASDF blocks): each array at its address, with type, byte order and "
+      "shape, so 'dudley dump FILE --layout L.dud' reads it in place. Arrays that cannot be "
+      "laid out (chunked, compressed, variable-length) are named with the reason. With "
+      "--family, every member must have its arrays at the same places; the first that does "
+      "not is named.");
+  add_data_options(*cmd, options->data, true);
+  cmd->add_option("-o,--output", options->output, "Write the layout to this file");
+  cmd->callback([options, &exit_code] {
+    exit_code = guarded(options->data.json, [&] { return run_layout(*options); });
+  });
+}
+
+}  // namespace dudley::cli
