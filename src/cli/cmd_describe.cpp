@@ -53,7 +53,8 @@ int run_describe(const DescribeCommandOptions& options) {
     file.commit();
   } else {
     Output out(stdout);
-    ndl::describe(tree, describe, [&](std::string_view s) { out.write(s); }, warnings);
+    ndl::describe(
+        tree, describe, [&](std::string_view s) { out.write(s); }, warnings);
   }
   for (const std::string& w : warnings) fmt::print(stderr, "warning: {}\n", w);
   return kExitOk;

@@ -60,7 +60,8 @@ std::string obstacle(const model::Node& n) {
   if (!n.storage.offset) return "no storage allocated (never written)";
   const std::optional<uint64_t> bytes = Shape(n.shape).byte_size(n.dtype.size());
   if (!bytes || *bytes != n.storage.size)
-    return fmt::format("{} bytes stored where its shape needs {}", n.storage.size, bytes ? *bytes : 0);
+    return fmt::format("{} bytes stored where its shape needs {}", n.storage.size,
+                       bytes ? *bytes : 0);
   if (n.dtype.kind() == DTypeKind::kVLen) return "variable-length (its elements lie elsewhere)";
   if (n.dtype.byte_order() == ByteOrder::kUnspecified) return "byte order unknown";
   // Types Dudley cannot state: ask the emitter with the array alone.
@@ -142,9 +143,11 @@ void write_output(const LayoutCommandOptions& options, const std::string& text,
 }
 
 nlohmann::ordered_json plan_json(const Plan& plan) {
-  nlohmann::ordered_json arrays = nlohmann::ordered_json::array(), skipped = nlohmann::ordered_json::array();
+  nlohmann::ordered_json arrays = nlohmann::ordered_json::array(),
+                         skipped = nlohmann::ordered_json::array();
   for (const Placed& p : plan.placed)
-    arrays.push_back({{"path", p.path}, {"address", p.address}, {"dtype", p.dtype}, {"shape", p.shape}});
+    arrays.push_back(
+        {{"path", p.path}, {"address", p.address}, {"dtype", p.dtype}, {"shape", p.shape}});
   for (const Skipped& s : plan.skipped) skipped.push_back({{"path", s.path}, {"reason", s.reason}});
   return {{"arrays", arrays}, {"skipped", skipped}};
 }
@@ -189,7 +192,8 @@ int run_layout(const LayoutCommandOptions& options) {
       if (a.path != b.path || a.address != b.address || a.dtype != b.dtype || a.shape != b.shape) {
         what = a.path != b.path ? fmt::format("{} where {} has {}", b.path, members[0].data, a.path)
                : a.address != b.address
-                   ? fmt::format("{} is at {}, not at {} as in {}", b.path, b.address, a.address, members[0].data)
+                   ? fmt::format("{} is at {}, not at {} as in {}", b.path, b.address, a.address,
+                                 members[0].data)
                    : fmt::format("{} is {} {}, not {} {} as in {}", b.path, b.dtype,
                                  fmt::format("[{}]", fmt::join(b.shape, ", ")), a.dtype,
                                  fmt::format("[{}]", fmt::join(a.shape, ", ")), members[0].data);
@@ -205,7 +209,8 @@ int run_layout(const LayoutCommandOptions& options) {
       "(dudley layout --family)\n{}",
       data.family, members.size(), first.text);
   if (data.json) {
-    nlohmann::ordered_json out{{"family", data.family}, {"members", members.size()}, {"layout", text}};
+    nlohmann::ordered_json out{
+        {"family", data.family}, {"members", members.size()}, {"layout", text}};
     out.update(plan_json(first));
     const std::string json = out.dump(2) + "\n";
     std::fwrite(json.data(), 1, json.size(), stdout);

@@ -8,7 +8,7 @@ namespace dudley::model {
 
 struct ReferenceTable::State {
   mutable std::mutex mutex;
-  std::vector<Value> targets;                   // key - 1 -> target
+  std::vector<Value> targets;                      // key - 1 -> target
   std::unordered_map<std::string, uint64_t> keys;  // target as JSON text -> key
 };
 

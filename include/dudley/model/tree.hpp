@@ -270,8 +270,8 @@ struct Tree {
   std::string format;  ///< "dudley", ...
   std::unique_ptr<Node> root;
   /// Nodes that Dudley pointers stored in arrays point to, by the key the pointers hold
-  /// (Dudley pointees [C19]). Writers of formats without references note what they drop. Empty for files
-  /// without them.
+  /// (Dudley pointees [C19]). Writers of formats without references note what they drop. Empty for
+  /// files without them.
   std::map<uint64_t, std::unique_ptr<Node>> pointees;
   /// What the references stored in arrays (DType::reference: HDF5 object and region
   /// references, NDL objref/regref values) point to; nullptr when the file has none.

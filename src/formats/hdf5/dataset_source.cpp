@@ -44,7 +44,8 @@ model::Value region_target(hid_t file, const void* ref) {
     model::ValueList elements;
     for (hssize_t i = 0; i < n; ++i) {
       model::ValueList e;
-      for (int d = 0; d < rank; ++d) e.emplace_back(static_cast<int64_t>(points[static_cast<size_t>(i * rank + d)]));
+      for (int d = 0; d < rank; ++d)
+        e.emplace_back(static_cast<int64_t>(points[static_cast<size_t>(i * rank + d)]));
       elements.emplace_back(std::move(e));
     }
     map.emplace_back("elements", std::move(elements));
@@ -102,7 +103,8 @@ void convert_one(const OpenFile& file, const DType& t, const std::byte* raw, std
         }
       } else {
         static const std::byte zero[sizeof(hdset_reg_ref_t)] = {};
-        if (std::memcmp(raw, zero, sizeof zero) != 0) key = file.refs->add(region_target(file.id.get(), raw));
+        if (std::memcmp(raw, zero, sizeof zero) != 0)
+          key = file.refs->add(region_target(file.id.get(), raw));
       }
       std::memcpy(out, &key, 8);
       return;
@@ -169,8 +171,10 @@ class DatasetSource final : public model::ArraySource {
       Handle memtype = h5_type(native_, true);
       Handle filespace, memspace;
       select(ds, forward, filespace, memspace);
-      if (*n) check(H5Dread(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT, raw.data()),
-                    fmt::format("cannot read {}", name_), file_->path);
+      if (*n)
+        check(H5Dread(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT,
+                      raw.data()),
+              fmt::format("cannot read {}", name_), file_->path);
       convert_elements(*file_, native_, raw.data(), heap->main.data(), *n, keep);
       if (*n) H5Dvlen_reclaim(memtype.get(), memspace.get(), H5P_DEFAULT, raw.data());
     }
@@ -264,14 +268,16 @@ class DatasetSource final : public model::ArraySource {
     if (!any) {
       // Only dimensions dropped: the same bytes under the result shape.
       return NDArray::borrow(const_cast<void*>(whole.data()), whole.dtype(),
-                             Shape(slab.result_shape()), {}, std::shared_ptr<void>(std::make_shared<NDArray>(whole)));
+                             Shape(slab.result_shape()), {},
+                             std::shared_ptr<void>(std::make_shared<NDArray>(whole)));
     }
     if (whole.dtype().kind() == DTypeKind::kVLen || needs_conversion(whole.dtype())) {
       // Elements point into the heap `whole` keeps: copy the elements, keep the heap.
       NDArray packed(whole.dtype(), Shape(slab.result_shape()));
       view.copy_native_into(packed.mutable_data());
       auto keep = std::make_shared<std::pair<NDArray, NDArray>>(whole, packed);
-      return NDArray::borrow(keep->second.mutable_data(), whole.dtype(), Shape(slab.result_shape()), {}, keep);
+      return NDArray::borrow(keep->second.mutable_data(), whole.dtype(), Shape(slab.result_shape()),
+                             {}, keep);
     }
     return view.to_native();
   }
@@ -322,18 +328,17 @@ uint64_t raw_size(const DType& t) {
   }
 }
 
-void convert_elements(const OpenFile& file, const DType& type, const std::byte* raw,
-                      std::byte* out, uint64_t count, std::shared_ptr<void>& keep) {
+void convert_elements(const OpenFile& file, const DType& type, const std::byte* raw, std::byte* out,
+                      uint64_t count, std::shared_ptr<void>& keep) {
   auto* heap = static_cast<Heap*>(keep.get());
   const uint64_t step = raw_size(type);
-  for (uint64_t i = 0; i < count; ++i) convert_one(file, type, raw + i * step, out + i * type.size(), *heap);
+  for (uint64_t i = 0; i < count; ++i)
+    convert_one(file, type, raw + i * step, out + i * type.size(), *heap);
 }
 
-std::shared_ptr<model::ArraySource> dataset_source(std::shared_ptr<OpenFile> file,
-                                                   std::string name, DType dtype,
-                                                   std::vector<int64_t> shape,
-                                                   std::vector<int64_t> chunk,
-                                                   std::optional<std::pair<uint64_t, uint64_t>> contiguous) {
+std::shared_ptr<model::ArraySource> dataset_source(
+    std::shared_ptr<OpenFile> file, std::string name, DType dtype, std::vector<int64_t> shape,
+    std::vector<int64_t> chunk, std::optional<std::pair<uint64_t, uint64_t>> contiguous) {
   return std::make_shared<DatasetSource>(std::move(file), std::move(name), std::move(dtype),
                                          std::move(shape), std::move(chunk), contiguous);
 }
@@ -350,7 +355,8 @@ model::AttributeValue read_attribute(const OpenFile& file, hid_t attr, const std
   H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
   std::vector<int64_t> shape(dims.begin(), dims.end());
   if (H5Sget_simple_extent_type(space.get()) == H5S_NULL)
-    throw Error(ErrorCategory::kType, what + ": an empty (null) dataspace", Location::file(file.path));
+    throw Error(ErrorCategory::kType, what + ": an empty (null) dataspace",
+                Location::file(file.path));
   const std::optional<uint64_t> n = Shape(shape).element_count();
   const uint64_t file_size = [&] {
     hsize_t s = 0;
@@ -358,14 +364,17 @@ model::AttributeValue read_attribute(const OpenFile& file, hid_t attr, const std
     return static_cast<uint64_t>(s);
   }();
   // An attribute's elements are stored in the file: more than the file holds is damage.
-  if (!n || (*n > file_size && raw_size(native) > 0 && *n * std::max<uint64_t>(stored.size(), 1) > file_size * 16))
-    throw Error(ErrorCategory::kData, what + ": more elements than the file holds", Location::file(file.path));
+  if (!n || (*n > file_size && raw_size(native) > 0 &&
+             *n * std::max<uint64_t>(stored.size(), 1) > file_size * 16))
+    throw Error(ErrorCategory::kData, what + ": more elements than the file holds",
+                Location::file(file.path));
   Handle memtype = h5_type(native, true);
   auto heap = std::make_shared<Heap>();
   std::shared_ptr<void> keep = heap;
   heap->main.resize(*n * native.size());
   if (!needs_conversion(native)) {
-    if (*n) check(H5Aread(attr, memtype.get(), heap->main.data()), what + ": cannot read", file.path);
+    if (*n)
+      check(H5Aread(attr, memtype.get(), heap->main.data()), what + ": cannot read", file.path);
   } else {
     std::vector<std::byte> raw(*n * raw_size(native));
     if (*n) check(H5Aread(attr, memtype.get(), raw.data()), what + ": cannot read", file.path);
@@ -374,8 +383,9 @@ model::AttributeValue read_attribute(const OpenFile& file, hid_t attr, const std
   }
   NDArray a = NDArray::borrow(heap->main.data(), native, Shape(shape), {}, keep);
   // A scalar string (fixed or variable) is a plain string, as every format's text attribute.
-  if (shape.empty() && (native.kind() == DTypeKind::kText ||
-                        (native.kind() == DTypeKind::kVLen && native.base().kind() == DTypeKind::kText))) {
+  if (shape.empty() &&
+      (native.kind() == DTypeKind::kText ||
+       (native.kind() == DTypeKind::kVLen && native.base().kind() == DTypeKind::kText))) {
     std::string s;
     if (native.kind() == DTypeKind::kText) {
       s.assign(reinterpret_cast<const char*>(heap->main.data()), native.size());

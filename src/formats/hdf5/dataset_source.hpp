@@ -21,19 +21,17 @@ struct OpenFile {
 /// `raw` with the memory type h5_type(type, true), into `out` in model layout: variable-
 /// length data copied into the heap `keep` holds, references turned into keys of the file's
 /// reference table. `raw`'s variable-length memory is not freed here.
-void convert_elements(const OpenFile& file, const DType& type, const std::byte* raw,
-                      std::byte* out, uint64_t count, std::shared_ptr<void>& keep);
+void convert_elements(const OpenFile& file, const DType& type, const std::byte* raw, std::byte* out,
+                      uint64_t count, std::shared_ptr<void>& keep);
 
 /// Bytes one element of `type` takes as the library writes it in memory (a variable string
 /// is one pointer, a region reference 12 bytes).
 uint64_t raw_size(const DType& type);
 
 /// The source of the dataset at `name` in `file` (type `dtype` as stored, `shape` current).
-std::shared_ptr<model::ArraySource> dataset_source(std::shared_ptr<OpenFile> file,
-                                                   std::string name, DType dtype,
-                                                   std::vector<int64_t> shape,
-                                                   std::vector<int64_t> chunk,
-                                                   std::optional<std::pair<uint64_t, uint64_t>> contiguous);
+std::shared_ptr<model::ArraySource> dataset_source(
+    std::shared_ptr<OpenFile> file, std::string name, DType dtype, std::vector<int64_t> shape,
+    std::vector<int64_t> chunk, std::optional<std::pair<uint64_t, uint64_t>> contiguous);
 
 /// The value of attribute `attr` (open): a string for a scalar string, else an array in
 /// native byte order.

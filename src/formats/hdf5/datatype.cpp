@@ -9,7 +9,8 @@ namespace dudley::hdf5 {
 namespace {
 
 [[noreturn]] void unsupported(const std::string& what, const std::string& type) {
-  throw Error(ErrorCategory::kType, fmt::format("{}: HDF5 {} has no type in the model", what, type));
+  throw Error(ErrorCategory::kType,
+              fmt::format("{}: HDF5 {} has no type in the model", what, type));
 }
 
 ByteOrder order_of(hid_t t, size_t size) {
@@ -101,10 +102,23 @@ DType dtype_of(hid_t t, const std::string& what) {
         int64_t v = 0;
         if (base.kind() == DTypeKind::kInt) {
           switch (base.size()) {
-            case 1: v = static_cast<int8_t>(raw[0]); break;
-            case 2: { int16_t x; std::memcpy(&x, raw, 2); v = x; break; }
-            case 4: { int32_t x; std::memcpy(&x, raw, 4); v = x; break; }
-            default: std::memcpy(&v, raw, 8);
+            case 1:
+              v = static_cast<int8_t>(raw[0]);
+              break;
+            case 2: {
+              int16_t x;
+              std::memcpy(&x, raw, 2);
+              v = x;
+              break;
+            }
+            case 4: {
+              int32_t x;
+              std::memcpy(&x, raw, 4);
+              v = x;
+              break;
+            }
+            default:
+              std::memcpy(&v, raw, 8);
           }
         } else {
           uint64_t x = 0;
@@ -194,8 +208,10 @@ Handle h5_type(const DType& t, bool memory) {
     }
     case DTypeKind::kText: {
       if (t.encoding() == TextEncoding::kUtf16 || t.encoding() == TextEncoding::kUtf32)
-        throw Error(ErrorCategory::kType,
-                    fmt::format("HDF5 has no strings of {} ({})", t.encoding() == TextEncoding::kUtf16 ? "UTF-16" : "UTF-32", t.to_string()));
+        throw Error(
+            ErrorCategory::kType,
+            fmt::format("HDF5 has no strings of {} ({})",
+                        t.encoding() == TextEncoding::kUtf16 ? "UTF-16" : "UTF-32", t.to_string()));
       Handle s(H5Tcopy(H5T_C_S1));
       H5Tset_size(s.get(), t.is_string() ? std::max<uint64_t>(t.text_length(), 1) : 1);
       H5Tset_strpad(s.get(), H5T_STR_NULLPAD);
@@ -209,7 +225,8 @@ Handle h5_type(const DType& t, bool memory) {
           throw Error(ErrorCategory::kType, "HDF5 has no UTF-16 or UTF-32 strings");
         Handle s(H5Tcopy(H5T_C_S1));
         H5Tset_size(s.get(), H5T_VARIABLE);
-        H5Tset_cset(s.get(), base.encoding() == TextEncoding::kUtf8 ? H5T_CSET_UTF8 : H5T_CSET_ASCII);
+        H5Tset_cset(s.get(),
+                    base.encoding() == TextEncoding::kUtf8 ? H5T_CSET_UTF8 : H5T_CSET_ASCII);
         return s;
       }
       Handle b = h5_type(base, memory);
@@ -223,7 +240,11 @@ Handle h5_type(const DType& t, bool memory) {
       return o;
     }
     case DTypeKind::kEnum: {
-      Handle base = h5_type(memory ? t.base().with_byte_order(t.base().size() > 1 ? native_byte_order() : ByteOrder::kNotApplicable) : t.base(), memory);
+      Handle base =
+          h5_type(memory ? t.base().with_byte_order(t.base().size() > 1 ? native_byte_order()
+                                                                        : ByteOrder::kNotApplicable)
+                         : t.base(),
+                  memory);
       Handle e(H5Tenum_create(base.get()));
       Handle native(H5Tget_native_type(base.get(), H5T_DIR_ASCEND));
       for (const DTypeEnumMember& m : t.enum_members()) {
@@ -255,7 +276,7 @@ Handle h5_type(const DType& t, bool memory) {
     }
     case DTypeKind::kReference:
       return Handle(H5Tcopy(t.reference_kind() == ReferenceKind::kObject ? H5T_STD_REF_OBJ
-                                                                          : H5T_STD_REF_DSETREG));
+                                                                         : H5T_STD_REF_DSETREG));
     case DTypeKind::kPointer:
       break;
   }

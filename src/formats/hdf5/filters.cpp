@@ -49,8 +49,9 @@ Value codecs_of(hid_t dcpl, const DType& type) {
         out.push_back(codec("nbit"));
         break;
       case H5Z_FILTER_SCALEOFFSET:
-        out.push_back(codec("scaleoffset", {{"scale_type", int64_t{values[0]}},
-                                            {"scale_factor", int64_t{nvalues > 1 ? values[1] : 0}}}));
+        out.push_back(
+            codec("scaleoffset", {{"scale_type", int64_t{values[0]}},
+                                  {"scale_factor", int64_t{nvalues > 1 ? values[1] : 0}}}));
         break;
       case kZstd:
         out.push_back(codec("zstd", {{"level", int64_t{nvalues > 0 ? values[0] : 3}}}));
@@ -73,8 +74,10 @@ Value codecs_of(hid_t dcpl, const DType& type) {
       }
       default: {
         model::ValueList params;
-        for (size_t k = 0; k < std::min<size_t>(nvalues, 16); ++k) params.emplace_back(int64_t{values[k]});
-        out.push_back(codec(fmt::format("hdf5-filter-{}", id), {{"values", Value(std::move(params))}}));
+        for (size_t k = 0; k < std::min<size_t>(nvalues, 16); ++k)
+          params.emplace_back(int64_t{values[k]});
+        out.push_back(
+            codec(fmt::format("hdf5-filter-{}", id), {{"values", Value(std::move(params))}}));
       }
     }
   }

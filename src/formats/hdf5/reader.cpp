@@ -45,7 +45,8 @@ class Reader {
     tree.root = std::make_unique<Node>();
     tree.root->kind = model::NodeKind::kGroup;
     Lock lock(library_mutex());
-    Handle root = checked(H5Gopen2(file_->id.get(), "/", H5P_DEFAULT), "cannot open the root group", file_->path);
+    Handle root = checked(H5Gopen2(file_->id.get(), "/", H5P_DEFAULT), "cannot open the root group",
+                          file_->path);
     H5O_info_t info;
     if (H5Oget_info2(root.get(), &info, H5O_INFO_BASIC) >= 0) seen_[info.addr] = "/";
     attributes(root.get(), "/", tree.root->attributes, false);
@@ -74,13 +75,15 @@ class Reader {
     return 0;
   }
 
-  void members(Node& group, const std::string& path, std::vector<std::pair<Node*, std::string>>& todo) {
+  void members(Node& group, const std::string& path,
+               std::vector<std::pair<Node*, std::string>>& todo) {
     Handle g = checked(H5Gopen2(file_->id.get(), path.c_str(), H5P_DEFAULT),
                        fmt::format("cannot open group {}", path), file_->path);
     std::vector<Link> links;
     hsize_t at = 0;
     if (H5Literate(g.get(), H5_INDEX_NAME, H5_ITER_INC, &at, collect, &links) < 0)
-      throw library_error(ErrorCategory::kData, fmt::format("cannot list group {}", path), file_->path);
+      throw library_error(ErrorCategory::kData, fmt::format("cannot list group {}", path),
+                          file_->path);
     std::vector<std::pair<Node*, std::string>> groups;
     for (const Link& link : links) {
       const std::string full = join(path, link.name);
@@ -91,13 +94,15 @@ class Reader {
       }
       if (link.type != H5L_TYPE_HARD) continue;
       H5O_info_t info;
-      if (H5Oget_info_by_name2(g.get(), link.name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
+      if (H5Oget_info_by_name2(g.get(), link.name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) <
+          0) {
         H5Eclear2(H5E_DEFAULT);
         add_error(group, link.name, full, "cannot read the object's header");
         continue;
       }
       if (auto [it, fresh] = seen_.emplace(info.addr, full); !fresh) {
-        skipped_.push_back(fmt::format("{}: another hard link to {}; listed there", full, it->second));
+        skipped_.push_back(
+            fmt::format("{}: another hard link to {}; listed there", full, it->second));
         continue;
       }
       if (info.type == H5O_TYPE_GROUP) {
@@ -118,11 +123,13 @@ class Reader {
     for (auto it = groups.rbegin(); it != groups.rend(); ++it) todo.push_back(*it);
   }
 
-  void add_error(Node& group, const std::string& name, const std::string& full, const std::string& why) {
+  void add_error(Node& group, const std::string& name, const std::string& full,
+                 const std::string& why) {
     auto node = std::make_unique<Node>();
     node->kind = model::NodeKind::kArray;
     node->name = name;
-    node->error = {ErrorCategory::kData, fmt::format("{}: {}", full, why), Location::file(file_->path)};
+    node->error = {ErrorCategory::kData, fmt::format("{}: {}", full, why),
+                   Location::file(file_->path)};
     group.children.push_back(std::move(node));
   }
 
@@ -134,7 +141,8 @@ class Reader {
       Handle ds = checked(H5Dopen2(group, name.c_str(), H5P_DEFAULT),
                           fmt::format("cannot open dataset {}", full), file_->path);
       Handle type = checked(H5Dget_type(ds.get()), full + ": cannot read its type", file_->path);
-      Handle space = checked(H5Dget_space(ds.get()), full + ": cannot read its dataspace", file_->path);
+      Handle space =
+          checked(H5Dget_space(ds.get()), full + ": cannot read its dataspace", file_->path);
       node->dtype = dtype_of(type.get(), full);
       if (H5Sget_simple_extent_type(space.get()) == H5S_NULL)
         throw Error(ErrorCategory::kType, full + ": an empty (null) dataspace has no shape");
@@ -156,11 +164,14 @@ class Reader {
         const ssize_t n = H5DSget_scale_name(ds.get(), scale_name, sizeof scale_name);
         std::string dim = n > 0 ? std::string(scale_name) : name;
         if (dim.starts_with("This is a netCDF dimension but not a netCDF variable")) dim = name;
-        node->attributes.set(model::well_known::kDimensionNames, Value(model::ValueList{Value(dim)}));
+        node->attributes.set(model::well_known::kDimensionNames,
+                             Value(model::ValueList{Value(dim)}));
         node->attributes.set(model::well_known::kDimensionCoordinates,
                              Value(model::ValueList{Value(full)}));
         if (const auto* c = node->attributes.find("CLASS")) {
-          if (const auto* v = std::get_if<Value>(c); v && v->is<std::string>() && v->as<std::string>() == "DIMENSION_SCALE") erase_attribute(*node, "CLASS");
+          if (const auto* v = std::get_if<Value>(c);
+              v && v->is<std::string>() && v->as<std::string>() == "DIMENSION_SCALE")
+            erase_attribute(*node, "CLASS");
         }
         erase_attribute(*node, "NAME");
       } else if (H5Aexists(ds.get(), "DIMENSION_LIST") > 0 && rank > 0) {
@@ -184,7 +195,8 @@ class Reader {
 
   void storage(hid_t ds, Node& node, std::vector<int64_t>& chunk,
                std::optional<std::pair<uint64_t, uint64_t>>& contiguous, const std::string& full) {
-    Handle plist = checked(H5Dget_create_plist(ds), full + ": cannot read its creation properties", file_->path);
+    Handle plist = checked(H5Dget_create_plist(ds), full + ": cannot read its creation properties",
+                           file_->path);
     const H5D_layout_t layout = H5Pget_layout(plist.get());
     if (layout == H5D_CONTIGUOUS) {
       node.storage.kind = model::Storage::Kind::kContiguous;
@@ -207,9 +219,10 @@ class Reader {
       node.storage.chunking = std::move(chunking);
     }
     H5D_fill_value_t fill_state;
-    if (H5Pfill_value_defined(plist.get(), &fill_state) >= 0 && fill_state == H5D_FILL_VALUE_USER_DEFINED &&
-        !needs_conversion(node.dtype)) {
-      const DType native = node.dtype.size() > 1 ? node.dtype.with_byte_order(native_byte_order()) : node.dtype;
+    if (H5Pfill_value_defined(plist.get(), &fill_state) >= 0 &&
+        fill_state == H5D_FILL_VALUE_USER_DEFINED && !needs_conversion(node.dtype)) {
+      const DType native =
+          node.dtype.size() > 1 ? node.dtype.with_byte_order(native_byte_order()) : node.dtype;
       NDArray fill(native, Shape(std::vector<int64_t>{}));
       Handle memtype = h5_type(native, true);
       if (H5Pget_fill_value(plist.get(), memtype.get(), fill.mutable_data()) >= 0)
@@ -231,7 +244,8 @@ class Reader {
     if (bookkeeping(n)) return 0;
     const std::string what = fmt::format("{}: attribute '{}'", *v->owner, n);
     try {
-      Handle a = checked(H5Aopen(loc, name, H5P_DEFAULT), what + ": cannot open", v->self->file_->path);
+      Handle a =
+          checked(H5Aopen(loc, name, H5P_DEFAULT), what + ": cannot open", v->self->file_->path);
       v->out->set(n, read_attribute(*v->self->file_, a.get(), what));
     } catch (const Error& e) {
       H5Eclear2(H5E_DEFAULT);
@@ -279,10 +293,12 @@ class Reader {
       for (size_t d = 0; d < node->shape.size(); ++d) {
         ScaleVisit v;
         int idx = 0;
-        if (H5DSiterate_scales(ds.get(), static_cast<unsigned>(d), &idx, scale, &v) < 0) H5Eclear2(H5E_DEFAULT);
+        if (H5DSiterate_scales(ds.get(), static_cast<unsigned>(d), &idx, scale, &v) < 0)
+          H5Eclear2(H5E_DEFAULT);
         if (v.count == 1 && !v.path.empty()) {
           const Node* target = nullptr;
-          auto it = std::find_if(seen_.begin(), seen_.end(), [&](const auto& p) { return p.second == v.path; });
+          auto it = std::find_if(seen_.begin(), seen_.end(),
+                                 [&](const auto& p) { return p.second == v.path; });
           (void)target;
           paths.emplace_back(v.path);
           names.emplace_back(v.path.substr(v.path.rfind('/') + 1));
@@ -311,8 +327,10 @@ model::Tree open_hdf5(const std::string& path) {
   quiet_library();
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
-    throw Error(ErrorCategory::kIo, fmt::format("cannot open: {}", std::strerror(errno)), Location::file(path));
-  if (!S_ISREG(st.st_mode)) throw Error(ErrorCategory::kIo, "not a regular file", Location::file(path));
+    throw Error(ErrorCategory::kIo, fmt::format("cannot open: {}", std::strerror(errno)),
+                Location::file(path));
+  if (!S_ISREG(st.st_mode))
+    throw Error(ErrorCategory::kIo, "not a regular file", Location::file(path));
   auto file = std::make_shared<OpenFile>();
   file->path = path;
   file->refs = std::make_shared<model::ReferenceTable>();
@@ -320,12 +338,14 @@ model::Tree open_hdf5(const std::string& path) {
     Lock lock(library_mutex());
     if (H5Fis_hdf5(path.c_str()) <= 0) {
       H5Eclear2(H5E_DEFAULT);
-      throw Error(ErrorCategory::kData, "not an HDF5 file (no signature found)", Location::file(path));
+      throw Error(ErrorCategory::kData, "not an HDF5 file (no signature found)",
+                  Location::file(path));
     }
     Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
     // Objects still open when the file is closed are closed with it.
     H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);
-    file->id = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()), "cannot open the HDF5 file", path);
+    file->id = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()),
+                       "cannot open the HDF5 file", path);
   }
   return Reader(file).read();
 }

@@ -57,7 +57,8 @@ class RawElements {
         VLenElement e;
         std::memcpy(&e, in, sizeof e);
         if (t.base().kind() == DTypeKind::kText) {
-          const std::string& s = strings_.emplace_back(reinterpret_cast<const char*>(e.data), e.count);
+          const std::string& s =
+              strings_.emplace_back(reinterpret_cast<const char*>(e.data), e.count);
           const char* p = s.c_str();
           std::memcpy(raw, &p, sizeof p);
           return;
@@ -92,7 +93,8 @@ class RawElements {
           uint64_t n = 1;
           for (int64_t d : f.shape) n *= static_cast<uint64_t>(d);
           for (uint64_t i = 0; i < n; ++i)
-            convert(*f.type, in + f.offset + i * f.type->size(), raw + f.offset + i * raw_size(*f.type));
+            convert(*f.type, in + f.offset + i * f.type->size(),
+                    raw + f.offset + i * raw_size(*f.type));
         }
         return;
       case DTypeKind::kFixedArray: {
@@ -126,7 +128,8 @@ class RawElements {
       }
       return out;
     };
-    if (const Value* elements = target.find("elements"); elements && elements->is<model::ValueList>()) {
+    if (const Value* elements = target.find("elements");
+        elements && elements->is<model::ValueList>()) {
       std::vector<hsize_t> coords;
       for (const Value& e : elements->as<model::ValueList>()) {
         const std::vector<hsize_t> c = indexes(&e);
@@ -139,7 +142,8 @@ class RawElements {
       std::vector<hsize_t> end = indexes(target.find("opposite"));
       std::vector<hsize_t> count(start.size());
       for (size_t d = 0; d < start.size() && d < end.size(); ++d) count[d] = end[d] - start[d] + 1;
-      H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+      H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                          nullptr);
     }
     if (H5Rcreate(raw, file_, path.c_str(), H5R_DATASET_REGION, space.get()) < 0) {
       H5Eclear2(H5E_DEFAULT);
@@ -191,10 +195,12 @@ class Writer {
         Handle ocpl(H5Pcreate(H5P_GROUP_CREATE));
         H5Pset_attr_creation_order(ocpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
         Handle g = checked(H5Gcreate2(group, name.c_str(), H5P_DEFAULT, ocpl.get(), H5P_DEFAULT),
-                           fmt::format("cannot create group {}", full), path_of_file(), ErrorCategory::kIo);
+                           fmt::format("cannot create group {}", full), path_of_file(),
+                           ErrorCategory::kIo);
         attributes(g.get(), c, full);
         if (c.kind == model::NodeKind::kList && lists_noted_++ == 0)
-          notes_.push_back(fmt::format("{}: HDF5 has no lists; its items are the group's members 0, 1, ...", full));
+          notes_.push_back(fmt::format(
+              "{}: HDF5 has no lists; its items are the group's members 0, 1, ...", full));
         members(g.get(), c, full);
       }
       return true;
@@ -238,15 +244,17 @@ class Writer {
     if (rank > 0 && (chunking || grows || compress)) {
       std::vector<hsize_t> chunk(rank);
       for (size_t d = 0; d < rank; ++d) {
-        int64_t c = chunking && chunking->chunk_shape.size() == rank ? chunking->chunk_shape[d]
-                                                                      : std::min<int64_t>(n.shape[d], 1024);
+        int64_t c = chunking && chunking->chunk_shape.size() == rank
+                        ? chunking->chunk_shape[d]
+                        : std::min<int64_t>(n.shape[d], 1024);
         chunk[d] = static_cast<hsize_t>(std::max<int64_t>(c, 1));
       }
       if (!chunking && !compress) {
         // Only growing: chunks of about 1 MiB along the first dimensions.
         uint64_t bytes = n.dtype.size();
         for (size_t d = rank; d-- > 0;) {
-          chunk[d] = std::max<hsize_t>(1, std::min<hsize_t>(dims[d], (uint64_t{1} << 20) / std::max<uint64_t>(bytes, 1)));
+          chunk[d] = std::max<hsize_t>(
+              1, std::min<hsize_t>(dims[d], (uint64_t{1} << 20) / std::max<uint64_t>(bytes, 1)));
           bytes *= chunk[d];
         }
       }
@@ -255,19 +263,23 @@ class Writer {
         if (own_.shuffle) H5Pset_shuffle(dcpl.get());
         H5Pset_deflate(dcpl.get(), own_.deflate);
       } else if (chunking) {
-        for (std::string& note : apply_codecs(dcpl.get(), chunking->codecs)) notes_.push_back(full + ": " + note);
+        for (std::string& note : apply_codecs(dcpl.get(), chunking->codecs))
+          notes_.push_back(full + ": " + note);
       }
     }
     if (const auto* fill = n.attributes.find(model::well_known::kFillValue)) {
-      if (const NDArray* a = std::get_if<NDArray>(fill); a && a->element_count() == 1 && !needs_conversion(a->dtype())) {
+      if (const NDArray* a = std::get_if<NDArray>(fill);
+          a && a->element_count() == 1 && !needs_conversion(a->dtype())) {
         const NDArray native = a->to_native();
         Handle mt = h5_type(native.dtype(), true);
-        if (native.dtype().size() == n.dtype.size()) H5Pset_fill_value(dcpl.get(), mt.get(), native.data());
+        if (native.dtype().size() == n.dtype.size())
+          H5Pset_fill_value(dcpl.get(), mt.get(), native.data());
       }
     }
-    Handle ds = checked(H5Dcreate2(group, name.c_str(), ftype.get(), space.get(), H5P_DEFAULT,
-                                   dcpl.get(), H5P_DEFAULT),
-                        fmt::format("cannot create dataset {}", full), path_of_file(), ErrorCategory::kIo);
+    Handle ds =
+        checked(H5Dcreate2(group, name.c_str(), ftype.get(), space.get(), H5P_DEFAULT, dcpl.get(),
+                           H5P_DEFAULT),
+                fmt::format("cannot create dataset {}", full), path_of_file(), ErrorCategory::kIo);
     attributes(ds.get(), n, full);
     written_[full] = &n;
     if (has_reference(n.dtype)) {
@@ -296,7 +308,8 @@ class Writer {
         conv.convert(native, static_cast<const std::byte*>(packed.data()) + i * native.size(),
                      raw.data() + i * raw_size(native));
       for (const std::string& m : conv.missing())
-        notes_.push_back(fmt::format("{}: a reference to {}, which is not in the output; written null", full, m));
+        notes_.push_back(fmt::format(
+            "{}: a reference to {}, which is not in the output; written null", full, m));
       if (!raw.empty())
         check(H5Dwrite(ds.get(), memtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()),
               fmt::format("cannot write {}", full), path_of_file(), ErrorCategory::kIo);
@@ -306,24 +319,28 @@ class Writer {
     }
     std::vector<std::byte> buffer;
     const model::ReadUnit unit = n.data->read_unit();
-    model::for_each_piece(n.shape, native.size(), unit, model::kPieceBytes, [&](const model::Piece& p) {
-      buffer.resize(p.bytes);
-      n.data->read_into(p.slab, buffer.data());
-      Handle filespace(H5Dget_space(ds.get()));
-      Handle memspace;
-      if (n.shape.empty()) {
-        memspace = Handle(H5Screate(H5S_SCALAR));
-      } else {
-        std::vector<hsize_t> start(p.slab.start.begin(), p.slab.start.end());
-        std::vector<hsize_t> count(p.slab.count.begin(), p.slab.count.end());
-        H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
-        memspace = Handle(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr));
-      }
-      check(H5Dwrite(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT, buffer.data()),
-            fmt::format("cannot write {}", full), path_of_file(), ErrorCategory::kIo);
-      progress(p.bytes);
-      return true;
-    });
+    model::for_each_piece(
+        n.shape, native.size(), unit, model::kPieceBytes, [&](const model::Piece& p) {
+          buffer.resize(p.bytes);
+          n.data->read_into(p.slab, buffer.data());
+          Handle filespace(H5Dget_space(ds.get()));
+          Handle memspace;
+          if (n.shape.empty()) {
+            memspace = Handle(H5Screate(H5S_SCALAR));
+          } else {
+            std::vector<hsize_t> start(p.slab.start.begin(), p.slab.start.end());
+            std::vector<hsize_t> count(p.slab.count.begin(), p.slab.count.end());
+            H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr,
+                                count.data(), nullptr);
+            memspace =
+                Handle(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr));
+          }
+          check(H5Dwrite(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT,
+                         buffer.data()),
+                fmt::format("cannot write {}", full), path_of_file(), ErrorCategory::kIo);
+          progress(p.bytes);
+          return true;
+        });
   }
 
   void progress(uint64_t bytes) {
@@ -333,15 +350,16 @@ class Writer {
 
   void attributes(hid_t loc, const Node& n, const std::string& owner) {
     for (const auto& [name, value] : n.attributes) {
-      if (name == model::well_known::kDimensionNames || name == model::well_known::kDimensionCoordinates ||
-          name == model::well_known::kFillValue)
+      if (name == model::well_known::kDimensionNames ||
+          name == model::well_known::kDimensionCoordinates || name == model::well_known::kFillValue)
         continue;
       std::optional<NDArray> array;
       if (const Value* v = std::get_if<Value>(&value)) {
         std::string why;
         array = model::value_as_array(*v, why);
         if (!array) {
-          notes_.push_back(fmt::format("{}: attribute '{}' is {}; HDF5 attributes are typed, left out", owner, name, why));
+          notes_.push_back(fmt::format(
+              "{}: attribute '{}' is {}; HDF5 attributes are typed, left out", owner, name, why));
           continue;
         }
       } else {
@@ -361,18 +379,23 @@ class Writer {
     Handle mtype = h5_type(t, true);
     const auto& dims64 = a.shape().dims();
     std::vector<hsize_t> dims(dims64.begin(), dims64.end());
-    Handle space(dims.empty() ? H5Screate(H5S_SCALAR)
-                              : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
-    Handle attr = checked(H5Acreate2(loc, name.c_str(), ftype.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                          "cannot create the attribute", path_of_file(), ErrorCategory::kIo);
+    Handle space(dims.empty()
+                     ? H5Screate(H5S_SCALAR)
+                     : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+    Handle attr =
+        checked(H5Acreate2(loc, name.c_str(), ftype.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                "cannot create the attribute", path_of_file(), ErrorCategory::kIo);
     if (needs_conversion(t)) {
       std::vector<std::byte> raw(a.element_count() * raw_size(t));
       RawElements conv(file_, refs_);
       for (uint64_t i = 0; i < a.element_count(); ++i)
-        conv.convert(t, static_cast<const std::byte*>(a.data()) + i * t.size(), raw.data() + i * raw_size(t));
-      check(H5Awrite(attr.get(), mtype.get(), raw.data()), "cannot write the attribute", path_of_file(), ErrorCategory::kIo);
+        conv.convert(t, static_cast<const std::byte*>(a.data()) + i * t.size(),
+                     raw.data() + i * raw_size(t));
+      check(H5Awrite(attr.get(), mtype.get(), raw.data()), "cannot write the attribute",
+            path_of_file(), ErrorCategory::kIo);
     } else {
-      check(H5Awrite(attr.get(), mtype.get(), a.data()), "cannot write the attribute", path_of_file(), ErrorCategory::kIo);
+      check(H5Awrite(attr.get(), mtype.get(), a.data()), "cannot write the attribute",
+            path_of_file(), ErrorCategory::kIo);
     }
   }
 
@@ -387,9 +410,10 @@ class Writer {
   void dimension_scales() {
     std::map<std::string, bool> scales;
     for (const auto& [path, node] : written_) {
-      const model::ValueList* coords = list_attribute(*node, model::well_known::kDimensionCoordinates);
-      if (node->shape.size() == 1 && coords && coords->size() == 1 && (*coords)[0].is<std::string>() &&
-          (*coords)[0].as<std::string>() == path) {
+      const model::ValueList* coords =
+          list_attribute(*node, model::well_known::kDimensionCoordinates);
+      if (node->shape.size() == 1 && coords && coords->size() == 1 &&
+          (*coords)[0].is<std::string>() && (*coords)[0].as<std::string>() == path) {
         const model::ValueList* names = list_attribute(*node, model::well_known::kDimensionNames);
         std::string dim = names && names->size() == 1 && (*names)[0].is<std::string>()
                               ? (*names)[0].as<std::string>()
@@ -401,7 +425,8 @@ class Writer {
     }
     for (const auto& [path, node] : written_) {
       if (scales.count(path)) continue;
-      const model::ValueList* coords = list_attribute(*node, model::well_known::kDimensionCoordinates);
+      const model::ValueList* coords =
+          list_attribute(*node, model::well_known::kDimensionCoordinates);
       if (!coords || coords->size() != node->shape.size()) continue;
       Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT));
       for (size_t d = 0; d < coords->size(); ++d) {
@@ -410,7 +435,8 @@ class Writer {
         Handle scale(H5Dopen2(file_, c.as<std::string>().c_str(), H5P_DEFAULT));
         if (H5DSattach_scale(ds.get(), scale.get(), static_cast<unsigned>(d)) < 0) {
           H5Eclear2(H5E_DEFAULT);
-          notes_.push_back(fmt::format("{}: dimension {} could not be attached to {}", path, d, c.as<std::string>()));
+          notes_.push_back(fmt::format("{}: dimension {} could not be attached to {}", path, d,
+                                       c.as<std::string>()));
         }
       }
     }
@@ -445,7 +471,8 @@ uint64_t write_hdf5(const model::Tree& source, const std::string& path, const Sa
     Handle file = checked(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
                           "cannot create the HDF5 file", path, ErrorCategory::kIo);
     Writer(tree, source.references.get(), file.get(), options, notes).run();
-    check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "cannot write the HDF5 file", path, ErrorCategory::kIo);
+    check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "cannot write the HDF5 file", path,
+          ErrorCategory::kIo);
   }
   out.commit(options.fsync);
   struct stat st {};

@@ -25,10 +25,10 @@ struct Named {
   unsigned bytes;
 };
 constexpr Named kNumbers[] = {
-    {"int8", DTypeKind::kInt, 1},     {"uint8", DTypeKind::kUInt, 1},
-    {"int16", DTypeKind::kInt, 2},    {"uint16", DTypeKind::kUInt, 2},
-    {"int32", DTypeKind::kInt, 4},    {"uint32", DTypeKind::kUInt, 4},
-    {"int64", DTypeKind::kInt, 8},    {"uint64", DTypeKind::kUInt, 8},
+    {"int8", DTypeKind::kInt, 1},      {"uint8", DTypeKind::kUInt, 1},
+    {"int16", DTypeKind::kInt, 2},     {"uint16", DTypeKind::kUInt, 2},
+    {"int32", DTypeKind::kInt, 4},     {"uint32", DTypeKind::kUInt, 4},
+    {"int64", DTypeKind::kInt, 8},     {"uint64", DTypeKind::kUInt, 8},
     {"float32", DTypeKind::kFloat, 4}, {"float64", DTypeKind::kFloat, 8},
 };
 
@@ -78,8 +78,8 @@ int64_t enum_value(const YamlNode& node, const std::string& path, const std::str
 }
 
 // The keys of a single-key mapping ({opaque: ...}) and the like: every key must be known.
-void check_keys(const YamlNode& node, const std::string& path, std::initializer_list<const char*> keys,
-                const std::string& what) {
+void check_keys(const YamlNode& node, const std::string& path,
+                std::initializer_list<const char*> keys, const std::string& what) {
   for (size_t i = 0; i + 1 < node.items.size(); i += 2) {
     const std::string_view key = node.items[i]->text;
     if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return key == k; })) {
@@ -129,10 +129,10 @@ DType parse_enum(const YamlNode& body, const std::string& path) {
     for (const DTypeEnumMember& m : list) {
       for (; bytes < 8; bytes *= 2) {
         const unsigned bits = bytes * 8;
-        const bool fits = any_negative
-                              ? m.value >= -(int64_t{1} << (bits - 1)) &&
-                                    m.value < (int64_t{1} << (bits - 1))
-                              : (any_huge ? false : static_cast<uint64_t>(m.value) < (uint64_t{1} << bits));
+        const bool fits =
+            any_negative
+                ? m.value >= -(int64_t{1} << (bits - 1)) && m.value < (int64_t{1} << (bits - 1))
+                : (any_huge ? false : static_cast<uint64_t>(m.value) < (uint64_t{1} << bits));
         if (fits) break;
       }
     }
@@ -147,13 +147,14 @@ DType parse_enum(const YamlNode& body, const std::string& path) {
     const model::Value v = asdf::scalar_value(at, path);
     bool fits;
     if (base.kind() == DTypeKind::kInt) {
-      fits = !v.is<uint64_t>() &&
-             (bits == 64 || (m.value >= -(int64_t{1} << (bits - 1)) && m.value < (int64_t{1} << (bits - 1))));
+      fits = !v.is<uint64_t>() && (bits == 64 || (m.value >= -(int64_t{1} << (bits - 1)) &&
+                                                  m.value < (int64_t{1} << (bits - 1))));
     } else {
-      fits = v.is<uint64_t>() || (m.value >= 0 && (bits == 64 || static_cast<uint64_t>(m.value) < (uint64_t{1} << bits)));
+      fits =
+          v.is<uint64_t>() ||
+          (m.value >= 0 && (bits == 64 || static_cast<uint64_t>(m.value) < (uint64_t{1} << bits)));
     }
-    if (!fits)
-      fail(at, path, fmt::format("enum member '{}' does not fit its base type", m.name));
+    if (!fits) fail(at, path, fmt::format("enum member '{}' does not fit its base type", m.name));
   }
   return DType::enumeration(base, std::move(list));
 }
@@ -377,7 +378,8 @@ void emit_type(std::string& out, const DType& type, int indent) {
       for (const DTypeField& f : type.fields()) {
         shaped.push_back(f.shape.empty() ? *f.type : DType::fixed_array(*f.type, f.shape));
       }
-      for (size_t i = 0; i < shaped.size(); ++i) fields.push_back({type.fields()[i].name, &shaped[i]});
+      for (size_t i = 0; i < shaped.size(); ++i)
+        fields.push_back({type.fields()[i].name, &shaped[i]});
       out += "\n" + in + "compound:\n";
       emit_members(out, fields, indent + 4);
       return;
@@ -420,7 +422,8 @@ DType as_ndl_type(const DType& type) {
     case DTypeKind::kRawBits:
       return DType::opaque(type.size());
     case DTypeKind::kVLen:
-      if (type.base().kind() == DTypeKind::kText) return DType::vlen(DType::text(TextEncoding::kUtf8));
+      if (type.base().kind() == DTypeKind::kText)
+        return DType::vlen(DType::text(TextEncoding::kUtf8));
       return DType::vlen(as_ndl_type(type.base()));
     case DTypeKind::kEnum:
       return DType::enumeration(native(type.base()), type.enum_members());

@@ -50,11 +50,13 @@ Value codecs_from_filters(const YamlNode& node, const std::string& path,
   model::ValueList codecs;
   for (YamlRef item : node.items) {
     if (item->is_scalar() && !item->text.empty()) {
-      codecs.emplace_back(ValueMap{{"name", codec_name(item->text)}, {"configuration", ValueMap{}}});
+      codecs.emplace_back(
+          ValueMap{{"name", codec_name(item->text)}, {"configuration", ValueMap{}}});
     } else if (item->is_mapping() && item->map_size() == 1) {
       const YamlNode& params = *item->items[1];
       Value config = params.is_mapping() ? asdf::to_value(params, path, budget) : Value(ValueMap{});
-      if (!params.is_mapping() && !(params.is_scalar() && asdf::scalar_value(params, path).is_null()))
+      if (!params.is_mapping() &&
+          !(params.is_scalar() && asdf::scalar_value(params, path).is_null()))
         fail(params, "a filter's parameters must be a mapping");
       codecs.emplace_back(
           ValueMap{{"name", codec_name(item->items[0]->text)}, {"configuration", config}});

@@ -72,8 +72,8 @@ int64_t extent_of(const YamlNode& node, const std::string& path, const char* wha
   fail(node, path, fmt::format("{} must be a non-negative integer", what));
 }
 
-void check_keys(const YamlNode& body, const std::string& path,
-                const std::vector<std::string>& keys, const std::string& what) {
+void check_keys(const YamlNode& body, const std::string& path, const std::vector<std::string>& keys,
+                const std::string& what) {
   for (size_t i = 0; i + 1 < body.items.size(); i += 2) {
     const YamlNode& key = *body.items[i];
     if (std::find(keys.begin(), keys.end(), key.text) == keys.end()) {
@@ -172,9 +172,11 @@ class Reader {
       return;
     }
     if (!b.is_mapping())
-      fail(b, path_, fmt::format("group {} must be a mapping (attributes, dimcoords, ndarrays)", gpath));
+      fail(b, path_,
+           fmt::format("group {} must be a mapping (attributes, dimcoords, ndarrays)", gpath));
     check_keys(b, path_, {"attributes", "dimcoords", "ndarrays"}, "group " + gpath);
-    if (std::any_of(bodies_.begin(), bodies_.end(), [&](const auto& p) { return p.first == gpath; }))
+    if (std::any_of(bodies_.begin(), bodies_.end(),
+                    [&](const auto& p) { return p.first == gpath; }))
       fail(key, path_, fmt::format("group {} is given twice", gpath));
     group(gpath, key);
     bodies_.emplace_back(gpath, &b);
@@ -227,7 +229,8 @@ class Reader {
         d.chunk.push_back(n);
       }
     }
-    if (const YamlNode* f = node->find("filter")) d.codecs = codecs_from_filters(*f, path_, expansion_);
+    if (const YamlNode* f = node->find("filter"))
+      d.codecs = codecs_from_filters(*f, path_, expansion_);
     if (const YamlNode* e = node->find("endian")) {
       if (e->text == "little" && e->is_scalar()) {
         d.endian = ByteOrder::kLittle;
@@ -298,7 +301,8 @@ class Reader {
   }
 
   void dimcoord(Node& g, const std::string& full, const YamlNode& key, const YamlNode& b) {
-    if (!b.is_mapping()) fail(b, path_, "a dimcoord is a mapping (size, type, value, storage, attributes)");
+    if (!b.is_mapping())
+      fail(b, path_, "a dimcoord is a mapping (size, type, value, storage, attributes)");
     check_keys(b, path_, {"size", "type", "value", "storage", "attributes"}, "a dimcoord");
     const YamlNode* type = b.find("type");
     if (!type) fail(key, path_, "has no 'type'");
@@ -316,7 +320,8 @@ class Reader {
     }
     if (d.size) {
       if (dc.size && *d.size > *dc.size)
-        fail(*b.find("storage"), path_, fmt::format("stored size {} exceeds the size {}", *d.size, *dc.size));
+        fail(*b.find("storage"), path_,
+             fmt::format("stored size {} exceeds the size {}", *d.size, *dc.size));
       dc.current = *d.size;
     } else if (dc.size) {
       dc.current = *dc.size;
@@ -330,11 +335,14 @@ class Reader {
     node->shape = {dc.current};
     if (!dc.size || *dc.size != dc.current) node->storage.max_shape = {dc.size ? *dc.size : -1};
     apply_storage(*node, d, native, b.find("storage") ? *b.find("storage") : key);
-    node->data = value ? model::memory_source(
-                             parse_value(*value, native, node->shape, path_, *refs_, budget_))
-                       : std::make_shared<DescriptionOnly>("dimcoord " + full);
-    node->attributes.set(model::well_known::kDimensionNames, Value(model::ValueList{Value(node->name)}));
-    node->attributes.set(model::well_known::kDimensionCoordinates, Value(model::ValueList{Value(full)}));
+    node->data =
+        value
+            ? model::memory_source(parse_value(*value, native, node->shape, path_, *refs_, budget_))
+            : std::make_shared<DescriptionOnly>("dimcoord " + full);
+    node->attributes.set(model::well_known::kDimensionNames,
+                         Value(model::ValueList{Value(node->name)}));
+    node->attributes.set(model::well_known::kDimensionCoordinates,
+                         Value(model::ValueList{Value(full)}));
     if (const YamlNode* a = b.find("attributes")) attributes(*a, node->attributes);
     dimcoords_[full] = dc;
     add_member(g, full, std::move(node), key);
@@ -417,7 +425,8 @@ class Reader {
     if (d.shape) {
       if (d.shape->size() != rank)
         fail(*b.find("storage"), path_,
-             fmt::format("storage shape has {} extents for an array of rank {}", d.shape->size(), rank));
+             fmt::format("storage shape has {} extents for an array of rank {}", d.shape->size(),
+                         rank));
       for (size_t k = 0; k < rank; ++k) {
         if (max[k] >= 0 && (*d.shape)[k] > max[k])
           fail(*b.find("storage"), path_,
@@ -433,8 +442,9 @@ class Reader {
     node->shape = current;
     if (max != current) node->storage.max_shape = max;
     apply_storage(*node, d, native, b.find("storage") ? *b.find("storage") : key);
-    node->data = value ? model::memory_source(parse_value(*value, native, current, path_, *refs_, budget_))
-                       : std::make_shared<DescriptionOnly>("ndarray " + full);
+    node->data =
+        value ? model::memory_source(parse_value(*value, native, current, path_, *refs_, budget_))
+              : std::make_shared<DescriptionOnly>("ndarray " + full);
     if (any_coord) {
       node->attributes.set(model::well_known::kDimensionNames, Value(std::move(coord_names)));
       node->attributes.set(model::well_known::kDimensionCoordinates, Value(std::move(coord_paths)));
@@ -481,8 +491,7 @@ class Reader {
         const YamlNode* value = v.find("value");
         if (!value) fail(v, path_, "has no 'value'");
         NDArray a = parse_value(*value, native_of(t), shape, path_, *refs_, budget_);
-        if (shape.empty() && t.kind() == DTypeKind::kVLen &&
-            t.base().kind() == DTypeKind::kText) {
+        if (shape.empty() && t.kind() == DTypeKind::kVLen && t.base().kind() == DTypeKind::kText) {
           // A scalar string in full form is the same attribute as in short form.
           out.set(name, asdf::scalar_value(*value, path_));
         } else {

@@ -88,7 +88,8 @@ class Parser {
     }
     uint64_t inner = t.size();
     for (size_t k = d + 1; k < shape.size(); ++k) inner *= static_cast<uint64_t>(shape[k]);
-    for (size_t i = 0; i < n.items.size(); ++i) nested(*n.items[i], shape, d + 1, t, out + i * inner);
+    for (size_t i = 0; i < n.items.size(); ++i)
+      nested(*n.items[i], shape, d + 1, t, out + i * inner);
   }
 
   // Whether `n` has the nesting `shape` asks for (without looking at elements).
@@ -103,9 +104,7 @@ class Parser {
   }
 
  private:
-  Value scalar(const YamlNode& n) {
-    return n.is_scalar() ? asdf::scalar_value(n, path_) : Value();
-  }
+  Value scalar(const YamlNode& n) { return n.is_scalar() ? asdf::scalar_value(n, path_) : Value(); }
 
   void integer(const YamlNode& n, const DType& t, std::byte* out, const std::string& what) {
     const Value v = scalar(n);
@@ -115,9 +114,10 @@ class Parser {
     if (v.is<int64_t>()) {
       const int64_t x = v.as<int64_t>();
       bits_value = static_cast<uint64_t>(x);
-      fits = t.kind() == DTypeKind::kInt
-                 ? bits == 64 || (x >= -(int64_t{1} << (bits - 1)) && x < (int64_t{1} << (bits - 1)))
-                 : x >= 0 && (bits == 64 || static_cast<uint64_t>(x) < (uint64_t{1} << bits));
+      fits =
+          t.kind() == DTypeKind::kInt
+              ? bits == 64 || (x >= -(int64_t{1} << (bits - 1)) && x < (int64_t{1} << (bits - 1)))
+              : x >= 0 && (bits == 64 || static_cast<uint64_t>(x) < (uint64_t{1} << bits));
     } else if (v.is<uint64_t>()) {
       bits_value = v.as<uint64_t>();
       fits = t.kind() == DTypeKind::kUInt && bits == 64;
@@ -207,8 +207,9 @@ class Parser {
       fail(n, path_, "an opaque value must be !!binary (base64 text)");
     const auto& bytes = v.as<model::ValueBytes>();
     if (bytes.size() > t.size())
-      fail(n, path_, fmt::format("opaque value of {} bytes is longer than its type's {}",
-                                 bytes.size(), t.size()));
+      fail(n, path_,
+           fmt::format("opaque value of {} bytes is longer than its type's {}", bytes.size(),
+                       t.size()));
     std::memcpy(out, bytes.data(), bytes.size());
     std::memset(out + bytes.size(), 0, t.size() - bytes.size());
   }
@@ -308,8 +309,8 @@ class Parser {
       const Value v = scalar(n);
       // A plain number where a string is declared is its text (`value: [[180]]`); a plain
       // boolean or null is not, as `No` and `~` are no one's spelling of those words.
-      const bool number_text = n.is_scalar() && n.plain &&
-                               (v.is<int64_t>() || v.is<uint64_t>() || v.is<double>());
+      const bool number_text =
+          n.is_scalar() && n.plain && (v.is<int64_t>() || v.is<uint64_t>() || v.is<double>());
       if (!v.is<std::string>() && !number_text) {
         fail(n, path_,
              n.is_scalar() && n.plain

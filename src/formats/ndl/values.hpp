@@ -13,9 +13,9 @@ namespace dudley::ndl {
 
 /// The array `node` states for an entity of `type` and `shape`: nested sequences in C order
 /// (a plain scalar for shape []). References are added to `refs`. Memory is checked against
-/// `byte_budget` (and taken from it) before anything is allocated, so a few bytes of text cannot claim
-/// gigabytes through a large opaque or array type. Throws Error(kData) at the offending
-/// node for a value that does not fit its type or shape.
+/// `byte_budget` (and taken from it) before anything is allocated, so a few bytes of text cannot
+/// claim gigabytes through a large opaque or array type. Throws Error(kData) at the offending node
+/// for a value that does not fit its type or shape.
 NDArray parse_value(const YamlNode& node, const DType& type, const std::vector<int64_t>& shape,
                     const std::string& path, model::ReferenceTable& refs, uint64_t& byte_budget);
 

@@ -30,8 +30,7 @@ std::string join_path(const std::string& group, const std::string& name) {
 
 bool hidden_attribute(const std::string& name) {
   return name == model::well_known::kDimensionNames ||
-         name == model::well_known::kDimensionCoordinates ||
-         name == model::well_known::kFillValue;
+         name == model::well_known::kDimensionCoordinates || name == model::well_known::kFillValue;
 }
 
 const model::ValueList* list_attribute(const Node& n, const char* name) {
@@ -70,7 +69,8 @@ class Describer {
       const std::string p = join_path(gpath, c->name);
       if (c->kind == model::NodeKind::kGroup) collect(p, *c);
       if (c->kind == model::NodeKind::kList)
-        warn(fmt::format("{}: a list of {} items; NDL has no lists, left out", p, model::child_count(*c)));
+        warn(fmt::format("{}: a list of {} items; NDL has no lists, left out", p,
+                         model::child_count(*c)));
     }
     if (g.lazy) warn(fmt::format("{}: items made on demand; left out", gpath));
   }
@@ -89,7 +89,8 @@ class Describer {
   std::string coordinate_of(const Node& n, const std::string& gpath, size_t k) const {
     // P4: the DimCoord attached to the dimension, whatever its extent.
     auto fits = [&](const std::string& p) { return dimcoords_.count(p) > 0; };
-    if (const model::ValueList* coords = list_attribute(n, model::well_known::kDimensionCoordinates);
+    if (const model::ValueList* coords =
+            list_attribute(n, model::well_known::kDimensionCoordinates);
         coords && coords->size() == n.shape.size() && (*coords)[k].is<std::string>()) {
       const std::string& p = (*coords)[k].as<std::string>();
       return fits(p) ? p : std::string();
@@ -146,7 +147,8 @@ class Describer {
   void entity(std::string& out, const Node& n, const std::string& gpath, const std::string& path,
               bool dimcoord) {
     out += pad(4) + asdf::yaml_string(n.name) + ":\n";
-    const bool grows = n.storage.max_shape.size() == n.shape.size() && n.storage.max_shape != n.shape;
+    const bool grows =
+        n.storage.max_shape.size() == n.shape.size() && n.storage.max_shape != n.shape;
     if (dimcoord) {
       const int64_t size = max_extent(n, 0);
       out += pad(6) + (size < 0 ? std::string("size: null") : fmt::format("size: {}", size)) + "\n";
@@ -189,8 +191,8 @@ class Describer {
     }
     const DType& t = n.dtype;
     const bool numeric = t.kind() == DTypeKind::kBool || t.kind() == DTypeKind::kInt ||
-                         t.kind() == DTypeKind::kUInt ||
-                         t.kind() == DTypeKind::kFloat || t.kind() == DTypeKind::kEnum;
+                         t.kind() == DTypeKind::kUInt || t.kind() == DTypeKind::kFloat ||
+                         t.kind() == DTypeKind::kEnum;
     if (numeric) {
       ByteOrder order = t.kind() == DTypeKind::kEnum ? t.base().byte_order() : t.byte_order();
       if (order == ByteOrder::kNotApplicable || order == ByteOrder::kUnspecified)
@@ -217,8 +219,8 @@ class Describer {
 
   static bool zero_like(const Value& v) {
     return v.is_null() || (v.is<int64_t>() && v.as<int64_t>() == 0) ||
-           (v.is<uint64_t>() && v.as<uint64_t>() == 0) || (v.is<double>() && v.as<double>() == 0 &&
-                                                           !std::signbit(v.as<double>())) ||
+           (v.is<uint64_t>() && v.as<uint64_t>() == 0) ||
+           (v.is<double>() && v.as<double>() == 0 && !std::signbit(v.as<double>())) ||
            (v.is<bool>() && !v.as<bool>()) || (v.is<std::string>() && v.as<std::string>().empty());
   }
 
@@ -301,7 +303,8 @@ class Describer {
 }  // namespace
 
 void describe(const model::Tree& tree, const DescribeOptions& options,
-              const std::function<void(std::string_view)>& sink, std::vector<std::string>& warnings) {
+              const std::function<void(std::string_view)>& sink,
+              std::vector<std::string>& warnings) {
   model::Tree holder;
   const model::Tree& t = model::with_group_root(tree, holder);
   for (const std::string& s : tree.skipped) warnings.push_back(s);
@@ -312,7 +315,8 @@ void describe(const model::Tree& tree, const DescribeOptions& options,
 std::string describe_text(const model::Tree& tree, const DescribeOptions& options,
                           std::vector<std::string>& warnings) {
   std::string out;
-  describe(tree, options, [&](std::string_view s) { out += s; }, warnings);
+  describe(
+      tree, options, [&](std::string_view s) { out += s; }, warnings);
   return out;
 }
 

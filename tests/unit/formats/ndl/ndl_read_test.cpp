@@ -87,7 +87,8 @@ TEST(NdlRead, EntitiesAndDatatypes) {
   EXPECT_EQ(values.get<int16_t>({1, 2}), -6);
   EXPECT_TRUE(n.attributes.find(model::well_known::kFillValue));
   // A shape naming a DimCoord: its size, and the coordinate recorded.
-  const auto* coords = std::get_if<model::Value>(n.attributes.find(model::well_known::kDimensionCoordinates));
+  const auto* coords =
+      std::get_if<model::Value>(n.attributes.find(model::well_known::kDimensionCoordinates));
   ASSERT_TRUE(coords);
   EXPECT_TRUE(coords->as<model::ValueList>()[0].is_null());
   EXPECT_EQ(coords->as<model::ValueList>()[1].as<std::string>(), "/d1");
@@ -123,7 +124,8 @@ TEST(NdlRead, EntitiesAndDatatypes) {
 }
 
 TEST(NdlRead, NonHierarchicalDocumentIsTheRootGroup) {
-  const model::Tree t = read_ndl("ndarrays:\n  x: {shape: [2], type: float64, value: [1, 2.5]}\n", "x.yaml");
+  const model::Tree t =
+      read_ndl("ndarrays:\n  x: {shape: [2], type: float64, value: [1, 2.5]}\n", "x.yaml");
   EXPECT_EQ(at(t, "/x").data->read().get<double>({1}), 2.5);
 }
 
@@ -138,13 +140,14 @@ TEST(NdlRead, ErrorsNameLineAndEntity) {
   const Bad cases[] = {
       {"/:\n  ndarrays:\n    x: {shape: [2], type: flaot32}\n", ErrorCategory::kType, 3,
        "ndarray /x: unknown NDL type 'flaot32'"},
-      {"/:\n  ndarrays:\n    x: {shape: [2]}\n", ErrorCategory::kSemantic, 3, "ndarray /x: has no 'type'"},
+      {"/:\n  ndarrays:\n    x: {shape: [2]}\n", ErrorCategory::kSemantic, 3,
+       "ndarray /x: has no 'type'"},
       {"/g:\n  ndarrays:\n    x: {shape: [nope], type: int8}\n", ErrorCategory::kSemantic, 3,
        "shape names 'nope', which is no DimCoord"},
-      {"/:\n  ndarrays:\n    x: {shape: [2], type: int8, value: [1, 300]}\n", ErrorCategory::kData, 3,
-       "300 does not fit"},
-      {"/:\n  ndarrays:\n    x: {shape: [2, 2], type: int8, value: [1, 2]}\n", ErrorCategory::kData, 3,
-       "expected a list of 2 values"},
+      {"/:\n  ndarrays:\n    x: {shape: [2], type: int8, value: [1, 300]}\n", ErrorCategory::kData,
+       3, "300 does not fit"},
+      {"/:\n  ndarrays:\n    x: {shape: [2, 2], type: int8, value: [1, 2]}\n", ErrorCategory::kData,
+       3, "expected a list of 2 values"},
       {"/:\n  attributes:\n    a: [1, 2]\n", ErrorCategory::kSemantic, 3, "attribute a:"},
       {"/:\n  attributes:\n    a: {shape: [], type: string, value: No}\n", ErrorCategory::kData, 3,
        "'No' is not a string"},
@@ -153,12 +156,14 @@ TEST(NdlRead, ErrorsNameLineAndEntity) {
       {"/:\n  ndarrays:\n    x: {shape: [2], type: {enum: {base: int8, members: {A: 200}}}}\n",
        ErrorCategory::kType, 3, "does not fit its base"},
       {"/a: {}\nb: {}\n", ErrorCategory::kSemantic, 2, "not a group path"},
-      {"/:\n  ndarrays:\n    x: {shape: [2], type: int8}\n  dimcoords:\n    x: {size: 2, type: int8}\n",
+      {"/:\n  ndarrays:\n    x: {shape: [2], type: int8}\n  dimcoords:\n    x: {size: 2, type: "
+       "int8}\n",
        ErrorCategory::kSemantic, 3, "is given twice"},
-      {"/:\n  ndarrays:\n    x: {shape: [1], type: {opaque: {size: 1000000000000}}, value: [!!binary AQID]}\n",
+      {"/:\n  ndarrays:\n    x: {shape: [1], type: {opaque: {size: 1000000000000}}, value: "
+       "[!!binary AQID]}\n",
        ErrorCategory::kLimit, 3, "more memory"},
-      {"/:\n  ndarrays:\n    x: {shape: [2], type: objref, value: [x, null]}\n", ErrorCategory::kData, 3,
-       "absolute path"},
+      {"/:\n  ndarrays:\n    x: {shape: [2], type: objref, value: [x, null]}\n",
+       ErrorCategory::kData, 3, "absolute path"},
       {"[1, 2]\n", ErrorCategory::kSemantic, 1, "mapping of group paths"},
       {"/: {ndarrays: {x: {shape: [2], type: int8, storage: {chunk: [1, 1]}}}}\n",
        ErrorCategory::kSemantic, 1, "chunk has 2 extents"},
