@@ -48,12 +48,12 @@ assert d['files'][0]['bytes'] == d['bytes'] > 0 and d['files'][1]['bytes'] > 0, 
 assert d['notes'] == ['2 value(s) of the tree are not written (a Dudley layout holds no values): /@asdf_library, /@history'], d" "$tmp/out" "$tmp"
 
 # An extension no format owns is refused instead of written as Dudley data.
-"$dudley" convert "$tmp/x.asdf" "$tmp/out.h5" 2>"$tmp/err"
-check "convert to .h5 exits 2" test $? -eq 2
-check "and names the formats and --to" grep -q "no format writes '.h5' files (this build writes: asdf, zarr, avro, dudley; .*--to)" "$tmp/err"
-check "and writes nothing" test ! -e "$tmp/out.h5"
-"$dudley" convert --json "$tmp/x.asdf" "$tmp/out.h5" >"$tmp/out"
-check "convert --json to .h5 exits 2" test $? -eq 2
+"$dudley" convert "$tmp/x.asdf" "$tmp/out.nc" 2>"$tmp/err"
+check "convert to .nc exits 2" test $? -eq 2
+check "and names the formats and --to" grep -q "no format writes '.nc' files (this build writes: asdf, zarr, avro, hdf5, ndl, dudley; .*--to)" "$tmp/err"
+check "and writes nothing" test ! -e "$tmp/out.nc"
+"$dudley" convert --json "$tmp/x.asdf" "$tmp/out.nc" >"$tmp/out"
+check "convert --json to .nc exits 2" test $? -eq 2
 check "with a JSON error" $py -c "
 import json, sys; d = json.load(open(sys.argv[1])); assert d['error']['code'] == 'usage', d" "$tmp/out"
 "$dudley" convert --to dudley "$tmp/x.asdf" "$tmp/forced.h5" >/dev/null
@@ -61,10 +61,14 @@ check "--to dudley writes any name" test -s "$tmp/forced.h5"
 "$dudley" convert "$tmp/x.asdf" "$tmp/plain" >/dev/null
 check "a name without extension is Dudley data" test -s "$tmp/plain.dud"
 
+printf 'not a format\n' >"$tmp/unknown.nc"
+"$dudley" ls "$tmp/unknown.nc" 2>"$tmp/err"
+check "ls of an unknown extension exits 2" test $? -eq 2
+check "and says no format recognises it" grep -q "no format recognises this file or its extension '.nc' (this build reads: asdf, zarr, avro, hdf5, ndl, dudley" "$tmp/err"
 printf 'not a format\n' >"$tmp/unknown.h5"
 "$dudley" ls "$tmp/unknown.h5" 2>"$tmp/err"
-check "ls of an unknown extension exits 2" test $? -eq 2
-check "and says no format recognises it" grep -q "no format recognises this file or its extension '.h5' (this build reads: asdf, zarr, avro, dudley" "$tmp/err"
+check "a .h5 file without the HDF5 signature: exit 1" test $? -eq 1
+check "and says it is not HDF5" grep -q "unknown.h5: error: not an HDF5 file" "$tmp/err"
 cp "$tmp/x.asdf" "$tmp/renamed.h5"
 check "an ASDF file under another name is read by its signature" \
   bash -c '"$0" ls "$1" >/dev/null' "$dudley" "$tmp/renamed.h5"
