@@ -489,6 +489,15 @@ int dump_json(const model::Tree& tree, const std::vector<Request>& wanted,
     }
     return false;
   };
+  // With items, only what leads to them or lies below them is listed.
+  if (!wanted.empty()) {
+    walk.include = [&](const std::string& path) {
+      for (const Request& r : wanted) {
+        if (r.path == path || is_below(path, r.path) || is_below(r.path, path)) return true;
+      }
+      return false;
+    };
+  }
   walk.unresolved = [&](const model::Node& array, const std::string& path) {
     if (wanted_here(path)) (void)dumper.unreadable(ArrayRef::of(array, path));
   };

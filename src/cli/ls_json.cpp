@@ -44,9 +44,11 @@ class ListingWriter {
     bool any = false;
     for_each_child(n, [&](uint64_t i, const model::Node& c) {
       if (stopped()) return false;
+      const std::string p = child_path(n, path, c, i);
+      if (walk_.include && !walk_.include(p)) return true;
       key(c.name, level + 1, !any);
       any = true;
-      node(c, child_path(n, path, c, i), level + 2);
+      node(c, p, level + 2);
       out_.maybe_flush();
       return true;
     });

@@ -34,6 +34,11 @@ struct TreeWalk {
   std::function<uint64_t(const std::string& path)> reach;
   /// Checked before each item: true ends the walk (a budget was spent).
   std::function<bool()> stop;
+  /// Whether the group member at `path` is shown at all; unset: every member. (dump with
+  /// items shows only the groups on the way to them and what they hold: a family member's
+  /// line then holds the arrays asked for, not a listing of the whole file.) List items are
+  /// always shown, up to max_items and reach, to keep their positions.
+  std::function<bool(const std::string& path)> include;
   /// Called for each array that could not be located (its `error` is set).
   std::function<void(const model::Node& array, const std::string& path)> unresolved;
 };

@@ -1,5 +1,7 @@
 #include "dudley/formats/dudley/bind/to_model.hpp"
 
+#include <mutex>
+
 #include "dudley/core/file_io.hpp"
 #include "dudley/formats/dudley/embedded.hpp"
 #include "dudley/formats/dudley/write/pair_record.hpp"
@@ -18,13 +20,47 @@ namespace dudley::layout {
 namespace {
 
 // Shared by every array of one tree: the layout, the bytes, and the (lazy) binding.
+// A layout with its compiled plan. Members of a family are opened one after the other with
+// one layout: the last one read is kept, so each member after the first costs its binding,
+// not a parse and a plan.
+struct CompiledLayout {
+  std::shared_ptr<const Layout> layout;
+  std::shared_ptr<const BindPlan> plan;
+};
+
 struct Context {
   std::shared_ptr<const Layout> layout;
+  std::shared_ptr<const BindPlan> plan;
   std::shared_ptr<io::ByteSource> source;
   Binding binding;
-  Context(std::shared_ptr<const Layout> l, std::shared_ptr<io::ByteSource> s, BindOptions o)
-      : layout(std::move(l)), source(std::move(s)), binding(*layout, source, std::move(o)) {}
+  Context(CompiledLayout c, std::shared_ptr<io::ByteSource> s, BindOptions o)
+      : layout(std::move(c.layout)),
+        plan(std::move(c.plan)),
+        source(std::move(s)),
+        binding(*plan, source, std::move(o)) {}
 };
+
+CompiledLayout compile(std::shared_ptr<const Layout> layout, bool params_absent) {
+  auto plan = std::make_shared<const BindPlan>(*layout, params_absent);
+  return {std::move(layout), std::move(plan)};
+}
+
+// The compiled layout of `text` (read from `name`), from the last call when it was the same.
+CompiledLayout compiled_layout(const std::string& text, const std::string& name,
+                               bool params_absent) {
+  static std::mutex mutex;
+  static std::string last_text, last_name;
+  static bool last_absent = false;
+  static CompiledLayout last;
+  std::lock_guard lock(mutex);
+  if (last.layout && last_text == text && last_name == name && last_absent == params_absent)
+    return last;
+  last = compile(std::make_shared<const Layout>(layout_from_text(text, name)), params_absent);
+  last_text = text;
+  last_name = name;
+  last_absent = params_absent;
+  return last;
+}
 
 class DudleyArray final : public model::ArraySource {
  public:
@@ -276,10 +312,12 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
 
 }  // namespace
 
-model::Tree dudley_tree(std::shared_ptr<const Layout> layout,
-                        std::shared_ptr<io::ByteSource> source, BindOptions options) {
+namespace {
+
+model::Tree tree_of(CompiledLayout compiled, std::shared_ptr<io::ByteSource> source,
+                    BindOptions options) {
   auto context =
-      std::make_shared<Context>(std::move(layout), std::move(source), std::move(options));
+      std::make_shared<Context>(std::move(compiled), std::move(source), std::move(options));
   // A file that fails its !DUDLEY signature is not the data the layout describes: every
   // command refuses it, instead of each parameter and array carrying the error (dump
   // printed nothing and exited 0).
@@ -302,6 +340,14 @@ model::Tree dudley_tree(std::shared_ptr<const Layout> layout,
     tree.pointees[l.pointees[i].key] = std::move(node);
   }
   return tree;
+}
+
+}  // namespace
+
+model::Tree dudley_tree(std::shared_ptr<const Layout> layout,
+                        std::shared_ptr<io::ByteSource> source, BindOptions options) {
+  const bool absent = options.params_absent;
+  return tree_of(compile(std::move(layout), absent), std::move(source), std::move(options));
 }
 
 model::Tree open_dudley(const std::string& data_path, const std::string& layout_path,
@@ -348,8 +394,8 @@ model::Tree open_dudley(const std::string& data_path, const std::string& layout_
       verify_pair(*record, *source, layout_file);
     }
   }
-  auto layout = std::make_shared<const Layout>(layout_from_text(text, layout_file));
-  return dudley_tree(std::move(layout), std::move(source), std::move(options));
+  const bool absent = options.params_absent;
+  return tree_of(compiled_layout(text, layout_file, absent), std::move(source), std::move(options));
 }
 
 }  // namespace dudley::layout
