@@ -48,6 +48,11 @@ class PerFormatOptions {
 struct OpenOptions {
   /// The format to read; empty: found from the file (by signature, then extension).
   std::string format;
+  /// A hint: the caller looks only at these paths (a member and whatever lies below it).
+  /// A format may leave out of the tree the group members that lead to none of them and lie
+  /// below none (related_paths), so that reading one array of a large file costs that
+  /// array; empty: the whole tree.
+  std::vector<std::string> wanted;
   /// Each format's own options.
   PerFormatOptions formats;
 };
@@ -232,6 +237,10 @@ class BasicFormat : public Format {
   std::string name_, description_;
   std::vector<std::string> extensions_;
 };
+
+/// Whether `path` leads to `wanted` (an ancestor of it), is it, or lies below it ("/" relates
+/// to every path).
+bool related_paths(const std::string& path, const std::string& wanted);
 
 /// Whether the flag `name` was given.
 bool given_flag(const GivenOptions& given, const std::string& name);

@@ -562,14 +562,36 @@ int run_dump_one(const DumpOptions& options, bool member) {
                            : dump_text(tree, wanted, options, member, out);
 }
 
+// The paths `items` name (without selections and fields): what a format need put in the
+// tree. Empty (the whole tree) when an item is not a plain path.
+std::vector<std::string> wanted_paths(const std::vector<std::string>& items) {
+  std::vector<std::string> paths;
+  for (const std::string& item : items) {
+    if (item.empty() || item[0] != '/') return {};
+    std::string path = item.substr(0, item.find('['));
+    paths.push_back(path);
+    // '/recs.pos': the field of /recs (or an HDF5 name with a dot: both are kept).
+    const size_t slash = path.rfind('/');
+    if (const size_t dot = path.find('.', slash); dot != std::string::npos) {
+      paths.push_back(path.substr(0, dot));
+    }
+  }
+  return paths;
+}
+
 int run_dump(const DumpOptions& given) {
-  if (given.data.family.empty()) return run_dump_one(given, false);
+  if (given.data.family.empty()) {
+    DumpOptions options = given;
+    options.data.wanted = wanted_paths(options.items);
+    return run_dump_one(options, false);
+  }
   // With --family there is no DATA: the first positional argument is an item.
   DumpOptions options = given;
   if (!options.data.data.empty()) {
     options.items.insert(options.items.begin(), options.data.data);
     options.data.data.clear();
   }
+  options.data.wanted = wanted_paths(options.items);
   return for_each_member(options.data, [&](const DataOptions& m) {
     DumpOptions one = options;
     one.data = m;

@@ -196,6 +196,7 @@ model::Tree open_data(const DataOptions& o) {
   try {
     OpenOptions options;
     options.format = o.format;
+    options.wanted = o.wanted;
     // An option only one format has (a layout given: Dudley data) names the format.
     if (options.format.empty()) options.format = format_selected_by(o.given);
     apply_format_options(o.given, options);

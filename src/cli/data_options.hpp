@@ -20,6 +20,8 @@ struct DataOptions {
   std::string family;  ///< a glob pattern of member files, or a family index
   /// The formats' own reading options given (--layout, --no-checksums, ...), by name.
   GivenOptions given;
+  /// The paths the command will look at (OpenOptions::wanted); empty: all.
+  std::vector<std::string> wanted;
 };
 
 /// The members of `options.family`, each as the options that open it (its data path and,

@@ -79,7 +79,7 @@ class DudleyFormat final : public BasicFormat {
 
   model::Tree open(const std::string& path, const OpenOptions& options) const override {
     const auto& own = options.formats.get<DudleyOpenOptions>();
-    return open_dudley(path, own.layout, own.bind);
+    return open_dudley(path, own.layout, own.bind, options.wanted);
   }
 
   std::vector<FormatOption> cli_options() const override {

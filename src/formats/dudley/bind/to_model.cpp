@@ -1,5 +1,7 @@
 #include "dudley/formats/dudley/bind/to_model.hpp"
 
+#include "dudley/format.hpp"
+
 #include <mutex>
 
 #include "dudley/core/file_io.hpp"
@@ -33,11 +35,22 @@ struct Context {
   std::shared_ptr<const BindPlan> plan;
   std::shared_ptr<io::ByteSource> source;
   Binding binding;
+  /// Paths the caller will look at (empty: all): members elsewhere are left out.
+  std::vector<std::string> wanted;
   Context(CompiledLayout c, std::shared_ptr<io::ByteSource> s, BindOptions o)
       : layout(std::move(c.layout)),
         plan(std::move(c.plan)),
         source(std::move(s)),
         binding(*plan, source, std::move(o)) {}
+
+  /// Whether the member at `path` leads to a wanted path or lies below one.
+  bool relevant(const std::string& path) const {
+    if (wanted.empty()) return true;
+    for (const std::string& w : wanted) {
+      if (related_paths(path, w)) return true;
+    }
+    return false;
+  }
 };
 
 CompiledLayout compile(std::shared_ptr<const Layout> layout, bool params_absent) {
@@ -261,7 +274,8 @@ std::unique_ptr<model::Node> varying_item_node(const std::shared_ptr<Context>& c
   }
 }
 
-std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, NodeId id) {
+std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, NodeId id,
+                                     const std::string& path) {
   const Layout& l = *context->layout;
   const Node& n = l.nodes[id];
   auto out = std::make_unique<model::Node>();
@@ -306,7 +320,20 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
       }
       return out;
   }
-  for (NodeId c : l.children(id)) out->children.push_back(convert(context, c));
+  const bool group = n.kind == NodeKind::kGroup;
+  const std::string base = path == "/" ? "" : path;
+  uint64_t index = 0;
+  for (NodeId c : l.children(id)) {
+    if (context->wanted.empty()) {
+      out->children.push_back(convert(context, c, path));
+      continue;
+    }
+    // Members no wanted path needs are not bound at all; list items keep their places.
+    const std::string child = group ? base + "/" + std::string(l.name(l.nodes[c].name))
+                                    : base + "/" + std::to_string(index++);
+    if (group && !context->relevant(child)) continue;
+    out->children.push_back(convert(context, c, child));
+  }
   return out;
 }
 
@@ -315,16 +342,17 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
 namespace {
 
 model::Tree tree_of(CompiledLayout compiled, std::shared_ptr<io::ByteSource> source,
-                    BindOptions options) {
+                    BindOptions options, std::vector<std::string> wanted = {}) {
   auto context =
       std::make_shared<Context>(std::move(compiled), std::move(source), std::move(options));
+  context->wanted = std::move(wanted);
   // A file that fails its !DUDLEY signature is not the data the layout describes: every
   // command refuses it, instead of each parameter and array carrying the error (dump
   // printed nothing and exited 0).
   if (context->layout->signature) (void)context->binding.default_order();
   model::Tree tree;
   tree.format = "dudley";
-  tree.root = convert(context, Layout::kRoot);
+  tree.root = convert(context, Layout::kRoot, "/");
   const Layout& l = *context->layout;
   for (uint32_t i = 0; i < l.pointees.size(); ++i) {
     std::unique_ptr<model::Node> node;
@@ -351,7 +379,7 @@ model::Tree dudley_tree(std::shared_ptr<const Layout> layout,
 }
 
 model::Tree open_dudley(const std::string& data_path, const std::string& layout_path,
-                        BindOptions options) {
+                        BindOptions options, std::vector<std::string> wanted) {
   std::string layout_file = layout_path;
   bool beside = false;  // NAME.dud found beside NAME.bin: the two must be one write's pair
   if (layout_file.empty()) {
@@ -395,7 +423,8 @@ model::Tree open_dudley(const std::string& data_path, const std::string& layout_
     }
   }
   const bool absent = options.params_absent;
-  return tree_of(compiled_layout(text, layout_file, absent), std::move(source), std::move(options));
+  return tree_of(compiled_layout(text, layout_file, absent), std::move(source), std::move(options),
+                 std::move(wanted));
 }
 
 }  // namespace dudley::layout

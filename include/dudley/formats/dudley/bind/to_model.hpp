@@ -16,8 +16,10 @@ model::Tree dudley_tree(std::shared_ptr<const Layout> layout,
                         std::shared_ptr<io::ByteSource> source, BindOptions options = {});
 
 /// Opens DATA with its layout: `layout_path`, or else NAME.dud beside data file NAME.EXT.
-/// Throws Error(kIo / kSyntax / kSemantic) naming the file that failed.
+/// With `wanted` paths, group members that lead to none of them and lie below none are left
+/// out of the tree (and not bound): OpenOptions::wanted. Throws Error(kIo / kSyntax /
+/// kSemantic) naming the file that failed.
 model::Tree open_dudley(const std::string& data_path, const std::string& layout_path = {},
-                        BindOptions options = {});
+                        BindOptions options = {}, std::vector<std::string> wanted = {});
 
 }  // namespace dudley::layout
