@@ -554,10 +554,9 @@ int dump_json(const model::Tree& tree, const std::vector<Request>& wanted,
   return dumper.status();
 }
 
-int run_dump_one(const DumpOptions& options, bool member) {
+int run_dump_one(const DumpOptions& options, bool member, Output& out) {
   model::Tree tree = open_data(options.data);
   const std::vector<Request> wanted = resolve_items(tree, options.items, options.data.data);
-  Output out(stdout);
   return options.data.json ? dump_json(tree, wanted, options, member, out)
                            : dump_text(tree, wanted, options, member, out);
 }
@@ -583,7 +582,8 @@ int run_dump(const DumpOptions& given) {
   if (given.data.family.empty()) {
     DumpOptions options = given;
     options.data.wanted = wanted_paths(options.items);
-    return run_dump_one(options, false);
+    Output out(stdout);
+    return run_dump_one(options, false, out);
   }
   // With --family there is no DATA: the first positional argument is an item.
   DumpOptions options = given;
@@ -592,10 +592,20 @@ int run_dump(const DumpOptions& given) {
     options.data.data.clear();
   }
   options.data.wanted = wanted_paths(options.items);
+  // One output buffer for every member (a write per MiB, not per member); flushed before a
+  // member's problems go to stderr, so that they follow its values.
+  Output out(stdout);
   return for_each_member(options.data, [&](const DataOptions& m) {
     DumpOptions one = options;
     one.data = m;
-    return run_dump_one(one, true);
+    try {
+      const int status = run_dump_one(one, true, out);
+      if (status != kExitOk) out.flush();
+      return status;
+    } catch (...) {
+      out.flush();
+      throw;
+    }
   });
 }
 

@@ -2,6 +2,8 @@
 
 #include "dudley/format.hpp"
 
+#include <sys/stat.h>
+
 #include <mutex>
 
 #include "dudley/core/file_io.hpp"
@@ -58,21 +60,43 @@ CompiledLayout compile(std::shared_ptr<const Layout> layout, bool params_absent)
   return {std::move(layout), std::move(plan)};
 }
 
-// The compiled layout of `text` (read from `name`), from the last call when it was the same.
-CompiledLayout compiled_layout(const std::string& text, const std::string& name,
-                               bool params_absent) {
+// The layout file `name` compiled, and its text. The last one is kept while the file is
+// the same one, unchanged (device, inode, size, modification time): the members of a
+// family opened one after the other with one layout then cost a stat each, not a read, a
+// parse and a plan.
+struct LayoutFile {
+  CompiledLayout compiled;
+  std::shared_ptr<const std::string> text;
+};
+
+LayoutFile layout_file(const std::string& name, bool params_absent) {
   static std::mutex mutex;
-  static std::string last_text, last_name;
+  static std::string last_name;
+  static struct stat last_stat {};
   static bool last_absent = false;
-  static CompiledLayout last;
+  static LayoutFile last;
+  struct stat st {};
+  const bool known = ::stat(name.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  {
+    std::lock_guard lock(mutex);
+    if (known && last.text && last_name == name && last_absent == params_absent &&
+        st.st_dev == last_stat.st_dev && st.st_ino == last_stat.st_ino &&
+        st.st_size == last_stat.st_size && st.st_mtim.tv_sec == last_stat.st_mtim.tv_sec &&
+        st.st_mtim.tv_nsec == last_stat.st_mtim.tv_nsec) {
+      return last;
+    }
+  }
+  auto text = std::make_shared<const std::string>(read_text_file(name));
+  LayoutFile made{
+      compile(std::make_shared<const Layout>(layout_from_text(*text, name)), params_absent), text};
   std::lock_guard lock(mutex);
-  if (last.layout && last_text == text && last_name == name && last_absent == params_absent)
-    return last;
-  last = compile(std::make_shared<const Layout>(layout_from_text(text, name)), params_absent);
-  last_text = text;
-  last_name = name;
-  last_absent = params_absent;
-  return last;
+  if (known) {
+    last = made;
+    last_name = name;
+    last_stat = st;
+    last_absent = params_absent;
+  }
+  return made;
 }
 
 class DudleyArray final : public model::ArraySource {
@@ -415,16 +439,14 @@ model::Tree open_dudley(const std::string& data_path, const std::string& layout_
                   Location::file(data_path));
     }
   }
-  const std::string text = read_text_file(layout_file);
+  const LayoutFile layout = dudley::layout::layout_file(layout_file, options.params_absent);
   std::shared_ptr<io::ByteSource> source = io::open_file(data_path);
   if (beside) {
-    if (std::optional<PairRecord> record = parse_pair_line(text)) {
+    if (std::optional<PairRecord> record = parse_pair_line(*layout.text)) {
       verify_pair(*record, *source, layout_file);
     }
   }
-  const bool absent = options.params_absent;
-  return tree_of(compiled_layout(text, layout_file, absent), std::move(source), std::move(options),
-                 std::move(wanted));
+  return tree_of(layout.compiled, std::move(source), std::move(options), std::move(wanted));
 }
 
 }  // namespace dudley::layout
