@@ -103,9 +103,10 @@ class Reader {
     for (const auto& [gpath, body] : bodies_) {
       if (const YamlNode* d = body->find("dimcoords")) dimcoords(gpath, *d);
     }
-    for (const auto& [gpath, body] : bodies_) {
-      if (const YamlNode* n = body->find("ndarrays")) ndarrays(gpath, *n);
-      if (const YamlNode* a = body->find("attributes")) {
+    for (const auto& entry : bodies_) {
+      const std::string& gpath = entry.first;
+      if (const YamlNode* n = entry.second->find("ndarrays")) ndarrays(gpath, *n);
+      if (const YamlNode* a = entry.second->find("attributes")) {
         within("group " + gpath, [&] { attributes(*a, groups_[gpath]->attributes); });
       }
     }
