@@ -48,8 +48,10 @@ class Reader {
     Handle root = checked(H5Gopen2(file_->id.get(), "/", H5P_DEFAULT), "cannot open the root group",
                           file_->path);
     H5O_info_t info;
-    if (H5Oget_info2(root.get(), &info, H5O_INFO_BASIC) >= 0) seen_[info.addr] = "/";
-    attributes(root.get(), "/", tree.root->attributes, false);
+    if (H5Oget_info2(root.get(), &info, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS) >= 0) {
+      seen_[info.addr] = "/";
+      if (info.num_attrs > 0) group_attributes(root.get(), "/", tree.root->attributes);
+    }
     // Groups are walked with an explicit stack: a file may nest groups deeper than the
     // call stack could follow.
     std::vector<std::pair<Node*, std::string>> todo{{tree.root.get(), "/"}};
@@ -94,8 +96,10 @@ class Reader {
       }
       if (link.type != H5L_TYPE_HARD) continue;
       H5O_info_t info;
-      if (H5Oget_info_by_name2(g.get(), link.name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) <
-          0) {
+      // The attribute count comes with the header: objects without any (most datasets)
+      // skip every attribute lookup.
+      if (H5Oget_info_by_name2(g.get(), link.name.c_str(), &info,
+                               H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS, H5P_DEFAULT) < 0) {
         H5Eclear2(H5E_DEFAULT);
         add_error(group, link.name, full, "cannot read the object's header");
         continue;
@@ -109,12 +113,14 @@ class Reader {
         auto node = std::make_unique<Node>();
         node->kind = model::NodeKind::kGroup;
         node->name = link.name;
-        Handle sub(H5Gopen2(g.get(), link.name.c_str(), H5P_DEFAULT));
-        if (sub.valid()) attributes(sub.get(), full, node->attributes, false);
+        if (info.num_attrs > 0) {
+          Handle sub(H5Gopen2(g.get(), link.name.c_str(), H5P_DEFAULT));
+          if (sub.valid()) group_attributes(sub.get(), full, node->attributes);
+        }
         groups.emplace_back(node.get(), full);
         group.children.push_back(std::move(node));
       } else if (info.type == H5O_TYPE_DATASET) {
-        group.children.push_back(dataset(g.get(), link.name, full));
+        group.children.push_back(dataset(g.get(), link.name, full, info.num_attrs > 0));
       } else {
         skipped_.push_back(fmt::format("{}: a committed datatype; not listed", full));
       }
@@ -133,7 +139,8 @@ class Reader {
     group.children.push_back(std::move(node));
   }
 
-  std::unique_ptr<Node> dataset(hid_t group, const std::string& name, const std::string& full) {
+  std::unique_ptr<Node> dataset(hid_t group, const std::string& name, const std::string& full,
+                                bool has_attributes) {
     auto node = std::make_unique<Node>();
     node->kind = model::NodeKind::kArray;
     node->name = name;
@@ -156,9 +163,11 @@ class Reader {
       node->storage.order = node->dtype.byte_order();
       std::vector<int64_t> chunk;
       std::optional<std::pair<uint64_t, uint64_t>> contiguous;
-      storage(ds.get(), *node, chunk, contiguous, full);
-      attributes(ds.get(), full, node->attributes, true);
-      if (H5DSis_scale(ds.get()) > 0) {
+      Handle plist = checked(H5Dget_create_plist(ds.get()),
+                             full + ": cannot read its creation properties", file_->path);
+      storage(ds.get(), plist.get(), *node, chunk, contiguous);
+      if (has_attributes) attributes(ds.get(), plist.get(), full, node->attributes);
+      if (has_attributes && H5DSis_scale(ds.get()) > 0) {
         // A dimension scale is its own dimension's coordinate, named by its NAME.
         char scale_name[1024] = {};
         const ssize_t n = H5DSget_scale_name(ds.get(), scale_name, sizeof scale_name);
@@ -174,7 +183,7 @@ class Reader {
             erase_attribute(*node, "CLASS");
         }
         erase_attribute(*node, "NAME");
-      } else if (H5Aexists(ds.get(), "DIMENSION_LIST") > 0 && rank > 0) {
+      } else if (has_attributes && rank > 0 && H5Aexists(ds.get(), "DIMENSION_LIST") > 0) {
         scaled_.push_back({node.get(), full});
       }
       node->data = dataset_source(file_, full, node->dtype, node->shape, chunk, contiguous);
@@ -193,11 +202,9 @@ class Reader {
     node.attributes = std::move(kept);
   }
 
-  void storage(hid_t ds, Node& node, std::vector<int64_t>& chunk,
-               std::optional<std::pair<uint64_t, uint64_t>>& contiguous, const std::string& full) {
-    Handle plist = checked(H5Dget_create_plist(ds), full + ": cannot read its creation properties",
-                           file_->path);
-    const H5D_layout_t layout = H5Pget_layout(plist.get());
+  void storage(hid_t ds, hid_t dcpl, Node& node, std::vector<int64_t>& chunk,
+               std::optional<std::pair<uint64_t, uint64_t>>& contiguous) {
+    const H5D_layout_t layout = H5Pget_layout(dcpl);
     if (layout == H5D_CONTIGUOUS) {
       node.storage.kind = model::Storage::Kind::kContiguous;
       const haddr_t addr = H5Dget_offset(ds);
@@ -207,25 +214,25 @@ class Reader {
         contiguous = std::make_pair(static_cast<uint64_t>(addr), node.storage.size);
       }
     } else if (layout == H5D_CHUNKED) {
-      const int rank = H5Pget_chunk(plist.get(), 0, nullptr);
+      const int rank = H5Pget_chunk(dcpl, 0, nullptr);
       std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0)));
-      H5Pget_chunk(plist.get(), rank, dims.data());
+      H5Pget_chunk(dcpl, rank, dims.data());
       auto chunking = std::make_shared<model::Chunking>();
       chunking->chunk_shape.assign(dims.begin(), dims.end());
       chunk = chunking->chunk_shape;
-      chunking->codecs = codecs_of(plist.get(), node.dtype);
+      chunking->codecs = codecs_of(dcpl, node.dtype);
       node.storage.kind = model::Storage::Kind::kChunked;
       node.storage.size = H5Dget_storage_size(ds);
       node.storage.chunking = std::move(chunking);
     }
     H5D_fill_value_t fill_state;
-    if (H5Pfill_value_defined(plist.get(), &fill_state) >= 0 &&
+    if (H5Pfill_value_defined(dcpl, &fill_state) >= 0 &&
         fill_state == H5D_FILL_VALUE_USER_DEFINED && !needs_conversion(node.dtype)) {
       const DType native =
           node.dtype.size() > 1 ? node.dtype.with_byte_order(native_byte_order()) : node.dtype;
       NDArray fill(native, Shape(std::vector<int64_t>{}));
       Handle memtype = h5_type(native, true);
-      if (H5Pget_fill_value(plist.get(), memtype.get(), fill.mutable_data()) >= 0)
+      if (H5Pget_fill_value(dcpl, memtype.get(), fill.mutable_data()) >= 0)
         node.attributes.set(model::well_known::kFillValue, std::move(fill));
       H5Eclear2(H5E_DEFAULT);
     }
@@ -254,10 +261,24 @@ class Reader {
     return 0;
   }
 
-  void attributes(hid_t loc, const std::string& owner, model::Attributes& out, bool dataset) {
-    AttrVisit visit{this, &owner, &out, dataset};
+  void group_attributes(hid_t group, const std::string& owner, model::Attributes& out) {
+    Handle gcpl(H5Gget_create_plist(group));
+    attributes(group, gcpl.get(), owner, out);
+  }
+
+  // The attributes of `loc` in creation order where the file tracks it (its creation
+  // property list says), else in name order, as h5py lists them.
+  void attributes(hid_t loc, hid_t create_plist, const std::string& owner, model::Attributes& out) {
+    AttrVisit visit{this, &owner, &out, true};
+    unsigned order_flags = 0;
+    if (create_plist < 0 || H5Pget_attr_creation_order(create_plist, &order_flags) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      order_flags = 0;
+    }
     hsize_t at = 0;
-    if (H5Aiterate2(loc, H5_INDEX_CRT_ORDER, H5_ITER_INC, &at, attribute, &visit) < 0) {
+    const H5_index_t index =
+        (order_flags & H5P_CRT_ORDER_TRACKED) != 0 ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME;
+    if (H5Aiterate2(loc, index, H5_ITER_INC, &at, attribute, &visit) < 0) {
       // Creation order is tracked only when the writer asked for it: name order then.
       H5Eclear2(H5E_DEFAULT);
       at = 0;
