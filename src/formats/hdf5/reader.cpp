@@ -95,11 +95,13 @@ class Reader {
         continue;
       }
       if (link.type != H5L_TYPE_HARD) continue;
+      // Opened once by name (one traversal of the link), then asked for its kind and its
+      // attribute count, which comes with the header: objects without attributes (most
+      // datasets) skip every attribute lookup.
+      Handle object(H5Oopen(g.get(), link.name.c_str(), H5P_DEFAULT));
       H5O_info_t info;
-      // The attribute count comes with the header: objects without any (most datasets)
-      // skip every attribute lookup.
-      if (H5Oget_info_by_name2(g.get(), link.name.c_str(), &info,
-                               H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS, H5P_DEFAULT) < 0) {
+      if (!object.valid() ||
+          H5Oget_info2(object.get(), &info, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS) < 0) {
         H5Eclear2(H5E_DEFAULT);
         add_error(group, link.name, full, "cannot read the object's header");
         continue;
@@ -113,14 +115,11 @@ class Reader {
         auto node = std::make_unique<Node>();
         node->kind = model::NodeKind::kGroup;
         node->name = link.name;
-        if (info.num_attrs > 0) {
-          Handle sub(H5Gopen2(g.get(), link.name.c_str(), H5P_DEFAULT));
-          if (sub.valid()) group_attributes(sub.get(), full, node->attributes);
-        }
+        if (info.num_attrs > 0) group_attributes(object.get(), full, node->attributes);
         groups.emplace_back(node.get(), full);
         group.children.push_back(std::move(node));
       } else if (info.type == H5O_TYPE_DATASET) {
-        group.children.push_back(dataset(g.get(), link.name, full, info.num_attrs > 0));
+        group.children.push_back(dataset(std::move(object), link.name, full, info.num_attrs > 0));
       } else {
         skipped_.push_back(fmt::format("{}: a committed datatype; not listed", full));
       }
@@ -139,14 +138,12 @@ class Reader {
     group.children.push_back(std::move(node));
   }
 
-  std::unique_ptr<Node> dataset(hid_t group, const std::string& name, const std::string& full,
+  std::unique_ptr<Node> dataset(Handle ds, const std::string& name, const std::string& full,
                                 bool has_attributes) {
     auto node = std::make_unique<Node>();
     node->kind = model::NodeKind::kArray;
     node->name = name;
     try {
-      Handle ds = checked(H5Dopen2(group, name.c_str(), H5P_DEFAULT),
-                          fmt::format("cannot open dataset {}", full), file_->path);
       Handle type = checked(H5Dget_type(ds.get()), full + ": cannot read its type", file_->path);
       Handle space =
           checked(H5Dget_space(ds.get()), full + ": cannot read its dataspace", file_->path);
