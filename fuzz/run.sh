@@ -6,7 +6,7 @@ build=${1:-build-fuzz}
 seconds=${2:-60}
 cd "$(dirname "$0")/.."
 mkdir -p fuzz/artifacts
-for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to_model dudley_family_index codec_decode asdf_read zarr_metadata zarr_read avro_decode ndl_read}; do
+for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to_model dudley_family_index codec_decode asdf_read zarr_metadata zarr_read avro_decode ndl_read npy_read}; do
   work=$(mktemp -d)
   cp -r fuzz/corpus/$target/. "$work/"
   # The model target starts from the binder's seeds too.
@@ -20,6 +20,7 @@ for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to
   [ "$target" = zarr_read ] && dict=fuzz/zarr.dict
   [ "$target" = avro_decode ] && dict=fuzz/avro.dict
   [ "$target" = ndl_read ] && dict=fuzz/ndl.dict
+  [ "$target" = npy_read ] && dict=fuzz/npy.dict
   echo "== $target for ${seconds}s"
   # Undefined behaviour is a finding: stop at the first report and keep the input.
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$build/fuzz/$target" "$work" -max_total_time="$seconds" -max_len=8192 -timeout=10 \

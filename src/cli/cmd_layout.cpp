@@ -56,7 +56,8 @@ std::string obstacle(const model::Node& n) {
                            ? " and filtered"
                            : "");
   }
-  if (n.storage.kind != model::Storage::Kind::kContiguous) return "not stored as one run of bytes";
+  if (n.storage.kind != model::Storage::Kind::kContiguous)
+    return "not stored as one C-ordered run of bytes (Fortran order, or compact)";
   if (!n.storage.offset) return "no storage allocated (never written)";
   const std::optional<uint64_t> bytes = Shape(n.shape).byte_size(n.dtype.size());
   if (!bytes || *bytes != n.storage.size)

@@ -1,0 +1,297 @@
+// The .npy header: a Python dict literal of at most a few kilobytes, parsed by a small
+// recursive-descent reader of the literals numpy writes (strings, ints, True/False, tuples,
+// lists, dicts), depth-limited.
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "dudley/core/shape.hpp"
+#include "dudley/formats/npy/npy.hpp"
+#include "dudley/model/value.hpp"
+
+namespace dudley::npy {
+namespace {
+
+using model::Value;
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr size_t kMaxDepth = 32;
+constexpr uint64_t kMaxHeaderBytes = uint64_t{1} << 20;
+
+class Literal {
+ public:
+  Literal(std::string_view text, const std::string& path, uint64_t base)
+      : text_(text), path_(path), base_(base) {}
+
+  Value parse() {
+    Value v = value(0);
+    skip();
+    if (at_ < text_.size()) fail("unexpected text after the header's dict");
+    return v;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(ErrorCategory::kData, "npy header: " + what, Location::binary(path_, base_ + at_));
+  }
+  void skip() {
+    while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\n' || text_[at_] == '\t'))
+      ++at_;
+  }
+  bool eat(char c) {
+    skip();
+    if (at_ < text_.size() && text_[at_] == c) {
+      ++at_;
+      return true;
+    }
+    return false;
+  }
+
+  // Items up to `close`, separated by commas (a trailing comma allowed). A tuple or list is
+  // a list value; a dict a map (keys strings).
+  Value sequence(char close, size_t depth) {
+    model::ValueList items;
+    while (!eat(close)) {
+      items.push_back(value(depth + 1));
+      if (!eat(',')) {
+        if (!eat(close)) fail(fmt::format("expected ',' or '{}'", close));
+        break;
+      }
+    }
+    return Value(std::move(items));
+  }
+
+  Value value(size_t depth) {
+    if (depth > kMaxDepth) fail("nested too deeply");
+    skip();
+    if (at_ >= text_.size()) fail("ends early");
+    const char c = text_[at_];
+    if (c == '(' || c == '[') {
+      ++at_;
+      return sequence(c == '(' ? ')' : ']', depth);
+    }
+    if (c == '{') {
+      ++at_;
+      model::ValueMap map;
+      while (!eat('}')) {
+        Value key = value(depth + 1);
+        if (!key.is<std::string>()) fail("dict keys must be strings");
+        if (!eat(':')) fail("expected ':'");
+        map.emplace_back(key.as<std::string>(), value(depth + 1));
+        if (!eat(',')) {
+          if (!eat('}')) fail("expected ',' or '}'");
+          break;
+        }
+      }
+      return Value(std::move(map));
+    }
+    if (c == '\'' || c == '"') {
+      ++at_;
+      std::string s;
+      while (at_ < text_.size() && text_[at_] != c) {
+        if (text_[at_] == '\\' && at_ + 1 < text_.size()) ++at_;
+        s += text_[at_++];
+      }
+      if (at_ >= text_.size()) fail("a string is not closed");
+      ++at_;
+      return Value(std::move(s));
+    }
+    for (const char* word : {"True", "False", "None"}) {
+      const size_t n = std::strlen(word);
+      if (text_.substr(at_, n) == word) {
+        at_ += n;
+        return word[0] == 'N' ? Value() : Value(word[0] == 'T');
+      }
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      const bool negative = c == '-';
+      if (negative) ++at_;
+      uint64_t v = 0;
+      size_t digits = 0;
+      while (at_ < text_.size() && text_[at_] >= '0' && text_[at_] <= '9') {
+        const auto d = static_cast<uint64_t>(text_[at_] - '0');
+        if (v > (UINT64_MAX - d) / 10) fail("an integer beyond 64 bits");
+        v = v * 10 + d;
+        ++at_;
+        ++digits;
+      }
+      if (at_ < text_.size() && text_[at_] == 'L') ++at_;  // Python 2's long
+      if (digits == 0) fail("expected a number");
+      if (negative) {
+        if (v > static_cast<uint64_t>(INT64_MAX)) fail("an integer beyond 64 bits");
+        return Value(-static_cast<int64_t>(v));
+      }
+      return v > static_cast<uint64_t>(INT64_MAX) ? Value(v) : Value(static_cast<int64_t>(v));
+    }
+    fail(fmt::format("unexpected '{}'", c));
+  }
+
+  std::string_view text_;
+  const std::string& path_;
+  uint64_t base_;
+  size_t at_ = 0;
+};
+
+DType dtype_of(const Value& descr, const std::string& path, size_t depth) {
+  auto fail = [&](const std::string& what) -> DType {
+    throw Error(ErrorCategory::kType, "npy header: " + what, Location::file(path));
+  };
+  if (depth > kMaxDepth) return fail("descr nested too deeply");
+  if (descr.is<std::string>()) {
+    const std::string& s = descr.as<std::string>();
+    if (s.find('O') != std::string::npos && s.size() <= 3)
+      return fail("an object array ('" + s + "'): numpy pickles its elements; not read");
+    try {
+      const DType t = DType::from_typestr(s);
+      // numpy's S<n> and U<n> are one string per element.
+      if (t.kind() == DTypeKind::kText)
+        return DType::string(t.encoding(), t.text_length(), t.byte_order());
+      return t;
+    } catch (const Error& e) {
+      return fail(fmt::format("descr '{}': {}", s, e.message()));
+    }
+  }
+  if (!descr.is<model::ValueList>() || descr.as<model::ValueList>().empty())
+    return fail("descr is neither a type string nor a list of fields");
+  std::vector<DTypeField> fields;
+  uint64_t offset = 0;
+  for (const Value& f : descr.as<model::ValueList>()) {
+    const auto* t = f.is<model::ValueList>() ? &f.as<model::ValueList>() : nullptr;
+    if (!t || t->size() < 2 || t->size() > 3 || !(*t)[0].is<std::string>())
+      return fail("each field is (name, descr) or (name, descr, shape)");
+    DTypeField field;
+    field.name = (*t)[0].as<std::string>();
+    DType ft = dtype_of((*t)[1], path, depth + 1);
+    uint64_t count = 1;
+    if (t->size() == 3) {
+      const Value& shape = (*t)[2];
+      const model::ValueList one{shape};
+      const model::ValueList& dims =
+          shape.is<model::ValueList>() ? shape.as<model::ValueList>() : one;
+      for (const Value& d : dims) {
+        if (!d.is<int64_t>() || d.as<int64_t>() < 0)
+          return fail("a field shape holds non-negative integers");
+        field.shape.push_back(d.as<int64_t>());
+        const auto m = checked_mul(count, static_cast<uint64_t>(d.as<int64_t>()));
+        if (!m) return fail("a field is too large");
+        count = *m;
+      }
+    }
+    field.offset = offset;
+    const auto bytes = checked_mul(count, ft.size());
+    const auto next = bytes ? checked_add(offset, *bytes) : std::nullopt;
+    if (!next) return fail("the structure is too large");
+    offset = *next;
+    field.type = std::make_shared<const DType>(ft);
+    fields.push_back(std::move(field));
+  }
+  return DType::compound(std::move(fields), offset);
+}
+
+// The descr of a type: a typestr, or a list of fields for a compound.
+std::string descr_of(const DType& t) {
+  if (t.kind() == DTypeKind::kEnum) return descr_of(t.base());
+  if (t.kind() != DTypeKind::kCompound) {
+    if (t.kind() == DTypeKind::kText) {
+      // numpy has bytes (S) and UCS-4 (U) strings; other encodings' units are written as
+      // bytes of their size.
+      const uint64_t n = t.is_string() ? t.text_length() : 1;
+      if (t.encoding() == TextEncoding::kUtf32)
+        return fmt::format("{}U{}", byte_order_char(t.byte_order()), n);
+      return fmt::format("|S{}", n * t.unit_size());
+    }
+    return t.typestr();
+  }
+  std::string out = "[";
+  uint64_t end = 0;
+  for (const DTypeField& f : t.fields()) {
+    if (f.offset != end)
+      throw Error(ErrorCategory::kType,
+                  fmt::format("npy: compound {} has padding (not written)", t.to_string()));
+    out += fmt::format(
+        "('{}', {}", f.name,
+        f.type->kind() == DTypeKind::kCompound ? descr_of(*f.type) : "'" + descr_of(*f.type) + "'");
+    uint64_t count = 1;
+    if (!f.shape.empty()) {
+      out += fmt::format(", ({}{})", fmt::join(f.shape, ", "), f.shape.size() == 1 ? "," : "");
+      for (int64_t d : f.shape) count *= static_cast<uint64_t>(d);
+    }
+    out += "), ";
+    end += count * f.type->size();
+  }
+  if (end != t.size())
+    throw Error(ErrorCategory::kType,
+                fmt::format("npy: compound {} has padding (not written)", t.to_string()));
+  return out + "]";
+}
+
+}  // namespace
+
+Header parse_header(std::string_view bytes, const std::string& path) {
+  if (bytes.size() < 10 || bytes.substr(0, 6) != std::string_view(kMagic, 6))
+    throw Error(ErrorCategory::kData, "not an .npy file (no \\x93NUMPY magic)",
+                Location::binary(path, 0));
+  const auto major = static_cast<uint8_t>(bytes[6]);
+  if (major < 1 || major > 3)
+    throw Error(ErrorCategory::kData, fmt::format("npy format version {} is unknown", major),
+                Location::binary(path, 6));
+  uint64_t length = 0, start = 0;
+  if (major == 1) {
+    length = static_cast<uint8_t>(bytes[8]) | (uint64_t{static_cast<uint8_t>(bytes[9])} << 8);
+    start = 10;
+  } else {
+    if (bytes.size() < 12)
+      throw Error(ErrorCategory::kData, "npy header ends early", Location::binary(path, 8));
+    for (int i = 3; i >= 0; --i)
+      length = (length << 8) | static_cast<uint8_t>(bytes[8 + static_cast<size_t>(i)]);
+    start = 12;
+  }
+  if (length > kMaxHeaderBytes || start + length > bytes.size())
+    throw Error(
+        ErrorCategory::kData,
+        fmt::format("npy header of {} bytes runs past the file's {} bytes", length, bytes.size()),
+        Location::binary(path, 8));
+  const Value dict = Literal(bytes.substr(start, length), path, start).parse();
+  const Value* descr = dict.find("descr");
+  const Value* fortran = dict.find("fortran_order");
+  const Value* shape = dict.find("shape");
+  if (!dict.is<model::ValueMap>() || !descr || !fortran || !shape || !fortran->is<bool>() ||
+      !shape->is<model::ValueList>())
+    throw Error(ErrorCategory::kData,
+                "npy header: a dict of 'descr', 'fortran_order' and 'shape' is expected",
+                Location::binary(path, start));
+  Header h;
+  h.dtype = dtype_of(*descr, path, 0);
+  h.fortran_order = fortran->as<bool>();
+  for (const Value& d : shape->as<model::ValueList>()) {
+    if (!d.is<int64_t>() || d.as<int64_t>() < 0)
+      throw Error(ErrorCategory::kData, "npy header: shape holds non-negative integers",
+                  Location::binary(path, start));
+    h.shape.push_back(d.as<int64_t>());
+  }
+  h.data_offset = start + length;
+  return h;
+}
+
+std::string make_header(const DType& dtype, const std::vector<int64_t>& shape) {
+  if (dtype.kind() == DTypeKind::kVLen || dtype.kind() == DTypeKind::kReference ||
+      dtype.kind() == DTypeKind::kPointer || dtype.kind() == DTypeKind::kFixedArray)
+    throw Error(ErrorCategory::kType, fmt::format("npy has no descr for {}", dtype.to_string()));
+  const std::string descr = descr_of(dtype);
+  std::string dict = fmt::format("{{'descr': {}, 'fortran_order': False, 'shape': ({}{}), }}",
+                                 dtype.kind() == DTypeKind::kCompound ? descr : "'" + descr + "'",
+                                 fmt::join(shape, ", "), shape.size() == 1 ? "," : "");
+  const bool v2 = dict.size() + 12 > 65535;
+  const size_t prefix = v2 ? 12 : 10;
+  const size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;
+  dict.append(total - prefix - dict.size() - 1, ' ');
+  dict += '\n';
+  std::string out(kMagic, 6);
+  out += static_cast<char>(v2 ? 2 : 1);
+  out += '\0';
+  const uint64_t n = dict.size();
+  for (size_t i = 0; i < (v2 ? 4u : 2u); ++i) out += static_cast<char>((n >> (8 * i)) & 0xff);
+  return out + dict;
+}
+
+}  // namespace dudley::npy
