@@ -50,7 +50,7 @@ assert d['notes'] == ['2 value(s) of the tree are not written (a Dudley layout h
 # An extension no format owns is refused instead of written as Dudley data.
 "$dudley" convert "$tmp/x.asdf" "$tmp/out.nc" 2>"$tmp/err"
 check "convert to .nc exits 2" test $? -eq 2
-check "and names the formats and --to" grep -q "no format writes '.nc' files (this build writes: asdf, zarr, avro, hdf5, ndl, dudley; .*--to)" "$tmp/err"
+check "and names the formats and --to" grep -q "no format writes '.nc' files (this build writes: asdf, zarr, avro, hdf5, npy, ndl, dudley; .*--to)" "$tmp/err"
 check "and writes nothing" test ! -e "$tmp/out.nc"
 "$dudley" convert --json "$tmp/x.asdf" "$tmp/out.nc" >"$tmp/out"
 check "convert --json to .nc exits 2" test $? -eq 2
@@ -64,7 +64,7 @@ check "a name without extension is Dudley data" test -s "$tmp/plain.dud"
 printf 'not a format\n' >"$tmp/unknown.nc"
 "$dudley" ls "$tmp/unknown.nc" 2>"$tmp/err"
 check "ls of an unknown extension exits 2" test $? -eq 2
-check "and says no format recognises it" grep -q "no format recognises this file or its extension '.nc' (this build reads: asdf, zarr, avro, hdf5, ndl, dudley" "$tmp/err"
+check "and says no format recognises it" grep -q "no format recognises this file or its extension '.nc' (this build reads: asdf, zarr, avro, hdf5, npy, ndl, dudley" "$tmp/err"
 printf 'not a format\n' >"$tmp/unknown.h5"
 "$dudley" ls "$tmp/unknown.h5" 2>"$tmp/err"
 check "a .h5 file without the HDF5 signature: exit 1" test $? -eq 1
