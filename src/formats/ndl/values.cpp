@@ -210,7 +210,7 @@ class Parser {
       fail(n, path_,
            fmt::format("opaque value of {} bytes is longer than its type's {}", bytes.size(),
                        t.size()));
-    std::memcpy(out, bytes.data(), bytes.size());
+    if (!bytes.empty()) std::memcpy(out, bytes.data(), bytes.size());
     std::memset(out + bytes.size(), 0, t.size() - bytes.size());
   }
 
@@ -320,7 +320,7 @@ class Parser {
       const std::string s = number_text ? std::string(n.text) : v.as<std::string>();
       take(s.size(), n);
       auto& block = heap_.blocks.emplace_back(s.size());
-      std::memcpy(block.data(), s.data(), s.size());
+      if (!s.empty()) std::memcpy(block.data(), s.data(), s.size());
       e = {block.data(), s.size()};
     } else {
       if (!n.is_sequence()) fail(n, path_, "a vlen value is a list");
@@ -459,12 +459,12 @@ std::string text_of(const std::byte* p, const DType& t, uint64_t units) {
       return decode_utf8({reinterpret_cast<const char*>(p), units});
     case TextEncoding::kUtf16: {
       std::vector<uint16_t> u(units);
-      std::memcpy(u.data(), p, units * 2);
+      if (units) std::memcpy(u.data(), p, units * 2);
       return decode_utf16(u.data(), u.size());
     }
     case TextEncoding::kUtf32: {
       std::vector<uint32_t> u(units);
-      std::memcpy(u.data(), p, units * 4);
+      if (units) std::memcpy(u.data(), p, units * 4);
       return decode_utf32(u.data(), u.size());
     }
   }
