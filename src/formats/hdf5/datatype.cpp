@@ -102,9 +102,12 @@ DType dtype_of(hid_t t, const std::string& what) {
         int64_t v = 0;
         if (base.kind() == DTypeKind::kInt) {
           switch (base.size()) {
-            case 1:
-              v = static_cast<int8_t>(raw[0]);
+            case 1: {
+              int8_t x;
+              std::memcpy(&x, raw, 1);
+              v = x;  // NOLINT(bugprone-signed-char-misuse): the member is signed
               break;
+            }
             case 2: {
               int16_t x;
               std::memcpy(&x, raw, 2);

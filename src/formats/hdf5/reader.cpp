@@ -155,6 +155,7 @@ class Reader {
       H5Sget_simple_extent_dims(space.get(), dims.data(), maxdims.data());
       node->shape.assign(dims.begin(), dims.end());
       std::vector<int64_t> max;
+      max.reserve(maxdims.size());
       for (hsize_t m : maxdims) max.push_back(m == H5S_UNLIMITED ? -1 : static_cast<int64_t>(m));
       if (max != node->shape) node->storage.max_shape = std::move(max);
       node->storage.order = node->dtype.byte_order();

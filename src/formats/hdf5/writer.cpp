@@ -264,7 +264,7 @@ class Writer {
         H5Pset_deflate(dcpl.get(), own_.deflate);
       } else if (chunking) {
         for (std::string& note : apply_codecs(dcpl.get(), chunking->codecs))
-          notes_.push_back(full + ": " + note);
+          notes_.push_back(fmt::format("{}: {}", full, note));
       }
     }
     if (const auto* fill = n.attributes.find(model::well_known::kFillValue)) {

@@ -358,7 +358,7 @@ NDArray parse_value(const YamlNode& node, const DType& type, const std::vector<i
 
 NDArray short_form_value(const YamlNode& node, const std::string& path) {
   const Value v = node.is_scalar() ? asdf::scalar_value(node, path) : Value();
-  auto scalar = [](DType t, const void* bytes) {
+  auto scalar = [](const DType& t, const void* bytes) {
     NDArray a(t, Shape(std::vector<int64_t>{}));
     std::memcpy(a.mutable_data(), bytes, t.size());
     return a;

@@ -142,7 +142,7 @@ DType dtype_of(const Value& descr, const std::string& path, size_t depth) {
     if (s.find('O') != std::string::npos && s.size() <= 3)
       return fail("an object array ('" + s + "'): numpy pickles its elements; not read");
     try {
-      const DType t = DType::from_typestr(s);
+      DType t = DType::from_typestr(s);
       // numpy's S<n> and U<n> are one string per element.
       if (t.kind() == DTypeKind::kText)
         return DType::string(t.encoding(), t.text_length(), t.byte_order());
