@@ -95,3 +95,7 @@ echo "== issue 21: convert, first parse and first read in fresh processes, besid
 /usr/bin/python3 bench/zarr_vs_peers.py "$build"
 /usr/bin/python3 bench/zarr_shard_read.py "$build"
 /usr/bin/python3 bench/avro_vs_peers.py "$build"
+
+echo
+echo "== issue 24: describe vs h5ls -r; one array from each of 1,000 HDF5 files through a layout"
+/usr/bin/python3 bench/hdf5_vs_peers.py "$build"

@@ -42,6 +42,26 @@ $DUDLEY describe "$work/bad.yaml" 2> "$work/e.txt"
 ok "bad NDL: exit 1 at file:line:col" "[ $? -eq 1 ] && grep -q 'bad.yaml:3:.*unknown NDL type .flaot64.' '$work/e.txt'"
 ok "describe --help" "$DUDLEY describe --help | grep -q -- '--values'"
 
+# describe works on every format: storage details where the format has them.
+$PY - "$work" <<'PY'
+import sys, numpy as np, asdf, zarr
+w = sys.argv[1]
+asdf.AsdfFile({"x": np.arange(4.0)}).write_to(f"{w}/a.asdf", all_array_compression="zlib")
+z = zarr.open(f"{w}/z.zarr", mode="w", shape=(4, 6), chunks=(2, 3), dtype=">i2", fill_value=7)
+z[:] = 1
+np.save(f"{w}/n.npy", np.arange(3, dtype="<u2"))
+PY
+$DUDLEY describe "$work/a.asdf" > "$work/da.yaml" 2>/dev/null
+ok "describe ASDF: compressed block as one chunk with deflate" "grep -q 'filter: \[deflate\]' '$work/da.yaml'"
+$DUDLEY describe "$work/z.zarr" > "$work/dz.yaml"
+ok "describe Zarr: chunk, byte order and fill value" "grep -q 'chunk: \[2, 3\]' '$work/dz.yaml' && grep -q 'endian: big' '$work/dz.yaml' && grep -q 'fillvalue: 7' '$work/dz.yaml'"
+$DUDLEY describe "$work/n.npy" > "$work/dn.yaml"
+ok "describe npy" "grep -q 'type: uint16' '$work/dn.yaml'"
+$PY -c "import numpy as np; np.arange(6, dtype='<f8').tofile('$work/d.bin')"
+printf 'x = <f8[2, 3]\n' > "$work/d.dud"
+$DUDLEY describe "$work/d.bin" --values > "$work/dd.yaml"
+ok "describe Dudley data with values" "grep -q 'value: \[\[0.0, 1.0, 2.0\],' '$work/dd.yaml'"
+
 # layout of one file, read back through it; chunked arrays named with their reason.
 $DUDLEY layout "$work/run_2.h5" -o "$work/one.dud" 2> "$work/notes.txt"
 ok "layout exits 0" "[ $? -eq 0 ]"
