@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <mutex>
 
 #include "dudley/core/file_io.hpp"
@@ -345,18 +346,33 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
       return out;
   }
   const bool group = n.kind == NodeKind::kGroup;
+  if (context->wanted.empty()) {
+    for (NodeId c : l.children(id)) out->children.push_back(convert(context, c, path));
+    return out;
+  }
+  // Members no wanted path needs are not bound at all; list items keep their places. The
+  // names a group's members must have are found once, so that a group of many members
+  // costs a comparison per member, not a path built for each.
   const std::string base = path == "/" ? "" : path;
+  bool every = !group;
+  std::vector<std::string_view> next;
+  for (const std::string& w : context->wanted) {
+    if (related_paths(path, w) && w.size() <= base.size() + 1) every = true;  // at or below w
+    if (!every && w.size() > base.size() + 1 && w.compare(0, base.size(), base) == 0 &&
+        w[base.size()] == '/') {
+      const std::string_view rest = std::string_view(w).substr(base.size() + 1);
+      next.push_back(rest.substr(0, rest.find('/')));
+    }
+  }
   uint64_t index = 0;
   for (NodeId c : l.children(id)) {
-    if (context->wanted.empty()) {
-      out->children.push_back(convert(context, c, path));
+    if (!group) {
+      out->children.push_back(convert(context, c, base + "/" + std::to_string(index++)));
       continue;
     }
-    // Members no wanted path needs are not bound at all; list items keep their places.
-    const std::string child = group ? base + "/" + std::string(l.name(l.nodes[c].name))
-                                    : base + "/" + std::to_string(index++);
-    if (group && !context->relevant(child)) continue;
-    out->children.push_back(convert(context, c, child));
+    const std::string_view name = l.name(l.nodes[c].name);
+    if (!every && std::find(next.begin(), next.end(), name) == next.end()) continue;
+    out->children.push_back(convert(context, c, base + "/" + std::string(name)));
   }
   return out;
 }
