@@ -27,6 +27,9 @@ packages=(
   # Avro: the Avro C library (schemas, generic datums); Apache Avro for Python is the peer
   # (avsc, the other, comes from npm below)
   libavro-dev python3-avro
+  # HDF5 and NDL: the HDF5 C library (libhdf5-dev, below) and its peer h5py (above); the NDL
+  # tests read what describe writes with PyYAML
+  python3-yaml
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libhdf5-dev
   # GNU time: peak memory of a command (the dump benchmark); strace: bytes a command reads
