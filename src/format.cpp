@@ -184,19 +184,4 @@ std::string Format::writer_schema(const model::Tree&) const {
   return {};
 }
 
-namespace {
-
-// Whether `inner` is `outer` or lies below it.
-bool within(const std::string& inner, const std::string& outer) {
-  if (outer == "/" || outer.empty()) return true;
-  return inner.size() >= outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
-         (inner.size() == outer.size() || inner[outer.size()] == '/');
-}
-
-}  // namespace
-
-bool related_paths(const std::string& path, const std::string& wanted) {
-  return within(path, wanted) || within(wanted, path);
-}
-
 }  // namespace dudley

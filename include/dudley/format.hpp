@@ -238,10 +238,6 @@ class BasicFormat : public Format {
   std::vector<std::string> extensions_;
 };
 
-/// Whether `path` leads to `wanted` (an ancestor of it), is it, or lies below it ("/" relates
-/// to every path).
-bool related_paths(const std::string& path, const std::string& wanted);
-
 /// Whether the flag `name` was given.
 bool given_flag(const GivenOptions& given, const std::string& name);
 /// The value of `name`, or `fallback` when it was not given.

@@ -9,6 +9,7 @@
 #include "cli/data_options.hpp"
 #include "cli/failure.hpp"
 #include "dudley/core/file_io.hpp"
+#include "dudley/core/path.hpp"
 #include "dudley/formats/dudley/write/from_model.hpp"
 #include "dudley/io/atomic_file.hpp"
 
@@ -31,6 +32,7 @@ struct Placed {
 struct Skipped {
   std::string path;
   std::string reason;
+  bool damaged = false;  ///< the array could not be read at all (its node's error)
 };
 
 // What can be laid out of one file: a tree of its contiguous arrays, and why the others
@@ -39,15 +41,17 @@ struct Plan {
   std::string text;  // the layout, without a header
   std::vector<Placed> placed;
   std::vector<Skipped> skipped;
+  /// Exit 1 when an array could not be read (as ls): the layout is still written.
+  int status() const {
+    for (const Skipped& s : skipped) {
+      if (s.damaged) return kExitInvalid;
+    }
+    return kExitOk;
+  }
 };
-
-std::string join(const std::string& group, const std::string& name) {
-  return group == "/" ? "/" + name : group + "/" + name;
-}
 
 // Why `n` cannot be read in place by a layout, or "".
 std::string obstacle(const model::Node& n) {
-  if (!n.error.empty()) return n.error.message;
   if (n.storage.mask) return "masked";
   if (n.storage.kind == model::Storage::Kind::kChunked) {
     const auto& c = *n.storage.chunking;
@@ -85,7 +89,7 @@ std::string obstacle(const model::Node& n) {
 
 void collect(const model::Node& from, model::Node& into, const std::string& path, Plan& plan) {
   for (const auto& c : from.children) {
-    const std::string p = join(path, c->name);
+    const std::string p = join_path(path, c->name);
     if (c->kind == model::NodeKind::kList) {
       plan.skipped.push_back({p, "a list"});
       continue;
@@ -96,6 +100,11 @@ void collect(const model::Node& from, model::Node& into, const std::string& path
       g->name = c->name;
       collect(*c, *g, p, plan);
       if (!g->children.empty()) into.children.push_back(std::move(g));
+      continue;
+    }
+    if (!c->error.empty()) {
+      const std::string& m = c->error.message;
+      plan.skipped.push_back({p, m.starts_with(p + ": ") ? m.substr(p.size() + 2) : m, true});
       continue;
     }
     const std::string why = obstacle(*c);
@@ -149,8 +158,20 @@ nlohmann::ordered_json plan_json(const Plan& plan) {
   for (const Placed& p : plan.placed)
     arrays.push_back(
         {{"path", p.path}, {"address", p.address}, {"dtype", p.dtype}, {"shape", p.shape}});
-  for (const Skipped& s : plan.skipped) skipped.push_back({{"path", s.path}, {"reason", s.reason}});
+  for (const Skipped& s : plan.skipped) {
+    skipped.push_back({{"path", s.path}, {"reason", s.reason}, {"damaged", s.damaged}});
+  }
   return {{"arrays", arrays}, {"skipped", skipped}};
+}
+
+void print_skipped(const Plan& plan) {
+  for (const Skipped& s : plan.skipped) {
+    if (s.damaged) {
+      fmt::print(stderr, "error: {}: cannot be read, not laid out: {}\n", s.path, s.reason);
+    } else {
+      fmt::print(stderr, "note: {}: not laid out: {}\n", s.path, s.reason);
+    }
+  }
 }
 
 int run_layout(const LayoutCommandOptions& options) {
@@ -167,10 +188,9 @@ int run_layout(const LayoutCommandOptions& options) {
       std::fwrite(json.data(), 1, json.size(), stdout);
     } else {
       write_output(options, text, {data.data});
-      for (const Skipped& s : plan.skipped)
-        fmt::print(stderr, "note: {}: not laid out: {}\n", s.path, s.reason);
+      print_skipped(plan);
     }
-    return kExitOk;
+    return plan.status();
   }
   if (!data.data.empty()) throw Error(ErrorCategory::kUsage, "give DATA or --family, not both");
   const std::vector<DataOptions> members = family_members(data);
@@ -215,12 +235,11 @@ int run_layout(const LayoutCommandOptions& options) {
     out.update(plan_json(first));
     const std::string json = out.dump(2) + "\n";
     std::fwrite(json.data(), 1, json.size(), stdout);
-    return kExitOk;
+    return first.status();
   }
   write_output(options, text, inputs);
-  for (const Skipped& s : first.skipped)
-    fmt::print(stderr, "note: {}: not laid out: {}\n", s.path, s.reason);
-  return kExitOk;
+  print_skipped(first);
+  return first.status();
 }
 
 }  // namespace
@@ -229,12 +248,12 @@ void add_layout_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<LayoutCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "layout",
-      "Write a Dudley layout for a file of another format (HDF5 contiguous datasets, "
-      "uncompressed ASDF blocks): each array at its address, with type, byte order and "
-      "shape, so 'dudley dump FILE --layout L.dud' reads it in place. Arrays that cannot be "
-      "laid out (chunked, compressed, variable-length) are named with the reason. With "
-      "--family, every member must have its arrays at the same places; the first that does "
-      "not is named.");
+      "Write a Dudley layout for a file of another format (HDF5 contiguous datasets, .npy "
+      "files, uncompressed ASDF blocks): each array at its address, with type, byte order "
+      "and shape, so 'dudley dump FILE --layout L.dud' reads it in place. Arrays that cannot "
+      "be laid out (chunked, compressed, variable-length) are named with the reason; exit 1 "
+      "when one cannot be read at all. With --family, every member must have its arrays at "
+      "the same places; the first that does not is named.");
   add_data_options(*cmd, options->data, true);
   cmd->add_option("-o,--output", options->output, "Write the layout to this file");
   cmd->callback([options, &exit_code] {

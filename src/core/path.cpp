@@ -23,4 +23,26 @@ std::optional<size_t> path_index(std::string_view component) {
   return index;
 }
 
+std::string join_path(std::string_view parent, std::string_view name) {
+  std::string out(parent == "/" ? "" : parent);
+  out += '/';
+  out += name;
+  return out;
+}
+
+namespace {
+
+// Whether `inner` is `outer` or lies below it.
+bool within(std::string_view inner, std::string_view outer) {
+  if (outer == "/" || outer.empty()) return true;
+  return inner.size() >= outer.size() && inner.substr(0, outer.size()) == outer &&
+         (inner.size() == outer.size() || inner[outer.size()] == '/');
+}
+
+}  // namespace
+
+bool related_paths(std::string_view path, std::string_view wanted) {
+  return within(path, wanted) || within(wanted, path);
+}
+
 }  // namespace dudley

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -15,5 +16,12 @@ std::vector<std::string_view> split_path(std::string_view path);
 
 /// A list index component ("2"); nullopt when the text is not a plain decimal number.
 std::optional<size_t> path_index(std::string_view component);
+
+/// The path of member `name` of the group at `parent` ("/" + name at the root).
+std::string join_path(std::string_view parent, std::string_view name);
+
+/// Whether `path` leads to `wanted` (an ancestor of it), is it, or lies below it ("/"
+/// relates to every path).
+bool related_paths(std::string_view path, std::string_view wanted);
 
 }  // namespace dudley

@@ -14,19 +14,6 @@ using model::Value;
 
 constexpr std::string_view kAsdfTagPrefix = "tag:stsci.edu:asdf/";
 
-std::string double_text(double v) {
-  if (std::isnan(v)) return ".nan";
-  if (std::isinf(v)) return v > 0 ? ".inf" : "-.inf";
-  std::string s = fmt::format("{}", v);  // shortest round-trip text
-  // YAML 1.1 floats need a '.' and, with an exponent, its sign: 1e+10 -> 1.0e+10.
-  const size_t e = s.find_first_of("eE");
-  std::string mantissa = e == std::string::npos ? s : s.substr(0, e);
-  std::string exponent = e == std::string::npos ? "" : s.substr(e + 1);
-  if (mantissa.find('.') == std::string::npos) mantissa += ".0";
-  if (!exponent.empty() && exponent[0] != '-' && exponent[0] != '+') exponent = "+" + exponent;
-  return exponent.empty() ? mantissa : mantissa + "e" + exponent;
-}
-
 bool needs_quotes(const std::string& s) {
   if (s.empty()) return true;
   YamlNode probe;
@@ -99,6 +86,20 @@ std::string pad(int n) {
 
 }  // namespace
 
+std::string yaml_float(double v, bool single) {
+  if (std::isnan(v)) return ".nan";
+  if (std::isinf(v)) return v > 0 ? ".inf" : "-.inf";
+  // The shortest text that reads back as the same value in its own precision.
+  std::string s = single ? fmt::format("{}", static_cast<float>(v)) : fmt::format("{}", v);
+  // YAML 1.1 floats need a '.' and, with an exponent, its sign: 1e+10 -> 1.0e+10.
+  const size_t e = s.find_first_of("eE");
+  std::string mantissa = e == std::string::npos ? s : s.substr(0, e);
+  std::string exponent = e == std::string::npos ? "" : s.substr(e + 1);
+  if (mantissa.find('.') == std::string::npos) mantissa += ".0";
+  if (!exponent.empty() && exponent[0] != '-' && exponent[0] != '+') exponent = "+" + exponent;
+  return exponent.empty() ? mantissa : mantissa + "e" + exponent;
+}
+
 std::string yaml_string(const std::string& s) {
   return needs_quotes(s) ? quoted(s) : s;
 }
@@ -121,7 +122,7 @@ std::string yaml_scalar(const Value& value) {
         } else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, uint64_t>) {
           return fmt::format("{}", v);
         } else if constexpr (std::is_same_v<T, double>) {
-          return double_text(v);
+          return yaml_float(v);
         } else if constexpr (std::is_same_v<T, std::string>) {
           // Tagged text (a complex number) stays plain when that reads back the same; text
           // that would break the syntax is quoted, which an explicit tag allows.

@@ -10,6 +10,9 @@
 
 namespace dudley::asdf {
 
+/// A float as YAML 1.1 text: the shortest that reads back as the same value (as float32 when
+/// `single`), always with a '.' ("1.0", "1.5e+20"); ".nan", ".inf", "-.inf".
+std::string yaml_float(double v, bool single = false);
 /// A scalar as YAML text (quoted when needed).
 std::string yaml_scalar(const model::Value& value);
 /// A string, quoted if a plain spelling would read as another type or break the syntax.

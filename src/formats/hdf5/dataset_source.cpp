@@ -363,9 +363,11 @@ model::AttributeValue read_attribute(const OpenFile& file, hid_t attr, const std
     H5Fget_filesize(file.id.get(), &s);
     return static_cast<uint64_t>(s);
   }();
-  // An attribute's elements are stored in the file: more than the file holds is damage.
-  if (!n || (*n > file_size && raw_size(native) > 0 &&
-             *n * std::max<uint64_t>(stored.size(), 1) > file_size * 16))
+  // An attribute's elements are stored in the file (a variable-length one as a 16-byte heap
+  // reference): more bytes than the file holds is damage, refused before allocating.
+  const std::optional<uint64_t> bytes =
+      n ? checked_mul(*n, std::max<uint64_t>(stored.size(), 1)) : std::nullopt;
+  if (!bytes || *bytes > file_size)
     throw Error(ErrorCategory::kData, what + ": more elements than the file holds",
                 Location::file(file.path));
   Handle memtype = h5_type(native, true);

@@ -15,6 +15,7 @@
 
 #include "dataset_source.hpp"
 #include "datatype.hpp"
+#include "dudley/core/path.hpp"
 #include "dudley/formats/hdf5/hdf5.hpp"
 #include "filters.hpp"
 
@@ -23,10 +24,6 @@ namespace {
 
 using model::Node;
 using model::Value;
-
-std::string join(const std::string& group, const std::string& name) {
-  return group == "/" ? "/" + name : group + "/" + name;
-}
 
 // Bookkeeping attributes of HDF5 dimension scales and netCDF-4: their meaning is carried by
 // the model's dimension attributes.
@@ -88,7 +85,7 @@ class Reader {
                           file_->path);
     std::vector<std::pair<Node*, std::string>> groups;
     for (const Link& link : links) {
-      const std::string full = join(path, link.name);
+      const std::string full = join_path(path, link.name);
       if (link.type == H5L_TYPE_SOFT || link.type == H5L_TYPE_EXTERNAL) {
         skipped_.push_back(fmt::format("{}: a {} link; not followed", full,
                                        link.type == H5L_TYPE_SOFT ? "soft" : "external"));
@@ -315,13 +312,9 @@ class Reader {
         if (H5DSiterate_scales(ds.get(), static_cast<unsigned>(d), &idx, scale, &v) < 0)
           H5Eclear2(H5E_DEFAULT);
         if (v.count == 1 && !v.path.empty()) {
-          const Node* target = nullptr;
-          auto it = std::find_if(seen_.begin(), seen_.end(),
-                                 [&](const auto& p) { return p.second == v.path; });
-          (void)target;
           paths.emplace_back(v.path);
           names.emplace_back(v.path.substr(v.path.rfind('/') + 1));
-          any = any || it != seen_.end();
+          any = true;
         } else {
           paths.emplace_back();
           names.emplace_back();

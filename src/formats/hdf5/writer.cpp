@@ -12,6 +12,7 @@
 
 #include "dataset_source.hpp"
 #include "datatype.hpp"
+#include "dudley/core/path.hpp"
 #include "dudley/core/vlen.hpp"
 #include "dudley/formats/hdf5/hdf5.hpp"
 #include "dudley/io/atomic_outputs.hpp"
@@ -23,10 +24,6 @@ namespace {
 
 using model::Node;
 using model::Value;
-
-std::string join(const std::string& group, const std::string& name) {
-  return group == "/" ? "/" + name : group + "/" + name;
-}
 
 bool has_reference(const DType& t) {
   switch (t.kind()) {
@@ -176,7 +173,7 @@ class Writer {
       attributes(root.get(), *tree_.root, "/");
       members(root.get(), *tree_.root, "/");
     }
-    for (const auto& [path, node] : deferred_) write_data(path, *node, true);
+    for (const auto& [path, node] : deferred_) write_data(path, *node);
     dimension_scales();
   }
 
@@ -184,7 +181,7 @@ class Writer {
   void members(hid_t group, const Node& node, const std::string& path) {
     model::for_each_child(node, [&](uint64_t i, const Node& c) {
       const std::string name = node.kind == model::NodeKind::kList ? std::to_string(i) : c.name;
-      const std::string full = join(path, name);
+      const std::string full = join_path(path, name);
       if (!c.error.empty()) {
         notes_.push_back(fmt::format("{}: {}; left out", full, c.error.message));
         return true;
@@ -286,10 +283,10 @@ class Writer {
       deferred_.emplace_back(full, &n);  // after every target exists
       return;
     }
-    write_data(full, n, false);
+    write_data(full, n);
   }
 
-  void write_data(const std::string& full, const Node& n, bool deferred) {
+  void write_data(const std::string& full, const Node& n) {
     if (!n.data) return;
     Handle ds(H5Dopen2(file_, full.c_str(), H5P_DEFAULT));
     const DType native = n.dtype.size() > 1 && n.dtype.kind() != DTypeKind::kVLen
@@ -314,7 +311,6 @@ class Writer {
         check(H5Dwrite(ds.get(), memtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()),
               fmt::format("cannot write {}", full), path_of_file(), ErrorCategory::kIo);
       progress(a.byte_size());
-      (void)deferred;
       return;
     }
     std::vector<std::byte> buffer;

@@ -37,8 +37,6 @@ bool bare(const std::string& name) {
   return name == "shuffle" || name == "fletcher32";
 }
 
-void flow(std::string& out, const Value& v);
-
 }  // namespace
 
 Value codecs_from_filters(const YamlNode& node, const std::string& path,
@@ -67,45 +65,6 @@ Value codecs_from_filters(const YamlNode& node, const std::string& path,
   return Value(std::move(codecs));
 }
 
-namespace {
-
-void flow(std::string& out, const Value& v) {
-  if (v.is<model::ValueList>()) {
-    out += "[";
-    bool first = true;
-    for (const Value& x : v.as<model::ValueList>()) {
-      out += first ? "" : ", ";
-      first = false;
-      flow(out, x);
-    }
-    out += "]";
-  } else if (v.is<ValueMap>()) {
-    out += "{";
-    bool first = true;
-    for (const auto& [k, x] : v.as<ValueMap>()) {
-      out += first ? "" : ", ";
-      first = false;
-      out += flow_string(k) + ": ";
-      flow(out, x);
-    }
-    out += "}";
-  } else if (v.is<std::string>()) {
-    out += flow_string(v.as<std::string>());
-  } else if (v.is<double>()) {
-    out += float_text(v.as<double>(), false);
-  } else if (v.is<bool>()) {
-    out += v.as<bool>() ? "true" : "false";
-  } else if (v.is<int64_t>()) {
-    out += fmt::format("{}", v.as<int64_t>());
-  } else if (v.is<uint64_t>()) {
-    out += fmt::format("{}", v.as<uint64_t>());
-  } else {
-    out += "null";
-  }
-}
-
-}  // namespace
-
 std::string filters_text(const Value& codecs) {
   if (!codecs.is<model::ValueList>() || codecs.as<model::ValueList>().empty()) return {};
   std::string out = "[";
@@ -123,7 +82,7 @@ std::string filters_text(const Value& codecs) {
       out += flow_string(n);
     } else {
       out += "{" + flow_string(n) + ": ";
-      flow(out, *config);
+      flow_yaml(out, *config);
       out += "}";
     }
   }

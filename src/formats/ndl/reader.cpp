@@ -9,6 +9,7 @@
 
 #include "datatype.hpp"
 #include "dudley/core/file_io.hpp"
+#include "dudley/core/path.hpp"
 #include "dudley/core/suggest.hpp"
 #include "dudley/formats/ndl/ndl.hpp"
 #include "dudley/model/memory_source.hpp"
@@ -60,10 +61,6 @@ struct Directives {
 // The type with the machine's byte order: the order values are parsed in.
 DType native_of(const DType& t) {
   return t.size() > 1 && t.kind() != DTypeKind::kVLen ? t.with_byte_order(native_byte_order()) : t;
-}
-
-std::string join_path(const std::string& group, std::string_view name) {
-  return group == "/" ? "/" + std::string(name) : group + "/" + std::string(name);
 }
 
 int64_t extent_of(const YamlNode& node, const std::string& path, const char* what) {
@@ -176,8 +173,7 @@ class Reader {
       fail(b, path_,
            fmt::format("group {} must be a mapping (attributes, dimcoords, ndarrays)", gpath));
     check_keys(b, path_, {"attributes", "dimcoords", "ndarrays"}, "group " + gpath);
-    if (std::any_of(bodies_.begin(), bodies_.end(),
-                    [&](const auto& p) { return p.first == gpath; }))
+    if (!given_.insert(gpath).second)
       fail(key, path_, fmt::format("group {} is given twice", gpath));
     group(gpath, key);
     bodies_.emplace_back(gpath, &b);
@@ -508,6 +504,7 @@ class Reader {
   uint64_t budget_;
   asdf::ExpansionBudget expansion_;
   std::vector<std::pair<std::string, const YamlNode*>> bodies_;
+  std::set<std::string> given_;          // paths of the groups the document gives a body
   std::map<std::string, Node*> groups_;  // every member by path: groups and arrays
   std::map<std::string, DimCoord> dimcoords_;
 };

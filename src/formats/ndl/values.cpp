@@ -388,66 +388,38 @@ std::string flow_string(const std::string& s) {
   return quoted + "\"";
 }
 
-std::string float_text(double v, bool single) {
-  if (std::isnan(v)) return ".nan";
-  if (std::isinf(v)) return v > 0 ? ".inf" : "-.inf";
-  std::string s = single ? fmt::format("{}", static_cast<float>(v)) : fmt::format("{}", v);
-  const size_t e = s.find_first_of("eE");
-  std::string mantissa = e == std::string::npos ? s : s.substr(0, e);
-  std::string exponent = e == std::string::npos ? "" : s.substr(e + 1);
-  if (mantissa.find('.') == std::string::npos) mantissa += ".0";
-  if (!exponent.empty() && exponent[0] != '-' && exponent[0] != '+') exponent = "+" + exponent;
-  return exponent.empty() ? mantissa : mantissa + "e" + exponent;
-}
-
 namespace {
+
+template <typename T>
+T load(const std::byte* p) {
+  T x;
+  std::memcpy(&x, p, sizeof x);
+  return x;
+}
 
 int64_t signed_at(const std::byte* p, uint64_t size) {
   switch (size) {
-    case 1: {
-      int8_t x;
-      std::memcpy(&x, p, 1);
-      return x;
-    }
-    case 2: {
-      int16_t x;
-      std::memcpy(&x, p, 2);
-      return x;
-    }
-    case 4: {
-      int32_t x;
-      std::memcpy(&x, p, 4);
-      return x;
-    }
-    default: {
-      int64_t x;
-      std::memcpy(&x, p, 8);
-      return x;
-    }
+    case 1:
+      return load<int8_t>(p);
+    case 2:
+      return load<int16_t>(p);
+    case 4:
+      return load<int32_t>(p);
+    default:
+      return load<int64_t>(p);
   }
 }
 
 uint64_t unsigned_at(const std::byte* p, uint64_t size) {
-  uint64_t x = 0;
   switch (size) {
-    case 1: {
-      uint8_t y;
-      std::memcpy(&y, p, 1);
-      return y;
-    }
-    case 2: {
-      uint16_t y;
-      std::memcpy(&y, p, 2);
-      return y;
-    }
-    case 4: {
-      uint32_t y;
-      std::memcpy(&y, p, 4);
-      return y;
-    }
+    case 1:
+      return load<uint8_t>(p);
+    case 2:
+      return load<uint16_t>(p);
+    case 4:
+      return load<uint32_t>(p);
     default:
-      std::memcpy(&x, p, 8);
-      return x;
+      return load<uint64_t>(p);
   }
 }
 
@@ -471,14 +443,16 @@ std::string text_of(const std::byte* p, const DType& t, uint64_t units) {
   return {};
 }
 
-void flow_value(std::string& out, const Value& v) {
+}  // namespace
+
+void flow_yaml(std::string& out, const Value& v) {
   if (v.is<model::ValueList>()) {
     out += "[";
     bool first = true;
     for (const Value& item : v.as<model::ValueList>()) {
       if (!first) out += ", ";
       first = false;
-      flow_value(out, item);
+      flow_yaml(out, item);
     }
     out += "]";
   } else if (v.is<model::ValueMap>()) {
@@ -488,7 +462,7 @@ void flow_value(std::string& out, const Value& v) {
       if (!first) out += ", ";
       first = false;
       out += flow_string(k) + ": ";
-      flow_value(out, item);
+      flow_yaml(out, item);
     }
     out += "}";
   } else if (v.is<std::string>()) {
@@ -497,8 +471,6 @@ void flow_value(std::string& out, const Value& v) {
     out += asdf::yaml_scalar(v);
   }
 }
-
-}  // namespace
 
 void ValueEmitter::element(std::string& out, const std::byte* p, const DType& t) const {
   switch (t.kind()) {
@@ -516,11 +488,11 @@ void ValueEmitter::element(std::string& out, const std::byte* p, const DType& t)
       if (t.size() == 4) {
         float f;
         std::memcpy(&f, p, 4);
-        out += float_text(f, true);
+        out += asdf::yaml_float(f, true);
       } else {
         double d;
         std::memcpy(&d, p, 8);
-        out += float_text(d, false);
+        out += asdf::yaml_float(d, false);
       }
       return;
     case DTypeKind::kComplex: {
@@ -542,7 +514,7 @@ void ValueEmitter::element(std::string& out, const std::byte* p, const DType& t)
       std::memcpy(&e, p, sizeof e);
       const DType& base = t.base();
       if (base.kind() == DTypeKind::kText) {
-        out += flow_string(text_of(e.data, base, e.count * base.unit_size() / base.unit_size()));
+        out += flow_string(text_of(e.data, base, e.count));
         return;
       }
       out += "[";
@@ -599,7 +571,7 @@ void ValueEmitter::element(std::string& out, const std::byte* p, const DType& t)
     case DTypeKind::kReference: {
       uint64_t key;
       std::memcpy(&key, p, 8);
-      flow_value(out, refs_ ? refs_->find(key) : Value());
+      flow_yaml(out, refs_ ? refs_->find(key) : Value());
       return;
     }
   }

@@ -40,12 +40,12 @@ class ValueEmitter {
   const model::ReferenceTable* refs_;
 };
 
+/// Appends `value` in YAML flow style (`[1, 2]`, `{a: x}`), strings quoted as flow_string
+/// does: reference targets, filter parameters.
+void flow_yaml(std::string& out, const model::Value& value);
+
 /// A string as a YAML scalar that may stand inside a flow collection (quoted when a plain
 /// spelling would read as something else or hold a flow indicator).
 std::string flow_string(const std::string& s);
-
-/// YAML 1.1 text of a float: the shortest that reads back as the same value (as float32
-/// when `single`), always with a '.' ("1.0", "1.5e+20"), ".nan", ".inf", "-.inf".
-std::string float_text(double v, bool single);
 
 }  // namespace dudley::ndl

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "datatype.hpp"
+#include "dudley/core/path.hpp"
 #include "dudley/formats/ndl/ndl.hpp"
 #include "dudley/model/value_array.hpp"
 #include "filters.hpp"
@@ -22,10 +23,6 @@ using model::Value;
 
 std::string pad(int n) {
   return std::string(static_cast<size_t>(n), ' ');
-}
-
-std::string join_path(const std::string& group, const std::string& name) {
-  return group == "/" ? "/" + name : group + "/" + name;
 }
 
 bool hidden_attribute(const std::string& name) {
@@ -233,7 +230,7 @@ class Describer {
       return s;
     }
     const Value& v = std::get<Value>(fill);
-    if (v.is<double>()) return float_text(v.as<double>(), type.size() == 4);
+    if (v.is<double>()) return asdf::yaml_float(v.as<double>(), type.size() == 4);
     if (v.is<std::string>()) {
       // Zarr's spellings of special floats.
       const std::string& s = v.as<std::string>();

@@ -1,6 +1,6 @@
 #include "dudley/formats/dudley/bind/to_model.hpp"
 
-#include "dudley/format.hpp"
+#include "dudley/core/path.hpp"
 
 #include <sys/stat.h>
 

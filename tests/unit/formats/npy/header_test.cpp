@@ -2,7 +2,6 @@
 // alignment, version by size), and damaged headers are errors with the byte offset.
 #include <gtest/gtest.h>
 
-#include "dudley/format.hpp"
 #include "dudley/formats/npy/npy.hpp"
 
 namespace dudley::npy {
@@ -78,17 +77,6 @@ TEST(NpyHeader, DamageIsAnErrorAtItsOffset) {
   std::string cut = v1("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }\n");
   cut.resize(20);
   EXPECT_THROW(parse_header(cut, "cut.npy"), Error);
-}
-
-TEST(RelatedPaths, AncestorsSelfAndDescendants) {
-  EXPECT_TRUE(related_paths("/", "/g/x"));
-  EXPECT_TRUE(related_paths("/g", "/g/x"));
-  EXPECT_TRUE(related_paths("/g/x", "/g/x"));
-  EXPECT_TRUE(related_paths("/g/x/y", "/g/x"));
-  EXPECT_TRUE(related_paths("/a/b", "/"));
-  EXPECT_FALSE(related_paths("/gx", "/g/x"));
-  EXPECT_FALSE(related_paths("/g/xy", "/g/x"));
-  EXPECT_FALSE(related_paths("/h", "/g"));
 }
 
 }  // namespace
