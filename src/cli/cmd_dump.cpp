@@ -16,6 +16,7 @@
 #include "cli/dump_mask.hpp"
 #include "cli/failure.hpp"
 #include "cli/json_stream.hpp"
+#include "cli/member_template.hpp"
 #include "cli/ls_json.hpp"
 #include "cli/tree_json.hpp"
 #include "cli/value_text.hpp"
@@ -79,18 +80,27 @@ bool is_picked(const std::string& path, const std::string& list, const ListPick&
   return index && pick.has(*index);
 }
 
+// Thrown instead of reporting a problem by a Dumper on trial (a member printed by its
+// family's template): the member is then printed the long way, which reports it.
+struct TrialFailed {};
+
 class Dumper {
  public:
   // Arrays that hold no bytes are backed by nothing in the file, so their number is capped
   // per output (text and JSON alike: both are printed as they are read).
-  Dumper(const model::Tree& tree, const DumpOptions& options, Output& out)
-      : tree_(tree), options_(options), out_(out), empty_budget_(kMaxEmptyValues) {}
+  Dumper(const model::Tree& tree, const DumpOptions& options, Output& out, bool trial = false)
+      : tree_(tree),
+        options_(options),
+        out_(out),
+        empty_budget_(kMaxEmptyValues),
+        trial_(trial) {}
 
   int status() const { return status_; }
   /// True once the output's budget of arrays holding no bytes is spent.
   bool exhausted() const { return exhausted_; }
 
   void report(const std::string& message) {
+    if (trial_) throw TrialFailed{};
     out_.flush();  // what came before the problem appears before it
     fmt::print(stderr, "{}\n", message);
     status_ = kExitInvalid;
@@ -386,6 +396,7 @@ class Dumper {
   std::map<std::string, std::string> causes_;  ///< node error -> first array it stopped
   uint64_t empty_arrays_ = 0;
   uint64_t empty_budget_;
+  bool trial_;  ///< problems throw TrialFailed instead of being reported
   bool exhausted_ = false;
   int status_ = kExitOk;
   std::string prefix_;       ///< text: "PATH = ", written by begin()
@@ -395,7 +406,7 @@ class Dumper {
 
 // Text: `PATH = VALUES` per array (or the row/value line styles).
 int dump_text(const model::Tree& tree, const std::vector<Request>& wanted,
-              const DumpOptions& options, bool member, Output& out) {
+              const DumpOptions& options, bool member, Output& out, TemplateRecorder* record) {
   Dumper dumper(tree, options, out);
   const std::string prefix = member ? options.data.data + " " : "";
   auto print = [&](const ArrayRef& ref) {
@@ -405,7 +416,9 @@ int dump_text(const model::Tree& tree, const std::vector<Request>& wanted,
       dumper.report(e.what());
       return;
     }
-    dumper.values(ref, prefix + ref.label);
+    if (record) record->open_hole({MemberTemplate::HoleKind::kValues, ref, 0, 0, ref.label});
+    (void)dumper.values(ref, prefix + ref.label);
+    if (record) record->close_hole();
   };
   auto below = [&](const model::Node& node, const std::string& path) {
     return for_each_array(node, path == "/" ? "" : path,
@@ -449,7 +462,7 @@ int dump_text(const model::Tree& tree, const std::vector<Request>& wanted,
 
 // JSON: the ls tree, each requested array carrying its values, streamed into place.
 int dump_json(const model::Tree& tree, const std::vector<Request>& wanted,
-              const DumpOptions& options, bool member, Output& out) {
+              const DumpOptions& options, bool member, Output& out, TemplateRecorder* record) {
   Dumper dumper(tree, options, out);
   std::map<std::string, std::vector<const Request*>> by_path;
   std::vector<const Request*> containers;
@@ -533,14 +546,24 @@ int dump_json(const model::Tree& tree, const std::vector<Request>& wanted,
   write_json_at(out, json(tree.format), indent, 1);
   if (member) {
     write_json_key(out, indent, 1, "file", false);
+    if (record) record->open_hole({});
     write_json_at(out, json(options.data.data), indent, 1);
+    if (record) record->close_hole();
   }
   write_json_key(out, indent, 1, "root", false);
   write_listing_json(
       out, *tree.root, "/", walk, indent, 1, [](const json&, const std::string&) {},
       [&](uint64_t id) {
         auto it = pending.find(id);
+        if (record) {
+          record->open_hole(
+              {MemberTemplate::HoleKind::kValues, it->second, 0, 0, it->second.label});
+        }
         json extra = dumper.values(it->second, it->second.label);
+        if (record) {
+          record->close_hole();
+          if (!extra.empty()) record->refuse();  // "truncated", "error": not in the template
+        }
         pending.erase(it);  // written: nothing of it is kept
         return extra;
       });
@@ -554,11 +577,78 @@ int dump_json(const model::Tree& tree, const std::vector<Request>& wanted,
   return dumper.status();
 }
 
-int run_dump_one(const DumpOptions& options, bool member, Output& out) {
+int run_dump_one(const DumpOptions& options, bool member, Output& out,
+                 TemplateRecorder* record = nullptr) {
   model::Tree tree = open_data(options.data);
   const std::vector<Request> wanted = resolve_items(tree, options.items, options.data.data);
-  return options.data.json ? dump_json(tree, wanted, options, member, out)
-                           : dump_text(tree, wanted, options, member, out);
+  if (record) {
+    // Only arrays asked for by path have values a template can hold; parameters, values
+    // and whole groups print what each member has.
+    for (const Request& r : wanted) {
+      if (r.kind != Request::Kind::kArray) record->refuse();
+    }
+  }
+  return options.data.json ? dump_json(tree, wanted, options, member, out, record)
+                           : dump_text(tree, wanted, options, member, out, record);
+}
+
+// Whether a member's tree prints the same around the array in `hole` as the recorded one:
+// the same array (type, shape, bytes at the same place), unmasked, and no parameter
+// (read from each file) on the groups leading to it. Sets the hole's storage when `learn`.
+bool fits(const model::Tree& tree, MemberTemplate::Hole& hole, bool learn) {
+  const std::string& path = hole.array.spec.path;
+  for (size_t slash = 0; slash != std::string::npos; slash = path.find('/', slash + 1)) {
+    const model::Node* group = tree.find(slash == 0 ? "/" : path.substr(0, slash));
+    if (group == nullptr || !group->params.empty()) return false;
+  }
+  const model::Node* node = tree.find(path);
+  if (node == nullptr || node->kind != model::NodeKind::kArray || !node->error.empty() ||
+      !node->data || node->storage.mask ||
+      node->storage.kind != model::Storage::Kind::kContiguous || !node->storage.offset) {
+    return false;
+  }
+  if (learn) {
+    hole.offset = *node->storage.offset;
+    hole.size = node->storage.size;
+  }
+  return node->dtype == hole.array.dtype && node->shape == hole.array.shape &&
+         node->storage.offset == hole.offset && node->storage.size == hole.size;
+}
+
+// A member printed by its family's template: its file opened, each hole filled with its
+// own name or values. Writes to `out` only when the whole member printed without a
+// problem and fits the template; false (nothing written) otherwise, for the member to be
+// printed the long way.
+bool dump_by_template(const MemberTemplate& t, const DumpOptions& options, Output& out) {
+  try {
+    model::Tree tree = open_data(options.data);
+    Output aside;
+    Dumper dumper(tree, options, aside, /*trial=*/true);
+    for (size_t i = 0; i < t.holes.size(); ++i) {
+      aside.write(t.texts[i]);
+      MemberTemplate::Hole hole = t.holes[i];
+      if (hole.kind == MemberTemplate::HoleKind::kFile) {
+        write_json_at(aside, json(options.data.data), -1, 1);
+        continue;
+      }
+      if (!fits(tree, hole, false)) return false;
+      ArrayRef ref = ArrayRef::of(*tree.find(hole.array.spec.path), hole.array.spec.path,
+                                  hole.array.spec);
+      dumper.count_empty(ref);
+      const std::string label =
+          options.data.json ? hole.label : options.data.data + " " + hole.label;
+      if (!dumper.values(ref, label).empty()) return false;
+    }
+    aside.write(t.texts.back());
+    if (dumper.status() != kExitOk) return false;
+    const std::optional<std::string_view> text = aside.since(0);
+    out.write(*text);
+    return true;
+  } catch (const TrialFailed&) {
+    return false;
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 // The paths `items` name (without selections and fields): what a format need put in the
@@ -595,11 +685,51 @@ int run_dump(const DumpOptions& given) {
   // One output buffer for every member (a write per MiB, not per member); flushed before a
   // member's problems go to stderr, so that they follow its values.
   Output out(stdout);
-  return for_each_member(options.data, [&](const DataOptions& m) {
-    DumpOptions one = options;
+  // Through one Dudley layout (given, so the same for every member) the members print
+  // alike around their values: the first is recorded as a template, checked against the
+  // second printed the long way, and then fills every member that fits it.
+  const bool templated = !options.deref && options.data.given.count("--layout") != 0;
+  std::optional<MemberTemplate> template_;
+  GivenOptions template_given;  // a family index may give members their own options
+  size_t index = 0;
+  DumpOptions one = options;
+  return for_each_member(options.data, [&](const DataOptions& m) -> int {
     one.data = m;
+    const size_t i = index++;
+    if (template_ && i > 1 && m.given == template_given &&
+        dump_by_template(*template_, one, out)) {
+      return kExitOk;
+    }
     try {
+      if (templated && i == 0) {
+        out.flush();  // the template is cut from the buffer
+        TemplateRecorder record(out);
+        const int status = run_dump_one(one, true, out, &record);
+        if (status == kExitOk) template_ = record.finish();
+        if (template_) {
+          model::Tree tree = open_data(one.data);
+          for (MemberTemplate::Hole& hole : template_->holes) {
+            if (hole.kind == MemberTemplate::HoleKind::kValues && !fits(tree, hole, true)) {
+              template_.reset();
+              break;
+            }
+          }
+          template_given = m.given;
+        }
+        if (status != kExitOk) out.flush();
+        return status;
+      }
+      const uint64_t mark = out.written();
       const int status = run_dump_one(one, true, out);
+      if (i == 1 && template_) {
+        // The template is used only if it prints this member exactly as the long way did.
+        Output check;
+        const std::optional<std::string_view> printed = out.since(mark);
+        if (status != kExitOk || !printed || m.given != template_given ||
+            !dump_by_template(*template_, one, check) || check.since(0) != printed) {
+          template_.reset();
+        }
+      }
       if (status != kExitOk) out.flush();
       return status;
     } catch (...) {

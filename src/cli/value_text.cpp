@@ -12,8 +12,9 @@
 namespace dudley::cli {
 
 void Output::flush() {
-  if (buffer_.size() == 0) return;
+  if (buffer_.size() == 0 || file_ == nullptr) return;
   std::fwrite(buffer_.data(), 1, buffer_.size(), file_);
+  flushed_ += buffer_.size();
   buffer_.clear();
   std::fflush(file_);
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,9 @@ class Output {
   explicit Output(std::FILE* file) : file_(file) {
     buffer_.reserve(kFlushAt + (size_t{64} << 10));  // grown once, not doubled up to a MiB
   }
+  /// An output that keeps everything written to it (flush() writes nothing): text made
+  /// aside, to be copied to another output whole or dropped.
+  Output() : file_(nullptr) {}
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
   ~Output() { flush(); }
@@ -36,11 +40,21 @@ class Output {
     if (buffer_.size() >= kFlushAt) flush();
   }
   void flush();
+  /// Bytes written so far, flushed or not: a mark for since().
+  uint64_t written() const { return flushed_ + buffer_.size(); }
+  /// What was written after `mark` (a written() value), while all of it is still in the
+  /// buffer; nullopt once part of it has been flushed.
+  std::optional<std::string_view> since(uint64_t mark) const {
+    if (mark < flushed_ || mark > written()) return std::nullopt;
+    const size_t at = mark - flushed_;
+    return std::string_view(buffer_.data() + at, buffer_.size() - at);
+  }
 
  private:
   static constexpr size_t kFlushAt = size_t{1} << 20;
   std::FILE* file_;
   fmt::memory_buffer buffer_;
+  uint64_t flushed_ = 0;  ///< bytes written out by flush()
 };
 
 /// How many values a line holds in text output.

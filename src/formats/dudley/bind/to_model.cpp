@@ -364,15 +364,21 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
       next.push_back(rest.substr(0, rest.find('/')));
     }
   }
+  // Names are interned: a member is matched by its name's id, an integer compare.
+  std::vector<NameId> next_ids;
+  for (std::string_view name : next) {
+    if (const NameId name_id = l.names.find(name); name_id != kNone) next_ids.push_back(name_id);
+  }
   uint64_t index = 0;
-  for (NodeId c : l.children(id)) {
+  for (NodeId c = n.first_child; c != kNone; c = l.nodes[c].next_sibling) {
     if (!group) {
       out->children.push_back(convert(context, c, base + "/" + std::to_string(index++)));
       continue;
     }
-    const std::string_view name = l.name(l.nodes[c].name);
-    if (!every && std::find(next.begin(), next.end(), name) == next.end()) continue;
-    out->children.push_back(convert(context, c, base + "/" + std::string(name)));
+    if (!every && std::find(next_ids.begin(), next_ids.end(), l.nodes[c].name) == next_ids.end()) {
+      continue;
+    }
+    out->children.push_back(convert(context, c, base + "/" + std::string(l.name(l.nodes[c].name))));
   }
   return out;
 }
