@@ -1,6 +1,8 @@
-// The "hdf5" format's registration: signature sniffing, options, open and save.
+// The "hdf5" format's registration: signature sniffing, options, open and save (the last
+// two through the backend, which calls libhdf5).
 #include <cstring>
 
+#include "backend.hpp"
 #include "dudley/formats/hdf5/hdf5.hpp"
 
 namespace dudley::hdf5 {
@@ -21,7 +23,7 @@ class Hdf5Format final : public BasicFormat {
   }
 
   model::Tree open(const std::string& path, const OpenOptions&) const override {
-    return open_hdf5(path);
+    return backend().open(path);
   }
 
   std::vector<FormatOption> cli_options() const override {
@@ -48,7 +50,7 @@ class Hdf5Format final : public BasicFormat {
   SaveReport save(const model::Tree& tree, const std::string& path,
                   const SaveOptions& options) const override {
     SaveReport report;
-    const uint64_t bytes = write_hdf5(tree, path, options, report.notes);
+    const uint64_t bytes = backend().write(tree, path, options, report.notes);
     report.files.push_back({path, "data", bytes});
     return report;
   }

@@ -10,6 +10,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/formats/zarr/store.hpp"
+#include "curl_library.hpp"
 
 namespace dudley::zarr {
 namespace {
@@ -19,21 +20,21 @@ constexpr long kMaxRedirects = 5;
 constexpr size_t kInFlight = 16;
 
 struct HandleFree {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+  void operator()(CURL* c) const { curl().easy_cleanup(c); }
 };
 
 // This thread's handle, reset to defaults (its connections stay open for the next request).
 CURL* handle() {
   static std::once_flag init;
-  std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  thread_local std::unique_ptr<CURL, HandleFree> h(curl_easy_init());
+  std::call_once(init, [] { curl().global_init(CURL_GLOBAL_DEFAULT); });
+  thread_local std::unique_ptr<CURL, HandleFree> h(curl().easy_init());
   if (!h) throw Error(ErrorCategory::kIo, "cannot start libcurl");
-  curl_easy_reset(h.get());
+  curl().easy_reset(h.get());
   return h.get();
 }
 
 struct MultiFree {
-  void operator()(CURLM* m) const { curl_multi_cleanup(m); }
+  void operator()(CURLM* m) const { curl().multi_cleanup(m); }
 };
 
 // Where the body of a response goes: at most `room` bytes into `out`, or, with `grow`, into
@@ -71,12 +72,12 @@ class HttpStore final : public Store {
 
   std::optional<uint64_t> size(const std::string& key) const override {
     CURL* c = prepare(key);
-    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    curl().easy_setopt(c, CURLOPT_NOBODY, 1L);
     const long status = perform(c, key);
     if (status == 404 || status == 410) return std::nullopt;
     expect(status == 200, key, status);
     curl_off_t length = -1;
-    curl_easy_getinfo(c, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+    curl().easy_getinfo(c, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
     if (length < 0) {
       throw Error(ErrorCategory::kIo, "the server gives no Content-Length",
                   Location::file(where(key)));
@@ -89,10 +90,10 @@ class HttpStore final : public Store {
     if (length == 0) return;
     CURL* c = prepare(key);
     const std::string range = fmt::format("{}-{}", offset, offset + length - 1);
-    curl_easy_setopt(c, CURLOPT_RANGE, range.c_str());
+    curl().easy_setopt(c, CURLOPT_RANGE, range.c_str());
     Sink sink{out, length, 0, false};
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+    curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
+    curl().easy_setopt(c, CURLOPT_WRITEDATA, &sink);
     const long status = perform(c, key, &sink);
     // 206: the range; 200: the whole value, acceptable when that is what was asked for.
     expect(status == 206 || (status == 200 && offset == 0), key, status);
@@ -108,12 +109,12 @@ class HttpStore final : public Store {
 
   void read_many(std::span<RangeRequest> requests) const override {
     // Handles kept by the thread between batches: their connections stay open.
-    thread_local std::unique_ptr<CURLM, MultiFree> multi(curl_multi_init());
+    thread_local std::unique_ptr<CURLM, MultiFree> multi(curl().multi_init());
     thread_local std::vector<std::unique_ptr<CURL, HandleFree>> easies;
     if (!multi) throw Error(ErrorCategory::kIo, "cannot start libcurl");
     handle();  // libcurl initialised
     while (easies.size() < std::min(kInFlight, requests.size())) {
-      easies.emplace_back(curl_easy_init());
+      easies.emplace_back(curl().easy_init());
       if (!easies.back()) throw Error(ErrorCategory::kIo, "cannot start libcurl");
     }
     struct Transfer {
@@ -135,7 +136,7 @@ class HttpStore final : public Store {
       x.request = next++;
       x.message[0] = 0;
       CURL* c = easies[t].get();
-      curl_easy_reset(c);
+      curl().easy_reset(c);
       configure(c, r.key);
       x.sink = Sink{};
       if (r.whole) {
@@ -147,13 +148,13 @@ class HttpStore final : public Store {
         x.sink.out = r.out->data();
         x.sink.room = r.length;
         x.range = fmt::format("{}-{}", r.offset, r.offset + r.length - 1);
-        curl_easy_setopt(c, CURLOPT_RANGE, x.range.c_str());
+        curl().easy_setopt(c, CURLOPT_RANGE, x.range.c_str());
       }
-      curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
-      curl_easy_setopt(c, CURLOPT_WRITEDATA, &x.sink);
-      curl_easy_setopt(c, CURLOPT_ERRORBUFFER, x.message);
-      curl_easy_setopt(c, CURLOPT_PRIVATE, &x);
-      curl_multi_add_handle(multi.get(), c);
+      curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
+      curl().easy_setopt(c, CURLOPT_WRITEDATA, &x.sink);
+      curl().easy_setopt(c, CURLOPT_ERRORBUFFER, x.message);
+      curl().easy_setopt(c, CURLOPT_PRIVATE, &x);
+      curl().multi_add_handle(multi.get(), c);
       ++running;
     };
     auto finish = [&](size_t t, CURLcode rc) {
@@ -161,7 +162,7 @@ class HttpStore final : public Store {
       RangeRequest& r = requests[x.request];
       CURL* c = easies[t].get();
       long status = 0;
-      curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+      curl().easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
       try {
         if (rc != CURLE_OK) {
           if (x.sink.overflow && r.whole) {
@@ -177,7 +178,7 @@ class HttpStore final : public Store {
           }
           throw Error(
               ErrorCategory::kIo,
-              fmt::format("cannot fetch: {}", x.message[0] ? x.message : curl_easy_strerror(rc)),
+              fmt::format("cannot fetch: {}", x.message[0] ? x.message : curl().easy_strerror(rc)),
               Location::file(where(r.key)));
         }
         if (r.whole) {
@@ -203,8 +204,8 @@ class HttpStore final : public Store {
     };
     // The multi handle itself failed: every transfer stops.
     auto fail_all = [&](CURLMcode mc) {
-      for (auto& e : easies) curl_multi_remove_handle(multi.get(), e.get());
-      throw Error(ErrorCategory::kIo, fmt::format("cannot fetch: {}", curl_multi_strerror(mc)),
+      for (auto& e : easies) curl().multi_remove_handle(multi.get(), e.get());
+      throw Error(ErrorCategory::kIo, fmt::format("cannot fetch: {}", curl().multi_strerror(mc)),
                   Location::file(url_));
     };
     while ((next < requests.size() && !failure) || running > 0) {
@@ -213,23 +214,23 @@ class HttpStore final : public Store {
         idle.pop_back();
       }
       int still = 0;
-      CURLMcode mc = curl_multi_perform(multi.get(), &still);
+      CURLMcode mc = curl().multi_perform(multi.get(), &still);
       if (mc != CURLM_OK) fail_all(mc);
       int left = 0;
-      while (CURLMsg* m = curl_multi_info_read(multi.get(), &left)) {
+      while (CURLMsg* m = curl().multi_info_read(multi.get(), &left)) {
         if (m->msg != CURLMSG_DONE) continue;
         Transfer* done = nullptr;
-        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &done);
+        curl().easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &done);
         const size_t t = done->slot;
         const CURLcode rc = m->data.result;
-        curl_multi_remove_handle(multi.get(), m->easy_handle);
+        curl().multi_remove_handle(multi.get(), m->easy_handle);
         finish(t, rc);
         idle.push_back(t);
         --running;
       }
       // Wait for the sockets only while transfers run and none has room to start.
       if (running > 0 && (idle.empty() || next == requests.size() || failure)) {
-        mc = curl_multi_poll(multi.get(), nullptr, 0, 1000, nullptr);
+        mc = curl().multi_poll(multi.get(), nullptr, 0, 1000, nullptr);
         if (mc != CURLM_OK) fail_all(mc);
       }
     }
@@ -251,23 +252,23 @@ class HttpStore final : public Store {
   // The options of every request for `key`.
   void configure(CURL* c, const std::string& key) const {
     const std::string url = where(key);
-    curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(c, CURLOPT_MAXREDIRS, kMaxRedirects);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
+    curl().easy_setopt(c, CURLOPT_URL, url.c_str());
+    curl().easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+    curl().easy_setopt(c, CURLOPT_MAXREDIRS, kMaxRedirects);
+    curl().easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl().easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl().easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
     // A server that stops sending fails the read instead of hanging it.
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "dudley");
+    curl().easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl().easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
+    curl().easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl().easy_setopt(c, CURLOPT_USERAGENT, "dudley");
   }
 
   long perform(CURL* c, const std::string& key, const Sink* sink = nullptr) const {
     char message[CURL_ERROR_SIZE] = {0};
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, message);
-    const CURLcode rc = curl_easy_perform(c);
+    curl().easy_setopt(c, CURLOPT_ERRORBUFFER, message);
+    const CURLcode rc = curl().easy_perform(c);
     if (rc != CURLE_OK) {
       if (sink && sink->overflow) {
         throw Error(ErrorCategory::kData,
@@ -275,11 +276,11 @@ class HttpStore final : public Store {
                     Location::file(where(key)));
       }
       throw Error(ErrorCategory::kIo,
-                  fmt::format("cannot fetch: {}", message[0] ? message : curl_easy_strerror(rc)),
+                  fmt::format("cannot fetch: {}", message[0] ? message : curl().easy_strerror(rc)),
                   Location::file(where(key)));
     }
     long status = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    curl().easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     return status;
   }
 

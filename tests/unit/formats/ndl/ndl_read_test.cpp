@@ -175,7 +175,9 @@ TEST(NdlRead, ErrorsNameLineAndEntity) {
       ADD_FAILURE() << "accepted";
     } catch (const Error& e) {
       EXPECT_EQ(e.category(), b.category) << e.what();
-      if (b.line) EXPECT_EQ(e.location().line, b.line) << e.what();
+      if (b.line) {
+        EXPECT_EQ(e.location().line, b.line) << e.what();
+      }
       EXPECT_EQ(e.location().path, "bad.yaml");
       EXPECT_NE(std::string(e.what()).find(b.message), std::string::npos) << e.what();
     }

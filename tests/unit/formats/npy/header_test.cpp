@@ -70,7 +70,9 @@ TEST(NpyHeader, DamageIsAnErrorAtItsOffset) {
       ADD_FAILURE() << "accepted";
     } catch (const Error& e) {
       EXPECT_EQ(e.location().path, "bad.npy");
-      if (e.location().byte_offset) EXPECT_GE(*e.location().byte_offset, c.offset);
+      if (e.location().byte_offset) {
+        EXPECT_GE(*e.location().byte_offset, c.offset);
+      }
     }
   }
   // A header length past the end of what is given.

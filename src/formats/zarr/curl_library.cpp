@@ -1,0 +1,32 @@
+#include "curl_library.hpp"
+
+#include "dudley/core/loaded_library.hpp"
+
+namespace dudley::zarr {
+
+const Curl& curl() {
+  // A failure to load throws out of the initialiser, so the next call tries again.
+  static const Curl functions = [] {
+    const LoadedLibrary lib("libcurl.so.4", "reading over HTTP");
+    return Curl{
+                lib.function<decltype(&curl_easy_cleanup)>("curl_easy_cleanup"),
+                lib.function<decltype(&curl_easy_getinfo)>("curl_easy_getinfo"),
+                lib.function<decltype(&curl_easy_init)>("curl_easy_init"),
+                lib.function<decltype(&curl_easy_perform)>("curl_easy_perform"),
+                lib.function<decltype(&curl_easy_reset)>("curl_easy_reset"),
+                lib.function<decltype(&curl_easy_setopt)>("curl_easy_setopt"),
+                lib.function<decltype(&curl_easy_strerror)>("curl_easy_strerror"),
+                lib.function<decltype(&curl_global_init)>("curl_global_init"),
+                lib.function<decltype(&curl_multi_add_handle)>("curl_multi_add_handle"),
+                lib.function<decltype(&curl_multi_cleanup)>("curl_multi_cleanup"),
+                lib.function<decltype(&curl_multi_info_read)>("curl_multi_info_read"),
+                lib.function<decltype(&curl_multi_init)>("curl_multi_init"),
+                lib.function<decltype(&curl_multi_perform)>("curl_multi_perform"),
+                lib.function<decltype(&curl_multi_poll)>("curl_multi_poll"),
+                lib.function<decltype(&curl_multi_remove_handle)>("curl_multi_remove_handle"),
+                lib.function<decltype(&curl_multi_strerror)>("curl_multi_strerror")};
+  }();
+  return functions;
+}
+
+}  // namespace dudley::zarr

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# `dump --family GLOB --layout L`: every member through one layout, as a user runs it. After
+# the first member the CLI prints members from a template of the first (src/cli/
+# member_template.hpp): each line must be what dumping that member alone prints, values
+# as h5py reads them, and a member that does not fit (damaged) must be reported as before.
+# Also: HDF5 support is a module loaded on first use; without it, other formats still work.
+set -uo pipefail
+DUDLEY=${DUDLEY:?}
+PY=/usr/bin/python3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0 fail=0
+ok() { if eval "$2"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
+
+$PY - "$work" <<'PY'
+import sys, h5py, numpy as np
+w = sys.argv[1]
+for i in range(12):
+    with h5py.File(f"{w}/run_{i:02d}.h5", "w") as f:
+        f["v"] = np.arange(6, dtype="<f8").reshape(2, 3) * 0.1 + i
+        f["g/n"] = np.array([i, -i], dtype=">i4")
+        f["s"] = np.arange(5, dtype="<u2") + i
+PY
+$DUDLEY layout --family "$work/run_*.h5" -o "$work/run.dud" 2>/dev/null
+ok "layout --family exits 0" "[ $? -eq 0 ]"
+items=(/v /g/n '/v[1, ::-1]' /s)
+$DUDLEY dump --family "$work/run_*.h5" --layout "$work/run.dud" --json "${items[@]}" > "$work/f.json"
+ok "dump --family --json exits 0" "[ $? -eq 0 ]"
+for f in "$work"/run_*.h5; do
+  $DUDLEY dump "$f" --layout "$work/run.dud" --json "${items[@]}" > "$work/one_$(basename "$f").json"
+done
+cat > "$work/check.py" <<'PY'
+import json, sys, glob, os, h5py, numpy as np
+w = sys.argv[1]
+lines = [json.loads(l) for l in open(f"{w}/f.json")]
+files = sorted(glob.glob(f"{w}/run_*.h5"))
+assert len(lines) == len(files), (len(lines), len(files))
+for line, path in zip(lines, files):
+    alone = json.load(open(f"{w}/one_{os.path.basename(path)}.json"))
+    alone = {"format": alone["format"], "file": path, **{k: v for k, v in alone.items() if k != "format"}}
+    assert line == alone, (path, line, alone)
+    m = line["root"]["members"]
+    with h5py.File(path) as h:
+        assert np.array_equal(np.array(m["v"]["data"]), h["v"][...]), path
+        assert np.array_equal(np.array(m["v"]["selections"]["[1, ::-1]"]["data"]), h["v"][...][1, ::-1]), path
+        assert np.array_equal(np.array(m["g"]["members"]["n"]["data"]), h["g/n"][...]), path
+        assert np.array_equal(np.array(m["s"]["data"]), h["s"][...]), path
+PY
+ok "each member's line is its own dump, values as h5py reads them" "$PY '$work/check.py' '$work'"
+
+# Text: each line is the member's own dump, prefixed by its name.
+$DUDLEY dump --family "$work/run_*.h5" --layout "$work/run.dud" /v /g/n > "$work/f.txt"
+for f in "$work"/run_*.h5; do
+  $DUDLEY dump "$f" --layout "$work/run.dud" /v /g/n | sed "s|^|$f |"
+done > "$work/alone.txt"
+ok "text: each member as dumped alone" "cmp -s '$work/f.txt' '$work/alone.txt'"
+
+# A damaged member in the middle: reported, the others still printed right.
+head -c 1000 "$work/run_07.h5" > "$work/t" && mv "$work/t" "$work/run_07.h5"
+$DUDLEY dump --family "$work/run_*.h5" --layout "$work/run.dud" --json /v > "$work/g.json" 2> "$work/g.err"
+ok "a truncated member: exit 1" "[ $? -eq 1 ]"
+ok "its error names it" "grep -q 'run_07.h5' '$work/g.err'"
+ok "the members after it are still read" "$PY -c 'import json; l=[json.loads(x) for x in open(\"$work/g.json\")]; import sys; sys.exit(not (len(l)==12 and l[8][\"root\"][\"members\"][\"v\"][\"data\"][0][0]==8.0 and \"error\" in l[7][\"root\"][\"members\"][\"v\"]))'"
+$DUDLEY dump --family "$work/run_*.h5" --layout "$work/run.dud" /s > "$work/g.txt" 2> "$work/g.err"
+ok "text: a truncated member, exit 1, named" "[ $? -eq 1 ] && grep -q 'run_07.h5' '$work/g.err' && [ \$(grep -c ' /s = ' '$work/g.txt') -eq 11 ]"
+
+# HDF5 is a module beside the program: a copy of the program without it reads other
+# formats and says what is missing for HDF5.
+mkdir "$work/bin" && cp "$DUDLEY" "$work/bin/dudley"
+$PY -c "import numpy as np; np.save('$work/n.npy', np.arange(3, dtype='<i2'))"
+ok "without the HDF5 module: npy still reads" "'$work/bin/dudley' dump '$work/n.npy' / | grep -q '\[0,1,2\]'"
+"$work/bin/dudley" ls "$work/run_00.h5" > /dev/null 2> "$work/m.err"
+ok "without the HDF5 module: HDF5 is exit 2, naming the module" "[ $? -eq 2 ] && grep -q 'dudley-hdf5.so' '$work/m.err'"
+"$work/bin/dudley" ls --json "$work/run_00.h5" > "$work/m.json" 2>/dev/null
+ok "without the HDF5 module: --json error" "$PY -c 'import json; assert \"dudley-hdf5.so\" in json.load(open(\"$work/m.json\"))[\"error\"][\"message\"]'"
+
+echo "family layout dump: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
