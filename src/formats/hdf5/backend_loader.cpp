@@ -1,5 +1,5 @@
 // The HDF5 backend loaded on first use from dudley-hdf5.so (the command-line tool), found
-// beside the program (the build tree) or in the library directory it was installed to.
+// beside the program (the build tree) or in ../lib/dudley from it (an installed program).
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -13,8 +13,10 @@
 #include "backend.hpp"
 #include "dudley/core/error.hpp"
 
+// Where an installed program finds the module, relative to its own directory (bin/):
+// ../lib/dudley, whatever prefix it was installed under.
 #ifndef DUDLEY_MODULE_DIR
-#define DUDLEY_MODULE_DIR "/usr/local/lib/dudley"
+#define DUDLEY_MODULE_DIR "../lib/dudley"
 #endif
 
 namespace dudley::hdf5 {
@@ -26,8 +28,9 @@ std::vector<std::string> module_candidates() {
   std::vector<std::string> out;
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) out.push_back((self.parent_path() / kModuleName).string());
-  out.push_back(std::string(DUDLEY_MODULE_DIR) + "/" + kModuleName);
+  if (ec) return {std::string(DUDLEY_MODULE_DIR) + "/" + kModuleName};
+  out.push_back((self.parent_path() / kModuleName).string());
+  out.push_back((self.parent_path() / DUDLEY_MODULE_DIR / kModuleName).lexically_normal().string());
   return out;
 }
 
