@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <unordered_map>
 
 #include "dudley/core/file_io.hpp"
 #include "dudley/formats/dudley/embedded.hpp"
@@ -28,14 +29,46 @@ namespace {
 // A layout with its compiled plan. Members of a family are opened one after the other with
 // one layout: the last one read is kept, so each member after the first costs its binding,
 // not a parse and a plan.
+// A group's members by name, built the first time a tree of wanted paths needs it: a member
+// then costs a lookup, not a walk over every member of its group (a layout of 10^4 arrays
+// read for one of them, in each of 10^3 files).
+class MembersByName {
+ public:
+  explicit MembersByName(const Layout& layout) : layout_(layout) {}
+
+  /// The members of `group` named `name`, in declaration order (a name may be declared
+  /// again).
+  const std::vector<NodeId>& find(NodeId group, NameId name) const {
+    std::call_once(built_, [this] {
+      for (NodeId n = 0; n < layout_.nodes.size(); ++n) {
+        const Node& node = layout_.nodes[n];
+        if (node.parent != kNone && node.name != kNone) {
+          map_[key(node.parent, node.name)].push_back(n);
+        }
+      }
+    });
+    static const std::vector<NodeId> none;
+    auto it = map_.find(key(group, name));
+    return it == map_.end() ? none : it->second;
+  }
+
+ private:
+  static uint64_t key(NodeId group, NameId name) { return (uint64_t{group} << 32) | name; }
+  const Layout& layout_;
+  mutable std::once_flag built_;
+  mutable std::unordered_map<uint64_t, std::vector<NodeId>> map_;
+};
+
 struct CompiledLayout {
   std::shared_ptr<const Layout> layout;
   std::shared_ptr<const BindPlan> plan;
+  std::shared_ptr<const MembersByName> members;
 };
 
 struct Context {
   std::shared_ptr<const Layout> layout;
   std::shared_ptr<const BindPlan> plan;
+  std::shared_ptr<const MembersByName> members;
   std::shared_ptr<io::ByteSource> source;
   Binding binding;
   /// Paths the caller will look at (empty: all): members elsewhere are left out.
@@ -43,6 +76,7 @@ struct Context {
   Context(CompiledLayout c, std::shared_ptr<io::ByteSource> s, BindOptions o)
       : layout(std::move(c.layout)),
         plan(std::move(c.plan)),
+        members(std::move(c.members)),
         source(std::move(s)),
         binding(*plan, source, std::move(o)) {}
 
@@ -58,7 +92,8 @@ struct Context {
 
 CompiledLayout compile(std::shared_ptr<const Layout> layout, bool params_absent) {
   auto plan = std::make_shared<const BindPlan>(*layout, params_absent);
-  return {std::move(layout), std::move(plan)};
+  auto members = std::make_shared<const MembersByName>(*layout);
+  return {std::move(layout), std::move(plan), std::move(members)};
 }
 
 // The layout file `name` compiled, and its text. The last one is kept while the file is
@@ -364,21 +399,29 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
       next.push_back(rest.substr(0, rest.find('/')));
     }
   }
-  // Names are interned: a member is matched by its name's id, an integer compare.
-  std::vector<NameId> next_ids;
-  for (std::string_view name : next) {
-    if (const NameId name_id = l.names.find(name); name_id != kNone) next_ids.push_back(name_id);
+  if (group && !every) {
+    // Only the members on the way to a wanted path, found by name, in declaration order.
+    std::vector<NodeId> picked;
+    for (std::string_view name : next) {
+      const NameId name_id = l.names.find(name);
+      if (name_id == kNone) continue;
+      const std::vector<NodeId>& found = context->members->find(id, name_id);
+      picked.insert(picked.end(), found.begin(), found.end());
+    }
+    std::sort(picked.begin(), picked.end(),
+              [&l](NodeId a, NodeId b) { return l.nodes[a].index < l.nodes[b].index; });
+    picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
+    for (NodeId c : picked) {
+      out->children.push_back(
+          convert(context, c, base + "/" + std::string(l.name(l.nodes[c].name))));
+    }
+    return out;
   }
   uint64_t index = 0;
   for (NodeId c = n.first_child; c != kNone; c = l.nodes[c].next_sibling) {
-    if (!group) {
-      out->children.push_back(convert(context, c, base + "/" + std::to_string(index++)));
-      continue;
-    }
-    if (!every && std::find(next_ids.begin(), next_ids.end(), l.nodes[c].name) == next_ids.end()) {
-      continue;
-    }
-    out->children.push_back(convert(context, c, base + "/" + std::string(l.name(l.nodes[c].name))));
+    const std::string name =
+        group ? std::string(l.name(l.nodes[c].name)) : std::to_string(index++);
+    out->children.push_back(convert(context, c, base + "/" + name));
   }
   return out;
 }
