@@ -616,10 +616,9 @@ bool fits(const model::Tree& tree, MemberTemplate::Hole& hole, bool learn) {
 }
 
 // A member printed by its family's template: its file opened, each hole filled with its
-// own name or values. Writes to `out` only when the whole member printed without a
-// problem and fits the template; false (nothing written) otherwise, for the member to be
-// printed the long way.
-bool dump_by_template(const MemberTemplate& t, const DumpOptions& options, Output& out) {
+// own name or values. The member's text when the whole member printed without a problem
+// and fits the template; nothing otherwise, for the member to be printed the long way.
+std::optional<std::string> dump_by_template(const MemberTemplate& t, const DumpOptions& options) {
   try {
     model::Tree tree = open_data(options.data);
     Output aside;
@@ -631,23 +630,21 @@ bool dump_by_template(const MemberTemplate& t, const DumpOptions& options, Outpu
         write_json_at(aside, json(options.data.data), -1, 1);
         continue;
       }
-      if (!fits(tree, hole, false)) return false;
+      if (!fits(tree, hole, false)) return std::nullopt;
       ArrayRef ref = ArrayRef::of(*tree.find(hole.array.spec.path), hole.array.spec.path,
                                   hole.array.spec);
       dumper.count_empty(ref);
       const std::string label =
           options.data.json ? hole.label : options.data.data + " " + hole.label;
-      if (!dumper.values(ref, label).empty()) return false;
+      if (!dumper.values(ref, label).empty()) return std::nullopt;
     }
     aside.write(t.texts.back());
-    if (dumper.status() != kExitOk) return false;
-    const std::optional<std::string_view> text = aside.since(0);
-    out.write(*text);
-    return true;
+    if (dumper.status() != kExitOk) return std::nullopt;
+    return std::string(*aside.since(0));
   } catch (const TrialFailed&) {
-    return false;
+    return std::nullopt;
   } catch (const Error&) {
-    return false;
+    return std::nullopt;
   }
 }
 
@@ -668,6 +665,81 @@ std::vector<std::string> wanted_paths(const std::vector<std::string>& items) {
   return paths;
 }
 
+// dump --family: each member as `dump MEMBER` prints it, one after the other. Through one
+// Dudley layout (given, so the same for every member) the members print alike around their
+// values: the first is recorded as a template, checked against the second printed the long
+// way, and then fills every later member that fits it.
+int run_dump_family(const DumpOptions& options) {
+  const std::vector<DataOptions> members = family_members(options.data);
+  // One output buffer for every member (a write per MiB, not per member); flushed before a
+  // member's problems go to stderr, so that they follow its values.
+  Output out(stdout);
+  const bool templated = !options.deref && options.data.given.count("--layout") != 0;
+  std::optional<MemberTemplate> template_;
+  GivenOptions template_given;  // a family index may give members their own options
+  int status = kExitOk;
+  DumpOptions one = options;
+  // Member i the long way (recording the template from the first, checking it on the
+  // second). A member that fails as a whole is reported with its name; the others go on.
+  auto long_way = [&](size_t i) {
+    const DataOptions& m = members[i];
+    one.data = m;
+    try {
+      int result = kExitOk;
+      if (templated && i == 0) {
+        out.flush();  // the template is cut from the buffer
+        TemplateRecorder record(out);
+        result = run_dump_one(one, true, out, &record);
+        if (result == kExitOk) template_ = record.finish();
+        if (template_) {
+          model::Tree tree = open_data(one.data);
+          for (MemberTemplate::Hole& hole : template_->holes) {
+            if (hole.kind == MemberTemplate::HoleKind::kValues && !fits(tree, hole, true)) {
+              template_.reset();
+              break;
+            }
+          }
+          template_given = m.given;
+        }
+      } else {
+        const uint64_t mark = out.written();
+        result = run_dump_one(one, true, out);
+        if (i == 1 && template_) {
+          // The template is used only if it prints this member exactly as the long way did.
+          const std::optional<std::string_view> printed = out.since(mark);
+          const std::optional<std::string> by_template =
+              m.given == template_given ? dump_by_template(*template_, one) : std::nullopt;
+          if (result != kExitOk || !printed || by_template != printed) template_.reset();
+        }
+      }
+      if (result != kExitOk) out.flush();
+      status = std::max(status, result);
+    } catch (const Error& e) {
+      out.flush();
+      status = std::max(status, report_failure(e, options.data.json, m.data));
+    } catch (...) {
+      out.flush();
+      throw;
+    }
+  };
+  size_t i = 0;
+  for (; i < members.size() && (i < 2 || !template_); ++i) long_way(i);
+  if (i >= members.size()) return status;
+  for (; i < members.size(); ++i) {
+    std::optional<std::string> text;
+    if (members[i].given == template_given) {
+      one.data = members[i];
+      text = dump_by_template(*template_, one);
+    }
+    if (text) {
+      out.write(*text);
+    } else {
+      long_way(i);
+    }
+  }
+  return status;
+}
+
 int run_dump(const DumpOptions& given) {
   if (given.data.family.empty()) {
     DumpOptions options = given;
@@ -682,61 +754,7 @@ int run_dump(const DumpOptions& given) {
     options.data.data.clear();
   }
   options.data.wanted = wanted_paths(options.items);
-  // One output buffer for every member (a write per MiB, not per member); flushed before a
-  // member's problems go to stderr, so that they follow its values.
-  Output out(stdout);
-  // Through one Dudley layout (given, so the same for every member) the members print
-  // alike around their values: the first is recorded as a template, checked against the
-  // second printed the long way, and then fills every member that fits it.
-  const bool templated = !options.deref && options.data.given.count("--layout") != 0;
-  std::optional<MemberTemplate> template_;
-  GivenOptions template_given;  // a family index may give members their own options
-  size_t index = 0;
-  DumpOptions one = options;
-  return for_each_member(options.data, [&](const DataOptions& m) -> int {
-    one.data = m;
-    const size_t i = index++;
-    if (template_ && i > 1 && m.given == template_given &&
-        dump_by_template(*template_, one, out)) {
-      return kExitOk;
-    }
-    try {
-      if (templated && i == 0) {
-        out.flush();  // the template is cut from the buffer
-        TemplateRecorder record(out);
-        const int status = run_dump_one(one, true, out, &record);
-        if (status == kExitOk) template_ = record.finish();
-        if (template_) {
-          model::Tree tree = open_data(one.data);
-          for (MemberTemplate::Hole& hole : template_->holes) {
-            if (hole.kind == MemberTemplate::HoleKind::kValues && !fits(tree, hole, true)) {
-              template_.reset();
-              break;
-            }
-          }
-          template_given = m.given;
-        }
-        if (status != kExitOk) out.flush();
-        return status;
-      }
-      const uint64_t mark = out.written();
-      const int status = run_dump_one(one, true, out);
-      if (i == 1 && template_) {
-        // The template is used only if it prints this member exactly as the long way did.
-        Output check;
-        const std::optional<std::string_view> printed = out.since(mark);
-        if (status != kExitOk || !printed || m.given != template_given ||
-            !dump_by_template(*template_, one, check) || check.since(0) != printed) {
-          template_.reset();
-        }
-      }
-      if (status != kExitOk) out.flush();
-      return status;
-    } catch (...) {
-      out.flush();
-      throw;
-    }
-  });
+  return run_dump_family(options);
 }
 
 CLI::Validator not_negative() {
