@@ -6,7 +6,7 @@ build=${1:-build-fuzz}
 seconds=${2:-60}
 cd "$(dirname "$0")/.."
 mkdir -p fuzz/artifacts
-for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to_model dudley_family_index codec_decode asdf_read zarr_metadata zarr_read avro_decode ndl_read npy_read}; do
+for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to_model dudley_family_index codec_decode asdf_read zarr_metadata zarr_read avro_decode ndl_read npy_read hdf5_extents}; do
   work=$(mktemp -d)
   cp -r fuzz/corpus/$target/. "$work/"
   # The model target starts from the binder's seeds too.

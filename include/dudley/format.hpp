@@ -53,6 +53,9 @@ struct OpenOptions {
   /// below none (related_paths), so that reading one array of a large file costs that
   /// array; empty: the whole tree.
   std::vector<std::string> wanted;
+  /// Fill Storage::extent_offsets where the format can (HDF5 contiguous datasets): it costs
+  /// a read per array, so only `dudley layout` asks for it.
+  bool extent_offsets = false;
   /// Each format's own options.
   PerFormatOptions formats;
 };

@@ -16,8 +16,8 @@
 #include "cli/dump_mask.hpp"
 #include "cli/failure.hpp"
 #include "cli/json_stream.hpp"
-#include "cli/member_template.hpp"
 #include "cli/ls_json.hpp"
+#include "cli/member_template.hpp"
 #include "cli/tree_json.hpp"
 #include "cli/value_text.hpp"
 #include "dudley/core/error.hpp"
@@ -89,11 +89,7 @@ class Dumper {
   // Arrays that hold no bytes are backed by nothing in the file, so their number is capped
   // per output (text and JSON alike: both are printed as they are read).
   Dumper(const model::Tree& tree, const DumpOptions& options, Output& out, bool trial = false)
-      : tree_(tree),
-        options_(options),
-        out_(out),
-        empty_budget_(kMaxEmptyValues),
-        trial_(trial) {}
+      : tree_(tree), options_(options), out_(out), empty_budget_(kMaxEmptyValues), trial_(trial) {}
 
   int status() const { return status_; }
   /// True once the output's budget of arrays holding no bytes is spent.
@@ -631,8 +627,8 @@ std::optional<std::string> dump_by_template(const MemberTemplate& t, const DumpO
         continue;
       }
       if (!fits(tree, hole, false)) return std::nullopt;
-      ArrayRef ref = ArrayRef::of(*tree.find(hole.array.spec.path), hole.array.spec.path,
-                                  hole.array.spec);
+      ArrayRef ref =
+          ArrayRef::of(*tree.find(hole.array.spec.path), hole.array.spec.path, hole.array.spec);
       dumper.count_empty(ref);
       const std::string label =
           options.data.json ? hole.label : options.data.data + " " + hole.label;

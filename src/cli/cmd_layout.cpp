@@ -2,6 +2,8 @@
 // uncompressed ASDF blocks), so that the Dudley reader reads its arrays in place; with
 // --family, one layout checked against every member.
 #include <cstdio>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -10,8 +12,11 @@
 #include "cli/failure.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/core/path.hpp"
+#include "dudley/formats/dudley/bind/to_model.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
 #include "dudley/formats/dudley/write/from_model.hpp"
 #include "dudley/io/atomic_file.hpp"
+#include "dudley/io/byte_source.hpp"
 
 namespace dudley::cli {
 
@@ -27,6 +32,7 @@ struct Placed {
   uint64_t address = 0;
   std::string dtype;
   std::vector<int64_t> shape;
+  std::vector<uint64_t> extent_offsets;  ///< where the file stores each extent, if it says
 };
 
 struct Skipped {
@@ -39,6 +45,7 @@ struct Skipped {
 // cannot.
 struct Plan {
   std::string text;  // the layout, without a header
+  model::Tree laid;  // the arrays laid out, as the text has them
   std::vector<Placed> placed;
   std::vector<Skipped> skipped;
   /// Exit 1 when an array could not be read (as ls): the layout is still written.
@@ -119,24 +126,103 @@ void collect(const model::Node& from, model::Node& into, const std::string& path
     a->shape = c->shape;
     a->storage.kind = model::Storage::Kind::kContiguous;
     a->storage.offset = c->storage.offset;
-    plan.placed.push_back({p, *c->storage.offset, c->dtype.to_string(), c->shape});
+    a->storage.extent_offsets = c->storage.extent_offsets;
+    plan.placed.push_back(
+        {p, *c->storage.offset, c->dtype.to_string(), c->shape, c->storage.extent_offsets});
     into.children.push_back(std::move(a));
   }
 }
 
-Plan plan_for(const DataOptions& options) {
+layout::LayoutTextOptions text_options() {
+  layout::LayoutTextOptions o;
+  o.stored_addresses = true;
+  o.signature = false;
+  return o;
+}
+
+Plan plan_for(const DataOptions& given) {
+  DataOptions options = given;
+  options.extent_offsets = true;  // for members that differ in shape (--family)
   const model::Tree tree = open_data(options);
   model::Tree holder;
   const model::Tree& t = model::with_group_root(tree, holder);
   Plan plan;
-  model::Tree laid;
-  laid.root = std::make_unique<model::Node>();
-  collect(*t.root, *laid.root, "/", plan);
-  layout::LayoutTextOptions text_options;
-  text_options.stored_addresses = true;
-  text_options.signature = false;
-  plan.text = layout::layout_text_for(laid, nullptr, text_options);
+  plan.laid.root = std::make_unique<model::Node>();
+  collect(*t.root, *plan.laid.root, "/", plan);
+  plan.text = layout::layout_text_for(plan.laid, nullptr, text_options());
   return plan;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+// How `other` (member `name`) breaks the layout of `first` (member `first_name`): "" when
+// it differs only in extents both files store at the same place, which are then added to
+// `varying` (array path -> dimensions that differ).
+std::string difference(const Plan& first, const std::string& first_name, const Plan& other,
+                       std::map<std::string, std::set<size_t>>& varying) {
+  std::map<std::string, std::set<size_t>> found;
+  for (size_t k = 0; k < std::max(first.placed.size(), other.placed.size()); ++k) {
+    if (k >= first.placed.size() || k >= other.placed.size()) {
+      const Placed& extra = k < first.placed.size() ? first.placed[k] : other.placed[k];
+      return fmt::format("{} is in one of the two only", extra.path);
+    }
+    const Placed& a = first.placed[k];
+    const Placed& b = other.placed[k];
+    if (a.path != b.path) return fmt::format("{} where {} has {}", b.path, first_name, a.path);
+    if (a.address != b.address) {
+      return fmt::format(
+          "{} is at {}, not at {} as in {} (a layout's addresses are the same "
+          "in every file it reads)",
+          b.path, b.address, a.address, first_name);
+    }
+    if (a.dtype != b.dtype || a.shape.size() != b.shape.size()) {
+      return fmt::format("{} is {} {}, not {} {} as in {}", b.path, b.dtype, shape_text(b.shape),
+                         a.dtype, shape_text(a.shape), first_name);
+    }
+    for (size_t d = 0; d < a.shape.size(); ++d) {
+      if (a.shape[d] == b.shape[d]) continue;
+      if (d >= a.extent_offsets.size() || d >= b.extent_offsets.size() ||
+          a.extent_offsets[d] != b.extent_offsets[d]) {
+        return fmt::format(
+            "{} is {} {}, not {} {} as in {}, and the two files do not store "
+            "its extent {} at the same place",
+            b.path, b.dtype, shape_text(b.shape), a.dtype, shape_text(a.shape), first_name, d);
+      }
+      found[a.path].insert(d);
+    }
+  }
+  for (auto& [path, dims] : found) varying[path].insert(dims.begin(), dims.end());
+  return {};
+}
+
+// Every array's shape in `tree`, in order (the order the layout declares them).
+void shapes_in_order(const model::Node& n, std::vector<std::vector<int64_t>>& out) {
+  if (n.kind == model::NodeKind::kArray) {
+    out.push_back(n.shape);
+    return;
+  }
+  for (const auto& c : n.children) shapes_in_order(*c, out);
+}
+
+// Reads each member through `text` and checks that every array has the member's own shape:
+// the extent parameters read what the members' files store.
+void check_through(const std::string& text, const std::vector<DataOptions>& members,
+                   const std::vector<std::vector<std::vector<int64_t>>>& shapes) {
+  auto layout =
+      std::make_shared<const layout::Layout>(layout::layout_from_text(text, "the family's layout"));
+  for (size_t i = 0; i < members.size(); ++i) {
+    const model::Tree tree = layout::dudley_tree(layout, io::open_file(members[i].data), {});
+    std::vector<std::vector<int64_t>> got;
+    shapes_in_order(*tree.root, got);
+    if (got != shapes[i]) {
+      throw Error(ErrorCategory::kData,
+                  "the family's layout, with extents read from each file, does not give this "
+                  "member's shapes",
+                  Location::file(members[i].data));
+    }
+  }
 }
 
 void write_output(const LayoutCommandOptions& options, const std::string& text,
@@ -196,43 +282,44 @@ int run_layout(const LayoutCommandOptions& options) {
   const std::vector<DataOptions> members = family_members(data);
   Plan first = plan_for(members.front());
   std::vector<std::string> inputs{members.front().data};
+  // Members may differ in the extents of arrays whose files store them at the same place:
+  // those become parameters read from each file. Anything else breaks the layout.
+  std::map<std::string, std::set<size_t>> varying;
+  std::vector<std::vector<std::vector<int64_t>>> shapes(members.size());  // to check, if varying
+  for (const Placed& p : first.placed) shapes[0].push_back(p.shape);
   for (size_t i = 1; i < members.size(); ++i) {
     inputs.push_back(members[i].data);
     const Plan other = plan_for(members[i]);
+    for (const Placed& p : other.placed) shapes[i].push_back(p.shape);
     if (other.text == first.text) continue;
-    // Say what breaks it: the first array placed differently, or present in one only.
-    std::string what = "its arrays differ";
-    for (size_t k = 0; k < std::max(first.placed.size(), other.placed.size()); ++k) {
-      if (k >= first.placed.size() || k >= other.placed.size()) {
-        const Placed& extra = k < first.placed.size() ? first.placed[k] : other.placed[k];
-        what = fmt::format("{} is in one of the two only", extra.path);
-        break;
-      }
-      const Placed& a = first.placed[k];
-      const Placed& b = other.placed[k];
-      if (a.path != b.path || a.address != b.address || a.dtype != b.dtype || a.shape != b.shape) {
-        what = a.path != b.path ? fmt::format("{} where {} has {}", b.path, members[0].data, a.path)
-               : a.address != b.address
-                   ? fmt::format("{} is at {}, not at {} as in {}", b.path, b.address, a.address,
-                                 members[0].data)
-                   : fmt::format("{} is {} {}, not {} {} as in {}", b.path, b.dtype,
-                                 fmt::format("[{}]", fmt::join(b.shape, ", ")), a.dtype,
-                                 fmt::format("[{}]", fmt::join(a.shape, ", ")), members[0].data);
-        break;
-      }
+    const std::string what = difference(first, members[0].data, other, varying);
+    if (!what.empty()) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("{} breaks the family's layout: {}", members[i].data, what),
+                  Location::file(members[i].data));
     }
-    throw Error(ErrorCategory::kData,
-                fmt::format("{} breaks the family's layout: {}", members[i].data, what),
-                Location::file(members[i].data));
+  }
+  std::string body = first.text;
+  if (!varying.empty()) {
+    layout::LayoutTextOptions with_extents = text_options();
+    for (const auto& [path, dims] : varying) {
+      with_extents.extent_parameters[path].assign(dims.begin(), dims.end());
+    }
+    body = layout::layout_text_for(first.laid, nullptr, with_extents);
+    check_through(body, members, shapes);
   }
   const std::string text = fmt::format(
-      "# Dudley layout of the family {} ({} members): arrays at the same addresses in each "
+      "# Dudley layout of the family {} ({} members): arrays at the same addresses in each{} "
       "(dudley layout --family)\n{}",
-      data.family, members.size(), first.text);
+      data.family, members.size(),
+      varying.empty() ? "" : ", extents that differ read from each file", body);
   if (data.json) {
     nlohmann::ordered_json out{
         {"family", data.family}, {"members", members.size()}, {"layout", text}};
     out.update(plan_json(first));
+    nlohmann::ordered_json extents = nlohmann::ordered_json::array();
+    for (const auto& [path, dims] : varying) extents.push_back({{"path", path}, {"dims", dims}});
+    out["varying_extents"] = extents;
     const std::string json = out.dump(2) + "\n";
     std::fwrite(json.data(), 1, json.size(), stdout);
     return first.status();
@@ -253,7 +340,8 @@ void add_layout_command(CLI::App& app, int& exit_code) {
       "and shape, so 'dudley dump FILE --layout L.dud' reads it in place. Arrays that cannot "
       "be laid out (chunked, compressed, variable-length) are named with the reason; exit 1 "
       "when one cannot be read at all. With --family, every member must have its arrays at "
-      "the same places; the first that does not is named.");
+      "the same places; extents that differ are read from each file where it stores them "
+      "(HDF5), and the first member that breaks the layout otherwise is named.");
   add_data_options(*cmd, options->data, true);
   cmd->add_option("-o,--output", options->output, "Write the layout to this file");
   cmd->callback([options, &exit_code] {

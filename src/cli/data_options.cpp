@@ -214,6 +214,7 @@ model::Tree open_data(const DataOptions& o) {
     OpenOptions options;
     options.format = o.format;
     options.wanted = o.wanted;
+    options.extent_offsets = o.extent_offsets;
     // An option only one format has (a layout given: Dudley data) names the format.
     if (options.format.empty()) options.format = format_selected_by(o.given);
     apply_format_options(o.given, options);

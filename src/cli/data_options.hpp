@@ -22,6 +22,8 @@ struct DataOptions {
   GivenOptions given;
   /// The paths the command will look at (OpenOptions::wanted); empty: all.
   std::vector<std::string> wanted;
+  /// Ask the format where the file stores each array's extents (OpenOptions).
+  bool extent_offsets = false;
 };
 
 /// The members of `options.family`, each as the options that open it (its data path and,

@@ -21,8 +21,8 @@ LoadedLibrary::LoadedLibrary(std::string soname, std::string purpose)
 void* LoadedLibrary::symbol(const char* name) const {
   void* address = ::dlsym(handle_, name);
   if (address == nullptr) {
-    throw Error(ErrorCategory::kIo,
-                fmt::format("{} needs {} from {}, which it does not have", purpose_, name, soname_));
+    throw Error(ErrorCategory::kIo, fmt::format("{} needs {} from {}, which it does not have",
+                                                purpose_, name, soname_));
   }
   return address;
 }

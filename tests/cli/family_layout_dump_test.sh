@@ -64,6 +64,54 @@ ok "the members after it are still read" "$PY -c 'import json; l=[json.loads(x) 
 $DUDLEY dump --family "$work/run_*.h5" --layout "$work/run.dud" /s > "$work/g.txt" 2> "$work/g.err"
 ok "text: a truncated member, exit 1, named" "[ $? -eq 1 ] && grep -q 'run_07.h5' '$work/g.err' && [ \$(grep -c ' /s = ' '$work/g.txt') -eq 11 ]"
 
+# Members whose arrays differ in extent: each file stores its extents, and the layout reads
+# them as parameters (object headers of version 1 as h5py writes by default, and 2).
+$PY - "$work" <<'PY'
+import sys, h5py, numpy as np
+w = sys.argv[1]
+for i, n in enumerate([5, 9, 3, 7]):
+    with h5py.File(f"{w}/var_{i}.h5", "w") as f:
+        f["meta"] = np.arange(3, dtype="<i4") + i
+        f["t"] = np.arange(n * 2, dtype="<f8").reshape(n, 2) + i
+    with h5py.File(f"{w}/new_{i}.h5", "w", libver="latest") as f:
+        f.create_dataset("x", data=np.arange(n, dtype=">i8") - i, track_order=True)
+        f["x"].attrs["units"] = "m"
+with h5py.File(f"{w}/var_9.h5", "w") as f:  # t after a bigger meta: at another address
+    f["meta"] = np.arange(30, dtype="<i4")
+    f["t"] = np.arange(4, dtype="<f8").reshape(2, 2)
+PY
+check_family() {  # GLOB LAYOUT ITEM: each member's ITEM through LAYOUT equals h5py's
+  $DUDLEY dump --family "$1" --layout "$2" --json "$3" > "$work/v.json" &&
+  $PY - "$1" "$3" "$work/v.json" <<'PY'
+import glob, json, sys, h5py, numpy as np
+files = sorted(glob.glob(sys.argv[1]))
+lines = [json.loads(l) for l in open(sys.argv[3])]
+assert len(lines) == len(files)
+for path, line in zip(files, lines):
+    node = line["root"]["members"][sys.argv[2].strip("/")]
+    with h5py.File(path) as h:
+        want = h[sys.argv[2]][...]
+    assert node["shape"] == list(want.shape), (path, node["shape"], want.shape)
+    assert np.array_equal(np.array(node["data"]).reshape(want.shape), want), path
+PY
+}
+mv "$work/var_9.h5" "$work/odd_9.h5"
+$DUDLEY layout --family "$work/var_*.h5" -o "$work/var.dud" 2> "$work/v.err"
+ok "extents that differ: layout --family exits 0" "[ $? -eq 0 ]"
+ok "they are parameters read from each file" "grep -q '^t_n0 := <u8 @ [0-9]*' '$work/var.dud' && grep -q '^t = <f8\[t_n0, 2\] @ ' '$work/var.dud'"
+ok "each member read through it as h5py reads it" "check_family '$work/var_*.h5' '$work/var.dud' /t"
+ok "a member alone through it" "$DUDLEY dump '$work/var_1.h5' --layout '$work/var.dud' /t | grep -q '\[17.0,18.0\]\]'"
+$DUDLEY layout --family "$work/var_*.h5" --json > "$work/v.json"
+varying_listed() {
+  $PY -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["varying_extents"] == [{"path": "/t", "dims": [0]}], d' "$1"
+}
+ok "--json names the extents that differ" "varying_listed '$work/v.json'"
+$DUDLEY layout --family "$work/new_*.h5" -o "$work/new.dud" 2>/dev/null
+ok "version 2 object headers too" "check_family '$work/new_*.h5' '$work/new.dud' /x"
+mv "$work/odd_9.h5" "$work/var_9.h5"
+$DUDLEY layout --family "$work/var_*.h5" -o "$work/var2.dud" 2> "$work/v.err"
+ok "an array at another address still breaks it, named (exit 1)" "[ $? -eq 1 ] && grep -q 'var_9.h5 breaks the family.s layout: /t is at' '$work/v.err' && [ ! -e '$work/var2.dud' ]"
+
 # HDF5 is a module beside the program: a copy of the program without it reads other
 # formats and says what is missing for HDF5.
 mkdir "$work/bin" && cp "$DUDLEY" "$work/bin/dudley"

@@ -172,6 +172,10 @@ struct Storage {
   /// one that differs from the current shape (HDF5 maxdims, NDL `null` dimensions); empty
   /// when the array cannot grow.
   std::vector<int64_t> max_shape;
+  /// Where the file stores each dimension's current extent (the offset of a little-endian
+  /// 8-byte size), when the format can tell and was asked to (OpenOptions::extent_offsets);
+  /// empty otherwise. A layout may read a file's own shape from there.
+  std::vector<uint64_t> extent_offsets;
 };
 
 /// A named integer that shapes arrays (Dudley parameters, netCDF dimensions).

@@ -18,7 +18,7 @@ namespace dudley::hdf5 {
 
 /// The libhdf5-calling entry points (open_hdf5 and write_hdf5 of hdf5.hpp).
 struct Backend {
-  model::Tree (*open)(const std::string& path);
+  model::Tree (*open)(const std::string& path, const OpenOptions& options);
   uint64_t (*write)(const model::Tree& tree, const std::string& path, const SaveOptions& options,
                     std::vector<std::string>& notes);
 };

@@ -5,7 +5,8 @@
 
 namespace {
 
-const dudley::hdf5::ModuleEntry kEntry{DUDLEY_BUILD_TAG, {&dudley::hdf5::open_hdf5, &dudley::hdf5::write_hdf5}};
+const dudley::hdf5::ModuleEntry kEntry{DUDLEY_BUILD_TAG,
+                                       {&dudley::hdf5::open_hdf5, &dudley::hdf5::write_hdf5}};
 
 }  // namespace
 

@@ -22,8 +22,8 @@ class Hdf5Format final : public BasicFormat {
     return false;
   }
 
-  model::Tree open(const std::string& path, const OpenOptions&) const override {
-    return backend().open(path);
+  model::Tree open(const std::string& path, const OpenOptions& options) const override {
+    return backend().open(path, options);
   }
 
   std::vector<FormatOption> cli_options() const override {

@@ -17,7 +17,9 @@
 #include "datatype.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/formats/hdf5/hdf5.hpp"
+#include "dudley/io/byte_source.hpp"
 #include "filters.hpp"
+#include "stored_extents.hpp"
 
 namespace dudley::hdf5 {
 namespace {
@@ -34,7 +36,8 @@ bool bookkeeping(const std::string& name) {
 
 class Reader {
  public:
-  explicit Reader(std::shared_ptr<OpenFile> file) : file_(std::move(file)) {}
+  Reader(std::shared_ptr<OpenFile> file, bool extent_offsets)
+      : file_(std::move(file)), extent_offsets_(extent_offsets) {}
 
   model::Tree read() {
     model::Tree tree;
@@ -116,7 +119,8 @@ class Reader {
         groups.emplace_back(node.get(), full);
         group.children.push_back(std::move(node));
       } else if (info.type == H5O_TYPE_DATASET) {
-        group.children.push_back(dataset(std::move(object), link.name, full, info.num_attrs > 0));
+        group.children.push_back(
+            dataset(std::move(object), link.name, full, info.num_attrs > 0, info.addr));
       } else {
         skipped_.push_back(fmt::format("{}: a committed datatype; not listed", full));
       }
@@ -136,7 +140,7 @@ class Reader {
   }
 
   std::unique_ptr<Node> dataset(Handle ds, const std::string& name, const std::string& full,
-                                bool has_attributes) {
+                                bool has_attributes, haddr_t header) {
     auto node = std::make_unique<Node>();
     node->kind = model::NodeKind::kArray;
     node->name = name;
@@ -161,6 +165,8 @@ class Reader {
       Handle plist = checked(H5Dget_create_plist(ds.get()),
                              full + ": cannot read its creation properties", file_->path);
       storage(ds.get(), plist.get(), *node, chunk, contiguous);
+      if (extent_offsets_ && contiguous)
+        node->storage.extent_offsets = extents_at(header, node->shape);
       if (has_attributes) attributes(ds.get(), plist.get(), full, node->attributes);
       if (has_attributes && H5DSis_scale(ds.get()) > 0) {
         // A dimension scale is its own dimension's coordinate, named by its NAME.
@@ -327,7 +333,23 @@ class Reader {
     }
   }
 
+  // Where the object header at `header` stores `dims` (stored_extents.hpp); empty when
+  // that cannot be told for sure.
+  std::vector<uint64_t> extents_at(haddr_t header, const std::vector<int64_t>& dims) {
+    if (header == HADDR_UNDEF || dims.empty()) return {};
+    if (!raw_) raw_ = io::open_file(file_->path);
+    if (header >= raw_->size()) return {};
+    std::vector<std::byte> bytes(std::min<uint64_t>(kHeaderBytes, raw_->size() - header));
+    if (raw_->read_some(header, bytes.size(), bytes.data()) != bytes.size()) return {};
+    return stored_extent_offsets(bytes, header, dims).value_or(std::vector<uint64_t>{});
+  }
+
+  // The first bytes of an object header searched for its dataspace message.
+  static constexpr uint64_t kHeaderBytes = 4096;
+
   std::shared_ptr<OpenFile> file_;
+  bool extent_offsets_;
+  std::shared_ptr<io::ByteSource> raw_;  ///< the file's bytes, for extents_at
   std::unordered_map<haddr_t, std::string> seen_;
   std::vector<std::string> skipped_;
   std::vector<std::pair<Node*, std::string>> scaled_;
@@ -335,7 +357,7 @@ class Reader {
 
 }  // namespace
 
-model::Tree open_hdf5(const std::string& path) {
+model::Tree open_hdf5(const std::string& path, const OpenOptions& options) {
   quiet_library();
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
@@ -359,7 +381,7 @@ model::Tree open_hdf5(const std::string& path) {
     file->id = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()),
                        "cannot open the HDF5 file", path);
   }
-  return Reader(file).read();
+  return Reader(file, options.extent_offsets).read();
 }
 
 }  // namespace dudley::hdf5

@@ -8,8 +8,7 @@ const Curl& curl() {
   // A failure to load throws out of the initialiser, so the next call tries again.
   static const Curl functions = [] {
     const LoadedLibrary lib("libcurl.so.4", "reading over HTTP");
-    return Curl{
-                lib.function<decltype(&curl_easy_cleanup)>("curl_easy_cleanup"),
+    return Curl{lib.function<decltype(&curl_easy_cleanup)>("curl_easy_cleanup"),
                 lib.function<decltype(&curl_easy_getinfo)>("curl_easy_getinfo"),
                 lib.function<decltype(&curl_easy_init)>("curl_easy_init"),
                 lib.function<decltype(&curl_easy_perform)>("curl_easy_perform"),

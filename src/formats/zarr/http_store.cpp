@@ -8,9 +8,9 @@
 #include <mutex>
 #include <optional>
 
+#include "curl_library.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/formats/zarr/store.hpp"
-#include "curl_library.hpp"
 
 namespace dudley::zarr {
 namespace {

@@ -19,7 +19,8 @@ inline constexpr char kSignature[] = "\x89HDF\r\n\x1a\n";
 /// hard link to an object) is listed in the tree's `skipped`. Throws Error(kData) naming the
 /// file for one that is not HDF5 or is damaged where the root group is; a damaged dataset
 /// becomes a node with its error.
-model::Tree open_hdf5(const std::string& path);
+/// The tree of HDF5 file `path` (OpenOptions::extent_offsets is honoured).
+model::Tree open_hdf5(const std::string& path, const OpenOptions& options = {});
 
 /// How convert writes HDF5.
 struct Hdf5SaveOptions : FormatOptions {

@@ -59,6 +59,15 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return shape.empty() ? std::string() : fmt::format("[{}]", fmt::join(shape, ", "));
 }
 
+// The same with some dimensions named by parameters (`names[d]` non-empty).
+std::string shape_text(const std::vector<int64_t>& shape, const std::vector<std::string>& names) {
+  std::vector<std::string> dims;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    dims.push_back(d < names.size() && !names[d].empty() ? names[d] : std::to_string(shape[d]));
+  }
+  return dims.empty() ? std::string() : fmt::format("[{}]", fmt::join(dims, ", "));
+}
+
 // Emits the text of a tree; struct types are collected first and declared at the top.
 class Emitter {
  public:
@@ -183,7 +192,8 @@ class Emitter {
     if (n.storage.mask) masks_.push_back(path);
   }
 
-  void array(const model::Node& n, const std::string& path, std::string& out) {
+  void array(const model::Node& n, const std::string& path, std::string& out,
+             const std::vector<std::string>& dim_names = {}) {
     if (!n.error.empty()) {
       // Input that was read but is wrong: a data error, at the place the node names.
       throw Error(ErrorCategory::kData, fmt::format("{} cannot be read: {}", path, n.error.message),
@@ -194,9 +204,9 @@ class Emitter {
     const std::string t = type(n.dtype, path, shape);
     check_rank(shape, path);
     if (options_.stored_addresses && n.storage.offset) {
-      out += fmt::format("= {}{} @ {}\n", t, shape_text(shape), *n.storage.offset);
+      out += fmt::format("= {}{} @ {}\n", t, shape_text(shape, dim_names), *n.storage.offset);
     } else {
-      out += fmt::format("= {}{}\n", t, shape_text(shape));
+      out += fmt::format("= {}{}\n", t, shape_text(shape, dim_names));
     }
   }
 
@@ -228,11 +238,14 @@ class Emitter {
       switch (c.kind) {
         // A "#!" line documents the item declared just before it [C24]: right after the
         // array, or after the line opening the group or list.
-        case model::NodeKind::kArray:
+        case model::NodeKind::kArray: {
+          const std::vector<std::string> dims = extent_parameters(
+              c, child, in_list ? std::string("item") : spelled[i], spelled, indent, out);
           out += lead;
-          array(c, child, out);
+          array(c, child, out, dims);
           doc(item_doc, out);
           break;
+        }
         case model::NodeKind::kGroup:
           out += lead + "/\n";
           doc(item_doc, out);
@@ -250,7 +263,36 @@ class Emitter {
     });
   }
 
+  // Declares the parameters options_.extent_parameters asks for the array at `path` (named
+  // `name` here; `taken`: the names of its group's members) and returns the name of each
+  // dimension's parameter ("" for a dimension written as a number).
+  std::vector<std::string> extent_parameters(const model::Node& n, const std::string& path,
+                                             const std::string& name,
+                                             const std::vector<std::string>& taken,
+                                             const std::string& indent, std::string& out) {
+    auto it = options_.extent_parameters.find(path);
+    if (it == options_.extent_parameters.end()) return {};
+    std::vector<std::string> names(n.shape.size());
+    for (size_t d : it->second) {
+      if (d >= n.shape.size() || d >= n.storage.extent_offsets.size()) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("{}: the file does not say where it stores extent {}", path, d));
+      }
+      std::string p = fmt::format("{}_n{}", name, d);
+      while (std::find(taken.begin(), taken.end(), p) != taken.end() ||
+             std::find(parameters_.begin(), parameters_.end(), p) != parameters_.end()) {
+        p += "_";
+      }
+      parameters_.push_back(p);
+      names[d] = p;
+      out += fmt::format("{}{} := <u8 @ {}\n", indent, p, n.storage.extent_offsets[d]);
+      doc(fmt::format("extent {} of {}, as each file stores it", d, name), out);
+    }
+    return names;
+  }
+
   LayoutTextOptions options_;
+  std::vector<std::string> parameters_;  // extent parameters declared so far
   std::string types_;
   std::vector<std::string> attributes_, masks_, renamed_;  // for notes()
   std::map<std::string, std::string> structs_;             // compound's text -> its type name

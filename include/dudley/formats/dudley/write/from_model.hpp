@@ -1,6 +1,7 @@
 // Writing any model tree (from any format the model reads) as a Dudley file.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,11 @@ struct LayoutTextOptions {
   bool stored_addresses = false;
   /// Begin with the `!DUDLEY := S1[8]` signature (files of other formats have none).
   bool signature = true;
+  /// Dimensions read from the file instead of written as numbers, by array path (the
+  /// tree's names): each becomes a parameter read where the array's
+  /// storage.extent_offsets says the file stores it (`t_n0 := <u8 @ 872`,
+  /// `t = <f8[t_n0] @ 2048`). One layout then reads files whose arrays differ in shape.
+  std::map<std::string, std::vector<size_t>> extent_parameters;
 };
 std::string layout_text_for(const model::Tree& tree, std::vector<std::string>* notes = nullptr,
                             const LayoutTextOptions& options = {});
