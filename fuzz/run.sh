@@ -21,6 +21,7 @@ for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to
   [ "$target" = avro_decode ] && dict=fuzz/avro.dict
   [ "$target" = ndl_read ] && dict=fuzz/ndl.dict
   [ "$target" = npy_read ] && dict=fuzz/npy.dict
+  [ "$target" = hdf5_extents ] && dict=fuzz/hdf5.dict
   echo "== $target for ${seconds}s"
   # Undefined behaviour is a finding: stop at the first report and keep the input.
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$build/fuzz/$target" "$work" -max_total_time="$seconds" -max_len=8192 -timeout=10 \

@@ -190,10 +190,9 @@ class Dumper {
   std::string unreadable(const ArrayRef& ref) {
     const std::string path = ref.spec.path.empty() ? ref.label : ref.spec.path;
     auto [first, fresh] = causes_.emplace(ref.error, path);
-    const std::string message =
-        fresh ? item_problem(path, ref.error)
-              : fmt::format("{}: error: {}: not read, for the same reason as {}",
-                            options_.data.data, path, first->second);
+    std::string message = fresh ? item_problem(path, ref.error)
+                                : fmt::format("{}: error: {}: not read, for the same reason as {}",
+                                              options_.data.data, path, first->second);
     report(message);
     return message;
   }

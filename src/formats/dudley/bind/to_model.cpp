@@ -419,8 +419,9 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
   }
   uint64_t index = 0;
   for (NodeId c = n.first_child; c != kNone; c = l.nodes[c].next_sibling) {
-    const std::string name = group ? std::string(l.name(l.nodes[c].name)) : std::to_string(index++);
-    out->children.push_back(convert(context, c, base + "/" + name));
+    std::string child = base + "/";
+    child += group ? std::string(l.name(l.nodes[c].name)) : std::to_string(index++);
+    out->children.push_back(convert(context, c, child));
   }
   return out;
 }
