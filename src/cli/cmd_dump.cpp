@@ -23,6 +23,11 @@
 #include "dudley/core/error.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/core/shape.hpp"
+#include "dudley/formats/dudley/bind/binder.hpp"
+#include "dudley/formats/dudley/format.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/io/byte_source.hpp"
+#include "dudley/model/contiguous_source.hpp"
 
 namespace dudley::cli {
 
@@ -610,12 +615,73 @@ bool fits(const model::Tree& tree, MemberTemplate::Hole& hole, bool learn) {
          node->storage.offset == hole.offset && node->storage.size == hole.size;
 }
 
+// A family's layout bound directly, for the members the template prints: the layout parsed
+// and planned once, each member bound without building its tree (what the tree would
+// print around the values is in the template). Only for a layout given by --layout alone:
+// the options then are the same for every member.
+struct DirectBinding {
+  std::shared_ptr<const layout::Layout> layout;
+  std::unique_ptr<layout::BindPlan> plan;
+  layout::BindOptions bind;
+  std::vector<layout::NodeId> nodes;  ///< the layout's item for each hole (kNone: the file)
+};
+
+std::optional<DirectBinding> direct_binding(const MemberTemplate& t, const DataOptions& data) {
+  if (data.given.size() != 1 || data.given.count("--layout") == 0 ||
+      data.given.at("--layout").size() != 1) {
+    return std::nullopt;
+  }
+  OpenOptions open;
+  apply_format_options(data.given, open);
+  DirectBinding d;
+  d.bind = open.formats.get<layout::DudleyOpenOptions>().bind;
+  d.layout = std::make_shared<const layout::Layout>(
+      layout::load_layout(data.given.at("--layout").front()));
+  d.plan = std::make_unique<layout::BindPlan>(*d.layout, d.bind.params_absent);
+  for (const MemberTemplate::Hole& hole : t.holes) {
+    layout::NodeId id = layout::kNone;
+    if (hole.kind == MemberTemplate::HoleKind::kValues) {
+      id = d.layout->find(hole.array.spec.path);
+      if (id == layout::kNone) return std::nullopt;
+    }
+    d.nodes.push_back(id);
+  }
+  return d;
+}
+
+// The array of `hole` in a member bound directly, when it lies where the template's did
+// with the same type and shape. Located without asking the file's length: a file too short
+// for it fails the read, and the member is then printed the long way, which says so.
+std::optional<ArrayRef> bound_hole(layout::Binding& binding,
+                                   const std::shared_ptr<io::ByteSource>& source,
+                                   layout::NodeId node, const MemberTemplate::Hole& hole) {
+  const layout::BoundArray a = binding.locate(node);
+  if (a.address != hole.offset || a.byte_size != hole.size || a.dtype != hole.array.dtype ||
+      a.shape != hole.array.shape) {
+    return std::nullopt;
+  }
+  ArrayRef ref = hole.array;
+  ref.data = model::contiguous_source(source, a.address, a.dtype, a.shape);
+  return ref;
+}
+
 // A member printed by its family's template: its file opened, each hole filled with its
 // own name or values. The member's text when the whole member printed without a problem
 // and fits the template; nothing otherwise, for the member to be printed the long way.
-std::optional<std::string> dump_by_template(const MemberTemplate& t, const DumpOptions& options) {
+std::optional<std::string> dump_by_template(const MemberTemplate& t, const DumpOptions& options,
+                                            const DirectBinding* direct = nullptr) {
   try {
-    model::Tree tree = open_data(options.data);
+    // Bound directly, or through the member's tree.
+    model::Tree tree;
+    std::shared_ptr<io::ByteSource> source;
+    std::optional<layout::Binding> binding;
+    if (direct) {
+      source = io::open_file(options.data.data);
+      binding.emplace(*direct->plan, source, direct->bind);
+      if (direct->layout->signature) (void)binding->default_order();
+    } else {
+      tree = open_data(options.data);
+    }
     Output aside;
     Dumper dumper(tree, options, aside, /*trial=*/true);
     for (size_t i = 0; i < t.holes.size(); ++i) {
@@ -625,9 +691,15 @@ std::optional<std::string> dump_by_template(const MemberTemplate& t, const DumpO
         write_json_at(aside, json(options.data.data), -1, 1);
         continue;
       }
-      if (!fits(tree, hole, false)) return std::nullopt;
-      ArrayRef ref =
-          ArrayRef::of(*tree.find(hole.array.spec.path), hole.array.spec.path, hole.array.spec);
+      std::optional<ArrayRef> bound;
+      if (direct) {
+        bound = bound_hole(*binding, source, direct->nodes[i], hole);
+      } else if (fits(tree, hole, false)) {
+        bound =
+            ArrayRef::of(*tree.find(hole.array.spec.path), hole.array.spec.path, hole.array.spec);
+      }
+      if (!bound) return std::nullopt;
+      ArrayRef& ref = *bound;
       dumper.count_empty(ref);
       const std::string label =
           options.data.json ? hole.label : options.data.data + " " + hole.label;
@@ -671,7 +743,8 @@ int run_dump_family(const DumpOptions& options) {
   Output out(stdout);
   const bool templated = !options.deref && options.data.given.count("--layout") != 0;
   std::optional<MemberTemplate> template_;
-  GivenOptions template_given;  // a family index may give members their own options
+  std::optional<DirectBinding> direct;  // the template's members bound without their trees
+  GivenOptions template_given;          // a family index may give members their own options
   int status = kExitOk;
   DumpOptions one = options;
   // Member i the long way (recording the template from the first, checking it on the
@@ -695,6 +768,7 @@ int run_dump_family(const DumpOptions& options) {
             }
           }
           template_given = m.given;
+          if (template_) direct = direct_binding(*template_, m);
         }
       } else {
         const uint64_t mark = out.written();
@@ -703,7 +777,9 @@ int run_dump_family(const DumpOptions& options) {
           // The template is used only if it prints this member exactly as the long way did.
           const std::optional<std::string_view> printed = out.since(mark);
           const std::optional<std::string> by_template =
-              m.given == template_given ? dump_by_template(*template_, one) : std::nullopt;
+              m.given == template_given
+                  ? dump_by_template(*template_, one, direct ? &*direct : nullptr)
+                  : std::nullopt;
           if (result != kExitOk || !printed || by_template != printed) template_.reset();
         }
       }
@@ -724,7 +800,7 @@ int run_dump_family(const DumpOptions& options) {
     std::optional<std::string> text;
     if (members[i].given == template_given) {
       one.data = members[i];
-      text = dump_by_template(*template_, one);
+      text = dump_by_template(*template_, one, direct ? &*direct : nullptr);
     }
     if (text) {
       out.write(*text);

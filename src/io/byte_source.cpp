@@ -27,7 +27,8 @@ void ByteSource::check_range(uint64_t offset, uint64_t length, const std::string
               Location::binary(name(), offset));
 }
 
-void ByteSource::read(uint64_t offset, uint64_t length, void* out, const std::string& what) const {
+void ByteSource::read_checked(uint64_t offset, uint64_t length, void* out,
+                              const std::string& what) const {
   check_range(offset, length, what);
   if (length > 0) read_unchecked(offset, length, out);
 }
@@ -73,6 +74,9 @@ class MemorySource final : public ByteSource {
 // The length is looked up only when needed: a family reader that reads one array per file
 // learns where each file ends from its reads, and saves a system call per file.
 class FileSource final : public ByteSource {
+  // pread takes an off_t: ranges past it are checked the long way (and refused).
+  static constexpr uint64_t kMaxOffset = std::numeric_limits<int64_t>::max();
+
  public:
   FileSource(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
   ~FileSource() override {
@@ -107,6 +111,21 @@ class FileSource final : public ByteSource {
   }
 
  protected:
+  // The read first, the file's length only when it falls short: one array read from each of
+  // many files costs a pread each, not an lseek too.
+  void read_checked(uint64_t offset, uint64_t length, void* out,
+                    const std::string& what) const override {
+    const bool measured = size_.load(std::memory_order_relaxed) >= 0;
+    const bool representable = offset <= kMaxOffset && length <= kMaxOffset - offset;
+    if (measured || !representable || length == 0) {
+      ByteSource::read_checked(offset, length, out, what);
+      return;
+    }
+    if (read_some(offset, length, out) == length) return;
+    check_range(offset, length, what);  // throws: the data ends before the read does
+    throw Error(ErrorCategory::kIo, "read failed: the file is shorter than it was",
+                Location::binary(path_, offset));
+  }
   void read_unchecked(uint64_t offset, uint64_t length, void* out) const override {
     if (read_some(offset, length, out) < length) {
       throw Error(ErrorCategory::kIo, "read failed: the file is shorter than it was",

@@ -22,7 +22,9 @@ class ByteSource {
 
   /// Copies `length` bytes at `offset` into `out`. Throws Error(kData) naming the source,
   /// the offset and `what` when the range is not inside the source, or Error(kIo).
-  void read(uint64_t offset, uint64_t length, void* out, const std::string& what = {}) const;
+  void read(uint64_t offset, uint64_t length, void* out, const std::string& what = {}) const {
+    read_checked(offset, length, out, what);
+  }
 
   /// Reads up to `length` bytes at `offset` into `out`, fewer only where the data ends
   /// (none at or beyond the end); returns how many. Throws Error(kIo). For a file this needs
@@ -52,6 +54,10 @@ class ByteSource {
   void check_range(uint64_t offset, uint64_t length, const std::string& what) const;
 
  protected:
+  /// read(): by default the range is checked against size(), then read. A source whose reads
+  /// say where the data ends (a file) may read first and check only a read that falls short.
+  virtual void read_checked(uint64_t offset, uint64_t length, void* out,
+                            const std::string& what) const;
   virtual void read_unchecked(uint64_t offset, uint64_t length, void* out) const = 0;
   virtual const unsigned char* data() const { return nullptr; }
 };

@@ -61,6 +61,37 @@ TEST(ByteSource, FileIsMappedAndWindowed) {
   fs::remove(p);
 }
 
+// A file is read before its length is asked (one pread per read, no lseek); a read that
+// falls short is the same range error, at the same offset, as when the length is known.
+TEST(ByteSource, FileReadBeforeItsLengthIsKnown) {
+  fs::path p = fs::temp_directory_path() / ("dudley_short_" + std::to_string(::getpid()));
+  std::ofstream(p, std::ios::binary) << "0123456789";
+  char out[8];
+  auto fresh = open_file(p.string());
+  fresh->read(2, 3, out);
+  EXPECT_EQ(std::string(out, 3), "234");
+  std::string fresh_error, known_error;
+  try {
+    open_file(p.string())->read(6, 8, out, "data item /x");
+  } catch (const Error& e) {
+    fresh_error = e.what();
+    EXPECT_EQ(e.category(), ErrorCategory::kData);
+    EXPECT_EQ(e.location().byte_offset, std::optional<uint64_t>(6));
+  }
+  auto known = open_file(p.string());
+  EXPECT_EQ(known->size(), 10u);
+  try {
+    known->read(6, 8, out, "data item /x");
+  } catch (const Error& e) {
+    known_error = e.what();
+  }
+  EXPECT_FALSE(fresh_error.empty());
+  EXPECT_EQ(fresh_error, known_error);
+  EXPECT_NE(fresh_error.find("ends beyond the end of the data (10 bytes)"), std::string::npos);
+  EXPECT_THROW(open_file(p.string())->read(~uint64_t{0} - 2, 2, out), Error);
+  fs::remove(p);
+}
+
 TEST(ByteSource, EmptyFileAndMissingFile) {
   fs::path p = fs::temp_directory_path() / ("dudley_empty_" + std::to_string(::getpid()));
   std::ofstream(p, std::ios::binary).flush();
