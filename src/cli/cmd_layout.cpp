@@ -140,9 +140,11 @@ layout::LayoutTextOptions text_options() {
   return o;
 }
 
-Plan plan_for(const DataOptions& given) {
+// `extents`: where each file stores its arrays' extents, for members that differ in shape
+// (--family).
+Plan plan_for(const DataOptions& given, bool extents) {
   DataOptions options = given;
-  options.extent_offsets = true;  // for members that differ in shape (--family)
+  options.extent_offsets = extents;
   const model::Tree tree = open_data(options);
   model::Tree holder;
   const model::Tree& t = model::with_group_root(tree, holder);
@@ -263,7 +265,7 @@ void print_skipped(const Plan& plan) {
 int run_layout(const LayoutCommandOptions& options) {
   const DataOptions& data = options.data;
   if (data.family.empty()) {
-    const Plan plan = plan_for(data);
+    const Plan plan = plan_for(data, false);
     const std::string text =
         fmt::format("# Dudley layout of {}: its arrays at their addresses (dudley layout)\n{}",
                     data.data, plan.text);
@@ -280,7 +282,7 @@ int run_layout(const LayoutCommandOptions& options) {
   }
   if (!data.data.empty()) throw Error(ErrorCategory::kUsage, "give DATA or --family, not both");
   const std::vector<DataOptions> members = family_members(data);
-  Plan first = plan_for(members.front());
+  Plan first = plan_for(members.front(), true);
   std::vector<std::string> inputs{members.front().data};
   // Members may differ in the extents of arrays whose files store them at the same place:
   // those become parameters read from each file. Anything else breaks the layout.
@@ -289,7 +291,7 @@ int run_layout(const LayoutCommandOptions& options) {
   for (const Placed& p : first.placed) shapes[0].push_back(p.shape);
   for (size_t i = 1; i < members.size(); ++i) {
     inputs.push_back(members[i].data);
-    const Plan other = plan_for(members[i]);
+    const Plan other = plan_for(members[i], true);
     for (const Placed& p : other.placed) shapes[i].push_back(p.shape);
     if (other.text == first.text) continue;
     const std::string what = difference(first, members[0].data, other, varying);
