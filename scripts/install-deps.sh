@@ -30,6 +30,9 @@ packages=(
   # HDF5 and NDL: the HDF5 C library (libhdf5-dev, below) and its peer h5py (above); the NDL
   # tests read what describe writes with PyYAML
   python3-yaml
+  # the Python module (issue 25): pybind11 and Debian's Python headers; pytest runs its tests;
+  # Dask (with dask.distributed) and xarray are what it hands arrays to
+  pybind11-dev python3-dev python3-pytest python3-dask python3-distributed python3-xarray
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libhdf5-dev
   # GNU time: peak memory of a command (the dump benchmark); strace: bytes a command reads

@@ -1,0 +1,262 @@
+// The Python module `dudley`: any format the library reads, opened h5py-style, arrays
+// read into numpy through numpy's basic indexing. Formats need no Python code: everything
+// goes through the format registry and the model.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+
+#include "dudley/core/error.hpp"
+#include "dudley/format.hpp"
+#include "dudley/model/tree.hpp"
+#include "dudley/model/value_json.hpp"
+#include "dudley/open.hpp"
+#include "numpy_dtype.hpp"
+#include "selection.hpp"
+
+namespace py = pybind11;
+using namespace pybind11::literals;
+
+namespace dudley::python {
+namespace {
+
+// A node of an open tree; the tree stays alive while any of its nodes is used.
+struct NodeRef {
+  std::shared_ptr<const model::Tree> tree;
+  const model::Node* node = nullptr;
+  std::string path;  ///< "/" for the root
+};
+
+std::string child_path(const std::string& parent, const std::string& name) {
+  return parent == "/" ? "/" + name : parent + "/" + name;
+}
+
+// The node at `key` below `at` ("x", "g/x", or absolute "/g/x"); KeyError when absent.
+NodeRef lookup(const NodeRef& at, const std::string& key) {
+  const std::string path = key.starts_with("/") ? key : child_path(at.path, key);
+  const model::Node* n = at.tree->find(path);
+  if (n == nullptr) throw py::key_error(path);
+  return {at.tree, n, path};
+}
+
+std::vector<std::string> member_names(const NodeRef& at) {
+  std::vector<std::string> names;
+  model::for_each_child(*at.node, [&](uint64_t i, const model::Node& c) {
+    names.push_back(at.node->kind == model::NodeKind::kList ? std::to_string(i) : c.name);
+    return true;
+  });
+  return names;
+}
+
+// Attributes as Python values: JSON-like values as Python objects, typed arrays as numpy.
+py::object attributes(const model::Attributes& attrs) {
+  py::module_ json = py::module_::import("json");
+  py::dict out;
+  for (const auto& [name, value] : attrs) {
+    if (const auto* v = std::get_if<model::Value>(&value)) {
+      out[py::str(name)] = json.attr("loads")(model::to_json(*v).dump());
+    } else {
+      const NDArray& a = std::get<NDArray>(value);
+      py::array arr(numpy_dtype(a.dtype()), a.shape().dims());
+      std::memcpy(arr.mutable_data(), a.data(), a.byte_size());
+      out[py::str(name)] = arr;
+    }
+  }
+  return py::module_::import("types").attr("MappingProxyType")(out);
+}
+
+// A read NDArray handed to numpy without a copy: numpy keeps it alive.
+py::array to_numpy(NDArray data, const DType& type, const std::vector<int64_t>& shape) {
+  auto* owner = new NDArray(std::move(data));
+  py::capsule keep(owner, [](void* p) { delete static_cast<NDArray*>(p); });
+  return py::array(numpy_dtype(type), shape, owner->mutable_data(), keep);
+}
+
+py::object wrap(const NodeRef& ref);
+
+struct Group : NodeRef {};
+struct Array : NodeRef {
+  py::array read(py::handle index) const {
+    if (!node->error.empty()) {
+      throw Error(node->error.category, node->error.message, node->error.location);
+    }
+    if (!node->data) throw Error(ErrorCategory::kUsage, path + " holds no data to read");
+    const Selection s = selection_of(index, node->shape);
+    NDArray data;
+    {
+      py::gil_scoped_release unlocked;  // other Python threads run while the file is read
+      data = node->data->read(s.slab);
+    }
+    return to_numpy(std::move(data), node->dtype, s.result);
+  }
+};
+
+py::object wrap(const NodeRef& ref) {
+  if (ref.node->kind == model::NodeKind::kArray) return py::cast(Array{ref});
+  return py::cast(Group{ref});
+}
+
+struct File : Group {
+  std::string filename;
+  std::string format;
+};
+
+File open_path(const std::string& path, std::optional<std::string> layout,
+               std::optional<std::string> order, std::optional<py::dict> params,
+               std::optional<std::string> format) {
+  OpenOptions options;
+  GivenOptions given;
+  if (layout) given["--layout"] = {*layout};
+  if (order) given["--order"] = {*order};
+  if (params) {
+    for (auto [k, v] : *params) {
+      given["--param"].push_back(py::str(k).cast<std::string>() + "=" +
+                                 py::str(v).cast<std::string>());
+    }
+  }
+  for (const Format* f : FormatRegistry::builtin().formats()) f->apply_open_options(given, options);
+  if (format)
+    options.format = *format;
+  else if (!given.empty())
+    options.format = "dudley";  // layouts, orders, params: Dudley data
+  std::shared_ptr<model::Tree> tree;
+  {
+    py::gil_scoped_release unlocked;
+    tree = std::make_shared<model::Tree>(dudley::open(path, options));
+  }
+  File f;
+  f.tree = tree;
+  f.node = tree->root.get();
+  f.path = "/";
+  f.filename = path;
+  f.format = tree->format;
+  return f;
+}
+
+std::string short_repr(const NodeRef& r) {
+  if (r.node->kind == model::NodeKind::kArray) {
+    return "<dudley.Array " + r.path + " " + r.node->dtype.to_string() +
+           " shape=" + py::str(py::cast(r.node->shape)).cast<std::string>() + ">";
+  }
+  return "<dudley.Group " + r.path + " (" + std::to_string(member_names(r).size()) + " members)>";
+}
+
+}  // namespace
+}  // namespace dudley::python
+
+PYBIND11_MODULE(dudley, m) {
+  using namespace dudley;
+  using namespace dudley::python;
+  m.doc() =
+      "Open any file dudley reads (Dudley layouts, ASDF, Zarr, Avro, HDF5, NDL, .npy) "
+      "h5py-style; arrays read into numpy with numpy's basic indexing.";
+  static py::exception<Error> error(m, "Error");
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Error& e) {
+      py::object exc = py::reinterpret_borrow<py::object>(error.ptr())(py::str(e.what()));
+      const Location& at = e.location();
+      exc.attr("category") = std::string(to_string(e.category()));
+      exc.attr("path") = at.path.empty() ? py::none() : py::cast(at.path);
+      exc.attr("line") = at.line ? py::cast(at.line) : py::none();
+      exc.attr("column") = at.column ? py::cast(at.column) : py::none();
+      exc.attr("offset") = at.byte_offset ? py::cast(*at.byte_offset) : py::none();
+      PyErr_SetObject(error.ptr(), exc.ptr());
+    }
+  });
+
+  py::class_<Group>(m, "Group", "A group (or list) of a file: members by name, h5py-style.")
+      .def("__getitem__",
+           [](const Group& g, const std::string& key) { return wrap(lookup(g, key)); })
+      .def("__contains__",
+           [](const Group& g, const std::string& key) {
+             return g.tree->find(key.starts_with("/") ? key : child_path(g.path, key)) != nullptr;
+           })
+      .def("keys", [](const Group& g) { return member_names(g); })
+      .def("__iter__", [](const Group& g) { return py::iter(py::cast(member_names(g))); })
+      .def("__len__", [](const Group& g) { return member_names(g).size(); })
+      .def("items",
+           [](const Group& g) {
+             py::list out;
+             for (const std::string& k : member_names(g))
+               out.append(py::make_tuple(k, wrap(lookup(g, k))));
+             return out;
+           })
+      .def("visititems",
+           [](const Group& g, py::function fn) -> py::object {
+             // Depth first, h5py's order; a value other than None from fn stops the walk.
+             std::vector<NodeRef> todo{g};
+             while (!todo.empty()) {
+               NodeRef at = todo.back();
+               todo.pop_back();
+               const std::vector<std::string> names = member_names(at);
+               for (auto it = names.rbegin(); it != names.rend(); ++it) {
+                 NodeRef c = lookup(at, *it);
+                 if (c.node->kind != model::NodeKind::kArray) todo.push_back(c);
+               }
+               for (const std::string& k : names) {
+                 NodeRef c = lookup(at, k);
+                 py::object r = fn(c.path.substr(g.path == "/" ? 1 : g.path.size() + 1), wrap(c));
+                 if (!r.is_none()) return r;
+               }
+             }
+             return py::none();
+           })
+      .def_property_readonly("attrs", [](const Group& g) { return attributes(g.node->attributes); })
+      .def_property_readonly("doc", [](const Group& g) { return g.node->doc; })
+      .def_property_readonly("name", [](const Group& g) { return g.path; })
+      .def("__repr__", [](const Group& g) { return short_repr(g); });
+
+  py::class_<File, Group>(m, "File", "An open file (dudley.open).")
+      .def_readonly("filename", &File::filename)
+      .def_readonly("format", &File::format)
+      .def("__enter__", [](File& f) -> File& { return f; })
+      .def("__exit__", [](File&, py::args) { return false; })
+      .def("close", [](File&) {});
+
+  py::class_<Array>(m, "Array", "An array of a file: read with numpy indexing, a[...].")
+      .def_property_readonly("dtype",
+                             [](const Array& a) { return stored_numpy_dtype(a.node->dtype); })
+      .def_property_readonly("shape",
+                             [](const Array& a) { return py::tuple(py::cast(a.node->shape)); })
+      .def_property_readonly("ndim", [](const Array& a) { return a.node->shape.size(); })
+      .def_property_readonly("size",
+                             [](const Array& a) {
+                               int64_t n = 1;
+                               for (int64_t d : a.node->shape) n *= d;
+                               return n;
+                             })
+      .def_property_readonly("nbytes",
+                             [](const Array& a) {
+                               int64_t n = static_cast<int64_t>(a.node->dtype.size());
+                               for (int64_t d : a.node->shape) n *= d;
+                               return n;
+                             })
+      .def_property_readonly("attrs", [](const Array& a) { return attributes(a.node->attributes); })
+      .def_property_readonly("doc", [](const Array& a) { return a.node->doc; })
+      .def_property_readonly("name", [](const Array& a) { return a.path; })
+      .def("__getitem__", [](const Array& a, py::handle index) { return a.read(index); })
+      .def("__len__",
+           [](const Array& a) {
+             if (a.node->shape.empty()) throw py::type_error("len() of a 0-d array");
+             return a.node->shape[0];
+           })
+      .def(
+          "__array__",
+          [](const Array& a, py::object dtype, py::object) {
+            py::array out = a.read(py::ellipsis());
+            return dtype.is_none() ? out : py::array(out.attr("astype")(dtype));
+          },
+          "dtype"_a = py::none(), "copy"_a = py::none())
+      .def("__repr__", [](const Array& a) { return short_repr(a); });
+
+  m.def("open", &open_path, "path"_a, "layout"_a = py::none(), "order"_a = py::none(),
+        "params"_a = py::none(), "format"_a = py::none(),
+        "Open a file of any format dudley reads. layout: a Dudley layout for Dudley data (or "
+        "for a file of another format, as `dudley layout` writes); order: byte order of '|' "
+        "types; params: {name: value} for layout parameters; format: force a format.");
+  m.attr("__version__") = DUDLEY_VERSION;
+}

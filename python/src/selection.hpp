@@ -1,0 +1,23 @@
+// numpy basic indexing on a dudley array: the Python index as the Hyperslab to read and the
+// shape numpy would give (np.newaxis included), so `a[i]` equals `np.asarray(a)[i]`.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <vector>
+
+#include "dudley/core/hyperslab.hpp"
+
+namespace dudley::python {
+
+struct Selection {
+  Hyperslab slab;               ///< what is read
+  std::vector<int64_t> result;  ///< the result's shape, new axes included
+};
+
+/// `index` (an integer, slice, Ellipsis, None, or a tuple of them) on an array of `shape`.
+/// Throws pybind11::index_error for an index out of range or a kind of index that is not
+/// basic (booleans, arrays, lists): IndexError, as numpy users expect.
+Selection selection_of(pybind11::handle index, const std::vector<int64_t>& shape);
+
+}  // namespace dudley::python

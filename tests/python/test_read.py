@@ -1,0 +1,140 @@
+"""The Python module reading files written by numpy and h5py, every basic index compared
+with numpy's own indexing of the same array (random shapes and index tuples)."""
+import random
+
+import h5py
+import numpy as np
+import pytest
+
+import dudley
+
+
+def random_index(rng, shape):
+    """A random numpy basic index for an array of `shape`: integers (negative too), slices
+    with any steps, at most one Ellipsis, new axes."""
+    parts, dims, used_ellipsis = [], list(shape), False
+    while dims or rng.random() < 0.2:
+        r = rng.random()
+        if r < 0.1:
+            parts.append(None)
+            continue
+        if not dims:
+            break
+        if r < 0.18 and not used_ellipsis:
+            used_ellipsis = True
+            parts.append(Ellipsis)
+            dims = dims[rng.randint(0, len(dims)):] if dims else dims
+            continue
+        n = dims.pop(0)
+        if r < 0.45 and n > 0:
+            parts.append(rng.randint(-n, n - 1))
+        else:
+            pick = lambda: rng.choice([None, rng.randint(-n - 2, n + 2)])
+            parts.append(slice(pick(), pick(), rng.choice([None, 1, 2, 3, -1, -2])))
+        if rng.random() < 0.15:
+            break
+    return tuple(parts) if len(parts) != 1 or rng.random() < 0.5 else parts[0]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("py")
+    rng = np.random.default_rng(5)
+    arrays = {
+        "f8": rng.standard_normal((4, 5, 3)),
+        "i2be": (rng.integers(-300, 300, (7, 2))).astype(">i2"),
+        "u1": rng.integers(0, 255, (9,), dtype="u1"),
+        "scalar": np.array(3.5),
+        "empty": np.zeros((0, 4), dtype="<f4"),
+    }
+    with h5py.File(d / "a.h5", "w") as f:
+        for k, v in arrays.items():
+            f[f"g/{k}"] = v
+        f["g/f8"].attrs["units"] = "m/s"
+        f.attrs["title"] = "run 5"
+    np.save(d / "a.npy", arrays["f8"])
+    return d, arrays
+
+
+def test_every_basic_index_is_numpys(files):
+    d, arrays = files
+    f = dudley.open(str(d / "a.h5"))
+    rng = random.Random(11)
+    checked = 0
+    for name, want in arrays.items():
+        a = f["g/" + name]
+        assert a.shape == want.shape and a.ndim == want.ndim and a.size == want.size
+        assert a.dtype == want.dtype and a.nbytes == want.nbytes
+        for _ in range(300):
+            index = random_index(rng, want.shape)
+            try:
+                expected = want[index]
+            except IndexError:
+                with pytest.raises(IndexError):
+                    a[index]
+                continue
+            got = a[index]
+            assert got.shape == np.shape(expected), (name, index)
+            assert np.array_equal(got, expected), (name, index)
+            checked += 1
+    assert checked > 1000
+
+
+def test_whole_arrays_and_asarray(files):
+    d, arrays = files
+    f = dudley.open(str(d / "a.h5"))
+    for name, want in arrays.items():
+        assert np.array_equal(f["g/" + name][...], want)
+        assert np.array_equal(np.asarray(f["g/" + name]), want)
+    assert f["g/scalar"][()] == 3.5
+    npy = dudley.open(str(d / "a.npy"))
+    assert npy.format == "npy"
+    assert np.array_equal(npy["/"][1, ::-1], arrays["f8"][1, ::-1])
+
+
+def test_groups_as_h5py(files):
+    d, _ = files
+    with dudley.open(str(d / "a.h5")) as f:
+        assert f.format == "hdf5"
+        assert sorted(f.keys()) == ["g"] and "g" in f and "g/f8" in f and "nope" not in f
+        assert sorted(f["g"].keys()) == sorted(["f8", "i2be", "u1", "scalar", "empty"])
+        assert len(f["g"]) == 5 and sorted(f["g"]) == sorted(f["g"].keys())
+        assert dict(f.attrs) == {"title": "run 5"}
+        assert dict(f["g/f8"].attrs) == {"units": "m/s"}
+        assert f["/g/f8"].name == "/g/f8"
+        seen = []
+        f.visititems(lambda name, obj: seen.append(name))
+        assert seen[0] == "g" and "g/f8" in seen and len(seen) == 6
+        with pytest.raises(KeyError):
+            f["g/nope"]
+        with pytest.raises(TypeError):
+            f["g/f8"].attrs["units"] = "x"  # read-only mapping
+
+
+def test_errors_are_python_exceptions(tmp_path):
+    with pytest.raises(dudley.Error) as e:
+        dudley.open(str(tmp_path / "missing.h5"))
+    assert e.value.category == "io" and e.value.path.endswith("missing.h5")
+    bad = tmp_path / "bad.dud"
+    bad.write_text("x = <f8[3, 2\ny = <f8[3]\n")  # the shape's bracket never closes
+    (tmp_path / "bad.bin").write_bytes(b"\0" * 24)
+    with pytest.raises(dudley.Error) as e:
+        dudley.open(str(tmp_path / "bad.bin"), layout=str(bad))
+    assert e.value.path.endswith("bad.dud") and e.value.line == 2 and e.value.column == 1
+
+
+def test_dudley_data_with_parameters(tmp_path):
+    (tmp_path / "d.dud").write_text("N := <i8\nx = <f8[N, 2]\n")
+    (tmp_path / "d.bin").write_bytes(np.array([3], "<i8").tobytes() + np.arange(6.0).tobytes())
+    f = dudley.open(str(tmp_path / "d.bin"), layout=str(tmp_path / "d.dud"))
+    assert np.array_equal(f["x"][:, 1], [1.0, 3.0, 5.0])
+    g = dudley.open(str(tmp_path / "d.bin"), layout=str(tmp_path / "d.dud"), params={"N": 2})
+    assert g["x"].shape == (2, 2)
+
+
+def test_views_outlive_their_file(files):
+    d, arrays = files
+    a = dudley.open(str(d / "a.h5"))["g/f8"]  # the file object is gone; the array keeps it
+    part = a[1]
+    del a
+    assert np.array_equal(part, arrays["f8"][1])
