@@ -5,11 +5,15 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "dudley/core/error.hpp"
+#include "dudley/core/file_io.hpp"
 #include "dudley/format.hpp"
+#include "dudley/formats/dudley/syntax/emitter.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
 #include "dudley/model/tree.hpp"
 #include "dudley/model/value_json.hpp"
 #include "dudley/open.hpp"
@@ -27,6 +31,8 @@ struct NodeRef {
   std::shared_ptr<const model::Tree> tree;
   const model::Node* node = nullptr;
   std::string path;  ///< "/" for the root
+  /// The file opened: where a contiguous array's storage.offset points (view()).
+  std::shared_ptr<const std::string> filename;
 };
 
 std::string child_path(const std::string& parent, const std::string& name) {
@@ -38,7 +44,7 @@ NodeRef lookup(const NodeRef& at, const std::string& key) {
   const std::string path = key.starts_with("/") ? key : child_path(at.path, key);
   const model::Node* n = at.tree->find(path);
   if (n == nullptr) throw py::key_error(path);
-  return {at.tree, n, path};
+  return {at.tree, n, path, at.filename};
 }
 
 std::vector<std::string> member_names(const NodeRef& at) {
@@ -78,7 +84,31 @@ py::object wrap(const NodeRef& ref);
 
 struct Group : NodeRef {};
 struct Array : NodeRef {
-  py::array read(py::handle index) const {
+  py::object read(py::handle index) const {
+    // A field name of a compound: that field of the whole array, as numpy gives it.
+    if (py::isinstance<py::str>(index)) {
+      if (node->dtype.kind() != DTypeKind::kCompound) {
+        throw py::index_error(path + " has no fields (a name indexes a compound array)");
+      }
+      return read(py::ellipsis())[index];
+    }
+    return read_selection(index);
+  }
+
+  // A read-only numpy view of the array's bytes in the file, memory-mapped: no copy. Only
+  // for an array stored as one uncompressed run in C order.
+  py::object view() const {
+    const model::Storage& st = node->storage;
+    if (st.kind != model::Storage::Kind::kContiguous || !st.offset || st.mask || !node->data) {
+      throw Error(ErrorCategory::kUsage,
+                  path + " is not stored as one uncompressed run of bytes: read it with a[...]");
+    }
+    py::object np = py::module_::import("numpy");
+    return np.attr("memmap")(*filename, "dtype"_a = stored_numpy_dtype(node->dtype), "mode"_a = "r",
+                             "offset"_a = *st.offset, "shape"_a = py::tuple(py::cast(node->shape)));
+  }
+
+  py::array read_selection(py::handle index) const {
     if (!node->error.empty()) {
       throw Error(node->error.category, node->error.message, node->error.location);
     }
@@ -99,7 +129,7 @@ py::object wrap(const NodeRef& ref) {
 }
 
 struct File : Group {
-  std::string filename;
+  std::string opened;  ///< the path given to open()
   std::string format;
 };
 
@@ -130,9 +160,50 @@ File open_path(const std::string& path, std::optional<std::string> layout,
   f.tree = tree;
   f.node = tree->root.get();
   f.path = "/";
-  f.filename = path;
+  f.filename = std::make_shared<const std::string>(path);
+  f.opened = path;
   f.format = tree->format;
   return f;
+}
+
+// One problem `dudley.check` found in a layout.
+struct Diagnostic {
+  std::string file;  ///< the path checked, or "<text>"
+  uint32_t line = 0;
+  uint32_t column = 0;
+  std::string code;  ///< "undefined-parameter", ...
+  std::string message;
+};
+
+// Layout text, and the name to report it under: a path that names a file is read.
+std::pair<std::string, std::string> layout_text(const std::string& text_or_path) {
+  std::error_code ec;
+  if (text_or_path.find('\n') == std::string::npos &&
+      std::filesystem::is_regular_file(text_or_path, ec)) {
+    return {read_text_file(text_or_path), text_or_path};
+  }
+  return {text_or_path, "<text>"};
+}
+
+std::vector<Diagnostic> check_layout(const std::string& text_or_path) {
+  const auto [text, name] = layout_text(text_or_path);
+  const layout::ParseResult result = layout::parse_layout(text);
+  std::vector<Diagnostic> out;
+  for (const layout::Diagnostic& d : result.diagnostics) {
+    out.push_back({name, d.line, d.column, layout::diag_code_name(d.code), d.message});
+  }
+  return out;
+}
+
+std::string format_layout(const std::string& text) {
+  layout::ParseOptions options;
+  options.keep_comments = true;  // every comment is kept, as `dudley fmt` keeps them
+  const layout::ParseResult result = layout::parse_layout(text, options);
+  if (!result.ok()) {
+    const layout::Diagnostic& d = result.diagnostics.front();
+    throw Error(ErrorCategory::kSyntax, d.message, Location::text("<text>", d.line, d.column));
+  }
+  return layout::emit_layout(result.layout, result.source);
 }
 
 std::string short_repr(const NodeRef& r) {
@@ -211,7 +282,7 @@ PYBIND11_MODULE(dudley, m) {
       .def("__repr__", [](const Group& g) { return short_repr(g); });
 
   py::class_<File, Group>(m, "File", "An open file (dudley.open).")
-      .def_readonly("filename", &File::filename)
+      .def_readonly("filename", &File::opened)
       .def_readonly("format", &File::format)
       .def("__enter__", [](File& f) -> File& { return f; })
       .def("__exit__", [](File&, py::args) { return false; })
@@ -239,6 +310,9 @@ PYBIND11_MODULE(dudley, m) {
       .def_property_readonly("doc", [](const Array& a) { return a.node->doc; })
       .def_property_readonly("name", [](const Array& a) { return a.path; })
       .def("__getitem__", [](const Array& a, py::handle index) { return a.read(index); })
+      .def("view", &Array::view,
+           "A read-only numpy.memmap of the array in the file (no copy), for an array stored "
+           "as one uncompressed run in C order")
       .def("__len__",
            [](const Array& a) {
              if (a.node->shape.empty()) throw py::type_error("len() of a 0-d array");
@@ -247,12 +321,28 @@ PYBIND11_MODULE(dudley, m) {
       .def(
           "__array__",
           [](const Array& a, py::object dtype, py::object) {
-            py::array out = a.read(py::ellipsis());
+            py::array out = a.read_selection(py::ellipsis());
             return dtype.is_none() ? out : py::array(out.attr("astype")(dtype));
           },
           "dtype"_a = py::none(), "copy"_a = py::none())
       .def("__repr__", [](const Array& a) { return short_repr(a); });
 
+  py::class_<Diagnostic>(m, "Diagnostic", "A problem dudley.check found in a layout.")
+      .def_readonly("file", &Diagnostic::file)
+      .def_readonly("line", &Diagnostic::line)
+      .def_readonly("column", &Diagnostic::column)
+      .def_readonly("code", &Diagnostic::code)
+      .def_readonly("message", &Diagnostic::message)
+      .def("__repr__", [](const Diagnostic& d) {
+        return d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": " +
+               d.message + " [" + d.code + "]";
+      });
+  m.def("check", &check_layout, "text_or_path"_a,
+        "The problems of a Dudley layout (its text, or the path of a .dud file), as "
+        "Diagnostic objects; empty when it is valid.");
+  m.def("fmt", &format_layout, "text"_a,
+        "A Dudley layout's text in canonical form (every comment kept); dudley.Error with "
+        "the line and column of the first problem when it does not parse.");
   m.def("open", &open_path, "path"_a, "layout"_a = py::none(), "order"_a = py::none(),
         "params"_a = py::none(), "format"_a = py::none(),
         "Open a file of any format dudley reads. layout: a Dudley layout for Dudley data (or "

@@ -138,3 +138,40 @@ def test_views_outlive_their_file(files):
     part = a[1]
     del a
     assert np.array_equal(part, arrays["f8"][1])
+
+
+def test_view_maps_the_file_without_a_copy(tmp_path):
+    with h5py.File(tmp_path / "v.h5", "w") as f:
+        f["x"] = np.arange(12, dtype=">i4").reshape(3, 4)
+        f.create_dataset("c", data=np.arange(10.0), chunks=(5,))
+    f = dudley.open(str(tmp_path / "v.h5"))
+    v = f["x"].view()
+    assert isinstance(v, np.memmap) and not v.flags.writeable
+    assert v.dtype == np.dtype(">i4") and np.array_equal(v, np.arange(12).reshape(3, 4))
+    with pytest.raises(dudley.Error) as e:
+        f["c"].view()  # chunked: no single run of bytes to map
+    assert e.value.category == "usage"
+    np.save(tmp_path / "n.npy", np.arange(6.0))
+    assert np.array_equal(dudley.open(str(tmp_path / "n.npy"))["/"].view(), np.arange(6.0))
+
+
+def test_field_names_index_compounds(tmp_path):
+    rec = np.array([(1, 2.5), (3, 4.5)], dtype=[("a", "<i4"), ("b", "<f8")])
+    with h5py.File(tmp_path / "r.h5", "w") as f:
+        f["r"] = rec
+        f["x"] = np.arange(3)
+    f = dudley.open(str(tmp_path / "r.h5"))
+    assert f["r"].dtype.names == ("a", "b")
+    assert np.array_equal(f["r"]["b"], rec["b"]) and np.array_equal(f["r"][1:], rec[1:])
+    with pytest.raises(IndexError):
+        f["x"]["a"]
+
+
+def test_check_and_fmt():
+    problems = dudley.check("x = <f8[N]\n")
+    assert [(p.line, p.column, p.code) for p in problems] == [(1, 9, "undefined-parameter")]
+    assert dudley.check("N := 3\nx = <f8[N]\n") == []
+    assert dudley.fmt("N:=3 # n\nx=<f8[N]@ 0x10\n") == "N := 3  # n\nx = <f8[N] @ 16\n"
+    with pytest.raises(dudley.Error) as e:
+        dudley.fmt("x = <f8[3\n")
+    assert (e.value.line, e.value.column, e.value.category) == (2, 1, "syntax")
