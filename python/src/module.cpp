@@ -14,6 +14,7 @@
 #include "dudley/format.hpp"
 #include "dudley/formats/dudley/syntax/emitter.hpp"
 #include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/io/file_glob.hpp"
 #include "dudley/model/tree.hpp"
 #include "dudley/model/value_json.hpp"
 #include "dudley/open.hpp"
@@ -133,10 +134,10 @@ struct File : Group {
   std::string format;
 };
 
-File open_path(const std::string& path, std::optional<std::string> layout,
-               std::optional<std::string> order, std::optional<py::dict> params,
-               std::optional<std::string> format) {
-  OpenOptions options;
+// The options open() takes, as the formats' own option names (the CLI's spelling).
+GivenOptions given_options(const std::optional<std::string>& layout,
+                           const std::optional<std::string>& order,
+                           const std::optional<py::dict>& params) {
   GivenOptions given;
   if (layout) given["--layout"] = {*layout};
   if (order) given["--order"] = {*order};
@@ -146,11 +147,18 @@ File open_path(const std::string& path, std::optional<std::string> layout,
                                  py::str(v).cast<std::string>());
     }
   }
+  return given;
+}
+
+File open_given(const std::string& path, const GivenOptions& given,
+                const std::optional<std::string>& format) {
+  OpenOptions options;
   for (const Format* f : FormatRegistry::builtin().formats()) f->apply_open_options(given, options);
-  if (format)
+  if (format) {
     options.format = *format;
-  else if (!given.empty())
-    options.format = "dudley";  // layouts, orders, params: Dudley data
+  } else if (!given.empty()) {
+    options.format = "dudley";  // layouts, orders, parameters: Dudley data
+  }
   std::shared_ptr<model::Tree> tree;
   {
     py::gil_scoped_release unlocked;
@@ -164,6 +172,65 @@ File open_path(const std::string& path, std::optional<std::string> layout,
   f.opened = path;
   f.format = tree->format;
   return f;
+}
+
+File open_path(const std::string& path, std::optional<std::string> layout,
+               std::optional<std::string> order, std::optional<py::dict> params,
+               std::optional<std::string> format) {
+  return open_given(path, given_options(layout, order, params), format);
+}
+
+// A family of files: a glob's matches in name order, or the members of a family index with
+// what the index says reading each needs (a layout, parameters).
+struct Family {
+  std::vector<FamilyMember> members;
+  std::optional<std::string> format;
+
+  File open(size_t i) const { return open_given(members.at(i).path, members[i].given, format); }
+
+  // Array `path` (with numpy index `index`) of every member: one array stacked along a new
+  // first axis when every member gives the same shape and dtype, else a list.
+  py::object read(const std::string& path, py::handle index, bool stack) const {
+    py::list parts;
+    for (size_t i = 0; i < members.size(); ++i) {
+      File f = open(i);
+      py::object node = wrap(lookup(f, path));
+      parts.append(node.attr("__getitem__")(index));
+    }
+    if (!stack || parts.empty()) return parts;
+    py::module_ np = py::module_::import("numpy");
+    py::object first = parts[0];
+    for (py::handle p : parts) {
+      if (!p.attr("shape").equal(first.attr("shape")) ||
+          !p.attr("dtype").equal(first.attr("dtype"))) {
+        return parts;
+      }
+    }
+    return np.attr("stack")(parts);
+  }
+};
+
+Family open_family(const std::string& pattern, std::optional<std::string> layout,
+                   std::optional<std::string> order, std::optional<py::dict> params,
+                   std::optional<std::string> format) {
+  const GivenOptions given = given_options(layout, order, params);
+  Family fam;
+  fam.format = format;
+  if (auto members = FormatRegistry::builtin().family_index(pattern)) {
+    for (FamilyMember& m : *members) {
+      for (const auto& [name, values] : given) {  // what the caller said wins
+        if (name == "--param") {
+          m.given[name].insert(m.given[name].end(), values.begin(), values.end());
+        } else {
+          m.given[name] = values;
+        }
+      }
+      fam.members.push_back(std::move(m));
+    }
+  } else {
+    for (const std::string& file : io::glob_files(pattern)) fam.members.push_back({file, given});
+  }
+  return fam;
 }
 
 // One problem `dudley.check` found in a layout.
@@ -343,6 +410,35 @@ PYBIND11_MODULE(dudley, m) {
   m.def("fmt", &format_layout, "text"_a,
         "A Dudley layout's text in canonical form (every comment kept); dudley.Error with "
         "the line and column of the first problem when it does not parse.");
+  py::class_<Family>(m, "Family",
+                     "The members of a file family (dudley.open_family), each opened on use.")
+      .def("__len__", [](const Family& f) { return f.members.size(); })
+      .def("__getitem__",
+           [](const Family& f, int64_t i) {
+             const auto n = static_cast<int64_t>(f.members.size());
+             if (i < -n || i >= n) throw py::index_error("no member " + std::to_string(i));
+             return f.open(static_cast<size_t>(i < 0 ? i + n : i));
+           })
+      .def("__iter__",
+           [](const Family& f) {
+             py::list files;
+             for (size_t i = 0; i < f.members.size(); ++i) files.append(py::cast(f.open(i)));
+             return py::iter(files);
+           })
+      .def_property_readonly("files",
+                             [](const Family& f) {
+                               std::vector<std::string> out;
+                               for (const FamilyMember& member : f.members)
+                                 out.push_back(member.path);
+                               return out;
+                             })
+      .def("read", &Family::read, "path"_a, "index"_a = py::ellipsis(), "stack"_a = true,
+           "Array `path` (indexed by `index`) of every member: stacked along a new first axis "
+           "when all have one shape and dtype (and stack), else a list.");
+  m.def("open_family", &open_family, "pattern"_a, "layout"_a = py::none(), "order"_a = py::none(),
+        "params"_a = py::none(), "format"_a = py::none(),
+        "A family: a glob pattern ('run_*.h5', name order) or a family index "
+        "(run.index.bin); the other arguments as open() takes them, for every member.");
   m.def("open", &open_path, "path"_a, "layout"_a = py::none(), "order"_a = py::none(),
         "params"_a = py::none(), "format"_a = py::none(),
         "Open a file of any format dudley reads. layout: a Dudley layout for Dudley data (or "

@@ -175,3 +175,29 @@ def test_check_and_fmt():
     with pytest.raises(dudley.Error) as e:
         dudley.fmt("x = <f8[3\n")
     assert (e.value.line, e.value.column, e.value.category) == (2, 1, "syntax")
+
+
+def test_families_by_glob_and_index(tmp_path):
+    for i in range(4):
+        with h5py.File(tmp_path / f"run_{i}.h5", "w") as f:
+            f["v"] = np.arange(6.0).reshape(2, 3) + i
+            f["t"] = np.arange(i + 1)  # a shape each
+    fam = dudley.open_family(str(tmp_path / "run_*.h5"))
+    assert len(fam) == 4 and [p.split("/")[-1] for p in fam.files] == [f"run_{i}.h5" for i in range(4)]
+    stacked = fam.read("/v", (Ellipsis, 1))
+    assert stacked.shape == (4, 2) and np.array_equal(stacked[:, 0], [1.0, 2.0, 3.0, 4.0])
+    parts = fam.read("t")  # shapes differ: a list
+    assert isinstance(parts, list) and [len(p) for p in parts] == [1, 2, 3, 4]
+    assert np.array_equal(fam[-1]["v"][...], np.arange(6.0).reshape(2, 3) + 3)
+    assert [f.format for f in fam] == ["hdf5"] * 4
+    with pytest.raises(IndexError):
+        fam[4]
+    # Through a layout `dudley layout --family` made, as Dudley data.
+    import subprocess, os
+    dudley_bin = os.environ.get("DUDLEY_BIN")
+    if dudley_bin:
+        subprocess.run([dudley_bin, "layout", "--family", str(tmp_path / "run_*.h5"), "-o",
+                        str(tmp_path / "run.dud")], check=True, capture_output=True)
+        through = dudley.open_family(str(tmp_path / "run_*.h5"), layout=str(tmp_path / "run.dud"))
+        assert [f.format for f in through] == ["dudley"] * 4
+        assert np.array_equal(through.read("/t", stack=False)[2], [0, 1, 2])
