@@ -99,3 +99,6 @@ echo "== issue 21: convert, first parse and first read in fresh processes, besid
 echo
 echo "== issue 24: describe vs h5ls -r; one array from each of 1,000 HDF5 files through a layout"
 /usr/bin/python3 bench/hdf5_vs_peers.py "$build"
+echo
+echo "== The Python module: a[...] of 1 GiB against numpy.fromfile (issue 25)"
+/usr/bin/python3 bench/python_vs_numpy.py "$build"
