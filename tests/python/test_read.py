@@ -201,3 +201,23 @@ def test_families_by_glob_and_index(tmp_path):
         through = dudley.open_family(str(tmp_path / "run_*.h5"), layout=str(tmp_path / "run.dud"))
         assert [f.format for f in through] == ["dudley"] * 4
         assert np.array_equal(through.read("/t", stack=False)[2], [0, 1, 2])
+
+
+def test_save_round_trips_through_every_format(tmp_path):
+    tree = {"x": np.arange(12, dtype=">i4").reshape(3, 4), "g": {"y": np.linspace(0, 1, 5)}}
+    for ext in ["h5", "asdf", "zarr", "bin"]:  # bin: Dudley data with its layout beside it
+        out = tmp_path / f"t.{ext}"
+        dudley.save(tree, str(out))
+        f = dudley.open(str(out))
+        assert np.array_equal(f["x"][...], tree["x"]), ext
+        assert np.array_equal(f["g/y"][1:3], tree["g"]["y"][1:3]), ext
+    with h5py.File(tmp_path / "t.h5") as h:  # the peer reads what we wrote
+        assert np.array_equal(h["g/y"][...], tree["g"]["y"]) and h["x"].dtype == np.dtype(">i4")
+    # A file opened from one format, saved as another; never over itself.
+    f = dudley.open(str(tmp_path / "t.h5"))
+    dudley.save(f, str(tmp_path / "again.asdf"))
+    assert np.array_equal(dudley.open(str(tmp_path / "again.asdf"))["x"][...], tree["x"])
+    with pytest.raises(dudley.Error):
+        dudley.save(f, str(tmp_path / "t.h5"))
+    with pytest.raises(TypeError):
+        dudley.save([1, 2], str(tmp_path / "bad.h5"))
