@@ -1,0 +1,30 @@
+// File families from Python: a glob's matches or a family index's members, opened on use.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nodes.hpp"
+
+namespace dudley::python {
+
+/// The members of a family, with what reading each needs (a layout, parameters).
+struct Family {
+  std::vector<FamilyMember> members;
+  std::optional<std::string> format;
+
+  /// Member `i`, opened.
+  File open(size_t i) const;
+  /// Array `path` (with numpy index `index`) of every member: stacked along a new first axis
+  /// when every member gives one shape and dtype (and `stack`), else a list.
+  py::object read(const std::string& path, py::handle index, bool stack) const;
+};
+
+/// dudley.open_family: a glob pattern (name order) or a family index; the other arguments
+/// as open() takes them, for every member (they win over what an index says).
+Family open_family(const std::string& pattern, const std::optional<std::string>& layout,
+                   const std::optional<std::string>& order, const std::optional<py::dict>& params,
+                   const std::optional<std::string>& format);
+
+}  // namespace dudley::python

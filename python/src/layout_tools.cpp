@@ -1,0 +1,46 @@
+#include "layout_tools.hpp"
+
+#include <filesystem>
+
+#include "dudley/core/error.hpp"
+#include "dudley/core/file_io.hpp"
+#include "dudley/formats/dudley/syntax/emitter.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
+
+namespace dudley::python {
+namespace {
+
+// Layout text, and the name to report it under: a path that names a file is read.
+std::pair<std::string, std::string> layout_text(const std::string& text_or_path) {
+  std::error_code ec;
+  if (text_or_path.find('\n') == std::string::npos &&
+      std::filesystem::is_regular_file(text_or_path, ec)) {
+    return {read_text_file(text_or_path), text_or_path};
+  }
+  return {text_or_path, "<text>"};
+}
+
+}  // namespace
+
+std::vector<Diagnostic> check_layout(const std::string& text_or_path) {
+  const auto [text, name] = layout_text(text_or_path);
+  const layout::ParseResult result = layout::parse_layout(text);
+  std::vector<Diagnostic> out;
+  for (const layout::Diagnostic& d : result.diagnostics) {
+    out.push_back({name, d.line, d.column, layout::diag_code_name(d.code), d.message});
+  }
+  return out;
+}
+
+std::string format_layout(const std::string& text) {
+  layout::ParseOptions options;
+  options.keep_comments = true;  // every comment is kept, as `dudley fmt` keeps them
+  const layout::ParseResult result = layout::parse_layout(text, options);
+  if (!result.ok()) {
+    const layout::Diagnostic& d = result.diagnostics.front();
+    throw Error(ErrorCategory::kSyntax, d.message, Location::text("<text>", d.line, d.column));
+  }
+  return layout::emit_layout(result.layout, result.source);
+}
+
+}  // namespace dudley::python

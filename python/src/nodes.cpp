@@ -1,0 +1,161 @@
+#include "nodes.hpp"
+
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+#include "dudley/core/error.hpp"
+#include "dudley/model/value_json.hpp"
+#include "dudley/open.hpp"
+#include "numpy_dtype.hpp"
+#include "selection.hpp"
+
+using namespace pybind11::literals;
+
+namespace dudley::python {
+
+std::string child_path(const std::string& parent, const std::string& name) {
+  return parent == "/" ? "/" + name : parent + "/" + name;
+}
+
+// The node at `key` below `at` ("x", "g/x", or absolute "/g/x"); KeyError when absent.
+NodeRef lookup(const NodeRef& at, const std::string& key) {
+  const std::string path = key.starts_with("/") ? key : child_path(at.path, key);
+  const model::Node* n = at.tree->find(path);
+  if (n == nullptr) throw py::key_error(path);
+  return {at.tree, n, path, at.filename};
+}
+
+std::vector<std::string> member_names(const NodeRef& at) {
+  std::vector<std::string> names;
+  model::for_each_child(*at.node, [&](uint64_t i, const model::Node& c) {
+    names.push_back(at.node->kind == model::NodeKind::kList ? std::to_string(i) : c.name);
+    return true;
+  });
+  return names;
+}
+
+// Attributes as Python values: JSON-like values as Python objects, typed arrays as numpy.
+py::object attributes(const model::Attributes& attrs) {
+  py::module_ json = py::module_::import("json");
+  py::dict out;
+  for (const auto& [name, value] : attrs) {
+    if (const auto* v = std::get_if<model::Value>(&value)) {
+      out[py::str(name)] = json.attr("loads")(model::to_json(*v).dump());
+    } else {
+      const NDArray& a = std::get<NDArray>(value);
+      py::array arr(numpy_dtype(a.dtype()), a.shape().dims());
+      std::memcpy(arr.mutable_data(), a.data(), a.byte_size());
+      out[py::str(name)] = arr;
+    }
+  }
+  return py::module_::import("types").attr("MappingProxyType")(out);
+}
+
+namespace {
+
+// A read NDArray handed to numpy without a copy: numpy keeps it alive.
+py::array to_numpy(NDArray data, const DType& type, const std::vector<int64_t>& shape) {
+  auto* owner = new NDArray(std::move(data));
+  py::capsule keep(owner, [](void* p) { delete static_cast<NDArray*>(p); });
+  return py::array(numpy_dtype(type), shape, owner->mutable_data(), keep);
+}
+
+}  // namespace
+
+py::object Array::read(py::handle index) const {
+  // A field name of a compound: that field of the whole array, as numpy gives it.
+  if (py::isinstance<py::str>(index)) {
+    if (node->dtype.kind() != DTypeKind::kCompound) {
+      throw py::index_error(path + " has no fields (a name indexes a compound array)");
+    }
+    return read_selection(py::ellipsis())[index];
+  }
+  return read_selection(index);
+}
+
+py::object Array::view() const {
+  const model::Storage& st = node->storage;
+  if (st.kind != model::Storage::Kind::kContiguous || !st.offset || st.mask || !node->data) {
+    throw Error(ErrorCategory::kUsage,
+                path + " is not stored as one uncompressed run of bytes: read it with a[...]");
+  }
+  py::object np = py::module_::import("numpy");
+  return np.attr("memmap")(*filename, "dtype"_a = stored_numpy_dtype(node->dtype), "mode"_a = "r",
+                           "offset"_a = *st.offset, "shape"_a = py::tuple(py::cast(node->shape)));
+}
+
+py::array Array::read_selection(py::handle index) const {
+  if (!node->error.empty()) {
+    throw Error(node->error.category, node->error.message, node->error.location);
+  }
+  if (!node->data) throw Error(ErrorCategory::kUsage, path + " holds no data to read");
+  const Selection s = selection_of(index, node->shape);
+  NDArray data;
+  {
+    py::gil_scoped_release unlocked;  // other Python threads run while the file is read
+    data = node->data->read(s.slab);
+  }
+  return to_numpy(std::move(data), node->dtype, s.result);
+}
+
+py::object wrap(const NodeRef& ref) {
+  if (ref.node->kind == model::NodeKind::kArray) return py::cast(Array{ref});
+  return py::cast(Group{ref});
+}
+
+// The options open() takes, as the formats' own option names (the CLI's spelling).
+GivenOptions given_options(const std::optional<std::string>& layout,
+                           const std::optional<std::string>& order,
+                           const std::optional<py::dict>& params) {
+  GivenOptions given;
+  if (layout) given["--layout"] = {*layout};
+  if (order) given["--order"] = {*order};
+  if (params) {
+    for (auto [k, v] : *params) {
+      given["--param"].push_back(py::str(k).cast<std::string>() + "=" +
+                                 py::str(v).cast<std::string>());
+    }
+  }
+  return given;
+}
+
+File open_given(const std::string& path, const GivenOptions& given,
+                const std::optional<std::string>& format) {
+  OpenOptions options;
+  for (const Format* f : FormatRegistry::builtin().formats()) f->apply_open_options(given, options);
+  if (format) {
+    options.format = *format;
+  } else if (!given.empty()) {
+    options.format = "dudley";  // layouts, orders, parameters: Dudley data
+  }
+  std::shared_ptr<model::Tree> tree;
+  {
+    py::gil_scoped_release unlocked;
+    tree = std::make_shared<model::Tree>(dudley::open(path, options));
+  }
+  File f;
+  f.tree = tree;
+  f.node = tree->root.get();
+  f.path = "/";
+  f.filename = std::make_shared<const std::string>(path);
+  f.opened = path;
+  f.format = tree->format;
+  return f;
+}
+
+File open_path(const std::string& path, const std::optional<std::string>& layout,
+               const std::optional<std::string>& order, const std::optional<py::dict>& params,
+               const std::optional<std::string>& format) {
+  return open_given(path, given_options(layout, order, params), format);
+}
+
+std::string short_repr(const NodeRef& r) {
+  if (r.node->kind == model::NodeKind::kArray) {
+    return "<dudley.Array " + r.path + " " + r.node->dtype.to_string() +
+           " shape=" + py::str(py::cast(r.node->shape)).cast<std::string>() + ">";
+  }
+  return "<dudley.Group " + r.path + " (" + std::to_string(member_names(r).size()) + " members)>";
+}
+
+}  // namespace dudley::python

@@ -1,0 +1,74 @@
+// The tree of an open file as Python sees it: groups and arrays that keep their tree alive,
+// arrays read through numpy's basic indexing, and open() itself.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dudley/format.hpp"
+#include "dudley/model/tree.hpp"
+
+namespace dudley::python {
+
+namespace py = pybind11;
+
+/// A node of an open tree; the tree stays alive while any of its nodes is used.
+struct NodeRef {
+  std::shared_ptr<const model::Tree> tree;
+  const model::Node* node = nullptr;
+  std::string path;  ///< "/" for the root
+  /// The file opened: where a contiguous array's storage.offset points (view()).
+  std::shared_ptr<const std::string> filename;
+};
+
+/// The node at `key` below `at` ("x", "g/x", or absolute "/g/x"); KeyError when absent.
+NodeRef lookup(const NodeRef& at, const std::string& key);
+/// The path of member `name` of the group at `parent`.
+std::string child_path(const std::string& parent, const std::string& name);
+/// The names of a group's members (a list's item indexes), in order.
+std::vector<std::string> member_names(const NodeRef& at);
+/// Attributes as a read-only mapping: JSON-like values as Python objects, typed ones as numpy.
+py::object attributes(const model::Attributes& attrs);
+
+struct Group : NodeRef {};
+
+struct Array : NodeRef {
+  /// a[index]: a numpy basic index, or a field name of a compound array.
+  py::object read(py::handle index) const;
+  /// A read-only numpy.memmap of the array in its file (no copy), for an array stored as one
+  /// uncompressed run in C order; Error(kUsage) otherwise.
+  py::object view() const;
+  /// The selection `index` (a numpy basic index) read into a numpy array (no copy).
+  py::array read_selection(py::handle index) const;
+};
+
+/// An open file: the root group, and what it was opened from.
+struct File : Group {
+  std::string opened;  ///< the path given to open()
+  std::string format;
+};
+
+/// The Python object for `ref`: an Array or a Group.
+py::object wrap(const NodeRef& ref);
+
+/// The options open() takes, as the formats' own option names (the CLI's spelling).
+GivenOptions given_options(const std::optional<std::string>& layout,
+                           const std::optional<std::string>& order,
+                           const std::optional<py::dict>& params);
+/// Opens `path` with the formats' options `given` (a layout, order or parameters make it
+/// Dudley data unless `format` says otherwise). The file is read with the GIL released.
+File open_given(const std::string& path, const GivenOptions& given,
+                const std::optional<std::string>& format);
+/// dudley.open.
+File open_path(const std::string& path, const std::optional<std::string>& layout,
+               const std::optional<std::string>& order, const std::optional<py::dict>& params,
+               const std::optional<std::string>& format);
+/// "<dudley.Array /x <f8 shape=[3]>" or "<dudley.Group /g (2 members)>".
+std::string short_repr(const NodeRef& r);
+
+}  // namespace dudley::python

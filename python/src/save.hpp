@@ -1,0 +1,17 @@
+// dudley.save: an open file or a nested dict of numpy arrays, written in any format.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nodes.hpp"
+
+namespace dudley::python {
+
+/// Writes `obj` (a File, or a dict of numpy arrays and dicts) to `path` in the format its
+/// extension names (or `format`), never over the file being read; the format's notes.
+std::vector<std::string> save_tree(py::handle obj, const std::string& path,
+                                   std::optional<std::string> format);
+
+}  // namespace dudley::python
