@@ -6,6 +6,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <map>
+
 #include "dudley/core/error.hpp"
 #include "family.hpp"
 #include "layout_tools.hpp"
@@ -22,20 +24,43 @@ PYBIND11_MODULE(dudley, m) {
   m.doc() =
       "Open any file dudley reads (Dudley layouts, ASDF, Zarr, Avro, HDF5, NDL, .npy) "
       "h5py-style; arrays read into numpy with numpy's basic indexing.";
-  static py::exception<Error> error(m, "Error");
+  // dudley.Error, and a subclass for each category, some also the builtin a Python user
+  // would catch (FileError is an OSError, UsageError a ValueError).
+  // The classes live as long as the interpreter: held as leaked references, not objects
+  // whose destructors would run after it is gone.
+  static PyObject* error = py::exception<Error>(m, "Error").inc_ref().ptr();
+  static std::map<ErrorCategory, PyObject*> by_category;
+  auto subclass = [&](ErrorCategory category, const char* name, const char* builtin) {
+    py::handle base(error);
+    py::tuple bases = builtin ? py::make_tuple(base, py::module_::import("builtins").attr(builtin))
+                              : py::make_tuple(base);
+    const std::string qualified = std::string("dudley.") + name;
+    PyObject* cls = PyErr_NewException(qualified.c_str(), bases.ptr(), nullptr);
+    if (cls == nullptr) throw py::error_already_set();
+    m.attr(name) = py::handle(cls);
+    by_category[category] = cls;
+  };
+  subclass(ErrorCategory::kSyntax, "ParseError", nullptr);
+  subclass(ErrorCategory::kSemantic, "SemanticError", nullptr);
+  subclass(ErrorCategory::kType, "DataTypeError", nullptr);
+  subclass(ErrorCategory::kData, "DataError", nullptr);
+  subclass(ErrorCategory::kIo, "FileError", "OSError");
+  subclass(ErrorCategory::kUsage, "UsageError", "ValueError");
+  subclass(ErrorCategory::kLimit, "LimitError", nullptr);
   // NOLINTNEXTLINE(performance-unnecessary-value-param): pybind11 takes this signature
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const Error& e) {
-      py::object exc = py::reinterpret_borrow<py::object>(error.ptr())(py::str(e.what()));
+      PyObject* cls = by_category.at(e.category());
+      py::object exc = py::handle(cls)(py::str(e.what()));
       const Location& at = e.location();
       exc.attr("category") = std::string(to_string(e.category()));
       exc.attr("path") = at.path.empty() ? py::none() : py::cast(at.path);
       exc.attr("line") = at.line ? py::cast(at.line) : py::none();
       exc.attr("column") = at.column ? py::cast(at.column) : py::none();
       exc.attr("offset") = at.byte_offset ? py::cast(*at.byte_offset) : py::none();
-      PyErr_SetObject(error.ptr(), exc.ptr());
+      PyErr_SetObject(cls, exc.ptr());
     }
   });
 

@@ -221,3 +221,19 @@ def test_save_round_trips_through_every_format(tmp_path):
         dudley.save(f, str(tmp_path / "t.h5"))
     with pytest.raises(TypeError):
         dudley.save([1, 2], str(tmp_path / "bad.h5"))
+
+
+def test_error_subclasses_by_category(tmp_path):
+    with pytest.raises(dudley.FileError) as e:
+        dudley.open(str(tmp_path / "none.h5"))
+    assert isinstance(e.value, OSError) and isinstance(e.value, dudley.Error)
+    with pytest.raises(dudley.ParseError):
+        dudley.fmt("x = <f8[3\n")
+    (tmp_path / "d.dud").write_text("x = <f8[4]\n")
+    (tmp_path / "d.bin").write_bytes(b"\0" * 8)  # 8 bytes of the 32 the layout says
+    f = dudley.open(str(tmp_path / "d.bin"), layout=str(tmp_path / "d.dud"))
+    with pytest.raises(dudley.DataError) as e:
+        f["x"][...]
+    assert e.value.path.endswith("d.bin") and e.value.category == "data"
+    with pytest.raises(dudley.UsageError):
+        dudley.open(str(tmp_path / "d.bin"), format="nosuchformat")
