@@ -104,7 +104,8 @@ PYBIND11_MODULE(dudley, m) {
       .def_property_readonly("attrs", [](const Group& g) { return attributes(g.node->attributes); })
       .def_property_readonly("doc", [](const Group& g) { return g.node->doc; })
       .def_property_readonly("name", [](const Group& g) { return g.path; })
-      .def("__repr__", [](const Group& g) { return short_repr(g); });
+      .def("__repr__", [](const Group& g) { return tree_repr(g, 40, false); })
+      .def("_repr_html_", [](const Group& g) { return tree_repr(g, 200, true); });
 
   py::class_<File, Group>(m, "File", "An open file (dudley.open).")
       .def_readonly("filename", &File::opened)
@@ -150,6 +151,7 @@ PYBIND11_MODULE(dudley, m) {
             return dtype.is_none() ? out : py::array(out.attr("astype")(dtype));
           },
           "dtype"_a = py::none(), "copy"_a = py::none())
+      .def_property_readonly("storage", [](const Array& a) { return storage_dict(*a.node); })
       .def("__repr__", [](const Array& a) { return short_repr(a); });
 
   py::class_<Diagnostic>(m, "Diagnostic", "A problem dudley.check found in a layout.")

@@ -158,4 +158,73 @@ std::string short_repr(const NodeRef& r) {
   return "<dudley.Group " + r.path + " (" + std::to_string(member_names(r).size()) + " members)>";
 }
 
+std::string tree_repr(const NodeRef& r, size_t limit, bool html) {
+  std::vector<std::string> lines;
+  const std::string title = short_repr(r);
+  // Depth first with an explicit stack (a file may nest deeper than the call stack).
+  std::vector<std::pair<NodeRef, size_t>> todo;
+  const std::vector<std::string> top = member_names(r);
+  for (auto it = top.rbegin(); it != top.rend(); ++it) todo.emplace_back(lookup(r, *it), 1);
+  bool cut = false;
+  while (!todo.empty()) {
+    if (lines.size() >= limit) {
+      cut = true;
+      break;
+    }
+    auto [at, depth] = todo.back();
+    todo.pop_back();
+    const std::string name = at.path.substr(at.path.rfind('/') + 1);
+    const std::string what =
+        at.node->kind == model::NodeKind::kArray
+            ? at.node->dtype.to_string() + " " +
+                  py::str(py::tuple(py::cast(at.node->shape))).cast<std::string>()
+            : "/";
+    lines.push_back(std::string(depth * 2, ' ') + name + " " + what);
+    if (at.node->kind != model::NodeKind::kArray) {
+      const std::vector<std::string> names = member_names(at);
+      for (auto it = names.rbegin(); it != names.rend(); ++it) {
+        todo.emplace_back(lookup(at, *it), depth + 1);
+      }
+    }
+  }
+  if (cut) lines.push_back("  ...");
+  if (!html) {
+    std::string out = title;
+    for (const std::string& l : lines) out += "\n" + l;
+    return out;
+  }
+  py::module_ escape = py::module_::import("html");
+  std::string out = "<pre>" + escape.attr("escape")(title).cast<std::string>();
+  for (const std::string& l : lines) out += "\n" + escape.attr("escape")(l).cast<std::string>();
+  return out + "</pre>";
+}
+
+py::dict storage_dict(const model::Node& node) {
+  const model::Storage& st = node.storage;
+  py::dict out;
+  using Kind = model::Storage::Kind;
+  out["layout"] = st.kind == Kind::kContiguous ? "contiguous"
+                  : st.kind == Kind::kChunked  ? "chunked"
+                                               : "unknown";
+  if (st.offset) out["offset"] = *st.offset;
+  if (st.kind != Kind::kUnknown) out["size"] = st.size;
+  out["byteorder"] = node.dtype.byte_order() == ByteOrder::kBig      ? "big"
+                     : node.dtype.byte_order() == ByteOrder::kLittle ? "little"
+                                                                     : "none";
+  py::module_ json = py::module_::import("json");
+  if (st.chunking) {
+    out["chunk_shape"] = py::tuple(py::cast(st.chunking->chunk_shape));
+    out["codecs"] = json.attr("loads")(model::to_json(st.chunking->codecs).dump());
+    if (st.chunking->fill_value) {
+      out["fill_value"] = json.attr("loads")(model::to_json(*st.chunking->fill_value).dump());
+    }
+  }
+  if (!st.max_shape.empty()) {
+    py::list max;
+    for (int64_t m : st.max_shape) max.append(m < 0 ? py::object(py::none()) : py::cast(m));
+    out["max_shape"] = py::tuple(max);
+  }
+  return out;
+}
+
 }  // namespace dudley::python

@@ -70,5 +70,11 @@ File open_path(const std::string& path, const std::optional<std::string>& layout
                const std::optional<std::string>& format);
 /// "<dudley.Array /x <f8 shape=[3]>" or "<dudley.Group /g (2 members)>".
 std::string short_repr(const NodeRef& r);
+/// A group's tree, one member a line, indented, at most `limit` lines (then "..."): what
+/// repr() of a group or file shows; `html` for notebooks (_repr_html_).
+std::string tree_repr(const NodeRef& r, size_t limit, bool html);
+/// An array's storage as a dict: layout ("contiguous", "chunked" or "unknown"), offset,
+/// size, byteorder, chunk_shape, codecs, fill_value, max_shape, where the format says.
+py::dict storage_dict(const model::Node& node);
 
 }  // namespace dudley::python

@@ -237,3 +237,22 @@ def test_error_subclasses_by_category(tmp_path):
     assert e.value.path.endswith("d.bin") and e.value.category == "data"
     with pytest.raises(dudley.UsageError):
         dudley.open(str(tmp_path / "d.bin"), format="nosuchformat")
+
+
+def test_storage_and_repr(tmp_path):
+    with h5py.File(tmp_path / "s.h5", "w") as h:
+        h["g/x"] = np.arange(12, dtype=">i4").reshape(3, 4)
+        h.create_dataset("c", data=np.arange(10.0), chunks=(5,), compression="gzip", maxshape=(None,))
+        for i in range(100):
+            h[f"many/a{i:03d}"] = np.zeros(2)
+    with h5py.File(tmp_path / "s.h5") as h:  # before dudley holds the file open
+        offset = h["g/x"].id.get_offset()
+    f = dudley.open(str(tmp_path / "s.h5"))
+    assert f["g/x"].storage == {"layout": "contiguous", "offset": offset, "size": 48, "byteorder": "big"}
+    c = f["c"].storage
+    assert c["layout"] == "chunked" and c["chunk_shape"] == (5,) and c["max_shape"] == (None,)
+    assert c["codecs"][0]["name"] == "zlib"
+    text = repr(f["g"])
+    assert text.splitlines()[1] == "  x >i4 (3, 4)"
+    assert len(repr(f).splitlines()) <= 42 and repr(f).endswith("...")  # 100 members: cut
+    assert f._repr_html_().startswith("<pre>&lt;dudley.Group")
