@@ -179,7 +179,11 @@ std::string tree_repr(const NodeRef& r, size_t limit, bool html) {
             ? at.node->dtype.to_string() + " " +
                   py::str(py::tuple(py::cast(at.node->shape))).cast<std::string>()
             : "/";
-    lines.push_back(std::string(depth * 2, ' ') + name + " " + what);
+    std::string line(depth * 2, ' ');
+    line += name;
+    line += ' ';
+    line += what;
+    lines.push_back(std::move(line));
     if (at.node->kind != model::NodeKind::kArray) {
       const std::vector<std::string> names = member_names(at);
       for (auto it = names.rbegin(); it != names.rend(); ++it) {
