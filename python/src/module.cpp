@@ -2,6 +2,7 @@
 // read into numpy through numpy's basic indexing. Formats need no Python code: everything
 // goes through the format registry and the model. This file only binds; the work is in
 // nodes (trees, arrays, open), family, save and layout_tools.
+#include <pybind11/eval.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -105,7 +106,8 @@ PYBIND11_MODULE(dudley, m) {
       .def_property_readonly("doc", [](const Group& g) { return g.node->doc; })
       .def_property_readonly("name", [](const Group& g) { return g.path; })
       .def("__repr__", [](const Group& g) { return tree_repr(g, 40, false); })
-      .def("_repr_html_", [](const Group& g) { return tree_repr(g, 200, true); });
+      .def("_repr_html_", [](const Group& g) { return tree_repr(g, 200, true); })
+      .def("__reduce__", [](const Group& g) { return reduce_node(g); });
 
   py::class_<File, Group>(m, "File", "An open file (dudley.open).")
       .def_readonly("filename", &File::opened)
@@ -152,6 +154,16 @@ PYBIND11_MODULE(dudley, m) {
           },
           "dtype"_a = py::none(), "copy"_a = py::none())
       .def_property_readonly("storage", [](const Array& a) { return storage_dict(*a.node); })
+      .def_property_readonly(
+          "read_unit",
+          [](const Array& a) -> py::object {
+            // The block a read decodes whole (a chunk), or None for one run of bytes.
+            if (!a.node->data) return py::none();
+            const std::vector<int64_t> unit = a.node->data->read_unit().shape;
+            return unit.empty() ? py::object(py::none()) : py::object(py::tuple(py::cast(unit)));
+          },
+          "The shape a read decodes whole (a chunk or block), or None: what Dask chunks follow")
+      .def("__reduce__", [](const Array& a) { return reduce_node(a); })
       .def("__repr__", [](const Array& a) { return short_repr(a); });
 
   py::class_<Diagnostic>(m, "Diagnostic", "A problem dudley.check found in a layout.")
@@ -203,6 +215,32 @@ PYBIND11_MODULE(dudley, m) {
         "Write an open file (any format) or a nested dict of numpy arrays to `path`, in the "
         "format its extension names or `format`; the output appears whole or not at all. "
         "Returns notes on what the format could not keep.");
+  m.def("_reopen_native", &reopen, "path"_a, "given"_a, "format"_a, "node_path"_a);
+  // pickle names the function that rebuilds an object: a Python function of this module
+  // (pybind11's own functions cannot be pickled by name).
+  py::exec(R"(
+def _reopen(path, given, format, node_path):
+    """Opens a pickled file, group or array again (pickle calls it)."""
+    return _reopen_native(path, given, format, node_path)
+)",
+           m.attr("__dict__"));
+  m.def(
+      "to_dask",
+      [](const Array& a, const py::object& chunks) {
+        // Chunks follow the array's read unit (a chunk read whole), else Dask's own choice;
+        // reads come back in native byte order, which the meta says.
+        py::module_ np = py::module_::import("numpy");
+        py::object unit = py::cast(a).attr("read_unit");
+        py::object use = !chunks.is_none() ? chunks : unit.is_none() ? py::str("auto") : unit;
+        std::vector<int64_t> empty(a.node->shape.size(), 0);
+        py::object meta = np.attr("empty")(py::tuple(py::cast(empty)), numpy_dtype(a.node->dtype));
+        return py::module_::import("dask.array")
+            .attr("from_array")(py::cast(a), "chunks"_a = use, "meta"_a = meta, "asarray"_a = false,
+                                "fancy"_a = false, "lock"_a = false);
+      },
+      "array"_a, "chunks"_a = py::none(),
+      "A dask.array over `array`: chunks follow its read unit (or `chunks`); it pickles by "
+      "path, so the graph runs on dask.distributed worker processes too.");
   m.def("open", &open_path, "path"_a, "layout"_a = py::none(), "order"_a = py::none(),
         "params"_a = py::none(), "format"_a = py::none(),
         "Open a file of any format dudley reads. layout: a Dudley layout for Dudley data (or "

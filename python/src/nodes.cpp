@@ -23,7 +23,7 @@ NodeRef lookup(const NodeRef& at, const std::string& key) {
   const std::string path = key.starts_with("/") ? key : child_path(at.path, key);
   const model::Node* n = at.tree->find(path);
   if (n == nullptr) throw py::key_error(path);
-  return {at.tree, n, path, at.filename};
+  return {at.tree, n, path, at.filename, at.opened_with};
 }
 
 std::vector<std::string> member_names(const NodeRef& at) {
@@ -139,6 +139,8 @@ File open_given(const std::string& path, const GivenOptions& given,
   f.node = tree->root.get();
   f.path = "/";
   f.filename = std::make_shared<const std::string>(path);
+  f.opened_with =
+      std::make_shared<const std::pair<GivenOptions, std::optional<std::string>>>(given, format);
   f.opened = path;
   f.format = tree->format;
   return f;
@@ -156,6 +158,19 @@ std::string short_repr(const NodeRef& r) {
            " shape=" + py::str(py::cast(r.node->shape)).cast<std::string>() + ">";
   }
   return "<dudley.Group " + r.path + " (" + std::to_string(member_names(r).size()) + " members)>";
+}
+
+py::tuple reduce_node(const NodeRef& ref) {
+  py::object reopen_fn = py::module_::import("dudley").attr("_reopen");
+  return py::make_tuple(reopen_fn, py::make_tuple(*ref.filename, ref.opened_with->first,
+                                                  ref.opened_with->second, ref.path));
+}
+
+py::object reopen(const std::string& path, const GivenOptions& given,
+                  const std::optional<std::string>& format, const std::string& node_path) {
+  File f = open_given(path, given, format);
+  if (node_path == "/") return py::cast(f);
+  return wrap(lookup(f, node_path));
 }
 
 std::string tree_repr(const NodeRef& r, size_t limit, bool html) {

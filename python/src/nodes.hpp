@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <utility>
+
 #include "dudley/format.hpp"
 #include "dudley/model/tree.hpp"
 
@@ -24,7 +26,16 @@ struct NodeRef {
   std::string path;  ///< "/" for the root
   /// The file opened: where a contiguous array's storage.offset points (view()).
   std::shared_ptr<const std::string> filename;
+  /// How it was opened (format options, format), to open it again in another process.
+  std::shared_ptr<const std::pair<GivenOptions, std::optional<std::string>>> opened_with;
 };
+
+/// What pickles a node: dudley._reopen and its arguments (the file's path, how it was
+/// opened, the node's path). Arrays and files then reopen by path in worker processes.
+py::tuple reduce_node(const NodeRef& ref);
+/// dudley._reopen: the node at `node_path` of the file `path` opened as `given` says.
+py::object reopen(const std::string& path, const GivenOptions& given,
+                  const std::optional<std::string>& format, const std::string& node_path);
 
 /// The node at `key` below `at` ("x", "g/x", or absolute "/g/x"); KeyError when absent.
 NodeRef lookup(const NodeRef& at, const std::string& key);

@@ -256,3 +256,30 @@ def test_storage_and_repr(tmp_path):
     assert text.splitlines()[1] == "  x >i4 (3, 4)"
     assert len(repr(f).splitlines()) <= 42 and repr(f).endswith("...")  # 100 members: cut
     assert f._repr_html_().startswith("<pre>&lt;dudley.Group")
+
+
+def test_pickle_reopens_by_path(tmp_path):
+    import pickle
+    (tmp_path / "d.dud").write_text("N := <i8\nx = <f8[N, 2]\n")
+    (tmp_path / "d.bin").write_bytes(np.array([3], "<i8").tobytes() + np.arange(6.0).tobytes())
+    f = dudley.open(str(tmp_path / "d.bin"), layout=str(tmp_path / "d.dud"))
+    a = pickle.loads(pickle.dumps(f["x"]))
+    assert a.name == "/x" and np.array_equal(a[...], np.arange(6.0).reshape(3, 2))
+    g = pickle.loads(pickle.dumps(f))
+    assert isinstance(g, dudley.File) and g.format == "dudley" and "x" in g
+
+
+def test_dask_follows_the_read_unit(tmp_path):
+    import dask
+    import zarr
+    z = zarr.open(str(tmp_path / "z.zarr"), mode="w", shape=(100, 60), chunks=(30, 25), dtype=">f4")
+    z[:] = np.arange(6000, dtype=">f4").reshape(100, 60)
+    a = dudley.open(str(tmp_path / "z.zarr"))["/"]
+    assert a.read_unit == (30, 25)
+    d = dudley.to_dask(a)
+    assert d.chunks[0] == (30, 30, 30, 10) and d.chunks[1] == (25, 25, 10)
+    with dask.config.set(scheduler="threads"):
+        assert float(d.sum().compute()) == float(np.arange(6000, dtype="f8").sum())
+        assert np.array_equal(d[5:50:3, ::-2].compute(), z[...][5:50:3, ::-2])
+    e = dudley.to_dask(a, chunks=(50, 60))
+    assert e.chunks == ((50, 50), (60,))
