@@ -107,11 +107,12 @@ PYBIND11_MODULE(dudley, m) {
       .def_property_readonly("name", [](const Group& g) { return g.path; })
       .def("__repr__", [](const Group& g) { return tree_repr(g, 40, false); })
       .def("_repr_html_", [](const Group& g) { return tree_repr(g, 200, true); })
-      .def("__reduce__", [](const Group& g) { return reduce_node(g); });
+      .def("__reduce__", [](const Group& g) { return reduce_node(g, false); });
 
   py::class_<File, Group>(m, "File", "An open file (dudley.open).")
       .def_readonly("filename", &File::opened)
       .def_readonly("format", &File::format)
+      .def("__reduce__", [](const File& f) { return reduce_node(f, true); })
       .def("__enter__", [](File& f) -> File& { return f; })
       .def("__exit__", [](File&, const py::args&) { return false; })
       .def("close", [](File&) {});
@@ -163,7 +164,7 @@ PYBIND11_MODULE(dudley, m) {
             return unit.empty() ? py::object(py::none()) : py::object(py::tuple(py::cast(unit)));
           },
           "The shape a read decodes whole (a chunk or block), or None: what Dask chunks follow")
-      .def("__reduce__", [](const Array& a) { return reduce_node(a); })
+      .def("__reduce__", [](const Array& a) { return reduce_node(a, false); })
       .def("__repr__", [](const Array& a) { return short_repr(a); });
 
   py::class_<Diagnostic>(m, "Diagnostic", "A problem dudley.check found in a layout.")

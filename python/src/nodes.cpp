@@ -160,16 +160,16 @@ std::string short_repr(const NodeRef& r) {
   return "<dudley.Group " + r.path + " (" + std::to_string(member_names(r).size()) + " members)>";
 }
 
-py::tuple reduce_node(const NodeRef& ref) {
+py::tuple reduce_node(const NodeRef& ref, bool file) {
   py::object reopen_fn = py::module_::import("dudley").attr("_reopen");
   return py::make_tuple(reopen_fn, py::make_tuple(*ref.filename, ref.opened_with->first,
-                                                  ref.opened_with->second, ref.path));
+                                                  ref.opened_with->second, file ? "" : ref.path));
 }
 
 py::object reopen(const std::string& path, const GivenOptions& given,
                   const std::optional<std::string>& format, const std::string& node_path) {
   File f = open_given(path, given, format);
-  if (node_path == "/") return py::cast(f);
+  if (node_path.empty()) return py::cast(f);  // the file itself
   return wrap(lookup(f, node_path));
 }
 

@@ -30,10 +30,12 @@ struct NodeRef {
   std::shared_ptr<const std::pair<GivenOptions, std::optional<std::string>>> opened_with;
 };
 
-/// What pickles a node: dudley._reopen and its arguments (the file's path, how it was
-/// opened, the node's path). Arrays and files then reopen by path in worker processes.
-py::tuple reduce_node(const NodeRef& ref);
-/// dudley._reopen: the node at `node_path` of the file `path` opened as `given` says.
+/// What pickles a node (or, with `file`, the File itself): dudley._reopen and its arguments
+/// (the file's path, how it was opened, the node's path). Arrays and files then reopen by
+/// path in worker processes.
+py::tuple reduce_node(const NodeRef& ref, bool file);
+/// dudley._reopen: the node at `node_path` of the file `path` opened as `given` says (""
+/// the File itself).
 py::object reopen(const std::string& path, const GivenOptions& given,
                   const std::optional<std::string>& format, const std::string& node_path);
 

@@ -283,3 +283,27 @@ def test_dask_follows_the_read_unit(tmp_path):
         assert np.array_equal(d[5:50:3, ::-2].compute(), z[...][5:50:3, ::-2])
     e = dudley.to_dask(a, chunks=(50, 60))
     assert e.chunks == ((50, 50), (60,))
+
+
+def test_a_local_cluster_of_two_processes(tmp_path):
+    """Arrays travel to worker processes by path: a chunked Zarr array and a family of .npy
+    files reduced on a LocalCluster of 2 processes on 127.0.0.1, compared with numpy."""
+    import dask.array as da
+    import zarr
+    from dask.distributed import Client, LocalCluster
+    z = zarr.open(str(tmp_path / "z.zarr"), mode="w", shape=(400, 300), chunks=(100, 100), dtype="<f8")
+    z[:] = np.arange(120000.0).reshape(400, 300)
+    for i in range(50):
+        np.save(tmp_path / f"m_{i:03d}.npy", np.arange(10.0) * i)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster):
+        d = dudley.to_dask(dudley.open(str(tmp_path / "z.zarr"))["/"])
+        assert float(d.sum().compute()) == float(np.arange(120000.0).sum())
+        assert np.array_equal(d[::7, 5].compute(), z[...][::7, 5])
+        fam = dudley.open_family(str(tmp_path / "m_*.npy"))
+        stacked = da.stack([dudley.to_dask(m["/"]) for m in fam])
+        assert np.array_equal(stacked.sum(axis=0).compute(), np.arange(10.0) * sum(range(50)))
+    npy = dudley.open(str(tmp_path / "m_001.npy"))
+    import pickle
+    assert isinstance(pickle.loads(pickle.dumps(npy)), dudley.File)
+    assert np.array_equal(pickle.loads(pickle.dumps(npy["/"]))[...], np.arange(10.0))
