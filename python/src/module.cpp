@@ -216,6 +216,68 @@ PYBIND11_MODULE(dudley, m) {
         "Write an open file (any format) or a nested dict of numpy arrays to `path`, in the "
         "format its extension names or `format`; the output appears whole or not at all. "
         "Returns notes on what the format could not keep.");
+  // xarray's backend, built when xarray asks for it (module __getattr__): `import dudley`
+  // does not import xarray. Found through the entry point in dudley-*.dist-info beside
+  // the module (python/CMakeLists.txt writes one into the build tree).
+  py::exec(R"py(
+def _xarray_backend():
+    import numpy as np
+    import xarray as xr
+    from xarray.backends import BackendArray, BackendEntrypoint
+    from xarray.core import indexing
+
+    class DudleyArray(BackendArray):
+        def __init__(self, array):
+            self.array = array
+            self.shape = array.shape
+            self.dtype = array.dtype.newbyteorder("=") if array.dtype.byteorder in "<>" else array.dtype
+
+        def __getitem__(self, key):
+            return indexing.explicit_indexing_adapter(
+                key, self.shape, indexing.IndexingSupport.BASIC, self.array.__getitem__)
+
+    class DudleyBackend(BackendEntrypoint):
+        """xarray.open_dataset(path, engine="dudley"): every array of any format dudley
+        reads as a lazy variable, named by its path, with its attributes and dimension names."""
+        description = "Any format dudley reads (Dudley layouts, ASDF, Zarr, Avro, HDF5, NDL, .npy)"
+        open_dataset_parameters = ("filename_or_obj", "drop_variables", "layout")
+
+        def open_dataset(self, filename_or_obj, *, drop_variables=None, layout=None):
+            f = open(str(filename_or_obj), layout=layout)
+            variables, drop = {}, set(drop_variables or ())
+            arrays = [("/", f["/"])] if not len(f) and f["/"].__class__.__name__ == "Array" else []
+            f.visititems(lambda name, obj: arrays.append((name, obj)) if obj.__class__.__name__ == "Array" else None)
+            for name, a in arrays:
+                name = name.strip("/") or "data"
+                if name in drop:
+                    continue
+                attrs = dict(a.attrs)
+                dims = attrs.pop("dimension_names", None)
+                attrs.pop("dimension_coordinates", None)
+                if not isinstance(dims, list) or len(dims) != a.ndim:
+                    dims = [None] * a.ndim
+                dims = [d if isinstance(d, str) else f"{name}_dim_{i}" for i, d in enumerate(dims)]
+                data = indexing.LazilyIndexedArray(DudleyArray(a))
+                variables[name] = xr.Variable(dims, data, attrs=attrs)
+            return xr.Dataset(variables, attrs=dict(f.attrs))
+
+        def guess_can_open(self, filename_or_obj):
+            try:
+                open(str(filename_or_obj))
+                return True
+            except Exception:
+                return False
+
+    return DudleyBackend
+
+def __getattr__(name):
+    if name == "XarrayBackend":
+        backend = _xarray_backend()
+        globals()["XarrayBackend"] = backend
+        return backend
+    raise AttributeError(f"module 'dudley' has no attribute {name!r}")
+)py",
+           m.attr("__dict__"));
   m.def("_reopen_native", &reopen, "path"_a, "given"_a, "format"_a, "node_path"_a);
   // pickle names the function that rebuilds an object: a Python function of this module
   // (pybind11's own functions cannot be pickled by name).

@@ -307,3 +307,21 @@ def test_a_local_cluster_of_two_processes(tmp_path):
     import pickle
     assert isinstance(pickle.loads(pickle.dumps(npy)), dudley.File)
     assert np.array_equal(pickle.loads(pickle.dumps(npy["/"]))[...], np.arange(10.0))
+
+
+def test_xarray_backend(tmp_path):
+    import xarray as xr
+    with h5py.File(tmp_path / "x.h5", "w") as h:
+        h["time"] = np.arange(5.0)
+        h["time"].make_scale("time")
+        h["v"] = np.arange(10.0).reshape(5, 2)
+        h["v"].dims[0].attach_scale(h["time"])
+        h["v"].attrs["units"] = "m"
+        h.attrs["title"] = "run"
+    ds = xr.open_dataset(str(tmp_path / "x.h5"), engine="dudley")
+    assert ds["v"].dims == ("time", "v_dim_1") and ds["v"].attrs == {"units": "m"}
+    assert ds.attrs == {"title": "run"}
+    assert np.array_equal(ds["v"][1:4, ::-1].values, np.arange(10.0).reshape(5, 2)[1:4, ::-1])
+    assert np.array_equal(ds["time"].values, np.arange(5.0))
+    z = xr.open_dataset(str(tmp_path / "x.h5"), engine="dudley", drop_variables=["v"])
+    assert list(z.data_vars) == [] and "time" in z.coords
