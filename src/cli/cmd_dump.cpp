@@ -592,27 +592,30 @@ int run_dump_one(const DumpOptions& options, bool member, Output& out,
                            : dump_text(tree, wanted, options, member, out, record);
 }
 
-// Whether a member's tree prints the same around the array in `hole` as the recorded one:
-// the same array (type, shape, bytes at the same place), unmasked, and no parameter
-// (read from each file) on the groups leading to it. Sets the hole's storage when `learn`.
-bool fits(const model::Tree& tree, MemberTemplate::Hole& hole, bool learn) {
+// The array of `hole` in a member's tree, when the tree prints the same around it as the
+// recorded member's did: a contiguous array, unmasked, and no parameter (read from each
+// file) on the groups leading to it. nullptr otherwise.
+const model::Node* printed_alike(const model::Tree& tree, const MemberTemplate::Hole& hole) {
   const std::string& path = hole.array.spec.path;
   for (size_t slash = 0; slash != std::string::npos; slash = path.find('/', slash + 1)) {
     const model::Node* group = tree.find(slash == 0 ? "/" : path.substr(0, slash));
-    if (group == nullptr || !group->params.empty()) return false;
+    if (group == nullptr || !group->params.empty()) return nullptr;
   }
   const model::Node* node = tree.find(path);
   if (node == nullptr || node->kind != model::NodeKind::kArray || !node->error.empty() ||
       !node->data || node->storage.mask ||
-      node->storage.kind != model::Storage::Kind::kContiguous || !node->storage.offset) {
-    return false;
+      node->storage.kind != model::Storage::Kind::kContiguous || !node->storage.offset ||
+      node->dtype != hole.array.dtype || node->shape != hole.array.shape) {
+    return nullptr;
   }
-  if (learn) {
-    hole.offset = *node->storage.offset;
-    hole.size = node->storage.size;
-  }
-  return node->dtype == hole.array.dtype && node->shape == hole.array.shape &&
-         node->storage.offset == hole.offset && node->storage.size == hole.size;
+  return node;
+}
+
+// Whether a member's tree fits `hole`: printed alike, its bytes where the recorded member's
+// were.
+bool fits(const model::Tree& tree, const MemberTemplate::Hole& hole) {
+  const model::Node* node = printed_alike(tree, hole);
+  return node != nullptr && *node->storage.offset == hole.offset && node->storage.size == hole.size;
 }
 
 // A family's layout bound directly, for the members the template prints: the layout parsed
@@ -686,7 +689,7 @@ std::optional<std::string> dump_by_template(const MemberTemplate& t, const DumpO
     Dumper dumper(tree, options, aside, /*trial=*/true);
     for (size_t i = 0; i < t.holes.size(); ++i) {
       aside.write(t.texts[i]);
-      MemberTemplate::Hole hole = t.holes[i];
+      const MemberTemplate::Hole& hole = t.holes[i];
       if (hole.kind == MemberTemplate::HoleKind::kFile) {
         write_json_at(aside, json(options.data.data), -1, 1);
         continue;
@@ -694,7 +697,7 @@ std::optional<std::string> dump_by_template(const MemberTemplate& t, const DumpO
       std::optional<ArrayRef> bound;
       if (direct) {
         bound = bound_hole(*binding, source, direct->nodes[i], hole);
-      } else if (fits(tree, hole, false)) {
+      } else if (fits(tree, hole)) {
         bound =
             ArrayRef::of(*tree.find(hole.array.spec.path), hole.array.spec.path, hole.array.spec);
       }
@@ -762,10 +765,14 @@ int run_dump_family(const DumpOptions& options) {
         if (template_) {
           model::Tree tree = open_data(one.data);
           for (MemberTemplate::Hole& hole : template_->holes) {
-            if (hole.kind == MemberTemplate::HoleKind::kValues && !fits(tree, hole, true)) {
+            if (hole.kind != MemberTemplate::HoleKind::kValues) continue;
+            const model::Node* node = printed_alike(tree, hole);
+            if (node == nullptr) {
               template_.reset();
               break;
             }
+            hole.offset = *node->storage.offset;  // where the recorded member's bytes are
+            hole.size = node->storage.size;
           }
           template_given = m.given;
           if (template_) direct = direct_binding(*template_, m);
