@@ -10,6 +10,8 @@ import os
 import socket
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from collections import namedtuple
 
 # One logged request: its request line, status, body bytes sent, Range header ("-": none)
@@ -31,6 +33,7 @@ class NginxServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = os.path.join(scratch, "access.log")
         self.process = None
+        self.marks = 0
 
     def __enter__(self):
         os.chmod(self.scratch, 0o755)  # nginx's workers run as another user
@@ -73,10 +76,29 @@ http {{
 
     def requests(self):
         """The requests logged so far (Request tuples), then the log is
-        emptied (nginx keeps appending to the same file)."""
-        if not os.path.exists(self.log):
+        emptied (nginx keeps appending to the same file).
+
+        nginx writes a request's log line just after sending its response, so a client that
+        has already exited may still be missing from the log. A marker request is sent and
+        the log read until the marker shows: the one worker finishes (and logs) each request
+        before it takes the next connection."""
+        if not self.access_log:
             return []
-        with open(self.log) as f:
-            lines = [line.rstrip("\n").split("\t") for line in f if line.strip()]
+        self.marks += 1
+        mark = f"/.requests-mark-{self.marks}"
+        try:
+            urllib.request.urlopen(self.url + mark, timeout=10).close()
+        except urllib.error.HTTPError:
+            pass  # 404: it is logged all the same
+        lines = []
+        for _ in range(500):
+            with open(self.log) as f:
+                lines = [line.rstrip("\n").split("\t") for line in f if line.strip()]
+            if any(mark + " " in r[0] for r in lines):
+                break
+            time.sleep(0.01)
+        else:
+            raise RuntimeError(f"nginx did not log {mark} within 5 s")
         open(self.log, "w").close()
+        lines = [r for r in lines if ".requests-mark-" not in r[0]]
         return [Request(r, int(s), int(b), g, int(c)) for r, s, b, g, c in lines]
