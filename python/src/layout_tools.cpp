@@ -8,9 +8,7 @@
 #include "dudley/formats/dudley/syntax/parser.hpp"
 
 namespace dudley::python {
-namespace {
 
-// Layout text, and the name to report it under: a path that names a file is read.
 std::pair<std::string, std::string> layout_text(const std::string& text_or_path) {
   std::error_code ec;
   if (text_or_path.find('\n') == std::string::npos &&
@@ -19,8 +17,6 @@ std::pair<std::string, std::string> layout_text(const std::string& text_or_path)
   }
   return {text_or_path, "<text>"};
 }
-
-}  // namespace
 
 std::vector<Diagnostic> check_layout(const std::string& text_or_path) {
   const auto [text, name] = layout_text(text_or_path);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dudley::python {
@@ -15,6 +16,10 @@ struct Diagnostic {
   std::string code;  ///< "undefined-parameter", ...
   std::string message;
 };
+
+/// A layout argument's text and the name to report it under: text without a newline that
+/// names a regular file is that file's path (read), anything else is the text, "<text>".
+std::pair<std::string, std::string> layout_text(const std::string& text_or_path);
 
 /// The problems of a layout given as text, or as the path of a file (text without a newline
 /// that names a regular file); empty when it is valid.

@@ -1,13 +1,14 @@
-// The Python module `dudley`: any format the library reads, opened h5py-style, arrays
-// read into numpy through numpy's basic indexing. Formats need no Python code: everything
-// goes through the format registry and the model. This file only binds; the work is in
-// nodes (trees, arrays, open), family, save and layout_tools.
-#include <pybind11/eval.h>
+// dudley._native, the compiled half of the Python package `dudley` (python/dudley/): any
+// format the library reads, opened h5py-style, arrays read into numpy through numpy's basic
+// indexing, and written from numpy. Formats need no Python code: everything goes through the
+// format registry and the model. This file only binds; the work is in nodes (trees, arrays,
+// open), family, save, writer and layout_tools.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <map>
+#include <optional>
 
 #include "dudley/core/error.hpp"
 #include "family.hpp"
@@ -15,11 +16,12 @@
 #include "nodes.hpp"
 #include "numpy_dtype.hpp"
 #include "save.hpp"
+#include "writer.hpp"
 
 namespace py = pybind11;
 using namespace pybind11::literals;
 
-PYBIND11_MODULE(dudley, m) {
+PYBIND11_MODULE(_native, m) {
   using namespace dudley;
   using namespace dudley::python;
   m.doc() =
@@ -212,81 +214,10 @@ PYBIND11_MODULE(dudley, m) {
         "params"_a = py::none(), "format"_a = py::none(),
         "A family: a glob pattern ('run_*.h5', name order) or a family index "
         "(run.index.bin); the other arguments as open() takes them, for every member.");
-  m.def("save", &save_tree, "obj"_a, "path"_a, "format"_a = py::none(),
-        "Write an open file (any format) or a nested dict of numpy arrays to `path`, in the "
-        "format its extension names or `format`; the output appears whole or not at all. "
-        "Returns notes on what the format could not keep.");
-  // xarray's backend, built when xarray asks for it (module __getattr__): `import dudley`
-  // does not import xarray. Found through the entry point in dudley-*.dist-info beside
-  // the module (python/CMakeLists.txt writes one into the build tree).
-  py::exec(R"py(
-def _xarray_backend():
-    import numpy as np
-    import xarray as xr
-    from xarray.backends import BackendArray, BackendEntrypoint
-    from xarray.core import indexing
-
-    class DudleyArray(BackendArray):
-        def __init__(self, array):
-            self.array = array
-            self.shape = array.shape
-            self.dtype = array.dtype.newbyteorder("=") if array.dtype.byteorder in "<>" else array.dtype
-
-        def __getitem__(self, key):
-            return indexing.explicit_indexing_adapter(
-                key, self.shape, indexing.IndexingSupport.BASIC, self.array.__getitem__)
-
-    class DudleyBackend(BackendEntrypoint):
-        """xarray.open_dataset(path, engine="dudley"): every array of any format dudley
-        reads as a lazy variable, named by its path, with its attributes and dimension names."""
-        description = "Any format dudley reads (Dudley layouts, ASDF, Zarr, Avro, HDF5, NDL, .npy)"
-        open_dataset_parameters = ("filename_or_obj", "drop_variables", "layout")
-
-        def open_dataset(self, filename_or_obj, *, drop_variables=None, layout=None):
-            f = open(str(filename_or_obj), layout=layout)
-            variables, drop = {}, set(drop_variables or ())
-            arrays = [("/", f["/"])] if not len(f) and f["/"].__class__.__name__ == "Array" else []
-            f.visititems(lambda name, obj: arrays.append((name, obj)) if obj.__class__.__name__ == "Array" else None)
-            for name, a in arrays:
-                name = name.strip("/") or "data"
-                if name in drop:
-                    continue
-                attrs = dict(a.attrs)
-                dims = attrs.pop("dimension_names", None)
-                attrs.pop("dimension_coordinates", None)
-                if not isinstance(dims, list) or len(dims) != a.ndim:
-                    dims = [None] * a.ndim
-                dims = [d if isinstance(d, str) else f"{name}_dim_{i}" for i, d in enumerate(dims)]
-                data = indexing.LazilyIndexedArray(DudleyArray(a))
-                variables[name] = xr.Variable(dims, data, attrs=attrs)
-            return xr.Dataset(variables, attrs=dict(f.attrs))
-
-        def guess_can_open(self, filename_or_obj):
-            try:
-                open(str(filename_or_obj))
-                return True
-            except Exception:
-                return False
-
-    return DudleyBackend
-
-def __getattr__(name):
-    if name == "XarrayBackend":
-        backend = _xarray_backend()
-        globals()["XarrayBackend"] = backend
-        return backend
-    raise AttributeError(f"module 'dudley' has no attribute {name!r}")
-)py",
-           m.attr("__dict__"));
+  m.def("_save", &save_tree, "obj"_a, "path"_a, "format"_a, "item_class"_a);
+  // dudley._reopen (python/dudley/__init__.py) calls this: pickle rebuilds objects by the
+  // name of a Python function.
   m.def("_reopen_native", &reopen, "path"_a, "given"_a, "format"_a, "node_path"_a);
-  // pickle names the function that rebuilds an object: a Python function of this module
-  // (pybind11's own functions cannot be pickled by name).
-  py::exec(R"(
-def _reopen(path, given, format, node_path):
-    """Opens a pickled file, group or array again (pickle calls it)."""
-    return _reopen_native(path, given, format, node_path)
-)",
-           m.attr("__dict__"));
   m.def(
       "to_dask",
       [](const Array& a, const py::object& chunks) {
@@ -304,6 +235,35 @@ def _reopen(path, given, format, node_path):
       "array"_a, "chunks"_a = py::none(),
       "A dask.array over `array`: chunks follow its read unit (or `chunks`); it pickles by "
       "path, so the graph runs on dask.distributed worker processes too.");
+  // The native halves of dudley.Writer and dudley.FamilyWriter (python/dudley/_writer.py).
+  py::class_<NativeWriter>(m, "_Writer")
+      .def(py::init([](const std::string& layout, const std::string& path,
+                       const std::optional<std::string>& order, bool embed_layout, bool fsync) {
+             return NativeWriter(layout, path, WriterOptions{order, embed_layout, fsync});
+           }),
+           "layout"_a, "path"_a, "order"_a = py::none(), "embed_layout"_a = false,
+           "fsync"_a = false)
+      .def("set_param", &NativeWriter::set_param, "name"_a, "value"_a)
+      .def("declared", &NativeWriter::declared, "path"_a)
+      .def("write", &NativeWriter::write, "path"_a, "data"_a)
+      .def("write_region", &NativeWriter::write_region, "path"_a, "data"_a, "index"_a)
+      .def("write_instances", &NativeWriter::write_instances, "path"_a, "arrays"_a)
+      .def("write_pointee", &NativeWriter::write_pointee, "key"_a, "data"_a)
+      .def("append", &NativeWriter::append, "list_path"_a, "data"_a)
+      .def("commit", &NativeWriter::commit)
+      .def_property_readonly("committed", &NativeWriter::committed)
+      .def_property_readonly("layout", &NativeWriter::layout_text);
+  py::class_<NativeFamilyWriter>(m, "_FamilyWriter")
+      .def(py::init([](const std::string& layout, const std::string& stem,
+                       const std::optional<std::string>& order, bool embed_layout, bool fsync,
+                       bool params_in_files) {
+             return NativeFamilyWriter(layout, stem, WriterOptions{order, embed_layout, fsync},
+                                       params_in_files);
+           }),
+           "layout"_a, "stem"_a, "order"_a = py::none(), "embed_layout"_a = false,
+           "fsync"_a = false, "params_in_files"_a = true)
+      .def("add", &NativeFamilyWriter::add)
+      .def("finish", &NativeFamilyWriter::finish);
   m.def("open", &open_path, "path"_a, "layout"_a = py::none(), "order"_a = py::none(),
         "params"_a = py::none(), "format"_a = py::none(),
         "Open a file of any format dudley reads. layout: a Dudley layout for Dudley data (or "

@@ -9,6 +9,7 @@
 #include "dudley/open.hpp"
 #include "numpy_dtype.hpp"
 #include "selection.hpp"
+#include "writer.hpp"
 
 using namespace pybind11::literals;
 
@@ -110,7 +111,8 @@ GivenOptions given_options(const std::optional<std::string>& layout,
                            const std::optional<py::dict>& params) {
   GivenOptions given;
   if (layout) given["--layout"] = {*layout};
-  if (order) given["--order"] = {*order};
+  // "<" and ">" as numpy spells them, too; anything else is refused, not ignored.
+  if (order) given["--order"] = {order_named(*order) == ByteOrder::kLittle ? "little" : "big"};
   if (params) {
     for (auto [k, v] : *params) {
       given["--param"].push_back(py::str(k).cast<std::string>() + "=" +

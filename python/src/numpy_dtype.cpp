@@ -1,5 +1,7 @@
 #include "numpy_dtype.hpp"
 
+#include <pybind11/stl.h>
+
 #include "dudley/core/error.hpp"
 
 namespace py = pybind11;
@@ -31,6 +33,12 @@ py::dtype build(const DType& type) {
       return py::dtype::from_args(py::make_tuple(build(type.base()), py::cast(type.array_shape())));
     case DTypeKind::kEnum:
       return build(type.base());
+    case DTypeKind::kText:
+      // UTF-8 text has no numpy type: its bytes, as h5py gives fixed-length UTF-8 strings.
+      if (type.encoding() == TextEncoding::kUtf8) {
+        return py::dtype("S" + std::to_string(type.text_length()));
+      }
+      return py::dtype(type.typestr());
     default:
       return py::dtype(type.typestr());  // Error(kType) where numpy has no such type
   }
@@ -44,6 +52,51 @@ py::dtype numpy_dtype(const DType& type) {
 
 py::dtype stored_numpy_dtype(const DType& type) {
   return build(type);
+}
+
+DType dtype_from_numpy(const py::dtype& dtype, int depth) {
+  // numpy nests structured dtypes as deeply as it is asked to; a bound keeps this bounded.
+  if (depth > 64) throw Error(ErrorCategory::kLimit, "a numpy dtype nested more than 64 deep");
+  py::object fields = dtype.attr("fields");
+  if (!fields.is_none()) {
+    std::vector<DTypeField> out;
+    for (py::handle name : dtype.attr("names")) {
+      py::tuple field = fields[name];
+      py::dtype type = field[0].cast<py::dtype>();
+      DTypeField f;
+      f.name = name.cast<std::string>();
+      f.offset = field[1].cast<uint64_t>();
+      py::object sub = type.attr("subdtype");
+      if (!sub.is_none()) {
+        type = sub.cast<py::tuple>()[0].cast<py::dtype>();
+        f.shape = sub.cast<py::tuple>()[1].cast<std::vector<int64_t>>();
+      }
+      f.type = std::make_shared<const DType>(dtype_from_numpy(type, depth + 1));
+      out.push_back(std::move(f));
+    }
+    return DType::compound(std::move(out), static_cast<uint64_t>(dtype.itemsize()));
+  }
+  py::object sub = dtype.attr("subdtype");
+  if (!sub.is_none()) {
+    return DType::fixed_array(dtype_from_numpy(sub.cast<py::tuple>()[0].cast<py::dtype>(), depth + 1),
+                              sub.cast<py::tuple>()[1].cast<std::vector<int64_t>>());
+  }
+  if (dtype.kind() == 'O' || dtype.kind() == 'M' || dtype.kind() == 'm') {
+    throw Error(ErrorCategory::kType,
+                "numpy dtype " + py::str(py::handle(dtype)).cast<std::string>() +
+                    " has no dudley type " +
+                    "(give numbers, booleans, fixed-size text or structured arrays of them)");
+  }
+  const std::string typestr = py::str(dtype.attr("str")).cast<std::string>();
+  // numpy's S<n> and U<n> hold one string per element (not n elements of text).
+  if (dtype.kind() == 'S') {
+    return DType::string(TextEncoding::kAscii, static_cast<uint64_t>(dtype.itemsize()));
+  }
+  if (dtype.kind() == 'U') {
+    return DType::string(TextEncoding::kUtf32, static_cast<uint64_t>(dtype.itemsize()) / 4,
+                         typestr[0] == '>' ? ByteOrder::kBig : ByteOrder::kLittle);
+  }
+  return DType::from_typestr(typestr);
 }
 
 }  // namespace dudley::python

@@ -1,47 +1,109 @@
 #include "save.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
+#include "borrowed_array.hpp"
 #include "dudley/core/error.hpp"
+#include "dudley/model/value_json.hpp"
 #include "dudley/model/memory_source.hpp"
 #include "dudley/open.hpp"
 
 namespace dudley::python {
 namespace {
 
-// A numpy array as a model array node (its bytes copied once, in C order, in its own byte
-// order). Structured and object arrays are not taken yet.
+// An attribute given from Python: numpy arrays and scalars stay typed (a copy of their own,
+// attributes are small), anything else goes as the JSON-like value json.dumps makes of it.
+model::AttributeValue attribute_value(const std::string& where, py::handle value) {
+  py::module_ np = py::module_::import("numpy");
+  if (py::isinstance(value, np.attr("ndarray")) || py::isinstance(value, np.attr("generic"))) {
+    return borrow_value(value).to_native();
+  }
+  std::string text;
+  try {
+    text = py::module_::import("json").attr("dumps")(value).cast<std::string>();
+  } catch (py::error_already_set& e) {
+    throw py::type_error(where + ": an attribute must be a numpy array or scalar, or a "
+                                 "JSON-like value (str, number, bool, None, list, dict): " +
+                         std::string(e.what()));
+  }
+  return model::from_json(nlohmann::ordered_json::parse(text));
+}
+
+struct Given {
+  py::handle item_class;  // dudley.Item
+};
+
+std::unique_ptr<model::Node> node_of(const std::string& name, py::handle value,
+                                     const Given& given, int depth);
+
+// A numpy array (or what numpy.asarray makes of a value: a list, a number, a str) as a model
+// array node. Its memory is borrowed, not copied: strides and byte order as they are.
 std::unique_ptr<model::Node> array_node(const std::string& name, py::handle value) {
-  py::array a = py::array::ensure(value, py::array::c_style);
-  if (!a) throw py::type_error(name + ": not an array");
-  const std::string typestr = py::str(a.dtype().attr("str")).cast<std::string>();
-  DType type = DType::from_typestr(typestr);  // Error(kType) for kinds not taken
-  std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
-  NDArray data(type, Shape(shape));
-  std::memcpy(data.mutable_data(), a.data(), data.byte_size());
+  NDArray data = borrow_value(value);
   auto node = std::make_unique<model::Node>();
   node->kind = model::NodeKind::kArray;
   node->name = name;
-  node->dtype = type;
-  node->shape = std::move(shape);
+  node->dtype = data.dtype();
+  node->shape = data.shape().dims();
   node->data = model::memory_source(std::move(data));
   return node;
 }
 
-// A nested dict of numpy arrays (and dicts) as a model group. Keys must be strings.
-std::unique_ptr<model::Node> group_node(const std::string& name, const py::dict& d, int depth) {
-  if (depth > 256) throw py::value_error("dicts nested more than 256 deep");
+// A nested dict of arrays (and dicts, and Items) as a model group. Keys must be strings.
+std::unique_ptr<model::Node> group_node(const std::string& name, const py::dict& d,
+                                        const Given& given, int depth) {
   auto node = std::make_unique<model::Node>();
   node->kind = model::NodeKind::kGroup;
   node->name = name;
   for (auto [k, v] : d) {
     if (!py::isinstance<py::str>(k)) throw py::type_error("member names must be strings");
-    const std::string key = k.cast<std::string>();
-    node->children.push_back(py::isinstance<py::dict>(v)
-                                 ? group_node(key, py::reinterpret_borrow<py::dict>(v), depth + 1)
-                                 : array_node(key, v));
+    node->children.push_back(node_of(k.cast<std::string>(), v, given, depth + 1));
   }
   return node;
+}
+
+std::unique_ptr<model::Node> node_of(const std::string& name, py::handle value,
+                                     const Given& given, int depth) {
+  if (depth > 256) throw py::value_error("dicts nested more than 256 deep");
+  if (py::isinstance(value, given.item_class)) {
+    std::unique_ptr<model::Node> node = node_of(name, value.attr("value"), given, depth);
+    node->doc = value.attr("doc").cast<std::string>();
+    for (auto [k, v] : value.attr("attrs").cast<py::dict>()) {
+      const std::string key = py::str(k).cast<std::string>();
+      node->attributes.set(key, attribute_value(name + ": attribute " + key, v));
+    }
+    return node;
+  }
+  if (py::isinstance<py::dict>(value)) {
+    return group_node(name, py::reinterpret_borrow<py::dict>(value), given, depth);
+  }
+  if (py::isinstance<py::str>(value)) {
+    // Python text is stored as ASCII when it is, as every format has that, else as UTF-8
+    // (numpy's own U arrays stay UTF-32).
+    const std::string text = value.cast<std::string>();
+    const bool ascii = std::all_of(text.begin(), text.end(),
+                                   [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    NDArray data(DType::string(ascii ? TextEncoding::kAscii : TextEncoding::kUtf8,
+                               std::max<size_t>(text.size(), 1)),
+                 Shape({}));
+    std::memcpy(data.mutable_data(), text.data(), text.size());
+    auto node = std::make_unique<model::Node>();
+    node->kind = model::NodeKind::kArray;
+    node->name = name;
+    node->dtype = data.dtype();
+    node->data = model::memory_source(std::move(data));
+    return node;
+  }
+  try {
+    return array_node(name, value);
+  } catch (py::error_already_set& e) {
+    throw py::type_error((name.empty() ? "the value" : name) +
+                         ": not an array, dict or dudley.Item: " + std::string(e.what()));
+  }
 }
 
 }  // namespace
@@ -49,7 +111,7 @@ std::unique_ptr<model::Node> group_node(const std::string& name, const py::dict&
 // dudley.save: an open file (any format) or a nested dict of numpy arrays, to `path` in the
 // format its extension names (or `format`). Never over one of its own inputs.
 std::vector<std::string> save_tree(py::handle obj, const std::string& path,
-                                   std::optional<std::string> format) {
+                                   std::optional<std::string> format, py::handle item_class) {
   std::shared_ptr<const model::Tree> tree;
   if (py::isinstance<File>(obj)) {
     const File& f = obj.cast<const File&>();
@@ -58,9 +120,12 @@ std::vector<std::string> save_tree(py::handle obj, const std::string& path,
       throw Error(ErrorCategory::kUsage, "the output is the file being read", Location::file(path));
     }
     tree = f.tree;
-  } else if (py::isinstance<py::dict>(obj)) {
+  } else if (py::isinstance<py::dict>(obj) || py::isinstance(obj, item_class)) {
     auto made = std::make_shared<model::Tree>();
-    made->root = group_node("", py::reinterpret_borrow<py::dict>(obj), 0);
+    made->root = node_of("", obj, Given{item_class}, 0);
+    if (made->root->kind != model::NodeKind::kGroup) {
+      throw py::type_error("save takes a dict (the file's root group), not an array");
+    }
     tree = made;
   } else {
     throw py::type_error("save takes a file dudley.open returned, or a dict of numpy arrays");

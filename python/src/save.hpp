@@ -9,9 +9,10 @@
 
 namespace dudley::python {
 
-/// Writes `obj` (a File, or a dict of numpy arrays and dicts) to `path` in the format its
-/// extension names (or `format`), never over the file being read; the format's notes.
+/// Writes `obj` (a File, or a dict of numpy arrays, dicts and `item_class` objects: a value
+/// with attributes and doc) to `path` in the format its extension names (or `format`), never
+/// over the file being read; the format's notes. Arrays are borrowed, not copied.
 std::vector<std::string> save_tree(py::handle obj, const std::string& path,
-                                   std::optional<std::string> format);
+                                   std::optional<std::string> format, py::handle item_class);
 
 }  // namespace dudley::python

@@ -212,6 +212,35 @@ NodeId Writer::check_shape(std::string_view path, const std::vector<int64_t>& sh
   return node;
 }
 
+Writer::Declared Writer::declared(std::string_view path) {
+  const NodeId node = node_at(path);
+  if (node == kNone || layout_->nodes[node].kind != NodeKind::kData) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{} is not a data item of the layout", std::string(path)));
+  }
+  const Node& n = layout_->nodes[node];
+  Declared out;
+  if (n.type.kind == TypeRef::Kind::kPrimitive) {
+    const ByteOrder order =
+        n.type.order == ByteOrder::kUnspecified ? options_.order : n.type.order;
+    out.dtype = primitive_dtype(n.type.primitive, order);
+  }
+  std::vector<int64_t> shape;
+  for (const Dim& d : layout_->dims_of(n.dims)) {
+    if (d.kind == Dim::Kind::kFreeName) return out;
+    const DimValue v = d.kind == Dim::Kind::kLiteral ? DimValue::known(d.literal) : group_dim(d);
+    if (v.state != DimValue::kKnown) return out;
+    int64_t value = v.value;
+    // As match_dims reads a dimension's suffixes [C14].
+    if (d.kind != Dim::Kind::kLiteral && value > 0 && d.adjust != 0) {
+      value = std::max<int64_t>(0, value + d.adjust);
+    }
+    if (value >= 0) shape.push_back(value);
+  }
+  out.shape = std::move(shape);
+  return out;
+}
+
 void Writer::write(std::string_view path, const NDArray& data) {
   const NodeId node = check_shape(path, element_shape(data.dtype(), data.shape().dims()));
   inputs_.push_back({node, data, nullptr, data.dtype(), data.shape().dims(), {}, kNone});

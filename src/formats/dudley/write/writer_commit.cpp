@@ -55,6 +55,46 @@ DType native(const DType& t) {
   return t.needs_swap() ? t.with_byte_order(native_byte_order()) : t;
 }
 
+// A type as its innermost element and the dimensions above it: a string of L code units is
+// L units of one, a fixed array its base's elements. numpy's S2 and a layout's S1[2] (a
+// compound's field, say) are two spellings of the same bytes.
+std::pair<DType, std::vector<int64_t>> flattened(const DType& t, std::vector<int64_t> dims) {
+  if (t.kind() == DTypeKind::kFixedArray) {
+    const std::vector<int64_t>& inner = t.array_shape();
+    dims.insert(dims.end(), inner.begin(), inner.end());
+    return flattened(t.base(), std::move(dims));
+  }
+  if (t.kind() == DTypeKind::kText && t.text_length() > 1) {
+    dims.push_back(static_cast<int64_t>(t.text_length()));
+    return {DType::text(t.encoding(), 1, t.byte_order()), std::move(dims)};
+  }
+  return {t, std::move(dims)};
+}
+
+// Whether elements of `given` and `declared` hold the same values in the same places, byte
+// order aside (the writer converts it), compound fields matched by name and offset.
+bool same_elements(const DType& given, const DType& declared, int depth) {
+  const auto [a, a_dims] = flattened(given, {});
+  const auto [b, b_dims] = flattened(declared, {});
+  if (a_dims != b_dims) return false;
+  if (a.kind() != DTypeKind::kCompound || b.kind() != DTypeKind::kCompound || depth > 64) {
+    if (a.kind() == DTypeKind::kText && b.kind() == DTypeKind::kText) {
+      return a.encoding() == b.encoding();
+    }
+    return native(a) == native(b);
+  }
+  const std::vector<DTypeField>& fa = a.fields();
+  const std::vector<DTypeField>& fb = b.fields();
+  if (a.size() != b.size() || fa.size() != fb.size()) return false;
+  for (size_t i = 0; i < fa.size(); ++i) {
+    if (fa[i].name != fb[i].name || fa[i].offset != fb[i].offset) return false;
+    const DType ta = fa[i].shape.empty() ? *fa[i].type : DType::fixed_array(*fa[i].type, fa[i].shape);
+    const DType tb = fb[i].shape.empty() ? *fb[i].type : DType::fixed_array(*fb[i].type, fb[i].shape);
+    if (!same_elements(ta, tb, depth + 1)) return false;
+  }
+  return true;
+}
+
 // Whether an array of `given` elements may fill an item of `declared` ones (the item's
 // shape already holds a string's length as its last dimension).
 bool compatible(const DType& given, const DType& declared) {
@@ -66,6 +106,7 @@ bool compatible(const DType& given, const DType& declared) {
   if (given.kind() == DTypeKind::kText && declared.kind() == DTypeKind::kText) {
     return given.encoding() == declared.encoding();
   }
+  if (given.kind() == DTypeKind::kCompound) return same_elements(given, declared, 0);
   return native(given) == native(declared);
 }
 

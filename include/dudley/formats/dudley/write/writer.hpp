@@ -134,6 +134,20 @@ class Writer {
   /// existing file of that name is untouched. Returns the data file's size.
   uint64_t commit();
 
+  /// What the layout declares for the data item at `path`, as far as the writer knows it
+  /// before commit(): a binding that converts its arrays to the item's type, or turns a
+  /// numpy-style index into a region, asks this first.
+  struct Declared {
+    /// The element type of an item of a primitive type, in the order it is written;
+    /// nullopt for items of a struct or typedef type.
+    std::optional<DType> dtype;
+    /// The item's shape from the parameters set or taken from shapes so far (a text item's
+    /// code units included, as write() expects them); nullopt while one is unknown.
+    std::optional<std::vector<int64_t>> shape;
+  };
+  /// Throws Error(kUsage) for a path that is not a data item of the layout.
+  Declared declared(std::string_view path);
+
   /// True once commit() succeeded.
   bool committed() const { return committed_; }
   /// Every dynamic group parameter's value (complete after commit()), by declaration.

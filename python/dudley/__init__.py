@@ -1,0 +1,34 @@
+"""dudley: open any file dudley reads (Dudley layouts, ASDF, Zarr, Avro, HDF5, NDL, .npy)
+h5py-style, read arrays into numpy with numpy's basic indexing, and write numpy arrays.
+
+    import dudley
+    with dudley.open("run.h5") as f:
+        rho = f["/hydro/rho"][1:, ::2]      # a numpy array; only the selection is read
+
+See docs/python.md for the whole interface.
+"""
+from ._native import (Array, DataError, DataTypeError, Diagnostic, Error, Family, File,
+                      FileError, Group, LimitError, ParseError, SemanticError, UsageError,
+                      __version__, check, fmt, open, open_family, to_dask)
+from ._native import _reopen_native
+from ._save import Item, save
+from ._writer import FamilyWriter, Writer
+
+__all__ = ["Array", "DataError", "DataTypeError", "Diagnostic", "Error", "Family",
+           "FamilyWriter", "File", "FileError", "Group", "Item", "LimitError", "ParseError",
+           "SemanticError", "UsageError", "Writer", "check", "fmt", "open", "open_family",
+           "save", "to_dask"]
+
+
+def _reopen(path, given, format, node_path):
+    """Opens a pickled file, group or array again (pickle calls it by this name)."""
+    return _reopen_native(path, given, format, node_path)
+
+
+def __getattr__(name):
+    # xarray's backend is imported when xarray asks for it: `import dudley` stays fast and
+    # does not need xarray.
+    if name == "XarrayBackend":
+        from ._xarray import XarrayBackend
+        return XarrayBackend
+    raise AttributeError(f"module 'dudley' has no attribute {name!r}")

@@ -1,0 +1,30 @@
+"""dudley.save and dudley.Item: writing a tree of numpy arrays (or an open file) in any
+format the library writes."""
+from . import _native
+
+
+class Item:
+    """A value of a dict given to dudley.save, with what a bare array cannot say: its
+    attributes (a dict: numpy arrays and numpy scalars are kept typed, other values as
+    JSON-like values) and its documentation.
+
+        dudley.save({"rho": dudley.Item(rho, attrs={"units": "kg/m3"}),
+                     "run": dudley.Item({"t": t}, attrs={"step": np.int32(7)})}, "out.h5")
+    """
+
+    def __init__(self, value, attrs=None, doc=""):
+        self.value = value
+        self.attrs = dict(attrs or {})
+        self.doc = doc
+
+    def __repr__(self):
+        return f"dudley.Item({self.value!r}, attrs={self.attrs!r}, doc={self.doc!r})"
+
+
+def save(obj, path, format=None):
+    """Write `obj` to `path`, in the format its extension names or `format`: a file
+    dudley.open returned (any format), or a dict of numpy arrays (any strides, byte order
+    or structured dtype; lists and scalars too), str values, dicts for groups, and
+    dudley.Item for attributes. The output appears whole or not at all, never over the
+    file being read. Returns notes on what the format could not keep."""
+    return _native._save(obj, path, format, Item)

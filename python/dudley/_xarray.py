@@ -1,0 +1,91 @@
+"""xarray's backend for dudley: xarray.open_dataset(path, engine="dudley").
+
+Found through the entry point `dudley = dudley:XarrayBackend` (a dist-info beside the
+package, written by python/CMakeLists.txt); imported only when xarray asks for it, so
+`import dudley` does not import xarray.
+"""
+
+import xarray as xr
+from xarray.backends import BackendArray, BackendEntrypoint
+from xarray.core import indexing
+
+from . import _native
+
+
+class DudleyArray(BackendArray):
+    """One array of an open file, read lazily through numpy basic indexing."""
+
+    def __init__(self, array):
+        self.array = array
+        self.shape = array.shape
+        # Reads come back in native byte order.
+        dtype = array.dtype
+        self.dtype = dtype.newbyteorder("=") if dtype.byteorder in "<>" else dtype
+
+    def __getitem__(self, key):
+        return indexing.explicit_indexing_adapter(
+            key, self.shape, indexing.IndexingSupport.BASIC, self.array.__getitem__)
+
+
+def _arrays(f):
+    """(name, Array) for every array of file `f`, depth first; a file that is one array
+    (a .npy) gives ("data", it)."""
+    root = f["/"]
+    if isinstance(root, _native.Array):
+        return [("data", root)]
+    found = []
+    f.visititems(lambda name, obj: found.append((name.strip("/"), obj))
+                 if isinstance(obj, _native.Array) else None)
+    return found
+
+
+def _dimension_names(name, a, attrs):
+    dims = attrs.pop("dimension_names", None)
+    attrs.pop("dimension_coordinates", None)
+    if not isinstance(dims, list) or len(dims) != a.ndim:
+        dims = [None] * a.ndim
+    return [d if isinstance(d, str) else f"{name}_dim_{i}" for i, d in enumerate(dims)]
+
+
+def dataset_of(f, drop_variables=()):
+    """The arrays of open file `f` as an xarray.Dataset of lazy variables. An array named
+    like one of its dimensions and one-dimensional along it (an HDF5 dimension scale, a
+    netCDF coordinate variable) becomes that dimension's coordinate."""
+    variables, coords, drop = {}, {}, set(drop_variables or ())
+    for name, a in _arrays(f):
+        if name in drop:
+            continue
+        attrs = dict(a.attrs)
+        dims = _dimension_names(name, a, attrs)
+        data = indexing.LazilyIndexedArray(DudleyArray(a))
+        variable = xr.Variable(dims, data, attrs=attrs)
+        if a.ndim == 1 and dims == [name]:
+            coords[name] = variable
+        else:
+            variables[name] = variable
+    return xr.Dataset(variables, coords=coords, attrs=dict(f.attrs))
+
+
+class XarrayBackend(BackendEntrypoint):
+    """xarray.open_dataset(path, engine="dudley"): every array of any format dudley reads as a
+    lazy variable named by its path, with its attributes, dimension names and coordinates.
+    Over a family: xarray.open_mfdataset(dudley_paths, engine="dudley", combine="nested",
+    concat_dim="member")."""
+
+    description = "Any format dudley reads (Dudley layouts, ASDF, Zarr, Avro, HDF5, NDL, .npy)"
+    url = "docs/python.md"
+    open_dataset_parameters = ("filename_or_obj", "drop_variables", "layout", "order", "params",
+                               "format")
+
+    def open_dataset(self, filename_or_obj, *, drop_variables=None, layout=None, order=None,
+                     params=None, format=None):
+        f = _native.open(str(filename_or_obj), layout=layout, order=order, params=params,
+                         format=format)
+        return dataset_of(f, drop_variables)
+
+    def guess_can_open(self, filename_or_obj):
+        try:
+            _native.open(str(filename_or_obj))
+            return True
+        except Exception:
+            return False
