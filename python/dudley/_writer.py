@@ -47,7 +47,7 @@ class Writer:
         region, shaped as numpy's selection (scalars and broadcastable arrays are broadcast).
         Several regions of one item may be given; later ones win where they overlap."""
         dtype, shape = self._w.declared(path)
-        data = self._cast(path, data, dtype)
+        data = self._cast(path, data, dtype, shape)
         if index is None:
             self._w.write(path, self._hold(data))
             return
@@ -121,12 +121,21 @@ class Writer:
     # -- helpers -----------------------------------------------------------------------
 
     @staticmethod
-    def _cast(path, data, dtype):
+    def _cast(path, data, dtype, shape):
         data = np.asarray(data)
         if dtype is None or data.dtype.fields is not None:
             return data
-        if data.dtype.kind == "U" and dtype.kind == "S":
-            return np.char.encode(data, "utf-8")
+        if data.dtype.kind in "SU" and dtype.kind == "S":
+            # Strings into text `S1[..., n]`: UTF-8 bytes, padded with NULs to n.
+            if data.dtype.kind == "U":
+                data = np.char.encode(data, "utf-8")
+            if shape and data.dtype.itemsize != shape[-1]:
+                longest = int(np.char.str_len(data).max()) if data.size else 0
+                if longest > shape[-1]:
+                    raise _native.UsageError(f"{path} holds strings of {shape[-1]} bytes, one "
+                                             f"given has {longest}")
+                data = data.astype(f"S{shape[-1]}")
+            return data
         if data.dtype.kind == dtype.kind and data.dtype.itemsize == dtype.itemsize:
             return data  # any byte order: the writer converts it while writing
         if dtype.kind in "biufc" and data.dtype.kind in "biufc":

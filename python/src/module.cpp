@@ -121,14 +121,14 @@ PYBIND11_MODULE(_native, m) {
 
   py::class_<Array>(m, "Array", "An array of a file: read with numpy indexing, a[...].")
       .def_property_readonly("dtype",
-                             [](const Array& a) { return stored_numpy_dtype(a.node->dtype); })
+                             [](const Array& a) { return a.dtype(true); })
       .def_property_readonly("shape",
-                             [](const Array& a) { return py::tuple(py::cast(a.node->shape)); })
-      .def_property_readonly("ndim", [](const Array& a) { return a.node->shape.size(); })
+                             [](const Array& a) { return py::tuple(py::cast(a.shape())); })
+      .def_property_readonly("ndim", [](const Array& a) { return a.shape().size(); })
       .def_property_readonly("size",
                              [](const Array& a) {
                                int64_t n = 1;
-                               for (int64_t d : a.node->shape) n *= d;
+                               for (int64_t d : a.shape()) n *= d;
                                return n;
                              })
       .def_property_readonly("nbytes",
@@ -146,8 +146,9 @@ PYBIND11_MODULE(_native, m) {
            "as one uncompressed run in C order")
       .def("__len__",
            [](const Array& a) {
-             if (a.node->shape.empty()) throw py::type_error("len() of a 0-d array");
-             return a.node->shape[0];
+             const std::vector<int64_t> shape = a.shape();
+             if (shape.empty()) throw py::type_error("len() of a 0-d array");
+             return shape[0];
            })
       .def(
           "__array__",
@@ -162,7 +163,8 @@ PYBIND11_MODULE(_native, m) {
           [](const Array& a) -> py::object {
             // The block a read decodes whole (a chunk), or None for one run of bytes.
             if (!a.node->data) return py::none();
-            const std::vector<int64_t> unit = a.node->data->read_unit().shape;
+            std::vector<int64_t> unit = a.node->data->read_unit().shape;
+            if (a.string_units() > 0 && unit.size() == a.node->shape.size()) unit.pop_back();
             return unit.empty() ? py::object(py::none()) : py::object(py::tuple(py::cast(unit)));
           },
           "The shape a read decodes whole (a chunk or block), or None: what Dask chunks follow")
@@ -226,8 +228,8 @@ PYBIND11_MODULE(_native, m) {
         py::module_ np = py::module_::import("numpy");
         py::object unit = py::cast(a).attr("read_unit");
         py::object use = !chunks.is_none() ? chunks : unit.is_none() ? py::str("auto") : unit;
-        std::vector<int64_t> empty(a.node->shape.size(), 0);
-        py::object meta = np.attr("empty")(py::tuple(py::cast(empty)), numpy_dtype(a.node->dtype));
+        std::vector<int64_t> empty(a.shape().size(), 0);
+        py::object meta = np.attr("empty")(py::tuple(py::cast(empty)), a.dtype(false));
         return py::module_::import("dask.array")
             .attr("from_array")(py::cast(a), "chunks"_a = use, "meta"_a = meta, "asarray"_a = false,
                                 "fancy"_a = false, "lock"_a = false);

@@ -56,13 +56,41 @@ py::object attributes(const model::Attributes& attrs) {
 namespace {
 
 // A read NDArray handed to numpy without a copy: numpy keeps it alive.
-py::array to_numpy(NDArray data, const DType& type, const std::vector<int64_t>& shape) {
+py::array to_numpy(NDArray data, const py::dtype& type, const std::vector<int64_t>& shape) {
   auto* owner = new NDArray(std::move(data));
   py::capsule keep(owner, [](void* p) { delete static_cast<NDArray*>(p); });
-  return py::array(numpy_dtype(type), shape, owner->mutable_data(), keep);
+  return py::array(type, shape, owner->mutable_data(), keep);
 }
 
 }  // namespace
+
+uint64_t Array::string_units() const {
+  const DType& t = node->dtype;
+  // UTF-16 text has no numpy string type: it stays code units.
+  if (t.kind() != DTypeKind::kText || t.is_string() || t.text_length() != 1 ||
+      node->shape.empty() || t.encoding() == TextEncoding::kUtf16) {
+    return 0;
+  }
+  return static_cast<uint64_t>(node->shape.back());
+}
+
+std::vector<int64_t> Array::shape() const {
+  if (string_units() == 0) return node->shape;
+  return {node->shape.begin(), node->shape.end() - 1};
+}
+
+py::dtype Array::dtype(bool stored) const {
+  const uint64_t units = string_units();
+  if (units == 0) return stored ? stored_numpy_dtype(node->dtype) : numpy_dtype(node->dtype);
+  const DType& t = node->dtype;
+  const std::string n = std::to_string(std::max<uint64_t>(units, 1));
+  if (t.encoding() == TextEncoding::kUtf32) {
+    const bool big = stored ? t.byte_order() == ByteOrder::kBig
+                            : native_byte_order() == ByteOrder::kBig;
+    return py::dtype((big ? ">U" : "<U") + n);
+  }
+  return py::dtype("S" + n);  // ASCII, and UTF-8's bytes as h5py gives them
+}
 
 py::object Array::read(py::handle index) const {
   // A field name of a compound: that field of the whole array, as numpy gives it.
@@ -82,8 +110,8 @@ py::object Array::view() const {
                 path + " is not stored as one uncompressed run of bytes: read it with a[...]");
   }
   py::object np = py::module_::import("numpy");
-  return np.attr("memmap")(*filename, "dtype"_a = stored_numpy_dtype(node->dtype), "mode"_a = "r",
-                           "offset"_a = *st.offset, "shape"_a = py::tuple(py::cast(node->shape)));
+  return np.attr("memmap")(*filename, "dtype"_a = dtype(true), "mode"_a = "r",
+                           "offset"_a = *st.offset, "shape"_a = py::tuple(py::cast(shape())));
 }
 
 py::array Array::read_selection(py::handle index) const {
@@ -91,13 +119,22 @@ py::array Array::read_selection(py::handle index) const {
     throw Error(node->error.category, node->error.message, node->error.location);
   }
   if (!node->data) throw Error(ErrorCategory::kUsage, path + " holds no data to read");
-  const Selection s = selection_of(index, node->shape);
+  const uint64_t units = string_units();
+  Selection s = selection_of(index, shape());
+  if (units > 0) {
+    // Strings: every code unit of each string selected.
+    s.slab.start.push_back(0);
+    s.slab.count.push_back(static_cast<int64_t>(units));
+    if (!s.slab.stride.empty()) s.slab.stride.push_back(1);
+    if (!s.slab.dropped.empty()) s.slab.dropped.push_back(false);
+  }
   NDArray data;
   {
     py::gil_scoped_release unlocked;  // other Python threads run while the file is read
     data = node->data->read(s.slab);
   }
-  return to_numpy(std::move(data), node->dtype, s.result);
+  if (units == 0) return to_numpy(std::move(data), numpy_dtype(node->dtype), s.result);
+  return to_numpy(std::move(data), dtype(false), s.result);
 }
 
 py::object wrap(const NodeRef& ref) {

@@ -51,6 +51,16 @@ py::object attributes(const model::Attributes& attrs);
 struct Group : NodeRef {};
 
 struct Array : NodeRef {
+  /// The shape Python sees: the model's, except that Dudley text (code units whose last
+  /// dimension makes strings, `name = S1[20]`) is an array of strings, numpy's S20, one
+  /// dimension fewer.
+  std::vector<int64_t> shape() const;
+  /// The element type Python sees (numpy's S<n>/U<n> for Dudley text), in the stored byte
+  /// order (`stored`) or native (what reads return).
+  py::dtype dtype(bool stored) const;
+  /// Code units per string when Dudley text is read as strings, else 0.
+  uint64_t string_units() const;
+
   /// a[index]: a numpy basic index, or a field name of a compound array.
   py::object read(py::handle index) const;
   /// A read-only numpy.memmap of the array in its file (no copy), for an array stored as one

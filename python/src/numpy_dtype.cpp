@@ -2,6 +2,10 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "dudley/core/error.hpp"
 
 namespace py = pybind11;
@@ -16,8 +20,20 @@ py::dtype build(const DType& type) {
       for (const DTypeField& f : type.fields()) {
         names.append(f.name);
         py::dtype field = build(*f.type);
-        if (!f.shape.empty()) {
-          field = py::dtype::from_args(py::make_tuple(field, py::cast(f.shape)));
+        std::vector<int64_t> shape = f.shape;
+        const DType& t = *f.type;
+        // A field of Dudley text (`name = S1[8]` in a struct) is strings, as numpy's S8.
+        if (t.kind() == DTypeKind::kText && !t.is_string() && t.text_length() == 1 &&
+            !shape.empty() && t.encoding() != TextEncoding::kUtf16) {
+          const std::string n = std::to_string(std::max<int64_t>(shape.back(), 1));
+          field = py::dtype((t.encoding() == TextEncoding::kUtf32
+                                 ? std::string(t.byte_order() == ByteOrder::kBig ? ">U" : "<U")
+                                 : std::string("S")) +
+                            n);
+          shape.pop_back();
+        }
+        if (!shape.empty()) {
+          field = py::dtype::from_args(py::make_tuple(field, py::cast(shape)));
         }
         formats.append(field);
         offsets.append(f.offset);
