@@ -95,6 +95,17 @@ bool same_elements(const DType& given, const DType& declared, int depth) {
   return true;
 }
 
+// Whether elements of `given` are stored as `declared` ones are, byte order included, so
+// that the given bytes need no conversion: a primitive of one size in one order.
+bool already_in_order(const DType& given, const DType& declared) {
+  const auto simple = [](const DType& t) {
+    return t.kind() != DTypeKind::kCompound && t.kind() != DTypeKind::kFixedArray &&
+           t.kind() != DTypeKind::kEnum;
+  };
+  return simple(given) && simple(declared) && given.needs_swap() && declared.needs_swap() &&
+         given.size() == declared.size() && given.byte_order() == declared.byte_order();
+}
+
 // Whether an array of `given` elements may fill an item of `declared` ones (the item's
 // shape already holds a string's length as its last dimension).
 bool compatible(const DType& given, const DType& declared) {
@@ -612,6 +623,19 @@ uint64_t Writer::commit() {
     if (!job.data && ++streamed < sources.size()) sources[streamed]->read_ahead();
     if (job.data) {
       const NDArray& given = *job.data;
+      if (given.is_c_contiguous() && already_in_order(given.dtype(), where.dtype)) {
+        // The caller's bytes are the file's bytes (big-endian data to a big-endian item):
+        // written as they are, neither copied nor swapped twice.
+        BoundArray as_is = where;
+        as_is.dtype = native(where.dtype);
+        const auto* bytes = static_cast<const unsigned char*>(given.data());
+        if (job.region) {
+          write_region(as_is, *job.region, bytes, put);
+        } else {
+          put(as_is.dtype, where.address, bytes, where.byte_size);
+        }
+        continue;
+      }
       const NDArray data =
           given.is_c_contiguous() && !given.dtype().needs_swap() ? given : given.to_native();
       const auto* bytes = static_cast<const unsigned char*>(data.data());

@@ -95,6 +95,34 @@ TEST_F(WriterTest, BigEndianFilesAndStructs) {
   EXPECT_EQ(tree.find("/u")->data->read().get<double>({2}), 3.0);
 }
 
+// Data already in the file's byte order (big-endian values for big-endian items, a Python
+// user's '>f8' array) is written as it is: the same bytes, whole arrays and regions alike.
+TEST_F(WriterTest, DataInTheItemsByteOrderIsWrittenAsItIs) {
+  Layout l = parse_ok("!DUDLEY := S1[8]  x = >u2[3]  y = >u4[2, 2]  z = <u2[2]");
+  const std::string path = file("o.bin");
+  Writer w(l, path);
+  const unsigned char x_bytes[6] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06};
+  const unsigned char row[8] = {0xa0, 0xa1, 0xa2, 0xa3, 0xb0, 0xb1, 0xb2, 0xb3};
+  const unsigned char z_bytes[4] = {0x11, 0x22, 0x33, 0x44};  // big-endian 0x1122, 0x3344
+  w.write("/x", NDArray::borrow(const_cast<unsigned char*>(x_bytes),
+                                DType::uint(2, ByteOrder::kBig), Shape({3})));
+  Hyperslab second_row{{1, 0}, {1, 2}, {}};
+  w.write("/y", NDArray::borrow(const_cast<unsigned char*>(row), DType::uint(4, ByteOrder::kBig),
+                                Shape({1, 2})),
+          second_row);
+  w.write("/z", NDArray::borrow(const_cast<unsigned char*>(z_bytes),
+                                DType::uint(2, ByteOrder::kBig), Shape({2})));
+  w.commit();
+  const auto b = data_of(path);
+  EXPECT_EQ(std::vector<unsigned char>(b.begin() + 8, b.begin() + 14),
+            std::vector<unsigned char>(x_bytes, x_bytes + 6));
+  EXPECT_EQ(std::vector<unsigned char>(b.begin() + 22, b.begin() + 30),
+            std::vector<unsigned char>(row, row + 8));
+  // Big-endian values into a little-endian item are swapped as before.
+  EXPECT_EQ(std::vector<unsigned char>(b.begin() + 30, b.begin() + 34),
+            (std::vector<unsigned char>{0x22, 0x11, 0x44, 0x33}));
+}
+
 TEST_F(WriterTest, ParametersFromShapesAndTheirContradictions) {
   Layout l = parse_ok("!DUDLEY := S1[8]  N := i4  M := u8  a = f4[N+, M]  b = f4[N]  c = f4[N]");
   Writer w(l, file("p.bin"));
