@@ -1,6 +1,13 @@
 #include "family.hpp"
 
+#include "dudley/formats/dudley/bind/binder.hpp"
+#include "dudley/formats/dudley/bind/reader.hpp"
+#include "dudley/formats/dudley/format.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/io/byte_source.hpp"
 #include "dudley/io/file_glob.hpp"
+#include "numpy_dtype.hpp"
+#include "selection.hpp"
 
 namespace dudley::python {
 
@@ -8,7 +15,69 @@ File Family::open(size_t i) const {
   return open_given(members.at(i).path, members[i].given, format);
 }
 
+std::optional<py::array> Family::read_through_layout(const std::string& path,
+                                                     py::handle index) const {
+  if ((format && *format != "dudley") || members.empty()) return std::nullopt;
+  const Format* dudley = FormatRegistry::builtin().find("dudley");
+  if (dudley == nullptr) return std::nullopt;
+  // Each member's options as the format reads them: one layout for all, its own parameters.
+  std::string layout_path;
+  std::vector<layout::BindOptions> binds;
+  binds.reserve(members.size());
+  for (const FamilyMember& m : members) {
+    OpenOptions options;
+    dudley->apply_open_options(m.given, options);
+    const auto& own = options.formats.get<layout::DudleyOpenOptions>();
+    if (own.layout.empty() || (!layout_path.empty() && own.layout != layout_path)) {
+      return std::nullopt;
+    }
+    layout_path = own.layout;
+    binds.push_back(own.bind);
+  }
+  const layout::Layout layout = layout::load_layout(layout_path);
+  const layout::NodeId target = layout.find(path.starts_with("/") ? path : "/" + path);
+  if (target == layout::kNone || layout.nodes[target].kind != layout::NodeKind::kData) {
+    return std::nullopt;
+  }
+  const layout::BindPlan plan(layout);
+  // The first member says the shape and type every member must have.
+  auto source = io::open_file(members[0].path);
+  layout::Binding first(plan, source, binds[0]);
+  if (first.has_varying_instances(target)) return std::nullopt;
+  const layout::BoundArray shape_of = first.array(target);
+  const DType& type = shape_of.dtype;
+  if (type.kind() == DTypeKind::kText || type.kind() == DTypeKind::kPointer) return std::nullopt;
+  py::dtype element;
+  try {
+    element = numpy_dtype(type);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  const Selection selection = selection_of(index, shape_of.shape);
+  std::vector<int64_t> shape{static_cast<int64_t>(members.size())};
+  shape.insert(shape.end(), selection.result.begin(), selection.result.end());
+  py::array out(element, shape);
+  const uint64_t row = static_cast<uint64_t>(out.nbytes()) / members.size();
+  auto* bytes = static_cast<unsigned char*>(out.mutable_data());
+  bool same = true;
+  {
+    py::gil_scoped_release unlocked;
+    for (size_t i = 0; i < members.size() && same; ++i) {
+      if (i > 0) source = io::open_file(members[i].path);
+      layout::Binding binding(plan, source, binds[i]);
+      const layout::BoundArray at = binding.locate(target);
+      same = at.shape == shape_of.shape && at.dtype == type;
+      if (same) read_bound_into(*source, at, selection.slab, bytes + i * row);
+    }
+  }
+  if (!same) return std::nullopt;
+  return out;
+}
+
 py::object Family::read(const std::string& path, py::handle index, bool stack) const {
+  if (stack) {
+    if (std::optional<py::array> stacked = read_through_layout(path, index)) return *stacked;
+  }
   py::list parts;
   for (size_t i = 0; i < members.size(); ++i) {
     File f = open(i);

@@ -19,6 +19,13 @@ struct Family {
   /// Array `path` (with numpy index `index`) of every member: stacked along a new first axis
   /// when every member gives one shape and dtype (and `stack`), else a list.
   py::object read(const std::string& path, py::handle index, bool stack) const;
+
+ private:
+  /// read() of a family of Dudley data sharing one layout, stacked: the layout parsed and
+  /// planned once, each member bound and its selection read straight into its row of the
+  /// result (no tree per member). nullopt when the family is not such a one, or its
+  /// members' arrays differ in shape or type (read() then takes the general way).
+  std::optional<py::array> read_through_layout(const std::string& path, py::handle index) const;
 };
 
 /// dudley.open_family: a glob pattern (name order) or a family index; the other arguments

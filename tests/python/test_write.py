@@ -258,3 +258,36 @@ def test_dudley_text_reads_as_strings(tmp_path):
     assert f["one"][()] == b"hello"
     assert list(f["u"][...]) == ["ab", "xyz"]
     assert f["names"].view()[2] == b"g"
+
+
+def test_family_reads_through_one_layout_equal_member_by_member(tmp_path):
+    layout = SIGNATURE + "!TEMPLATE\nN := i4\nx = >f8[N, 3]\nk = u2\n"
+    rng = np.random.default_rng(4)
+    same = [rng.standard_normal((4, 3)) for _ in range(6)]
+    with dudley.FamilyWriter(layout, tmp_path / "same") as family:
+        for i, v in enumerate(same):
+            with family.add() as w:
+                w["/x"], w["/k"] = v, i
+    fam = dudley.open_family(str(tmp_path / "same.index.bin"))
+    stacked = np.stack(same)
+    assert np.array_equal(fam.read("/x"), stacked)
+    assert np.array_equal(fam.read("x", (slice(None, None, -2), 1)), stacked[:, ::-2, 1])
+    assert np.array_equal(fam.read("/k"), np.arange(6))
+    for got, want in zip(fam.read("/x", stack=False), same):
+        assert np.array_equal(got, want)
+    # The same members as a glob with the layout given.
+    glob_fam = dudley.open_family(str(tmp_path / "same_*.bin"), layout=str(tmp_path / "same.dud"))
+    assert np.array_equal(glob_fam.read("/x", np.s_[..., 0]), stacked[..., 0])
+    # Members of different shapes come back as a list.
+    with dudley.FamilyWriter(layout, tmp_path / "ragged") as family:
+        for n in (2, 3):
+            with family.add() as w:
+                w["/x"], w["/k"] = np.full((n, 3), n), n
+    parts = dudley.open_family(str(tmp_path / "ragged.index.bin")).read("/x")
+    assert isinstance(parts, list) and [p.shape for p in parts] == [(2, 3), (3, 3)]
+    # A damaged member is an error naming it.
+    member = fam.files[2]
+    with open(member, "r+b") as f:
+        f.truncate(20)
+    with pytest.raises(dudley.Error, match=os.path.basename(member)):
+        fam.read("/x")
