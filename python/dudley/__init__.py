@@ -9,8 +9,9 @@ See docs/python.md for the whole interface.
 """
 from ._native import (Array, DataError, DataTypeError, Diagnostic, Error, Family, File,
                       FileError, Group, LimitError, ParseError, SemanticError, UsageError,
-                      __version__, check, fmt, open, open_family, to_dask)
+                      __version__, check, fmt, open, open_family)
 from ._native import _reopen_native
+from ._dask import to_dask
 from ._save import Item, save
 from ._writer import FamilyWriter, Writer
 

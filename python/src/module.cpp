@@ -220,23 +220,6 @@ PYBIND11_MODULE(_native, m) {
   // dudley._reopen (python/dudley/__init__.py) calls this: pickle rebuilds objects by the
   // name of a Python function.
   m.def("_reopen_native", &reopen, "path"_a, "given"_a, "format"_a, "node_path"_a);
-  m.def(
-      "to_dask",
-      [](const Array& a, const py::object& chunks) {
-        // Chunks follow the array's read unit (a chunk read whole), else Dask's own choice;
-        // reads come back in native byte order, which the meta says.
-        py::module_ np = py::module_::import("numpy");
-        py::object unit = py::cast(a).attr("read_unit");
-        py::object use = !chunks.is_none() ? chunks : unit.is_none() ? py::str("auto") : unit;
-        std::vector<int64_t> empty(a.shape().size(), 0);
-        py::object meta = np.attr("empty")(py::tuple(py::cast(empty)), a.dtype(false));
-        return py::module_::import("dask.array")
-            .attr("from_array")(py::cast(a), "chunks"_a = use, "meta"_a = meta, "asarray"_a = false,
-                                "fancy"_a = false, "lock"_a = false);
-      },
-      "array"_a, "chunks"_a = py::none(),
-      "A dask.array over `array`: chunks follow its read unit (or `chunks`); it pickles by "
-      "path, so the graph runs on dask.distributed worker processes too.");
   // The native halves of dudley.Writer and dudley.FamilyWriter (python/dudley/_writer.py).
   py::class_<NativeWriter>(m, "_Writer")
       .def(py::init([](const std::string& layout, const std::string& path,

@@ -1,17 +1,39 @@
 #include "dudley/codec/thread_pool.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
 
 namespace dudley::codec {
 namespace {
 thread_local bool inside_iteration = false;
+
+// How many threads (the caller included) the library may keep busy: DUDLEY_NUM_THREADS, else
+// OMP_NUM_THREADS (which Dask's workers, joblib and batch systems set to give each process
+// its share of the cores: a worker of one thread then decodes on one core, not all), else
+// the cores this process may run on.
+size_t threads_wanted() {
+  for (const char* name : {"DUDLEY_NUM_THREADS", "OMP_NUM_THREADS"}) {
+    const char* v = std::getenv(name);
+    if (v == nullptr) continue;
+    size_t n = 0;
+    const char* end = v + std::strlen(v);
+    if (std::from_chars(v, end, n).ptr == end && n > 0) return std::min<size_t>(n, 1024);
+  }
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+    return static_cast<size_t>(CPU_COUNT(&set));
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
 }
 
+}  // namespace
+
 ThreadPool::ThreadPool(size_t threads) {
-  if (threads == 0) {
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    threads = cores - 1;
-  }
+  if (threads == 0) threads = threads_wanted() - 1;
   workers_.reserve(threads);
   for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
 }

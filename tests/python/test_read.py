@@ -271,13 +271,18 @@ def test_pickle_reopens_by_path(tmp_path):
 
 def test_dask_follows_the_read_unit(tmp_path):
     import dask
+    import dask.array  # noqa: F401 (its configuration defaults, before they are changed)
     import zarr
     z = zarr.open(str(tmp_path / "z.zarr"), mode="w", shape=(100, 60), chunks=(30, 25), dtype=">f4")
     z[:] = np.arange(6000, dtype=">f4").reshape(100, 60)
     a = dudley.open(str(tmp_path / "z.zarr"))["/"]
     assert a.read_unit == (30, 25)
-    d = dudley.to_dask(a)
-    assert d.chunks[0] == (30, 30, 30, 10) and d.chunks[1] == (25, 25, 10)
+    # Dask chunks are whole read units, grouped up to Dask's chunk size: here the chunk
+    # size is set to about four units, so chunks are 2 x 2 units (the edges cut).
+    with dask.config.set({"array.chunk-size": "12KiB"}):
+        d = dudley.to_dask(a)
+    assert d.chunks[0] == (60, 40) and d.chunks[1] == (50, 10)
+    assert dudley.to_dask(a).chunks == ((100,), (60,))  # Dask's 128 MiB: one chunk
     with dask.config.set(scheduler="threads"):
         assert float(d.sum().compute()) == float(np.arange(6000, dtype="f8").sum())
         assert np.array_equal(d[5:50:3, ::-2].compute(), z[...][5:50:3, ::-2])

@@ -12,8 +12,8 @@
 namespace dudley::codec {
 
 /// Threads that run the iterations of parallel_for. The calling thread works too, so a pool
-/// of N threads runs N + 1 iterations at a time; `threads` 0 sizes it to the cores
-/// (hardware threads - 1 helpers).
+/// of N threads runs N + 1 iterations at a time; `threads` 0 sizes it to the cores this
+/// process may use, or to DUDLEY_NUM_THREADS / OMP_NUM_THREADS when set (minus 1 helpers).
 class ThreadPool {
  public:
   explicit ThreadPool(size_t threads = 0);
@@ -30,7 +30,7 @@ class ThreadPool {
   /// an iteration (nested) runs its iterations on the calling thread.
   void parallel_for(size_t n, const std::function<void(size_t)>& body);
 
-  /// A pool shared by the library, sized to the cores, made on first use.
+  /// A pool shared by the library, sized as `threads` 0 says, made on first use.
   static ThreadPool& shared();
 
  private:

@@ -2,6 +2,9 @@
 // chains, and the thread pool.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include <atomic>
 #include <cstring>
 #include <numeric>
@@ -266,6 +269,24 @@ TEST(ThreadPoolTest, EveryIterationOnceAndErrorsPropagate) {
   EXPECT_EQ(after.load(), 50);
   ThreadPool none(1);
   EXPECT_EQ(none.helpers(), 1u);
+}
+
+// A process given a share of the cores (a Dask worker sets OMP_NUM_THREADS=1) keeps to it.
+TEST(ThreadPoolTest, SizedByTheEnvironmentWhenItSays) {
+  const char* dudley = std::getenv("DUDLEY_NUM_THREADS");
+  const char* omp = std::getenv("OMP_NUM_THREADS");
+  const std::string saved_dudley = dudley ? dudley : "", saved_omp = omp ? omp : "";
+  ::setenv("OMP_NUM_THREADS", "1", 1);
+  ::unsetenv("DUDLEY_NUM_THREADS");
+  EXPECT_EQ(ThreadPool().helpers(), 0u);
+  ::setenv("DUDLEY_NUM_THREADS", "3", 1);  // ours wins
+  EXPECT_EQ(ThreadPool().helpers(), 2u);
+  ::setenv("DUDLEY_NUM_THREADS", "lots", 1);  // not a count: the next one says
+  EXPECT_EQ(ThreadPool().helpers(), 0u);
+  if (dudley) ::setenv("DUDLEY_NUM_THREADS", saved_dudley.c_str(), 1);
+  else ::unsetenv("DUDLEY_NUM_THREADS");
+  if (omp) ::setenv("OMP_NUM_THREADS", saved_omp.c_str(), 1);
+  else ::unsetenv("OMP_NUM_THREADS");
 }
 
 }  // namespace
