@@ -10,7 +10,7 @@ See docs/python.md for the whole interface.
 from ._native import (Array, DataError, DataTypeError, Diagnostic, Error, Family, File,
                       FileError, Group, LimitError, ParseError, SemanticError, UsageError,
                       __version__, check, fmt, open, open_family)
-from ._native import _reopen_native
+from ._native import _family_native, _reopen_native
 from ._dask import to_dask
 from ._save import Item, save
 from ._writer import FamilyWriter, Writer
@@ -24,6 +24,11 @@ __all__ = ["Array", "DataError", "DataTypeError", "Diagnostic", "Error", "Family
 def _reopen(path, given, format, node_path):
     """Opens a pickled file, group or array again (pickle calls it by this name)."""
     return _reopen_native(path, given, format, node_path)
+
+
+def _family(members, format):
+    """Rebuilds a pickled Family (pickle calls it by this name)."""
+    return _family_native(members, format)
 
 
 def __getattr__(name):

@@ -63,6 +63,12 @@ def dataset_of(f, drop_variables=()):
             coords[name] = variable
         else:
             variables[name] = variable
+    # A Dudley file's root parameters (a run's step, its sizes) as scalar coordinates: over
+    # a family (open_mfdataset) they line up along the member dimension.
+    root = f["/"]
+    for name, value in (root.params.items() if isinstance(root, _native.Group) else ()):
+        if value is not None and name not in variables and name not in coords:
+            coords[name] = xr.Variable((), value)
     return xr.Dataset(variables, coords=coords, attrs=dict(f.attrs))
 
 

@@ -105,6 +105,18 @@ PYBIND11_MODULE(_native, m) {
              return py::none();
            })
       .def_property_readonly("attrs", [](const Group& g) { return attributes(g.node->attributes); })
+      .def_property_readonly(
+          "params",
+          [](const Group& g) {
+            // A Dudley group's parameters (the integers that shape its arrays); None for one
+            // whose value could not be read.
+            py::dict out;
+            for (const model::Parameter& p : g.node->params) {
+              out[py::str(p.name)] = p.value ? py::cast(*p.value) : py::none();
+            }
+            return py::module_::import("types").attr("MappingProxyType")(out);
+          },
+          "The group's parameters by name (Dudley layouts), read-only")
       .def_property_readonly("doc", [](const Group& g) { return g.node->doc; })
       .def_property_readonly("name", [](const Group& g) { return g.path; })
       .def("__repr__", [](const Group& g) { return tree_repr(g, 40, false); })
@@ -209,9 +221,40 @@ PYBIND11_MODULE(_native, m) {
                                  out.push_back(member.path);
                                return out;
                              })
+      .def(
+          "_subset",
+          [](const Family& f, const std::vector<int64_t>& indexes) {
+            // The members `indexes` name, as a family of their own (Dask reads a few at once).
+            Family out{{}, f.format};
+            const auto n = static_cast<int64_t>(f.members.size());
+            for (int64_t i : indexes) {
+              if (i < -n || i >= n) throw py::index_error("no member " + std::to_string(i));
+              out.members.push_back(f.members[static_cast<size_t>(i < 0 ? i + n : i)]);
+            }
+            return out;
+          },
+          "indexes"_a)
+      .def("__reduce__",
+           [](const Family& f) {
+             // A family pickles as its members and how each is opened (paths, layout,
+             // parameters), so Dask's worker processes read members as this process would.
+             py::list members;
+             for (const FamilyMember& m : f.members) members.append(py::make_tuple(m.path, m.given));
+             return py::make_tuple(py::module_::import("dudley").attr("_family"),
+                                   py::make_tuple(members, f.format));
+           })
       .def("read", &Family::read, "path"_a, "index"_a = py::ellipsis(), "stack"_a = true,
            "Array `path` (indexed by `index`) of every member: stacked along a new first axis "
            "when all have one shape and dtype (and stack), else a list.");
+  m.def(
+      "_family_native",
+      [](const std::vector<std::pair<std::string, GivenOptions>>& members,
+         const std::optional<std::string>& format) {
+        Family f{{}, format};
+        for (const auto& [path, given] : members) f.members.push_back({path, given});
+        return f;
+      },
+      "members"_a, "format"_a);
   m.def("open_family", &open_family, "pattern"_a, "layout"_a = py::none(), "order"_a = py::none(),
         "params"_a = py::none(), "format"_a = py::none(),
         "A family: a glob pattern ('run_*.h5', name order) or a family index "

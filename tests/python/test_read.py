@@ -8,6 +8,8 @@ import pytest
 
 import dudley
 
+SIGNATURE = "!DUDLEY := S1[8]\n"
+
 
 def random_index(rng, shape):
     """A random numpy basic index for an array of `shape`: integers (negative too), slices
@@ -300,6 +302,15 @@ def test_a_local_cluster_of_two_processes(tmp_path):
     z[:] = np.arange(120000.0).reshape(400, 300)
     for i in range(50):
         np.save(tmp_path / f"m_{i:03d}.npy", np.arange(10.0) * i)
+    # A family of 1,000 members, each a run's step and field.
+    rng = np.random.default_rng(9)
+    fields = rng.standard_normal((1000, 6, 4))
+    with dudley.FamilyWriter(SIGNATURE + "!TEMPLATE\nstep := i8\nv = f8[6, 4]\n",
+                             tmp_path / "run") as family:
+        for i in range(1000):
+            with family.add() as w:
+                w["/v"] = fields[i]
+                w.set_param("step", i)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None) as cluster, Client(cluster):
         d = dudley.to_dask(dudley.open(str(tmp_path / "z.zarr"))["/"])
@@ -308,6 +319,11 @@ def test_a_local_cluster_of_two_processes(tmp_path):
         fam = dudley.open_family(str(tmp_path / "m_*.npy"))
         stacked = da.stack([dudley.to_dask(m["/"]) for m in fam])
         assert np.array_equal(stacked.sum(axis=0).compute(), np.arange(10.0) * sum(range(50)))
+        runs = dudley.to_dask(dudley.open_family(str(tmp_path / "run.index.bin")), path="/v",
+                              chunks=(100, 6, 4))
+        assert runs.shape == (1000, 6, 4) and runs.numblocks[0] == 10
+        assert np.allclose(runs.sum(axis=0).compute(), fields.sum(axis=0))
+        assert np.array_equal(runs[::-97, 2].compute(), fields[::-97, 2])
     npy = dudley.open(str(tmp_path / "m_001.npy"))
     import pickle
     assert isinstance(pickle.loads(pickle.dumps(npy)), dudley.File)
@@ -330,3 +346,26 @@ def test_xarray_backend(tmp_path):
     assert np.array_equal(ds["time"].values, np.arange(5.0))
     z = xr.open_dataset(str(tmp_path / "x.h5"), engine="dudley", drop_variables=["v"])
     assert list(z.data_vars) == [] and "time" in z.coords
+    assert ds.indexes["time"].equals(__import__("pandas").Index(np.arange(5.0)))
+    assert float(ds["v"].sel(time=3.0)[1]) == 7.0
+
+
+def test_xarray_open_mfdataset_over_a_family(tmp_path):
+    """A family's members as one dataset: each member's arrays along a new dimension, its
+    parameters (here the step) as a coordinate along it; against numpy."""
+    import xarray as xr
+    rng = np.random.default_rng(2)
+    fields = rng.standard_normal((12, 3, 4))
+    with dudley.FamilyWriter(SIGNATURE + "!TEMPLATE\nstep := i8\nv = f8[3, 4]\n",
+                             tmp_path / "run") as family:
+        for i in range(12):
+            with family.add() as w:
+                w["/v"] = fields[i]
+                w.set_param("step", 10 * i)
+    files = dudley.open_family(str(tmp_path / "run.index.bin")).files
+    ds = xr.open_mfdataset(files, engine="dudley", combine="nested", concat_dim="member",
+                           layout=str(tmp_path / "run.dud"))
+    assert ds["v"].shape == (12, 3, 4)
+    assert np.array_equal(ds["v"].values, fields)
+    assert np.array_equal(ds["step"].values, np.arange(12) * 10)
+    assert np.allclose(ds["v"].mean("member").values, fields.mean(axis=0))
