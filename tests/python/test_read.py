@@ -371,3 +371,15 @@ def test_xarray_open_mfdataset_over_a_family(tmp_path):
     assert np.array_equal(ds["v"].values, fields)
     assert np.array_equal(ds["step"].values, np.arange(12) * 10)
     assert np.allclose(ds["v"].mean("member").values, fields.mean(axis=0))
+
+
+def test_h5py_and_dudley_open_one_file_at_once(tmp_path):
+    """A Python user mixes both: libhdf5 refuses a second open of a file with another close
+    degree, so dudley opens HDF5 files as h5py does."""
+    with h5py.File(tmp_path / "m.h5", "w") as h:
+        h["x"] = np.arange(5.0)
+    f = dudley.open(str(tmp_path / "m.h5"))
+    with h5py.File(tmp_path / "m.h5", "r") as h:
+        assert np.array_equal(h["x"][...], f["x"][...])
+        g = dudley.open(str(tmp_path / "m.h5"))
+        assert g["x"][3] == h["x"][3] == 3.0

@@ -375,9 +375,11 @@ model::Tree open_hdf5(const std::string& path, const OpenOptions& options) {
       throw Error(ErrorCategory::kData, "not an HDF5 file (no signature found)",
                   Location::file(path));
     }
+    // The library's default close degree (weak: every object is closed by its own handle
+    // here), as h5py and most programs use: libhdf5 refuses to open one file twice in a
+    // process with two degrees, so a Python user's h5py.File on a file dudley has open
+    // (or the other way round) would fail with "file close degree doesn't match".
     Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
-    // Objects still open when the file is closed are closed with it.
-    H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);
     file->id = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()),
                        "cannot open the HDF5 file", path);
   }
