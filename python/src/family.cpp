@@ -28,7 +28,8 @@ std::optional<py::array> Family::read_through_layout(const std::string& path,
     OpenOptions options;
     dudley->apply_open_options(m.given, options);
     const auto& own = options.formats.get<layout::DudleyOpenOptions>();
-    if (own.layout.empty() || (!layout_path.empty() && own.layout != layout_path)) {
+    if (own.layout.empty() || (!layout_path.empty() && own.layout != layout_path) ||
+        (!binds.empty() && own.bind.params_absent != binds.front().params_absent)) {
       return std::nullopt;
     }
     layout_path = own.layout;
@@ -39,7 +40,7 @@ std::optional<py::array> Family::read_through_layout(const std::string& path,
   if (target == layout::kNone || layout.nodes[target].kind != layout::NodeKind::kData) {
     return std::nullopt;
   }
-  const layout::BindPlan plan(layout);
+  const layout::BindPlan plan(layout, binds.front().params_absent);
   // The first member says the shape and type every member must have.
   auto source = io::open_file(members[0].path);
   layout::Binding first(plan, source, binds[0]);

@@ -291,3 +291,16 @@ def test_family_reads_through_one_layout_equal_member_by_member(tmp_path):
         f.truncate(20)
     with pytest.raises(dudley.Error, match=os.path.basename(member)):
         fam.read("/x")
+
+
+def test_family_with_parameters_only_in_its_index(tmp_path):
+    layout = SIGNATURE + "!TEMPLATE\nN := i4\nx = f8[N]\n"
+    with dudley.FamilyWriter(layout, tmp_path / "lean", params_in_files=False) as family:
+        for n in (2, 3, 4):
+            with family.add() as w:
+                w["/x"] = np.arange(float(n))
+    fam = dudley.open_family(str(tmp_path / "lean.index.bin"))
+    assert [p.tolist() for p in fam.read("/x")] == [[0, 1], [0, 1, 2], [0, 1, 2, 3]]
+    # A member holds its array's bytes only: 2 doubles after the signature, no N.
+    assert os.path.getsize(fam.files[0]) - 8 < 3 * 8 + 64
+    assert np.array_equal(fam[1]["x"][...], [0, 1, 2])
