@@ -132,10 +132,8 @@ PYBIND11_MODULE(_native, m) {
       .def("close", [](File&) {});
 
   py::class_<Array>(m, "Array", "An array of a file: read with numpy indexing, a[...].")
-      .def_property_readonly("dtype",
-                             [](const Array& a) { return a.dtype(true); })
-      .def_property_readonly("shape",
-                             [](const Array& a) { return py::tuple(py::cast(a.shape())); })
+      .def_property_readonly("dtype", [](const Array& a) { return a.dtype(true); })
+      .def_property_readonly("shape", [](const Array& a) { return py::tuple(py::cast(a.shape())); })
       .def_property_readonly("ndim", [](const Array& a) { return a.shape().size(); })
       .def_property_readonly("size",
                              [](const Array& a) {
@@ -239,7 +237,8 @@ PYBIND11_MODULE(_native, m) {
              // A family pickles as its members and how each is opened (paths, layout,
              // parameters), so Dask's worker processes read members as this process would.
              py::list members;
-             for (const FamilyMember& m : f.members) members.append(py::make_tuple(m.path, m.given));
+             for (const FamilyMember& m : f.members)
+               members.append(py::make_tuple(m.path, m.given));
              return py::make_tuple(py::module_::import("dudley").attr("_family"),
                                    py::make_tuple(members, f.format));
            })

@@ -85,8 +85,8 @@ py::dtype Array::dtype(bool stored) const {
   const DType& t = node->dtype;
   const std::string n = std::to_string(std::max<uint64_t>(units, 1));
   if (t.encoding() == TextEncoding::kUtf32) {
-    const bool big = stored ? t.byte_order() == ByteOrder::kBig
-                            : native_byte_order() == ByteOrder::kBig;
+    const bool big =
+        stored ? t.byte_order() == ByteOrder::kBig : native_byte_order() == ByteOrder::kBig;
     return py::dtype((big ? ">U" : "<U") + n);
   }
   return py::dtype("S" + n);  // ASCII, and UTF-8's bytes as h5py gives them

@@ -94,8 +94,9 @@ DType dtype_from_numpy(const py::dtype& dtype, int depth) {
   }
   py::object sub = dtype.attr("subdtype");
   if (!sub.is_none()) {
-    return DType::fixed_array(dtype_from_numpy(sub.cast<py::tuple>()[0].cast<py::dtype>(), depth + 1),
-                              sub.cast<py::tuple>()[1].cast<std::vector<int64_t>>());
+    return DType::fixed_array(
+        dtype_from_numpy(sub.cast<py::tuple>()[0].cast<py::dtype>(), depth + 1),
+        sub.cast<py::tuple>()[1].cast<std::vector<int64_t>>());
   }
   if (dtype.kind() == 'O' || dtype.kind() == 'M' || dtype.kind() == 'm') {
     throw Error(ErrorCategory::kType,

@@ -8,8 +8,8 @@
 
 #include "borrowed_array.hpp"
 #include "dudley/core/error.hpp"
-#include "dudley/model/value_json.hpp"
 #include "dudley/model/memory_source.hpp"
+#include "dudley/model/value_json.hpp"
 #include "dudley/open.hpp"
 
 namespace dudley::python {
@@ -26,8 +26,9 @@ model::AttributeValue attribute_value(const std::string& where, py::handle value
   try {
     text = py::module_::import("json").attr("dumps")(value).cast<std::string>();
   } catch (py::error_already_set& e) {
-    throw py::type_error(where + ": an attribute must be a numpy array or scalar, or a "
-                                 "JSON-like value (str, number, bool, None, list, dict): " +
+    throw py::type_error(where +
+                         ": an attribute must be a numpy array or scalar, or a "
+                         "JSON-like value (str, number, bool, None, list, dict): " +
                          std::string(e.what()));
   }
   return model::from_json(nlohmann::ordered_json::parse(text));
@@ -37,8 +38,8 @@ struct Given {
   py::handle item_class;  // dudley.Item
 };
 
-std::unique_ptr<model::Node> node_of(const std::string& name, py::handle value,
-                                     const Given& given, int depth);
+std::unique_ptr<model::Node> node_of(const std::string& name, py::handle value, const Given& given,
+                                     int depth);
 
 // A numpy array (or what numpy.asarray makes of a value: a list, a number, a str) as a model
 // array node. Its memory is borrowed, not copied: strides and byte order as they are.
@@ -66,15 +67,19 @@ std::unique_ptr<model::Node> group_node(const std::string& name, const py::dict&
   return node;
 }
 
-std::unique_ptr<model::Node> node_of(const std::string& name, py::handle value,
-                                     const Given& given, int depth) {
+std::unique_ptr<model::Node> node_of(const std::string& name, py::handle value, const Given& given,
+                                     int depth) {
   if (depth > 256) throw py::value_error("dicts nested more than 256 deep");
   if (py::isinstance(value, given.item_class)) {
-    std::unique_ptr<model::Node> node = node_of(name, value.attr("value"), given, depth);
+    // depth + 1: an Item may hold an Item, even itself.
+    std::unique_ptr<model::Node> node = node_of(name, value.attr("value"), given, depth + 1);
     node->doc = value.attr("doc").cast<std::string>();
     for (auto [k, v] : value.attr("attrs").cast<py::dict>()) {
       const std::string key = py::str(k).cast<std::string>();
-      node->attributes.set(key, attribute_value(name + ": attribute " + key, v));
+      std::string where = name;
+      where += ": attribute ";
+      where += key;
+      node->attributes.set(key, attribute_value(where, v));
     }
     return node;
   }

@@ -69,13 +69,13 @@ void NativeWriter::write(const std::string& path, const py::array& data) {
   writer_->write(path, borrow_array(data));
 }
 
-void NativeWriter::write_region(const std::string& path, const py::array& data,
-                                py::handle index) {
+void NativeWriter::write_region(const std::string& path, const py::array& data, py::handle index) {
   const layout::Writer::Declared d = writer_->declared(path);
   if (!d.shape) {
     throw Error(ErrorCategory::kUsage,
-                path + ": its shape is not known yet: set its parameters (set_param) before "
-                       "writing a region of it");
+                path +
+                    ": its shape is not known yet: set its parameters (set_param) before "
+                    "writing a region of it");
   }
   const Selection selection = selection_of(index, *d.shape);
   // np.newaxis entries take no place in the file: the data is shaped as the region.
@@ -107,7 +107,9 @@ uint64_t NativeWriter::commit() {
   return writer_->commit();
 }
 
-std::string NativeWriter::layout_text() const { return layout::emit_layout(writer_->layout()); }
+std::string NativeWriter::layout_text() const {
+  return layout::emit_layout(writer_->layout());
+}
 
 struct NativeFamilyWriter::State {
   std::shared_ptr<layout::Layout> layout;
@@ -124,7 +126,9 @@ NativeFamilyWriter::NativeFamilyWriter(const std::string& layout, const std::str
   state_->family = std::make_unique<layout::FamilyWriter>(*state_->layout, stem, family);
 }
 
-NativeWriter NativeFamilyWriter::add() { return {state_, &state_->family->add()}; }
+NativeWriter NativeFamilyWriter::add() {
+  return {state_, &state_->family->add()};
+}
 
 std::string NativeFamilyWriter::finish() {
   py::gil_scoped_release unlocked;

@@ -304,3 +304,15 @@ def test_family_with_parameters_only_in_its_index(tmp_path):
     # A member holds its array's bytes only: 2 doubles after the signature, no N.
     assert os.path.getsize(fam.files[0]) - 8 < 3 * 8 + 64
     assert np.array_equal(fam[1]["x"][...], [0, 1, 2])
+
+
+def test_save_refuses_trees_that_hold_themselves(tmp_path):
+    loop = {"x": np.zeros(2)}
+    loop["again"] = loop
+    with pytest.raises(ValueError, match="256"):
+        dudley.save(loop, str(tmp_path / "l.h5"))
+    item = dudley.Item(None)
+    item.value = item
+    with pytest.raises(ValueError, match="256"):
+        dudley.save({"i": item}, str(tmp_path / "l.h5"))
+    assert not os.listdir(tmp_path)

@@ -283,10 +283,14 @@ TEST(ThreadPoolTest, SizedByTheEnvironmentWhenItSays) {
   EXPECT_EQ(ThreadPool().helpers(), 2u);
   ::setenv("DUDLEY_NUM_THREADS", "lots", 1);  // not a count: the next one says
   EXPECT_EQ(ThreadPool().helpers(), 0u);
-  if (dudley) ::setenv("DUDLEY_NUM_THREADS", saved_dudley.c_str(), 1);
-  else ::unsetenv("DUDLEY_NUM_THREADS");
-  if (omp) ::setenv("OMP_NUM_THREADS", saved_omp.c_str(), 1);
-  else ::unsetenv("OMP_NUM_THREADS");
+  if (dudley)
+    ::setenv("DUDLEY_NUM_THREADS", saved_dudley.c_str(), 1);
+  else
+    ::unsetenv("DUDLEY_NUM_THREADS");
+  if (omp)
+    ::setenv("OMP_NUM_THREADS", saved_omp.c_str(), 1);
+  else
+    ::unsetenv("OMP_NUM_THREADS");
 }
 
 }  // namespace

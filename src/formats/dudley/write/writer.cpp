@@ -221,8 +221,7 @@ Writer::Declared Writer::declared(std::string_view path) {
   const Node& n = layout_->nodes[node];
   Declared out;
   if (n.type.kind == TypeRef::Kind::kPrimitive) {
-    const ByteOrder order =
-        n.type.order == ByteOrder::kUnspecified ? options_.order : n.type.order;
+    const ByteOrder order = n.type.order == ByteOrder::kUnspecified ? options_.order : n.type.order;
     out.dtype = primitive_dtype(n.type.primitive, order);
   }
   std::vector<int64_t> shape;

@@ -88,8 +88,10 @@ bool same_elements(const DType& given, const DType& declared, int depth) {
   if (a.size() != b.size() || fa.size() != fb.size()) return false;
   for (size_t i = 0; i < fa.size(); ++i) {
     if (fa[i].name != fb[i].name || fa[i].offset != fb[i].offset) return false;
-    const DType ta = fa[i].shape.empty() ? *fa[i].type : DType::fixed_array(*fa[i].type, fa[i].shape);
-    const DType tb = fb[i].shape.empty() ? *fb[i].type : DType::fixed_array(*fb[i].type, fb[i].shape);
+    const DType ta =
+        fa[i].shape.empty() ? *fa[i].type : DType::fixed_array(*fa[i].type, fa[i].shape);
+    const DType tb =
+        fb[i].shape.empty() ? *fb[i].type : DType::fixed_array(*fb[i].type, fb[i].shape);
     if (!same_elements(ta, tb, depth + 1)) return false;
   }
   return true;

@@ -107,8 +107,9 @@ TEST_F(WriterTest, DataInTheItemsByteOrderIsWrittenAsItIs) {
   w.write("/x", NDArray::borrow(const_cast<unsigned char*>(x_bytes),
                                 DType::uint(2, ByteOrder::kBig), Shape({3})));
   Hyperslab second_row{{1, 0}, {1, 2}, {}};
-  w.write("/y", NDArray::borrow(const_cast<unsigned char*>(row), DType::uint(4, ByteOrder::kBig),
-                                Shape({1, 2})),
+  w.write("/y",
+          NDArray::borrow(const_cast<unsigned char*>(row), DType::uint(4, ByteOrder::kBig),
+                          Shape({1, 2})),
           second_row);
   w.write("/z", NDArray::borrow(const_cast<unsigned char*>(z_bytes),
                                 DType::uint(2, ByteOrder::kBig), Shape({2})));
