@@ -1,5 +1,6 @@
-// The HDF5 backend loaded on first use from dudley-hdf5.so (the command-line tool), found
-// beside the program (the build tree) or in ../lib/dudley from it (an installed program).
+// The HDF5 backend loaded on first use from dudley-hdf5.so (the command-line tool and the
+// Python package), found beside the program (the build tree) or in ../lib/dudley from it (an
+// installed program), or where the Python package's build and install put it.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -24,13 +25,33 @@ namespace {
 
 constexpr const char* kModuleName = "dudley-hdf5.so";
 
-std::vector<std::string> module_candidates() {
-  std::vector<std::string> out;
+// The file holding this code: the program, or the shared object that links the library
+// (the Python package's dudley/_native.so, loaded by an interpreter elsewhere).
+std::filesystem::path this_object() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&this_object), &info) != 0 && info.dli_fname != nullptr &&
+      std::strchr(info.dli_fname, '/') != nullptr) {
+    std::error_code ec;
+    std::filesystem::path path = std::filesystem::canonical(info.dli_fname, ec);
+    if (!ec) return path;
+  }
   std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return {std::string(DUDLEY_MODULE_DIR) + "/" + kModuleName};
-  out.push_back((self.parent_path() / kModuleName).string());
-  out.push_back((self.parent_path() / DUDLEY_MODULE_DIR / kModuleName).lexically_normal().string());
+  return std::filesystem::read_symlink("/proc/self/exe", ec);
+}
+
+std::vector<std::string> module_candidates() {
+  const std::filesystem::path self = this_object();
+  if (self.empty()) return {std::string(DUDLEY_MODULE_DIR) + "/" + kModuleName};
+  const std::filesystem::path dir = self.parent_path();
+  std::vector<std::string> out;
+  out.push_back((dir / kModuleName).string());
+  out.push_back((dir / DUDLEY_MODULE_DIR / kModuleName).lexically_normal().string());
+  if (dir.filename() == "dudley") {
+    // The Python package: build/python/dudley/ in the build tree (the module in build/),
+    // PREFIX/lib/python3.X/dist-packages/dudley/ installed (the module in PREFIX/lib/dudley/).
+    out.push_back((dir / "../.." / kModuleName).lexically_normal().string());
+    out.push_back((dir / "../../.." / "dudley" / kModuleName).lexically_normal().string());
+  }
   return out;
 }
 
