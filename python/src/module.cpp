@@ -67,15 +67,40 @@ PYBIND11_MODULE(_native, m) {
     }
   });
 
-  py::class_<Group>(m, "Group", "A group (or list) of a file: members by name, h5py-style.")
+  py::class_<Group>(m, "Group",
+                    "A group (or list) of a file: members by name, h5py-style; a list's items "
+                    "by position too, and iteration over a list gives its items.")
       .def("__getitem__",
            [](const Group& g, const std::string& key) { return wrap(lookup(g, key)); })
+      .def("__getitem__",
+           [](const Group& g, int64_t i) {
+             if (g.node->kind != model::NodeKind::kList) {
+               throw py::type_error(g.path + " is a group: its members are named, not numbered");
+             }
+             const auto n = static_cast<int64_t>(model::child_count(*g.node));
+             if (i < -n || i >= n) {
+               throw py::index_error(g.path + " has " + std::to_string(n) + " items, no " +
+                                     std::to_string(i));
+             }
+             return wrap(lookup(g, std::to_string(i < 0 ? i + n : i)));
+           })
+      .def_property_readonly(
+          "is_list", [](const Group& g) { return g.node->kind == model::NodeKind::kList; },
+          "True for a list (items by position), False for a group (members by name)")
       .def("__contains__",
            [](const Group& g, const std::string& key) {
              return g.tree->find(key.starts_with("/") ? key : child_path(g.path, key)) != nullptr;
            })
       .def("keys", [](const Group& g) { return member_names(g); })
-      .def("__iter__", [](const Group& g) { return py::iter(py::cast(member_names(g))); })
+      .def("__iter__",
+           [](const Group& g) {
+             if (g.node->kind != model::NodeKind::kList) {
+               return py::iter(py::cast(member_names(g)));
+             }
+             py::list items;
+             for (const std::string& k : member_names(g)) items.append(wrap(lookup(g, k)));
+             return py::iter(items);
+           })
       .def("__len__", [](const Group& g) { return member_names(g).size(); })
       .def("items",
            [](const Group& g) {

@@ -170,6 +170,15 @@ def test_lists_instances_and_pointees(tmp_path):
     assert np.array_equal(f["history/1"][...], np.eye(2))
     assert np.array_equal(f["history/2"][...], [5, 6, 7])
     assert "history" in w.layout
+    # A list: items by position (negative too) and iteration over the items, as a Python list.
+    history = f["history"]
+    assert history.is_list and not f["/"].is_list
+    assert np.array_equal(history[-1][...], [5, 6, 7]) and np.array_equal(history[1][...], np.eye(2))
+    assert [item.shape for item in history] == [(2,), (2, 2), (3,)]
+    with pytest.raises(IndexError):
+        history[3]
+    with pytest.raises(TypeError):
+        f["/"][0]
 
 
 def test_family_writer_and_its_index(tmp_path):
