@@ -6,6 +6,7 @@
 #include "dudley/formats/dudley/syntax/parser.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/io/file_glob.hpp"
+#include "layout_tools.hpp"
 #include "numpy_dtype.hpp"
 #include "selection.hpp"
 
@@ -35,7 +36,7 @@ std::optional<py::array> Family::read_through_layout(const std::string& path,
     layout_path = own.layout;
     binds.push_back(own.bind);
   }
-  const layout::Layout layout = layout::load_layout(layout_path);
+  const layout::Layout layout = parse_layout_arg(layout_path);  // a path, or text
   const layout::NodeId target = layout.find(path.starts_with("/") ? path : "/" + path);
   if (target == layout::kNone || layout.nodes[target].kind != layout::NodeKind::kData) {
     return std::nullopt;

@@ -9,13 +9,23 @@
 
 namespace dudley::python {
 
-std::pair<std::string, std::string> layout_text(const std::string& text_or_path) {
+bool is_layout_text(const std::string& text_or_path) {
+  if (text_or_path.find('\n') != std::string::npos) return true;
   std::error_code ec;
-  if (text_or_path.find('\n') == std::string::npos &&
-      std::filesystem::is_regular_file(text_or_path, ec)) {
-    return {read_text_file(text_or_path), text_or_path};
-  }
+  if (std::filesystem::is_regular_file(text_or_path, ec)) return false;
+  // One line naming no file: a declaration has '=' (`x = f8[3]`, `N := i4`); anything else
+  // is taken as a path, so that a mistyped file name says so rather than failing to parse.
+  return text_or_path.find('=') != std::string::npos;
+}
+
+std::pair<std::string, std::string> layout_text(const std::string& text_or_path) {
+  if (!is_layout_text(text_or_path)) return {read_text_file(text_or_path), text_or_path};
   return {text_or_path, "<text>"};
+}
+
+layout::Layout parse_layout_arg(const std::string& text_or_path) {
+  const auto [text, name] = layout_text(text_or_path);
+  return layout::layout_from_text(text, name);
 }
 
 std::vector<Diagnostic> check_layout(const std::string& text_or_path) {

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "dudley/formats/dudley/syntax/layout.hpp"
+
 namespace dudley::python {
 
 /// One problem `dudley.check` found in a layout.
@@ -17,9 +19,16 @@ struct Diagnostic {
   std::string message;
 };
 
-/// A layout argument's text and the name to report it under: text without a newline that
-/// names a regular file is that file's path (read), anything else is the text, "<text>".
+/// True when a layout argument is layout text, not a path: it has a newline, or names no
+/// file and has a '=' (every declaration does).
+bool is_layout_text(const std::string& text_or_path);
+
+/// A layout argument's text and the name to report it under: a path's file is read (Error
+/// kIo when it cannot be), text is itself, "<text>".
 std::pair<std::string, std::string> layout_text(const std::string& text_or_path);
+
+/// A layout argument parsed; throws LayoutError (name:line:col) for invalid text.
+layout::Layout parse_layout_arg(const std::string& text_or_path);
 
 /// The problems of a layout given as text, or as the path of a file (text without a newline
 /// that names a regular file); empty when it is valid.

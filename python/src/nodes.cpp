@@ -5,8 +5,12 @@
 #include <cstring>
 
 #include "dudley/core/error.hpp"
+#include "dudley/formats/dudley/bind/to_model.hpp"
+#include "dudley/formats/dudley/format.hpp"
+#include "dudley/io/byte_source.hpp"
 #include "dudley/model/value_json.hpp"
 #include "dudley/open.hpp"
+#include "layout_tools.hpp"
 #include "numpy_dtype.hpp"
 #include "selection.hpp"
 #include "writer.hpp"
@@ -169,7 +173,16 @@ File open_given(const std::string& path, const GivenOptions& given,
     options.format = "dudley";  // layouts, orders, parameters: Dudley data
   }
   std::shared_ptr<model::Tree> tree;
-  {
+  const auto layout = given.find("--layout");
+  if (layout != given.end() && layout->second.size() == 1 &&
+      is_layout_text(layout->second.front()) && (!format || *format == "dudley")) {
+    // A layout given as text, as dudley.Writer takes it: bound with the options given.
+    auto parsed = std::make_shared<const layout::Layout>(parse_layout_arg(layout->second.front()));
+    const layout::BindOptions bind = options.formats.get<layout::DudleyOpenOptions>().bind;
+    py::gil_scoped_release unlocked;
+    tree = std::make_shared<model::Tree>(layout::dudley_tree(parsed, io::open_file(path), bind));
+    tree->format = "dudley";
+  } else {
     py::gil_scoped_release unlocked;
     tree = std::make_shared<model::Tree>(dudley::open(path, options));
   }

@@ -22,8 +22,7 @@ layout::WriteOptions write_options(const WriterOptions& options) {
 }
 
 std::shared_ptr<layout::Layout> parse(const std::string& text_or_path) {
-  const auto [text, name] = layout_text(text_or_path);
-  return std::make_shared<layout::Layout>(layout::layout_from_text(text, name));
+  return std::make_shared<layout::Layout>(parse_layout_arg(text_or_path));
 }
 
 // What a writer of one file owns: its layout, which the writer refers to.

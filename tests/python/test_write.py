@@ -325,3 +325,21 @@ def test_save_refuses_trees_that_hold_themselves(tmp_path):
     with pytest.raises(ValueError, match="256"):
         dudley.save({"i": item}, str(tmp_path / "l.h5"))
     assert not os.listdir(tmp_path)
+
+
+def test_open_takes_layout_text_as_the_writer_does(tmp_path):
+    layout = "N := >i4  x = >f8[N, 3]"
+    with dudley.Writer(layout, tmp_path / "t.bin") as w:
+        w["/x"] = np.arange(12.0).reshape(4, 3)
+    (tmp_path / "t.dud").unlink()  # only the text is left
+    f = dudley.open(str(tmp_path / "t.bin"), layout=layout)
+    assert f.format == "dudley" and np.array_equal(f["x"][1:3], [[3, 4, 5], [6, 7, 8]])
+    import pickle
+    assert np.array_equal(pickle.loads(pickle.dumps(f["x"]))[...], np.arange(12.0).reshape(4, 3))
+    fam = dudley.open_family(str(tmp_path / "t.bin"), layout=layout)
+    assert fam.read("/x").shape == (1, 4, 3)
+    with pytest.raises(dudley.FileError, match="nope.dud"):
+        dudley.open(str(tmp_path / "t.bin"), layout="nope.dud")  # a path, not text
+    with pytest.raises(dudley.ParseError) as e:
+        dudley.open(str(tmp_path / "t.bin"), layout="x = f8[")
+    assert (e.value.line, e.value.column) == (1, 8)
