@@ -638,8 +638,28 @@ uint64_t Writer::commit() {
         }
         continue;
       }
-      const NDArray data =
-          given.is_c_contiguous() && !given.dtype().needs_swap() ? given : given.to_native();
+      const bool as_given = given.is_c_contiguous() && !given.dtype().needs_swap();
+      if (!as_given && !job.region && !given.shape().dims().empty() &&
+          given.shape().dims()[0] > 0 && given.byte_size() > kChunk) {
+        // Data to reorder (Fortran order, strided views) or to swap: converted a block of
+        // rows at a time, so memory stays a block's whatever the array's size.
+        const std::vector<int64_t>& dims = given.shape().dims();
+        const auto rows = static_cast<uint64_t>(dims[0]);
+        const uint64_t row_bytes = given.byte_size() / rows;
+        const uint64_t per_block = std::max<uint64_t>(1, kChunk / std::max<uint64_t>(row_bytes, 1));
+        std::vector<unsigned char> block;
+        for (uint64_t r = 0; r < rows; r += per_block) {
+          const uint64_t n = std::min(per_block, rows - r);
+          Hyperslab slab = Hyperslab::all(dims);
+          slab.start[0] = static_cast<int64_t>(r);
+          slab.count[0] = static_cast<int64_t>(n);
+          block.resize(n * row_bytes);
+          given.select(slab).copy_native_into(block.data());
+          put(where.dtype, where.address + r * row_bytes, block.data(), n * row_bytes);
+        }
+        continue;
+      }
+      const NDArray data = as_given ? given : given.to_native();
       const auto* bytes = static_cast<const unsigned char*>(data.data());
       if (job.region) {
         write_region(where, *job.region, bytes, put);
