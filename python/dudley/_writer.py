@@ -54,11 +54,18 @@ class Writer:
         if shape is None:
             raise _native.UsageError(f"{path}: its shape is not known yet: set its parameters "
                                      "(set_param) before writing a region of it")
+        text = self._is_text(dtype, shape)
+        if text:
+            # The index selects strings; each string selected is written whole.
+            index = (index if isinstance(index, tuple) else (index,)) + (slice(None),)
+        strings = shape[:-1] if text else shape
         # The selection's shape as numpy gives it, without allocating the item.
-        target = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), shape,
-                                                 (0,) * len(shape))[index].shape
+        target = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), strings,
+                                                 (0,) * len(strings))[index[:-1] if text else index].shape
         if data.shape != target:
             data = np.ascontiguousarray(np.broadcast_to(data, target))
+        if text:
+            data = np.ascontiguousarray(data).view("S1").reshape(target + (shape[-1],))
         self._w.write_region(path, self._hold(data), index)
 
     def set_param(self, name, value):
@@ -82,8 +89,16 @@ class Writer:
 
     def declared(self, path):
         """(dtype, shape) the layout declares at `path`, as known so far (None where not:
-        a struct type, a shape with parameters not set yet)."""
-        return self._w.declared(path)
+        a struct type, a shape with parameters not set yet). Text (`S1[3, 8]`) is strings,
+        as it reads: (dtype('S8'), (3,))."""
+        dtype, shape = self._w.declared(path)
+        if self._is_text(dtype, shape):
+            return np.dtype(f"S{shape[-1]}"), shape[:-1]
+        return dtype, shape
+
+    @staticmethod
+    def _is_text(dtype, shape):
+        return dtype is not None and dtype.kind == "S" and dtype.itemsize == 1 and bool(shape)
 
     # -- finishing ---------------------------------------------------------------------
 

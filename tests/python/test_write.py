@@ -378,3 +378,18 @@ def test_large_arrays_of_any_memory_layout_are_written_without_a_copy_of_them(tm
     # memory of their own, so the bound is checked in the release build.
     if "asan" not in os.environ.get("LD_PRELOAD", ""):
         assert int(r.stdout) < 32, f"{kind}: peak grew by {r.stdout.strip()} MiB"
+
+
+def test_regions_of_text_select_strings(tmp_path):
+    path = tmp_path / "t.bin"
+    with dudley.Writer(SIGNATURE + "names = S1[4, 5]", path) as w:
+        assert w.declared("/names") == (np.dtype("S5"), (4,))
+        w["/names"] = ["a", "b", "c", "d"]
+        w["/names", 1] = "hello"
+        w["/names", ::-2] = ["x", "yy"]  # items 3 and 1... then 1 is "yy"
+        w["/names", ..., 0] = "first"
+    expected = np.array(["a", "b", "c", "d"], dtype="S5")
+    expected[1] = b"hello"
+    expected[::-2] = [b"x", b"yy"]
+    expected[..., 0] = b"first"
+    assert list(dudley.open(str(path))["names"][...]) == list(expected)
