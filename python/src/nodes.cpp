@@ -204,10 +204,24 @@ File open_path(const std::string& path, const std::optional<std::string>& layout
   return open_given(path, given_options(layout, order, params), format);
 }
 
+namespace {
+
+// An array's type and shape as Python sees them: the library's type notation, except that
+// Dudley text shows as the strings it reads as ("|S5 (3,)", not "|S1 (3, 5)").
+std::pair<std::string, std::string> type_and_shape(const NodeRef& r) {
+  const Array a{r};
+  const std::string type = a.string_units() > 0
+                               ? py::str(a.dtype(true).attr("str")).cast<std::string>()
+                               : r.node->dtype.to_string();
+  return {type, py::str(py::tuple(py::cast(a.shape()))).cast<std::string>()};
+}
+
+}  // namespace
+
 std::string short_repr(const NodeRef& r) {
   if (r.node->kind == model::NodeKind::kArray) {
-    return "<dudley.Array " + r.path + " " + r.node->dtype.to_string() +
-           " shape=" + py::str(py::cast(r.node->shape)).cast<std::string>() + ">";
+    const auto [type, shape] = type_and_shape(r);
+    return "<dudley.Array " + r.path + " " + type + " shape=" + shape + ">";
   }
   return "<dudley.Group " + r.path + " (" + std::to_string(member_names(r).size()) + " members)>";
 }
@@ -241,11 +255,11 @@ std::string tree_repr(const NodeRef& r, size_t limit, bool html) {
     auto [at, depth] = todo.back();
     todo.pop_back();
     const std::string name = at.path.substr(at.path.rfind('/') + 1);
-    const std::string what =
-        at.node->kind == model::NodeKind::kArray
-            ? at.node->dtype.to_string() + " " +
-                  py::str(py::tuple(py::cast(at.node->shape))).cast<std::string>()
-            : "/";
+    std::string what = "/";
+    if (at.node->kind == model::NodeKind::kArray) {
+      const auto [type, shape] = type_and_shape(at);
+      what = type + " " + shape;
+    }
     std::string line(depth * 2, ' ');
     line += name;
     line += ' ';

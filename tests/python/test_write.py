@@ -267,6 +267,8 @@ def test_dudley_text_reads_as_strings(tmp_path):
     assert f["one"][()] == b"hello"
     assert list(f["u"][...]) == ["ab", "xyz"]
     assert f["names"].view()[2] == b"g"
+    # The tree and the array say so too.
+    assert "names |S4 (3,)" in repr(f) and repr(f["names"]) == "<dudley.Array /names |S4 shape=(3,)>"
 
 
 def test_family_reads_through_one_layout_equal_member_by_member(tmp_path):
