@@ -25,17 +25,15 @@ class FamilyArray:
         return (FamilyArray, (self.family, self.path, self.shape, self.dtype))
 
     def __getitem__(self, key):
+        """Members key[0] (an integer or a slice: what Dask asks), each indexed by key[1:]."""
         key = key if isinstance(key, tuple) else (key,)
         which, rest = (key[0], key[1:]) if key else (slice(None), ())
         picked = range(self.shape[0])[which]
         single = isinstance(picked, int)
+        if not single and len(picked) == 0:  # no member: numpy's empty result
+            return np.empty((0,) + self.shape[1:], self.dtype)[(slice(None),) + rest]
         members = self.family._subset([picked] if single else list(picked))
-        rest = rest if rest else Ellipsis
-        parts = members.read(self.path, rest, stack=True) if len(members) else None
-        if parts is None:
-            probe = np.empty((0,) + self.shape[1:], self.dtype)[(slice(None),) + (
-                rest if isinstance(rest, tuple) else (rest,))]
-            return probe
+        parts = members.read(self.path, rest or Ellipsis, stack=True)
         if isinstance(parts, list):
             raise _native.DataError(f"{self.path}: members of the family differ in shape or "
                                     "type; read them with Family.read(..., stack=False)")

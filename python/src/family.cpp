@@ -64,8 +64,9 @@ std::optional<py::array> Family::read_through_layout(const std::string& path,
   bool same = true;
   {
     py::gil_scoped_release unlocked;
-    for (size_t i = 0; i < members.size() && same; ++i) {
-      if (i > 0) source = io::open_file(members[i].path);
+    read_bound_into(*source, shape_of, selection.slab, bytes);  // the first, bound above
+    for (size_t i = 1; i < members.size() && same; ++i) {
+      source = io::open_file(members[i].path);
       layout::Binding binding(plan, source, binds[i]);
       const layout::BoundArray at = binding.locate(target);
       same = at.shape == shape_of.shape && at.dtype == type;

@@ -11,6 +11,17 @@ import dudley
 SIGNATURE = "!DUDLEY := S1[8]\n"
 
 
+def write_steps(stem, fields, steps):
+    """A family at `stem`: member i holds fields[i] as /v, its step as the parameter `step`."""
+    shape = ", ".join(map(str, fields.shape[1:]))
+    with dudley.FamilyWriter(f"{SIGNATURE}!TEMPLATE\nstep := i8\nv = f8[{shape}]\n",
+                             stem) as family:
+        for field, step in zip(fields, steps):
+            with family.add() as w:
+                w["/v"] = field
+                w.set_param("step", step)
+
+
 def random_index(rng, shape):
     """A random numpy basic index for an array of `shape`: integers (negative too), slices
     with any steps, at most one Ellipsis, new axes."""
@@ -307,12 +318,7 @@ def test_a_local_cluster_of_two_processes(tmp_path):
     # A family of 1,000 members, each a run's step and field.
     rng = np.random.default_rng(9)
     fields = rng.standard_normal((1000, 6, 4))
-    with dudley.FamilyWriter(SIGNATURE + "!TEMPLATE\nstep := i8\nv = f8[6, 4]\n",
-                             tmp_path / "run") as family:
-        for i in range(1000):
-            with family.add() as w:
-                w["/v"] = fields[i]
-                w.set_param("step", i)
+    write_steps(tmp_path / "run", fields, steps=range(1000))
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None) as cluster, Client(cluster):
         d = dudley.to_dask(dudley.open(str(tmp_path / "z.zarr"))["/"])
@@ -358,12 +364,7 @@ def test_xarray_open_mfdataset_over_a_family(tmp_path):
     import xarray as xr
     rng = np.random.default_rng(2)
     fields = rng.standard_normal((12, 3, 4))
-    with dudley.FamilyWriter(SIGNATURE + "!TEMPLATE\nstep := i8\nv = f8[3, 4]\n",
-                             tmp_path / "run") as family:
-        for i in range(12):
-            with family.add() as w:
-                w["/v"] = fields[i]
-                w.set_param("step", 10 * i)
+    write_steps(tmp_path / "run", fields, steps=range(0, 120, 10))
     files = dudley.open_family(str(tmp_path / "run.index.bin")).files
     ds = xr.open_mfdataset(files, engine="dudley", combine="nested", concat_dim="member",
                            layout=str(tmp_path / "run.dud"))

@@ -230,6 +230,25 @@ void check_pointers(const Layout& layout, const std::string& what, const NDArray
   });
 }
 
+// A whole array to reorder (Fortran order, strided views) or to swap, converted a block of
+// rows at a time: memory stays a block's whatever the array's size.
+void write_in_blocks(const NDArray& given, const BoundArray& where, const PutBytes& put) {
+  const std::vector<int64_t>& dims = given.shape().dims();
+  const auto rows = static_cast<uint64_t>(dims[0]);
+  const uint64_t row_bytes = given.byte_size() / rows;
+  const uint64_t per_block = std::max<uint64_t>(1, kChunk / std::max<uint64_t>(row_bytes, 1));
+  std::vector<unsigned char> block;
+  for (uint64_t r = 0; r < rows; r += per_block) {
+    const uint64_t n = std::min(per_block, rows - r);
+    Hyperslab slab = Hyperslab::all(dims);
+    slab.start[0] = static_cast<int64_t>(r);
+    slab.count[0] = static_cast<int64_t>(n);
+    block.resize(n * row_bytes);
+    given.select(slab).copy_native_into(block.data());
+    put(where.dtype, where.address + r * row_bytes, block.data(), n * row_bytes);
+  }
+}
+
 // A region's elements, C order in `src`, to their places in the item `where`.
 void write_region(const BoundArray& where, const Hyperslab& region, const unsigned char* src,
                   const PutBytes& put) {
@@ -625,46 +644,31 @@ uint64_t Writer::commit() {
     if (!job.data && ++streamed < sources.size()) sources[streamed]->read_ahead();
     if (job.data) {
       const NDArray& given = *job.data;
-      if (given.is_c_contiguous() && already_in_order(given.dtype(), where.dtype)) {
-        // The caller's bytes are the file's bytes (big-endian data to a big-endian item):
-        // written as they are, neither copied nor swapped twice.
-        BoundArray as_is = where;
-        as_is.dtype = native(where.dtype);
-        const auto* bytes = static_cast<const unsigned char*>(given.data());
-        if (job.region) {
-          write_region(as_is, *job.region, bytes, put);
-        } else {
-          put(as_is.dtype, where.address, bytes, where.byte_size);
-        }
-        continue;
-      }
       const bool as_given = given.is_c_contiguous() && !given.dtype().needs_swap();
-      if (!as_given && !job.region && !given.shape().dims().empty() &&
+      const bool in_file_order =
+          given.is_c_contiguous() && already_in_order(given.dtype(), where.dtype);
+      if (!as_given && !in_file_order && !job.region && !given.shape().dims().empty() &&
           given.shape().dims()[0] > 0 && given.byte_size() > kChunk) {
-        // Data to reorder (Fortran order, strided views) or to swap: converted a block of
-        // rows at a time, so memory stays a block's whatever the array's size.
-        const std::vector<int64_t>& dims = given.shape().dims();
-        const auto rows = static_cast<uint64_t>(dims[0]);
-        const uint64_t row_bytes = given.byte_size() / rows;
-        const uint64_t per_block = std::max<uint64_t>(1, kChunk / std::max<uint64_t>(row_bytes, 1));
-        std::vector<unsigned char> block;
-        for (uint64_t r = 0; r < rows; r += per_block) {
-          const uint64_t n = std::min(per_block, rows - r);
-          Hyperslab slab = Hyperslab::all(dims);
-          slab.start[0] = static_cast<int64_t>(r);
-          slab.count[0] = static_cast<int64_t>(n);
-          block.resize(n * row_bytes);
-          given.select(slab).copy_native_into(block.data());
-          put(where.dtype, where.address + r * row_bytes, block.data(), n * row_bytes);
-        }
+        write_in_blocks(given, where, put);
         continue;
       }
-      const NDArray data = as_given ? given : given.to_native();
-      const auto* bytes = static_cast<const unsigned char*>(data.data());
+      // The bytes to write, and the type put() converts them from. Data already in the
+      // file's byte order (big-endian values for a big-endian item) is written as it is,
+      // neither copied nor swapped twice; other data is made native first.
+      BoundArray target = where;
+      NDArray converted;
+      const NDArray* data = &given;
+      if (in_file_order) {
+        target.dtype = native(where.dtype);
+      } else if (!as_given) {
+        converted = given.to_native();
+        data = &converted;
+      }
+      const auto* bytes = static_cast<const unsigned char*>(data->data());
       if (job.region) {
-        write_region(where, *job.region, bytes, put);
+        write_region(target, *job.region, bytes, put);
       } else {
-        put(where.dtype, where.address, bytes, where.byte_size);
+        put(target.dtype, where.address, bytes, where.byte_size);
       }
       continue;
     }
