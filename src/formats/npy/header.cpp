@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <unordered_set>
 
 #include "dudley/core/shape.hpp"
 #include "dudley/formats/npy/npy.hpp"
@@ -73,9 +74,18 @@ class Literal {
     if (c == '{') {
       ++at_;
       model::ValueMap map;
+      std::unordered_set<std::string> seen;
       while (!eat('}')) {
+        skip();
+        const size_t key_at = at_;
         Value key = value(depth + 1);
         if (!key.is<std::string>()) fail("dict keys must be strings");
+        // Python keeps the last of two equal keys, and a reader that kept the first would
+        // read other bytes than numpy: a header saying two things is refused.
+        if (!seen.insert(key.as<std::string>()).second) {
+          at_ = key_at;
+          fail(fmt::format("the key '{}' appears twice", key.as<std::string>()));
+        }
         if (!eat(':')) fail("expected ':'");
         map.emplace_back(key.as<std::string>(), value(depth + 1));
         if (!eat(',')) {

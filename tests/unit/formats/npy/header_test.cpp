@@ -81,5 +81,27 @@ TEST(NpyHeader, DamageIsAnErrorAtItsOffset) {
   EXPECT_THROW(parse_header(cut, "cut.npy"), Error);
 }
 
+TEST(NpyHeader, DuplicateKeysAreRefusedAtTheSecond) {
+  // Python keeps the last 'shape', so reading the first would read other bytes than numpy.
+  const std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'shape': (3,), }\n";
+  try {
+    parse_header(v1(dict), "dup.npy");
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("the key 'shape' appears twice"), std::string::npos) << e.message();
+    ASSERT_TRUE(e.location().byte_offset);
+    EXPECT_EQ(*e.location().byte_offset, 10 + dict.find("'shape': (3"));
+  }
+  // Many distinct keys stay linear (a 1 MiB header of keys is read in well under a second).
+  std::string many = "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), ";
+  for (int i = 0; i < 50000; ++i) many += "'k" + std::to_string(i) + "': 0, ";
+  many += "}\n";
+  std::string v2 = "\x93NUMPY";
+  v2 += '\x02';
+  v2 += '\0';
+  for (int b = 0; b < 4; ++b) v2 += static_cast<char>((many.size() >> (8 * b)) & 0xff);
+  EXPECT_NO_THROW(parse_header(v2 + many, "many.npy"));
+}
+
 }  // namespace
 }  // namespace dudley::npy
