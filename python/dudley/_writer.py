@@ -27,8 +27,8 @@ class Writer:
 
     def __init__(self, layout, path, *, order=None, embed_layout=False, fsync=False,
                  _native_writer=None):
-        self._w = _native_writer or _native._Writer(str(layout), str(path), order,
-                                                    embed_layout, fsync)
+        self._w = _native_writer or _native._make_writer(str(layout), str(path), order,
+                                                         embed_layout, fsync)
         self._held = []  # arrays made read-only until commit
 
     # -- giving data -------------------------------------------------------------------
@@ -191,8 +191,8 @@ class FamilyWriter:
 
     def __init__(self, layout, stem, *, order=None, embed_layout=False, fsync=False,
                  params_in_files=True):
-        self._f = _native._FamilyWriter(str(layout), str(stem), order, embed_layout, fsync,
-                                        params_in_files)
+        self._f = _native._make_family_writer(str(layout), str(stem), order, embed_layout,
+                                              fsync, params_in_files)
         self._index = None
 
     def add(self):

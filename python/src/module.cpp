@@ -21,6 +21,23 @@
 namespace py = pybind11;
 using namespace pybind11::literals;
 
+namespace {
+
+// Objects of these classes come from open() and from each other, never from __new__ alone:
+// one made so (`Array.__new__(Array)`) would hold no tree, and every method would read
+// through a null pointer. __new__ refuses; pybind11 makes the objects it returns without
+// calling it (it allocates them directly), so open() and the rest are unaffected.
+void refuse_bare_new(py::handle cls, const std::string& name, const std::string& from) {
+  py::cpp_function refuse(
+      [name, from](const py::args&, const py::kwargs&) -> py::object {
+        throw py::type_error("dudley." + name + " objects cannot be created directly: " + from);
+      },
+      py::name("__new__"));
+  py::setattr(cls, "__new__", py::module_::import("builtins").attr("staticmethod")(refuse));
+}
+
+}  // namespace
+
 PYBIND11_MODULE(_native, m) {
   using namespace dudley;
   using namespace dudley::python;
@@ -262,8 +279,8 @@ PYBIND11_MODULE(_native, m) {
              // A family pickles as its members and how each is opened (paths, layout,
              // parameters), so Dask's worker processes read members as this process would.
              py::list members;
-             for (const FamilyMember& m : f.members)
-               members.append(py::make_tuple(m.path, m.given));
+             for (const FamilyMember& member : f.members)
+               members.append(py::make_tuple(member.path, member.given));
              return py::make_tuple(py::module_::import("dudley").attr("_family"),
                                    py::make_tuple(members, f.format));
            })
@@ -288,13 +305,9 @@ PYBIND11_MODULE(_native, m) {
   // name of a Python function.
   m.def("_reopen_native", &reopen, "path"_a, "given"_a, "format"_a, "node_path"_a);
   // The native halves of dudley.Writer and dudley.FamilyWriter (python/dudley/_writer.py).
+  // Made by _make_writer (not __init__), so that no object of the class exists without its
+  // C++ half (refuse_bare_new).
   py::class_<NativeWriter>(m, "_Writer")
-      .def(py::init([](const std::string& layout, const std::string& path,
-                       const std::optional<std::string>& order, bool embed_layout, bool fsync) {
-             return NativeWriter(layout, path, WriterOptions{order, embed_layout, fsync});
-           }),
-           "layout"_a, "path"_a, "order"_a = py::none(), "embed_layout"_a = false,
-           "fsync"_a = false)
       .def("set_param", &NativeWriter::set_param, "name"_a, "value"_a)
       .def("declared", &NativeWriter::declared, "path"_a)
       .def("write", &NativeWriter::write, "path"_a, "data"_a)
@@ -306,16 +319,33 @@ PYBIND11_MODULE(_native, m) {
       .def_property_readonly("committed", &NativeWriter::committed)
       .def_property_readonly("layout", &NativeWriter::layout_text);
   py::class_<NativeFamilyWriter>(m, "_FamilyWriter")
-      .def(py::init([](const std::string& layout, const std::string& stem,
-                       const std::optional<std::string>& order, bool embed_layout, bool fsync,
-                       bool params_in_files) {
-             return NativeFamilyWriter(layout, stem, WriterOptions{order, embed_layout, fsync},
-                                       params_in_files);
-           }),
-           "layout"_a, "stem"_a, "order"_a = py::none(), "embed_layout"_a = false,
-           "fsync"_a = false, "params_in_files"_a = true)
       .def("add", &NativeFamilyWriter::add)
       .def("finish", &NativeFamilyWriter::finish);
+  m.def(
+      "_make_writer",
+      [](const std::string& layout, const std::string& path,
+         const std::optional<std::string>& order, bool embed_layout, bool fsync) {
+        return NativeWriter(layout, path, WriterOptions{order, embed_layout, fsync});
+      },
+      "layout"_a, "path"_a, "order"_a = py::none(), "embed_layout"_a = false, "fsync"_a = false);
+  m.def(
+      "_make_family_writer",
+      [](const std::string& layout, const std::string& stem,
+         const std::optional<std::string>& order, bool embed_layout, bool fsync,
+         bool params_in_files) {
+        return NativeFamilyWriter(layout, stem, WriterOptions{order, embed_layout, fsync},
+                                  params_in_files);
+      },
+      "layout"_a, "stem"_a, "order"_a = py::none(), "embed_layout"_a = false, "fsync"_a = false,
+      "params_in_files"_a = true);
+  refuse_bare_new(m.attr("Group"), "Group", "index a File (f[\"g\"])");
+  refuse_bare_new(m.attr("File"), "File", "use dudley.open(path)");
+  refuse_bare_new(m.attr("Array"), "Array", "index a File (f[\"x\"])");
+  refuse_bare_new(m.attr("Diagnostic"), "Diagnostic", "dudley.check(layout) returns them");
+  refuse_bare_new(m.attr("Family"), "Family", "use dudley.open_family(pattern)");
+  refuse_bare_new(m.attr("_Writer"), "_Writer", "use dudley.Writer(layout, path)");
+  refuse_bare_new(m.attr("_FamilyWriter"), "_FamilyWriter",
+                  "use dudley.FamilyWriter(layout, stem)");
   m.def("open", &open_path, "path"_a, "layout"_a = py::none(), "order"_a = py::none(),
         "params"_a = py::none(), "format"_a = py::none(),
         "Open a file of any format dudley reads. layout: a Dudley layout for Dudley data (or "

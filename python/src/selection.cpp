@@ -1,5 +1,6 @@
 #include "selection.hpp"
 
+#include <climits>
 #include <string>
 
 #include "dudley/core/error.hpp"
@@ -11,8 +12,58 @@ namespace {
 
 enum class Kind { kInteger, kSlice, kEllipsis, kNewAxis };
 
+// Why an index entry is not one this module reads, as numpy users name the form; the text
+// of the IndexError (TypeError for types that are no index at all, as numpy raises).
+[[noreturn]] void unsupported(const std::string& form) {
+  throw py::index_error(form +
+                        " as an index (advanced indexing) is not supported: only integers, "
+                        "slices, Ellipsis, None and tuples of them are; read the array, then "
+                        "index the numpy array");
+}
+
+// A Python integer (or an object with __index__) as int64: nullopt when it lies beyond
+// 64 bits, `sign` then saying on which side. A failing __index__ propagates its exception.
+std::optional<int64_t> as_int64(py::handle item, int& sign) {
+  py::object number = py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr()));
+  if (!number) throw py::error_already_set();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(number.ptr(), &overflow);
+  if (overflow != 0) {
+    sign = overflow;
+    return std::nullopt;
+  }
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return static_cast<int64_t>(v);
+}
+
+// A slice bound: beyond 64 bits it is clamped (a slice selects the same elements with any
+// bound past the array's ends, as Python's slice.indices does).
+std::string bound_text(py::handle value) {
+  if (value.is_none()) return {};
+  if (!PyIndex_Check(value.ptr())) {
+    throw py::type_error("slice indices must be integers or None or have an __index__ method");
+  }
+  int sign = 0;
+  const std::optional<int64_t> v = as_int64(value, sign);
+  return std::to_string(v ? *v : (sign > 0 ? INT64_MAX : INT64_MIN));
+}
+
+// A numpy array as an index: a 0-d integer array is an integer (returns normally); every
+// other array (boolean masks, integer arrays) is advanced indexing.
+void check_numpy_index(const py::array& a) {
+  const char kind = a.dtype().kind();
+  const bool integer = kind == 'i' || kind == 'u';
+  if (kind == 'b') unsupported(a.ndim() == 0 ? "a 0-d boolean array" : "a boolean array (a mask)");
+  if (a.ndim() != 0) unsupported(integer ? "an integer array" : "an array");
+  if (!integer) {
+    throw py::index_error("arrays used as indices must be of integer (or boolean) type");
+  }
+}
+
 // One index entry as Hyperslab::parse's text.
-std::string entry_text(py::handle item, Kind& kind) {
+// `axis`: the dimension the entry indexes when no ellipsis stands before it, else -1.
+std::string entry_text(py::handle item, Kind& kind, int64_t axis,
+                       const std::vector<int64_t>& shape) {
   if (item.is_none()) {
     kind = Kind::kNewAxis;
     return {};
@@ -21,25 +72,42 @@ std::string entry_text(py::handle item, Kind& kind) {
     kind = Kind::kEllipsis;
     return "...";
   }
-  if (PyBool_Check(item.ptr())) {
-    throw py::index_error("boolean indices are not basic indexing (read the array, then index it)");
+  // Booleans (Python's and numpy's) are integers to Python, masks to numpy.
+  if (PyBool_Check(item.ptr()) ||
+      py::isinstance(item, py::module_::import("numpy").attr("bool_"))) {
+    unsupported("a boolean");
   }
   if (PySlice_Check(item.ptr())) {
     kind = Kind::kSlice;
-    auto part = [&](const char* name) {
-      py::object v = item.attr(name);
-      return v.is_none() ? std::string() : std::to_string(py::cast<int64_t>(py::int_(v)));
-    };
-    return part("start") + ":" + part("stop") + ":" + part("step");
+    const py::object step = item.attr("step");
+    if (!step.is_none() && PyIndex_Check(step.ptr())) {
+      int sign = 0;
+      if (as_int64(step, sign) == int64_t{0}) throw py::value_error("slice step cannot be zero");
+    }
+    return bound_text(item.attr("start")) + ":" + bound_text(item.attr("stop")) + ":" +
+           bound_text(item.attr("step"));
   }
+  if (PyList_Check(item.ptr())) unsupported("a list");
+  if (PyTuple_Check(item.ptr())) unsupported("a tuple inside an index tuple");
+  if (py::isinstance<py::array>(item)) check_numpy_index(py::reinterpret_borrow<py::array>(item));
   if (PyIndex_Check(item.ptr())) {
     kind = Kind::kInteger;
-    return std::to_string(
-        py::cast<int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr()))));
+    int sign = 0;
+    if (const std::optional<int64_t> v = as_int64(item, sign)) return std::to_string(*v);
+    // numpy's words for an integer beyond every array's bounds.
+    std::string where;
+    if (axis >= 0 && static_cast<size_t>(axis) < shape.size()) {
+      where = " for axis " + std::to_string(axis) + " with size " +
+              std::to_string(shape[static_cast<size_t>(axis)]);
+    }
+    throw py::index_error("index " + py::str(item).cast<std::string>() + " is out of bounds" +
+                          where);
   }
+  const std::string type = py::str(py::type::handle_of(item).attr("__name__")).cast<std::string>();
   throw py::index_error(
-      "only integers, slices, Ellipsis, None and tuples of them are basic indices (read the "
-      "array, then index it with arrays or lists)");
+      "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and tuples of "
+      "them are valid indices, not " +
+      type);
 }
 
 }  // namespace
@@ -47,12 +115,21 @@ std::string entry_text(py::handle item, Kind& kind) {
 Selection selection_of(py::handle index, const std::vector<int64_t>& shape) {
   py::tuple entries = py::isinstance<py::tuple>(index) ? py::reinterpret_borrow<py::tuple>(index)
                                                        : py::make_tuple(index);
+  // An index longer than any array could take is refused before it is read (the rank is at
+  // most 64, numpy's 64 too), so a huge tuple costs nothing.
+  if (entries.size() > 2 * shape.size() + 64) {
+    throw py::index_error("too many indices: the array is " + std::to_string(shape.size()) +
+                          "-dimensional, but " + std::to_string(entries.size()) + " were indexed");
+  }
   std::string text = "[";
   std::vector<Kind> kinds;
   size_t consumed = 0;  // dimensions taken by integers and slices
+  bool after_ellipsis = false;
   for (py::handle item : entries) {
     Kind kind = Kind::kInteger;
-    const std::string part = entry_text(item, kind);
+    const std::string part =
+        entry_text(item, kind, after_ellipsis ? -1 : static_cast<int64_t>(consumed), shape);
+    after_ellipsis = after_ellipsis || kind == Kind::kEllipsis;
     kinds.push_back(kind);
     if (kind == Kind::kNewAxis) continue;
     if (kind != Kind::kEllipsis) ++consumed;

@@ -2,6 +2,7 @@
 // shape numpy would give (np.newaxis included), so `a[i]` equals `np.asarray(a)[i]`.
 #pragma once
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <vector>
