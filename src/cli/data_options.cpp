@@ -61,6 +61,9 @@ void add_format_options(CLI::App& cmd, FormatOption::Use use, GivenOptions& give
             (use == FormatOption::Use::kReading ? "Reading " : "Writing ") + f->description());
       }
       const std::string name = o.name;
+      // An option several formats share (--max-block-size: ASDF and Avro) is added once,
+      // with the first one's help; own_options hands its value to each that declares it.
+      if (cmd.get_option_no_throw(name) != nullptr) continue;
       CLI::Option* option = nullptr;
       switch (o.kind) {
         case FormatOption::Kind::kFlag:

@@ -73,6 +73,14 @@ class Lz4Sized final : public BytesCodec {
     out.resize(4 + static_cast<size_t>(std::max(written, 0)));
   }
 
+  std::optional<uint64_t> declared_size(ByteView in) const override {
+    if (in.size() < 4) return std::nullopt;
+    uint64_t size = 0;
+    for (int i = 0; i < 4; ++i)
+      size |= static_cast<uint64_t>(in[static_cast<size_t>(i)]) << (8 * i);
+    return size;
+  }
+
   std::optional<size_t> decode_to(ByteView in, MutableByteView out) const override {
     if (in.size() < 4) fail("truncated input: no size header");
     uint64_t size = 0;

@@ -41,6 +41,21 @@ class Zstd final : public BytesCodec {
     out.resize(written);
   }
 
+  std::optional<uint64_t> declared_size(ByteView in) const override {
+    // Every frame's declared size, summed; nullopt when one does not declare it (or the
+    // input is not frames: decode_to says so).
+    uint64_t total = 0;
+    for (size_t at = 0; at < in.size();) {
+      const size_t frame = ZSTD_findFrameCompressedSize(in.data() + at, in.size() - at);
+      if (ZSTD_isError(frame) || frame == 0) return std::nullopt;
+      const unsigned long long size = ZSTD_getFrameContentSize(in.data() + at, in.size() - at);
+      if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR) return std::nullopt;
+      total = size > UINT64_MAX - total ? UINT64_MAX : total + size;
+      at += frame;
+    }
+    return total;
+  }
+
   std::optional<size_t> decode_to(ByteView in, MutableByteView out) const override {
     // A frame that declares its size says at once whether it fits.
     const unsigned long long declared = ZSTD_getFrameContentSize(in.data(), in.size());

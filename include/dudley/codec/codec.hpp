@@ -88,12 +88,22 @@ class BytesCodec {
   /// Error(kData) for corrupt or truncated input.
   virtual std::optional<size_t> decode_to(ByteView in, MutableByteView out) const = 0;
 
+  /// The size `in` says it decodes to, for codecs whose streams carry one (zstd frames,
+  /// numcodecs' LZ4 header); nullopt when it does not say. A claim, not a fact: decoding may
+  /// still produce more or fewer bytes, and decode() checks it against the limit before
+  /// allocating anything.
+  virtual std::optional<uint64_t> declared_size(ByteView in) const {
+    (void)in;
+    return std::nullopt;
+  }
+
   /// Decodes `in` into exactly `out`: an Error(kData) when it decodes to more or fewer bytes
   /// than out.size() (the size the format declared).
   void decode_exact(ByteView in, MutableByteView out) const;
 
   /// Decodes `in` when only an upper bound of its size is known (`limit` bytes): memory
-  /// follows the output, not the limit. Error(kData) when the output exceeds `limit`.
+  /// follows the output, not the limit, nor a size the stream claims. Error(kData) when the
+  /// output (or the size the stream declares) exceeds `limit`.
   Bytes decode(ByteView in, uint64_t limit) const;
 
  protected:

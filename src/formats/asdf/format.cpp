@@ -31,7 +31,8 @@ class AsdfFormat final : public BasicFormat {
                               "Let array sources name files outside the ASDF file's directory"),
         FormatOption::reading(
             Kind::kUnsigned, "--max-block-size",
-            "Largest block (decompressed bytes) to read (default: physical memory)"),
+            "Largest block to decompress, in bytes (ASDF: default physical memory; Avro: "
+            "default 268435456)"),
         FormatOption::writing(Kind::kValue, "--compression", "Compress every block")
             .allowing({"zlib", "bzp2", "lz4"}),
         FormatOption::writing(

@@ -15,8 +15,6 @@ namespace {
 
 // A header (magic, metadata, sync) larger than this is refused rather than read whole.
 constexpr uint64_t kMaxHeaderBytes = uint64_t{16} << 20;
-// A block decompresses to at most this (memory follows one block).
-constexpr uint64_t kMaxBlockBytes = uint64_t{2} << 30;
 
 std::unique_ptr<codec::BytesCodec> codec_named(const std::string& name) {
   if (name == "null") return nullptr;
@@ -39,8 +37,9 @@ const std::vector<std::string>& container_codecs() {
   return codecs;
 }
 
-ContainerReader::ContainerReader(std::shared_ptr<const io::ByteSource> source)
-    : source_(std::move(source)) {
+ContainerReader::ContainerReader(std::shared_ptr<const io::ByteSource> source,
+                                 uint64_t max_block_bytes)
+    : source_(std::move(source)), max_block_bytes_(max_block_bytes) {
   const std::string& path = source_->name();
   const uint64_t size = source_->size();
   codec::Bytes head(std::min(size, kMaxHeaderBytes));
@@ -181,11 +180,31 @@ std::shared_ptr<const ContainerReader::Block> ContainerReader::block_of(uint64_t
     block->bytes = std::make_shared<const codec::Bytes>(std::move(raw));
     block->in_file_order = true;
   } else {
+    // Memory follows one block, bounded: by the reader's limit, and, for records of a
+    // bounded size, by what the block's records can take.
+    uint64_t limit = max_block_bytes_;
+    bool by_schema = false;
+    if (const auto& most = schema_.top().max_bytes) {
+      const uint64_t records_take = checked_mul(h.records, *most).value_or(UINT64_MAX);
+      if (records_take < limit) {
+        limit = records_take;
+        by_schema = true;
+      }
+    }
     try {
-      block->bytes =
-          std::make_shared<const codec::Bytes>(decompressor_->decode(raw, kMaxBlockBytes));
+      block->bytes = std::make_shared<const codec::Bytes>(decompressor_->decode(raw, limit));
     } catch (const Error& e) {
-      throw Error(e.category(), fmt::format("a {} block: {}", codec_, e.message()),
+      if (e.message().find("more than the limit") == std::string::npos) {
+        throw Error(e.category(), fmt::format("a {} block: {}", codec_, e.message()),
+                    Location::binary(source_->name(), h.offset));
+      }
+      throw Error(ErrorCategory::kLimit,
+                  by_schema ? fmt::format("a {} block of {} records decodes to more than the {} "
+                                          "bytes such records can take",
+                                          codec_, h.records, limit)
+                            : fmt::format("a {} block decodes to more than {} bytes "
+                                          "(--max-block-size BYTES reads larger blocks)",
+                                          codec_, limit),
                   Location::binary(source_->name(), h.offset));
     }
   }

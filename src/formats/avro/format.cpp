@@ -20,13 +20,16 @@ class AvroFormat final : public BasicFormat {
     return head.size() >= 4 && std::memcmp(head.data(), kMagic, 4) == 0;
   }
 
-  model::Tree open(const std::string& path, const OpenOptions&) const override {
-    return open_avro(path);
+  model::Tree open(const std::string& path, const OpenOptions& options) const override {
+    return open_avro(path, options.formats.get<AvroOpenOptions>().max_block_bytes);
   }
 
   std::vector<FormatOption> cli_options() const override {
     using Kind = FormatOption::Kind;
     return {
+        // Shared with ASDF (the CLI shows it once; each format reads the value given).
+        FormatOption::reading(Kind::kUnsigned, "--max-block-size",
+                              "Largest block to decompress, in bytes (Avro: default 268435456)"),
         FormatOption::writing(Kind::kValue, "--avro-codec",
                               "Compress each block of records with this (default null)")
             .allowing(container_codecs()),
@@ -38,6 +41,14 @@ class AvroFormat final : public BasicFormat {
         FormatOption::writing(Kind::kUnsigned, "--block-bytes",
                               "Bytes of records per block (default 1048576)"),
     };
+  }
+
+  void apply_open_options(const GivenOptions& given, OpenOptions& options) const override {
+    AvroOpenOptions own = options.formats.get<AvroOpenOptions>();
+    own.max_block_bytes = given_unsigned(given, "--max-block-size", own.max_block_bytes);
+    if (own.max_block_bytes == 0)
+      throw Error(ErrorCategory::kUsage, "--max-block-size must be at least 1");
+    options.formats.set(std::move(own));
   }
 
   void apply_save_options(const GivenOptions& given, SaveOptions& options) const override {

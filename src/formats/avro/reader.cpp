@@ -19,7 +19,22 @@ class RecordItems final : public model::ItemSource {
 
   uint64_t size() const override { return reader_->record_count(); }
 
+  // A record that cannot be read (its block does not decode, or is damaged) comes back as
+  // an array node with the error set, as ItemSource promises: a walker (ls, dump --json, a
+  // writer) reports it with its path, after printing what came before, and stops the list.
   std::unique_ptr<model::Node> item(uint64_t index) override {
+    try {
+      return decoded(index);
+    } catch (const Error& e) {
+      auto node = std::make_unique<model::Node>();
+      node->kind = model::NodeKind::kArray;
+      node->error = model::NodeError::from(e);
+      return node;
+    }
+  }
+
+ private:
+  std::unique_ptr<model::Node> decoded(uint64_t index) {
     const auto block = reader_->block_of(index);
     const auto& bytes = *block->bytes;
     if (block != block_) {  // named once per block, not per record
@@ -54,7 +69,6 @@ class RecordItems final : public model::ItemSource {
     return node;
   }
 
- private:
   std::shared_ptr<const ContainerReader> reader_;
   std::shared_ptr<const ContainerReader::Block> block_;  // where the next record starts
   std::string where_;                                    // block_'s name in errors
@@ -92,12 +106,15 @@ model::Tree tree_of(std::shared_ptr<const ContainerReader> reader) {
   for (const auto& [key, value] : reader->metadata()) {
     tree.root->attributes.set(key, metadata_value(value));
   }
+  // The block headers are walked now: a broken one is an error of the file as it opens,
+  // not of a listing already half printed.
+  (void)reader->record_count();
   tree.root->lazy = std::make_shared<RecordItems>(std::move(reader));
   return tree;
 }
 
-model::Tree open_avro(const std::string& path) {
-  return tree_of(std::make_shared<const ContainerReader>(io::open_file(path)));
+model::Tree open_avro(const std::string& path, uint64_t max_block_bytes) {
+  return tree_of(std::make_shared<const ContainerReader>(io::open_file(path), max_block_bytes));
 }
 
 }  // namespace dudley::avro

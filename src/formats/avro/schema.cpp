@@ -215,6 +215,59 @@ void derive(Schema& s, const std::string& where) {
       }
     }
   }
+  // Most bytes: fixed-size and integer types (zig-zag varints take at most 5 and 10 bytes)
+  // have one; a record or union has one once all its parts do. Types that refer back to
+  // themselves never get one: a fixed point from "unknown" leaves them unbounded.
+  constexpr uint64_t kCap = uint64_t{1} << 40;
+  for (SchemaNode& n : s.nodes) {
+    switch (n.kind) {
+      case SchemaKind::kNull:
+        n.max_bytes = 0;
+        break;
+      case SchemaKind::kBoolean:
+        n.max_bytes = 1;
+        break;
+      case SchemaKind::kInt:
+      case SchemaKind::kEnum:
+        n.max_bytes = 5;
+        break;
+      case SchemaKind::kLong:
+        n.max_bytes = 10;
+        break;
+      case SchemaKind::kFloat:
+        n.max_bytes = 4;
+        break;
+      case SchemaKind::kDouble:
+        n.max_bytes = 8;
+        break;
+      case SchemaKind::kFixed:
+        n.max_bytes = n.size;
+        break;
+      default:
+        n.max_bytes.reset();
+    }
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (SchemaNode& n : s.nodes) {
+      if (n.max_bytes || (n.kind != SchemaKind::kRecord && n.kind != SchemaKind::kUnion)) continue;
+      std::optional<uint64_t> total = n.kind == SchemaKind::kUnion ? 10 : 0;  // the branch index
+      uint64_t widest = 0;
+      for (const auto& f : n.fields) {
+        const auto& part = s.nodes[f.second].max_bytes;
+        if (!part) total.reset();
+        if (total) total = std::min(*total + *part, kCap);
+      }
+      for (size_t b : n.branches) {
+        const auto& part = s.nodes[b].max_bytes;
+        if (!part) total.reset();
+        if (part) widest = std::max(widest, *part);
+      }
+      if (!total) continue;
+      n.max_bytes = std::min(*total + widest, kCap);
+      changed = true;
+    }
+  }
 }
 
 }  // namespace

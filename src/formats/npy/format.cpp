@@ -51,9 +51,11 @@ const model::Node& only_array(const model::Tree& tree) {
   if (tree.root->kind == model::NodeKind::kArray) return *tree.root;
   const model::Node* found = nullptr;
   size_t count = 0;
-  model::for_each_child(*tree.root, [&](uint64_t, const model::Node& c) {
+  model::for_each_child(*tree.root, [&](uint64_t i, const model::Node& c) {
     if (c.kind == model::NodeKind::kArray) {
-      found = &c;
+      // An item of a list made on demand lives only during this call: the tree's own copy
+      // (Tree::find keeps the items it builds) is the one to hold on to.
+      found = tree.root->lazy ? tree.find("/" + std::to_string(i)) : &c;
       ++count;
     } else {
       count += 2;  // groups and lists: more than one array, or none a .npy can hold

@@ -170,6 +170,40 @@ TEST(Codecs, ADecompressionBombStopsAtTheLimit) {
   }
 }
 
+TEST(Codecs, ADeclaredSizeBeyondTheLimitIsRefusedBeforeAnyAllocation) {
+  // A 16-byte zstd frame claiming 2^62 bytes (content size 8 bytes, single segment, then an
+  // empty last raw block): refused at once, by the claim.
+  Bytes claim;
+  for (int b : {0x28, 0xb5, 0x2f, 0xfd, 0xe0}) claim.push_back(static_cast<std::byte>(b));
+  for (int i = 0; i < 8; ++i) claim.push_back(static_cast<std::byte>(i == 7 ? 0x40 : 0));
+  for (int b : {1, 0, 0}) claim.push_back(static_cast<std::byte>(b));
+  auto zstd = make_bytes_codec("zstd");
+  ASSERT_EQ(zstd->declared_size(claim), uint64_t{1} << 62);
+  try {
+    (void)zstd->decode(claim, uint64_t{1} << 30);
+    ADD_FAILURE() << "decoded";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("declares 4611686018427387904 bytes"), std::string::npos)
+        << e.message();
+  }
+  // Frames that declare their sizes are summed; one that lies about a smaller size than it
+  // holds still decodes whole (the buffer grows), one that holds less is what it holds.
+  const Bytes data = sample(100000);
+  Bytes two = zstd->encode(data);
+  const Bytes second = zstd->encode(data);
+  two.insert(two.end(), second.begin(), second.end());
+  EXPECT_EQ(zstd->declared_size(two), uint64_t{200000});
+  EXPECT_EQ(zstd->decode(two, uint64_t{1} << 20).size(), size_t{200000});
+  // numcodecs' LZ4 header is a declared size too.
+  auto lz4 = make_bytes_codec("numcodecs.lz4");
+  Bytes sized = lz4->encode(data);
+  EXPECT_EQ(lz4->declared_size(sized), uint64_t{100000});
+  EXPECT_THROW((void)lz4->decode(sized, 50000), Error);
+  // Codecs without a size in their streams declare none.
+  EXPECT_EQ(make_bytes_codec("bz2")->declared_size(make_bytes_codec("bz2")->encode(data)),
+            std::nullopt);
+}
+
 TEST(Codecs, TrailingBytesAfterAStreamAreRefused) {
   for (const char* name : {"zlib", "deflate"}) {
     auto codec = make_bytes_codec(name);

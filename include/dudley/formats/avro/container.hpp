@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dudley/codec/codec.hpp"
+#include "dudley/formats/avro/format.hpp"
 #include "dudley/formats/avro/schema.hpp"
 #include "dudley/io/atomic_file.hpp"
 #include "dudley/io/byte_source.hpp"
@@ -32,7 +33,10 @@ class ContainerReader {
   /// Reads and checks the header of `source`. Throws Error(kData) at the byte where the
   /// header is wrong (magic, metadata map, missing avro.schema), Error(kType) for a codec
   /// this build lacks (naming it), the schema's errors for avro.schema.
-  explicit ContainerReader(std::shared_ptr<const io::ByteSource> source);
+  /// `max_block_bytes`: the most a compressed block may decode to (a block of records of a
+  /// bounded schema is bounded by its record count too).
+  explicit ContainerReader(std::shared_ptr<const io::ByteSource> source,
+                           uint64_t max_block_bytes = kDefaultMaxBlockBytes);
 
   const Schema& schema() const noexcept { return schema_; }
   const std::string& codec() const noexcept { return codec_; }
@@ -58,8 +62,9 @@ class ContainerReader {
     bool in_file_order = false;  ///< codec "null": byte i is the file's byte file_offset + i
   };
   /// The block holding record `index` (< record_count()); the last block read is kept, so
-  /// reading records in order reads each block once. Error(kLimit) for a block that
-  /// decompresses to more than 2 GiB.
+  /// reading records in order reads each block once. Error(kLimit) at the block's offset for
+  /// a block that decompresses to more than the reader's limit, or to more than its record
+  /// count allows where the schema bounds a record's size.
   std::shared_ptr<const Block> block_of(uint64_t index) const;
 
  private:
@@ -72,6 +77,7 @@ class ContainerReader {
   void walk() const;
 
   std::shared_ptr<const io::ByteSource> source_;
+  uint64_t max_block_bytes_;
   Schema schema_;
   std::string codec_;
   std::unique_ptr<codec::BytesCodec> decompressor_;

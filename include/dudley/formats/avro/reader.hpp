@@ -16,8 +16,9 @@ namespace dudley::avro {
 inline constexpr const char* kSchemaAttribute = "avro.schema";
 inline constexpr const char* kCodecAttribute = "avro.codec";
 
-/// Opens the container file `path`. Throws ContainerReader's errors.
-model::Tree open_avro(const std::string& path);
+/// Opens the container file `path` (compressed blocks decoding to at most
+/// `max_block_bytes`). Throws ContainerReader's errors.
+model::Tree open_avro(const std::string& path, uint64_t max_block_bytes = kDefaultMaxBlockBytes);
 
 /// The tree of an opened container (the reader shared by its items).
 model::Tree tree_of(std::shared_ptr<const ContainerReader> reader);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,6 +47,10 @@ struct SchemaNode {
   /// The fewest bytes a datum of this type takes (a count of items that could not fit in
   /// what is left of a buffer is refused before any is read).
   uint64_t min_bytes = 0;
+  /// The most bytes a datum of this type can take; nullopt when it has no bound (strings,
+  /// bytes, arrays and maps, and what holds them or refers back to itself). A block of N
+  /// records of a bounded type decodes to at most N times this.
+  std::optional<uint64_t> max_bytes;
 };
 
 struct Schema {

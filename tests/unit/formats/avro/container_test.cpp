@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -68,14 +69,21 @@ TEST_F(AvroContainer, ZeroRecordsStillHaveAHeader) {
   EXPECT_EQ(model::child_count(*tree.root), 0u);
 }
 
-std::string error_opening(const std::string& path) {
+// The error opening `path` or reading its records: a record that cannot be read is an item
+// whose error is set (the walk stops there), never an exception out of the walk.
+std::string error_opening(const std::string& path,
+                          uint64_t max_block_bytes = kDefaultMaxBlockBytes) {
+  std::string found;
   try {
-    const model::Tree tree = open_avro(path);
-    model::for_each_child(*tree.root, [](uint64_t, const model::Node&) { return true; });
+    const model::Tree tree = open_avro(path, max_block_bytes);
+    model::for_each_child(*tree.root, [&](uint64_t, const model::Node& item) {
+      if (!item.error.empty()) found = item.error.text();
+      return true;
+    });
   } catch (const Error& e) {
     return e.what();
   }
-  return "";
+  return found;
 }
 
 TEST_F(AvroContainer, BrokenFilesAreRefusedNamingTheByte) {
@@ -121,6 +129,54 @@ TEST_F(AvroContainer, BrokenFilesAreRefusedNamingTheByte) {
   snappy.replace(at, 4, "snap");
   const std::string e4 = error_opening(variant("snap.avro", snappy));
   EXPECT_NE(e4.find("codec \"snap\" is not read by this build"), std::string::npos) << e4;
+}
+
+TEST_F(AvroContainer, CompressedBlocksAreBoundedByTheLimitAndByTheirRecords) {
+  // 4 MiB of zeros in one record: a bzip2 block of a few hundred bytes.
+  const std::string path = file("zeros.avro");
+  {
+    ContainerWriter w(path, ndarray_schema(), "bzip2", uint64_t{8} << 20);
+    NDArray a(DType::uint(1), Shape({int64_t{4} << 20}));
+    std::memset(a.mutable_data(), 0, a.byte_size());
+    BinaryWriter out(w.record_buffer());
+    encode_ndarray(a, out);
+    w.commit_record();
+    w.commit();
+  }
+  EXPECT_EQ(error_opening(path), "");  // within the default limit
+  const std::string e = error_opening(path, 1 << 20);
+  EXPECT_NE(e.find("a bzip2 block decodes to more than 1048576 bytes (--max-block-size"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("zeros.avro:@"), std::string::npos) << e;
+  // Records of a bounded type: a block of N records decodes to at most N times their size.
+  const Schema longs = parse_schema(
+      R"({"type": "record", "name": "r", "fields": [{"name": "a", "type": "long"},
+          {"name": "u", "type": ["null", "int", {"type": "fixed", "name": "f", "size": 12}]}]})",
+      "test");
+  ASSERT_TRUE(longs.top().max_bytes);
+  EXPECT_EQ(*longs.top().max_bytes, 10u + 10u + 12u);
+  EXPECT_FALSE(ndarray_schema().top().max_bytes);  // bytes: no bound
+  const Schema list = parse_schema(
+      R"({"type": "record", "name": "node", "fields": [{"name": "v", "type": "int"},
+          {"name": "next", "type": ["null", "node"]}]})",
+      "test");
+  EXPECT_FALSE(list.top().max_bytes);  // refers to itself: no bound
+  const std::string lying = file("lying.avro");
+  {
+    ContainerWriter w(lying, longs, "zstandard");
+    // 3 records claimed, each of 100 bytes of zeros (no record of this type is that long).
+    codec::Bytes& b = w.record_buffer();
+    b.resize(300);
+    std::memset(b.data(), 0, b.size());
+    for (int i = 0; i < 3; ++i) w.commit_record();
+    w.commit();
+  }
+  const std::string e2 = error_opening(lying);
+  EXPECT_NE(e2.find("a zstandard block of 3 records decodes to more than the 96 bytes such "
+                    "records can take"),
+            std::string::npos)
+      << e2;
 }
 
 }  // namespace
