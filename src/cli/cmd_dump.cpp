@@ -100,11 +100,13 @@ class Dumper {
   /// True once the output's budget of arrays holding no bytes is spent.
   bool exhausted() const { return exhausted_; }
 
-  void report(const std::string& message) {
+  // `status`: 1 for data that is not valid, 2 for data that could not be read (an I/O error,
+  // a web server past its deadline); the command exits with the worst.
+  void report(const std::string& message, int status = kExitInvalid) {
     if (trial_) throw TrialFailed{};
     out_.flush();  // what came before the problem appears before it
     fmt::print(stderr, "{}\n", message);
-    status_ = kExitInvalid;
+    status_ = std::max(status_, status);
   }
 
   // Counts an array that holds no bytes against the budget; throws once it is spent.
@@ -149,7 +151,7 @@ class Dumper {
       if (!begun_ && o.json) out_.write("null");
       extra["error"] = json_error_text(e.what());
       // The array is named too: "block 0: MD5 checksum mismatch" alone does not say which.
-      report(item_problem(ref.label, e.what()));
+      report(item_problem(ref.label, e.what()), exit_status_for(e));
     }
     return extra;
   }

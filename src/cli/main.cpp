@@ -1,6 +1,7 @@
 // The `dudley` command-line tool.
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -76,6 +77,11 @@ int main(int argc, char** argv) {
   // Past a file size limit (ulimit -f), a write fails with EFBIG and is reported naming the
   // file, instead of the signal killing the process.
   std::signal(SIGXFSZ, SIG_IGN);
+  // A command's requests to web servers end within an hour unless told otherwise
+  // (--http-deadline, DUDLEY_HTTP_DEADLINE): a server that answers, but too slowly to
+  // finish, must not hold a script forever. The library has no such default: an open file
+  // in a Python session lives longer than any command.
+  ::setenv("DUDLEY_HTTP_DEADLINE", "3600", /*overwrite=*/0);
   try {
     return run(argc, argv);
   } catch (const dudley::Error& e) {

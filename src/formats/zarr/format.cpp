@@ -1,5 +1,6 @@
 #include "dudley/formats/zarr/format.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -30,13 +31,23 @@ class ZarrFormat final : public BasicFormat {
     return false;
   }
 
-  model::Tree open(const std::string& path, const OpenOptions&) const override {
-    return open_zarr(path);
+  model::Tree open(const std::string& path, const OpenOptions& options) const override {
+    HttpLimits http = is_url(path) ? HttpLimits::from_environment() : HttpLimits{};
+    const auto& own = options.formats.get<ZarrOpenOptions>();
+    if (own.http_timeout) http.request_seconds = *own.http_timeout;
+    if (own.http_deadline) http.total_seconds = *own.http_deadline;
+    return open_zarr(path, http);
   }
 
   std::vector<FormatOption> cli_options() const override {
     using Kind = FormatOption::Kind;
     return {
+        FormatOption::reading(Kind::kValue, "--http-timeout",
+                              "A store on a web server: seconds one request may take (default "
+                              "300; 0: no bound)"),
+        FormatOption::reading(Kind::kValue, "--http-deadline",
+                              "A store on a web server: seconds all of this command's requests "
+                              "may take (default 3600; 0: no bound)"),
         FormatOption::writing(Kind::kValue, "--compressor",
                               "Compress every chunk with this (default zstd; lz4 is numcodecs' "
                               "LZ4: v2 readers and zarr-python 3 have it, zarrita not)")
@@ -68,6 +79,23 @@ class ZarrFormat final : public BasicFormat {
                               "Write a v3 store (default) or a v2 one (.zarray, for zarr-python 2)")
             .allowing({"2", "3"}),
     };
+  }
+
+  void apply_open_options(const GivenOptions& given, OpenOptions& options) const override {
+    ZarrOpenOptions own = options.formats.get<ZarrOpenOptions>();
+    for (const auto& [name, slot] :
+         {std::pair{"--http-timeout", &own.http_timeout}, {"--http-deadline", &own.http_deadline}}) {
+      const std::string text = given_value(given, name);
+      if (text.empty()) continue;
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (end == text.c_str() || *end != '\0' || !(v >= 0) || v > 1e9) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("{} {}: give a number of seconds (0 for no bound)", name, text));
+      }
+      *slot = v;
+    }
+    options.formats.set(std::move(own));
   }
 
   void apply_save_options(const GivenOptions& given, SaveOptions& options) const override {

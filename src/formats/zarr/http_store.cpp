@@ -1,12 +1,20 @@
 // A read-only store on a web server, through libcurl: sizes by HEAD, values and byte ranges
 // by GET with a Range header. Each thread keeps its own handle, so connections are reused;
 // a batch of chunks (read_many) is fetched with many transfers in flight on one multi handle.
+// Every request keeps to the store's HttpLimits: a time bound of its own, the store's
+// deadline, a floor on its speed, and a bounded number of tries for failures that may pass.
 #include <curl/curl.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "curl_library.hpp"
 #include "dudley/core/error.hpp"
@@ -18,6 +26,34 @@ namespace {
 constexpr long kMaxRedirects = 5;
 // Transfers in flight at once in read_many (one connection each, reused between batches).
 constexpr size_t kInFlight = 16;
+// The wait before the second try of a request; doubled for each further one.
+constexpr std::chrono::milliseconds kFirstBackoff{250};
+
+using Clock = std::chrono::steady_clock;
+
+// Whether a failed request may succeed if tried again: the server said so (429 Too Many
+// Requests, 5xx of a busy or restarting server), or the connection failed before an answer.
+// A timeout is not: it spent the time the request had.
+bool may_pass(CURLcode rc, long status) {
+  if (rc == CURLE_OK) {
+    return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
+  }
+  return rc == CURLE_COULDNT_CONNECT || rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR ||
+         rc == CURLE_GOT_NOTHING;
+}
+
+// A number of seconds from the environment variable `name`, or `fallback` when it is unset.
+double seconds_from_environment(const char* name, double fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(v >= 0) || v > 1e9) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{}={}: give a number of seconds (0 for no bound)", name, text));
+  }
+  return v;
+}
 
 struct HandleFree {
   void operator()(CURL* c) const { curl().easy_cleanup(c); }
@@ -65,15 +101,22 @@ size_t take(char* data, size_t size, size_t count, void* user) {
 
 class HttpStore final : public Store {
  public:
-  explicit HttpStore(std::string url) : url_(std::move(url)) {
+  HttpStore(std::string url, const HttpLimits& limits) : url_(std::move(url)), limits_(limits) {
     while (url_.size() > 1 && url_.back() == '/') url_.pop_back();
+    if (limits_.total_seconds > 0) {
+      deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(limits_.total_seconds));
+    }
   }
   const std::string& name() const override { return url_; }
 
   std::optional<uint64_t> size(const std::string& key) const override {
-    CURL* c = prepare(key);
-    curl().easy_setopt(c, CURLOPT_NOBODY, 1L);
-    const long status = perform(c, key);
+    CURL* c = nullptr;
+    const long status = perform_tried(key, [&] {
+      c = prepare(key);
+      curl().easy_setopt(c, CURLOPT_NOBODY, 1L);
+      return c;
+    });
     if (status == 404 || status == 410) return std::nullopt;
     expect(status == 200, key, status);
     curl_off_t length = -1;
@@ -88,13 +131,19 @@ class HttpStore final : public Store {
   void read(const std::string& key, uint64_t offset, uint64_t length,
             std::byte* out) const override {
     if (length == 0) return;
-    CURL* c = prepare(key);
     const std::string range = fmt::format("{}-{}", offset, offset + length - 1);
-    curl().easy_setopt(c, CURLOPT_RANGE, range.c_str());
     Sink sink{out, length, 0, false};
-    curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
-    curl().easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-    const long status = perform(c, key, &sink);
+    const long status = perform_tried(
+        key,
+        [&] {
+          CURL* c = prepare(key);
+          curl().easy_setopt(c, CURLOPT_RANGE, range.c_str());
+          sink = Sink{out, length, 0, false};
+          curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
+          curl().easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+          return c;
+        },
+        &sink);
     // 206: the range; 200: the whole value, acceptable when that is what was asked for.
     expect(status == 206 || (status == 200 && offset == 0), key, status);
     if (sink.got != length) {
@@ -128,13 +177,20 @@ class HttpStore final : public Store {
     for (size_t t = 0; t < transfers.size(); ++t) transfers[t].slot = t;
     std::vector<size_t> idle;  // transfers free to start
     for (size_t i = easies.size(); i-- > 0;) idle.push_back(i);
-    size_t next = 0, running = 0;
+    // Requests to start, in order; a request that failed in a way that may pass waits in
+    // `later` until its backoff has passed, then goes to the front.
+    std::deque<size_t> queue;
+    for (size_t i = 0; i < requests.size(); ++i) queue.push_back(i);
+    std::vector<std::pair<Clock::time_point, size_t>> later;
+    std::vector<int> tries(requests.size(), 0);
+    size_t running = 0;
     std::optional<Error> failure;
-    auto start = [&](size_t t) {
-      RangeRequest& r = requests[next];
+    auto start = [&](size_t t, size_t index) {
+      RangeRequest& r = requests[index];
       Transfer& x = transfers[t];
-      x.request = next++;
+      x.request = index;
       x.message[0] = 0;
+      ++tries[index];
       CURL* c = easies[t].get();
       curl().easy_reset(c);
       configure(c, r.key);
@@ -163,6 +219,10 @@ class HttpStore final : public Store {
       CURL* c = easies[t].get();
       long status = 0;
       curl().easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+      if (may_pass(rc, status) && !x.sink.overflow && tries[x.request] < limits_.tries) {
+        later.emplace_back(Clock::now() + backoff(tries[x.request]), x.request);
+        return;
+      }
       try {
         if (rc != CURLE_OK) {
           if (x.sink.overflow && r.whole) {
@@ -176,21 +236,19 @@ class HttpStore final : public Store {
                         fmt::format("the server sent more than the {} bytes asked for", r.length),
                         Location::file(where(r.key)));
           }
-          throw Error(
-              ErrorCategory::kIo,
-              fmt::format("cannot fetch: {}", x.message[0] ? x.message : curl().easy_strerror(rc)),
-              Location::file(where(r.key)));
+          throw transfer_error(rc, x.message, r.key, tries[x.request]);
         }
         if (r.whole) {
           if (status == 404 || status == 410) {
             r.found = false;
           } else {
-            expect(status == 200, r.key, status);
+            expect(status == 200, r.key, status, tries[x.request]);
             r.found = true;
             r.out->resize(x.sink.got);
           }
         } else {
-          expect(status == 206 || (status == 200 && r.offset == 0), r.key, status);
+          expect(status == 206 || (status == 200 && r.offset == 0), r.key, status,
+                 tries[x.request]);
           if (x.sink.got != r.length) {
             throw Error(ErrorCategory::kData,
                         fmt::format("{} bytes at offset {} were asked for; the server sent {}",
@@ -208,9 +266,25 @@ class HttpStore final : public Store {
       throw Error(ErrorCategory::kIo, fmt::format("cannot fetch: {}", curl().multi_strerror(mc)),
                   Location::file(url_));
     };
-    while ((next < requests.size() && !failure) || running > 0) {
-      while (next < requests.size() && !failure && !idle.empty()) {
-        start(idle.back());
+    auto waiting = [&] { return !failure && (!queue.empty() || !later.empty()); };
+    while (waiting() || running > 0) {
+      // Retries whose backoff has passed go first.
+      const Clock::time_point now = Clock::now();
+      for (auto it = later.begin(); it != later.end();) {
+        if (it->first <= now) {
+          queue.push_front(it->second);
+          it = later.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      while (!failure && !queue.empty() && !idle.empty()) {
+        if (deadline_passed()) {
+          failure = deadline_error();
+          break;
+        }
+        start(idle.back(), queue.front());
+        queue.pop_front();
         idle.pop_back();
       }
       int still = 0;
@@ -228,10 +302,21 @@ class HttpStore final : public Store {
         idle.push_back(t);
         --running;
       }
-      // Wait for the sockets only while transfers run and none has room to start.
-      if (running > 0 && (idle.empty() || next == requests.size() || failure)) {
-        mc = curl().multi_poll(multi.get(), nullptr, 0, 1000, nullptr);
-        if (mc != CURLM_OK) fail_all(mc);
+      // Wait for the sockets (or the next retry) while nothing can start now.
+      const bool can_start = !failure && !queue.empty() && !idle.empty();
+      if (!can_start && (running > 0 || waiting())) {
+        int wait_ms = 1000;
+        for (const auto& [when, index] : later) {
+          const auto ms =
+              std::chrono::duration_cast<std::chrono::milliseconds>(when - Clock::now()).count();
+          wait_ms = static_cast<int>(std::clamp<int64_t>(ms, 0, wait_ms));
+        }
+        if (running > 0) {
+          mc = curl().multi_poll(multi.get(), nullptr, 0, wait_ms, nullptr);
+          if (mc != CURLM_OK) fail_all(mc);
+        } else if (wait_ms > 0) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+        }
       }
     }
     if (failure) throw *failure;
@@ -249,49 +334,110 @@ class HttpStore final : public Store {
     return c;
   }
 
-  // The options of every request for `key`.
+  bool deadline_passed() const { return deadline_ && Clock::now() >= *deadline_; }
+
+  Error deadline_error() const {
+    return Error(ErrorCategory::kIo,
+                 fmt::format("the deadline for this store's requests, {} s after it was opened, "
+                             "has passed (--http-deadline SECONDS, 0 for none)",
+                             limits_.total_seconds),
+                 Location::file(url_));
+  }
+
+  // The wait before try number `tried` + 1.
+  static Clock::duration backoff(int tried) {
+    return kFirstBackoff * (1 << std::min(tried - 1, 6));
+  }
+
+  // The options of every request for `key`: its time bound (its own, or what is left of the
+  // store's deadline, whichever ends first) and speed floor.
   void configure(CURL* c, const std::string& key) const {
+    if (deadline_passed()) throw deadline_error();
+    double seconds = limits_.request_seconds;
+    if (deadline_) {
+      seconds = std::min(seconds,
+                         std::chrono::duration<double>(*deadline_ - Clock::now()).count());
+    }
+    const long ms = seconds > 0 ? std::max(1L, static_cast<long>(seconds * 1000)) : 0L;
     const std::string url = where(key);
     curl().easy_setopt(c, CURLOPT_URL, url.c_str());
     curl().easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
     curl().easy_setopt(c, CURLOPT_MAXREDIRS, kMaxRedirects);
     curl().easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     curl().easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl().easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
-    // A server that stops sending fails the read instead of hanging it.
-    curl().easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl().easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
+    curl().easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ms > 0 ? std::min(ms, 30000L) : 30000L);
+    curl().easy_setopt(c, CURLOPT_TIMEOUT_MS, ms);
+    // A server that stops sending, or drips, fails the read instead of holding it.
+    curl().easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, limits_.slow_bytes_per_second);
+    curl().easy_setopt(c, CURLOPT_LOW_SPEED_TIME, limits_.slow_seconds);
     curl().easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl().easy_setopt(c, CURLOPT_USERAGENT, "dudley");
   }
 
-  long perform(CURL* c, const std::string& key, const Sink* sink = nullptr) const {
-    char message[CURL_ERROR_SIZE] = {0};
-    curl().easy_setopt(c, CURLOPT_ERRORBUFFER, message);
-    const CURLcode rc = curl().easy_perform(c);
-    if (rc != CURLE_OK) {
-      if (sink && sink->overflow) {
+  // Runs the request `make` prepares (again for each try, after a backoff) until it
+  // succeeds, fails for good, or has had its tries. Returns the last HTTP status.
+  long perform_tried(const std::string& key, const std::function<CURL*()>& make,
+                     const Sink* sink = nullptr) const {
+    for (int tried = 1;; ++tried) {
+      CURL* c = make();
+      char message[CURL_ERROR_SIZE] = {0};
+      curl().easy_setopt(c, CURLOPT_ERRORBUFFER, message);
+      const CURLcode rc = curl().easy_perform(c);
+      long status = 0;
+      if (rc == CURLE_OK) curl().easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+      const bool overflow = sink && sink->overflow;
+      if (!overflow && may_pass(rc, status) && tried < limits_.tries) {
+        const Clock::time_point resume = Clock::now() + backoff(tried);
+        if (!deadline_ || resume < *deadline_) {
+          std::this_thread::sleep_until(resume);
+          continue;
+        }
+      }
+      if (rc == CURLE_OK) {
+        if (may_pass(rc, status) && tried > 1) expect(false, key, status, tried);
+        return status;
+      }
+      if (overflow) {
         throw Error(ErrorCategory::kData,
                     fmt::format("the server sent more than the {} bytes asked for", sink->room),
                     Location::file(where(key)));
       }
-      throw Error(ErrorCategory::kIo,
-                  fmt::format("cannot fetch: {}", message[0] ? message : curl().easy_strerror(rc)),
-                  Location::file(where(key)));
+      throw transfer_error(rc, message, key, tried);
     }
-    long status = 0;
-    curl().easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    return status;
   }
 
-  void expect(bool ok, const std::string& key, long status) const {
+  // A transfer that failed, said with the bound it met when it met one.
+  Error transfer_error(CURLcode rc, const char* message, const std::string& key,
+                       int tried) const {
+    std::string why = message && message[0] ? message : curl().easy_strerror(rc);
+    if (rc == CURLE_OPERATION_TIMEDOUT) {
+      // A request cut short by the deadline (libcurl's timer may fire a little early).
+      if (deadline_ && Clock::now() + std::chrono::milliseconds(100) >= *deadline_) {
+        return deadline_error();
+      }
+      why += fmt::format(" (a request may take {} s, --http-timeout SECONDS; and must move at "
+                         "least {} bytes a second over {} s)",
+                         limits_.request_seconds, limits_.slow_bytes_per_second,
+                         limits_.slow_seconds);
+    }
+    if (tried > 1) why += fmt::format(", after {} tries", tried);
+    return Error(ErrorCategory::kIo, fmt::format("cannot fetch: {}", why),
+                 Location::file(where(key)));
+  }
+
+  void expect(bool ok, const std::string& key, long status, int tried = 1) const {
     if (!ok) {
-      throw Error(ErrorCategory::kIo, fmt::format("the server answered HTTP {}", status),
+      throw Error(ErrorCategory::kIo,
+                  tried > 1 ? fmt::format("the server answered HTTP {}, after {} tries", status,
+                                          tried)
+                            : fmt::format("the server answered HTTP {}", status),
                   Location::file(where(key)));
     }
   }
 
   std::string url_;
+  HttpLimits limits_;
+  std::optional<Clock::time_point> deadline_;
 };
 
 }  // namespace
@@ -300,8 +446,15 @@ bool is_url(const std::string& path) {
   return path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0;
 }
 
-std::shared_ptr<Store> open_http_store(const std::string& url) {
-  return std::make_shared<HttpStore>(url);
+HttpLimits HttpLimits::from_environment() {
+  HttpLimits limits;
+  limits.request_seconds = seconds_from_environment("DUDLEY_HTTP_TIMEOUT", limits.request_seconds);
+  limits.total_seconds = seconds_from_environment("DUDLEY_HTTP_DEADLINE", limits.total_seconds);
+  return limits;
+}
+
+std::shared_ptr<Store> open_http_store(const std::string& url, const HttpLimits& limits) {
+  return std::make_shared<HttpStore>(url, limits);
 }
 
 }  // namespace dudley::zarr

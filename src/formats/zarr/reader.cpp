@@ -243,8 +243,8 @@ model::Tree read_zarr(const std::shared_ptr<const Store>& store) {
   return tree;
 }
 
-model::Tree open_zarr(const std::string& path) {
-  return read_zarr(is_url(path) ? open_http_store(path) : open_directory_store(path));
+model::Tree open_zarr(const std::string& path, const HttpLimits& http) {
+  return read_zarr(is_url(path) ? open_http_store(path, http) : open_directory_store(path));
 }
 
 }  // namespace dudley::zarr

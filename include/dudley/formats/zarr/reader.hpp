@@ -27,7 +27,8 @@ NodeMetadata read_node_metadata(const Store& store, const std::string& prefix);
 model::Tree read_zarr(const std::shared_ptr<const Store>& store);
 
 /// read_zarr() of the directory store at `path`, or of the store on a web server when `path`
-/// is an http:// or https:// URL.
-model::Tree open_zarr(const std::string& path);
+/// is an http:// or https:// URL (its requests within `http`).
+model::Tree open_zarr(const std::string& path,
+                      const HttpLimits& http = HttpLimits::from_environment());
 
 }  // namespace dudley::zarr

@@ -66,11 +66,37 @@ std::shared_ptr<Store> open_directory_store(const std::string& path);
 /// Whether `path` is an http:// or https:// URL.
 bool is_url(const std::string& path);
 
+/// How long requests to a web server may take, and how often one is tried again. A server
+/// that stops answering, or drips its answer, fails the read within these bounds.
+struct HttpLimits {
+  /// The most one request may take, from connecting to the last byte (--http-timeout;
+  /// DUDLEY_HTTP_TIMEOUT). Seconds.
+  double request_seconds = 300;
+  /// The most all requests of the store may take together, counted from when it is opened
+  /// (--http-deadline; DUDLEY_HTTP_DEADLINE); 0: no such bound. Seconds. The command-line
+  /// tool bounds each command by an hour unless told otherwise.
+  double total_seconds = 0;
+  /// A transfer slower than this many bytes a second for `slow_seconds` fails: a server
+  /// dripping its answer a byte at a time is a stalled one.
+  long slow_bytes_per_second = 1024;
+  long slow_seconds = 20;
+  /// Tries of a request that failed in a way that may pass (HTTP 429, 500, 502, 503, 504;
+  /// a connection refused, reset or closed without an answer), with backoff between them
+  /// (0.25 s, doubling), each within the deadline.
+  int tries = 3;
+
+  /// The defaults, with DUDLEY_HTTP_TIMEOUT and DUDLEY_HTTP_DEADLINE (seconds) applied.
+  /// Error(kUsage) naming the variable when one is not a number of seconds.
+  static HttpLimits from_environment();
+};
+
 /// The read-only store at `url` on a web server (libcurl): sizes by HEAD, values and byte
 /// ranges by GET with Range (a 404 is a missing key; other statuses, short or long bodies
 /// and transfers that stall fail naming the URL). Redirects are followed (at most 5, http
-/// and https only). A web server lists nothing: children() is empty.
-std::shared_ptr<Store> open_http_store(const std::string& url);
+/// and https only). A web server lists nothing: children() is empty. Requests keep to
+/// `limits`: past them, Error(kIo) naming the URL and the bound.
+std::shared_ptr<Store> open_http_store(const std::string& url,
+                                       const HttpLimits& limits = HttpLimits::from_environment());
 
 /// A store held in memory, keys to values (tests and fuzz targets). `name` is its name in
 /// messages; children() lists the prefixes of keys that end in "/zarr.json".
