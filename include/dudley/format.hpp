@@ -63,6 +63,9 @@ struct OpenOptions {
 struct SaveOptions {
   /// The format to write; empty: found from the destination's extension.
   std::string format;
+  /// Write what the output can carry and list the rest in SaveReport::lost (--lossy),
+  /// instead of refusing the whole save with a LossError.
+  bool lossy = false;
   /// Make the output durable (fsync) before it appears under its name.
   bool fsync = false;
   /// Called with (bytes done, bytes in all) as array data is written.
@@ -143,9 +146,14 @@ struct WrittenFile {
 /// What a save wrote, and what of the tree the format could not hold.
 struct SaveReport {
   std::vector<WrittenFile> files;  ///< the main output first
-  /// Things of the tree the output does not keep (tree values, masks, names respelled, ...),
-  /// each one line naming the item; the CLI prints them as notes.
+  /// How the output keeps the tree differently (names respelled, a list written as a group,
+  /// recompressed), each one line naming the item; nothing of the source is missing. The CLI
+  /// prints them as notes.
   std::vector<std::string> notes;
+  /// Items of the source the output does not carry, or carries only in part (an array left
+  /// out, values not written, an attribute, a mask, a link), one line each naming the item
+  /// and why. Only with SaveOptions::lossy: otherwise such a save throws LossError.
+  std::vector<std::string> lost;
   /// Paths of the source's arrays that the output has no place for (writing into a given
   /// layout); also in `notes`.
   std::vector<std::string> unused;
@@ -154,6 +162,43 @@ struct SaveReport {
   std::string layout;
   /// Bytes of the main output.
   uint64_t bytes() const { return files.empty() ? 0 : files.front().bytes; }
+};
+
+/// A save refused because its output cannot carry everything asked for: every item it would
+/// lose, named with the reason (SaveOptions::lossy writes the rest instead). Nothing is
+/// written. Category kLoss.
+class LossError : public Error {
+ public:
+  /// `format`: the output's ("hdf5"); `path`: the output; `items`: "PATH: why" lines.
+  LossError(const std::string& format, const std::string& path, std::vector<std::string> items);
+  const std::vector<std::string>& items() const noexcept { return items_; }
+  /// The summary line, then each item on a line of its own (at most 1000; then a count).
+  std::string report() const override;
+
+ private:
+  std::vector<std::string> items_;
+};
+
+/// What a writer leaves out, held to the rule that nothing is lost silently: the writer
+/// calls lose() for each item of the source it cannot carry, and check() before its output
+/// appears, which refuses the save (LossError naming them all) unless the caller asked for
+/// a lossy result. What the source's reader itself had no place for (Tree::skipped: links,
+/// committed types) is lost by any output, and counted from the start.
+class LossLog {
+ public:
+  /// `lossy`: SaveOptions::lossy; `format` and `path` name the output in the error.
+  LossLog(const model::Tree& tree, bool lossy, std::string format, std::string path);
+  /// Records one item left out ("PATH: why").
+  void lose(std::string item) { items_.push_back(std::move(item)); }
+  /// Throws LossError when anything was lost and the save is not lossy.
+  void check() const;
+  /// The items lost (for SaveReport::lost).
+  std::vector<std::string> take() { return std::move(items_); }
+
+ private:
+  std::vector<std::string> items_;
+  bool lossy_;
+  std::string format_, path_;
 };
 
 /// One file of a family that an index lists, and the options reading it needs (the index's

@@ -8,15 +8,16 @@ h5py-style, read arrays into numpy with numpy's basic indexing, and write numpy 
 See docs/python.md for the whole interface.
 """
 from ._native import (Array, DataError, DataTypeError, Diagnostic, Error, Family, File,
-                      FileError, Group, LimitError, ParseError, SemanticError, UsageError,
-                      __version__, check, fmt, open, open_family)
+                      FileError, Group, LimitError, LossError, ParseError, SemanticError,
+                      UsageError, __version__, check, fmt, open, open_family)
 from ._native import _family_native, _reopen_native
 from ._dask import to_dask
 from ._save import Item, save
 from ._writer import FamilyWriter, Writer
 
 __all__ = ["Array", "DataError", "DataTypeError", "Diagnostic", "Error", "Family",
-           "FamilyWriter", "File", "FileError", "Group", "Item", "LimitError", "ParseError",
+           "FamilyWriter", "File", "FileError", "Group", "Item", "LimitError", "LossError",
+           "ParseError",
            "SemanticError", "UsageError", "Writer", "check", "fmt", "open", "open_family",
            "save", "to_dask"]
 

@@ -21,10 +21,13 @@ class Item:
         return f"dudley.Item({self.value!r}, attrs={self.attrs!r}, doc={self.doc!r})"
 
 
-def save(obj, path, format=None):
+def save(obj, path, format=None, lossy=False):
     """Write `obj` to `path`, in the format its extension names or `format`: a file
     dudley.open returned (any format), or a dict of numpy arrays (any strides, byte order
     or structured dtype; lists and scalars too), str values, dicts for groups, and
     dudley.Item for attributes. The output appears whole or not at all, never over the
-    file being read. Returns notes on what the format could not keep."""
-    return _native._save(obj, path, format, Item)
+    file being read. What the format cannot carry (a Dudley layout holds no attribute
+    values) raises dudley.LossError naming every item (its `lost`), and nothing is written;
+    with lossy=True the rest is written. Returns notes on what the format keeps otherwise,
+    then "left out: ..." for each item a lossy save left out."""
+    return _native._save(obj, path, format, Item, lossy)

@@ -67,13 +67,19 @@ PYBIND11_MODULE(_native, m) {
   subclass(ErrorCategory::kIo, "FileError", "OSError");
   subclass(ErrorCategory::kUsage, "UsageError", "ValueError");
   subclass(ErrorCategory::kLimit, "LimitError", nullptr);
+  subclass(ErrorCategory::kLoss, "LossError", nullptr);
   // NOLINTNEXTLINE(performance-unnecessary-value-param): pybind11 takes this signature
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const Error& e) {
       PyObject* cls = by_category.at(e.category());
-      py::object exc = py::handle(cls)(py::str(e.what()));
+      // A LossError says every item it would lose: in the message, and as `lost`.
+      const auto* loss = dynamic_cast<const LossError*>(&e);
+      std::string text = loss ? e.report() : std::string(e.what());
+      while (!text.empty() && text.back() == '\n') text.pop_back();
+      py::object exc = py::handle(cls)(py::str(text));
+      exc.attr("lost") = loss ? py::cast(loss->items()) : py::object(py::list());
       const Location& at = e.location();
       exc.attr("category") = std::string(to_string(e.category()));
       exc.attr("path") = at.path.empty() ? py::none() : py::cast(at.path);
@@ -300,7 +306,7 @@ PYBIND11_MODULE(_native, m) {
         "params"_a = py::none(), "format"_a = py::none(),
         "A family: a glob pattern ('run_*.h5', name order) or a family index "
         "(run.index.bin); the other arguments as open() takes them, for every member.");
-  m.def("_save", &save_tree, "obj"_a, "path"_a, "format"_a, "item_class"_a);
+  m.def("_save", &save_tree, "obj"_a, "path"_a, "format"_a, "item_class"_a, "lossy"_a = false);
   // dudley._reopen (python/dudley/__init__.py) calls this: pickle rebuilds objects by the
   // name of a Python function.
   m.def("_reopen_native", &reopen, "path"_a, "given"_a, "format"_a, "node_path"_a);

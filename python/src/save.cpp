@@ -116,7 +116,8 @@ std::unique_ptr<model::Node> node_of(const std::string& name, py::handle value, 
 // dudley.save: an open file (any format) or a nested dict of numpy arrays, to `path` in the
 // format its extension names (or `format`). Never over one of its own inputs.
 std::vector<std::string> save_tree(py::handle obj, const std::string& path,
-                                   std::optional<std::string> format, py::handle item_class) {
+                                   std::optional<std::string> format, py::handle item_class,
+                                   bool lossy) {
   std::shared_ptr<const model::Tree> tree;
   if (py::isinstance<File>(obj)) {
     const File& f = obj.cast<const File&>();
@@ -137,12 +138,15 @@ std::vector<std::string> save_tree(py::handle obj, const std::string& path,
   }
   SaveOptions options;
   if (format) options.format = *format;
+  options.lossy = lossy;
   SaveReport report;
   {
     py::gil_scoped_release unlocked;
     report = dudley::save(*tree, path, options);
   }
-  return report.notes;
+  std::vector<std::string> out = report.notes;
+  for (const std::string& item : report.lost) out.push_back("left out: " + item);
+  return out;
 }
 
 }  // namespace dudley::python

@@ -11,8 +11,11 @@ namespace dudley::python {
 
 /// Writes `obj` (a File, or a dict of numpy arrays, dicts and `item_class` objects: a value
 /// with attributes and doc) to `path` in the format its extension names (or `format`), never
-/// over the file being read; the format's notes. Arrays are borrowed, not copied.
+/// over the file being read; the format's notes, then "left out: ..." for each item a
+/// `lossy` save left out (without it, such a save raises dudley.LossError naming them).
+/// Arrays are borrowed, not copied.
 std::vector<std::string> save_tree(py::handle obj, const std::string& path,
-                                   std::optional<std::string> format, py::handle item_class);
+                                   std::optional<std::string> format, py::handle item_class,
+                                   bool lossy);
 
 }  // namespace dudley::python

@@ -31,6 +31,7 @@ struct ConvertOptions {
   std::string destination;
   bool fsync = false;
   bool quiet = false;
+  bool lossy = false;  ///< --lossy: write what DST can carry, list the rest
   std::string to;  ///< --to: the format of DST (default: by its extension)
   /// The formats' own writing options given (--compression, --embed-layout, ...).
   GivenOptions given;
@@ -152,6 +153,7 @@ int run_convert(const ConvertOptions& o) {
   SaveOptions save_options;
   save_options.format = out_format.name();
   save_options.fsync = o.fsync;
+  save_options.lossy = o.lossy;
   save_options.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
   apply_format_options(o.given, save_options);
   OpenOptions open_options;
@@ -186,9 +188,12 @@ int run_convert(const ConvertOptions& o) {
     out["files"] = std::move(files);
     if (!report.unused.empty()) out["unused"] = report.unused;
     out["notes"] = report.notes;
+    out["lost"] = report.lost;
     fmt::print("{}\n", json_text(out, 2));
     return kExitOk;
   }
+  // What --lossy left out is said even with --quiet: a partial result is never silent.
+  for (const std::string& item : report.lost) fmt::print(stderr, "note: left out: {}\n", item);
   if (o.quiet) return kExitOk;
   for (const std::string& note : report.notes) fmt::print(stderr, "note: {}\n", note);
   std::vector<std::string> besides;
@@ -222,6 +227,10 @@ void add_convert_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember(format_names(true)));
   cmd->add_flag("--fsync", options->fsync, "Make the files durable before they appear");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress bar and no summary");
+  cmd->add_flag("--lossy", options->lossy,
+                "Write what DST can carry and list what it leaves out (without it, a "
+                "conversion that would lose anything fails, naming every item, and writes "
+                "nothing)");
   add_format_options(*cmd, FormatOption::Use::kWriting, options->given);
   cmd->callback([options, &exit_code] {
     exit_code = guarded(options->source.json, [&] { return run_convert(*options); });

@@ -25,17 +25,21 @@ int run_describe(const DescribeCommandOptions& options) {
   const model::Tree tree = open_data(options.data);
   ndl::DescribeOptions describe;
   describe.values = options.values;
-  std::vector<std::string> warnings;
+  ndl::DescribeProblems problems;
+  // Arrays that cannot be read make the description incomplete, as they make ls and dump
+  // fail: exit 1, each named; what NDL cannot state is a warning (exit 0).
   if (options.data.json) {
-    const std::string text = ndl::describe_text(tree, describe, warnings);
+    const std::string text = ndl::describe_text(tree, describe, problems);
     nlohmann::ordered_json out;
     out["file"] = options.data.data;
     out["format"] = tree.format;
     out["ndl"] = text;
-    out["warnings"] = warnings;
+    out["warnings"] = problems.warnings;
+    out["errors"] = problems.errors;
     const std::string json = out.dump(2) + "\n";
     std::fwrite(json.data(), 1, json.size(), stdout);
-    return kExitOk;
+    for (const std::string& e : problems.errors) fmt::print(stderr, "error: {}\n", e);
+    return problems.errors.empty() ? kExitOk : kExitInvalid;
   }
   if (!options.output.empty()) {
     if (same_file(options.output, options.data.data))
@@ -49,15 +53,16 @@ int run_describe(const DescribeCommandOptions& options) {
           file.write_at(at, s.data(), s.size());
           at += s.size();
         },
-        warnings);
+        problems);
     file.commit();
   } else {
     Output out(stdout);
     ndl::describe(
-        tree, describe, [&](std::string_view s) { out.write(s); }, warnings);
+        tree, describe, [&](std::string_view s) { out.write(s); }, problems);
   }
-  for (const std::string& w : warnings) fmt::print(stderr, "warning: {}\n", w);
-  return kExitOk;
+  for (const std::string& w : problems.warnings) fmt::print(stderr, "warning: {}\n", w);
+  for (const std::string& e : problems.errors) fmt::print(stderr, "error: {}\n", e);
+  return problems.errors.empty() ? kExitOk : kExitInvalid;
 }
 
 }  // namespace

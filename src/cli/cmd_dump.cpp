@@ -258,11 +258,39 @@ class Dumper {
     };
   }
 
+  // Values of chunks never written are the fill value, backed by nothing in the file (a
+  // 333-byte Zarr document may declare 10^12 chunks): past kMaxUnbackedValues of them, an
+  // output must be asked for with --max-values, as Dudley's arrays of no bytes are, so
+  // that what a dump costs follows what the file holds. Only large selections list chunks.
+  void check_backed(const ArrayRef& ref, const Hyperslab& h) const {
+    uint64_t values = 1;
+    for (int64_t c : h.count) values = checked_mul(values, static_cast<uint64_t>(c)).value_or(UINT64_MAX);
+    if (options_.max_values != 0 || values <= kMaxUnbackedValues) return;
+    const std::optional<model::StoredChunks> stored = ref.data->stored_chunks();
+    if (!stored) return;
+    const uint64_t backed = stored->stored_elements();
+    if (values - std::min(values, backed) <= kMaxUnbackedValues) return;
+    throw Error(ErrorCategory::kLimit,
+                fmt::format("{} values, of which at most {} are stored ({} of its chunks): the "
+                            "rest are the fill value of chunks never written; give --max-values "
+                            "N to print the first N, or select a part",
+                            values, backed, stored->chunks));
+  }
+
+  // The most bytes of the selection read at once: a block, or, with --max-values, what
+  // those values take (a dump of the first values of a huge array reads only those).
+  uint64_t piece_bytes(uint64_t unit_bytes) const {
+    if (options_.max_values == 0) return kBlockBytes;
+    const uint64_t wanted = checked_mul(options_.max_values, unit_bytes).value_or(UINT64_MAX);
+    return std::clamp<uint64_t>(wanted, std::max<uint64_t>(unit_bytes, 1), kBlockBytes);
+  }
+
   // An array (no fields) read block by block and printed as it goes.
   void stream(const ArrayRef& ref, ValueWriter::Options& o, json& extra) {
     const Hyperslab h = selection_of(ref);
     const std::vector<int64_t> shape = h.result_shape();
     check_printable(ref.dtype, shape, ref.label);
+    check_backed(ref, h);
     index_map(h, ref.dtype, ref.shape, o);
     // One code unit of each string picked (`/names[:, 0]`): each prints as a string of one.
     o.last_dim_is_string = !(ref.dtype.joins_units() && !h.count.empty() && h.dropped.back());
@@ -285,7 +313,7 @@ class Dumper {
     }
     std::optional<NDArray> whole;
     std::vector<uint8_t> whole_masked;
-    if (one_piece(ref, h, total)) {
+    if (one_piece(ref, h, std::min(total, piece_limit(ref, h)))) {
       whole = ref.data->read(h);
       if (mask) whole_masked = mask->masked(h, *whole);  // reads are in native order
     }
@@ -296,7 +324,7 @@ class Dumper {
         w.add(whole->data(), whole->byte_size() / w.unit_bytes(),
               mask ? whole_masked.data() : nullptr);
       } else {
-        stream_blocks(ref, h, w, mask ? &*mask : nullptr);
+        stream_blocks(ref, h, w, mask ? &*mask : nullptr, piece_bytes(w.unit_bytes()));
       }
     } catch (...) {
       w.finish();  // brackets closed: the JSON stays well-formed
@@ -312,21 +340,35 @@ class Dumper {
 
   // Whether the selection is printed from a single read (small, or nothing to split; strings
   // of variable length are read by selection, their elements having no size to cut by).
+  // `total`: its bytes, or, when --max-values prints fewer, more than a block (read in
+  // pieces of what is printed).
   static bool one_piece(const ArrayRef& ref, const Hyperslab& h, uint64_t total) {
     return h.count.size() <= whole_dims(ref, h) || total <= kBlockBytes ||
            ref.dtype.kind() == DTypeKind::kVLen;
   }
 
+  // More than a block when --max-values prints less than the selection holds (then read in
+  // pieces of what is printed), else UINT64_MAX: one_piece's `total` is then the selection's.
+  uint64_t piece_limit(const ArrayRef& ref, const Hyperslab& h) const {
+    if (options_.max_values == 0) return UINT64_MAX;
+    uint64_t units = 1;
+    const size_t dims = h.count.size() - std::min(h.count.size(), whole_dims(ref, h));
+    for (size_t d = 0; d < dims; ++d) {
+      units = checked_mul(units, static_cast<uint64_t>(h.count[d])).value_or(UINT64_MAX);
+    }
+    return options_.max_values < units ? kBlockBytes + 1 : UINT64_MAX;
+  }
+
   // Pieces of the selection (model::for_each_piece) read into one reused buffer and printed
   // as they come: memory stays one piece whatever the selection's size.
   static void stream_blocks(const ArrayRef& ref, const Hyperslab& h, ValueWriter& w,
-                            MaskReader* mask) {
+                            MaskReader* mask, uint64_t max_piece_bytes) {
     Hyperslab selection = h;
     selection.dropped.clear();
     const DType type = native(ref.dtype);
     std::vector<std::byte> buffer;
     model::for_each_piece(
-        selection, ref.dtype.size(), ref.data->read_unit(), kBlockBytes,
+        selection, ref.dtype.size(), ref.data->read_unit(), max_piece_bytes,
         [&](const model::Piece& piece) {
           if (buffer.size() < piece.bytes) buffer.resize(piece.bytes);
           ref.data->read_into(piece.slab, buffer.data());
@@ -342,6 +384,9 @@ class Dumper {
 
   // Struct fields and pointer arrays: the selection is read whole, then printed.
   void in_memory(const ArrayRef& ref, ValueWriter::Options& o, json& extra, bool deref) {
+    // A selection of struct fields also picks within fields: bounded by the records it
+    // names, checked whole when none are named.
+    if (ref.spec.selection.empty()) check_backed(ref, Hyperslab::all(ref.shape));
     NDArray data = read_selected(ref);
     check_printable(data.dtype(), data.shape().dims(), ref.label);
     begin();

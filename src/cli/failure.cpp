@@ -10,6 +10,7 @@
 #include "cli/data_options.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/suggest.hpp"
+#include "dudley/format.hpp"
 
 namespace dudley::cli {
 
@@ -24,6 +25,7 @@ json error_json(const Error& e) {
     out["column"] = at.column;
   }
   if (at.byte_offset) out["offset"] = *at.byte_offset;
+  if (const auto* loss = dynamic_cast<const LossError*>(&e)) out["lost"] = loss->items();
   if (const std::vector<ErrorDetail> details = e.details(); !details.empty()) {
     json list = json::array();
     for (const ErrorDetail& d : details) {

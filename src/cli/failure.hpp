@@ -13,7 +13,8 @@
 namespace dudley::cli {
 
 /// {"code", "message", "file", "line", "column", "offset"} of an error (the parts it has); a
-/// layout error adds "diagnostics": [{"line", "column", "code", "message"}, ...].
+/// layout error adds "diagnostics": [{"line", "column", "code", "message"}, ...], a save
+/// refused for what it would lose "lost": ["PATH: why", ...].
 nlohmann::ordered_json error_json(const Error& e);
 
 /// Prints `e` on stderr (a layout error: every diagnostic with its source line and caret, as

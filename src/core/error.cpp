@@ -20,6 +20,8 @@ const char* to_string(ErrorCategory category) {
       return "usage";
     case ErrorCategory::kLimit:
       return "limit";
+    case ErrorCategory::kLoss:
+      return "loss";
   }
   return "unknown";
 }

@@ -1,5 +1,7 @@
 #include "dudley/model/tree.hpp"
 
+#include <algorithm>
+
 #include "dudley/codec/thread_pool.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/core/shape.hpp"
@@ -25,6 +27,15 @@ const Node* Node::member(std::string_view wanted) const {
     if (c->name == wanted) return c.get();
   }
   return nullptr;
+}
+
+uint64_t StoredChunks::stored_elements() const {
+  uint64_t per_chunk = 1;
+  for (int64_t c : chunk_shape) {
+    const auto n = static_cast<uint64_t>(std::max<int64_t>(c, 0));
+    per_chunk = n != 0 && per_chunk > UINT64_MAX / n ? UINT64_MAX : per_chunk * n;
+  }
+  return chunks != 0 && per_chunk > UINT64_MAX / chunks ? UINT64_MAX : per_chunk * chunks;
 }
 
 uint64_t array_bytes(const Node& node) {

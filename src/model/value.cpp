@@ -48,4 +48,10 @@ const AttributeValue* Attributes::find(std::string_view name) const {
   return nullptr;
 }
 
+bool well_known::is_bookkeeping(const std::string& format, const std::string& name) {
+  if (format == "asdf") return name == "asdf_library" || name == "history";
+  if (format == "avro") return name == "avro.schema" || name == "avro.codec";
+  return false;
+}
+
 }  // namespace dudley::model

@@ -55,10 +55,15 @@ import json; s = json.load(open('out.txt')); assert s['name'] == 'ndarray' and l
 "$dudley" ls --schema --json r.avro >out.json
 check "ls --schema --json gives it as JSON" $py -c "
 import json; d = json.load(open('out.json')); assert d['format'] == 'avro' and d['schema']['type'] == 'record', d"
-"$dudley" convert -q r.avro r.asdf
-"$dudley" ls --schema r.asdf 2>err.txt
+printf 'x = <f8[2]\n' >x.dud && printf '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' >x.bin
+"$dudley" convert -q x.bin x.asdf
+"$dudley" ls --schema x.asdf 2>err.txt
 check "ls --schema of a file without one exits 2" test $? -eq 2
 check "and says which files carry one" grep -q "asdf files carry no writer schema (Avro containers do)" err.txt
+# A container's records are a list; an ASDF tree's root is a mapping: no place for them.
+"$dudley" convert -q r.avro r.asdf 2>err.txt
+check "Avro -> ASDF refuses to write an empty file: exit 1" test $? -eq 1 -a ! -e r.asdf
+check "naming the records" grep -q "^  /: a list of 3 items; the root of an ASDF tree is a mapping" err.txt
 
 # Convert both ways.
 "$dudley" convert -q --avro-codec bzip2 r.avro r2.avro

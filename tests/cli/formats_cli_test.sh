@@ -44,8 +44,9 @@ import json, sys; d = json.load(open(sys.argv[1]))
 assert d['format'] == 'dudley' and d['layout'] == sys.argv[2] + '/y.dud', d
 assert [f['role'] for f in d['files']] == ['data', 'layout'], d
 assert d['files'][0]['bytes'] == d['bytes'] > 0 and d['files'][1]['bytes'] > 0, d
-# The values python asdf's file holds besides the arrays (its software and history) are noted.
-assert d['notes'] == ['2 value(s) of the tree are not written (a Dudley layout holds no values): /@asdf_library, /@history'], d" "$tmp/out" "$tmp"
+# What python asdf's file holds besides the arrays is its own bookkeeping (its software and
+# history): no data of the tree, neither noted nor lost.
+assert d['notes'] == [] and d['lost'] == [], d" "$tmp/out" "$tmp"
 
 # An extension no format owns is refused instead of written as Dudley data.
 "$dudley" convert "$tmp/x.asdf" "$tmp/out.nc" 2>"$tmp/err"
@@ -151,10 +152,29 @@ check "an absolute file after DATA is an expanded glob, not a path" grep -q "ls 
 "$dudley" ls "$tmp/v.asdf" /gg 2>"$tmp/err"
 check "ls of a path that names nothing exits 2 with the nearest" grep -q "no item /gg in .*(did you mean /g?)" "$tmp/err"
 
-# What an output cannot hold is reported, not dropped silently: a note on stderr, a list in
-# the --json report. Kept where the output can: a parameter beside a member of its name.
+# What an output cannot hold is never dropped silently: the conversion is refused, exit 1,
+# naming every item and writing nothing; --lossy writes the rest and names what it left out
+# (stderr, and "lost" in the --json report). Kept where the output can: a parameter beside a
+# member of its name.
 "$dudley" convert "$tmp/v.asdf" "$tmp/v.bin" >/dev/null 2>"$tmp/err"
-check "convert to Dudley notes the tree values it drops" grep -q "^note: 5 value(s) of the tree are not written (a Dudley layout holds no values): /@asdf_library, /@history, /@meta, /@scalar, /g@note" "$tmp/err"
+check "convert to Dudley refuses to drop tree values: exit 1" test $? -eq 1
+check "naming the count and the way out" grep -q "^$tmp/v.bin: error: 3 items of the source cannot be carried to Dudley; nothing was written (--lossy writes the rest" "$tmp/err"
+check "and each item" test "$(grep -c '^  /@meta: attribute not written\|^  /@scalar: attribute not written\|^  /g@note: attribute not written' "$tmp/err")" -eq 3
+check "and writes nothing" test ! -e "$tmp/v.bin" -a ! -e "$tmp/v.dud"
+"$dudley" convert --json "$tmp/v.asdf" "$tmp/v.bin" >"$tmp/out" 2>/dev/null
+check "--json: an error document of code loss listing the items" $py -c "
+import json, sys; d = json.load(open(sys.argv[1]))['error']
+assert d['code'] == 'loss' and len(d['lost']) == 3, d
+assert d['lost'][0].startswith('/@meta: attribute not written'), d" "$tmp/out"
+"$dudley" convert --lossy "$tmp/v.asdf" "$tmp/v.bin" >/dev/null 2>"$tmp/err"
+check "--lossy writes the rest: exit 0" test $? -eq 0 -a -e "$tmp/v.bin" -a -e "$tmp/v.dud"
+check "and names what it left out" test "$(grep -c '^note: left out: /@meta\|^note: left out: /@scalar\|^note: left out: /g@note' "$tmp/err")" -eq 3
+"$dudley" convert --lossy -q "$tmp/v.asdf" "$tmp/v.bin" >/dev/null 2>"$tmp/err"
+check "even with --quiet" test "$(grep -c '^note: left out: ' "$tmp/err")" -eq 3
+"$dudley" convert --lossy --json "$tmp/v.asdf" "$tmp/v.bin" >"$tmp/out"
+check "--lossy --json lists them as lost" $py -c "
+import json, sys; d = json.load(open(sys.argv[1]))
+assert len(d['lost']) == 3 and d['lost'][2].startswith('/g@note: '), d" "$tmp/out"
 printf 'n := <i4\nn = <f8[n]\nrec := { a = <i4 }\nr = rec[2]\n' >"$tmp/p.dud"
 $py -c "
 import struct, sys; open(sys.argv[1], 'wb').write(struct.pack('<i2d2i', 2, 1.5, 2.5, 7, 8))" "$tmp/p.bin"

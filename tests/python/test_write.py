@@ -228,17 +228,35 @@ def test_save_keeps_attributes_text_and_structured_arrays(tmp_path):
         assert h["g/label"][()].decode() == "héllo"
         assert np.array_equal(h["be"][...], np.arange(5))
         assert np.array_equal(h["fortran"][...], tree["fortran"])
+    # A Dudley layout holds no attribute values: refused, naming each, nothing written...
+    with pytest.raises(dudley.LossError) as e:
+        dudley.save(tree, str(tmp_path / "t2.bin"))
+    assert sorted(e.value.lost) == [
+        "/g@step: attribute not written (a Dudley layout holds no values)",
+        "/rho@levels: attribute not written (a Dudley layout holds no values)",
+        "/rho@scale: attribute not written (a Dudley layout holds no values)",
+        "/rho@units: attribute not written (a Dudley layout holds no values)"], e.value.lost
+    assert "/rho@units: attribute not written" in str(e.value)
+    assert not (tmp_path / "t2.bin").exists() and not (tmp_path / "t2.dud").exists()
+    # ...unless asked for: the rest written, what was left out named.
+    notes = dudley.save(tree, str(tmp_path / "t2.bin"), lossy=True)
+    assert sum(n.startswith("left out: /rho@") for n in notes) == 3, notes
     for ext in ("h5", "bin", "asdf"):
         if ext == "asdf":
             del tree["g"].value["label"]  # ASDF has no UTF-8 text (ascii and ucs4 only)
-        dudley.save(tree, str(tmp_path / f"t2.{ext}"))
+        # ASDF keeps an array's attributes as JSON-like values only: a typed one is left out.
+        notes = dudley.save(tree, str(tmp_path / f"t2.{ext}"), lossy=ext != "h5")
+        if ext == "asdf":
+            assert [n for n in notes if n.startswith("left out")] == [
+                "left out: /rho@scale: attribute not written: typed attributes of arrays have "
+                "no place in it"], notes
         f = dudley.open(str(tmp_path / f"t2.{ext}"))
         assert np.array_equal(f["rho"][...], rho), ext
         assert f["g/rec"][...].tolist() == rec.tolist(), ext
         assert f["g/title"][()] == b"run 5", ext
         assert np.array_equal(f["be"][...], np.arange(5)), ext
         assert np.array_equal(f["fortran"][...], tree["fortran"]), ext
-        if ext != "bin":  # a Dudley layout holds no attribute values (a note says so)
+        if ext != "bin":  # a Dudley layout holds no attribute values (left out, named)
             assert f["rho"].attrs["units"] == "kg/m3", ext
 
 

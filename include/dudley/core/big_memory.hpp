@@ -12,6 +12,10 @@
 
 namespace dudley {
 
+/// The machine's physical memory in bytes (what a reader or writer holding a whole array at
+/// once can never exceed); UINT64_MAX where the system does not say.
+uint64_t physical_memory();
+
 /// Buffers of at least this many bytes get huge-page backed memory; smaller ones come from
 /// the C heap (where the page-fault cost is noise and the heap reuses memory).
 inline constexpr uint64_t kBigMemoryThreshold = uint64_t{4} << 20;

@@ -20,6 +20,7 @@ enum class ErrorCategory {
   kIo,        ///< The operating system refused an operation (open, read, write).
   kUsage,     ///< A caller passed arguments that make no sense.
   kLimit,     ///< A documented implementation limit was exceeded.
+  kLoss,      ///< An output cannot carry all it was asked to (LossError names every item).
 };
 
 /// Short lowercase name of a category ("syntax", "io", ...).

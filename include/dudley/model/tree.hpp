@@ -42,6 +42,25 @@ namespace dudley::model {
 // - Every writer is tested on trees with on-demand items of varying shape under ASan
 //   (tests/unit/model/lifetime_test.cpp, the hostile case asdf-writer-list-items).
 
+/// The chunks a chunked array's file holds: chunks of `chunk_shape` on the array's regular
+/// grid, the others never written, reading as the fill value. Readers and writers use it to
+/// bound what an array of missing chunks costs (a 333-byte Zarr metadata document may
+/// declare 10^12 chunks): work follows the chunks stored, not the extent claimed.
+struct StoredChunks {
+  std::vector<int64_t> chunk_shape;
+  /// How many chunks are stored.
+  uint64_t chunks = 0;
+  /// Each stored chunk's grid position (chunk_shape.size() numbers per chunk), in increasing
+  /// C order of the grid.
+  std::vector<int64_t> positions;
+  /// One element of the fill value, in native byte order (what a missing chunk reads as).
+  std::vector<std::byte> fill;
+
+  /// Elements the stored chunks cover at most (saturating): values a reader reads from the
+  /// file rather than from the fill value.
+  uint64_t stored_elements() const;
+};
+
 /// Reads one array's data when asked; implemented by each format module.
 class ArraySource {
  public:
@@ -90,6 +109,13 @@ class ArraySource {
   /// writing; it holds at most one unit's working memory more. Reads work the same without
   /// it; the default does nothing.
   virtual void read_ahead() {}
+  /// The chunks the file holds, for an array whose chunks may be missing (Zarr, chunked or
+  /// unallocated HDF5 datasets), when the format can list them without reading them (a
+  /// directory listing, a chunk index); nullopt when every element is stored or the format
+  /// cannot tell (a store on a web server). The source may keep the listing to answer its
+  /// reads of missing chunks without asking the store. Costs a listing: call once per
+  /// array, before reading it whole.
+  virtual std::optional<StoredChunks> stored_chunks() { return std::nullopt; }
 };
 
 /// Calls verify() of the sources whose reads decode nothing (read_unit().working_bytes 0,

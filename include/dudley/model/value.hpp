@@ -109,6 +109,12 @@ inline constexpr const char* kDimensionCoordinates = "dimension_coordinates";
 /// The value of elements never written (Zarr `fill_value`, HDF5 fill value, netCDF
 /// `_FillValue`): a scalar Value, or a one-element NDArray of the array's dtype.
 inline constexpr const char* kFillValue = "fill_value";
+
+/// Whether attribute `name` of the root of a tree read from `format` is that format's own
+/// bookkeeping, not the user's data (ASDF's asdf_library and history, an Avro container's
+/// avro.schema and avro.codec): a writer of another format leaves it out, writing its own,
+/// and loses nothing.
+bool is_bookkeeping(const std::string& format, const std::string& name);
 }  // namespace well_known
 
 }  // namespace dudley::model

@@ -29,13 +29,6 @@ uint64_t page_size() {
 // The pieces a block is read and hashed in.
 constexpr uint64_t kHashPiece = uint64_t{8} << 20;
 
-uint64_t physical_memory() {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return uint64_t{16} << 30;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
-}
-
 }  // namespace
 
 BlockStore::BlockStore(std::shared_ptr<io::ByteSource> source, std::vector<BlockHeader> blocks,

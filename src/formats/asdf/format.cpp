@@ -65,7 +65,7 @@ class AsdfFormat final : public BasicFormat {
                   const SaveOptions& options) const override {
     SaveReport report;
     const uint64_t bytes =
-        write_asdf(tree, path, options.formats.get<AsdfSaveOptions>(), options, &report.notes);
+        write_asdf(tree, path, options.formats.get<AsdfSaveOptions>(), options, &report);
     report.files.push_back({path, "data", bytes});
     return report;
   }

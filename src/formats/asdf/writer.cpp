@@ -115,7 +115,8 @@ struct BlockJob {
 
 class Writer {
  public:
-  Writer(const AsdfSaveOptions& options) : options_(options) {}
+  Writer(const AsdfSaveOptions& options, std::string source_format)
+      : options_(options), source_format_(std::move(source_format)) {}
 
   // `depth`: how many collections of the YAML tree enclose the group's mapping (0 for the
   // root). Every reader caps YAML nesting (ours at model::kMaxValueDepth); a tree nested
@@ -147,8 +148,12 @@ class Writer {
     }
     for (const auto& [name, attr] : g.attributes) {
       if (name == kTagAttribute) continue;
-      if (root && (name == "asdf_library" || name == "history")) continue;  // written anew
-      const std::string key = key_for(name, "attribute");
+      // The source format's own bookkeeping: ASDF's is written anew, another's is no data.
+      if (root && model::well_known::is_bookkeeping(source_format_, name)) continue;
+      // Keys ASDF reserves at its root (a netCDF file's history string is no ASDF history).
+      const bool reserved = root && (name == "asdf_library" || name == "history");
+      const std::string key =
+          reserved ? reserved_key(name, members, path) : key_for(name, "attribute");
       if (const auto* v = std::get_if<Value>(&attr)) {
         map.emplace_back(key, *v);
       } else {
@@ -173,6 +178,16 @@ class Writer {
         out.with_tag(v->as<std::string>());
     }
     return out;
+  }
+
+  // A root attribute named as a key ASDF reserves, written beside it.
+  std::string reserved_key(const std::string& name, const std::unordered_set<std::string>& members,
+                           const std::string& path) {
+    std::string key = name + "_attribute";
+    while (members.count(key)) key += "_";
+    notes_.push_back(fmt::format("attribute {}/{} is written as '{}': ASDF reserves the key",
+                                 path, name, key));
+    return key;
   }
 
   // `depth`: the collections enclosing the node's value.
@@ -202,8 +217,10 @@ class Writer {
   }
 
   const std::vector<BlockJob>& blocks() const { return blocks_; }
-  /// What of the tree the file does not keep, one line per thing (SaveReport::notes).
+  /// How the file keeps the tree differently, one line per thing (SaveReport::notes).
   std::vector<std::string>& notes() { return notes_; }
+  /// What of the tree the file does not keep, one line per item (SaveReport::lost).
+  std::vector<std::string>& lost() { return lost_; }
 
  private:
   Value array(const Node& n, const std::string& path, const Node* parent) {
@@ -276,9 +293,9 @@ class Writer {
       if (v && !taken) {
         map.emplace_back(name, *v);
       } else {
-        notes_.push_back(fmt::format("attribute {}@{} is not written: {}", path, name,
-                                     taken ? "the ndarray has a key of that name"
-                                           : "typed attributes of arrays have no place in it"));
+        lost_.push_back(fmt::format("{}@{}: attribute not written: {}", path, name,
+                                    taken ? "the ndarray has a key of that name"
+                                          : "typed attributes of arrays have no place in it"));
       }
     }
     return Value(std::move(map)).with_tag(kNdarrayTag);
@@ -356,8 +373,9 @@ class Writer {
   }
 
   const AsdfSaveOptions& options_;
+  std::string source_format_;
   std::vector<BlockJob> blocks_;
-  std::vector<std::string> notes_;
+  std::vector<std::string> notes_, lost_;
   std::set<std::string> struct_names_;  // noted once each
 };
 
@@ -365,7 +383,7 @@ class Writer {
 
 uint64_t write_asdf(const model::Tree& given, const std::string& path,
                     const AsdfSaveOptions& options, const SaveOptions& common,
-                    std::vector<std::string>* notes) {
+                    SaveReport* report) {
   model::Tree holder;
   const model::Tree& tree = model::with_group_root(given, holder);  // a Zarr array store
   if (!options.compression.empty() && !is_known_compression(options.compression)) {
@@ -373,15 +391,28 @@ uint64_t write_asdf(const model::Tree& given, const std::string& path,
         ErrorCategory::kUsage,
         fmt::format("unknown ASDF compression '{}' (zlib, bzp2, lz4)", options.compression));
   }
-  Writer writer(options);
-  Value root = writer.group(*tree.root, "", true);
-  if (!tree.pointees.empty()) {
-    writer.notes().push_back(
-        fmt::format("{} pointee(s) (Dudley pointer targets) are not "
-                    "written: ASDF has no place for them",
-                    tree.pointees.size()));
+  LossLog losses(given, common.lossy, "ASDF", path);
+  Writer writer(options, given.format);
+  Value root;
+  if (tree.root->kind == NodeKind::kList) {
+    // The tree of an ASDF file is a mapping: a source that is a list (an Avro container's
+    // records) has no place in it.
+    losses.lose(fmt::format("/: a list of {} items; the root of an ASDF tree is a mapping",
+                            model::child_count(*tree.root)));
+    root = Value(ValueMap{});
+  } else {
+    root = writer.group(*tree.root, "", true);
   }
-  if (notes) *notes = writer.notes();
+  if (!tree.pointees.empty()) {
+    losses.lose(fmt::format("{} pointee(s) (Dudley pointer targets): ASDF has no place for them",
+                            tree.pointees.size()));
+  }
+  for (std::string& item : writer.lost()) losses.lose(std::move(item));
+  losses.check();  // before anything is written
+  if (report) {
+    report->notes = writer.notes();
+    report->lost = losses.take();
+  }
 
   std::string text =
       "#ASDF 1.0.0\n#ASDF_STANDARD 1.5.0\n%YAML 1.1\n%TAG ! tag:stsci.edu:asdf/\n--- "

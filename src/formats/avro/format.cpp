@@ -72,7 +72,7 @@ class AvroFormat final : public BasicFormat {
                   const SaveOptions& options) const override {
     SaveReport report;
     const uint64_t bytes =
-        write_avro(tree, path, options.formats.get<AvroSaveOptions>(), options, &report.notes);
+        write_avro(tree, path, options.formats.get<AvroSaveOptions>(), options, &report);
     report.files.push_back({path, "data", bytes});
     return report;
   }

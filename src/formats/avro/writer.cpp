@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "dudley/core/big_memory.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/core/shape.hpp"
@@ -17,13 +18,27 @@ std::string child_path(const std::string& path, const std::string& name) {
   return path == "/" ? "/" + name : path + "/" + name;
 }
 
+// The attributes of `node` (at `path`): an ndarray record holds an array and nothing else.
+void lose_attributes(const model::Node& node, const std::string& path, const std::string& format,
+                     LossLog& losses) {
+  for (const auto& [name, value] : node.attributes) {
+    (void)value;
+    if (path == "/" && model::well_known::is_bookkeeping(format, name)) continue;
+    losses.lose(fmt::format("{}@{}: attribute not written (an ndarray record holds an array "
+                            "only; give --avro-schema for records that hold more)",
+                            path, name));
+  }
+}
+
 // Every array under `node`, depth first, each one ndarray record.
 void write_arrays(const model::Node& node, const std::string& path, ContainerWriter& out,
-                  uint64_t& arrays, const SaveOptions& common, uint64_t total, uint64_t& done) {
+                  uint64_t& arrays, const SaveOptions& common, uint64_t total, uint64_t& done,
+                  const std::string& format, LossLog& losses) {
   if (!node.error.empty()) {
     throw Error(node.error.category, fmt::format("{}: {}", path, node.error.message),
                 node.error.location);
   }
+  lose_attributes(node, path, format, losses);
   if (node.kind == model::NodeKind::kArray) {
     if (!node.data)
       throw Error(ErrorCategory::kData, fmt::format("{}: the array has no data", path));
@@ -31,6 +46,15 @@ void write_arrays(const model::Node& node, const std::string& path, ContainerWri
       typestr_of(node.dtype);
     } catch (const Error& e) {
       throw Error(e.category(), fmt::format("{}: {}", path, e.message()));
+    }
+    // A record holds its array whole, in memory: one that cannot fit is refused before it
+    // is read (a source may declare a terabyte of missing chunks).
+    const uint64_t bytes = Shape(node.shape).byte_size(node.dtype.size()).value_or(UINT64_MAX);
+    if (bytes > physical_memory()) {
+      throw Error(ErrorCategory::kLimit,
+                  fmt::format("{}: an ndarray record holds its array whole, and {} bytes are "
+                              "more than this machine's memory",
+                              path, bytes));
     }
     BinaryWriter w(out.record_buffer());
     encode_ndarray(node.data->read(), w);
@@ -42,7 +66,8 @@ void write_arrays(const model::Node& node, const std::string& path, ContainerWri
   }
   model::for_each_child(node, [&](uint64_t i, const model::Node& child) {
     const std::string name = node.kind == model::NodeKind::kList ? std::to_string(i) : child.name;
-    write_arrays(child, child_path(path, name), out, arrays, common, total, done);
+    write_arrays(child, child_path(path, name), out, arrays, common, total, done, format,
+                 losses);
     return true;
   });
 }
@@ -51,7 +76,15 @@ void write_arrays(const model::Node& node, const std::string& path, ContainerWri
 
 uint64_t write_avro(const model::Tree& tree, const std::string& path,
                     const AvroSaveOptions& options, const SaveOptions& common,
-                    std::vector<std::string>* notes) {
+                    SaveReport* report) {
+  LossLog losses(tree, common.lossy, "Avro", path);
+  std::vector<std::string> notes;
+  if (!tree.pointees.empty()) {
+    losses.lose(fmt::format("{} pointee(s) (Dudley pointer targets): Avro records have no "
+                            "place for them",
+                            tree.pointees.size()));
+  }
+
   // The schema: given, the source's own, or the ndarray record.
   std::optional<Schema> given;
   if (!options.schema_path.empty()) {
@@ -71,14 +104,20 @@ uint64_t write_avro(const model::Tree& tree, const std::string& path,
     // counted instead.
     const uint64_t total = common.progress ? model::array_bytes(*tree.root) : 0;
     uint64_t done = 0, arrays = 0;
-    write_arrays(*tree.root, "/", out, arrays, common, total, done);
-    if (notes && tree.root->kind != model::NodeKind::kList) {
-      notes->push_back(
+    write_arrays(*tree.root, "/", out, arrays, common, total, done, tree.format, losses);
+    if (tree.root->kind != model::NodeKind::kList) {
+      notes.push_back(
           fmt::format("{} arrays written as ndarray records in tree order; their names "
                       "are not kept (give --avro-schema for records that name them)",
                       arrays));
     }
-    return out.commit(common.fsync);
+    losses.check();  // before the file appears
+    const uint64_t size = out.commit(common.fsync);
+    if (report) {
+      report->notes = std::move(notes);
+      report->lost = losses.take();
+    }
+    return size;
   }
   if (tree.root->kind == model::NodeKind::kList) {
     model::for_each_child(*tree.root, [&](uint64_t i, const model::Node& item) {
@@ -93,7 +132,13 @@ uint64_t write_avro(const model::Tree& tree, const std::string& path,
     encode_node(*tree.root, schema, schema.root, w, "/");
     out.commit_record();
   }
-  return out.commit(common.fsync);
+  losses.check();  // before the file appears
+  const uint64_t size = out.commit(common.fsync);
+  if (report) {
+    report->notes = std::move(notes);
+    report->lost = losses.take();
+  }
+  return size;
 }
 
 }  // namespace dudley::avro

@@ -205,9 +205,11 @@ class DudleyFormat final : public BasicFormat {
     SaveReport report;
     uint64_t bytes = 0;
     if (own.to_layout.empty()) {
-      bytes = write_tree(tree, path, write, &report.notes);
+      bytes = write_tree(tree, path, write, &report, options.lossy);
     } else {
       const Layout target = load_layout(own.to_layout);
+      // The layout chooses what is carried (a family's template takes some of the source's
+      // arrays): the others are named, not refused.
       bytes = write_tree_into(tree, target, path, write, &report.unused);
       if (!report.unused.empty()) {
         report.notes.push_back(fmt::format("{} array(s) of the source have no item in {}: {}",

@@ -20,7 +20,7 @@ namespace dudley::hdf5 {
 struct Backend {
   model::Tree (*open)(const std::string& path, const OpenOptions& options);
   uint64_t (*write)(const model::Tree& tree, const std::string& path, const SaveOptions& options,
-                    std::vector<std::string>& notes);
+                    SaveReport& report);
 };
 
 /// The backend of this program: linked in, or loaded on first use. Throws Error (kIo) naming

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <algorithm>
 #include <deque>
+#include <mutex>
 
 #include "datatype.hpp"
 #include "dudley/core/vlen.hpp"
@@ -220,6 +222,18 @@ class DatasetSource final : public model::ArraySource {
     return {chunk_, bytes};
   }
 
+  // The chunks libhdf5's chunk index lists (a chunked dataset), or none at all (a contiguous
+  // one never written). libhdf5 1.10 finds chunk i by walking the index from its start, so
+  // listing n chunks costs n^2/2 steps: a dataset of more than kMaxListedChunks stored
+  // chunks, but not all of them, is not listed (nullopt), and is read as usual.
+  std::optional<model::StoredChunks> stored_chunks() override {
+    if (needs_conversion(dtype_)) return std::nullopt;  // no fill to speak of
+    std::lock_guard own(stored_mutex_);
+    if (stored_) return stored_->chunks == UINT64_MAX ? std::nullopt : stored_;
+    stored_ = list_chunks();
+    return stored_->chunks == UINT64_MAX ? std::nullopt : stored_;
+  }
+
   std::optional<StoredBytes> stored_bytes() override {
     if (!contiguous_ || needs_conversion(dtype_)) return std::nullopt;
     const std::optional<uint64_t> bytes = Shape(shape_).byte_size(dtype_.size());
@@ -229,6 +243,72 @@ class DatasetSource final : public model::ArraySource {
   }
 
  private:
+  static constexpr hsize_t kMaxListedChunks = 16384;
+
+  // What stored_chunks() answers, `chunks` UINT64_MAX standing for "every element stored, or
+  // not listed".
+  model::StoredChunks list_chunks() const {
+    model::StoredChunks none;
+    none.chunks = UINT64_MAX;
+    Lock lock(library_mutex());
+    Handle ds = open();
+    Handle dcpl(H5Dget_create_plist(ds.get()));
+    model::StoredChunks stored;
+    const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+    const size_t rank = shape_.size();
+    if (layout == H5D_CONTIGUOUS) {
+      // Written never (allocated late): every element is the fill value.
+      if (H5Dget_storage_size(ds.get()) != 0 || rank == 0) return none;
+      stored.chunk_shape = shape_;
+    } else if (layout == H5D_CHUNKED && chunk_.size() == rank && rank > 0) {
+      Handle space(H5Dget_space(ds.get()));
+      hsize_t n = 0;
+      if (H5Dget_num_chunks(ds.get(), space.get(), &n) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return none;
+      }
+      uint64_t grid = 1;
+      for (size_t d = 0; d < rank; ++d) {
+        const auto along = static_cast<uint64_t>((shape_[d] + chunk_[d] - 1) / chunk_[d]);
+        grid = checked_mul(grid, along).value_or(UINT64_MAX);
+      }
+      if (n >= grid || n > kMaxListedChunks) return none;
+      stored.chunk_shape = chunk_;
+      std::vector<std::vector<int64_t>> found;
+      std::vector<hsize_t> offset(rank);
+      for (hsize_t i = 0; i < n; ++i) {
+        unsigned mask = 0;
+        haddr_t address = 0;
+        hsize_t bytes = 0;
+        if (H5Dget_chunk_info(ds.get(), space.get(), i, offset.data(), &mask, &address, &bytes) <
+            0) {
+          H5Eclear2(H5E_DEFAULT);
+          return none;
+        }
+        std::vector<int64_t> position(rank);
+        for (size_t d = 0; d < rank; ++d) {
+          position[d] = static_cast<int64_t>(offset[d]) / chunk_[d];
+        }
+        found.push_back(std::move(position));
+      }
+      std::sort(found.begin(), found.end());
+      stored.chunks = found.size();
+      for (const auto& p : found) stored.positions.insert(stored.positions.end(), p.begin(), p.end());
+    } else {
+      return none;  // compact: stored in the object header
+    }
+    // What a missing chunk reads as: the dataset's fill value (zeros by default).
+    stored.fill.assign(native_.size(), std::byte{0});
+    Handle memtype = h5_type(native_, true);
+    H5D_fill_value_t state;
+    if (H5Pfill_value_defined(dcpl.get(), &state) >= 0 && state != H5D_FILL_VALUE_UNDEFINED &&
+        H5Pget_fill_value(dcpl.get(), memtype.get(), stored.fill.data()) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return none;
+    }
+    return stored;
+  }
+
   Handle open() const {
     return checked(H5Dopen2(file_->id.get(), name_.c_str(), H5P_DEFAULT),
                    fmt::format("cannot open dataset {}", name_), file_->path);
@@ -307,6 +387,8 @@ class DatasetSource final : public model::ArraySource {
   std::vector<int64_t> shape_, chunk_;
   std::optional<std::pair<uint64_t, uint64_t>> contiguous_;
   std::shared_ptr<const io::ByteSource> bytes_;
+  std::mutex stored_mutex_;
+  std::optional<model::StoredChunks> stored_;  // listed once
 };
 
 }  // namespace

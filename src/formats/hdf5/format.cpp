@@ -50,7 +50,7 @@ class Hdf5Format final : public BasicFormat {
   SaveReport save(const model::Tree& tree, const std::string& path,
                   const SaveOptions& options) const override {
     SaveReport report;
-    const uint64_t bytes = backend().write(tree, path, options, report.notes);
+    const uint64_t bytes = backend().write(tree, path, options, report);
     report.files.push_back({path, "data", bytes});
     return report;
   }

@@ -16,6 +16,7 @@
 #include "dudley/core/vlen.hpp"
 #include "dudley/formats/hdf5/hdf5.hpp"
 #include "dudley/io/atomic_outputs.hpp"
+#include "dudley/model/sparse_chunks.hpp"
 #include "dudley/model/value_array.hpp"
 #include "filters.hpp"
 
@@ -158,21 +159,24 @@ class RawElements {
 class Writer {
  public:
   Writer(const model::Tree& tree, const model::ReferenceTable* refs, hid_t file,
-         const SaveOptions& options, std::vector<std::string>& notes)
+         const SaveOptions& options, std::vector<std::string>& notes, LossLog& losses)
       : tree_(tree),
         refs_(refs),
         file_(file),
         options_(options),
         own_(options.formats.get<Hdf5SaveOptions>()),
-        notes_(notes) {}
+        notes_(notes),
+        losses_(losses) {}
 
   void run() {
     total_ = options_.progress ? model::array_bytes(*tree_.root) : 0;
     Handle root(H5Gopen2(file_, "/", H5P_DEFAULT));
-    if (tree_.root->kind == model::NodeKind::kGroup) {
-      attributes(root.get(), *tree_.root, "/");
-      members(root.get(), *tree_.root, "/");
+    attributes(root.get(), *tree_.root, "/");
+    if (tree_.root->kind == model::NodeKind::kList) {
+      notes_.push_back("/: HDF5 has no lists; its items are the root group's members 0, 1, ...");
+      ++lists_noted_;
     }
+    members(root.get(), *tree_.root, "/");
     for (const auto& [path, node] : deferred_) write_data(path, *node);
     dimension_scales();
   }
@@ -183,7 +187,7 @@ class Writer {
       const std::string name = node.kind == model::NodeKind::kList ? std::to_string(i) : c.name;
       const std::string full = join_path(path, name);
       if (!c.error.empty()) {
-        notes_.push_back(fmt::format("{}: {}; left out", full, c.error.message));
+        losses_.lose(fmt::format("{}: {}; left out", full, c.error.message));
         return true;
       }
       if (c.kind == model::NodeKind::kArray) {
@@ -218,7 +222,7 @@ class Writer {
                           : n.dtype,
                       false);
     } catch (const Error& e) {
-      notes_.push_back(fmt::format("{}: {}; left out", full, e.message()));
+      losses_.lose(fmt::format("{}: {}; left out", full, e.message()));
       return;
     }
     const size_t rank = n.shape.size();
@@ -273,6 +277,22 @@ class Writer {
           H5Pset_fill_value(dcpl.get(), mt.get(), native.data());
       }
     }
+    // A source of missing chunks: the dataset reads missing data as the source's fill value,
+    // and only the stored chunks are written (write_data), chunked or, for a source never
+    // written at all, contiguous and never allocated.
+    if (n.data && !needs_conversion(n.dtype) && rank > 0) {
+      std::optional<model::StoredChunks> stored = n.data->stored_chunks();
+      const bool chunked = H5Pget_layout(dcpl.get()) == H5D_CHUNKED;
+      if (stored && (chunked || stored->chunks == 0)) {
+        const DType native = n.dtype.size() > 1 ? n.dtype.with_byte_order(native_byte_order())
+                                                : n.dtype;
+        Handle mt = h5_type(native, true);
+        if (stored->fill.size() == native.size() &&
+            H5Pset_fill_value(dcpl.get(), mt.get(), stored->fill.data()) >= 0) {
+          sparse_[full] = std::move(*stored);
+        }
+      }
+    }
     Handle ds =
         checked(H5Dcreate2(group, name.c_str(), ftype.get(), space.get(), H5P_DEFAULT, dcpl.get(),
                            H5P_DEFAULT),
@@ -305,7 +325,7 @@ class Writer {
         conv.convert(native, static_cast<const std::byte*>(packed.data()) + i * native.size(),
                      raw.data() + i * raw_size(native));
       for (const std::string& m : conv.missing())
-        notes_.push_back(fmt::format(
+        losses_.lose(fmt::format(
             "{}: a reference to {}, which is not in the output; written null", full, m));
       if (!raw.empty())
         check(H5Dwrite(ds.get(), memtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()),
@@ -315,8 +335,7 @@ class Writer {
     }
     std::vector<std::byte> buffer;
     const model::ReadUnit unit = n.data->read_unit();
-    model::for_each_piece(
-        n.shape, native.size(), unit, model::kPieceBytes, [&](const model::Piece& p) {
+    auto write_piece = [&](const model::Piece& p) {
           buffer.resize(p.bytes);
           n.data->read_into(p.slab, buffer.data());
           Handle filespace(H5Dget_space(ds.get()));
@@ -336,7 +355,21 @@ class Writer {
                 fmt::format("cannot write {}", full), path_of_file(), ErrorCategory::kIo);
           progress(p.bytes);
           return true;
-        });
+    };
+    const auto sparse = sparse_.find(full);
+    if (sparse == sparse_.end()) {
+      model::for_each_piece(n.shape, native.size(), unit, model::kPieceBytes, write_piece);
+      return;
+    }
+    // Only the source's stored chunks, each in pieces; the rest is the fill value.
+    const model::StoredChunks& stored = sparse->second;
+    const uint64_t written_before = done_;
+    for (uint64_t k = 0; k < stored.chunks; ++k) {
+      const Hyperslab box =
+          model::chunk_box(&stored.positions[k * n.shape.size()], stored.chunk_shape, n.shape);
+      model::for_each_piece(box, native.size(), unit, model::kPieceBytes, write_piece);
+    }
+    progress(written_before + Shape(n.shape).byte_size(native.size()).value_or(0) - done_);
   }
 
   void progress(uint64_t bytes) {
@@ -349,12 +382,13 @@ class Writer {
       if (name == model::well_known::kDimensionNames ||
           name == model::well_known::kDimensionCoordinates || name == model::well_known::kFillValue)
         continue;
+      if (owner == "/" && model::well_known::is_bookkeeping(tree_.format, name)) continue;
       std::optional<NDArray> array;
       if (const Value* v = std::get_if<Value>(&value)) {
         std::string why;
         array = model::value_as_array(*v, why);
         if (!array) {
-          notes_.push_back(fmt::format(
+          losses_.lose(fmt::format(
               "{}: attribute '{}' is {}; HDF5 attributes are typed, left out", owner, name, why));
           continue;
         }
@@ -364,7 +398,7 @@ class Writer {
       try {
         write_attribute(loc, name, *array);
       } catch (const Error& e) {
-        notes_.push_back(fmt::format("{}: attribute '{}': {}; left out", owner, name, e.message()));
+        losses_.lose(fmt::format("{}: attribute '{}': {}; left out", owner, name, e.message()));
       }
     }
   }
@@ -444,6 +478,8 @@ class Writer {
   const SaveOptions& options_;
   const Hdf5SaveOptions& own_;
   std::vector<std::string>& notes_;
+  LossLog& losses_;
+  std::map<std::string, model::StoredChunks> sparse_;  ///< datasets written chunk by chunk
   std::vector<std::pair<std::string, const Node*>> deferred_;
   std::map<std::string, const Node*> written_;
   uint64_t total_ = 0, done_ = 0;
@@ -453,10 +489,12 @@ class Writer {
 }  // namespace
 
 uint64_t write_hdf5(const model::Tree& source, const std::string& path, const SaveOptions& options,
-                    std::vector<std::string>& notes) {
+                    SaveReport& report) {
   quiet_library();
   model::Tree holder;
   const model::Tree& tree = model::with_group_root(source, holder);
+  LossLog losses(source, options.lossy, "HDF5", path);
+  std::vector<std::string> notes;
   io::NamedTempFile out(path);
   {
     Lock lock(library_mutex());
@@ -466,11 +504,14 @@ uint64_t write_hdf5(const model::Tree& source, const std::string& path, const Sa
     H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);
     Handle file = checked(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
                           "cannot create the HDF5 file", path, ErrorCategory::kIo);
-    Writer(tree, source.references.get(), file.get(), options, notes).run();
+    Writer(tree, source.references.get(), file.get(), options, notes, losses).run();
     check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "cannot write the HDF5 file", path,
           ErrorCategory::kIo);
   }
+  losses.check();  // the temporary file is removed: nothing appears
   out.commit(options.fsync);
+  report.notes = std::move(notes);
+  report.lost = losses.take();
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }

@@ -30,16 +30,23 @@ class NdlFormat final : public BasicFormat {
     uint64_t at = 0;
     DescribeOptions describe_options;
     describe_options.values = true;
-    std::vector<std::string> warnings;
+    describe_options.skipped_as_warnings = false;  // the loss log counts them
+    describe_options.leave_bookkeeping = true;
+    DescribeProblems problems;
     describe(
         tree, describe_options,
         [&](std::string_view text) {
           file.write_at(at, text.data(), text.size());
           at += text.size();
         },
-        warnings);
+        problems);
+    // What NDL cannot state and what could not be read alike: not in the output.
+    LossLog losses(tree, options.lossy, "NDL", path);
+    for (std::string& e : problems.errors) losses.lose(std::move(e));
+    for (std::string& w : problems.warnings) losses.lose(std::move(w));
+    losses.check();  // the temporary file is discarded
     file.commit(options.fsync);
-    for (std::string& w : warnings) report.notes.push_back(std::move(w));
+    report.lost = losses.take();
     report.files.push_back({path, "data", at});
     return report;
   }

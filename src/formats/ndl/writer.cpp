@@ -13,6 +13,7 @@
 #include "dudley/model/value_array.hpp"
 #include "filters.hpp"
 #include "formats/asdf/yaml_emit.hpp"
+#include "dudley/core/shape.hpp"
 #include "values.hpp"
 
 namespace dudley::ndl {
@@ -39,11 +40,12 @@ const model::ValueList* list_attribute(const Node& n, const char* name) {
 class Describer {
  public:
   Describer(const model::Tree& tree, const DescribeOptions& options,
-            const std::function<void(std::string_view)>& sink, std::vector<std::string>& warnings)
-      : options_(options), sink_(sink), warnings_(warnings), emitter_(tree.references.get()) {}
-  Describer(const model::ReferenceTable* refs, const DescribeOptions& options,
-            const std::function<void(std::string_view)>& sink, std::vector<std::string>& warnings)
-      : options_(options), sink_(sink), warnings_(warnings), emitter_(refs) {}
+            const std::function<void(std::string_view)>& sink, DescribeProblems& problems)
+      : options_(options),
+        source_format_(tree.format),
+        sink_(sink),
+        problems_(problems),
+        emitter_(tree.references.get()) {}
 
   void run(const Node& root) {
     collect("/", root);
@@ -58,7 +60,8 @@ class Describer {
   }
 
  private:
-  void warn(const std::string& what) { warnings_.push_back(what); }
+  void warn(const std::string& what) { problems_.warnings.push_back(what); }
+  void error(const std::string& what) { problems_.errors.push_back(what); }
 
   void collect(const std::string& gpath, const Node& g) {
     groups_[gpath] = &g;
@@ -116,7 +119,7 @@ class Describer {
       if (c->kind != model::NodeKind::kArray) continue;
       const std::string p = join_path(gpath, c->name);
       if (!c->error.empty()) {
-        warn(fmt::format("{}: {}; left out", p, c->error.message));
+        error(fmt::format("{}: {}; left out", p, c->error.message));
         continue;
       }
       std::string why;
@@ -161,13 +164,20 @@ class Describer {
     out += pad(6) + "type:";
     emit_type(out, n.dtype, 6);
     if (options_.values && n.data) {
-      try {
-        const NDArray a = n.data->read();
-        std::string v = pad(6) + "value: ";
-        emitter_.array(v, a, 8);
-        out += v + "\n";
-      } catch (const Error& e) {
-        warn(fmt::format("{}: values not written: {}", path, e.message()));
+      const uint64_t values = Shape(n.shape).element_count().value_or(UINT64_MAX);
+      if (values > kMaxTextValues) {
+        error(fmt::format("{}: values not written: {} values, more than the {} NDL's text "
+                          "holds of one array here (convert it to a binary format)",
+                          path, values, kMaxTextValues));
+      } else {
+        try {
+          const NDArray a = n.data->read();
+          std::string v = pad(6) + "value: ";
+          emitter_.array(v, a, 8);
+          out += v + "\n";
+        } catch (const Error& e) {
+          error(fmt::format("{}: values not written: {}", path, e.message()));
+        }
       }
     }
     storage(out, n, dimcoord, grows);
@@ -249,6 +259,10 @@ class Describer {
     std::string body;
     for (const auto& [name, value] : attrs) {
       if (hidden_attribute(name)) continue;
+      if (options_.leave_bookkeeping && owner == "/" &&
+          model::well_known::is_bookkeeping(source_format_, name)) {
+        continue;
+      }
       const std::string key = pad(indent) + asdf::yaml_string(name) + ":";
       if (const Value* v = std::get_if<Value>(&value)) {
         if (v->is<std::string>()) {
@@ -290,8 +304,9 @@ class Describer {
   }
 
   const DescribeOptions& options_;
+  std::string source_format_;
   const std::function<void(std::string_view)>& sink_;
-  std::vector<std::string>& warnings_;
+  DescribeProblems& problems_;
   ValueEmitter emitter_;
   std::map<std::string, const Node*> groups_;  // sorted by path (P1)
   std::map<std::string, const Node*> dimcoords_;
@@ -300,20 +315,21 @@ class Describer {
 }  // namespace
 
 void describe(const model::Tree& tree, const DescribeOptions& options,
-              const std::function<void(std::string_view)>& sink,
-              std::vector<std::string>& warnings) {
+              const std::function<void(std::string_view)>& sink, DescribeProblems& problems) {
   model::Tree holder;
   const model::Tree& t = model::with_group_root(tree, holder);
-  for (const std::string& s : tree.skipped) warnings.push_back(s);
-  Describer d(tree.references.get(), options, sink, warnings);
+  if (options.skipped_as_warnings) {
+    for (const std::string& s : tree.skipped) problems.warnings.push_back(s);
+  }
+  Describer d(tree, options, sink, problems);
   d.run(*t.root);
 }
 
 std::string describe_text(const model::Tree& tree, const DescribeOptions& options,
-                          std::vector<std::string>& warnings) {
+                          DescribeProblems& problems) {
   std::string out;
   describe(
-      tree, options, [&](std::string_view s) { out += s; }, warnings);
+      tree, options, [&](std::string_view s) { out += s; }, problems);
   return out;
 }
 

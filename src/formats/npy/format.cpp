@@ -7,6 +7,7 @@
 
 #include "dudley/formats/npy/npy.hpp"
 #include "dudley/io/atomic_file.hpp"
+#include "dudley/io/disk_room.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/model/contiguous_source.hpp"
 
@@ -91,11 +92,27 @@ class NpyFormat final : public BasicFormat {
                              ? type.with_byte_order(native_byte_order())
                              : type;
     const std::string header = make_header(native, a.shape);
+    // An .npy file is its array's bytes and nothing else.
+    LossLog losses(tree, options.lossy, ".npy", path);
+    auto lose_attributes = [&](const model::Node& n, const std::string& where) {
+      for (const auto& [name, value] : n.attributes) {
+        (void)value;
+        if (where == "/" && model::well_known::is_bookkeeping(tree.format, name)) continue;
+        losses.lose(fmt::format("{}@{}: attribute not written (an .npy file holds an array "
+                                "only)",
+                                where, name));
+      }
+    };
+    lose_attributes(*tree.root, "/");
+    if (&a != tree.root.get()) lose_attributes(a, "/" + a.name);
+    if (a.storage.mask) losses.lose(fmt::format("/{}: its mask is not written", a.name));
+    losses.check();
+    const uint64_t total = Shape(a.shape).byte_size(type.size()).value_or(UINT64_MAX);
+    io::check_room(path, checked_add(total, header.size()).value_or(UINT64_MAX));
     io::AtomicFile file(path);
     file.write_at(0, header.data(), header.size());
     uint64_t at = header.size();
     std::vector<std::byte> buffer;
-    const uint64_t total = Shape(a.shape).byte_size(type.size()).value_or(0);
     model::for_each_piece(a.shape, type.size(), a.data->read_unit(), model::kPieceBytes,
                           [&](const model::Piece& p) {
                             buffer.resize(p.bytes);
@@ -107,6 +124,7 @@ class NpyFormat final : public BasicFormat {
                           });
     file.commit(options.fsync);
     SaveReport report;
+    report.lost = losses.take();
     if (tree.root->kind != model::NodeKind::kArray)
       report.notes.push_back(fmt::format(
           "only the array {} is written (.npy holds one array, without a name)", a.name));

@@ -127,7 +127,7 @@ class ZarrFormat final : public BasicFormat {
                   const SaveOptions& options) const override {
     SaveReport report;
     const uint64_t bytes =
-        write_zarr(tree, path, options.formats.get<ZarrSaveOptions>(), options, &report.notes);
+        write_zarr(tree, path, options.formats.get<ZarrSaveOptions>(), options, &report);
     report.files.push_back({path, "store", bytes});
     return report;
   }

@@ -1,5 +1,7 @@
 #include "dudley/formats/zarr/metadata.hpp"
 
+#include <charconv>
+
 #include <fmt/format.h>
 
 #include <set>
@@ -397,6 +399,36 @@ std::string ChunkKeyEncoding::key(const std::vector<int64_t>& index) const {
     out += std::to_string(index[i]);
   }
   return out;
+}
+
+std::optional<std::vector<int64_t>> ChunkKeyEncoding::index_of(std::string_view key,
+                                                                size_t rank) const {
+  if (!v2) {
+    if (key.empty() || key.front() != 'c') return std::nullopt;
+    key.remove_prefix(1);
+    if (rank == 0) return key.empty() ? std::optional(std::vector<int64_t>{}) : std::nullopt;
+    if (key.empty() || key.front() != separator) return std::nullopt;
+    key.remove_prefix(1);
+  } else if (rank == 0) {
+    return key == "0" ? std::optional(std::vector<int64_t>{}) : std::nullopt;
+  }
+  std::vector<int64_t> index;
+  index.reserve(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    const size_t end = d + 1 < rank ? key.find(separator) : key.size();
+    if (end == std::string_view::npos) return std::nullopt;
+    const std::string_view part = key.substr(0, end);
+    int64_t v = 0;
+    const auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (ec != std::errc() || p != part.data() + part.size() || part.empty() || v < 0 ||
+        (part.size() > 1 && part.front() == '0')) {
+      return std::nullopt;
+    }
+    index.push_back(v);
+    key.remove_prefix(std::min(key.size(), end + 1));
+    if (d + 1 < rank && key.empty()) return std::nullopt;
+  }
+  return index;
 }
 
 nlohmann::ordered_json Pipeline::to_json() const {

@@ -63,6 +63,25 @@ class DirectoryStore final : public Store {
     }
   }
 
+  bool for_each_key(const std::string& prefix,
+                    const std::function<void(std::string_view)>& visit) const override {
+    const fs::path dir = prefix.empty() ? fs::path(path_) : fs::path(path_) / prefix;
+    const size_t lead = dir.string().size() + 1;
+    std::error_code ec;
+    fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+    for (fs::recursive_directory_iterator end; !ec && it != end; it.increment(ec)) {
+      // An array's keys nest as deep as its rank (64 at most), plus the "c" level.
+      if (it.depth() > 66) it.disable_recursion_pending();
+      std::error_code e2;
+      if (it->is_regular_file(e2)) visit(std::string_view(it->path().native()).substr(lead));
+    }
+    if (ec && ec != std::errc::no_such_file_or_directory) {
+      throw Error(ErrorCategory::kIo, fmt::format("cannot list: {}", ec.message()),
+                  Location::file(dir.string()));
+    }
+    return true;
+  }
+
   std::vector<std::string> children(const std::string& prefix) const override {
     std::vector<std::string> names;
     std::error_code ec;
@@ -116,6 +135,16 @@ class MemoryStore final : public Store {
     }
     if (length > 0) std::memcpy(out, it->second.data() + offset, length);
   }
+  bool for_each_key(const std::string& prefix,
+                    const std::function<void(std::string_view)>& visit) const override {
+    const std::string lead = prefix.empty() ? "" : prefix + "/";
+    for (auto it = values_.lower_bound(lead); it != values_.end(); ++it) {
+      if (it->first.compare(0, lead.size(), lead) != 0) break;
+      visit(std::string_view(it->first).substr(lead.size()));
+    }
+    return true;
+  }
+
   std::vector<std::string> children(const std::string& prefix) const override {
     std::vector<std::string> names;
     const std::string lead = prefix.empty() ? "" : prefix + "/";

@@ -19,6 +19,7 @@
 #include "dudley/formats/zarr/data_type.hpp"
 #include "dudley/formats/zarr/metadata.hpp"
 #include "dudley/io/atomic_outputs.hpp"
+#include "dudley/model/sparse_chunks.hpp"
 #include "dudley/model/value_json.hpp"
 #include "segments.hpp"
 #include "vlen_chunks.hpp"
@@ -38,9 +39,14 @@ std::string join(const std::string& prefix, const std::string& name) {
 
 class StoreWriter {
  public:
-  StoreWriter(std::string root, const ZarrSaveOptions& options, const SaveOptions& common,
-              std::vector<std::string>* notes)
-      : root_(std::move(root)), options_(options), common_(common), notes_(notes) {}
+  StoreWriter(std::string root, std::string source_format, const ZarrSaveOptions& options,
+              const SaveOptions& common, std::vector<std::string>& notes, LossLog& losses)
+      : root_(std::move(root)),
+        source_format_(std::move(source_format)),
+        options_(options),
+        common_(common),
+        notes_(notes),
+        losses_(losses) {}
 
   uint64_t bytes() const { return bytes_; }
 
@@ -98,9 +104,7 @@ class StoreWriter {
   }
 
  private:
-  void note(std::string text) {
-    if (notes_) notes_->push_back(std::move(text));
-  }
+  void note(std::string text) { notes_.push_back(std::move(text)); }
 
   // Every metadata document written, by key, for the consolidated metadata.
   std::vector<std::pair<std::string, std::string>> documents;
@@ -115,10 +119,12 @@ class StoreWriter {
     Json out = Json::object();
     for (const auto& [name, value] : n.attributes) {
       if (name == model::well_known::kDimensionNames && n.kind == model::NodeKind::kArray) continue;
+      // The source format's own bookkeeping (ASDF's asdf_library, Avro's avro.schema).
+      if (path.empty() && model::well_known::is_bookkeeping(source_format_, name)) continue;
       if (const auto* v = std::get_if<model::Value>(&value)) {
         out[name] = model::to_json(*v);
       } else {
-        note(fmt::format("{}@{}: a typed-array attribute, not written", path.empty() ? "/" : path,
+        losses_.lose(fmt::format("{}@{}: a typed-array attribute, not written", path.empty() ? "/" : path,
                          name));
       }
     }
@@ -214,7 +220,7 @@ class StoreWriter {
     }
     const bool vlen = native.kind() == DTypeKind::kVLen;
     if (n.storage.mask)
-      note(fmt::format("{}: its mask is not written (the stored values are)", path));
+      losses_.lose(fmt::format("{}: its mask is not written (the stored values are)", path));
     a.shape = n.shape;
     const bool ordered = native.size() > 1 && native.kind() != DTypeKind::kRawBits;
     a.dtype = ordered ? native.with_byte_order(ByteOrder::kLittle) : native;
@@ -350,6 +356,15 @@ class StoreWriter {
     ChunkEncoder encoder(a);
     const uint64_t chunk_bytes = encoder.chunk_bytes();
     source.verify();
+    // A source of missing chunks that read as this store's fill value: only the chunks
+    // holding stored data are written (a chunk never written reads the same), so that an
+    // array declaring 10^12 chunks, none stored, costs its metadata.
+    std::optional<model::StoredChunks> only;
+    if (auto stored = source.stored_chunks(); stored && model::may_skip_missing(*stored, a.fill.bytes)) {
+      only = model::chunks_touching(*stored, a.shape, a.chunk_shape);
+    }
+    uint64_t listed = 0;  // the next of `only`'s chunks
+    const uint64_t written_before = written_;
     auto& pool = codec::ThreadPool::shared();
     const size_t batch = static_cast<size_t>(
         std::clamp<uint64_t>(kBatchBytes / std::max<uint64_t>(chunk_bytes, 1), 1, 64));
@@ -359,7 +374,8 @@ class StoreWriter {
     std::vector<std::byte> piece;
     std::vector<int64_t> at(rank, 0);
     const std::vector<int64_t> origin(rank, 0);
-    bool done = false;
+    bool done = only && only->chunks == 0;
+    if (only && !done) at.assign(only->positions.begin(), only->positions.begin() + rank);
     // Files are written on one thread while the next batch is read and encoded: creating
     // files in one directory from several threads serializes on the directory's lock, and
     // the waiting threads spin (a tenth of a v2 write's time went to that).
@@ -419,17 +435,31 @@ class StoreWriter {
       indexes.push_back(at);
       raw.push_back(buffer.data());
       if (indexes.size() == batch) flush();
-      done = !next_position(at, origin, grid);
+      if (only) {
+        done = ++listed == only->chunks;
+        if (!done) {
+          const auto from = only->positions.begin() + static_cast<int64_t>(listed * rank);
+          at.assign(from, from + static_cast<int64_t>(rank));
+        }
+      } else {
+        done = !next_position(at, origin, grid);
+      }
     }
     if (!indexes.empty()) flush();
     if (writing.valid()) writing.get();
+    if (only) {  // the chunks left out count as done
+      written_ = std::max(written_, written_before + *Shape(a.shape).element_count() * element);
+      if (common_.progress) common_.progress(written_, total);
+    }
   }
 
   std::string root_;
+  std::string source_format_;
   std::optional<GroupMetadata> root_group_;
   const ZarrSaveOptions& options_;
   const SaveOptions& common_;
-  std::vector<std::string>* notes_;
+  std::vector<std::string>& notes_;
+  LossLog& losses_;
   uint64_t bytes_ = 0;
   uint64_t written_ = 0;
   std::vector<codec::Bytes> buffers_;
@@ -472,17 +502,24 @@ std::vector<int64_t> choose_inner_chunk_shape(const std::vector<int64_t>& shard,
 
 uint64_t write_zarr(const model::Tree& tree, const std::string& path,
                     const ZarrSaveOptions& options, const SaveOptions& common,
-                    std::vector<std::string>* notes) {
+                    SaveReport* report) {
+  LossLog losses(tree, common.lossy, options.zarr_format == 2 ? "Zarr v2" : "Zarr v3", path);
+  if (!tree.pointees.empty()) {
+    losses.lose(
+        fmt::format("{} pointee(s): Zarr has no references, not written", tree.pointees.size()));
+  }
+  std::vector<std::string> notes;
   io::AtomicDirectory store(path);
-  StoreWriter writer(store.staging(), options, common, notes);
+  StoreWriter writer(store.staging(), tree.format, options, common, notes, losses);
   writer.total = model::array_bytes(*tree.root);
   writer.node(*tree.root, "", "");
   writer.consolidate();
-  if (!tree.pointees.empty() && notes) {
-    notes->push_back(
-        fmt::format("{} pointee(s): Zarr has no references, not written", tree.pointees.size()));
-  }
+  losses.check();  // the staged store is removed: nothing appears
   store.commit(common.fsync);
+  if (report) {
+    report->notes = std::move(notes);
+    report->lost = losses.take();
+  }
   return writer.bytes();
 }
 

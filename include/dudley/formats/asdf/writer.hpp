@@ -36,12 +36,13 @@ uint64_t write_block(io::AtomicFile& out, uint64_t at, std::span<const std::byte
                      const AsdfSaveOptions& options);
 
 /// Writes `tree` to `path` (atomically: a complete file or none). Returns the file's size.
-/// Throws Error(kType) for an array whose type ASDF cannot hold, naming it. `notes`, when
-/// given, receives one line per thing of the tree the file does not keep (struct type names,
-/// pointees, attributes without a place) or keeps under another name (a parameter beside a
-/// member of the same name).
+/// Throws Error(kType) for an array whose type ASDF cannot hold, naming it, and LossError,
+/// before writing anything, for items the file has no place for (pointees, attributes
+/// without a place, a root that is a list) unless `common.lossy`. `report`, when given,
+/// receives in `notes` what the file keeps differently (a parameter renamed beside a member
+/// of the same name, struct type names) and in `lost` what a lossy save left out.
 uint64_t write_asdf(const model::Tree& tree, const std::string& path,
                     const AsdfSaveOptions& options, const SaveOptions& common = {},
-                    std::vector<std::string>* notes = nullptr);
+                    SaveReport* report = nullptr);
 
 }  // namespace dudley::asdf

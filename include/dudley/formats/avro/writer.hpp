@@ -23,11 +23,14 @@ struct AvroSaveOptions : FormatOptions {
 
 /// Writes `tree` as the container file `path` and returns its size. With a schema (given,
 /// or the source's): a list root is one record per item, another root one record; without:
-/// every array of the tree, depth first, is one ndarray record, and `notes` says that the
-/// names are not kept. Throws Error(kType) naming the node that does not fit the schema or
-/// has no ndarray typestr; nothing is then left at `path`.
+/// every array of the tree, depth first, is one ndarray record, and the report's notes
+/// say that the names are not kept. Throws Error(kType) naming the node that does not fit
+/// the schema or has no ndarray typestr, Error(kLimit) for an array larger than memory (a
+/// record is held whole), and LossError for what ndarray records have no place for
+/// (attributes, pointees) unless `common.lossy`; nothing is then left at `path`. `report`,
+/// when given, receives the notes and, in `lost`, what a lossy save left out.
 uint64_t write_avro(const model::Tree& tree, const std::string& path,
                     const AvroSaveOptions& options, const SaveOptions& common = {},
-                    std::vector<std::string>* notes = nullptr);
+                    SaveReport* report = nullptr);
 
 }  // namespace dudley::avro

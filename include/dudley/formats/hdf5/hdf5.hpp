@@ -37,10 +37,12 @@ struct Hdf5SaveOptions : FormatOptions {
 /// order included), shape, maximum extent, chunking, filters HDF5 has and fill value;
 /// attributes are typed (strings as variable-length UTF-8, as h5py writes them); arrays
 /// that are their dimension's coordinate become dimension scales attached to the arrays
-/// naming them; references are written to their targets. Returns the file's size; what
-/// HDF5 cannot keep is added to `notes`.
+/// naming them; references are written to their targets. Returns the file's size. What
+/// HDF5 cannot keep (attributes of types it has none for, arrays of such types, items that
+/// cannot be read) is a LossError, nothing written, unless `options.lossy`: then it is left
+/// out and listed in `report.lost`; what HDF5 keeps differently is in `report.notes`.
 uint64_t write_hdf5(const model::Tree& tree, const std::string& path, const SaveOptions& options,
-                    std::vector<std::string>& notes);
+                    SaveReport& report);
 
 /// Adds the "hdf5" format (.h5, .hdf5, .he5, .nc4; recognised by its signature).
 void register_hdf5_format(FormatRegistry& registry);

@@ -27,19 +27,36 @@ model::Tree open_ndl(const std::string& path);
 struct DescribeOptions {
   /// Write ndarray and dimcoord values (attribute values are always written).
   bool values = false;
+  /// Name what the source's reader had no place for (Tree::skipped) among the warnings.
+  bool skipped_as_warnings = true;
+  /// Leave out the source format's own bookkeeping attributes at the root (ASDF's
+  /// asdf_library): a conversion writes NDL, not the source's bookkeeping.
+  bool leave_bookkeeping = false;
+};
+
+/// The most values of one array written as text: an array of more is described, its values
+/// not written (an error naming it). 2^24 values make about 400 MB of YAML.
+inline constexpr uint64_t kMaxTextValues = uint64_t{1} << 24;
+
+/// What a description leaves out, one line per item naming it.
+struct DescribeProblems {
+  /// What NDL cannot state (float16, Dudley pointers, lists of items, attributes of types
+  /// it has none for, links the file holds): the description is complete otherwise.
+  std::vector<std::string> warnings;
+  /// What of the file could not be read (an array that cannot be resolved, values that
+  /// cannot be read or are too many to write as text): the description lacks it.
+  std::vector<std::string> errors;
 };
 
 /// Writes the NDL description of `tree` to `sink`, a group at a time (memory follows the
-/// largest group's description and, with values, its largest array). What NDL cannot
-/// express (float16, Dudley pointers, lists of items...) is left out, each with one line in
-/// `warnings` naming the item. Throws the errors reading values throws.
+/// largest group's description and, with values, its largest array, at most
+/// kMaxTextValues values). What it leaves out is in `problems`.
 void describe(const model::Tree& tree, const DescribeOptions& options,
-              const std::function<void(std::string_view)>& sink,
-              std::vector<std::string>& warnings);
+              const std::function<void(std::string_view)>& sink, DescribeProblems& problems);
 
 /// describe() into a string.
 std::string describe_text(const model::Tree& tree, const DescribeOptions& options,
-                          std::vector<std::string>& warnings);
+                          DescribeProblems& problems);
 
 /// Adds the "ndl" format: reads NDL documents (.ndl, .yaml, .yml) and writes them with
 /// every value (`dudley convert x.h5 x.yaml`).

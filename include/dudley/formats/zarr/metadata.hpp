@@ -67,6 +67,9 @@ struct ChunkKeyEncoding {
   char separator = '/';  ///< '/' or '.'
   /// The key of the chunk at `index` ("c/0/1", "0.1"; 0-d: "c" or "0").
   std::string key(const std::vector<int64_t>& index) const;
+  /// The grid index a key of an array of `rank` dimensions names, as key() spells it (no
+  /// sign, no leading zeros); nullopt for any other key (metadata, stray files).
+  std::optional<std::vector<int64_t>> index_of(std::string_view key, size_t rank) const;
 };
 
 struct ArrayMetadata {

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dudley/codec/codec.hpp"
@@ -45,6 +47,16 @@ class Store {
   /// Whether children() can list (a directory can; a web server cannot, and its groups are
   /// then listed from their consolidated metadata, when the store has it).
   virtual bool can_list() const { return true; }
+  /// Calls `visit` with the key of every value under `prefix` ("a/b"; "" for the root),
+  /// relative to it ("c/0/1"), in no particular order, and returns true; false, calling
+  /// nothing, for a store that cannot list (a web server). Error(kIo) naming the store when
+  /// the listing fails.
+  virtual bool for_each_key(const std::string& prefix,
+                            const std::function<void(std::string_view)>& visit) const {
+    (void)prefix;
+    (void)visit;
+    return false;
+  }
 
   /// Whether reads go out to a server, so that a reader should batch them (read_many) rather
   /// than read each chunk on the thread that decodes it.

@@ -47,11 +47,13 @@ struct ZarrSaveOptions : FormatOptions {
 
 /// Writes `tree` as the store `path`. Returns the bytes written (metadata and chunks).
 /// Throws Error(kType) naming an array whose type Zarr v3 cannot hold (fixed strings,
-/// structs, pointers); nothing is then left at `path`. `notes` receives what the store does not
-/// keep (attributes that are typed arrays, masks, list structure, pointees).
+/// structs, pointers), and LossError for items the store has no place for (attributes that
+/// are typed arrays, masks, pointees) unless `common.lossy`; nothing is then left at
+/// `path`. `report`, when given, receives in `notes` what the store keeps differently (list
+/// structure, chunking) and in `lost` what a lossy save left out.
 uint64_t write_zarr(const model::Tree& tree, const std::string& path,
                     const ZarrSaveOptions& options, const SaveOptions& common = {},
-                    std::vector<std::string>* notes = nullptr);
+                    SaveReport* report = nullptr);
 
 /// The inner chunk shape write_zarr chooses in shards of `shard` elements: near `target`
 /// bytes as choose_chunk_shape, each extent then lowered to a divisor of the shard's.

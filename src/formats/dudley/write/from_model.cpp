@@ -74,6 +74,7 @@ class Emitter {
   explicit Emitter(const LayoutTextOptions& options) : options_(options) {}
 
   std::string run(const model::Tree& tree) {
+    format_ = tree.format;
     std::string body;
     node(*tree.root, "/", 0, body);
     // Targets of pointers keep their keys, so the pointer arrays copied stay valid [C19].
@@ -87,21 +88,22 @@ class Emitter {
     return out;
   }
 
-  /// What the layout does not keep of the tree, or keeps otherwise, one line each.
+  /// What the layout does not keep of the tree, one line per item.
+  std::vector<std::string> lost() const {
+    std::vector<std::string> out;
+    for (const std::string& a : attributes_) {
+      out.push_back(a + ": attribute not written (a Dudley layout holds no values)");
+    }
+    for (const std::string& m : masks_) {
+      out.push_back(m + ": its mask is not kept as one (Dudley has no masks; a mask array "
+                        "stays an array beside its own)");
+    }
+    return out;
+  }
+
+  /// What the layout keeps otherwise, one line each.
   std::vector<std::string> notes() const {
     std::vector<std::string> out;
-    if (!attributes_.empty()) {
-      out.push_back(
-          fmt::format("{} value(s) of the tree are not written (a Dudley layout holds "
-                      "no values): {}",
-                      attributes_.size(), first_few(attributes_)));
-    }
-    if (!masks_.empty()) {
-      out.push_back(
-          fmt::format("{} mask(s) are not kept as masks (Dudley has none; a mask "
-                      "array stays an array beside its own): {}",
-                      masks_.size(), first_few(masks_)));
-    }
     if (!renamed_.empty()) {
       out.push_back(
           fmt::format("{} name(s) Dudley cannot spell are respelled (the source's "
@@ -187,6 +189,8 @@ class Emitter {
   void note_dropped(const model::Node& n, const std::string& path) {
     for (const auto& [name, value] : n.attributes) {
       (void)value;
+      // The source format's own bookkeeping (ASDF's asdf_library) is no data of the tree.
+      if (path == "/" && model::well_known::is_bookkeeping(format_, name)) continue;
       attributes_.push_back(fmt::format("{}@{}", path, name));
     }
     if (n.storage.mask) masks_.push_back(path);
@@ -294,7 +298,8 @@ class Emitter {
   LayoutTextOptions options_;
   std::vector<std::string> parameters_;  // extent parameters declared so far
   std::string types_;
-  std::vector<std::string> attributes_, masks_, renamed_;  // for notes()
+  std::vector<std::string> attributes_, masks_, renamed_;  // for notes() and lost()
+  std::string format_;                                    // the tree's
   std::map<std::string, std::string> structs_;             // compound's text -> its type name
   std::set<std::string> used_;                             // type names given out
 };
@@ -331,18 +336,27 @@ void arrays(const model::Node& n, const std::string& path, Writer& w) {
 }  // namespace
 
 std::string layout_text_for(const model::Tree& tree, std::vector<std::string>* notes,
-                            const LayoutTextOptions& options) {
+                            const LayoutTextOptions& options, std::vector<std::string>* lost) {
   Emitter emitter(options);
   std::string text = emitter.run(tree);
   if (notes) *notes = emitter.notes();
+  if (lost) *lost = emitter.lost();
   return text;
 }
 
 uint64_t write_tree(const model::Tree& given, const std::string& data_path,
-                    const WriteOptions& options, std::vector<std::string>* notes) {
+                    const WriteOptions& options, SaveReport* report, bool lossy) {
   model::Tree holder;
   const model::Tree& tree = model::with_group_root(given, holder);  // a Zarr array store
-  const std::string text = layout_text_for(tree, notes);
+  LossLog losses(given, lossy, "Dudley", data_path);
+  std::vector<std::string> notes, lost;
+  const std::string text = layout_text_for(tree, &notes, {}, &lost);
+  for (std::string& item : lost) losses.lose(std::move(item));
+  losses.check();  // before anything is written
+  if (report) {
+    report->notes = std::move(notes);
+    report->lost = losses.take();
+  }
   ParseResult parsed = parse_layout(text);
   if (!parsed.ok()) {
     const auto& d = parsed.diagnostics.front();

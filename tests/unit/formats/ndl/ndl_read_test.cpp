@@ -200,13 +200,14 @@ TEST(NdlWrite, DescribeReadsBackEqual) {
         n: {shape: [2], type: uint16, value: [1, 2]}
 /g: {}
 )";
-  std::vector<std::string> warnings;
+  DescribeProblems problems;
   DescribeOptions with_values;
   with_values.values = true;
-  const std::string first = describe_text(read_ndl(text, "a.yaml"), with_values, warnings);
-  const std::string second = describe_text(read_ndl(first, "b.yaml"), with_values, warnings);
+  const std::string first = describe_text(read_ndl(text, "a.yaml"), with_values, problems);
+  const std::string second = describe_text(read_ndl(first, "b.yaml"), with_values, problems);
   EXPECT_EQ(first, second);
-  EXPECT_TRUE(warnings.empty());
+  EXPECT_TRUE(problems.warnings.empty());
+  EXPECT_TRUE(problems.errors.empty());
   // Hand-checked spellings of P7: float32 shortest text, specials, quoted YAML 1.1 words.
   EXPECT_NE(first.find("[[0.1, 1.0e+20, .nan],"), std::string::npos) << first;
   EXPECT_NE(first.find("units: \"No\""), std::string::npos) << first;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "dudley/format.hpp"
 #include "dudley/formats/dudley/write/writer.hpp"
 #include "dudley/model/tree.hpp"
 
@@ -31,14 +32,20 @@ struct LayoutTextOptions {
   /// `t = <f8[t_n0] @ 2048`). One layout then reads files whose arrays differ in shape.
   std::map<std::string, std::vector<size_t>> extent_parameters;
 };
+/// `lost`, when given, receives one line per item the layout cannot hold (an attribute, a
+/// mask).
 std::string layout_text_for(const model::Tree& tree, std::vector<std::string>* notes = nullptr,
-                            const LayoutTextOptions& options = {});
+                            const LayoutTextOptions& options = {},
+                            std::vector<std::string>* lost = nullptr);
 
 /// Writes `tree` as Dudley data file `data_path` plus its layout beside it, streaming each
-/// array block by block (memory stays bounded). Returns the data file's size.
-/// `notes` as layout_text_for gives them.
+/// array block by block (memory stays bounded). Returns the data file's size. What the
+/// layout cannot hold (attributes, masks) is a LossError before anything is written,
+/// unless `lossy`; `report`, when given, receives layout_text_for's notes and, in `lost`,
+/// what a lossy write left out.
 uint64_t write_tree(const model::Tree& tree, const std::string& data_path,
-                    const WriteOptions& options = {}, std::vector<std::string>* notes = nullptr);
+                    const WriteOptions& options = {}, SaveReport* report = nullptr,
+                    bool lossy = false);
 
 /// Writes `tree` as Dudley data file `data_path` described by `layout` (a family's
 /// template, a layout agreed with another code) instead of one made from the tree: each data

@@ -1,0 +1,48 @@
+// The rule for what an output cannot carry (format.hpp: LossError, LossLog): a save either
+// carries everything, or refuses, naming every item, or (lossy) writes the rest and lists
+// what it left out.
+#include <fmt/format.h>
+
+#include "dudley/format.hpp"
+
+namespace dudley {
+namespace {
+
+// Items named in a report before the rest are counted (a container of a million records
+// that all lose an attribute is one line a record).
+constexpr size_t kItemsShown = 1000;
+
+std::string summary(const std::string& format, size_t count) {
+  return fmt::format(
+      "{} {} of the source cannot be carried to {}; nothing was written (--lossy writes the "
+      "rest and lists what it leaves out)",
+      count, count == 1 ? "item" : "items", format);
+}
+
+}  // namespace
+
+LossError::LossError(const std::string& format, const std::string& path,
+                     std::vector<std::string> items)
+    : Error(ErrorCategory::kLoss, summary(format, items.size()), Location::file(path)),
+      items_(std::move(items)) {}
+
+std::string LossError::report() const {
+  std::string out = std::string(what()) + "\n";
+  for (size_t i = 0; i < items_.size() && i < kItemsShown; ++i) out += "  " + items_[i] + "\n";
+  if (items_.size() > kItemsShown) {
+    out += fmt::format("  ... and {} more\n", items_.size() - kItemsShown);
+  }
+  return out;
+}
+
+LossLog::LossLog(const model::Tree& tree, bool lossy, std::string format, std::string path)
+    : items_(tree.skipped),
+      lossy_(lossy),
+      format_(std::move(format)),
+      path_(std::move(path)) {}
+
+void LossLog::check() const {
+  if (!items_.empty() && !lossy_) throw LossError(format_, path_, items_);
+}
+
+}  // namespace dudley
