@@ -36,10 +36,7 @@ std::string LossError::report() const {
 }
 
 LossLog::LossLog(const model::Tree& tree, bool lossy, std::string format, std::string path)
-    : items_(tree.skipped),
-      lossy_(lossy),
-      format_(std::move(format)),
-      path_(std::move(path)) {}
+    : items_(tree.skipped), lossy_(lossy), format_(std::move(format)), path_(std::move(path)) {}
 
 void LossLog::check() const {
   if (!items_.empty() && !lossy_) throw LossError(format_, path_, items_);

@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
 #include "cli/failure.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
@@ -32,7 +33,7 @@ struct ConvertOptions {
   bool fsync = false;
   bool quiet = false;
   bool lossy = false;  ///< --lossy: write what DST can carry, list the rest
-  std::string to;  ///< --to: the format of DST (default: by its extension)
+  std::string to;      ///< --to: the format of DST (default: by its extension)
   /// The formats' own writing options given (--compression, --embed-layout, ...).
   GivenOptions given;
 };
@@ -154,7 +155,10 @@ int run_convert(const ConvertOptions& o) {
   save_options.format = out_format.name();
   save_options.fsync = o.fsync;
   save_options.lossy = o.lossy;
-  save_options.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
+  save_options.progress = [&](uint64_t done, uint64_t total) {
+    check_interrupted();  // Ctrl-C: stop here, the temporaries removed as the save unwinds
+    bar.update(done, total);
+  };
   apply_format_options(o.given, save_options);
   OpenOptions open_options;
   open_options.format = o.source.format;
@@ -173,7 +177,15 @@ int run_convert(const ConvertOptions& o) {
     (void)report_failure(e, o.source.json);
     return kExitInvalid;
   }
-  const SaveReport report = save(tree, o.destination, save_options);
+  SaveReport report;
+  try {
+    report = save(tree, o.destination, save_options);
+  } catch (const Interrupted& i) {
+    (void)report_failure(Error(ErrorCategory::kIo, fmt::format("{}; nothing was written", i.what()),
+                               Location::file(o.destination)),
+                         o.source.json);
+    return 128 + i.signal;
+  }
   if (o.source.json) {
     nlohmann::ordered_json out = {
         {"data", o.destination}, {"format", out_format.name()}, {"bytes", report.bytes()}};
@@ -233,6 +245,7 @@ void add_convert_command(CLI::App& app, int& exit_code) {
                 "nothing)");
   add_format_options(*cmd, FormatOption::Use::kWriting, options->given);
   cmd->callback([options, &exit_code] {
+    catch_interrupts();
     exit_code = guarded(options->source.json, [&] { return run_convert(*options); });
   });
 }

@@ -38,7 +38,9 @@ int run_describe(const DescribeCommandOptions& options) {
     out["errors"] = problems.errors;
     const std::string json = out.dump(2) + "\n";
     std::fwrite(json.data(), 1, json.size(), stdout);
-    for (const std::string& e : problems.errors) fmt::print(stderr, "error: {}\n", e);
+    for (const std::string& e : problems.errors) {
+      fmt::print(stderr, "{}: error: {}\n", options.data.data, e);
+    }
     return problems.errors.empty() ? kExitOk : kExitInvalid;
   }
   if (!options.output.empty()) {
@@ -61,7 +63,9 @@ int run_describe(const DescribeCommandOptions& options) {
         tree, describe, [&](std::string_view s) { out.write(s); }, problems);
   }
   for (const std::string& w : problems.warnings) fmt::print(stderr, "warning: {}\n", w);
-  for (const std::string& e : problems.errors) fmt::print(stderr, "error: {}\n", e);
+  for (const std::string& e : problems.errors) {
+    fmt::print(stderr, "{}: error: {}\n", options.data.data, e);
+  }
   return problems.errors.empty() ? kExitOk : kExitInvalid;
 }
 

@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,22 +27,115 @@ namespace {
               Location::file(path));
 }
 
-// A new hidden sibling of `path`, ".NAME.KIND-" plus six random characters (mkdtemp and
-// mkstemp fill in the template's trailing "XXXXXX"): a directory, or an empty file.
-std::string make_sibling(const std::string& path, const char* kind, bool directory) {
-  const fs::path p(path);
-  const fs::path parent = p.parent_path().empty() ? fs::path(".") : p.parent_path();
-  const std::string pattern =
-      (parent / fmt::format(".{}.{}-XXXXXX", p.filename().string(), kind)).string();
-  std::vector<char> name(pattern.begin(), pattern.end());
-  name.push_back('\0');
-  if (directory) {
-    if (!::mkdtemp(name.data())) fail(path, "cannot create a directory beside it", errno);
-  } else {
-    const int fd = ::mkstemp(name.data());
-    if (fd < 0) fail(path, "cannot create a file beside it", errno);
+fs::path parent_of(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  return parent.empty() ? fs::path(".") : parent;
+}
+
+// Takes flock `how` on `fd`, waiting through signals; false when it would have to wait
+// (LOCK_NB) or the file system has no such locks.
+bool lock(int fd, int how) {
+  while (::flock(fd, how) != 0) {
+    if (errno != EINTR) return false;
+  }
+  return true;
+}
+
+// A temporary file is locked with an open file description lock (fcntl F_OFD_SETLK), not
+// flock: libhdf5 flocks the file it writes itself, and the two kinds do not meet on Linux.
+bool lock_file(int fd) {
+  struct flock fl {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  while (::fcntl(fd, F_OFD_SETLK, &fl) != 0) {
+    if (errno != EINTR) return false;
+  }
+  return true;
+}
+
+// Whether a writer holds the lock lock_file takes on the file `fd` is open on.
+bool file_locked(int fd) {
+  struct flock fl {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  if (::fcntl(fd, F_OFD_GETLK, &fl) != 0) return true;  // cannot tell: left alone
+  return fl.l_type != F_UNLCK;
+}
+
+// The parent directory of `path`, open and flocked `how` until the object goes: writers
+// make and lock their siblings under a shared lock, and stale siblings are removed under an
+// exclusive one, so that one just made, not yet locked, is never taken for stale.
+class DirectoryLock {
+ public:
+  DirectoryLock(const std::string& path, int how)
+      : fd_(::open(parent_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ >= 0) (void)lock(fd_, how);
+  }
+  ~DirectoryLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+  }
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+// Whether `name` is a sibling make_sibling makes for `target`: ".TARGET.tmp-" or
+// ".TARGET.old-" and six characters.
+bool is_sibling_name(const std::string& name, const std::string& target) {
+  for (const char* kind : {"tmp", "old"}) {
+    const std::string lead = fmt::format(".{}.{}-", target, kind);
+    if (name.size() == lead.size() + 6 && name.compare(0, lead.size(), lead) == 0) return true;
+  }
+  return false;
+}
+
+// Removes the hidden siblings of `path` that a writer killed before it could remove them
+// left behind (a kill -9 during a conversion): a writer holds a lock on its sibling for as
+// long as it runs, so one whose lock is free has no writer. Best effort, quiet: they are
+// this program's own temporary files.
+void remove_stale_siblings(const std::string& path) {
+  const fs::path parent = parent_of(path);
+  const std::string target = fs::path(path).filename().string();
+  DirectoryLock exclusive(path, LOCK_EX);
+  std::error_code ec;
+  std::vector<fs::path> stale;
+  for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!is_sibling_name(name, target)) continue;
+    const int fd = ::open(it->path().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) continue;
+    std::error_code e2;
+    if (it->is_directory(e2) ? lock(fd, LOCK_EX | LOCK_NB) : !file_locked(fd)) {
+      stale.push_back(it->path());
+    }
     ::close(fd);
   }
+  for (const fs::path& p : stale) {
+    std::error_code e2;
+    fs::remove_all(p, e2);
+  }
+}
+
+// A new hidden sibling of `path`, ".NAME.KIND-" plus six random characters (mkdtemp and
+// mkstemp fill in the template's trailing "XXXXXX"): a directory, or an empty file. `held`
+// receives a descriptor of it holding its lock (see remove_stale_siblings).
+std::string make_sibling(const std::string& path, const char* kind, bool directory, int& held) {
+  const fs::path p(path);
+  const std::string pattern =
+      (parent_of(path) / fmt::format(".{}.{}-XXXXXX", p.filename().string(), kind)).string();
+  std::vector<char> name(pattern.begin(), pattern.end());
+  name.push_back('\0');
+  DirectoryLock shared(path, LOCK_SH);
+  if (directory) {
+    if (!::mkdtemp(name.data())) fail(path, "cannot create a directory beside it", errno);
+    held = ::open(name.data(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  } else {
+    held = ::mkstemp(name.data());
+    if (held < 0) fail(path, "cannot create a file beside it", errno);
+  }
+  if (held >= 0) (void)(directory ? lock(held, LOCK_EX) : lock_file(held));
   return name.data();
 }
 
@@ -80,12 +174,14 @@ AtomicDirectory::AtomicDirectory(std::string path) : path_(std::move(path)) {
     throw Error(ErrorCategory::kIo, "exists and is not a directory: not replaced by one",
                 Location::file(path_));
   }
-  staging_ = make_sibling(path_, "tmp", true);
+  remove_stale_siblings(path_);
+  staging_ = make_sibling(path_, "tmp", true, held_);
   ::chmod(staging_.c_str(), default_mode(0777));
 }
 
 AtomicDirectory::~AtomicDirectory() {
   if (!committed_) remove_tree(staging_);
+  if (held_ >= 0) ::close(held_);
 }
 
 void AtomicDirectory::commit(bool fsync) {
@@ -106,7 +202,14 @@ void AtomicDirectory::commit(bool fsync) {
   } else {
     // No exchange on this file system: the old store steps aside, then the new one takes
     // its place; a crash between leaves the old under a hidden name, never a mix.
-    const std::string old = make_sibling(path_, "old", true);
+    int old_held = -1;
+    const std::string old = make_sibling(path_, "old", true, old_held);
+    struct Release {
+      int fd;
+      ~Release() {
+        if (fd >= 0) ::close(fd);
+      }
+    } release{old_held};
     if (::rename(path_.c_str(), old.c_str()) != 0) {
       const int error = errno;
       ::rmdir(old.c_str());
@@ -135,11 +238,13 @@ NamedTempFile::NamedTempFile(std::string path) : path_(std::move(path)) {
     throw Error(ErrorCategory::kIo, "exists and is not a regular file: never replaced",
                 Location::file(path_));
   }
-  temp_ = make_sibling(path_, "tmp", false);
+  remove_stale_siblings(path_);
+  temp_ = make_sibling(path_, "tmp", false, held_);
 }
 
 NamedTempFile::~NamedTempFile() {
   if (!committed_) ::unlink(temp_.c_str());
+  if (held_ >= 0) ::close(held_);
 }
 
 void NamedTempFile::commit(bool fsync) {

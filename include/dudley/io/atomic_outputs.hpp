@@ -12,7 +12,9 @@ namespace dudley::io {
 /// swapped for the new one in one step (renameat2 RENAME_EXCHANGE; on file systems without
 /// it, set aside first as `.NAME.old-` and six random characters, so a crash in between
 /// leaves the old store there) and then removed. An interrupted write leaves the old store,
-/// or nothing, plus at most a temporary sibling.
+/// or nothing, plus at most a temporary sibling; the writer holds a lock on its sibling, and
+/// the next writer of the same path removes siblings whose lock is free (their writer is
+/// gone: killed, or the machine stopped).
 class AtomicDirectory {
  public:
   /// Makes the temporary sibling of `path`. Throws Error(kIo) naming `path` when its parent
@@ -35,11 +37,13 @@ class AtomicDirectory {
  private:
   std::string path_;
   std::string staging_;
+  int held_ = -1;  ///< the staging directory, open, holding its lock
   bool committed_ = false;
 };
 
 /// A temporary file beside `path` for a library that writes by path (libhdf5 creates and
-/// closes the file itself), renamed over `path` by commit().
+/// closes the file itself), renamed over `path` by commit(). Like AtomicDirectory's, it is
+/// locked while in use, and a stale one (its writer killed) is removed by the next writer.
 class NamedTempFile {
  public:
   /// Makes an empty temporary file `.NAME.tmp-` plus six random characters beside `path` (a
@@ -63,6 +67,7 @@ class NamedTempFile {
  private:
   std::string path_;
   std::string temp_;
+  int held_ = -1;  ///< the temporary file, open, holding its lock
   bool committed_ = false;
 };
 

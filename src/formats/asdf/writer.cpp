@@ -19,6 +19,7 @@
 #include "dudley/formats/asdf/datatype.hpp"
 #include "dudley/formats/asdf/reader.hpp"
 #include "dudley/io/atomic_file.hpp"
+#include "dudley/io/disk_room.hpp"
 #include "inline_data.hpp"
 #include "yaml_emit.hpp"
 
@@ -185,8 +186,8 @@ class Writer {
                            const std::string& path) {
     std::string key = name + "_attribute";
     while (members.count(key)) key += "_";
-    notes_.push_back(fmt::format("attribute {}/{} is written as '{}': ASDF reserves the key",
-                                 path, name, key));
+    notes_.push_back(
+        fmt::format("attribute {}/{} is written as '{}': ASDF reserves the key", path, name, key));
     return key;
   }
 
@@ -382,8 +383,7 @@ class Writer {
 }  // namespace
 
 uint64_t write_asdf(const model::Tree& given, const std::string& path,
-                    const AsdfSaveOptions& options, const SaveOptions& common,
-                    SaveReport* report) {
+                    const AsdfSaveOptions& options, const SaveOptions& common, SaveReport* report) {
   model::Tree holder;
   const model::Tree& tree = model::with_group_root(given, holder);  // a Zarr array store
   if (!options.compression.empty() && !is_known_compression(options.compression)) {
@@ -426,13 +426,16 @@ uint64_t write_asdf(const model::Tree& given, const std::string& path,
   }
   text += "...\n";
 
+  uint64_t total = 0, done = 0;
+  for (const BlockJob& job : writer.blocks())
+    total = checked_add(total, job.bytes).value_or(UINT64_MAX);
+  // Blocks at their decoded size (compressed ones take less; the check is before any is).
+  io::check_room(path, checked_add(total, text.size()).value_or(UINT64_MAX));
   io::AtomicFile out(path);
   uint64_t at = 0;
   out.write_at(at, text.data(), text.size());
   at += text.size();
 
-  uint64_t total = 0, done = 0;
-  for (const BlockJob& job : writer.blocks()) total += job.bytes;
   std::vector<uint64_t> offsets;
   // The inputs' checksums first, several at once (see model::verify_all).
   std::vector<model::ArraySource*> sources;

@@ -16,6 +16,7 @@
 #include "dudley/core/vlen.hpp"
 #include "dudley/formats/hdf5/hdf5.hpp"
 #include "dudley/io/atomic_outputs.hpp"
+#include "dudley/io/disk_room.hpp"
 #include "dudley/model/sparse_chunks.hpp"
 #include "dudley/model/value_array.hpp"
 #include "filters.hpp"
@@ -284,8 +285,8 @@ class Writer {
       std::optional<model::StoredChunks> stored = n.data->stored_chunks();
       const bool chunked = H5Pget_layout(dcpl.get()) == H5D_CHUNKED;
       if (stored && (chunked || stored->chunks == 0)) {
-        const DType native = n.dtype.size() > 1 ? n.dtype.with_byte_order(native_byte_order())
-                                                : n.dtype;
+        const DType native =
+            n.dtype.size() > 1 ? n.dtype.with_byte_order(native_byte_order()) : n.dtype;
         Handle mt = h5_type(native, true);
         if (stored->fill.size() == native.size() &&
             H5Pset_fill_value(dcpl.get(), mt.get(), stored->fill.data()) >= 0) {
@@ -325,8 +326,8 @@ class Writer {
         conv.convert(native, static_cast<const std::byte*>(packed.data()) + i * native.size(),
                      raw.data() + i * raw_size(native));
       for (const std::string& m : conv.missing())
-        losses_.lose(fmt::format(
-            "{}: a reference to {}, which is not in the output; written null", full, m));
+        losses_.lose(fmt::format("{}: a reference to {}, which is not in the output; written null",
+                                 full, m));
       if (!raw.empty())
         check(H5Dwrite(ds.get(), memtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()),
               fmt::format("cannot write {}", full), path_of_file(), ErrorCategory::kIo);
@@ -336,28 +337,34 @@ class Writer {
     std::vector<std::byte> buffer;
     const model::ReadUnit unit = n.data->read_unit();
     auto write_piece = [&](const model::Piece& p) {
-          buffer.resize(p.bytes);
-          n.data->read_into(p.slab, buffer.data());
-          Handle filespace(H5Dget_space(ds.get()));
-          Handle memspace;
-          if (n.shape.empty()) {
-            memspace = Handle(H5Screate(H5S_SCALAR));
-          } else {
-            std::vector<hsize_t> start(p.slab.start.begin(), p.slab.start.end());
-            std::vector<hsize_t> count(p.slab.count.begin(), p.slab.count.end());
-            H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr,
-                                count.data(), nullptr);
-            memspace =
-                Handle(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr));
-          }
-          check(H5Dwrite(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT,
-                         buffer.data()),
-                fmt::format("cannot write {}", full), path_of_file(), ErrorCategory::kIo);
-          progress(p.bytes);
-          return true;
+      buffer.resize(p.bytes);
+      n.data->read_into(p.slab, buffer.data());
+      Handle filespace(H5Dget_space(ds.get()));
+      Handle memspace;
+      if (n.shape.empty()) {
+        memspace = Handle(H5Screate(H5S_SCALAR));
+      } else {
+        std::vector<hsize_t> start(p.slab.start.begin(), p.slab.start.end());
+        std::vector<hsize_t> count(p.slab.count.begin(), p.slab.count.end());
+        H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                            nullptr);
+        memspace = Handle(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr));
+      }
+      check(H5Dwrite(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT,
+                     buffer.data()),
+            fmt::format("cannot write {}", full), path_of_file(), ErrorCategory::kIo);
+      progress(p.bytes);
+      return true;
     };
     const auto sparse = sparse_.find(full);
     if (sparse == sparse_.end()) {
+      // A contiguous dataset takes its whole extent on disk, refused before it is written
+      // when the file system cannot hold it (a source may declare a terabyte).
+      Handle dcpl(H5Dget_create_plist(ds.get()));
+      if (H5Pget_layout(dcpl.get()) == H5D_CONTIGUOUS) {
+        io::check_room(path_of_file(),
+                       Shape(n.shape).byte_size(native.size()).value_or(UINT64_MAX));
+      }
       model::for_each_piece(n.shape, native.size(), unit, model::kPieceBytes, write_piece);
       return;
     }
@@ -388,8 +395,8 @@ class Writer {
         std::string why;
         array = model::value_as_array(*v, why);
         if (!array) {
-          losses_.lose(fmt::format(
-              "{}: attribute '{}' is {}; HDF5 attributes are typed, left out", owner, name, why));
+          losses_.lose(fmt::format("{}: attribute '{}' is {}; HDF5 attributes are typed, left out",
+                                   owner, name, why));
           continue;
         }
       } else {

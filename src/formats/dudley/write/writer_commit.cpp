@@ -20,6 +20,7 @@
 #include "dudley/formats/dudley/write/writer.hpp"
 #include "dudley/io/atomic_file.hpp"
 #include "dudley/io/byte_source.hpp"
+#include "dudley/io/disk_room.hpp"
 #include "writer_support.hpp"
 
 namespace dudley::layout {
@@ -579,7 +580,10 @@ uint64_t Writer::commit() {
 
   // 5. Write: a temporary file, renamed into place only when complete.
   uint64_t total = 0;
-  for (const WriteJob& job : jobs) total += job.bytes;
+  for (const WriteJob& job : jobs) total = checked_add(total, job.bytes).value_or(UINT64_MAX);
+  // The bytes written, not the file's extent (what no array fills is a hole): refused before
+  // a byte is written when the file system cannot take them.
+  io::check_room(path_, total);
   io::AtomicFile file(path_);
   file.resize(end);
   std::string layout_text;
