@@ -119,5 +119,39 @@ TEST_F(AtomicOutputs, ALibraryWritesByPathThenTheFileIsRenamed) {
   EXPECT_THROW(NamedTempFile(dir_.string()), Error);  // a directory is never replaced
 }
 
+TEST_F(AtomicOutputs, StaleTemporariesOfAKilledWriterAreRemovedLiveOnesKept) {
+  const fs::path store = dir_ / "out.zarr";
+  const fs::path file = dir_ / "out.h5";
+  // What a writer killed with -9 leaves: siblings nobody holds a lock on.
+  fs::create_directories(dir_ / ".out.zarr.tmp-AbC123" / "c" / "0");
+  write(dir_ / ".out.zarr.tmp-AbC123" / "c" / "0" / "0", "chunk");
+  fs::create_directories(dir_ / ".out.zarr.old-xyz789");
+  write(dir_ / ".out.h5.tmp-q1w2e3", "half an HDF5 file");
+  // Names that only look alike, and other outputs' temporaries, are not touched.
+  fs::create_directories(dir_ / ".out.zarr.tmp-toolong1");
+  fs::create_directories(dir_ / ".other.zarr.tmp-AbC123");
+  {
+    // A writer at work on the same path holds its sibling's lock: it stays.
+    AtomicDirectory live(store.string());
+    AtomicDirectory second(store.string());
+    EXPECT_TRUE(fs::exists(live.staging())) << "a live writer's staging was removed";
+    EXPECT_FALSE(fs::exists(dir_ / ".out.zarr.tmp-AbC123"));
+    EXPECT_FALSE(fs::exists(dir_ / ".out.zarr.old-xyz789"));
+    EXPECT_TRUE(fs::exists(dir_ / ".out.zarr.tmp-toolong1"));
+    EXPECT_TRUE(fs::exists(dir_ / ".other.zarr.tmp-AbC123"));
+    write(fs::path(second.staging()) / "zarr.json", "{}");
+    second.commit();
+    EXPECT_TRUE(fs::exists(live.staging()));
+  }
+  {
+    NamedTempFile live(file.string());
+    write(live.temp_path(), "being written");
+    NamedTempFile second(file.string());
+    EXPECT_TRUE(fs::exists(live.temp_path())) << "a live writer's file was removed";
+    EXPECT_FALSE(fs::exists(dir_ / ".out.h5.tmp-q1w2e3"));
+  }
+  EXPECT_EQ(others("out.zarr"), 2u);  // the two look-alikes
+}
+
 }  // namespace
 }  // namespace dudley::io
