@@ -6,7 +6,7 @@ build=${1:-build-fuzz}
 seconds=${2:-60}
 cd "$(dirname "$0")/.."
 mkdir -p fuzz/artifacts
-for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to_model dudley_family_index codec_decode asdf_read zarr_metadata zarr_read avro_decode ndl_read npy_read hdf5_extents python_index}; do
+for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to_model dudley_family_index codec_decode asdf_read zarr_metadata zarr_read avro_decode ndl_read npy_read hdf5_extents python_index http_response}; do
   work=$(mktemp -d)
   cp -r fuzz/corpus/$target/. "$work/"
   # The model target starts from the binder's seeds too.
@@ -22,11 +22,16 @@ for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to
   [ "$target" = ndl_read ] && dict=fuzz/ndl.dict
   [ "$target" = npy_read ] && dict=fuzz/npy.dict
   [ "$target" = hdf5_extents ] && dict=fuzz/hdf5.dict
+  [ "$target" = http_response ] && dict=fuzz/http.dict
   dict_option=(-dict=$dict)
+  # The HTTP target serves its responses on 127.0.0.1 and a mutated redirect may name any
+  # address: it runs in a network namespace whose only interface is loopback.
+  isolate=()
+  [ "$target" = http_response ] && isolate=(unshare -n sh -c 'ip link set lo up && exec "$0" "$@"')
   [ "$target" = python_index ] && dict_option=()  # its input is bytes that pick Python objects
   echo "== $target for ${seconds}s"
   # Undefined behaviour is a finding: stop at the first report and keep the input.
-  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$build/fuzz/$target" "$work" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "${isolate[@]}" "$build/fuzz/$target" "$work" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
     -rss_limit_mb=2048 "${dict_option[@]}" -artifact_prefix=fuzz/artifacts/ \
     -print_final_stats=1 2>&1 | grep -E '^(#[0-9]+.*(DONE|pulse)|stat::|==|SUMMARY|Done)' || true
   rm -rf "$work"

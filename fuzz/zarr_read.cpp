@@ -3,11 +3,14 @@
 // Reading every element either succeeds or fails with an Error; memory follows the array.
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "dudley/core/error.hpp"
 #include "dudley/formats/zarr/reader.hpp"
+#include "dudley/model/sparse_chunks.hpp"
 
 namespace {
 
@@ -62,9 +65,40 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 1) std::memcpy(chunk.data(), data + 1, size - 1);
   codec::Bytes json(meta.size());
   std::memcpy(json.data(), meta.data(), meta.size());
+  // Stored or not: the chunk is under its key, or (the first byte odd) under a key no chunk
+  // has, leaving every chunk missing (the fill value).
+  const bool stored = (data[0] & 0x80) == 0;
   try {
-    model::Tree tree = zarr::read_zarr(zarr::memory_store({{"zarr.json", json}, {"c/0/0", chunk}}));
-    if (tree.root->data) tree.root->data->read();
+    model::Tree tree = zarr::read_zarr(
+        zarr::memory_store({{"zarr.json", json}, {stored ? "c/0/0" : "c/9/9", chunk}}));
+    model::ArraySource* source = tree.root->data.get();
+    if (!source) return 0;
+    std::optional<NDArray> before;
+    try {
+      before = source->read();
+    } catch (const Error&) {
+    }
+    // The listing of stored chunks: one chunk or none, on the grid, sorted; reads after it
+    // (which skip missing chunks without asking the store) give the same elements.
+    const std::optional<model::StoredChunks> listed = source->stored_chunks();
+    if (!listed || listed->chunks != (stored ? 1u : 0u) ||
+        listed->positions.size() != listed->chunks * tree.root->shape.size()) {
+      std::abort();
+    }
+    if (before) {
+      const NDArray after = source->read();
+      if (after.byte_size() != before->byte_size() ||
+          (after.dtype().kind() != DTypeKind::kVLen &&
+           std::memcmp(after.data(), before->data(), after.byte_size()) != 0)) {
+        std::abort();
+      }
+    }
+    // A writer's view of it on another grid: every chunk touched lies on that grid.
+    const std::vector<int64_t> other(tree.root->shape.size(), 4);
+    const model::StoredChunks touched = model::chunks_touching(*listed, tree.root->shape, other);
+    for (int64_t p : touched.positions) {
+      if (p < 0 || p > 1) std::abort();  // 6 elements in chunks of 4: positions 0 and 1
+    }
   } catch (const Error&) {
   }
   return 0;
