@@ -13,8 +13,8 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/formats/dudley/bind/binder.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
 #include "dudley/formats/dudley/bind/to_model.hpp"
+#include "dudley/formats/dudley/syntax/parser.hpp"
 #include "fuzz_support.hpp"
 
 namespace {

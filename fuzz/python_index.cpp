@@ -167,8 +167,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // numpy reads a 0-d integer array as an advanced index (a copy: of a huge view, too much
   // memory) that selects what the integer does: numpy is given the integer.
-  py::object numpy_index = index;
-  if (py::isinstance<py::tuple>(index) || py::isinstance<py::array>(index)) {
+  const py::object numpy_index = [&]() -> py::object {
+    if (!py::isinstance<py::tuple>(index) && !py::isinstance<py::array>(index)) return index;
     py::list parts;
     const py::tuple entries = py::isinstance<py::tuple>(index)
                                   ? py::reinterpret_borrow<py::tuple>(index)
@@ -178,9 +178,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                        ? py::object(py::int_(py::reinterpret_borrow<py::object>(e)))
                        : py::reinterpret_borrow<py::object>(e));
     }
-    numpy_index =
-        py::isinstance<py::tuple>(index) ? py::object(py::tuple(parts)) : py::object(parts[0]);
-  }
+    return py::isinstance<py::tuple>(index) ? py::object(py::tuple(parts)) : py::object(parts[0]);
+  }();
   py::object expected;
   try {
     expected = numbered[numpy_index];

@@ -1,6 +1,7 @@
 // Reading Zarr chunks: the first byte picks one of a few array metadata documents (codecs,
-// sharding with the index at either end, nested, codecs around sharding), the rest is chunk c/0/0 (or the shard).
-// Reading every element either succeeds or fails with an Error; memory follows the array.
+// sharding with the index at either end, nested, codecs around sharding), the rest is chunk c/0/0
+// (or the shard). Reading every element either succeeds or fails with an Error; memory follows the
+// array.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

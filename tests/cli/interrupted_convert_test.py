@@ -21,16 +21,11 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checks import Checks  # noqa: E402
+
 DUDLEY = os.path.abspath(sys.argv[1])
-failures = []
-checked = 0
-
-
-def check(name, ok, detail=""):
-    global checked
-    checked += 1
-    if not ok:
-        failures.append(f"{name}: {detail}")
+check = Checks()
 
 
 def temporaries(directory):
@@ -125,10 +120,7 @@ def main():
         r = subprocess.run([DUDLEY, "dump", "--json", "--max-values", "3", "both.zarr"], cwd=d,
                            capture_output=True, text=True)
         check("and the store reads", r.returncode == 0, r.stderr)
-    for f in failures:
-        print("FAIL", f)
-    print(f"{checked - len(failures)} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return check.report()
 
 
 if __name__ == "__main__":

@@ -25,16 +25,11 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checks import Checks  # noqa: E402
+
 DUDLEY = os.path.abspath(sys.argv[1])
-failures = []
-checked = 0
-
-
-def check(name, ok, detail=""):
-    global checked
-    checked += 1
-    if not ok:
-        failures.append(f"{name}: {detail}")
+check = Checks()
 
 
 def run(*args, env=None, timeout=60):
@@ -219,10 +214,7 @@ def main():
             silent.close()
             for s in held:
                 s.close()
-    for f in failures:
-        print("FAIL", f)
-    print(f"{checked - len(failures)} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return check.report()
 
 
 if __name__ == "__main__":

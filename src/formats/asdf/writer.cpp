@@ -155,12 +155,13 @@ class Writer {
       const bool reserved = root && (name == "asdf_library" || name == "history");
       const std::string key =
           reserved ? reserved_key(name, members, path) : key_for(name, "attribute");
+      const std::string where = fmt::format("{}@{}", path, name);
       if (const auto* v = std::get_if<Value>(&attr)) {
         map.emplace_back(key, *v);
       } else {
-        map.emplace_back(key, array_value(std::get<NDArray>(attr), path + "@" + name));
+        map.emplace_back(key, array_value(std::get<NDArray>(attr), where));
       }
-      check_depth(depth + 1 + value_height(map.back().second), path + "@" + name);
+      check_depth(depth + 1 + value_height(map.back().second), where);
     }
     // Arrays that are another array's mask are written with it.
     std::set<std::string> masks;

@@ -99,6 +99,16 @@ uint64_t write_avro(const model::Tree& tree, const std::string& path,
   }
   const Schema& schema = given ? *given : ndarray_schema();
   ContainerWriter out(path, schema, options.codec, options.block_bytes);
+  // The file appears only when nothing was lost (or the loss was asked for).
+  auto finish = [&] {
+    losses.check();
+    const uint64_t size = out.commit(common.fsync);
+    if (report) {
+      report->notes = std::move(notes);
+      report->lost = losses.take();
+    }
+    return size;
+  };
   if (!given) {
     // Progress in bytes (the tree walked once more for the total); records of a schema are
     // counted instead.
@@ -111,13 +121,7 @@ uint64_t write_avro(const model::Tree& tree, const std::string& path,
                       "are not kept (give --avro-schema for records that name them)",
                       arrays));
     }
-    losses.check();  // before the file appears
-    const uint64_t size = out.commit(common.fsync);
-    if (report) {
-      report->notes = std::move(notes);
-      report->lost = losses.take();
-    }
-    return size;
+    return finish();
   }
   if (tree.root->kind == model::NodeKind::kList) {
     model::for_each_child(*tree.root, [&](uint64_t i, const model::Node& item) {
@@ -132,13 +136,7 @@ uint64_t write_avro(const model::Tree& tree, const std::string& path,
     encode_node(*tree.root, schema, schema.root, w, "/");
     out.commit_record();
   }
-  losses.check();  // before the file appears
-  const uint64_t size = out.commit(common.fsync);
-  if (report) {
-    report->notes = std::move(notes);
-    report->lost = losses.take();
-  }
-  return size;
+  return finish();
 }
 
 }  // namespace dudley::avro
