@@ -97,6 +97,10 @@ PYBIND11_MODULE(_native, m) {
            [](const Group& g, const std::string& key) { return wrap(lookup(g, key)); })
       .def("__getitem__",
            [](const Group& g, int64_t i) {
+             if (g.node->kind == model::NodeKind::kArray) {
+               // A file that is one array (.npy): the array is its root, f["/"].
+               throw py::type_error("this file is one array: read it as f[\"/\"][...]");
+             }
              if (g.node->kind != model::NodeKind::kList) {
                throw py::type_error(g.path + " is a group: its members are named, not numbered");
              }

@@ -163,7 +163,8 @@ NDArray NDArray::select(const Hyperslab& slab) const {
     if (!empty) p += slab.start[d] * strides_[d];
     if (!slab.dropped.empty() && slab.dropped[d]) continue;
     dims.push_back(slab.count[d]);
-    strides.push_back(strides_[d] * slab.step(d));
+    // Of one element (or none) the step is never taken, and may be any int64 (-2^63 too).
+    strides.push_back(slab.count[d] <= 1 ? strides_[d] : strides_[d] * slab.step(d));
   }
   view.shape_ = Shape(std::move(dims));
   view.strides_ = std::move(strides);

@@ -13,14 +13,24 @@ import dudley
 BIG = [2**63 - 1, 2**63, 2**64, 2**70, -(2**63), -(2**63) - 1, -(2**70)]
 
 
-@pytest.fixture(scope="module")
-def arrays(tmp_path_factory):
-    """(dudley array, the same values in numpy) for a 2-D HDF5 dataset."""
-    path = tmp_path_factory.mktemp("hostile") / "a.h5"
+FORMATS = ["h5", "npy", "zarr", "bin", "asdf", "avro", "ndl"]
+
+
+@pytest.fixture(scope="module", params=FORMATS)
+def arrays(tmp_path_factory, request):
+    """(dudley array, the same values in numpy) for a 2-D array in each format: every
+    format's reader meets the same indexes (steps of -2^63 included)."""
+    d = tmp_path_factory.mktemp("hostile")
     values = np.arange(12.0).reshape(3, 4)
-    with h5py.File(path, "w") as f:
+    with h5py.File(d / "a.h5", "w") as f:
         f["x"] = values
-    return dudley.open(str(path))["x"], values
+    if request.param != "h5":
+        notes = dudley.save(dudley.open(str(d / "a.h5")), str(d / f"a.{request.param}"))
+        assert not [n for n in notes if n.startswith("left out")], notes
+    f = dudley.open(str(d / f"a.{request.param}"))
+    # .npy is one array (its root); Avro records are a list and keep no names.
+    where = {"npy": "/", "avro": 0}.get(request.param, "x")
+    return f[where], values
 
 
 # Forms that numpy reads as advanced indexing (or rejects): each is an IndexError naming it.

@@ -168,6 +168,14 @@ def test_view_maps_the_file_without_a_copy(tmp_path):
     assert np.array_equal(dudley.open(str(tmp_path / "n.npy"))["/"].view(), np.arange(6.0))
 
 
+def test_a_file_that_is_one_array_says_how_to_read_it(tmp_path):
+    np.save(tmp_path / "n.npy", np.arange(6.0))
+    f = dudley.open(str(tmp_path / "n.npy"))
+    with pytest.raises(TypeError, match=r'one array: read it as f\["/"\]'):
+        f[0]
+    assert np.array_equal(f["/"][1:3], np.arange(6.0)[1:3])
+
+
 def test_field_names_index_compounds(tmp_path):
     rec = np.array([(1, 2.5), (3, 4.5)], dtype=[("a", "<i4"), ("b", "<f8")])
     with h5py.File(tmp_path / "r.h5", "w") as f:

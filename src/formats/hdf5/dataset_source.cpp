@@ -320,7 +320,14 @@ class DatasetSource final : public model::ArraySource {
     f.stride.resize(slab.start.size(), 1);
     for (size_t d = 0; d < slab.start.size(); ++d) {
       const int64_t step = slab.step(d);
-      if (step < 0 && slab.count[d] > 0) {
+      // One element (or none) reads alike whatever the step, which may be any int64, even
+      // -2^63 (`a[::-2**63]`): a step is negated only where two elements lie within the
+      // array, so that it is less than its extent.
+      if (slab.count[d] <= 1) {
+        f.stride[d] = 1;
+        continue;
+      }
+      if (step < 0) {
         f.start[d] = slab.start[d] + (slab.count[d] - 1) * step;
         f.stride[d] = -step;
       } else {

@@ -329,7 +329,7 @@ class ZarrSource final : public model::ArraySource {
           std::memcpy(out + dst + static_cast<uint64_t>(i) * element_, meta_.fill.bytes.data(),
                       element_);
         }
-      } else if (last_step == 1) {
+      } else if (last_step == 1 || run == 1) {  // one element: any step (even -2^63) alike
         std::memcpy(out + dst, chunk + src, static_cast<uint64_t>(run) * element_);
       } else {
         const int64_t src_step = last_step * static_cast<int64_t>(element_);

@@ -20,6 +20,9 @@ struct Segment {
 /// `unit` elements, in selection order.
 inline std::vector<Segment> segments_of(int64_t start, int64_t count, int64_t step, int64_t unit) {
   std::vector<Segment> out;
+  // One element lies in one chunk whatever the step, which may then be any int64, even
+  // -2^63 (`a[::-2**63]`): below, a step is negated only where it is less than the extent.
+  if (count == 1) return {{start / unit, 0, 1}};
   for (int64_t k = 0; k < count;) {
     const int64_t p = start + k * step;
     const int64_t c = p / unit;
