@@ -100,6 +100,9 @@ echo
 echo "== issue 24: describe vs h5ls -r; one array from each of 1,000 HDF5 files through a layout"
 /usr/bin/python3 bench/hdf5_vs_peers.py "$build"
 echo
+echo "== issue 35: a sparse Zarr store (10^5 chunks, 100 stored) dumped and converted, vs zarr-python and h5py"
+/usr/bin/python3 bench/sparse_vs_peers.py "$build"
+echo
 echo "== The Python module (issue 25): a[...] of 1 GiB against numpy.fromfile; one array from"
 echo "   each of 1,000 family members against the C++ API and h5py; a Dask sum on 2 workers vs 1"
 /usr/bin/python3 bench/python_vs_numpy.py "$build"
