@@ -264,7 +264,8 @@ class Dumper {
   // that what a dump costs follows what the file holds. Only large selections list chunks.
   void check_backed(const ArrayRef& ref, const Hyperslab& h) const {
     uint64_t values = 1;
-    for (int64_t c : h.count) values = checked_mul(values, static_cast<uint64_t>(c)).value_or(UINT64_MAX);
+    for (int64_t c : h.count)
+      values = checked_mul(values, static_cast<uint64_t>(c)).value_or(UINT64_MAX);
     if (options_.max_values != 0 || values <= kMaxUnbackedValues) return;
     const std::optional<model::StoredChunks> stored = ref.data->stored_chunks();
     if (!stored) return;

@@ -24,9 +24,10 @@ void lose_attributes(const model::Node& node, const std::string& path, const std
   for (const auto& [name, value] : node.attributes) {
     (void)value;
     if (path == "/" && model::well_known::is_bookkeeping(format, name)) continue;
-    losses.lose(fmt::format("{}@{}: attribute not written (an ndarray record holds an array "
-                            "only; give --avro-schema for records that hold more)",
-                            path, name));
+    losses.lose(
+        fmt::format("{}@{}: attribute not written (an ndarray record holds an array "
+                    "only; give --avro-schema for records that hold more)",
+                    path, name));
   }
 }
 
@@ -66,8 +67,7 @@ void write_arrays(const model::Node& node, const std::string& path, ContainerWri
   }
   model::for_each_child(node, [&](uint64_t i, const model::Node& child) {
     const std::string name = node.kind == model::NodeKind::kList ? std::to_string(i) : child.name;
-    write_arrays(child, child_path(path, name), out, arrays, common, total, done, format,
-                 losses);
+    write_arrays(child, child_path(path, name), out, arrays, common, total, done, format, losses);
     return true;
   });
 }
@@ -75,14 +75,14 @@ void write_arrays(const model::Node& node, const std::string& path, ContainerWri
 }  // namespace
 
 uint64_t write_avro(const model::Tree& tree, const std::string& path,
-                    const AvroSaveOptions& options, const SaveOptions& common,
-                    SaveReport* report) {
+                    const AvroSaveOptions& options, const SaveOptions& common, SaveReport* report) {
   LossLog losses(tree, common.lossy, "Avro", path);
   std::vector<std::string> notes;
   if (!tree.pointees.empty()) {
-    losses.lose(fmt::format("{} pointee(s) (Dudley pointer targets): Avro records have no "
-                            "place for them",
-                            tree.pointees.size()));
+    losses.lose(
+        fmt::format("{} pointee(s) (Dudley pointer targets): Avro records have no "
+                    "place for them",
+                    tree.pointees.size()));
   }
 
   // The schema: given, the source's own, or the ndarray record.

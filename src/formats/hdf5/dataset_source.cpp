@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <mutex>
 
@@ -293,7 +293,8 @@ class DatasetSource final : public model::ArraySource {
       }
       std::sort(found.begin(), found.end());
       stored.chunks = found.size();
-      for (const auto& p : found) stored.positions.insert(stored.positions.end(), p.begin(), p.end());
+      for (const auto& p : found)
+        stored.positions.insert(stored.positions.end(), p.begin(), p.end());
     } else {
       return none;  // compact: stored in the object header
     }

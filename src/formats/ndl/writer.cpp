@@ -9,11 +9,11 @@
 
 #include "datatype.hpp"
 #include "dudley/core/path.hpp"
+#include "dudley/core/shape.hpp"
 #include "dudley/formats/ndl/ndl.hpp"
 #include "dudley/model/value_array.hpp"
 #include "filters.hpp"
 #include "formats/asdf/yaml_emit.hpp"
-#include "dudley/core/shape.hpp"
 #include "values.hpp"
 
 namespace dudley::ndl {
@@ -166,9 +166,10 @@ class Describer {
     if (options_.values && n.data) {
       const uint64_t values = Shape(n.shape).element_count().value_or(UINT64_MAX);
       if (values > kMaxTextValues) {
-        error(fmt::format("{}: values not written: {} values, more than the {} NDL's text "
-                          "holds of one array here (convert it to a binary format)",
-                          path, values, kMaxTextValues));
+        error(
+            fmt::format("{}: values not written: {} values, more than the {} NDL's text "
+                        "holds of one array here (convert it to a binary format)",
+                        path, values, kMaxTextValues));
       } else {
         try {
           const NDArray a = n.data->read();

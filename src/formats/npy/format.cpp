@@ -7,8 +7,8 @@
 
 #include "dudley/formats/npy/npy.hpp"
 #include "dudley/io/atomic_file.hpp"
-#include "dudley/io/disk_room.hpp"
 #include "dudley/io/byte_source.hpp"
+#include "dudley/io/disk_room.hpp"
 #include "dudley/model/contiguous_source.hpp"
 
 namespace dudley::npy {
@@ -98,9 +98,10 @@ class NpyFormat final : public BasicFormat {
       for (const auto& [name, value] : n.attributes) {
         (void)value;
         if (where == "/" && model::well_known::is_bookkeeping(tree.format, name)) continue;
-        losses.lose(fmt::format("{}@{}: attribute not written (an .npy file holds an array "
-                                "only)",
-                                where, name));
+        losses.lose(
+            fmt::format("{}@{}: attribute not written (an .npy file holds an array "
+                        "only)",
+                        where, name));
       }
     };
     lose_attributes(*tree.root, "/");

@@ -238,7 +238,8 @@ class ZarrSource final : public model::ArraySource {
       stored.chunk_shape = meta_.chunk_shape;
       stored.chunks = found.size();
       stored.positions.reserve(found.size() * rank);
-      for (const auto& p : found) stored.positions.insert(stored.positions.end(), p.begin(), p.end());
+      for (const auto& p : found)
+        stored.positions.insert(stored.positions.end(), p.begin(), p.end());
       stored.fill = meta_.fill.bytes;
       listed_ = std::move(stored);
       keys_ = std::move(keys);

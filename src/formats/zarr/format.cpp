@@ -83,8 +83,8 @@ class ZarrFormat final : public BasicFormat {
 
   void apply_open_options(const GivenOptions& given, OpenOptions& options) const override {
     ZarrOpenOptions own = options.formats.get<ZarrOpenOptions>();
-    for (const auto& [name, slot] :
-         {std::pair{"--http-timeout", &own.http_timeout}, {"--http-deadline", &own.http_deadline}}) {
+    for (const auto& [name, slot] : {std::pair{"--http-timeout", &own.http_timeout},
+                                     {"--http-deadline", &own.http_deadline}}) {
       const std::string text = given_value(given, name);
       if (text.empty()) continue;
       char* end = nullptr;

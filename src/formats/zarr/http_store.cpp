@@ -355,8 +355,7 @@ class HttpStore final : public Store {
     if (deadline_passed()) throw deadline_error();
     double seconds = limits_.request_seconds;
     if (deadline_) {
-      seconds = std::min(seconds,
-                         std::chrono::duration<double>(*deadline_ - Clock::now()).count());
+      seconds = std::min(seconds, std::chrono::duration<double>(*deadline_ - Clock::now()).count());
     }
     const long ms = seconds > 0 ? std::max(1L, static_cast<long>(seconds * 1000)) : 0L;
     const std::string url = where(key);
@@ -407,18 +406,17 @@ class HttpStore final : public Store {
   }
 
   // A transfer that failed, said with the bound it met when it met one.
-  Error transfer_error(CURLcode rc, const char* message, const std::string& key,
-                       int tried) const {
+  Error transfer_error(CURLcode rc, const char* message, const std::string& key, int tried) const {
     std::string why = message && message[0] ? message : curl().easy_strerror(rc);
     if (rc == CURLE_OPERATION_TIMEDOUT) {
       // A request cut short by the deadline (libcurl's timer may fire a little early).
       if (deadline_ && Clock::now() + std::chrono::milliseconds(100) >= *deadline_) {
         return deadline_error();
       }
-      why += fmt::format(" (a request may take {} s, --http-timeout SECONDS; and must move at "
-                         "least {} bytes a second over {} s)",
-                         limits_.request_seconds, limits_.slow_bytes_per_second,
-                         limits_.slow_seconds);
+      why += fmt::format(
+          " (a request may take {} s, --http-timeout SECONDS; and must move at "
+          "least {} bytes a second over {} s)",
+          limits_.request_seconds, limits_.slow_bytes_per_second, limits_.slow_seconds);
     }
     if (tried > 1) why += fmt::format(", after {} tries", tried);
     return Error(ErrorCategory::kIo, fmt::format("cannot fetch: {}", why),
@@ -428,9 +426,9 @@ class HttpStore final : public Store {
   void expect(bool ok, const std::string& key, long status, int tried = 1) const {
     if (!ok) {
       throw Error(ErrorCategory::kIo,
-                  tried > 1 ? fmt::format("the server answered HTTP {}, after {} tries", status,
-                                          tried)
-                            : fmt::format("the server answered HTTP {}", status),
+                  tried > 1
+                      ? fmt::format("the server answered HTTP {}, after {} tries", status, tried)
+                      : fmt::format("the server answered HTTP {}", status),
                   Location::file(where(key)));
     }
   }

@@ -402,7 +402,7 @@ std::string ChunkKeyEncoding::key(const std::vector<int64_t>& index) const {
 }
 
 std::optional<std::vector<int64_t>> ChunkKeyEncoding::index_of(std::string_view key,
-                                                                size_t rank) const {
+                                                               size_t rank) const {
   if (!v2) {
     if (key.empty() || key.front() != 'c') return std::nullopt;
     key.remove_prefix(1);

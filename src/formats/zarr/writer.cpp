@@ -124,8 +124,8 @@ class StoreWriter {
       if (const auto* v = std::get_if<model::Value>(&value)) {
         out[name] = model::to_json(*v);
       } else {
-        losses_.lose(fmt::format("{}@{}: a typed-array attribute, not written", path.empty() ? "/" : path,
-                         name));
+        losses_.lose(fmt::format("{}@{}: a typed-array attribute, not written",
+                                 path.empty() ? "/" : path, name));
       }
     }
     return out;
@@ -360,7 +360,8 @@ class StoreWriter {
     // holding stored data are written (a chunk never written reads the same), so that an
     // array declaring 10^12 chunks, none stored, costs its metadata.
     std::optional<model::StoredChunks> only;
-    if (auto stored = source.stored_chunks(); stored && model::may_skip_missing(*stored, a.fill.bytes)) {
+    if (auto stored = source.stored_chunks();
+        stored && model::may_skip_missing(*stored, a.fill.bytes)) {
       only = model::chunks_touching(*stored, a.shape, a.chunk_shape);
     }
     uint64_t listed = 0;  // the next of `only`'s chunks
@@ -501,8 +502,7 @@ std::vector<int64_t> choose_inner_chunk_shape(const std::vector<int64_t>& shard,
 }
 
 uint64_t write_zarr(const model::Tree& tree, const std::string& path,
-                    const ZarrSaveOptions& options, const SaveOptions& common,
-                    SaveReport* report) {
+                    const ZarrSaveOptions& options, const SaveOptions& common, SaveReport* report) {
   LossLog losses(tree, common.lossy, options.zarr_format == 2 ? "Zarr v2" : "Zarr v3", path);
   if (!tree.pointees.empty()) {
     losses.lose(

@@ -95,8 +95,9 @@ class Emitter {
       out.push_back(a + ": attribute not written (a Dudley layout holds no values)");
     }
     for (const std::string& m : masks_) {
-      out.push_back(m + ": its mask is not kept as one (Dudley has no masks; a mask array "
-                        "stays an array beside its own)");
+      out.push_back(m +
+                    ": its mask is not kept as one (Dudley has no masks; a mask array "
+                    "stays an array beside its own)");
     }
     return out;
   }
@@ -299,7 +300,7 @@ class Emitter {
   std::vector<std::string> parameters_;  // extent parameters declared so far
   std::string types_;
   std::vector<std::string> attributes_, masks_, renamed_;  // for notes() and lost()
-  std::string format_;                                    // the tree's
+  std::string format_;                                     // the tree's
   std::map<std::string, std::string> structs_;             // compound's text -> its type name
   std::set<std::string> used_;                             // type names given out
 };

@@ -83,7 +83,8 @@ TEST(NpyHeader, DamageIsAnErrorAtItsOffset) {
 
 TEST(NpyHeader, DuplicateKeysAreRefusedAtTheSecond) {
   // Python keeps the last 'shape', so reading the first would read other bytes than numpy.
-  const std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'shape': (3,), }\n";
+  const std::string dict =
+      "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'shape': (3,), }\n";
   try {
     parse_header(v1(dict), "dup.npy");
     ADD_FAILURE() << "accepted";
