@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dudley/core/error.hpp"
 #include "dudley/formats/ndl/ndl.hpp"
@@ -13,11 +14,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
     const dudley::model::Tree tree = dudley::ndl::read_ndl(text, "fuzz.yaml");
-    std::vector<std::string> warnings;
+    dudley::ndl::DescribeProblems problems;
     dudley::ndl::DescribeOptions options;
     options.values = true;
-    const std::string again = dudley::ndl::describe_text(tree, options, warnings);
-    // What we write must read back.
+    const std::string again = dudley::ndl::describe_text(tree, options, problems);
+    // What we write must read back, whatever it could not describe.
     (void)dudley::ndl::read_ndl(again, "again.yaml");
   } catch (const dudley::Error&) {
   }

@@ -38,6 +38,8 @@ packages=(
   # GNU time: peak memory of a command (the dump benchmark); strace: bytes a command reads
   # (the sharded-read benchmark)
   time strace
+  # the HTTP fuzz target runs in a network namespace of loopback alone (unshare, ip)
+  util-linux iproute2
 )
 
 missing=()

@@ -339,13 +339,11 @@ class Dumper {
     return ref.dtype.joins_units() && !h.count.empty() ? 1 : 0;
   }
 
-  // Whether the selection is printed from a single read (small, or nothing to split; strings
-  // of variable length are read by selection, their elements having no size to cut by).
+  // Whether the selection is printed from a single read (small, or nothing to split).
   // `total`: its bytes, or, when --max-values prints fewer, more than a block (read in
   // pieces of what is printed).
   static bool one_piece(const ArrayRef& ref, const Hyperslab& h, uint64_t total) {
-    return h.count.size() <= whole_dims(ref, h) || total <= kBlockBytes ||
-           ref.dtype.kind() == DTypeKind::kVLen;
+    return h.count.size() <= whole_dims(ref, h) || total <= kBlockBytes;
   }
 
   // More than a block when --max-values prints less than the selection holds (then read in
@@ -371,9 +369,16 @@ class Dumper {
     model::for_each_piece(
         selection, ref.dtype.size(), ref.data->read_unit(), max_piece_bytes,
         [&](const model::Piece& piece) {
+          std::vector<uint8_t> masked;
+          if (type.kind() == DTypeKind::kVLen) {
+            // Strings of variable length have no fixed size to read into a buffer: each
+            // piece is an array holding its own strings, printed before the next is read.
+            const NDArray part = ref.data->read(piece.slab);
+            if (mask) masked = mask->masked(piece.slab, part);
+            return w.add(part.data(), part.element_count(), mask ? masked.data() : nullptr);
+          }
           if (buffer.size() < piece.bytes) buffer.resize(piece.bytes);
           ref.data->read_into(piece.slab, buffer.data());
-          std::vector<uint8_t> masked;
           if (mask) {
             masked = mask->masked(piece.slab,
                                   NDArray::borrow(buffer.data(), type, Shape(piece.slab.count)));

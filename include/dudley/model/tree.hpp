@@ -53,7 +53,8 @@ struct StoredChunks {
   /// Each stored chunk's grid position (chunk_shape.size() numbers per chunk), in increasing
   /// C order of the grid.
   std::vector<int64_t> positions;
-  /// One element of the fill value, in native byte order (what a missing chunk reads as).
+  /// One element of the fill value, in native byte order (what a missing chunk reads as);
+  /// for strings and bytes (variable length), the fill value's own bytes, empty for "".
   std::vector<std::byte> fill;
 
   /// Elements the stored chunks cover at most (saturating): values a reader reads from the

@@ -12,6 +12,7 @@
 
 #include "dataset_source.hpp"
 #include "datatype.hpp"
+#include "dudley/core/big_memory.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/core/vlen.hpp"
 #include "dudley/formats/hdf5/hdf5.hpp"
@@ -318,6 +319,16 @@ class Writer {
                                  : native,
                              true);
     if (needs_conversion(native)) {
+      // Converted whole, in memory (strings and references as libhdf5 takes them): an array
+      // that cannot fit is refused before it is read (a source may declare 10^12 strings).
+      const uint64_t each = 2 * native.size() + raw_size(native);
+      const uint64_t bytes = Shape(n.shape).byte_size(each).value_or(UINT64_MAX);
+      if (bytes > physical_memory()) {
+        throw Error(ErrorCategory::kLimit,
+                    fmt::format("{}: {} elements of variable length are converted in memory, and "
+                                "the {} bytes that takes are more than this machine's memory",
+                                full, Shape(n.shape).element_count().value_or(UINT64_MAX), bytes));
+      }
       const NDArray a = n.data->read();
       const NDArray packed = a.to_native();
       std::vector<std::byte> raw(packed.element_count() * raw_size(native));

@@ -1,6 +1,7 @@
 #include "array_source.hpp"
 
 #include "box_copy.hpp"
+#include "chunk_listing.hpp"
 #include "segments.hpp"
 
 #include <fmt/format.h>
@@ -10,7 +11,6 @@
 #include <map>
 #include <mutex>
 #include <tuple>
-#include <unordered_set>
 
 #include "dudley/codec/chain.hpp"
 #include "dudley/codec/codec.hpp"
@@ -208,43 +208,10 @@ class ZarrSource final : public model::ArraySource {
 
   model::ReadUnit read_unit() const override { return {unit_, unit_bytes_}; }
 
-  // The keys under the array's prefix that name chunks of its grid (shards, for a sharded
-  // array), listed once; kept, so that reads then skip missing chunks without asking the
-  // store for each.
+  // The chunks (shards, for a sharded array) the store holds, listed once; reads then skip
+  // missing chunks without asking the store for each.
   std::optional<model::StoredChunks> stored_chunks() override {
-    std::lock_guard lock(listing_mutex_);
-    if (!listed_) {
-      const size_t rank = meta_.shape.size();
-      std::vector<int64_t> grid(rank);
-      for (size_t d = 0; d < rank; ++d) {
-        grid[d] = meta_.chunk_shape[d] == 0
-                      ? 0
-                      : (meta_.shape[d] + meta_.chunk_shape[d] - 1) / meta_.chunk_shape[d];
-      }
-      std::vector<std::vector<int64_t>> found;
-      auto keys = std::make_shared<std::unordered_set<std::string>>();
-      const bool listed = store_->for_each_key(prefix_, [&](std::string_view key) {
-        std::optional<std::vector<int64_t>> index = meta_.keys.index_of(key, rank);
-        if (!index) return;
-        for (size_t d = 0; d < rank; ++d) {
-          if ((*index)[d] >= grid[d]) return;  // beyond the grid: never read, as Zarr says
-        }
-        keys->emplace(key);
-        found.push_back(std::move(*index));
-      });
-      if (!listed) return std::nullopt;
-      std::sort(found.begin(), found.end());
-      model::StoredChunks stored;
-      stored.chunk_shape = meta_.chunk_shape;
-      stored.chunks = found.size();
-      stored.positions.reserve(found.size() * rank);
-      for (const auto& p : found)
-        stored.positions.insert(stored.positions.end(), p.begin(), p.end());
-      stored.fill = meta_.fill.bytes;
-      listed_ = std::move(stored);
-      keys_ = std::move(keys);
-    }
-    return listed_;
+    return listing_.list(*store_, prefix_, meta_);
   }
 
  private:
@@ -439,7 +406,7 @@ class ZarrSource final : public model::ArraySource {
     std::vector<int64_t> outer(rank);
     for (size_t d = 0; d < rank; ++d) outer[d] = position[d] / meta_.chunk_shape[d];
     const std::string relative = meta_.keys.key(outer);
-    if (const auto listed = listed_keys(); listed && !listed->count(relative)) {
+    if (listing_.known_missing(relative)) {
       return std::nullopt;  // not in the store's listing: never written
     }
     Blob blob{key(relative), 0, 0};
@@ -511,18 +478,10 @@ class ZarrSource final : public model::ArraySource {
     return entries;
   }
 
-  // The listed chunk keys, once stored_chunks() has listed them.
-  std::shared_ptr<const std::unordered_set<std::string>> listed_keys() const {
-    std::lock_guard lock(listing_mutex_);
-    return keys_;
-  }
-
   std::shared_ptr<const Store> store_;
   std::string prefix_;
   ArrayMetadata meta_;
-  mutable std::mutex listing_mutex_;
-  std::optional<model::StoredChunks> listed_;
-  std::shared_ptr<const std::unordered_set<std::string>> keys_;
+  ChunkListing listing_;
   std::vector<Level> levels_;
   std::vector<Wrapped> wrapped_;        // levels decoded whole, below the read unit
   std::vector<int64_t> unit_;           // the read grid: the chunks found through the indexes

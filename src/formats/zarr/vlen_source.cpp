@@ -8,6 +8,7 @@
 #include <string>
 
 #include "array_source.hpp"
+#include "chunk_listing.hpp"
 #include "dudley/codec/thread_pool.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
@@ -79,6 +80,11 @@ class VLenZarrSource final : public model::ArraySource {
     return {meta_.chunk_shape, chunk_items_ * meta_.dtype.size()};
   }
 
+  // The chunks the store holds, listed once (the fill value as its UTF-8 or raw bytes).
+  std::optional<model::StoredChunks> stored_chunks() override {
+    return listing_.list(*store_, prefix_, meta_);
+  }
+
  private:
   std::string key(const std::string& name) const {
     return prefix_.empty() ? name : prefix_ + "/" + name;
@@ -91,12 +97,18 @@ class VLenZarrSource final : public model::ArraySource {
     const size_t rank = task.size();
     std::vector<int64_t> grid(rank);
     for (size_t d = 0; d < rank; ++d) grid[d] = task[d]->chunk;
-    const std::string chunk_key = key(meta_.keys.key(grid));
+    const std::string relative = meta_.keys.key(grid);
+    const std::string chunk_key = key(relative);
     codec::Bytes encoded, decoded;
     std::vector<std::string_view> chunk;
-    // One request for the whole value (a server is not asked its size first).
+    // One request for the whole value (a server is not asked its size first); none for a
+    // chunk the store's listing lacks.
     RangeRequest request{chunk_key, 0, kMaxEncodedChunk, true, &encoded, true};
-    store_->read_many({&request, 1});
+    if (listing_.known_missing(relative)) {
+      request.found = false;
+    } else {
+      store_->read_many({&request, 1});
+    }
     const bool found = request.found;
     if (found) {
       try {
@@ -145,6 +157,7 @@ class VLenZarrSource final : public model::ArraySource {
   ArrayMetadata meta_;
   VLenChunkCodec codec_;
   uint64_t chunk_items_ = 1;
+  ChunkListing listing_;
 };
 
 }  // namespace

@@ -298,8 +298,20 @@ class StoreWriter {
                                 a.fill.bytes.size());
     const uint64_t chunk_items = *Shape(a.chunk_shape).element_count();
     source.verify();
+    // Only the chunks holding stored strings, when the source's missing chunks read as this
+    // store's fill (a string's bytes, "" too): an array of 10^12 chunks, none stored, costs
+    // its metadata, as for fixed-size types.
+    std::optional<model::StoredChunks> only;
+    if (auto stored = source.stored_chunks(); stored && stored->fill == a.fill.bytes) {
+      only = model::chunks_touching(*stored, a.shape, a.chunk_shape);
+    }
+    uint64_t listed = 0;  // the next of `only`'s chunks
     std::vector<int64_t> at(rank, 0);
     const std::vector<int64_t> origin(rank, 0);
+    if (only) {
+      if (only->chunks == 0) return;
+      at.assign(only->positions.begin(), only->positions.begin() + rank);
+    }
     codec::Bytes encoded;
     for (bool done = false; !done;) {
       Hyperslab slab;
@@ -336,7 +348,15 @@ class StoreWriter {
         write_chunk(file, encoded);
         bytes_ += encoded.size();
       }
-      done = !next_position(at, origin, grid);
+      if (only) {
+        done = ++listed == only->chunks;
+        if (!done) {
+          const auto next = only->positions.begin() + static_cast<std::ptrdiff_t>(listed * rank);
+          at.assign(next, next + static_cast<std::ptrdiff_t>(rank));
+        }
+      } else {
+        done = !next_position(at, origin, grid);
+      }
     }
   }
 
