@@ -287,6 +287,12 @@ Schema parse_schema(std::string_view json, const std::string& where) {
       }
     }
     throw Error(ErrorCategory::kData, "schema: not JSON", Location::text(where, line, column));
+  } catch (const nlohmann::json::exception& e) {
+    // A number beyond what a double holds (`1e999`): JSON, but no schema can use it.
+    throw Error(
+        ErrorCategory::kData,
+        fmt::format("schema: {}", e.id == 406 ? "a number too large for a double" : e.what()),
+        Location::file(where));
   }
   avro_schema_t raw = nullptr;
   if (avro_schema_from_json_length(json.data(), json.size(), &raw) != 0 || raw == nullptr) {

@@ -59,6 +59,17 @@ TEST(AvroSchema, RecursiveTypesAndWhatIsRefused) {
     EXPECT_NE(std::string(e.what()).find("bad.avsc: error: not an Avro schema"), std::string::npos)
         << e.what();
   }
+  // JSON whose number no double holds (the fuzzer's find: nlohmann's out_of_range escaped).
+  try {
+    parse_schema(R"({"type": "record", "name": "R", "size": 222e2222, "fields": []})", "big.avsc");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::kData);
+    EXPECT_NE(
+        std::string(e.what()).find("big.avsc: error: schema: a number too large for a double"),
+        std::string::npos)
+        << e.what();
+  }
   // A record that holds itself with nothing between: no datum of it ends.
   EXPECT_THROW(
       parse_schema(R"({"type": "record", "name": "R", "fields": [{"name": "r", "type": "R"}]})",
