@@ -107,8 +107,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 // in its headers.c; upstream reworked unfolding since). That is libcurl's to fix, and
 // left in, it would stop every run within seconds, before reaching our code.
 static std::string without_folded_lines(std::string_view response) {
-  const size_t head_end = std::min(response.find("\n\r\n"), response.find("\n\n"));
-  if (head_end == std::string_view::npos) return std::string(response);
+  if (response.empty()) return {};
+  // The head ends at a blank line, or, without one, with the response.
+  const size_t head_end =
+      std::min({response.find("\n\r\n"), response.find("\n\n"), response.size() - 1});
   std::string out;
   size_t at = 0;
   while (at <= head_end) {
