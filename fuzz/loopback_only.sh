@@ -6,4 +6,6 @@ if ! unshare -n true 2>/dev/null || ! command -v ip >/dev/null 2>&1; then
   echo "loopback_only: cannot make a network namespace here (unshare -n and ip needed)" >&2
   exit 77
 fi
-exec unshare -n sh -c 'ip link set lo up && exec "$@"' sh "$@"
+# Inside, loopback must come up too; where it cannot, the run is skipped as well.
+exec unshare -n sh -c 'ip link set lo up || { echo "loopback_only: cannot bring up lo" >&2; exit 77; }
+exec "$@"' sh "$@"
