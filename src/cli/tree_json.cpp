@@ -148,6 +148,8 @@ json scalar_json(const DType& t, const unsigned char* p) {
       }
       return items;
     }
+    case DTypeKind::kEnum:  // its integer value, as h5py reads it (the names are in ls)
+      return scalar_json(t.base(), p);
     case DTypeKind::kCompound: {
       json obj = json::object();
       for (const auto& f : t.fields()) {

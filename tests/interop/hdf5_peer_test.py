@@ -229,6 +229,27 @@ def main():
                 node = node["members"][part]
             check(np.array_equal(np.array(node["data"]), f[name][()]), f"dump /{name} equals h5py's")
 
+    # Enums read as the integers h5py reads (they printed as their bytes: [[0],[1],[42]]), in
+    # text and JSON, whatever their size, sign and byte order, alone or in a compound.
+    enums = os.path.join(tmp, "enums.h5")
+    with h5py.File(enums, "w") as f:
+        big = h5py.enum_dtype({"LOW": -1, "HIGH": 70000}, basetype=">i4")
+        f.create_dataset("be", data=np.array([70000, -1, 70000], dtype=">i4"), dtype=big)
+        f.create_dataset("u2", data=np.array([[0, 1], [2, 3]], dtype="<u2"),
+                         dtype=h5py.enum_dtype({"R": 0, "G": 1, "B": 2, "W": 3}, basetype="<u2"))
+        rec = np.dtype([("x", "<i4"), ("e", big)])
+        f.create_dataset("rec", data=np.array([(1, -1), (2, 70000)], dtype=rec))
+    with h5py.File(peer, "r") as a, h5py.File(enums, "r") as b:
+        for path, want in (("/enum", a["enum"][()].tolist()), ("/be", b["be"][()].tolist()),
+                           ("/u2", b["u2"][()].tolist()),
+                           ("/rec", [{"x": int(x), "e": int(e)} for x, e in b["rec"][()]])):
+            source = peer if path == "/enum" else enums
+            doc = json.loads(run("dump", "--json", source, path).stdout)
+            node = doc["root"]["members"][path[1:]]
+            check(node["data"] == want, f"dump --json {path}: {node['data']} == h5py's {want}")
+            text = run("dump", source, path).stdout
+            check(json.loads(text.split(" = ", 1)[1]) == want, f"dump {path}: {text!r}")
+
     # convert HDF5 -> HDF5: h5py reads ours with every type, attribute, scale and reference.
     out = os.path.join(tmp, "out.h5")
     # The soft link is not followed yet: the conversion refuses to drop it silently, naming
