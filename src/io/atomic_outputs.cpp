@@ -41,12 +41,18 @@ bool lock(int fd, int how) {
   return true;
 }
 
-// A temporary file is locked with an open file description lock (fcntl F_OFD_SETLK), not
-// flock: libhdf5 flocks the file it writes itself, and the two kinds do not meet on Linux.
-bool lock_file(int fd) {
+// The write lock of a whole file, as lock_file takes it and file_locked asks for it.
+struct flock whole_file_write_lock() {
   struct flock fl {};
   fl.l_type = F_WRLCK;
   fl.l_whence = SEEK_SET;
+  return fl;
+}
+
+// A temporary file is locked with an open file description lock (fcntl F_OFD_SETLK), not
+// flock: libhdf5 flocks the file it writes itself, and the two kinds do not meet on Linux.
+bool lock_file(int fd) {
+  struct flock fl = whole_file_write_lock();
   while (::fcntl(fd, F_OFD_SETLK, &fl) != 0) {
     if (errno != EINTR) return false;
   }
@@ -55,9 +61,7 @@ bool lock_file(int fd) {
 
 // Whether a writer holds the lock lock_file takes on the file `fd` is open on.
 bool file_locked(int fd) {
-  struct flock fl {};
-  fl.l_type = F_WRLCK;
-  fl.l_whence = SEEK_SET;
+  struct flock fl = whole_file_write_lock();
   if (::fcntl(fd, F_OFD_GETLK, &fl) != 0) return true;  // cannot tell: left alone
   return fl.l_type != F_UNLCK;
 }
