@@ -12,10 +12,11 @@ from ._native import (Array, DataError, DataTypeError, Diagnostic, Error, Family
                       UsageError, __version__, check, fmt, open, open_family)
 from ._native import _family_native, _reopen_native
 from ._dask import to_dask
+from ._empty import Empty
 from ._save import Item, save
 from ._writer import FamilyWriter, Writer
 
-__all__ = ["Array", "DataError", "DataTypeError", "Diagnostic", "Error", "Family",
+__all__ = ["Array", "DataError", "DataTypeError", "Diagnostic", "Empty", "Error", "Family",
            "FamilyWriter", "File", "FileError", "Group", "Item", "LimitError", "LossError",
            "ParseError",
            "SemanticError", "UsageError", "Writer", "check", "fmt", "open", "open_family",

@@ -8,6 +8,7 @@
 #include "dudley/io/file_glob.hpp"
 #include "layout_tools.hpp"
 #include "numpy_dtype.hpp"
+#include "object_elements.hpp"
 #include "selection.hpp"
 
 namespace dudley::python {
@@ -48,7 +49,8 @@ std::optional<py::array> Family::read_through_layout(const std::string& path,
   if (first.has_varying_instances(target)) return std::nullopt;
   const layout::BoundArray shape_of = first.array(target);
   const DType& type = shape_of.dtype;
-  if (type.kind() == DTypeKind::kText || type.kind() == DTypeKind::kPointer) return std::nullopt;
+  if (type.kind() == DTypeKind::kText || type.kind() == DTypeKind::kPointer || holds_objects(type))
+    return std::nullopt;
   py::dtype element;
   try {
     element = numpy_dtype(type);

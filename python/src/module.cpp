@@ -185,7 +185,11 @@ PYBIND11_MODULE(_native, m) {
 
   py::class_<Array>(m, "Array", "An array of a file: read with numpy indexing, a[...].")
       .def_property_readonly("dtype", [](const Array& a) { return a.dtype(true); })
-      .def_property_readonly("shape", [](const Array& a) { return py::tuple(py::cast(a.shape())); })
+      .def_property_readonly("shape",
+                             [](const Array& a) -> py::object {
+                               if (a.node->empty) return py::none();  // h5py's Empty
+                               return py::tuple(py::cast(a.shape()));
+                             })
       .def_property_readonly("ndim", [](const Array& a) { return a.shape().size(); })
       .def_property_readonly("size",
                              [](const Array& a) {
@@ -215,6 +219,7 @@ PYBIND11_MODULE(_native, m) {
       .def(
           "__array__",
           [](const Array& a, const py::object& dtype, const py::object&) {
+            if (a.node->empty) return py::array(a.dtype(false), std::vector<int64_t>{0});
             py::array out = a.read_selection(py::ellipsis());
             return dtype.is_none() ? out : py::array(out.attr("astype")(dtype));
           },

@@ -12,6 +12,7 @@
 #include "dudley/open.hpp"
 #include "layout_tools.hpp"
 #include "numpy_dtype.hpp"
+#include "object_elements.hpp"
 #include "selection.hpp"
 #include "writer.hpp"
 
@@ -46,9 +47,17 @@ py::object attributes(const model::Attributes& attrs) {
   py::dict out;
   for (const auto& [name, value] : attrs) {
     if (const auto* v = std::get_if<model::Value>(&value)) {
+      if (const std::optional<DType> empty = model::well_known::empty_type(*v)) {
+        out[py::str(name)] = py::module_::import("dudley").attr("Empty")(numpy_dtype(*empty));
+        continue;
+      }
       out[py::str(name)] = json.attr("loads")(model::to_json(*v).dump());
     } else {
       const NDArray& a = std::get<NDArray>(value);
+      if (holds_objects(a.dtype())) {  // variable-length strings and sequences
+        out[py::str(name)] = objects_to_numpy(a, numpy_dtype(a.dtype()), a.shape().dims());
+        continue;
+      }
       py::array arr(numpy_dtype(a.dtype()), a.shape().dims());
       std::memcpy(arr.mutable_data(), a.data(), a.byte_size());
       out[py::str(name)] = arr;
@@ -118,11 +127,15 @@ py::object Array::view() const {
                            "offset"_a = *st.offset, "shape"_a = py::tuple(py::cast(shape())));
 }
 
-py::array Array::read_selection(py::handle index) const {
+py::object Array::read_selection(py::handle index) const {
   if (!node->error.empty()) {
     throw Error(node->error.category, node->error.message, node->error.location);
   }
   if (!node->data) throw Error(ErrorCategory::kUsage, path + " holds no data to read");
+  if (node->empty) {
+    // No shape and no data: h5py's Empty, whatever the index (h5py ignores it too).
+    return py::module_::import("dudley").attr("Empty")(numpy_dtype(node->dtype));
+  }
   const uint64_t units = string_units();
   Selection s = selection_of(index, shape());
   if (units > 0) {
@@ -137,6 +150,7 @@ py::array Array::read_selection(py::handle index) const {
     py::gil_scoped_release unlocked;  // other Python threads run while the file is read
     data = node->data->read(s.slab);
   }
+  if (holds_objects(node->dtype)) return objects_to_numpy(data, numpy_dtype(node->dtype), s.result);
   if (units == 0) return to_numpy(std::move(data), numpy_dtype(node->dtype), s.result);
   return to_numpy(std::move(data), dtype(false), s.result);
 }

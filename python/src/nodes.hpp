@@ -66,8 +66,9 @@ struct Array : NodeRef {
   /// A read-only numpy.memmap of the array in its file (no copy), for an array stored as one
   /// uncompressed run in C order; Error(kUsage) otherwise.
   py::object view() const;
-  /// The selection `index` (a numpy basic index) read into a numpy array (no copy).
-  py::array read_selection(py::handle index) const;
+  /// The selection `index` (a numpy basic index) read into a numpy array (no copy); for an
+  /// empty array (no shape, no data), a dudley.Empty of its type, as h5py reads it.
+  py::object read_selection(py::handle index) const;
 };
 
 /// An open file: the root group, and what it was opened from.

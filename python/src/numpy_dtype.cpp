@@ -49,6 +49,8 @@ py::dtype build(const DType& type) {
       return py::dtype::from_args(py::make_tuple(build(type.base()), py::cast(type.array_shape())));
     case DTypeKind::kEnum:
       return build(type.base());
+    case DTypeKind::kVLen:  // a Python object each (object_elements.hpp)
+      return py::dtype("O");
     case DTypeKind::kText:
       // UTF-8 text has no numpy type: its bytes, as h5py gives fixed-length UTF-8 strings.
       if (type.encoding() == TextEncoding::kUtf8) {

@@ -10,7 +10,8 @@ namespace dudley::python {
 
 /// The numpy dtype of `type` in native byte order (what reads return): structured for
 /// compounds (fields at their offsets), a sub-array dtype for fixed arrays. Throws Error
-/// (kType) for types numpy has no dtype for (pointers, variable-length, references).
+/// (kType) for types numpy has no dtype for (pointers, references); variable-length values
+/// are objects ("O").
 pybind11::dtype numpy_dtype(const DType& type);
 
 /// The same keeping the stored byte order ("<f8" or ">f8"): what `Array.dtype` reports.

@@ -463,6 +463,10 @@ int dump_text(const model::Tree& tree, const std::vector<Request>& wanted,
   Dumper dumper(tree, options, out);
   const std::string prefix = member ? options.data.data + " " : "";
   auto print = [&](const ArrayRef& ref) {
+    if (ref.empty && ref.spec.suffix().empty()) {  // as h5py prints it
+      out.write(fmt::format("{}{} = Empty({})\n", prefix, ref.label, ref.dtype.to_string()));
+      return;
+    }
     try {
       dumper.count_empty(ref);
     } catch (const Error& e) {
@@ -581,6 +585,10 @@ int dump_json(const model::Tree& tree, const std::vector<Request>& wanted,
     for (ArrayRef& ref : here) {
       const std::string key = ref.spec.suffix();
       json& slot = key.empty() ? node : node["selections"][key];
+      if (ref.empty && key.empty()) {  // no data, not even a null element
+        slot["data"] = nullptr;
+        continue;
+      }
       try {
         dumper.count_empty(ref);
         slot["data"] = stream_marker(next_marker);

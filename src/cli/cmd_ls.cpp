@@ -24,8 +24,19 @@ namespace dudley::cli {
 
 namespace {
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  return fmt::format("[{}]", fmt::join(shape, ", "));
+// "[6, 4]"; a dimension that may grow shows its limit as h5ls does: "[6/Inf, 4]", "[6/10]";
+// an empty array (no shape) "Empty".
+std::string shape_text(const model::Node& node) {
+  if (node.empty) return "Empty";
+  const std::vector<int64_t>& max = node.storage.max_shape;
+  std::vector<std::string> dims;
+  for (size_t d = 0; d < node.shape.size(); ++d) {
+    std::string dim = std::to_string(node.shape[d]);
+    if (max.size() == node.shape.size() && max[d] != node.shape[d])
+      dim += max[d] < 0 ? "/Inf" : "/" + std::to_string(max[d]);
+    dims.push_back(std::move(dim));
+  }
+  return fmt::format("[{}]", fmt::join(dims, ", "));
 }
 
 std::string type_text(const DType& t) {
@@ -93,7 +104,7 @@ void print_node(const model::Node& node, const std::string& path, std::vector<Pr
       }
       const std::string stored = storage_text(node.storage);
       fmt::print("{:<32} array {} {}{}{}{}\n", path.empty() ? "/" : path, type_text(node.dtype),
-                 shape_text(node.shape),
+                 shape_text(node),
                  node.storage.offset ? fmt::format(" @ {}", *node.storage.offset) : "",
                  stored.empty() ? "" : " " + stored, attrs_suffix(node) + doc);
       break;

@@ -92,6 +92,7 @@ ArrayRef ArrayRef::of(const model::Node& node, const std::string& path, ItemSpec
   ref.shape = node.shape;
   ref.data = node.data;
   ref.error = node.error.text();
+  ref.empty = node.empty;
   ref.mask = node.storage.mask;
   spec.path = path;
   ref.spec = std::move(spec);

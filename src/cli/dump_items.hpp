@@ -35,7 +35,8 @@ struct ArrayRef {
   DType dtype;
   std::vector<int64_t> shape;
   std::shared_ptr<model::ArraySource> data;
-  std::string error;  ///< why the array cannot be read (from the model)
+  std::string error;   ///< why the array cannot be read (from the model)
+  bool empty = false;  ///< no shape and no data (model::Node::empty)
   /// Elements to print as masked (ASDF masks); null when none.
   std::shared_ptr<const model::Masking> mask;
   ItemSpec spec;  ///< fields and selection to apply; the path is the array's

@@ -37,6 +37,13 @@ json attributes_json(const model::Attributes& attributes) {
   auto& members = out.get_ref<json::object_t&>();
   for (const auto& [name, v] : attributes) {
     if (const auto* tree = std::get_if<model::Value>(&v)) {
+      if (const std::optional<DType> empty = model::well_known::empty_type(*tree)) {
+        members.emplace_back(name, json{{"dtype", dtype_json(*empty)},
+                                        {"shape", nullptr},
+                                        {"empty", true},
+                                        {"data", nullptr}});
+        continue;
+      }
       members.emplace_back(name, value_json(*tree));
     } else {
       const NDArray& a = std::get<NDArray>(v);
@@ -82,6 +89,12 @@ json storage_json(const model::Storage& s) {
       }
       break;
   }
+  if (!s.max_shape.empty()) {
+    // The extents it may grow to: null for unlimited (h5py's maxshape None).
+    json max = json::array();
+    for (int64_t m : s.max_shape) max.push_back(m < 0 ? json(nullptr) : json(m));
+    out["max_shape"] = std::move(max);
+  }
   if (s.mask) {
     json mask = json::object();
     if (s.mask->value) mask["value"] = value_json(*s.mask->value);
@@ -92,6 +105,9 @@ json storage_json(const model::Storage& s) {
   return out;
 }
 
+// Elements of a typed attribute that `ls` text prints; larger ones show type and shape.
+constexpr uint64_t kAttributeValuesShown = 64;
+
 std::string attributes_text(const model::Attributes& attributes, size_t limit) {
   std::vector<std::string> parts;
   for (const auto& [name, v] : attributes) {
@@ -101,10 +117,14 @@ std::string attributes_text(const model::Attributes& attributes, size_t limit) {
     }
     std::string text;
     if (const auto* tree = std::get_if<model::Value>(&v)) {
-      text = value_json(*tree).dump();
+      const std::optional<DType> empty = model::well_known::empty_type(*tree);
+      text = empty ? fmt::format("Empty({})", empty->to_string()) : value_json(*tree).dump();
     } else {
+      // A typed array's values (cut below like any long value), as h5ls prints them.
       const NDArray& a = std::get<NDArray>(v);
-      text = fmt::format("{}{}", a.dtype().to_string(), a.shape().to_string());
+      text = a.element_count() <= kAttributeValuesShown
+                 ? values_json(a.to_native()).dump()
+                 : fmt::format("{}{}", a.dtype().to_string(), a.shape().to_string());
     }
     if (text.size() > 40) text = text.substr(0, 37) + "...";
     parts.push_back(fmt::format("{}={}", name, text));

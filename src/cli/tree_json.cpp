@@ -138,7 +138,8 @@ json scalar_json(const DType& t, const unsigned char* p) {
       VLenElement e;
       std::memcpy(&e, p, sizeof e);
       const DType& base = t.base();
-      if (base.kind() == DTypeKind::kText && base.encoding() == TextEncoding::kUtf8) {
+      if (base.kind() == DTypeKind::kText &&
+          (base.encoding() == TextEncoding::kUtf8 || base.encoding() == TextEncoding::kAscii)) {
         return std::string(e.bytes(1));
       }
       json items = json::array();
@@ -300,7 +301,8 @@ json node_json(const model::Node& node, const TreeWalk& walk, const std::string&
         break;
       }
       out["dtype"] = dtype_json(node.dtype);
-      out["shape"] = node.shape;
+      out["shape"] = node.empty ? json(nullptr) : json(node.shape);
+      if (node.empty) out["empty"] = true;
       // Where the bytes start in the file: contiguous storage's offset.
       if (node.storage.offset) out["address"] = *node.storage.offset;
       if (node.storage.kind != model::Storage::Kind::kUnknown || node.storage.mask) {

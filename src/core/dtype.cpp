@@ -279,6 +279,21 @@ bool DType::needs_swap() const noexcept {
   }
 }
 
+bool DType::holds_vlen() const noexcept {
+  switch (kind_) {
+    case DTypeKind::kVLen:
+      return true;
+    case DTypeKind::kCompound:
+      for (const auto& f : fields())
+        if (f.type->holds_vlen()) return true;
+      return false;
+    case DTypeKind::kFixedArray:
+      return base().holds_vlen();
+    default:
+      return false;
+  }
+}
+
 DType DType::with_byte_order(ByteOrder order) const {
   DType t = *this;
   switch (kind_) {

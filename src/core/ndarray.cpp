@@ -84,14 +84,20 @@ void NDArray::for_each_element(const std::function<void(const void*)>& visit) co
   }
 }
 
+namespace {
+
+// Elements that point into a heap another array keeps alive (DType::holds_vlen), copied:
+// the copy keeps the heap too.
+struct HeapCopy {
+  std::shared_ptr<void> heap;
+  std::vector<std::byte> elements;
+};
+
+}  // namespace
+
 NDArray NDArray::to_native() const {
-  if (dtype_.kind() == DTypeKind::kVLen) {
-    // The elements point into a heap this array keeps alive: the copy keeps it too.
-    struct Copy {
-      std::shared_ptr<void> heap;
-      std::vector<std::byte> elements;
-    };
-    auto copy = std::make_shared<Copy>();
+  if (dtype_.holds_vlen()) {
+    auto copy = std::make_shared<HeapCopy>();
     copy->heap = storage_;
     copy->elements.resize(byte_size());
     copy_native_into(copy->elements.data());
@@ -137,7 +143,17 @@ NDArray NDArray::field(std::string_view name) const {
   }
   std::vector<int64_t> dims = shape_.dims();
   dims.insert(dims.end(), found->shape.begin(), found->shape.end());
-  NDArray out(*found->type, Shape(dims));
+  NDArray out;
+  if (found->type->holds_vlen()) {
+    // Its elements point into the heap this array keeps: the field's copy keeps it too.
+    auto copy = std::make_shared<HeapCopy>();
+    copy->heap = storage_;
+    copy->elements.resize(*Shape(dims).byte_size(found->type->size()));
+    void* data = copy->elements.data();
+    out = borrow(data, *found->type, Shape(dims), {}, std::move(copy));
+  } else {
+    out = NDArray(*found->type, Shape(dims));
+  }
   uint64_t bytes = found->type->size();  // of one record's field; fits inside the record
   for (int64_t d : found->shape) bytes *= static_cast<uint64_t>(d);
   if (out.element_count() == 0) return out;

@@ -1,5 +1,7 @@
 #include "dudley/model/value.hpp"
 
+#include "dudley/core/error.hpp"
+
 namespace dudley::model {
 
 const Value* Value::find(std::string_view key) const {
@@ -52,6 +54,29 @@ bool well_known::is_bookkeeping(const std::string& format, const std::string& na
   if (format == "asdf") return name == "asdf_library" || name == "history";
   if (format == "avro") return name == "avro.schema" || name == "avro.codec";
   return false;
+}
+
+namespace {
+constexpr std::string_view kEmptyTag = "dudley:empty:";
+}  // namespace
+
+Value well_known::empty_value(const DType& type) {
+  std::string typestr;
+  try {
+    typestr = type.typestr();
+  } catch (const Error&) {
+    typestr = type.to_string();  // no numpy spelling: kept for reading, not parsed back
+  }
+  return Value(nullptr).with_tag(std::string(kEmptyTag) + typestr);
+}
+
+std::optional<DType> well_known::empty_type(const Value& value) {
+  if (!value.is_null() || !value.tag().starts_with(kEmptyTag)) return std::nullopt;
+  try {
+    return DType::from_typestr(std::string_view(value.tag()).substr(kEmptyTag.size()));
+  } catch (const Error&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace dudley::model

@@ -148,6 +148,9 @@ class DType {
   bool is_integer() const noexcept { return kind_ == DTypeKind::kInt || kind_ == DTypeKind::kUInt; }
   /// True when reading needs a byte swap on this machine for some part of the element.
   bool needs_swap() const noexcept;
+  /// True when some part of an element is variable-length (DType::vlen): the element then
+  /// points into a heap its array keeps alive, and copies of it must keep that heap too.
+  bool holds_vlen() const noexcept;
 
   /// The same type with a different byte order (recursively for composites).
   DType with_byte_order(ByteOrder order) const;

@@ -250,6 +250,10 @@ struct Node {
   // Arrays.
   DType dtype;
   std::vector<int64_t> shape;
+  /// An empty array (HDF5's null dataspace, h5py's `Empty`): a type, no shape and no data,
+  /// unlike a 0-d array, which holds one element. `shape` is then [0], so that a reader
+  /// that does not look here reads no element rather than a made-up one.
+  bool empty = false;
   /// How the bytes are stored: for contiguous storage, `storage.offset` is where they start
   /// in the file (a Dudley array's address).
   Storage storage;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -115,6 +116,14 @@ inline constexpr const char* kFillValue = "fill_value";
 /// avro.schema and avro.codec): a writer of another format leaves it out, writing its own,
 /// and loses nothing.
 bool is_bookkeeping(const std::string& format, const std::string& name);
+
+/// An empty attribute (HDF5's null dataspace, h5py's `Empty`): a type and no value, not
+/// even a null one. Held as a null Value tagged "dudley:empty:" and the type's numpy
+/// typestr ("dudley:empty:<f4"), so that formats without such a thing see a null.
+Value empty_value(const DType& type);
+/// The type of an empty attribute made by empty_value; nullopt for any other value (and
+/// for a tag whose typestr does not parse).
+std::optional<DType> empty_type(const Value& value);
 }  // namespace well_known
 
 }  // namespace dudley::model

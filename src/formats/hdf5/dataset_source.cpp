@@ -163,6 +163,7 @@ class DatasetSource final : public model::ArraySource {
     const Hyperslab forward = forward_of(slab);
     std::vector<int64_t> counts = forward.count;
     const std::optional<uint64_t> n = Shape(counts).element_count();
+    if (*n == 0) return NDArray(native_, Shape(slab.result_shape()));  // an empty dataset too
     auto heap = std::make_shared<Heap>();
     std::shared_ptr<void> keep = heap;
     heap->main.resize(*n * native_.size());
@@ -401,23 +402,6 @@ class DatasetSource final : public model::ArraySource {
 
 }  // namespace
 
-uint64_t raw_size(const DType& t) {
-  switch (t.kind()) {
-    case DTypeKind::kVLen:
-      return t.base().kind() == DTypeKind::kText ? sizeof(char*) : sizeof(hvl_t);
-    case DTypeKind::kReference:
-      return t.reference_kind() == ReferenceKind::kObject ? sizeof(hobj_ref_t)
-                                                          : sizeof(hdset_reg_ref_t);
-    case DTypeKind::kFixedArray: {
-      uint64_t n = 1;
-      for (int64_t d : t.array_shape()) n *= static_cast<uint64_t>(d);
-      return n * raw_size(t.base());
-    }
-    default:
-      return t.size();
-  }
-}
-
 void convert_elements(const OpenFile& file, const DType& type, const std::byte* raw, std::byte* out,
                       uint64_t count, std::shared_ptr<void>& keep) {
   auto* heap = static_cast<Heap*>(keep.get());
@@ -445,8 +429,7 @@ model::AttributeValue read_attribute(const OpenFile& file, hid_t attr, const std
   H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
   std::vector<int64_t> shape(dims.begin(), dims.end());
   if (H5Sget_simple_extent_type(space.get()) == H5S_NULL)
-    throw Error(ErrorCategory::kType, what + ": an empty (null) dataspace",
-                Location::file(file.path));
+    return model::well_known::empty_value(stored);
   const std::optional<uint64_t> n = Shape(shape).element_count();
   const uint64_t file_size = [&] {
     hsize_t s = 0;

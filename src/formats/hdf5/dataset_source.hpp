@@ -24,10 +24,6 @@ struct OpenFile {
 void convert_elements(const OpenFile& file, const DType& type, const std::byte* raw, std::byte* out,
                       uint64_t count, std::shared_ptr<void>& keep);
 
-/// Bytes one element of `type` takes as the library writes it in memory (a variable string
-/// is one pointer, a region reference 12 bytes).
-uint64_t raw_size(const DType& type);
-
 /// The source of the dataset at `name` in `file` (type `dtype` as stored, `shape` current).
 std::shared_ptr<model::ArraySource> dataset_source(
     std::shared_ptr<OpenFile> file, std::string name, DType dtype, std::vector<int64_t> shape,

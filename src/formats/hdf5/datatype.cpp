@@ -2,10 +2,29 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
 namespace dudley::hdf5 {
+
+uint64_t raw_size(const DType& t) {
+  switch (t.kind()) {
+    case DTypeKind::kVLen:
+      return t.base().kind() == DTypeKind::kText ? sizeof(char*) : sizeof(hvl_t);
+    case DTypeKind::kReference:
+      return t.reference_kind() == ReferenceKind::kObject ? sizeof(hobj_ref_t)
+                                                          : sizeof(hdset_reg_ref_t);
+    case DTypeKind::kFixedArray: {
+      uint64_t n = 1;
+      for (int64_t d : t.array_shape()) n *= static_cast<uint64_t>(d);
+      return n * raw_size(t.base());
+    }
+    default:
+      return t.size();
+  }
+}
+
 namespace {
 
 [[noreturn]] void unsupported(const std::string& what, const std::string& type) {
@@ -16,6 +35,32 @@ namespace {
 ByteOrder order_of(hid_t t, size_t size) {
   if (size <= 1) return ByteOrder::kNotApplicable;
   return H5Tget_order(t) == H5T_ORDER_BE ? ByteOrder::kBig : ByteOrder::kLittle;
+}
+
+// The bytes a compound field takes in the model (its type times its shape).
+uint64_t field_bytes(const DTypeField& f) {
+  uint64_t n = f.type->size();
+  for (int64_t d : f.shape) n *= static_cast<uint64_t>(d);
+  return n;
+}
+
+// A compound's fields laid out afresh, in their order in the file, when some member's size
+// in the model differs from its size in the library: a variable-length string is a char*
+// of 8 bytes there and a VLenElement of 16 here, so the file's offsets (h5py packs members
+// as numpy does) would overlap. Each field gets a slot wide enough for both forms (a region
+// reference is 12 bytes in the library, 8 in the model): the memory type h5_type builds from
+// these offsets then holds the library's form of every field in place.
+std::vector<DTypeField> relaid_out(std::vector<DTypeField> fields) {
+  std::stable_sort(fields.begin(), fields.end(),
+                   [](const DTypeField& a, const DTypeField& b) { return a.offset < b.offset; });
+  uint64_t at = 0;
+  for (DTypeField& f : fields) {
+    f.offset = at;
+    uint64_t count = 1;
+    for (int64_t d : f.shape) count *= static_cast<uint64_t>(d);
+    at += std::max(field_bytes(f), count * raw_size(*f.type));
+  }
+  return fields;
 }
 
 std::string member_name(hid_t t, unsigned i) {
@@ -49,6 +94,10 @@ DType dtype_of(hid_t t, const std::string& what) {
       return DType::string(enc, size);
     }
     case H5T_BITFIELD:
+      // Bits as the unsigned integer of their size, as h5py reads them (the library converts
+      // them through register_conversions' path).
+      if (size == 1 || size == 2 || size == 4 || size == 8)
+        return DType::uint(static_cast<unsigned>(size), order_of(t, size));
       return DType::raw_bits(size * 8);
     case H5T_OPAQUE: {
       char* tag = H5Tget_tag(t);
@@ -59,6 +108,7 @@ DType dtype_of(hid_t t, const std::string& what) {
     case H5T_COMPOUND: {
       const int n = H5Tget_nmembers(t);
       std::vector<DTypeField> fields;
+      bool relaid = false;  // some member's model size is not its size in the library
       for (int i = 0; i < n; ++i) {
         const auto u = static_cast<unsigned>(i);
         Handle member(H5Tget_member_type(t, u));
@@ -71,8 +121,10 @@ DType dtype_of(hid_t t, const std::string& what) {
           ft = DType(ft.base());
         }
         f.type = std::make_shared<const DType>(ft);
+        if (field_bytes(f) != H5Tget_size(member.get())) relaid = true;
         fields.push_back(std::move(f));
       }
+      if (relaid) return DType::compound(relaid_out(std::move(fields)), 0);
       if (fields.size() == 2 && fields[0].name == "r" && fields[1].name == "i" &&
           fields[0].shape.empty() && fields[1].shape.empty() &&
           fields[0].type->kind() == DTypeKind::kFloat && *fields[0].type == *fields[1].type &&
@@ -284,6 +336,44 @@ Handle h5_type(const DType& t, bool memory) {
       break;
   }
   throw Error(ErrorCategory::kType, fmt::format("HDF5 has no type for {}", t.to_string()));
+}
+
+namespace {
+
+// A soft conversion from a bitfield to the unsigned integer of its size (libhdf5 has none):
+// the same bits, byte-swapped where the two orders differ.
+herr_t bitfield_to_unsigned(hid_t source, hid_t target, H5T_cdata_t* cdata, size_t count,
+                            size_t stride, size_t /*background_stride*/, void* buffer,
+                            void* /*background*/, hid_t /*transfer*/) {
+  switch (cdata->command) {
+    case H5T_CONV_INIT:
+      cdata->need_bkg = H5T_BKG_NO;
+      return H5Tget_class(source) == H5T_BITFIELD && H5Tget_class(target) == H5T_INTEGER &&
+                     H5Tget_sign(target) == H5T_SGN_NONE &&
+                     H5Tget_size(source) == H5Tget_size(target)
+                 ? 0
+                 : -1;
+    case H5T_CONV_CONV: {
+      const size_t size = H5Tget_size(source);
+      if (size <= 1 || H5Tget_order(source) == H5Tget_order(target)) return 0;
+      auto* bytes = static_cast<unsigned char*>(buffer);
+      const size_t step = stride != 0 ? stride : size;
+      for (size_t i = 0; i < count; ++i) std::reverse(bytes + i * step, bytes + i * step + size);
+      return 0;
+    }
+    default:  // H5T_CONV_FREE: nothing kept
+      return 0;
+  }
+}
+
+}  // namespace
+
+void register_conversions() {
+  Lock lock(library_mutex());
+  // Registered from the classes' most common members; a soft path applies to every
+  // bitfield and integer whose classes match, whatever their size.
+  H5Tregister(H5T_PERS_SOFT, "dudley_bitfield_to_unsigned", H5T_NATIVE_B8, H5T_NATIVE_UINT8,
+              bitfield_to_unsigned);
 }
 
 bool needs_conversion(const DType& t) {

@@ -20,6 +20,14 @@ DType dtype_of(hid_t type, const std::string& what);
 /// types HDF5 cannot hold (UTF-16/32 strings, Dudley pointers).
 Handle h5_type(const DType& type, bool memory);
 
+/// Bytes one element of `type` takes as the library writes it in memory (a variable string
+/// is one pointer, a region reference 12 bytes).
+uint64_t raw_size(const DType& type);
+
+/// Registers with the library the conversions reading the model's types needs that it lacks
+/// (bitfields to unsigned integers). Called once, by prepare_library.
+void register_conversions();
+
 /// Whether elements of `type` hold variable-length data or references, which the library
 /// reads as its own pointers and handles (converted after reading).
 bool needs_conversion(const DType& type);

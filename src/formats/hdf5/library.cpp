@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "datatype.hpp"
+
 namespace dudley::hdf5 {
 
 std::recursive_mutex& library_mutex() {
@@ -9,11 +11,12 @@ std::recursive_mutex& library_mutex() {
   return m;
 }
 
-void quiet_library() {
+void prepare_library() {
   static std::once_flag once;
   std::call_once(once, [] {
     Lock lock(library_mutex());
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    register_conversions();
   });
 }
 

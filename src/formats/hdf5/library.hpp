@@ -18,8 +18,9 @@ namespace dudley::hdf5 {
 std::recursive_mutex& library_mutex();
 using Lock = std::lock_guard<std::recursive_mutex>;
 
-/// Turns off the library's printing of its error stack (once); errors are thrown instead.
-void quiet_library();
+/// Readies the library (once): turns off its printing of its error stack (errors are thrown
+/// instead) and registers the type conversions the model needs (register_conversions).
+void prepare_library();
 
 /// Error(category) "MESSAGE: WHAT THE LIBRARY SAID" at `path`, from the library's current
 /// error stack (its innermost description).

@@ -149,8 +149,18 @@ class Reader {
       Handle space =
           checked(H5Dget_space(ds.get()), full + ": cannot read its dataspace", file_->path);
       node->dtype = dtype_of(type.get(), full);
-      if (H5Sget_simple_extent_type(space.get()) == H5S_NULL)
-        throw Error(ErrorCategory::kType, full + ": an empty (null) dataspace has no shape");
+      if (H5Sget_simple_extent_type(space.get()) == H5S_NULL) {
+        // No shape and no data (h5py's Empty): read as no element.
+        node->empty = true;
+        node->shape = {0};
+        if (has_attributes) {
+          Handle plist = checked(H5Dget_create_plist(ds.get()),
+                                 full + ": cannot read its creation properties", file_->path);
+          attributes(ds.get(), plist.get(), full, node->attributes);
+        }
+        node->data = dataset_source(file_, full, node->dtype, node->shape, {}, std::nullopt);
+        return node;
+      }
       const int rank = H5Sget_simple_extent_ndims(space.get());
       std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0))), maxdims(dims.size());
       H5Sget_simple_extent_dims(space.get(), dims.data(), maxdims.data());
@@ -358,7 +368,7 @@ class Reader {
 }  // namespace
 
 model::Tree open_hdf5(const std::string& path, const OpenOptions& options) {
-  quiet_library();
+  prepare_library();
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     throw Error(ErrorCategory::kIo, fmt::format("cannot open: {}", std::strerror(errno)),

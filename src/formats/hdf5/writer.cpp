@@ -237,6 +237,16 @@ class Writer {
         grows |= maxdims[d] != dims[d];
       }
     }
+    if (n.empty) {  // no shape and no data: HDF5's null dataspace
+      Handle null_space(H5Screate(H5S_NULL));
+      Handle ds = checked(H5Dcreate2(group, name.c_str(), ftype.get(), null_space.get(),
+                                     H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                          fmt::format("cannot create dataset {}", full), path_of_file(),
+                          ErrorCategory::kIo);
+      attributes(ds.get(), n, full);
+      written_[full] = &n;
+      return;
+    }
     Handle space(rank == 0 ? H5Screate(H5S_SCALAR)
                            : H5Screate_simple(static_cast<int>(rank), dims.data(), maxdims.data()));
     Handle dcpl(H5Pcreate(H5P_DATASET_CREATE));
@@ -403,6 +413,14 @@ class Writer {
       if (owner == "/" && model::well_known::is_bookkeeping(tree_.format, name)) continue;
       std::optional<NDArray> array;
       if (const Value* v = std::get_if<Value>(&value)) {
+        if (const std::optional<DType> empty = model::well_known::empty_type(*v)) {
+          try {
+            write_empty_attribute(loc, name, *empty);
+          } catch (const Error& e) {
+            losses_.lose(fmt::format("{}: attribute '{}': {}; left out", owner, name, e.message()));
+          }
+          continue;
+        }
         std::string why;
         array = model::value_as_array(*v, why);
         if (!array) {
@@ -445,6 +463,14 @@ class Writer {
       check(H5Awrite(attr.get(), mtype.get(), a.data()), "cannot write the attribute",
             path_of_file(), ErrorCategory::kIo);
     }
+  }
+
+  // An attribute of `type` and no value: HDF5's null dataspace.
+  void write_empty_attribute(hid_t loc, const std::string& name, const DType& type) {
+    Handle ftype = h5_type(type, false);
+    Handle space(H5Screate(H5S_NULL));
+    checked(H5Acreate2(loc, name.c_str(), ftype.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+            "cannot create the attribute", path_of_file(), ErrorCategory::kIo);
   }
 
   static const model::ValueList* list_attribute(const Node& n, const char* name) {
@@ -508,7 +534,7 @@ class Writer {
 
 uint64_t write_hdf5(const model::Tree& source, const std::string& path, const SaveOptions& options,
                     SaveReport& report) {
-  quiet_library();
+  prepare_library();
   model::Tree holder;
   const model::Tree& tree = model::with_group_root(source, holder);
   LossLog losses(source, options.lossy, "HDF5", path);

@@ -63,10 +63,23 @@ TEST(ModelJson, AttributesHoldTreesAndTypedArrays) {
   attrs.set("units", Value("kelvin"));  // replaced in place
   EXPECT_EQ(attributes_json(attrs).dump(),
             R"({"units":"kelvin","scale":{"dtype":"<f4","shape":[2],"data":[1.5,-2.0]}})");
-  EXPECT_EQ(attributes_text(attrs), R"(units="kelvin", scale=<f4[2])");
+  // Typed values print as h5ls prints them (they printed as "<f4[2]", hiding a fill value).
+  EXPECT_EQ(attributes_text(attrs), R"(units="kelvin", scale=[1.5,-2.0])");
   attrs.set("a", Value(1));
   attrs.set("b", Value(2));
-  EXPECT_EQ(attributes_text(attrs, 2), R"(units="kelvin", scale=<f4[2], ...)");
+  EXPECT_EQ(attributes_text(attrs, 2), R"(units="kelvin", scale=[1.5,-2.0], ...)");
+}
+
+TEST(ModelJson, LargeAndEmptyAttributes) {
+  model::Attributes attrs;
+  NDArray big(DType::from_typestr("<i2"), Shape({1000}));
+  std::memset(big.mutable_data(), 0, big.byte_size());
+  attrs.set("big", big);
+  attrs.set("none", model::well_known::empty_value(DType::from_typestr("<f4")));
+  EXPECT_EQ(attributes_text(attrs), "big=<i2[1000], none=Empty(<f4)");
+  EXPECT_EQ(attributes_json(attrs)["none"].dump(),
+            R"({"dtype":"<f4","shape":null,"empty":true,"data":null})");
+  EXPECT_EQ(model::well_known::empty_type(Value(nullptr)), std::nullopt);
 }
 
 TEST(ModelJson, StorageContiguousChunkedMasked) {

@@ -1,0 +1,224 @@
+"""HDF5 datatypes and dataspaces of real files (issue 36), against h5py: compounds holding
+variable-length strings, sequences, arrays and compounds; bitfields; empty (null)
+dataspaces; through `dudley ls`/`dump` (text and --json, exit codes) and the Python module."""
+import json
+import os
+import subprocess
+
+import h5py
+import numpy as np
+import pytest
+
+import dudley
+
+DUDLEY = os.environ.get("DUDLEY_BIN", "dudley")
+
+
+def run(*args):
+    return subprocess.run([DUDLEY, *args], capture_output=True, text=True)
+
+
+def dumped(path, item):
+    """`dump --json` of one item: its data, and the text dump's value, both parsed."""
+    p = run("dump", "--json", str(path), item)
+    assert p.returncode == 0, p.stderr
+    node = json.loads(p.stdout)["root"]
+    for part in item.strip("/").split("/"):
+        node = node["members"][part]
+    t = run("dump", str(path), item)
+    assert t.returncode == 0, t.stderr
+    return node, t.stdout.split(" = ", 1)[1].strip()
+
+
+def as_plain(x):
+    """An h5py value as the JSON dump prints it (bytes decoded, arrays as lists)."""
+    if isinstance(x, bytes):
+        return x.decode()
+    if isinstance(x, np.void) and x.dtype.names:
+        return {k: as_plain(x[k]) for k in x.dtype.names}
+    if isinstance(x, np.ndarray):
+        if x.dtype.names:
+            return [as_plain(v) for v in x]
+        return [as_plain(v) for v in x] if x.dtype == object else x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+@pytest.fixture(scope="module")
+def compounds(tmp_path_factory):
+    path = tmp_path_factory.mktemp("h5") / "compounds.h5"
+    with h5py.File(path, "w") as f:
+        # h5py packs members as numpy does: the vlen string (8 bytes in the library's
+        # memory) sits at 4, the array at 12; the model's string slot is 16 bytes.
+        dt = np.dtype([("a", "<i4"), ("name", h5py.string_dtype()), ("arr", "<i4", (7,))])
+        d = np.zeros(3, dtype=dt)
+        d["a"] = [1, 2, 3]
+        d["name"] = ["x", "hello wörld", ""]
+        d["arr"] = np.arange(21).reshape(3, 7)
+        f["strings"] = d
+        dt2 = np.dtype([("id", "<i8"), ("seq", h5py.vlen_dtype(np.dtype("<f8"))),
+                        ("inner", [("p", "<f4"), ("tag", h5py.string_dtype("ascii"))])])
+        e = np.zeros(2, dtype=dt2)
+        e["id"] = [7, 8]
+        e["seq"][0] = np.array([1.5, 2.5])
+        e["seq"][1] = np.array([], dtype="<f8")
+        e["inner"] = [(0.5, b"p"), (1.5, b"qq")]
+        f["nested"] = e
+        f["vstr"] = np.array(["ab", "c", "три"], dtype=h5py.string_dtype())
+        f["vseq"] = np.array([np.arange(3, dtype="i2"), np.arange(0, dtype="i2")],
+                             dtype=h5py.vlen_dtype("i2"))
+        f.attrs["names"] = ["one", "two"]
+    return path
+
+
+def test_compounds_with_vlen_fields_dump_as_h5py_reads_them(compounds):
+    # They crashed (heap overflow in the dump) or failed: the vlen field lay in the file's
+    # 8-byte slot, the model read 16.
+    with h5py.File(compounds) as f:
+        for name in ("strings", "nested", "vstr", "vseq"):
+            want = as_plain(f[name][()])
+            node, text = dumped(compounds, "/" + name)
+            assert node["data"] == want, name
+            assert json.loads(text) == want, name
+
+
+def test_compound_fields_and_selections(compounds):
+    with h5py.File(compounds) as f:
+        want = f["strings"][()]
+    p = run("dump", str(compounds), "/strings.name[::-1]")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout.split(" = ", 1)[1]) == [s.decode() for s in want["name"][::-1]]
+    p = run("dump", str(compounds), "/nested.seq[0]")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout.split(" = ", 1)[1]) == [1.5, 2.5]
+
+
+def test_big_endian_vlen_in_compound_as_h5dump_reads_it(tmp_path):
+    # h5py 3.7 reads this field wrongly ([3.1e-319, 5.4e-321]); h5dump reads (1.5, 2.5).
+    path = tmp_path / "be.h5"
+    with h5py.File(path, "w") as f:
+        dt = np.dtype([("id", "<i8"), ("seq", h5py.vlen_dtype(np.dtype(">f8")))])
+        e = np.zeros(1, dtype=dt)
+        e["seq"][0] = np.array([1.5, 2.5], ">f8")
+        f["n"] = e
+    h5dump = subprocess.run(["h5dump", "-d", "/n", str(path)], capture_output=True, text=True)
+    assert "(1.5, 2.5)" in h5dump.stdout
+    node, text = dumped(path, "/n")
+    assert node["data"] == [{"id": 0, "seq": [1.5, 2.5]}] and json.loads(text) == node["data"]
+    assert dudley.open(str(path))["n"][0]["seq"][()].tolist() == [1.5, 2.5]
+
+
+def test_python_reads_vlen_as_objects(compounds):
+    f = dudley.open(str(compounds))
+    with h5py.File(compounds) as h:
+        s = f["strings"][...]
+        assert s["name"].tolist() == [x.decode() for x in h["strings"]["name"]]
+        assert np.array_equal(s["arr"], h["strings"]["arr"])
+        n = f["nested"][::-1]
+        assert [x.tolist() for x in n["seq"]] == [x.tolist() for x in h["nested"]["seq"][::-1]]
+        assert n["inner"]["tag"].tolist() == ["qq", "p"]
+        assert f["vstr"][1:].tolist() == ["c", "три"]
+        assert [x.tolist() for x in f["vseq"][...]] == [[0, 1, 2], []]
+        assert f.attrs["names"].tolist() == ["one", "two"]
+
+
+def test_compound_with_vlen_converts_to_hdf5(compounds, tmp_path):
+    out = tmp_path / "copy.h5"
+    p = run("convert", str(compounds), str(out))
+    assert p.returncode == 0, p.stderr
+    with h5py.File(compounds) as a, h5py.File(out) as b:
+        for name in ("strings", "nested", "vstr", "vseq"):
+            assert as_plain(a[name][()]) == as_plain(b[name][()]), name
+
+
+@pytest.fixture(scope="module")
+def bitfields(tmp_path_factory):
+    path = tmp_path_factory.mktemp("h5") / "bits.h5"
+    with h5py.File(path, "w") as f:
+        for name, ft, mt, dt, vals in [(b"b8", h5py.h5t.STD_B8LE, h5py.h5t.NATIVE_B8, "u1", [1, 2, 255]),
+                                       (b"b16be", h5py.h5t.STD_B16BE, h5py.h5t.NATIVE_B16, "<u2",
+                                        [1, 258, 65535]),
+                                       (b"b64", h5py.h5t.STD_B64LE, h5py.h5t.NATIVE_B64, "<u8",
+                                        [7, 1 << 63, 5])]:
+            ds = h5py.h5d.create(f.id, name, ft, h5py.h5s.create_simple((3,)))
+            ds.write(h5py.h5s.ALL, h5py.h5s.ALL, np.array(vals, dtype=dt), mtype=mt)
+        rec_t = h5py.h5t.create(h5py.h5t.COMPOUND, 6)
+        rec_t.insert(b"x", 0, h5py.h5t.STD_I32LE)
+        rec_t.insert(b"flags", 4, h5py.h5t.STD_B16BE)
+        mem_t = h5py.h5t.create(h5py.h5t.COMPOUND, 6)
+        mem_t.insert(b"x", 0, h5py.h5t.NATIVE_INT32)
+        mem_t.insert(b"flags", 4, h5py.h5t.NATIVE_B16)
+        ds = h5py.h5d.create(f.id, b"rec", rec_t, h5py.h5s.create_simple((2,)))
+        ds.write(h5py.h5s.ALL, h5py.h5s.ALL,
+                 np.array([(1, 513), (2, 3)], dtype=[("x", "<i4"), ("flags", "<u2")]), mtype=mem_t)
+    return path
+
+
+def test_bitfields_read_as_unsigned_integers(bitfields):
+    # They listed as r8 and failed to read.
+    ls = json.loads(run("ls", "--json", str(bitfields)).stdout)["root"]["members"]
+    assert ls["b16be"]["dtype"] == ">u2" and ls["b8"]["dtype"] == "|u1"
+    f = dudley.open(str(bitfields))
+    with h5py.File(bitfields) as h:
+        for name in ("b8", "b16be", "b64", "rec"):
+            node, text = dumped(bitfields, "/" + name)
+            assert node["data"] == as_plain(h[name][()]), name
+            assert json.loads(text) == as_plain(h[name][()]), name
+            assert f[name][...].tolist() == h[name][()].tolist(), name
+            assert f[name][::-2].tolist() == h[name][()][::-2].tolist(), name
+
+
+@pytest.fixture(scope="module")
+def empties(tmp_path_factory):
+    path = tmp_path_factory.mktemp("h5") / "empty.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("nothing", data=h5py.Empty("<f4"))
+        f["nothing"].attrs["units"] = "K"
+        f.attrs["none"] = h5py.Empty("<i8")
+        f["scalar"] = np.float64(2.5)
+        f.create_dataset("grows", data=np.arange(6), maxshape=(None,), chunks=(2,))
+        f["grows"].attrs["_FillValue"] = np.array([-999.0], dtype="<f4")
+        f.create_dataset("bounded", data=np.arange(4), maxshape=(10,), chunks=(2,))
+    return path
+
+
+def test_empty_dataspaces(empties):
+    # Datasets were refused ("has no shape", exit 1), attributes dropped silently.
+    p = run("ls", str(empties))
+    assert p.returncode == 0, p.stderr
+    lines = {line.split()[0]: line for line in p.stdout.splitlines()}
+    assert "array <f4 Empty" in lines["/nothing"]
+    assert "none=Empty(<i8)" in lines["/"]
+    assert "array <f8 []" in lines["/scalar"]  # a 0-d scalar is not empty
+    j = json.loads(run("ls", "--json", str(empties)).stdout)["root"]
+    assert j["members"]["nothing"]["shape"] is None and j["members"]["nothing"]["empty"] is True
+    assert j["attributes"]["none"] == {"dtype": "<i8", "shape": None, "empty": True, "data": None}
+    node, text = dumped(empties, "/nothing")
+    assert node["data"] is None and text == "Empty(<f4)"
+    f = dudley.open(str(empties))
+    with h5py.File(empties) as h:
+        assert f["nothing"].shape is None and h["nothing"].shape is None
+        assert f["nothing"][()] == dudley.Empty("<f4")
+        assert f["nothing"][()].dtype == h["nothing"][()].dtype
+        assert f.attrs["none"] == dudley.Empty("<i8") and f.attrs["none"].dtype == h.attrs["none"].dtype
+        assert f["scalar"][()] == h["scalar"][()]
+
+
+def test_empty_dataspaces_round_trip(empties, tmp_path):
+    out = tmp_path / "copy.h5"
+    p = run("convert", str(empties), str(out))
+    assert p.returncode == 0, p.stderr
+    with h5py.File(out) as h:
+        assert isinstance(h["nothing"][()], h5py.Empty) and h["nothing"].dtype == "<f4"
+        assert isinstance(h.attrs["none"], h5py.Empty) and h.attrs["none"].dtype == "<i8"
+        assert h["nothing"].attrs["units"] == "K"
+
+
+def test_ls_shows_attribute_values_and_growable_extents(empties):
+    # It showed "_FillValue=<f4[1]" and hid unlimited extents (h5ls: {6/Inf}).
+    lines = {line.split()[0]: line for line in run("ls", str(empties)).stdout.splitlines()}
+    assert "[6/Inf]" in lines["/grows"] and "_FillValue=[-999.0]" in lines["/grows"]
+    assert "[4/10]" in lines["/bounded"]
+    j = json.loads(run("ls", "--json", str(empties)).stdout)["root"]["members"]["grows"]
+    assert j["shape"] == [6] and j["storage"]["max_shape"] == [None]
