@@ -30,6 +30,13 @@ packages=(
   # HDF5 and NDL: the HDF5 C library (libhdf5-dev, below) and its peer h5py (above); the NDL
   # tests read what describe writes with PyYAML
   python3-yaml
+  # HDF5 filter plugins real files are compressed with (LZF, h5py's own; LZ4, bzip2 and
+  # bitshuffle; Blosc; ZFP), found by the HDF5 module in Debian's plugin directory; the
+  # tests write such files with h5py and python3-hdf5plugin and compare the values
+  hdf5-plugin-lzf hdf5-filter-plugin hdf5-filter-plugin-blosc-serial
+  hdf5-filter-plugin-zfp-serial python3-hdf5plugin
+  # the LZF plugin's own library, which its package forgets to depend on
+  liblzf1
   # the Python module (issue 25): pybind11 and Debian's Python headers; pytest runs its tests;
   # Dask (with dask.distributed) and xarray are what it hands arrays to
   pybind11-dev python3-dev python3-pytest python3-dask python3-distributed python3-xarray

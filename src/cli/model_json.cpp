@@ -147,7 +147,13 @@ std::string codec_names(const model::Chunking& c) {
   if (c.codecs.is<model::ValueList>()) {
     for (const auto& codec : c.codecs.as<model::ValueList>()) {
       const model::Value* name = codec.find("name");
-      if (name && name->is<std::string>()) names.push_back(name->as<std::string>());
+      if (!name || !name->is<std::string>()) continue;
+      // A filter this machine lacks says so, and what to install (HDF5 plugins).
+      const model::Value* missing = codec.find("unavailable");
+      names.push_back(
+          missing && missing->is<std::string>()
+              ? fmt::format("{} ({})", name->as<std::string>(), missing->as<std::string>())
+              : name->as<std::string>());
     }
   }
   return fmt::format("{}", fmt::join(names, "+"));

@@ -10,6 +10,7 @@
 #include "datatype.hpp"
 #include "dudley/core/vlen.hpp"
 #include "dudley/io/byte_source.hpp"
+#include "filters.hpp"
 
 namespace dudley::hdf5 {
 namespace {
@@ -174,10 +175,9 @@ class DatasetSource final : public model::ArraySource {
       Handle memtype = h5_type(native_, true);
       Handle filespace, memspace;
       select(ds, forward, filespace, memspace);
-      if (*n)
-        check(H5Dread(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT,
-                      raw.data()),
-              fmt::format("cannot read {}", name_), file_->path);
+      if (*n && H5Dread(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT,
+                        raw.data()) < 0)
+        throw read_error(ds);
       convert_elements(*file_, native_, raw.data(), heap->main.data(), *n, keep);
       if (*n) H5Dvlen_reclaim(memtype.get(), memspace.get(), H5P_DEFAULT, raw.data());
     }
@@ -207,8 +207,9 @@ class DatasetSource final : public model::ArraySource {
       Handle memtype = h5_type(native_, true);
       Handle filespace, memspace;
       select(ds, forward, filespace, memspace);
-      check(H5Dread(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT, target),
-            fmt::format("cannot read {}", name_), file_->path);
+      if (H5Dread(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT, target) <
+          0)
+        throw read_error(ds);
     }
     if (reversed) {
       NDArray whole = NDArray::borrow(temp.data(), native_, Shape(forward.count));
@@ -309,6 +310,18 @@ class DatasetSource final : public model::ArraySource {
       return none;
     }
     return stored;
+  }
+
+  // Why a read failed: the filters missing here, named with what to install, when some
+  // are (the library says only "can't read data"); else the library's reason.
+  Error read_error(const Handle& ds) const {
+    Error library =
+        library_error(ErrorCategory::kData, fmt::format("cannot read {}", name_), file_->path);
+    Handle dcpl(H5Dget_create_plist(ds.get()));
+    const std::string missing = dcpl.valid() ? missing_filters(dcpl.get()) : std::string();
+    if (missing.empty()) return library;
+    return Error(ErrorCategory::kData, fmt::format("cannot read {}: {}", name_, missing),
+                 Location::file(file_->path));
   }
 
   Handle open() const {

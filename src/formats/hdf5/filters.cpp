@@ -1,6 +1,7 @@
 #include "filters.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace dudley::hdf5 {
 namespace {
@@ -13,6 +14,47 @@ constexpr H5Z_filter_t kBlosc = 32001;
 constexpr H5Z_filter_t kLz4 = 32004;
 constexpr H5Z_filter_t kBzip2 = 307;
 constexpr H5Z_filter_t kZstd = 32015;
+constexpr H5Z_filter_t kLzf = 32000;
+constexpr H5Z_filter_t kBitshuffle = 32008;
+constexpr H5Z_filter_t kZfp = 32013;
+
+// A filter a file may use and that libhdf5 itself lacks: its name, and where a Debian
+// machine gets it ("" where Debian has no package for the serial library).
+struct KnownFilter {
+  H5Z_filter_t id;
+  const char* name;
+  const char* package;
+};
+
+constexpr KnownFilter kKnownFilters[] = {
+    {H5Z_FILTER_SZIP, "SZIP", "libhdf5-103-1 built with libaec"},
+    {kLzf, "LZF", "hdf5-plugin-lzf"},
+    {kBlosc, "Blosc", "hdf5-filter-plugin-blosc-serial"},
+    {kLz4, "LZ4", "hdf5-filter-plugin"},
+    {kBzip2, "BZip2", "hdf5-filter-plugin"},
+    {kBitshuffle, "Bitshuffle", ""},
+    {kZfp, "ZFP", "hdf5-filter-plugin-zfp-serial"},
+    {kZstd, "Zstandard", ""},
+    {32017, "SZ", ""},
+    {32018, "FCIDECOMP", ""},
+    {32026, "Blosc2", ""},
+};
+
+// What to do about filter `id` missing: "install PACKAGE", or where its plugins come from.
+std::string remedy(H5Z_filter_t id) {
+  for (const KnownFilter& k : kKnownFilters) {
+    if (k.id == id && k.package[0] != '\0') return fmt::format("install {}", k.package);
+  }
+  return "Debian has no plugin for it; put one (such as hdf5plugin's, from PyPI) in a "
+         "directory named by HDF5_PLUGIN_PATH";
+}
+
+std::string filter_name(H5Z_filter_t id, const char* stored_name) {
+  for (const KnownFilter& k : kKnownFilters) {
+    if (k.id == id) return k.name;
+  }
+  return stored_name[0] != '\0' ? stored_name : "unregistered";
+}
 
 Value codec(std::string name, ValueMap config = {}) {
   return Value(ValueMap{{"name", std::move(name)}, {"configuration", Value(std::move(config))}});
@@ -31,6 +73,7 @@ Value codecs_of(hid_t dcpl, const DType& type) {
     char name[256] = {};
     const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &nvalues, values,
                                            sizeof name, name, &config);
+    const size_t before = out.size();
     switch (id) {
       case H5Z_FILTER_DEFLATE:
         out.push_back(codec("zlib", {{"level", int64_t{nvalues > 0 ? values[0] : 6}}}));
@@ -62,6 +105,15 @@ Value codecs_of(hid_t dcpl, const DType& type) {
       case kLz4:
         out.push_back(codec("lz4"));
         break;
+      case kLzf:
+        out.push_back(codec("lzf"));
+        break;
+      case kBitshuffle:
+        out.push_back(codec("bitshuffle"));
+        break;
+      case kZfp:
+        out.push_back(codec("zfp"));
+        break;
       case kBlosc: {
         static const char* const kNames[] = {"blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"};
         static const char* const kShuffles[] = {"noshuffle", "shuffle", "bitshuffle"};
@@ -80,8 +132,35 @@ Value codecs_of(hid_t dcpl, const DType& type) {
             codec(fmt::format("hdf5-filter-{}", id), {{"values", Value(std::move(params))}}));
       }
     }
+    if (out.size() > before && H5Zfilter_avail(id) <= 0) {
+      // Listed as usual, marked so that ls says it cannot be read here and why.
+      H5Eclear2(H5E_DEFAULT);
+      ValueMap map = out.back().as<ValueMap>();
+      map.emplace_back("unavailable", fmt::format("filter {} ({}) is not available: {}", id,
+                                                  filter_name(id, name), remedy(id)));
+      out.back() = Value(std::move(map));
+    }
   }
   return Value(std::move(out));
+}
+
+std::string missing_filters(hid_t dcpl) {
+  Lock lock(library_mutex());
+  std::vector<std::string> missing;
+  const int n = H5Pget_nfilters(dcpl);
+  for (int i = 0; i < n; ++i) {
+    unsigned flags = 0, config = 0;
+    size_t nvalues = 0;
+    char name[256] = {};
+    const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &nvalues,
+                                           nullptr, sizeof name, name, &config);
+    if (id >= 0 && H5Zfilter_avail(id) <= 0) {
+      missing.push_back(fmt::format("filter {} ({}) is not available: {}", id,
+                                    filter_name(id, name), remedy(id)));
+    }
+  }
+  H5Eclear2(H5E_DEFAULT);
+  return fmt::format("{}", fmt::join(missing, "; "));
 }
 
 std::vector<std::string> apply_codecs(hid_t dcpl, const Value& codecs) {

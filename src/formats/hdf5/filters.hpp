@@ -12,6 +12,12 @@ namespace dudley::hdf5 {
 /// the codec layer has no name for are named "hdf5-filter-ID" with their parameters.
 model::Value codecs_of(hid_t dcpl, const DType& type);
 
+/// Why the filters of `dcpl` cannot all be applied here: "filter 32004 (LZ4) is not
+/// available: install hdf5-filter-plugin" for each missing one (joined by "; "); "" when
+/// libhdf5 has them all (built in, or as plugins it finds). Codecs of codecs_of carry the
+/// same text under "unavailable".
+std::string missing_filters(hid_t dcpl);
+
 /// Adds to `dcpl` the filters of a codec list that HDF5 can apply (deflate, shuffle,
 /// fletcher32, and the registered plugins); returns one note per codec it cannot.
 std::vector<std::string> apply_codecs(hid_t dcpl, const model::Value& codecs);

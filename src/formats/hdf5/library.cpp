@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "datatype.hpp"
+#include "plugins.hpp"
 
 namespace dudley::hdf5 {
 
@@ -17,6 +18,7 @@ void prepare_library() {
     Lock lock(library_mutex());
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     register_conversions();
+    find_filter_plugins();
   });
 }
 

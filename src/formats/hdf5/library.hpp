@@ -19,7 +19,8 @@ std::recursive_mutex& library_mutex();
 using Lock = std::lock_guard<std::recursive_mutex>;
 
 /// Readies the library (once): turns off its printing of its error stack (errors are thrown
-/// instead) and registers the type conversions the model needs (register_conversions).
+/// instead), registers the type conversions the model needs (register_conversions) and
+/// makes Debian's filter plugins usable (find_filter_plugins).
 void prepare_library();
 
 /// Error(category) "MESSAGE: WHAT THE LIBRARY SAID" at `path`, from the library's current
