@@ -1,13 +1,49 @@
 #include "dudley/open.hpp"
 
+#include <fmt/format.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace dudley {
 
 model::Tree open(const std::string& path, const OpenOptions& options) {
   return FormatRegistry::builtin().for_reading(path, options.format).open(path, options);
 }
 
+namespace {
+
+// Links a format without links carries as copies of what they point to (HDF5's soft,
+// external and hard links to arrays), noted by path; links it could not follow are the
+// writer's to refuse, as any unreadable item.
+void note_links_copied(const model::Node& root, SaveReport& report) {
+  // An explicit stack: groups may nest deeper than the call stack could follow.
+  std::vector<std::pair<const model::Node*, std::string>> todo{{&root, ""}};
+  while (!todo.empty()) {
+    auto [node, path] = todo.back();
+    todo.pop_back();
+    model::for_each_child(*node, [&](uint64_t, const model::Node& c) {
+      const std::string full = path + "/" + c.name;
+      if (c.link && c.error.empty()) {
+        report.notes.push_back(
+            fmt::format("{}: {}; written as a copy of it", full, c.link->describe()));
+      }
+      if (c.kind == model::NodeKind::kGroup) todo.emplace_back(&c, full);
+      return true;
+    });
+  }
+}
+
+}  // namespace
+
 SaveReport save(const model::Tree& tree, const std::string& path, const SaveOptions& options) {
-  return FormatRegistry::builtin().for_writing(path, options.format).save(tree, path, options);
+  const Format& format = FormatRegistry::builtin().for_writing(path, options.format);
+  SaveReport report = format.save(tree, path, options);
+  // Only HDF5 files have links, and only HDF5 keeps them as links.
+  if (tree.format == "hdf5" && format.name() != "hdf5" && tree.root)
+    note_links_copied(*tree.root, report);
+  return report;
 }
 
 }  // namespace dudley

@@ -97,6 +97,13 @@ void print_node(const model::Node& node, const std::string& path, std::vector<Pr
       break;
     }
     case model::NodeKind::kArray:
+      if (!node.error.empty() && node.link) {
+        // A link not followed is listed, where it points and why: ls shows it all.
+        std::string why = node.error.message;
+        if (why.starts_with(path + ": ")) why.erase(0, path.size() + 2);
+        fmt::print("{:<32} link -> {} ({})\n", path, node.link->text(), why);
+        break;
+      }
       if (!node.error.empty()) {
         fmt::print("{:<32} array: ERROR\n", path.empty() ? "/" : path);  // "": the root
         errors.push_back({node.error.text(), item_problem(path, node.error.text())});
@@ -106,7 +113,8 @@ void print_node(const model::Node& node, const std::string& path, std::vector<Pr
       fmt::print("{:<32} array {} {}{}{}{}\n", path.empty() ? "/" : path, type_text(node.dtype),
                  shape_text(node),
                  node.storage.offset ? fmt::format(" @ {}", *node.storage.offset) : "",
-                 stored.empty() ? "" : " " + stored, attrs_suffix(node) + doc);
+                 stored.empty() ? "" : " " + stored,
+                 (!node.link ? "" : " -> " + node.link->text()) + attrs_suffix(node) + doc);
       break;
   }
 }

@@ -295,6 +295,11 @@ json node_json(const model::Node& node, const TreeWalk& walk, const std::string&
     }
     case model::NodeKind::kArray:
       out["kind"] = "array";
+      if (node.link) {
+        json link{{"kind", node.link->kind}, {"target", node.link->target}};
+        if (!node.link->file.empty()) link["file"] = node.link->file;
+        out["link"] = std::move(link);
+      }
       if (!node.error.empty()) {
         out["error"] = node.error.text();
         if (walk.unresolved) walk.unresolved(node, path);

@@ -8,6 +8,10 @@
 
 namespace dudley::model {
 
+std::string Link::describe() const {
+  return (kind == "external" ? "an " : "a ") + kind + " link to " + text();
+}
+
 void verify_all(const std::vector<ArraySource*>& sources) {
   std::vector<std::function<void()>> jobs;  // prepared here, run on the pool
   for (ArraySource* s : sources) {

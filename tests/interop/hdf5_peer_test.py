@@ -252,13 +252,14 @@ def main():
 
     # convert HDF5 -> HDF5: h5py reads ours with every type, attribute, scale and reference.
     out = os.path.join(tmp, "out.h5")
-    # The soft link is not followed yet: the conversion refuses to drop it silently, naming
-    # it (exit 1, nothing written), and --lossy writes the rest, naming it as left out.
-    p = run("convert", peer, out, ok=False)
-    check(p.returncode == 1 and "  /soft: a soft link" in p.stderr and not os.path.exists(out),
-          f"convert refuses to drop the soft link: {p.returncode} {p.stderr}")
-    p = run("convert", "--lossy", peer, out)
-    check("note: left out: /soft: a soft link" in p.stderr, f"--lossy names it: {p.stderr}")
+    # The soft link stays a soft link (it was left out, before links were followed).
+    p = run("convert", peer, out)
+    with h5py.File(out, "r") as b:
+        check(b.get("soft", getlink=True).path == "/grid/temp", "convert keeps the soft link")
+    # NDL has no links: describe names it, and NDL output refuses to drop it silently.
+    p = run("convert", peer, os.path.join(tmp, "refused.yaml"), ok=False)
+    check(p.returncode == 1 and "  /soft: a soft link to /grid/temp; NDL has no links" in p.stderr,
+          f"NDL output refuses to drop the soft link: {p.returncode} {p.stderr}")
     with h5py.File(peer, "r") as a, h5py.File(out, "r") as b:
         for name in ("arr", "big", "bools", "comp", "cplx", "cube", "enum", "grid/temp", "grid/x",
                      "grid/y", "half", "opaque", "scalar", "strings", "u64"):

@@ -290,3 +290,87 @@ def test_missing_filter_is_named_with_its_remedy(filtered):
     assert p.returncode == 1 and why in p.stdout + p.stderr
     with pytest.raises(dudley.DataError, match="32015"):
         dudley.open(str(missing))["x"][0]
+
+
+@pytest.fixture(scope="module")
+def linked(tmp_path_factory):
+    d = tmp_path_factory.mktemp("links")
+    (d / "sub").mkdir()
+    with h5py.File(d / "sub" / "other.h5", "w") as f:
+        f["x"] = np.arange(5.0)
+    with h5py.File(d / "outside.h5", "w") as f:
+        f["y"] = np.arange(3)
+    main = d / "sub" / "main.h5"
+    with h5py.File(main, "w") as f:
+        g = f.create_group("grid")
+        g["x"] = np.arange(4, dtype="f4")
+        g["x"].attrs["units"] = "m"
+        f["soft"] = h5py.SoftLink("/grid/x")
+        f["dangling"] = h5py.SoftLink("/nope")
+        f["togroup"] = h5py.SoftLink("/grid")
+        f["ext"] = h5py.ExternalLink("other.h5", "/x")
+        f["out"] = h5py.ExternalLink("../outside.h5", "/y")
+        f["zhard"] = f["grid/x"]
+    return main
+
+
+def test_links_listed_with_their_targets(linked):
+    # Soft links were invisible to ls and dump; external ones vanished (exit 0).
+    p = run("ls", str(linked))
+    assert p.returncode == 0, p.stderr
+    lines = {line.split()[0]: line for line in p.stdout.splitlines()}
+    assert "array <f4 [4]" in lines["/soft"] and "-> /grid/x" in lines["/soft"]
+    assert "array <f8 [5]" in lines["/ext"] and "-> other.h5:/x" in lines["/ext"]
+    assert "link -> /nope (a soft link to /nope, which does not exist)" in lines["/dangling"]
+    assert "link -> /grid (a soft link to the group /grid; not followed" in lines["/togroup"]
+    assert "link -> ../outside.h5:/y (an external link" in lines["/out"]
+    assert "not followed (outside" in lines["/out"]
+    # One object, two names: the name listed first is the object, the other a link to it.
+    assert "-> /grid/x" in lines["/zhard"] or "-> /zhard" in lines["/grid/x"]
+    j = json.loads(run("ls", "--json", str(linked)).stdout)["root"]["members"]
+    assert j["soft"]["link"] == {"kind": "soft", "target": "/grid/x"}
+    assert j["ext"]["link"] == {"kind": "external", "target": "/x", "file": "other.h5"}
+    assert (j["zhard"].get("link") == {"kind": "hard", "target": "/grid/x"} or
+            j["grid"]["members"]["x"].get("link") == {"kind": "hard", "target": "/zhard"})
+    assert j["out"]["link"]["kind"] == "external" and "not followed" in j["out"]["error"]
+
+
+def test_links_followed_by_dump_and_python(linked, tmp_path):
+    with h5py.File(linked) as h:
+        for name in ("soft", "ext", "zhard"):
+            node, text = dumped(linked, "/" + name)
+            assert node["data"] == h[name][()].tolist() and json.loads(text) == node["data"]
+        f = dudley.open(str(linked))
+        assert np.array_equal(f["soft"][::-1], h["soft"][()][::-1])
+        assert np.array_equal(f["ext"][1:], h["ext"][1:])
+        assert f["soft"].attrs["units"] == "m"
+    # Not from the current directory: the file's own directory.
+    p = subprocess.run([DUDLEY, "dump", str(linked), "/ext"], capture_output=True, text=True,
+                       cwd=tmp_path)
+    assert p.returncode == 0 and p.stdout.startswith("/ext = [0.0,1.0"), p.stderr
+    p = run("dump", str(linked), "/out")
+    assert p.returncode == 1 and "not followed (outside" in p.stderr
+    p = run("dump", "--json", str(linked), "/dangling")
+    assert p.returncode == 1 and "/nope, which does not exist" in p.stdout + p.stderr
+
+
+def test_links_kept_as_links_in_hdf5_and_copied_elsewhere(linked, tmp_path):
+    out = tmp_path / "copy.h5"
+    p = run("convert", str(linked), str(out))
+    assert p.returncode == 0, p.stderr
+    with h5py.File(out) as h:
+        assert h.get("soft", getlink=True).path == "/grid/x"
+        assert h.get("dangling", getlink=True).path == "/nope"
+        ext = h.get("ext", getlink=True)
+        assert (ext.filename, ext.path) == ("other.h5", "/x")
+        # One object under two names: written once.
+        assert h["zhard"].id == h["grid/x"].id
+    z = tmp_path / "copy.zarr"
+    p = run("convert", str(linked), str(z))
+    assert p.returncode == 1 and "/out: an external link" in p.stderr and not z.exists()
+    p = run("convert", "--lossy", str(linked), str(z))
+    assert p.returncode == 0, p.stderr
+    assert "note: /soft: a soft link to /grid/x; written as a copy of it" in p.stderr
+    assert "note: left out: /togroup" in p.stderr
+    f = dudley.open(str(z))
+    assert np.array_equal(f["soft"][...], np.arange(4, dtype="f4"))

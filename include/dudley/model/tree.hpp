@@ -219,6 +219,23 @@ enum class NodeKind { kGroup, kList, kArray };
 
 struct Node;
 
+/// Where a link points (Node::link).
+struct Link {
+  /// "soft" or "external" (HDF5's links by path), or "hard" (another name of an object
+  /// listed before, at `target`).
+  std::string kind;
+  /// The path it points to, as the file spells it ("/grid/x").
+  std::string target;
+  /// An external link's file ("run.h5", relative to the linking file's directory); "" for
+  /// the others.
+  std::string file;
+
+  /// "a soft link to /grid/x", "an external link to run.h5:/x".
+  std::string describe() const;
+  /// "/grid/x", or "run.h5:/x" for an external link, as h5ls names them.
+  std::string text() const { return file.empty() ? target : file + ":" + target; }
+};
+
 /// The items of a list made on demand: a Dudley counted array may hold millions of
 /// instances, and a layout of a few bytes may claim 2^60 of them, so they are built one at
 /// a time as a reader walks them, never all at once.
@@ -254,6 +271,12 @@ struct Node {
   /// unlike a 0-d array, which holds one element. `shape` is then [0], so that a reader
   /// that does not look here reads no element rather than a made-up one.
   bool empty = false;
+  /// For an item that is a link, where it points; nullptr for other items (a pointer: a
+  /// tree may hold millions of nodes, few of them links). A link to an array that was
+  /// followed is that array (type, shape, data); one that was not (dangling, to a group, to
+  /// a file outside the linking file's directory) is an array-kind node whose `error` says
+  /// why.
+  std::shared_ptr<const Link> link;
   /// How the bytes are stored: for contiguous storage, `storage.offset` is where they start
   /// in the file (a Dudley array's address).
   Storage storage;

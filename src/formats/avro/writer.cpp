@@ -35,6 +35,10 @@ void lose_attributes(const model::Node& node, const std::string& path, const std
 void write_arrays(const model::Node& node, const std::string& path, ContainerWriter& out,
                   uint64_t& arrays, const SaveOptions& common, uint64_t total, uint64_t& done,
                   const std::string& format, LossLog& losses) {
+  if (!node.error.empty() && node.link) {  // a link not followed
+    losses.lose(fmt::format("{}: {}; left out", path, node.error.message));
+    return;
+  }
   if (!node.error.empty()) {
     throw Error(node.error.category, fmt::format("{}: {}", path, node.error.message),
                 node.error.location);

@@ -325,7 +325,8 @@ class DatasetSource final : public model::ArraySource {
   }
 
   Handle open() const {
-    return checked(H5Dopen2(file_->id.get(), name_.c_str(), H5P_DEFAULT),
+    return checked(H5Dopen2(file_->id.get(), name_.c_str(),
+                            file_->link_access.valid() ? file_->link_access.get() : H5P_DEFAULT),
                    fmt::format("cannot open dataset {}", name_), file_->path);
   }
 

@@ -14,6 +14,9 @@ namespace dudley::hdf5 {
 struct OpenFile {
   Handle id;
   std::string path;
+  /// How links are followed: external links' files are looked for in this file's
+  /// directory first (never the current directory). See reader.cpp.
+  Handle link_access;
   std::shared_ptr<model::ReferenceTable> refs;
 };
 

@@ -1,5 +1,6 @@
 // An HDF5 file -> model tree: groups and datasets by hard link (in name order, as h5ls
-// lists them), each object once (a second hard link to it is noted, so cycles end),
+// lists them), each object once (a second hard link to it is a link to the first, so cycles
+// end), soft and external links as links (followed to arrays in this file's directory),
 // attributes read at open, dataset values read on demand through libhdf5.
 #include <hdf5_hl.h>
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <unordered_map>
 
@@ -90,8 +92,7 @@ class Reader {
     for (const Link& link : links) {
       const std::string full = join_path(path, link.name);
       if (link.type == H5L_TYPE_SOFT || link.type == H5L_TYPE_EXTERNAL) {
-        skipped_.push_back(fmt::format("{}: a {} link; not followed", full,
-                                       link.type == H5L_TYPE_SOFT ? "soft" : "external"));
+        group.children.push_back(link_node(g.get(), link, full));
         continue;
       }
       if (link.type != H5L_TYPE_HARD) continue;
@@ -107,8 +108,25 @@ class Reader {
         continue;
       }
       if (auto [it, fresh] = seen_.emplace(info.addr, full); !fresh) {
-        skipped_.push_back(
-            fmt::format("{}: another hard link to {}; listed there", full, it->second));
+        // Another name of an object listed before: a link to it, so that the object is
+        // read (and written) once.
+        std::unique_ptr<Node> alias;
+        if (info.type == H5O_TYPE_DATASET) {
+          alias = dataset(std::move(object), link.name, full, info.num_attrs > 0, info.addr);
+        } else {
+          alias = std::make_unique<Node>();
+          alias->kind = model::NodeKind::kArray;
+          alias->name = link.name;
+          alias->error = {
+              ErrorCategory::kData,
+              fmt::format("another hard link to the group {}; listed there", it->second),
+              Location::file(file_->path)};
+        }
+        auto to = std::make_shared<model::Link>();
+        to->kind = "hard";
+        to->target = it->second;
+        alias->link = std::move(to);
+        group.children.push_back(std::move(alias));
         continue;
       }
       if (info.type == H5O_TYPE_GROUP) {
@@ -129,6 +147,67 @@ class Reader {
     for (auto it = groups.rbegin(); it != groups.rend(); ++it) todo.push_back(*it);
   }
 
+  // A soft or external link: the array it points to, followed, or a node saying why not.
+  std::unique_ptr<Node> link_node(hid_t group, const Link& link, const std::string& full) {
+    auto node = std::make_unique<Node>();
+    node->kind = model::NodeKind::kArray;
+    node->name = link.name;
+    auto to = std::make_shared<model::Link>();
+    to->kind = link.type == H5L_TYPE_SOFT ? "soft" : "external";
+    node->link = to;
+    auto refuse = [&](const std::string& why) {
+      H5Eclear2(H5E_DEFAULT);
+      node->error = {ErrorCategory::kData, why, Location::file(file_->path)};
+      return std::move(node);
+    };
+    H5L_info_t info;
+    if (H5Lget_info(group, link.name.c_str(), &info, H5P_DEFAULT) < 0 || info.u.val_size == 0 ||
+        info.u.val_size > (1U << 20))
+      return refuse("cannot read the link");
+    std::vector<char> value(info.u.val_size);
+    if (H5Lget_val(group, link.name.c_str(), value.data(), value.size(), H5P_DEFAULT) < 0)
+      return refuse("cannot read the link");
+    if (link.type == H5L_TYPE_SOFT) {
+      to->target.assign(value.data(), strnlen(value.data(), value.size()));
+    } else {
+      const char* file = nullptr;
+      const char* object = nullptr;
+      unsigned flags = 0;
+      if (H5Lunpack_elink_val(value.data(), value.size(), &flags, &file, &object) < 0 || !file ||
+          !object)
+        return refuse("cannot read the external link");
+      to->file = file;
+      to->target = object;
+      // Followed only to a file in this file's directory or below (the ASDF rule): a file
+      // names no other place to read.
+      const std::filesystem::path dir = std::filesystem::path(file_->path).parent_path();
+      std::error_code ec;
+      const std::filesystem::path base =
+          std::filesystem::weakly_canonical(dir.empty() ? std::filesystem::path(".") : dir, ec);
+      const std::filesystem::path target = std::filesystem::weakly_canonical(base / to->file, ec);
+      const auto [b, t] = std::mismatch(base.begin(), base.end(), target.begin(), target.end());
+      if (std::filesystem::path(to->file).is_absolute() || ec || b != base.end())
+        return refuse(
+            fmt::format("{}; not followed (outside {}'s directory)", to->describe(), file_->path));
+      if (!std::filesystem::is_regular_file(target, ec))
+        return refuse(fmt::format("{}, a file that does not exist", to->describe()));
+    }
+    H5O_info_t object;
+    if (H5Oget_info_by_name2(group, link.name.c_str(), &object, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS,
+                             file_->link_access.get()) < 0)
+      return refuse(fmt::format("{}, which does not exist", to->describe()));
+    if (object.type != H5O_TYPE_DATASET)
+      return refuse(fmt::format("{} link to the {} {}; not followed (read it there)",
+                                to->kind == "soft" ? "a soft" : "an external",
+                                object.type == H5O_TYPE_GROUP ? "group" : "object", to->text()));
+    Handle ds(H5Dopen2(group, link.name.c_str(), file_->link_access.get()));
+    if (!ds.valid()) return refuse(fmt::format("{}: cannot open it", to->describe()));
+    std::unique_ptr<Node> array = dataset(std::move(ds), link.name, full, object.num_attrs > 0,
+                                          object.addr, link.type == H5L_TYPE_SOFT);
+    array->link = std::move(to);
+    return array;
+  }
+
   void add_error(Node& group, const std::string& name, const std::string& full,
                  const std::string& why) {
     auto node = std::make_unique<Node>();
@@ -139,8 +218,10 @@ class Reader {
     group.children.push_back(std::move(node));
   }
 
+  // The array of dataset `ds`; `in_this_file` false for one reached through an external
+  // link, whose bytes lie in another file (no address here to read them at).
   std::unique_ptr<Node> dataset(Handle ds, const std::string& name, const std::string& full,
-                                bool has_attributes, haddr_t header) {
+                                bool has_attributes, haddr_t header, bool in_this_file = true) {
     auto node = std::make_unique<Node>();
     node->kind = model::NodeKind::kArray;
     node->name = name;
@@ -175,6 +256,10 @@ class Reader {
       Handle plist = checked(H5Dget_create_plist(ds.get()),
                              full + ": cannot read its creation properties", file_->path);
       storage(ds.get(), plist.get(), *node, chunk, contiguous);
+      if (!in_this_file) {
+        contiguous.reset();
+        node->storage.offset.reset();
+      }
       if (extent_offsets_ && contiguous)
         node->storage.extent_offsets = extents_at(header, node->shape);
       if (has_attributes) attributes(ds.get(), plist.get(), full, node->attributes);
@@ -392,6 +477,11 @@ model::Tree open_hdf5(const std::string& path, const OpenOptions& options) {
     Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
     file->id = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()),
                        "cannot open the HDF5 file", path);
+    // External links are resolved in this file's directory (libhdf5 would try the current
+    // directory first); link_node checks the target lies there before following one.
+    file->link_access = Handle(H5Pcreate(H5P_DATASET_ACCESS));  // link access, and more
+    const std::string dir = std::filesystem::path(path).parent_path().string();
+    H5Pset_elink_prefix(file->link_access.get(), dir.empty() ? "." : dir.c_str());
   }
   return Reader(file, options.extent_offsets).read();
 }

@@ -179,6 +179,11 @@ class Writer {
       ++lists_noted_;
     }
     members(root.get(), *tree_.root, "/");
+    for (const auto& [full, node] : hard_links_) {
+      const size_t slash = full.rfind('/');
+      Handle parent(H5Oopen(file_, slash == 0 ? "/" : full.substr(0, slash).c_str(), H5P_DEFAULT));
+      link(parent.get(), full.substr(slash + 1), *node, full);
+    }
     for (const auto& [path, node] : deferred_) write_data(path, *node);
     dimension_scales();
   }
@@ -188,6 +193,14 @@ class Writer {
     model::for_each_child(node, [&](uint64_t i, const Node& c) {
       const std::string name = node.kind == model::NodeKind::kList ? std::to_string(i) : c.name;
       const std::string full = join_path(path, name);
+      if (c.link && c.link->kind == "hard" && node.kind == model::NodeKind::kGroup) {
+        hard_links_.emplace_back(full, &c);  // once its first name is written
+        return true;
+      }
+      if (c.link && node.kind == model::NodeKind::kGroup) {
+        link(group, name, c, full);
+        return true;
+      }
       if (!c.error.empty()) {
         losses_.lose(fmt::format("{}: {}; left out", full, c.error.message));
         return true;
@@ -208,6 +221,25 @@ class Writer {
       }
       return true;
     });
+  }
+
+  // A link kept as a link: soft and external ones by what they name (followed or not), a
+  // hard one to the object written under its first name (the data written once).
+  void link(hid_t group, const std::string& name, const Node& c, const std::string& full) {
+    herr_t made = -1;
+    if (c.link->kind == "soft") {
+      made = H5Lcreate_soft(c.link->target.c_str(), group, name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
+    } else if (c.link->kind == "external") {
+      made = H5Lcreate_external(c.link->file.c_str(), c.link->target.c_str(), group, name.c_str(),
+                                H5P_DEFAULT, H5P_DEFAULT);
+    } else if (c.link->kind == "hard") {
+      made = H5Lcreate_hard(file_, c.link->target.c_str(), group, name.c_str(), H5P_DEFAULT,
+                            H5P_DEFAULT);
+    }
+    if (made < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      losses_.lose(fmt::format("{}: {} cannot be made here; left out", full, c.link->describe()));
+    }
   }
 
   std::string path_of_file() const {
@@ -523,6 +555,7 @@ class Writer {
   const Hdf5SaveOptions& own_;
   std::vector<std::string>& notes_;
   LossLog& losses_;
+  std::vector<std::pair<std::string, const Node*>> hard_links_;  ///< made after every object
   std::map<std::string, model::StoredChunks> sparse_;  ///< datasets written chunk by chunk
   std::vector<std::pair<std::string, const Node*>> deferred_;
   std::map<std::string, const Node*> written_;

@@ -118,8 +118,16 @@ class Describer {
     for (const auto& c : g.children) {
       if (c->kind != model::NodeKind::kArray) continue;
       const std::string p = join_path(gpath, c->name);
+      if (c->link) {  // NDL has no links (and no second names)
+        warn(fmt::format("{}: {}; NDL has no links, left out", p, c->link->describe()));
+        continue;
+      }
       if (!c->error.empty()) {
         error(fmt::format("{}: {}; left out", p, c->error.message));
+        continue;
+      }
+      if (c->empty) {
+        warn(fmt::format("{}: an empty (null) dataspace; NDL has none, left out", p));
         continue;
       }
       std::string why;

@@ -206,6 +206,10 @@ class StoreWriter {
   }
 
   void array(const model::Node& n, const std::string& prefix, const std::string& path) {
+    if (!n.error.empty() && n.link) {  // a link not followed: nothing to copy
+      losses_.lose(fmt::format("{}: {}; left out", path, n.error.message));
+      return;
+    }
     if (!n.error.empty()) {
       throw Error(n.error.category, fmt::format("{}: {}", path, n.error.message), n.error.location);
     }
