@@ -785,6 +785,10 @@ std::vector<std::string> wanted_paths(const std::vector<std::string>& items) {
   std::vector<std::string> paths;
   for (const std::string& item : items) {
     if (item.empty() || item[0] != '/') return {};
+    if (item.find('"') != std::string::npos) {  // quoted names: the path is exact
+      paths.push_back(split_item_path(item).path);
+      continue;
+    }
     std::string path = item.substr(0, item.find('['));
     paths.push_back(path);
     // '/recs.pos': the field of /recs (or an HDF5 name with a dot: both are kept).

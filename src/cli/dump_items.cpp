@@ -57,12 +57,46 @@ std::string ItemSpec::suffix() const {
   return selection_first ? selection + fields_text : fields_text + selection;
 }
 
+// A quoted name from text[i] (the opening '"'): its characters up to the closing '"', with
+// \" and \\ standing for '"' and '\'. Sets `i` past the closing quote.
+std::string quoted_name(const std::string& text, size_t& i) {
+  std::string name;
+  for (size_t j = i + 1; j < text.size(); ++j) {
+    if (text[j] == '\\' && j + 1 < text.size()) {
+      name += text[++j];
+    } else if (text[j] == '"') {
+      i = j + 1;
+      return name;
+    } else {
+      name += text[j];
+    }
+  }
+  bad_item(text, "a quoted name has no closing '\"'");
+}
+
+ItemPath split_item_path(const std::string& text) {
+  // Names of Dudley layouts are [A-Za-z_][A-Za-z0-9_]*; other formats' names may hold any
+  // character: a name holding '.', '[', ']' or '"' is quoted, as in /a/"run.ini".
+  ItemPath out;
+  size_t i = 0;
+  while (i < text.size() && text[i] != '.' && text[i] != '[') {
+    if (text[i] == '"') {
+      out.path += quoted_name(text, i);
+      out.quoted = true;
+    } else {
+      out.path += text[i++];
+    }
+  }
+  out.rest = i;
+  return out;
+}
+
 ItemSpec parse_item(const std::string& text) {
   ItemSpec spec;
-  // Names are [A-Za-z_][A-Za-z0-9_]*, so '.' and '[' never occur in a path.
-  const size_t end = text.find_first_of(".[");
-  spec.path = text.substr(0, end);
-  size_t i = end;
+  const ItemPath split = split_item_path(text);
+  spec.path = split.path;
+  spec.quoted = split.quoted;
+  size_t i = split.rest;
   while (i != std::string::npos && i < text.size()) {
     if (text[i] == '[') {
       if (!spec.selection.empty()) bad_item(text, "one selection per item");
@@ -71,6 +105,9 @@ ItemSpec parse_item(const std::string& text) {
       spec.selection = text.substr(i, close + 1 - i);
       spec.selection_first = spec.fields.empty();
       i = close + 1;
+    } else if (text[i] == '.' && i + 1 < text.size() && text[i + 1] == '"') {
+      ++i;
+      spec.fields.push_back(quoted_name(text, i));  // a field named as no identifier is
     } else if (text[i] == '.') {
       size_t j = i + 1;
       while (j < text.size() && name_char(text[j])) ++j;
@@ -210,6 +247,17 @@ std::vector<Request> resolve_items(const model::Tree& tree, const std::vector<st
     r.label = item;
     r.path = spec.path;
     r.node = tree.find(spec.path);
+    if (!r.node && !spec.fields.empty() && !spec.quoted) {
+      // '/a/run.ini' unquoted: the item named so, when there is one and no /a/run to take
+      // a field of.
+      const std::string whole = item.substr(0, item.find('['));
+      if (const model::Node* named = tree.find(whole)) {
+        r.node = named;
+        spec.path = whole;
+        spec.fields.clear();
+        r.path = whole;
+      }
+    }
     if (!r.node) {
       if (const model::Parameter* p = parameter_at(tree, spec.path)) {
         if (!spec.fields.empty() || !spec.selection.empty()) {

@@ -16,13 +16,25 @@ namespace dudley::cli {
 /// An item as typed: a path, then struct fields and at most one numpy selection, in the
 /// order given (`/r.pos[0]`, `/r[0].pos`).
 struct ItemSpec {
-  std::string path;
+  std::string path;     ///< quotes removed
+  bool quoted = false;  ///< some name of the path was quoted
   std::vector<std::string> fields;
   std::string selection;         ///< "[...]" as given; "" for none
   bool selection_first = false;  ///< `/r[0].pos`: the selection is of the struct array
   /// The text after the path (".pos[0]"): the key of a selection in JSON output.
   std::string suffix() const;
 };
+
+/// An item's path, quotes removed (`/a/"run.ini"` is /a/run.ini), and where the rest (fields,
+/// selection) starts in the text.
+struct ItemPath {
+  std::string path;
+  bool quoted = false;
+  size_t rest = 0;
+};
+/// The path part of item `text`: up to the first '.' or '[' outside quotes. Throws
+/// Error(kUsage) for an unclosed quote.
+ItemPath split_item_path(const std::string& text);
 
 /// Splits `text` into its parts. Throws Error(kUsage) for a second selection, an empty
 /// field name or text after the selection that is not a field.

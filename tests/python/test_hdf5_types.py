@@ -374,3 +374,29 @@ def test_links_kept_as_links_in_hdf5_and_copied_elsewhere(linked, tmp_path):
     assert "note: left out: /togroup" in p.stderr
     f = dudley.open(str(z))
     assert np.array_equal(f["soft"][...], np.arange(4, dtype="f4"))
+
+
+def test_item_paths_with_any_name(tmp_path):
+    # '/a/CurrentSettings.ini' could not be dumped: the '.' was read as a field (exit 2).
+    path = tmp_path / "names.h5"
+    with h5py.File(path, "w") as f:
+        g = f.create_group("a")
+        g["CurrentSettings.ini"] = np.array([1, 2, 3])
+        g["x[0]"] = np.arange(2)
+        g["my data"] = np.arange(3)
+        g['q"uote'] = np.arange(1)
+        g["rec"] = np.array([(1, 2.0)], dtype=[("a b", "i4"), ("c", "f8")])
+    cases = {"/a/CurrentSettings.ini": [1, 2, 3], '/a/"CurrentSettings.ini"[::-1]': [3, 2, 1],
+             '/a/"x[0]"': [0, 1], "/a/my data[1:]": [1, 2], '/a/"q\\"uote"': [0],
+             '/a/rec."a b"': [1]}
+    for item, want in cases.items():
+        p = run("dump", str(path), item)
+        assert p.returncode == 0, (item, p.stderr)
+        assert json.loads(p.stdout.split(" = ", 1)[1]) == want, item
+        p = run("dump", "--json", str(path), item)
+        assert p.returncode == 0, (item, p.stderr)
+    p = run("dump", str(path), '/a/"oops')
+    assert p.returncode == 2 and "no closing" in p.stderr
+    f = dudley.open(str(path))  # Python keys are names, as in h5py
+    assert f["a"]["CurrentSettings.ini"][...].tolist() == [1, 2, 3]
+    assert f["/a/x[0]"][...].tolist() == [0, 1]
