@@ -37,6 +37,9 @@ packages=(
   hdf5-filter-plugin-zfp-serial python3-hdf5plugin
   # the LZF plugin's own library, which its package forgets to depend on
   liblzf1
+  # netCDF classic: ncgen/ncdump (netcdf-bin) and the netCDF4 Python module are the peers
+  # the netCDF-3 reader is checked against
+  netcdf-bin python3-netcdf4
   # the Python module (issue 25): pybind11 and Debian's Python headers; pytest runs its tests;
   # Dask (with dask.distributed) and xarray are what it hands arrays to
   pybind11-dev python3-dev python3-pytest python3-dask python3-distributed python3-xarray

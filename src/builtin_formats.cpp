@@ -1,6 +1,7 @@
 // The formats compiled into this build, registered in one place.
 #include "dudley/format.hpp"
 #include "dudley/formats/dudley/format.hpp"
+#include "dudley/formats/netcdf/netcdf.hpp"
 #include "dudley/formats/npy/npy.hpp"
 #ifdef DUDLEY_WITH_ASDF
 #include "dudley/formats/asdf/format.hpp"
@@ -47,6 +48,7 @@ void register_builtin_formats(FormatRegistry& registry) {
   hdf5::register_hdf5_format(registry);
 #endif
   npy::register_npy_format(registry);
+  netcdf::register_netcdf_format(registry);
 #ifdef DUDLEY_WITH_NDL
   ndl::register_ndl_format(registry);  // no signature: found by extension
 #endif

@@ -42,6 +42,8 @@ def _arrays(f):
 def _dimension_names(name, a, attrs):
     dims = attrs.pop("dimension_names", None)
     attrs.pop("dimension_coordinates", None)
+    if isinstance(dims, list) and len(dims) == a.ndim + 1 and a.dtype.kind in "SU":
+        dims = dims[:-1]  # netCDF char data: the last dimension is the strings' length
     if not isinstance(dims, list) or len(dims) != a.ndim:
         dims = [None] * a.ndim
     return [d if isinstance(d, str) else f"{name}_dim_{i}" for i, d in enumerate(dims)]
@@ -52,7 +54,11 @@ def dataset_of(f, drop_variables=()):
     like one of its dimensions and one-dimensional along it (an HDF5 dimension scale, a
     netCDF coordinate variable) becomes that dimension's coordinate."""
     variables, coords, drop = {}, {}, set(drop_variables or ())
+    dimensions = set()  # every dimension named (a netCDF file's are also parameters)
     for name, a in _arrays(f):
+        named = a.attrs.get("dimension_names")
+        if isinstance(named, list):
+            dimensions.update(d for d in named if isinstance(d, str))
         if name in drop:
             continue
         attrs = dict(a.attrs)
@@ -65,9 +71,11 @@ def dataset_of(f, drop_variables=()):
             variables[name] = variable
     # A Dudley file's root parameters (a run's step, its sizes) as scalar coordinates: over
     # a family (open_mfdataset) they line up along the member dimension.
+    # netCDF dimensions are parameters too: they are dimensions here, not coordinates.
     root = f["/"]
     for name, value in (root.params.items() if isinstance(root, _native.Group) else ()):
-        if value is not None and name not in variables and name not in coords:
+        if value is not None and name not in variables and name not in coords and \
+                name not in dimensions:
             coords[name] = xr.Variable((), value)
     return xr.Dataset(variables, coords=coords, attrs=dict(f.attrs))
 
@@ -81,13 +89,21 @@ class XarrayBackend(BackendEntrypoint):
     description = "Any format dudley reads (Dudley layouts, ASDF, Zarr, Avro, HDF5, NDL, .npy)"
     url = "docs/python.md"
     open_dataset_parameters = ("filename_or_obj", "drop_variables", "layout", "order", "params",
-                               "format")
+                               "format", "mask_and_scale", "decode_times", "concat_characters",
+                               "decode_coords", "use_cftime", "decode_timedelta")
 
     def open_dataset(self, filename_or_obj, *, drop_variables=None, layout=None, order=None,
-                     params=None, format=None):
+                     params=None, format=None, mask_and_scale=True, decode_times=True,
+                     concat_characters=True, decode_coords=True, use_cftime=None,
+                     decode_timedelta=None):
         f = _native.open(str(filename_or_obj), layout=layout, order=order, params=params,
                          format=format)
-        return dataset_of(f, drop_variables)
+        # The CF conventions decoded as xarray's own engines decode them (_FillValue and
+        # missing_value masked, scale_factor/add_offset applied, times as datetimes).
+        return xr.conventions.decode_cf(
+            dataset_of(f, drop_variables), mask_and_scale=mask_and_scale,
+            decode_times=decode_times, concat_characters=concat_characters,
+            decode_coords=decode_coords, use_cftime=use_cftime, decode_timedelta=decode_timedelta)
 
     def guess_can_open(self, filename_or_obj):
         try:

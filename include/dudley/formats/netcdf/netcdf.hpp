@@ -1,0 +1,94 @@
+// netCDF classic files (CDF-1, CDF-2 "64-bit offset", CDF-5): a big-endian header naming
+// dimensions, attributes and variables, then the variables at computed offsets, the record
+// variables interleaved along the unlimited dimension. Read through a Dudley layout made
+// from the header (docs/netcdf.md, ../shared/specs/netcdf-classic-notes.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dudley/format.hpp"
+#include "dudley/model/tree.hpp"
+
+namespace dudley::netcdf {
+
+/// A netCDF external type: 1 byte ... 6 double (CDF-1/2), 7 ubyte ... 11 uint64 (CDF-5).
+enum class NcType : int {
+  kByte = 1,
+  kChar,
+  kShort,
+  kInt,
+  kFloat,
+  kDouble,
+  kUByte,
+  kUShort,
+  kUInt,
+  kInt64,
+  kUInt64
+};
+
+/// One attribute: its type and values as stored (big-endian, unpadded).
+struct NcAttribute {
+  std::string name;
+  NcType type = NcType::kByte;
+  uint64_t count = 0;
+  std::string bytes;  ///< count values of type, big-endian
+};
+
+struct NcDimension {
+  std::string name;
+  uint64_t length = 0;  ///< 0: the unlimited (record) dimension
+};
+
+struct NcVariable {
+  std::string name;
+  std::vector<uint64_t> dims;  ///< indexes into Header::dims; the record dimension first
+  std::vector<NcAttribute> attributes;
+  NcType type = NcType::kByte;
+  uint64_t vsize = 0;   ///< as stored (may overflow for huge variables: not trusted)
+  uint64_t begin = 0;   ///< the file offset of its data (of its first record's slab)
+  bool record = false;  ///< its first dimension is the unlimited one
+};
+
+/// What a classic header says, checked against the file's size.
+struct Header {
+  int version = 1;         ///< 1, 2 or 5
+  uint64_t numrecs = 0;    ///< records (counted from the file's size when streaming)
+  bool streaming = false;  ///< numrecs was stored as all ones
+  std::vector<NcDimension> dims;
+  std::vector<NcAttribute> attributes;
+  std::vector<NcVariable> vars;
+  uint64_t header_size = 0;  ///< bytes the header takes
+  uint64_t record_size = 0;  ///< bytes of one record (all record variables' slabs)
+};
+
+/// The bytes of one element of `type` (1, 2, 4 or 8).
+uint64_t type_size(NcType type);
+
+/// Parses the header at the start of `bytes` (the whole header; `file_size` the file's).
+/// Throws Error(kData) naming `path` and the byte offset of what is wrong: a bad magic or
+/// version, a count or name longer than the file, an unknown type, a dimension id out of
+/// range, a variable whose data lies past the end, sizes that overflow.
+Header parse_header(std::string_view bytes, uint64_t file_size, const std::string& path);
+
+/// The Dudley layout that reads the file `header` describes: fixed variables at their
+/// addresses, record variables as members of one struct repeated over the records
+/// (`records = record[NREC]`), NREC read from the header. Names that are no Dudley
+/// identifier are respelled (`layout_names` gives them back).
+std::string layout_text(const Header& header);
+
+/// The Dudley name each variable gets in layout_text (a netCDF name as it is when it is an
+/// identifier; else its letters and digits, made unique).
+std::vector<std::string> layout_names(const Header& header);
+
+/// The netCDF classic file at `path` as a tree: every variable an array named as in the
+/// file, with its attributes (`_FillValue` also as the model's fill value) and dimension
+/// names; global attributes on the root.
+model::Tree open_netcdf(const std::string& path);
+
+/// Adds the "netcdf3" format (.nc files whose header starts with CDF\1, \2 or \5).
+void register_netcdf_format(FormatRegistry& registry);
+
+}  // namespace dudley::netcdf
