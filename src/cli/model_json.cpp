@@ -71,7 +71,7 @@ json storage_json(const model::Storage& s) {
   json out;
   switch (s.kind) {
     case model::Storage::Kind::kUnknown:
-      if (!s.mask) return nullptr;  // inline data: only its mask to say
+      if (!s.mask && s.max_shape.empty()) return nullptr;  // only a mask or extents to say
       break;
     case model::Storage::Kind::kContiguous:
       out["layout"] = "contiguous";

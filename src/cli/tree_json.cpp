@@ -310,7 +310,8 @@ json node_json(const model::Node& node, const TreeWalk& walk, const std::string&
       if (node.empty) out["empty"] = true;
       // Where the bytes start in the file: contiguous storage's offset.
       if (node.storage.offset) out["address"] = *node.storage.offset;
-      if (node.storage.kind != model::Storage::Kind::kUnknown || node.storage.mask) {
+      if (node.storage.kind != model::Storage::Kind::kUnknown || node.storage.mask ||
+          !node.storage.max_shape.empty()) {
         out["storage"] = storage_json(node.storage);
       }
       if (!node.attributes.empty()) out["attributes"] = attributes_json(node.attributes);

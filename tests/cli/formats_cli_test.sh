@@ -62,10 +62,14 @@ check "--to dudley writes any name" test -s "$tmp/forced.h5"
 "$dudley" convert "$tmp/x.asdf" "$tmp/plain" >/dev/null
 check "a name without extension is Dudley data" test -s "$tmp/plain.dud"
 
+printf 'not a format\n' >"$tmp/unknown.xyz"
+"$dudley" ls "$tmp/unknown.xyz" 2>"$tmp/err"
+check "ls of an unknown extension exits 2" test $? -eq 2
+check "and says no format recognises it" grep -q "no format recognises this file or its extension '.xyz' (this build reads: asdf, zarr, avro, hdf5, npy, netcdf3, ndl, dudley" "$tmp/err"
 printf 'not a format\n' >"$tmp/unknown.nc"
 "$dudley" ls "$tmp/unknown.nc" 2>"$tmp/err"
-check "ls of an unknown extension exits 2" test $? -eq 2
-check "and says no format recognises it" grep -q "no format recognises this file or its extension '.nc' (this build reads: asdf, zarr, avro, hdf5, npy, ndl, dudley" "$tmp/err"
+check "a .nc file with neither signature (HDF5, CDF): exit 1" test $? -eq 1
+check "and says it is not netCDF classic" grep -q "not a netCDF classic file (no CDF signature)" "$tmp/err"
 printf 'not a format\n' >"$tmp/unknown.h5"
 "$dudley" ls "$tmp/unknown.h5" 2>"$tmp/err"
 check "a .h5 file without the HDF5 signature: exit 1" test $? -eq 1
