@@ -21,7 +21,8 @@ void note_links_copied(const model::Node& root, SaveReport& report) {
   // An explicit stack: groups may nest deeper than the call stack could follow.
   std::vector<std::pair<const model::Node*, std::string>> todo{{&root, ""}};
   while (!todo.empty()) {
-    auto [node, path] = todo.back();
+    const model::Node* node = todo.back().first;
+    const std::string path = std::move(todo.back().second);
     todo.pop_back();
     model::for_each_child(*node, [&](uint64_t, const model::Node& c) {
       const std::string full = path + "/" + c.name;

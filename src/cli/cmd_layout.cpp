@@ -2,6 +2,7 @@
 // uncompressed ASDF blocks), so that the Dudley reader reads its arrays in place; with
 // --family, one layout checked against every member.
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -15,6 +16,7 @@
 #include "dudley/formats/dudley/bind/to_model.hpp"
 #include "dudley/formats/dudley/syntax/parser.hpp"
 #include "dudley/formats/dudley/write/from_model.hpp"
+#include "dudley/formats/netcdf/netcdf.hpp"
 #include "dudley/io/atomic_file.hpp"
 #include "dudley/io/byte_source.hpp"
 
@@ -262,9 +264,36 @@ void print_skipped(const Plan& plan) {
   }
 }
 
+// The layout a netCDF classic file is read through (its header made into one), or nullopt
+// for files of other formats.
+std::optional<std::string> netcdf_layout(const std::string& path) {
+  std::shared_ptr<io::ByteSource> source;
+  try {
+    source = io::open_file(path);
+  } catch (const Error&) {
+    return std::nullopt;  // not a file: the usual path says why
+  }
+  char head[4] = {};
+  if (source->size() < 4) return std::nullopt;
+  source->read(0, 4, head);
+  if (std::memcmp(head, "CDF", 3) != 0) return std::nullopt;
+  return netcdf::layout_text(netcdf::read_header(*source, path));
+}
+
 int run_layout(const LayoutCommandOptions& options) {
   const DataOptions& data = options.data;
   if (data.family.empty()) {
+    if (std::optional<std::string> nc = netcdf_layout(data.data)) {
+      // Every variable is laid out: record variables as fields of /records.
+      if (data.json) {
+        nlohmann::ordered_json out{{"file", data.data}, {"layout", *nc}};
+        const std::string json = out.dump(2) + "\n";
+        std::fwrite(json.data(), 1, json.size(), stdout);
+      } else {
+        write_output(options, *nc, {data.data});
+      }
+      return 0;
+    }
     const Plan plan = plan_for(data, false);
     const std::string text =
         fmt::format("# Dudley layout of {}: its arrays at their addresses (dudley layout)\n{}",

@@ -400,3 +400,25 @@ def test_item_paths_with_any_name(tmp_path):
     f = dudley.open(str(path))  # Python keys are names, as in h5py
     assert f["a"]["CurrentSettings.ini"][...].tolist() == [1, 2, 3]
     assert f["/a/x[0]"][...].tolist() == [0, 1]
+
+
+def test_netcdf4_fill_values_carried_to_zarr(tmp_path):
+    # Zarr got "fill_value": 0.0 for every array and lost _FillValue: xarray then masked real
+    # zeros and no longer masked -999.
+    import netCDF4
+    path = tmp_path / "nc4.nc"
+    with netCDF4.Dataset(path, "w") as d:
+        d.createDimension("x", 3)
+        lat = d.createVariable("lat", "f4", ("x",))
+        lat[:] = [-10, 0, 10]
+        v = d.createVariable("v", "i2", ("x",), fill_value=-999)
+        v[:] = [1, -999, 0]
+    out = tmp_path / "nc4.zarr"
+    p = run("convert", str(path), str(out))
+    assert p.returncode == 0, p.stderr
+    v = json.loads((out / "v" / "zarr.json").read_text())
+    assert v["fill_value"] == -999 and v["attributes"]["_FillValue"] == -999
+    lat = json.loads((out / "lat" / "zarr.json").read_text())
+    assert lat["fill_value"] != 0  # netCDF-4's default fill of float, not zero
+    f = dudley.open(str(out))
+    assert f["v"][...].tolist() == [1, -999, 0] and f["lat"][...].tolist() == [-10, 0, 10]

@@ -210,3 +210,23 @@ def test_damaged_headers_fail_naming_the_byte(tmp_path, name, change, why):
         assert "@" in p.stdout + p.stderr or ":" in p.stderr  # the byte offset is named
     with pytest.raises(dudley.DataError, match=why.split()[0]):
         dudley.open(str(bad))
+
+
+def test_layout_reads_a_family_at_the_pread_floor(tmp_path):
+    # `dudley layout x.nc` writes the layout the file is read through; with it, members of a
+    # family are read without their headers being parsed, record counts from each file.
+    first = tmp_path / "run_1.nc"
+    make(first, 1, records=2)
+    make(tmp_path / "run_2.nc", 1, records=3)
+    layout = tmp_path / "run.dud"
+    p = run("layout", str(first), "-o", str(layout))
+    assert p.returncode == 0, p.stderr
+    assert "NREC := >i4 @ 4" in layout.read_text() and run("check", str(layout)).returncode == 0
+    p = run("dump", "--json", "--layout", str(layout), "--family", str(tmp_path / "run_*.nc"),
+            "/records.time", "/lat")
+    assert p.returncode == 0, p.stderr
+    docs = [json.loads(line) for line in p.stdout.splitlines()]
+    assert [d["root"]["members"]["records"]["selections"][".time"]["data"] for d in docs] == \
+        [[0.0, 0.5], [0.0, 0.5, 1.0]]
+    j = json.loads(run("layout", "--json", str(first)).stdout)
+    assert j["layout"] == layout.read_text()

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <future>
@@ -115,14 +116,63 @@ class StoreWriter {
     bytes_ += text.size();
   }
 
+  // A one-element typed attribute (netCDF's _FillValue, missing_value) as the JSON number
+  // xarray and the netCDF conventions read; nullopt for others, and for NaN and infinities
+  // (JSON has no such numbers).
+  static std::optional<Json> scalar_json(const NDArray& a) {
+    if (a.element_count() != 1) return std::nullopt;
+    const NDArray one = a.to_native();
+    const DType& t = one.dtype();
+    const void* p = one.data();
+    auto load = [p]<typename T>(T) {
+      T v;
+      std::memcpy(&v, p, sizeof v);
+      return v;
+    };
+    if (t.kind() == DTypeKind::kInt) {
+      switch (t.size()) {
+        case 1:
+          return Json(load(int8_t{}));
+        case 2:
+          return Json(load(int16_t{}));
+        case 4:
+          return Json(load(int32_t{}));
+        default:
+          return Json(load(int64_t{}));
+      }
+    }
+    if (t.kind() == DTypeKind::kUInt) {
+      switch (t.size()) {
+        case 1:
+          return Json(load(uint8_t{}));
+        case 2:
+          return Json(load(uint16_t{}));
+        case 4:
+          return Json(load(uint32_t{}));
+        default:
+          return Json(load(uint64_t{}));
+      }
+    }
+    if (t.kind() == DTypeKind::kFloat && (t.size() == 4 || t.size() == 8)) {
+      const double v = t.size() == 4 ? double{load(float{})} : load(double{});
+      if (!std::isfinite(v)) return std::nullopt;
+      return Json(v);
+    }
+    return std::nullopt;
+  }
+
   Json attributes(const model::Node& n, const std::string& path) {
     Json out = Json::object();
     for (const auto& [name, value] : n.attributes) {
       if (name == model::well_known::kDimensionNames && n.kind == model::NodeKind::kArray) continue;
+      // The array's fill value is its Zarr fill_value (fill_of).
+      if (name == model::well_known::kFillValue && n.kind == model::NodeKind::kArray) continue;
       // The source format's own bookkeeping (ASDF's asdf_library, Avro's avro.schema).
       if (path.empty() && model::well_known::is_bookkeeping(source_format_, name)) continue;
       if (const auto* v = std::get_if<model::Value>(&value)) {
         out[name] = model::to_json(*v);
+      } else if (std::optional<Json> scalar = scalar_json(std::get<NDArray>(value))) {
+        out[name] = std::move(*scalar);
       } else {
         losses_.lose(fmt::format("{}@{}: a typed-array attribute, not written",
                                  path.empty() ? "/" : path, name));
@@ -131,7 +181,8 @@ class StoreWriter {
     return out;
   }
 
-  // The array's fill value: the source's (a Zarr array's), or zeros.
+  // The array's fill value: the source's (a Zarr array's, an HDF5 dataset's, a netCDF
+  // variable's _FillValue), or zeros.
   FillValue fill_of(const model::Node& n, const DType& native) {
     if (n.storage.chunking && n.storage.chunking->fill_value) {
       try {
@@ -139,6 +190,38 @@ class StoreWriter {
                                     "");
       } catch (const Error&) {
         // A fill value of another format's kind (a string for a number): zeros.
+      }
+    }
+    if (const auto* fill = n.attributes.find(model::well_known::kFillValue)) {
+      const auto* a = std::get_if<NDArray>(fill);
+      const std::optional<Json> json = a ? scalar_json(*a) : std::nullopt;
+      if (const auto* v = std::get_if<model::Value>(fill)) {
+        try {
+          return fill_value_from_json(model::to_json(*v), native, {}, "", "");
+        } catch (const Error&) {
+        }
+      } else if (a && a->dtype().kind() == DTypeKind::kFloat && !json) {
+        // NaN or an infinity: its bits, converted to the array's type.
+        const NDArray one = a->to_native();
+        const double v = one.dtype().size() == 4 ? double{*static_cast<const float*>(one.data())}
+                                                 : *static_cast<const double*>(one.data());
+        if (native.kind() == DTypeKind::kFloat && (native.size() == 4 || native.size() == 8)) {
+          FillValue out;
+          out.bytes.resize(native.size());
+          if (native.size() == 4) {
+            const auto f = static_cast<float>(v);
+            std::memcpy(out.bytes.data(), &f, 4);
+          } else {
+            std::memcpy(out.bytes.data(), &v, 8);
+          }
+          return out;
+        }
+      } else if (json) {
+        try {
+          return fill_value_from_json(*json, native, {}, "", "");
+        } catch (const Error&) {
+          // Not a value of the array's type (a fraction for integers): zeros.
+        }
       }
     }
     return default_fill_value(native);

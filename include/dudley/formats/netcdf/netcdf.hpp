@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dudley/format.hpp"
+#include "dudley/io/byte_source.hpp"
 #include "dudley/model/tree.hpp"
 
 namespace dudley::netcdf {
@@ -72,6 +73,10 @@ uint64_t type_size(NcType type);
 /// version, a count or name longer than the file, an unknown type, a dimension id out of
 /// range, a variable whose data lies past the end, sizes that overflow.
 Header parse_header(std::string_view bytes, uint64_t file_size, const std::string& path);
+
+/// The header of the file `source` reads (named `path` in errors), read in growing pieces
+/// until it parses (a header of 1,000 variables is some 100 KB; most are a few KB).
+Header read_header(const io::ByteSource& source, const std::string& path);
 
 /// The Dudley layout that reads the file `header` describes: fixed variables at their
 /// addresses, record variables as members of one struct repeated over the records
