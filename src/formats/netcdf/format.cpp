@@ -104,7 +104,7 @@ void set_attributes(Node& node, const std::vector<NcAttribute>& attributes, bool
 
 Header read_header(const io::ByteSource& source, const std::string& path) {
   const uint64_t size = source.size();
-  uint64_t want = std::min<uint64_t>(size, 64 * 1024);
+  uint64_t want = std::min<uint64_t>(size, uint64_t{64} * 1024);
   for (;;) {
     std::string bytes(want, '\0');
     source.read(0, want, bytes.data(), "the netCDF header");
