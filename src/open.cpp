@@ -15,8 +15,9 @@ model::Tree open(const std::string& path, const OpenOptions& options) {
 namespace {
 
 // Links a format without links carries as copies of what they point to (HDF5's soft,
-// external and hard links to arrays), noted by path; links it could not follow are the
-// writer's to refuse, as any unreadable item.
+// external and hard links to arrays), and empty (null) arrays it carries as arrays of shape
+// [0], noted by path; links it could not follow are the writer's to refuse, as any
+// unreadable item.
 void note_links_copied(const model::Node& root, SaveReport& report) {
   // An explicit stack: groups may nest deeper than the call stack could follow.
   std::vector<std::pair<const model::Node*, std::string>> todo{{&root, ""}};
@@ -26,6 +27,10 @@ void note_links_copied(const model::Node& root, SaveReport& report) {
     todo.pop_back();
     model::for_each_child(*node, [&](uint64_t, const model::Node& c) {
       const std::string full = path + "/" + c.name;
+      if (c.empty && c.error.empty() && !c.link) {
+        report.notes.push_back(
+            fmt::format("{}: an empty (null) dataspace; written as an array of shape [0]", full));
+      }
       if (c.link && c.error.empty()) {
         report.notes.push_back(
             fmt::format("{}: {}; written as a copy of it", full, c.link->describe()));
@@ -41,7 +46,7 @@ void note_links_copied(const model::Node& root, SaveReport& report) {
 SaveReport save(const model::Tree& tree, const std::string& path, const SaveOptions& options) {
   const Format& format = FormatRegistry::builtin().for_writing(path, options.format);
   SaveReport report = format.save(tree, path, options);
-  // Only HDF5 files have links, and only HDF5 keeps them as links.
+  // Only HDF5 files have links and empty arrays, and only HDF5 keeps them as they are.
   if (tree.format == "hdf5" && format.name() != "hdf5" && tree.root)
     note_links_copied(*tree.root, report);
   return report;

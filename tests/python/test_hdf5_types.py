@@ -213,6 +213,11 @@ def test_empty_dataspaces_round_trip(empties, tmp_path):
         assert isinstance(h["nothing"][()], h5py.Empty) and h["nothing"].dtype == "<f4"
         assert isinstance(h.attrs["none"], h5py.Empty) and h.attrs["none"].dtype == "<i8"
         assert h["nothing"].attrs["units"] == "K"
+    # Zarr has no empty arrays: one of shape [0], said.
+    z = tmp_path / "copy.zarr"
+    p = run("convert", "--lossy", str(empties), str(z))
+    assert p.returncode == 0, p.stderr
+    assert "note: /nothing: an empty (null) dataspace; written as an array of shape [0]" in p.stderr
 
 
 def test_ls_shows_attribute_values_and_growable_extents(empties):
