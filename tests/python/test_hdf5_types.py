@@ -2,20 +2,16 @@
 variable-length strings, sequences, arrays and compounds; bitfields; empty (null)
 dataspaces; through `dudley ls`/`dump` (text and --json, exit codes) and the Python module."""
 import json
-import os
-import subprocess
 
 import h5py
 import numpy as np
 import pytest
 
 import dudley
+from cli_runner import ENV, program, run
 
-DUDLEY = os.environ.get("DUDLEY_BIN", "dudley")
 
 
-def run(*args):
-    return subprocess.run([DUDLEY, *args], capture_output=True, text=True)
 
 
 def dumped(path, item):
@@ -102,7 +98,7 @@ def test_big_endian_vlen_in_compound_as_h5dump_reads_it(tmp_path):
         e = np.zeros(1, dtype=dt)
         e["seq"][0] = np.array([1.5, 2.5], ">f8")
         f["n"] = e
-    h5dump = subprocess.run(["h5dump", "-d", "/n", str(path)], capture_output=True, text=True)
+    h5dump = program("h5dump", "-d", "/n", str(path))
     assert "(1.5, 2.5)" in h5dump.stdout
     node, text = dumped(path, "/n")
     assert node["data"] == [{"id": 0, "seq": [1.5, 2.5]}] and json.loads(text) == node["data"]
@@ -260,11 +256,10 @@ def test_plugin_filters_read_as_h5py_reads_them(filtered, name):
     # They failed with "can't read data"; LZF's Debian plugin needs libhdf5 and liblzf
     # loaded globally, which the module arranges. No HDF5_PLUGIN_PATH is set.
     path, _ = filtered
-    env = {k: v for k, v in os.environ.items() if k != "HDF5_PLUGIN_PATH"}
+    env = {k: v for k, v in ENV.items() if k != "HDF5_PLUGIN_PATH"}
     with h5py.File(path) as h:
         want = h[name][()]
-    p = subprocess.run([DUDLEY, "dump", "--json", str(path), "/" + name], capture_output=True,
-                       text=True, env=env)
+    p = run("dump", "--json", str(path), "/" + name, env=env)
     assert p.returncode == 0, p.stderr
     got = np.array(json.loads(p.stdout)["root"]["members"][name]["data"], dtype="<f4")
     assert np.array_equal(got, want)
@@ -276,9 +271,8 @@ def test_plugin_filters_read_as_h5py_reads_them(filtered, name):
 def test_plugin_dir_found_past_a_stale_plugin_path(filtered, tmp_path):
     # libhdf5 ends its search at a directory it cannot open; Debian's comes after the user's.
     path, _ = filtered
-    env = dict(os.environ, HDF5_PLUGIN_PATH=f"{tmp_path}/gone:{tmp_path}")
-    p = subprocess.run([DUDLEY, "dump", str(path), "/lz4[0, :2]"], capture_output=True,
-                       text=True, env=env)
+    env = dict(ENV, HDF5_PLUGIN_PATH=f"{tmp_path}/gone:{tmp_path}")
+    p = run("dump", str(path), "/lz4[0, :2]", env=env)
     assert p.returncode == 0 and p.stdout.startswith("/lz4[0, :2] = ["), p.stderr
 
 
@@ -350,8 +344,7 @@ def test_links_followed_by_dump_and_python(linked, tmp_path):
         assert np.array_equal(f["ext"][1:], h["ext"][1:])
         assert f["soft"].attrs["units"] == "m"
     # Not from the current directory: the file's own directory.
-    p = subprocess.run([DUDLEY, "dump", str(linked), "/ext"], capture_output=True, text=True,
-                       cwd=tmp_path)
+    p = run("dump", str(linked), "/ext", cwd=tmp_path)
     assert p.returncode == 0 and p.stdout.startswith("/ext = [0.0,1.0"), p.stderr
     p = run("dump", str(linked), "/out")
     assert p.returncode == 1 and "not followed (outside" in p.stderr

@@ -3,22 +3,18 @@ header makes (issue 36), against the netCDF4 Python module and ncgen/ncdump (net
 every type, fill values, record variables, attributes, a zero-length record dimension, a
 streaming record count; damaged headers fail naming the byte offset."""
 import json
-import os
 import struct
-import subprocess
 
 import netCDF4
 import numpy as np
 import pytest
 
 import dudley
+from cli_runner import program, run
 
-DUDLEY = os.environ.get("DUDLEY_BIN", "dudley")
 FORMATS = {1: "NETCDF3_CLASSIC", 2: "NETCDF3_64BIT_OFFSET", 5: "NETCDF3_64BIT_DATA"}
 
 
-def run(*args, **kw):
-    return subprocess.run([DUDLEY, *args], capture_output=True, text=True, **kw)
 
 
 def make(path, version, records=2):
@@ -137,7 +133,7 @@ data:
   r = 1, _, 3 ;
 }""")
     path = tmp_path / "t.nc"
-    subprocess.run(["ncgen", "-5", "-o", str(path), str(cdl)], check=True)
+    program("ncgen", "-5", "-o", str(path), str(cdl), check=True)
     vals, attrs, globals_ = reference(path)
     f = dudley.open(str(path))
     for name, want in vals.items():
@@ -146,7 +142,7 @@ data:
     assert f["r"][...].tolist() == [1, -5, 3]  # the hole holds _FillValue
     assert f["r"].attrs["_FillValue"].tolist() == [-5] and f.attrs["note"] == "every type"
     # ncdump prints the same values.
-    ncdump = subprocess.run(["ncdump", "-v", "u8,i8", str(path)], capture_output=True, text=True).stdout
+    ncdump = program("ncdump", "-v", "u8,i8", str(path)).stdout
     assert "u8 = 0, 18446744073709551615 ;" in ncdump and "i8 = -5, 2000000000 ;" in ncdump
     p = run("dump", str(path), "/u8", "/i8")
     assert p.stdout.splitlines() == ["/u8 = [0,18446744073709551615]", "/i8 = [-5,2000000000]"]

@@ -5,15 +5,14 @@ HDF5 files (h5py's and pyfive's test files) with what h5py reads; each file also
 dumps whole through the CLI."""
 import json
 import os
-import subprocess
 
 import netCDF4
 import numpy as np
 import pytest
 
 import dudley
+from cli_runner import program, run
 
-DUDLEY = os.environ.get("DUDLEY_BIN", "dudley")
 HERE = os.path.dirname(os.path.abspath(__file__))
 REALWORLD = os.path.join(HERE, "..", "data", "realworld")
 FILES = sorted(f for f in os.listdir(REALWORLD) if f.endswith(".nc"))
@@ -115,7 +114,7 @@ def test_every_dataset_as_h5py_reads_it(name):
             assert plain(np.asarray(f.attrs[key])) == plain(np.asarray(value)), key
     assert seen or len(f.attrs)  # something of the file was compared
     if name == "pyfive_attr_datatypes.hdf5":
-        dump = subprocess.run(["h5dump", "-a", "vlen_uint64", path], capture_output=True, text=True)
+        dump = program("h5dump", "-a", "vlen_uint64", path)
         assert "(0): (1, 2), (3, 4, 5), (42)" in dump.stdout
         assert [v.tolist() for v in f.attrs["vlen_uint64"]] == [[1, 2], [3, 4, 5], [42]]
 
@@ -124,6 +123,6 @@ def test_every_dataset_as_h5py_reads_it(name):
 def test_cli_lists_and_dumps_the_whole_file(name):
     path = os.path.join(REALWORLD, name)
     for args in (["ls", path], ["ls", "--json", path], ["dump", "--json", path]):
-        p = subprocess.run([DUDLEY, *args], capture_output=True, text=True)
+        p = run(*args)
         assert p.returncode == 0, (args, p.stderr)
     json.loads(p.stdout)
