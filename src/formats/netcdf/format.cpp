@@ -151,12 +151,15 @@ model::Tree open_netcdf(const std::string& path) {
       const Node* laid = bound.root->member(names[i]);
       node = std::make_unique<Node>();
       if (laid) {
-        node->kind = laid->kind;
         node->dtype = laid->dtype;
         node->shape = laid->shape;
         node->storage = laid->storage;
         node->data = laid->data;
         node->error = laid->error;
+      } else {  // never for a layout made from this header; an error rather than no data
+        node->error = {ErrorCategory::kData,
+                       fmt::format("variable '{}' is missing from the layout made for it", v.name),
+                       Location::file(path)};
       }
     } else {
       node = std::make_unique<Node>();
@@ -184,10 +187,6 @@ model::Tree open_netcdf(const std::string& path) {
     for (uint64_t d : v.dims) {
       dims.emplace_back(h.dims[d].name);
       coords.push_back(coordinate[d].empty() ? Value() : Value(coordinate[d]));
-    }
-    if (v.type == NcType::kChar && !v.dims.empty()) {
-      // The last dimension of char data is the strings' length: not a dimension of the array
-      // of strings, but the model's text keeps it as the last one.
     }
     if (!dims.empty()) {
       node->attributes.set(model::well_known::kDimensionNames, Value(std::move(dims)));

@@ -56,11 +56,9 @@ std::string unique_identifier(const std::string& name, std::set<std::string>& ta
   return out;
 }
 
-std::string shape_text(const Header& h, const NcVariable& v,
-                       const std::vector<std::string>& dim_names) {
+std::string shape_text(const NcVariable& v, const std::vector<std::string>& dim_names) {
   std::vector<std::string> dims;
   for (size_t k = v.record ? 1 : 0; k < v.dims.size(); ++k) dims.push_back(dim_names[v.dims[k]]);
-  (void)h;
   return dims.empty() ? "" : fmt::format("[{}]", fmt::join(dims, ", "));
 }
 
@@ -123,13 +121,13 @@ std::string layout_text(const Header& h) {
     const std::string doc = names[i] == v.name ? "" : fmt::format("  #! variable '{}'", v.name);
     if (!v.record) {
       out += fmt::format("{} = {}{} @ {}{}\n", names[i], dudley_type(v.type),
-                         shape_text(h, v, dim_names), v.begin, doc);
+                         shape_text(v, dim_names), v.begin, doc);
       continue;
     }
     // Record i of v starts at begin + i * record_size: v's offset in the record struct.
     const uint64_t at = v.begin - first_record;
     members += fmt::format("  {} = {}{} @ {}{}\n", names[i], dudley_type(v.type),
-                           shape_text(h, v, dim_names), at, doc);
+                           shape_text(v, dim_names), at, doc);
     data_end = std::max(data_end, at + v.vsize);
   }
   if (records) {

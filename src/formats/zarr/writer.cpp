@@ -194,29 +194,16 @@ class StoreWriter {
     }
     if (const auto* fill = n.attributes.find(model::well_known::kFillValue)) {
       const auto* a = std::get_if<NDArray>(fill);
-      const std::optional<Json> json = a ? scalar_json(*a) : std::nullopt;
-      if (const auto* v = std::get_if<model::Value>(fill)) {
-        try {
-          return fill_value_from_json(model::to_json(*v), native, {}, "", "");
-        } catch (const Error&) {
-        }
-      } else if (a && a->dtype().kind() == DTypeKind::kFloat && !json) {
-        // NaN or an infinity: its bits, converted to the array's type.
+      if (a && a->element_count() == 1 && a->to_native().dtype() == native) {
+        // The same type: its bytes as they are (NaN payloads and infinities included).
         const NDArray one = a->to_native();
-        const double v = one.dtype().size() == 4 ? double{*static_cast<const float*>(one.data())}
-                                                 : *static_cast<const double*>(one.data());
-        if (native.kind() == DTypeKind::kFloat && (native.size() == 4 || native.size() == 8)) {
-          FillValue out;
-          out.bytes.resize(native.size());
-          if (native.size() == 4) {
-            const auto f = static_cast<float>(v);
-            std::memcpy(out.bytes.data(), &f, 4);
-          } else {
-            std::memcpy(out.bytes.data(), &v, 8);
-          }
-          return out;
-        }
-      } else if (json) {
+        const auto* bytes = static_cast<const std::byte*>(one.data());
+        return FillValue{std::vector<std::byte>(bytes, bytes + native.size())};
+      }
+      // Another type (or a JSON value): converted, when the array's type holds it.
+      const std::optional<Json> json =
+          a ? scalar_json(*a) : std::optional<Json>(model::to_json(std::get<model::Value>(*fill)));
+      if (json) {
         try {
           return fill_value_from_json(*json, native, {}, "", "");
         } catch (const Error&) {
