@@ -48,6 +48,10 @@ std::string type_text(const DType& t) {
 struct Problem {
   std::string cause;
   std::string message;
+  /// An array whose data this build cannot read (a type or codec it lacks,
+  /// NodeError::unsupported): the listing is still complete, so it is reported and ls
+  /// exits 0.
+  bool unreadable_only = false;
 };
 
 // " {units=\"K\", ...}" after an item with attributes.
@@ -106,7 +110,8 @@ void print_node(const model::Node& node, const std::string& path, std::vector<Pr
       }
       if (!node.error.empty()) {
         fmt::print("{:<32} array: ERROR\n", path.empty() ? "/" : path);  // "": the root
-        errors.push_back({node.error.text(), item_problem(path, node.error.text())});
+        errors.push_back(
+            {node.error.text(), item_problem(path, node.error.text()), node.error.unsupported});
         break;
       }
       const std::string stored = storage_text(node.storage);
@@ -135,7 +140,8 @@ void collect_errors(const nlohmann::ordered_json& root, std::vector<Problem>& er
     if (n.contains("error")) {
       const std::string cause = n["error"].get<std::string>();
       const bool array = n.value("kind", "") == "array";
-      errors.push_back({cause, array ? item_problem(here.path, cause) : cause});
+      errors.push_back(
+          {cause, array ? item_problem(here.path, cause) : cause, n.value("unsupported", false)});
     }
     std::vector<Pending> children;
     if (n.contains("params")) {
@@ -305,7 +311,10 @@ int run_ls_one(const LsOptions& ls, const DataOptions& options, bool member) {
   for (const Problem& p : errors) {
     if (reported.insert(p.cause).second) fmt::print(stderr, "{}\n", p.message);
   }
-  return errors.empty() ? kExitOk : kExitInvalid;
+  // Arrays this build cannot read are listed with the reason; the listing is whole.
+  const bool complete =
+      std::all_of(errors.begin(), errors.end(), [](const Problem& p) { return p.unreadable_only; });
+  return complete ? kExitOk : kExitInvalid;
 }
 
 int run_ls(const LsOptions& ls) {

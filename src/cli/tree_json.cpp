@@ -302,6 +302,7 @@ json node_json(const model::Node& node, const TreeWalk& walk, const std::string&
       }
       if (!node.error.empty()) {
         out["error"] = node.error.text();
+        if (node.error.unsupported) out["unsupported"] = true;
         if (walk.unresolved) walk.unresolved(node, path);
         break;
       }

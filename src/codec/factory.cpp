@@ -23,10 +23,11 @@ std::unique_ptr<BytesCodec> make_bytes_codec(const std::string& name, const Conf
   if (name == "blosc") return make_blosc(c);
   if (name == "crc32c") return make_crc32c_codec(c);
   if (name == "numcodecs.shuffle") return make_shuffle_bytes(c);
+  if (name == "numcodecs.delta") return make_delta(c);
   throw Error(ErrorCategory::kUsage,
               fmt::format("unknown codec '{}' (bytes codecs: zlib, gzip, deflate, bz2, lz4, "
-                          "lz4_frame, lz4_framed, numcodecs.lz4, numcodecs.shuffle, zstd, blosc, "
-                          "crc32c)",
+                          "lz4_frame, lz4_framed, numcodecs.lz4, numcodecs.shuffle, numcodecs.delta, zstd, "
+                          "blosc, crc32c)",
                           name));
 }
 

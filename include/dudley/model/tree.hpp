@@ -132,6 +132,9 @@ struct NodeError {
   ErrorCategory category = ErrorCategory::kData;
   std::string message;  ///< without the place
   Location location;
+  /// The item is well-formed, of a type or codec this build cannot read (a Zarr array's
+  /// unknown codec): listings are complete, and list it with this error.
+  bool unsupported = false;
 
   /// The error an exception reported.
   static NodeError from(const Error& e) { return {e.category(), e.message(), e.location()}; }

@@ -167,6 +167,7 @@ std::vector<std::string> apply_codecs(hid_t dcpl, const Value& codecs) {
   Lock lock(library_mutex());
   std::vector<std::string> notes;
   if (!codecs.is<model::ValueList>()) return notes;
+  bool deflated = false;
   for (const Value& c : codecs.as<model::ValueList>()) {
     const Value* name = c.find("name");
     if (!name || !name->is<std::string>()) continue;
@@ -178,14 +179,27 @@ std::vector<std::string> apply_codecs(hid_t dcpl, const Value& codecs) {
     };
     if (n == "zlib" || n == "gzip" || n == "deflate") {
       H5Pset_deflate(dcpl, static_cast<unsigned>(std::clamp<int64_t>(param("level", 6), 0, 9)));
+      deflated = true;
     } else if (n == "shuffle" || n == "numcodecs.shuffle") {
       H5Pset_shuffle(dcpl);
     } else if (n == "fletcher32") {
       H5Pset_fletcher32(dcpl);
-    } else if (n == "bytes" || n == "byteorder") {
-      // Byte order is the datatype's in HDF5.
-    } else {
-      notes.push_back(fmt::format("codec {} has no HDF5 filter here; written uncompressed", n));
+    } else if (n == "bytes" || n == "byteorder" || n == "vlen-utf8" || n == "vlen-bytes" ||
+               n == "transpose") {
+      // How elements are laid out, which the datatype and dataspace say in HDF5.
+    } else if (n == "crc32c") {
+      notes.push_back("its CRC-32C checksums are not kept (HDF5 has fletcher32 instead)");
+    } else if (n == "numcodecs.delta") {
+      notes.push_back("the delta filter has no HDF5 filter; values stored as they are");
+    } else if (!deflated) {
+      // A compressor HDF5 has no filter for everywhere (blosc, zstd, lz4, bz2 need plugins
+      // the reader may lack): deflate, which every HDF5 reader has, keeps the file small.
+      notes.push_back(
+          fmt::format("compressor {} has no HDF5 filter every reader has; "
+                      "compressed with deflate instead",
+                      n));
+      H5Pset_deflate(dcpl, 4);
+      deflated = true;
     }
   }
   return notes;

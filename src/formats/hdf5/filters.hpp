@@ -19,7 +19,8 @@ model::Value codecs_of(hid_t dcpl, const DType& type);
 std::string missing_filters(hid_t dcpl);
 
 /// Adds to `dcpl` the filters of a codec list that HDF5 can apply (deflate, shuffle,
-/// fletcher32, and the registered plugins); returns one note per codec it cannot.
+/// fletcher32); other compressors become deflate. Returns one note per codec not kept as it
+/// is.
 std::vector<std::string> apply_codecs(hid_t dcpl, const model::Value& codecs);
 
 }  // namespace dudley::hdf5

@@ -19,6 +19,7 @@
 #include "dudley/io/atomic_outputs.hpp"
 #include "dudley/io/disk_room.hpp"
 #include "dudley/model/sparse_chunks.hpp"
+#include "dudley/model/text_strings.hpp"
 #include "dudley/model/value_array.hpp"
 #include "filters.hpp"
 
@@ -249,6 +250,16 @@ class Writer {
   }
 
   void dataset(hid_t group, const std::string& name, const Node& n, const std::string& full) {
+    if (n.dtype.kind() == DTypeKind::kText && n.dtype.encoding() == TextEncoding::kUtf32) {
+      // HDF5 has no UTF-32: the text as variable-length UTF-8 strings, as h5py writes str.
+      notes_.push_back(
+          fmt::format("{}: UTF-32 text ({}) written as variable-length UTF-8 "
+                      "strings (HDF5 has no UTF-32)",
+                      full, n.dtype.to_string()));
+      converted_.push_back(model::as_strings_node(n));
+      dataset(group, name, *converted_.back(), full);
+      return;
+    }
     Handle ftype;
     try {
       ftype = h5_type(n.dtype.kind() == DTypeKind::kText && !n.dtype.is_string()
@@ -555,6 +566,9 @@ class Writer {
   const Hdf5SaveOptions& own_;
   std::vector<std::string>& notes_;
   LossLog& losses_;
+  // Arrays written in another form than the source's (UTF-32 text as strings), kept alive
+  // while the writer refers to them.
+  std::vector<std::unique_ptr<Node>> converted_;
   std::vector<std::pair<std::string, const Node*>> hard_links_;  ///< made after every object
   std::map<std::string, model::StoredChunks> sparse_;  ///< datasets written chunk by chunk
   std::vector<std::pair<std::string, const Node*>> deferred_;

@@ -88,9 +88,8 @@ class NpyFormat final : public BasicFormat {
     const model::Node& a = only_array(tree);
     if (!a.error.empty()) throw Error(a.error.category, a.error.message, a.error.location);
     const DType type = a.dtype.kind() == DTypeKind::kEnum ? a.dtype.base() : a.dtype;
-    const DType native = type.size() > 1 && type.kind() != DTypeKind::kCompound
-                             ? type.with_byte_order(native_byte_order())
-                             : type;
+    // Sources read in native byte order, structures' fields included.
+    const DType native = type.with_byte_order(native_byte_order());
     const std::string header = make_header(native, a.shape);
     // An .npy file is its array's bytes and nothing else.
     LossLog losses(tree, options.lossy, ".npy", path);

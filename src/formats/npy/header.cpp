@@ -8,6 +8,7 @@
 
 #include "dudley/core/shape.hpp"
 #include "dudley/formats/npy/npy.hpp"
+#include "dudley/model/numpy_descr.hpp"
 #include "dudley/model/value.hpp"
 
 namespace dudley::npy {
@@ -142,99 +143,6 @@ class Literal {
   size_t at_ = 0;
 };
 
-DType dtype_of(const Value& descr, const std::string& path, size_t depth) {
-  auto fail = [&](const std::string& what) -> DType {
-    throw Error(ErrorCategory::kType, "npy header: " + what, Location::file(path));
-  };
-  if (depth > kMaxDepth) return fail("descr nested too deeply");
-  if (descr.is<std::string>()) {
-    const std::string& s = descr.as<std::string>();
-    if (s.find('O') != std::string::npos && s.size() <= 3)
-      return fail("an object array ('" + s + "'): numpy pickles its elements; not read");
-    try {
-      DType t = DType::from_typestr(s);
-      // numpy's S<n> and U<n> are one string per element.
-      if (t.kind() == DTypeKind::kText)
-        return DType::string(t.encoding(), t.text_length(), t.byte_order());
-      return t;
-    } catch (const Error& e) {
-      return fail(fmt::format("descr '{}': {}", s, e.message()));
-    }
-  }
-  if (!descr.is<model::ValueList>() || descr.as<model::ValueList>().empty())
-    return fail("descr is neither a type string nor a list of fields");
-  std::vector<DTypeField> fields;
-  uint64_t offset = 0;
-  for (const Value& f : descr.as<model::ValueList>()) {
-    const auto* t = f.is<model::ValueList>() ? &f.as<model::ValueList>() : nullptr;
-    if (!t || t->size() < 2 || t->size() > 3 || !(*t)[0].is<std::string>())
-      return fail("each field is (name, descr) or (name, descr, shape)");
-    DTypeField field;
-    field.name = (*t)[0].as<std::string>();
-    DType ft = dtype_of((*t)[1], path, depth + 1);
-    uint64_t count = 1;
-    if (t->size() == 3) {
-      const Value& shape = (*t)[2];
-      const model::ValueList one{shape};
-      const model::ValueList& dims =
-          shape.is<model::ValueList>() ? shape.as<model::ValueList>() : one;
-      for (const Value& d : dims) {
-        if (!d.is<int64_t>() || d.as<int64_t>() < 0)
-          return fail("a field shape holds non-negative integers");
-        field.shape.push_back(d.as<int64_t>());
-        const auto m = checked_mul(count, static_cast<uint64_t>(d.as<int64_t>()));
-        if (!m) return fail("a field is too large");
-        count = *m;
-      }
-    }
-    field.offset = offset;
-    const auto bytes = checked_mul(count, ft.size());
-    const auto next = bytes ? checked_add(offset, *bytes) : std::nullopt;
-    if (!next) return fail("the structure is too large");
-    offset = *next;
-    field.type = std::make_shared<const DType>(ft);
-    fields.push_back(std::move(field));
-  }
-  return DType::compound(std::move(fields), offset);
-}
-
-// The descr of a type: a typestr, or a list of fields for a compound.
-std::string descr_of(const DType& t) {
-  if (t.kind() == DTypeKind::kEnum) return descr_of(t.base());
-  if (t.kind() != DTypeKind::kCompound) {
-    if (t.kind() == DTypeKind::kText) {
-      // numpy has bytes (S) and UCS-4 (U) strings; other encodings' units are written as
-      // bytes of their size.
-      const uint64_t n = t.is_string() ? t.text_length() : 1;
-      if (t.encoding() == TextEncoding::kUtf32)
-        return fmt::format("{}U{}", byte_order_char(t.byte_order()), n);
-      return fmt::format("|S{}", n * t.unit_size());
-    }
-    return t.typestr();
-  }
-  std::string out = "[";
-  uint64_t end = 0;
-  for (const DTypeField& f : t.fields()) {
-    if (f.offset != end)
-      throw Error(ErrorCategory::kType,
-                  fmt::format("npy: compound {} has padding (not written)", t.to_string()));
-    out += fmt::format(
-        "('{}', {}", f.name,
-        f.type->kind() == DTypeKind::kCompound ? descr_of(*f.type) : "'" + descr_of(*f.type) + "'");
-    uint64_t count = 1;
-    if (!f.shape.empty()) {
-      out += fmt::format(", ({}{})", fmt::join(f.shape, ", "), f.shape.size() == 1 ? "," : "");
-      for (int64_t d : f.shape) count *= static_cast<uint64_t>(d);
-    }
-    out += "), ";
-    end += count * f.type->size();
-  }
-  if (end != t.size())
-    throw Error(ErrorCategory::kType,
-                fmt::format("npy: compound {} has padding (not written)", t.to_string()));
-  return out + "]";
-}
-
 }  // namespace
 
 Header parse_header(std::string_view bytes, const std::string& path) {
@@ -271,7 +179,11 @@ Header parse_header(std::string_view bytes, const std::string& path) {
                 "npy header: a dict of 'descr', 'fortran_order' and 'shape' is expected",
                 Location::binary(path, start));
   Header h;
-  h.dtype = dtype_of(*descr, path, 0);
+  try {
+    h.dtype = model::dtype_from_numpy_descr(*descr);
+  } catch (const Error& e) {
+    throw Error(ErrorCategory::kType, "npy header: " + e.message(), Location::file(path));
+  }
   h.fortran_order = fortran->as<bool>();
   for (const Value& d : shape->as<model::ValueList>()) {
     if (!d.is<int64_t>() || d.as<int64_t>() < 0)
@@ -287,10 +199,14 @@ std::string make_header(const DType& dtype, const std::vector<int64_t>& shape) {
   if (dtype.kind() == DTypeKind::kVLen || dtype.kind() == DTypeKind::kReference ||
       dtype.kind() == DTypeKind::kPointer || dtype.kind() == DTypeKind::kFixedArray)
     throw Error(ErrorCategory::kType, fmt::format("npy has no descr for {}", dtype.to_string()));
-  const std::string descr = descr_of(dtype);
+  std::string descr;
+  try {
+    descr = model::numpy_descr_literal(model::numpy_descr_of(dtype));
+  } catch (const Error& e) {
+    throw Error(ErrorCategory::kType, "npy: " + e.message());
+  }
   std::string dict = fmt::format("{{'descr': {}, 'fortran_order': False, 'shape': ({}{}), }}",
-                                 dtype.kind() == DTypeKind::kCompound ? descr : "'" + descr + "'",
-                                 fmt::join(shape, ", "), shape.size() == 1 ? "," : "");
+                                 descr, fmt::join(shape, ", "), shape.size() == 1 ? "," : "");
   const bool v2 = dict.size() + 12 > 65535;
   const size_t prefix = v2 ? 12 : 10;
   const size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;

@@ -12,8 +12,10 @@
 #include <optional>
 #include <type_traits>
 
+#include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/float16.hpp"
+#include "dudley/core/text.hpp"
 
 namespace dudley::zarr {
 namespace {
@@ -246,6 +248,19 @@ Json float_json(uint64_t bits, unsigned bytes) {
   return number;
 }
 
+// The bytes of a base64 fill value, as many as the element has (numpy pads S<n> with zeros).
+std::vector<std::byte> base64_fill(const Json& value, uint64_t size, const std::string& where) {
+  const std::optional<std::vector<uint8_t>> bytes =
+      value.is_string() ? decode_base64(value.get<std::string>()) : std::nullopt;
+  if (!bytes || bytes->size() > size) {
+    refuse(where,
+           fmt::format("fill_value {} is not base64 of at most {} bytes", value.dump(), size));
+  }
+  std::vector<std::byte> out(size, std::byte{0});
+  std::memcpy(out.data(), bytes->data(), bytes->size());
+  return out;
+}
+
 }  // namespace
 
 FillValue fill_value_from_json(const Json& value, const DType& type,
@@ -393,6 +408,56 @@ Json fill_value_to_json(const FillValue& fill, const DType& type) {
 FillValue default_fill_value(const DType& type) {
   if (type.kind() == DTypeKind::kVLen) return {};
   return {std::vector<std::byte>(type.size())};
+}
+
+// Whether `type` is one Zarr v2 has (a numpy dtype) but the v3 core has not: fixed-length
+// strings (S<n>, U<n>), structured dtypes and raw void (V<n>). Their fill values are spelled
+// as zarr-python 2 spells them (v2_fill_from_json).
+bool numpy_only_type(const DType& type) {
+  return type.kind() == DTypeKind::kText || type.kind() == DTypeKind::kCompound ||
+         type.kind() == DTypeKind::kOpaque;
+}
+
+// A v2 fill value of a numpy-only type, in native byte order: S<n> as base64 of its bytes,
+// U<n> as the text itself, structures and V<n> as base64 of the stored element; 0 (what
+// zarr-python gives arrays created without one) as zeros.
+FillValue v2_fill_from_json(const Json& value, const DType& stored, const std::string& where) {
+  FillValue fill;
+  if (value.is_number() && value == 0) {
+    fill.bytes.assign(stored.size(), std::byte{0});
+    return fill;
+  }
+  if (stored.kind() == DTypeKind::kText && stored.encoding() == TextEncoding::kUtf32) {
+    const std::optional<std::u32string> units =
+        value.is_string() ? utf8_to_utf32(value.get<std::string>()) : std::nullopt;
+    if (!units || units->size() > stored.text_length()) {
+      refuse(where, fmt::format("fill_value {} is not text of at most {} characters", value.dump(),
+                                stored.text_length()));
+    }
+    fill.bytes.assign(stored.size(), std::byte{0});
+    std::memcpy(fill.bytes.data(), units->data(), units->size() * 4);  // native order
+    return fill;
+  }
+  fill.bytes = base64_fill(value, stored.size(), where);
+  if (stored.needs_swap()) swap_elements(fill.bytes.data(), 1, stored);
+  return fill;
+}
+
+// The v2 fill_value of a numpy-only type (`fill` in native order), as zarr-python writes it.
+Json v2_fill_to_json(const FillValue& fill, const DType& stored) {
+  std::vector<std::byte> bytes = fill.bytes;
+  if (stored.kind() == DTypeKind::kText && stored.encoding() == TextEncoding::kUtf32) {
+    std::u32string units(bytes.size() / 4, U'\0');
+    std::memcpy(units.data(), bytes.data(), units.size() * 4);
+    while (!units.empty() && units.back() == U'\0') units.pop_back();
+    return decode_utf32(reinterpret_cast<const uint32_t*>(units.data()), units.size());
+  }
+  if (stored.needs_swap()) swap_elements(bytes.data(), 1, stored);
+  // numpy's S<n> ends at its first trailing zero: b"ab" is stored as "YWI=", not "YWIAAAA=".
+  if (stored.kind() == DTypeKind::kText) {
+    while (!bytes.empty() && bytes.back() == std::byte{0}) bytes.pop_back();
+  }
+  return encode_base64({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
 }
 
 }  // namespace dudley::zarr

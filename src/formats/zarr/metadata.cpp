@@ -259,7 +259,8 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
       }
       p.array_to_bytes = spec;
     } else if (n == "gzip" || n == "zstd" || n == "blosc" || n == "crc32c" || n == "zlib" ||
-               n == "bz2" || n == "numcodecs.lz4" || n == "numcodecs.shuffle") {
+               n == "bz2" || n == "numcodecs.lz4" || n == "numcodecs.shuffle" ||
+               n == "numcodecs.delta") {
       // zlib, bz2 and lz4: v2 compressors (numcodecs'), read the same way; numcodecs.lz4 and
       // numcodecs.shuffle are also how zarr-python 3 names numcodecs' LZ4 and Shuffle in v3
       // metadata (the v2 shuffle filter is read as the latter).
@@ -276,7 +277,7 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
       refuse(where,
              fmt::format("unknown codec \"{}\" (this build reads transpose, bytes, "
                          "sharding_indexed, gzip, zstd, blosc, crc32c, vlen-utf8, "
-                         "vlen-bytes, numcodecs.lz4, numcodecs.shuffle)",
+                         "vlen-bytes, numcodecs.lz4, numcodecs.shuffle, numcodecs.delta)",
                          n),
              ErrorCategory::kType);
     }
@@ -526,7 +527,8 @@ std::string group_metadata_json(const GroupMetadata& g) {
   Json d;
   d["zarr_format"] = 3;
   d["node_type"] = "group";
-  if (!g.attributes.empty()) d["attributes"] = g.attributes;
+  // Always written, {} too: zarrita (and other readers) fail on a group without it.
+  d["attributes"] = g.attributes;
   return d.dump(2) + "\n";
 }
 

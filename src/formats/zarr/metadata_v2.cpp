@@ -2,10 +2,16 @@
 // rest of the module works with.
 #include <fmt/format.h>
 
+#include <cstring>
+
+#include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
+#include "dudley/core/text.hpp"
 #include "dudley/formats/zarr/json_text.hpp"
 #include "dudley/formats/zarr/metadata.hpp"
+#include "dudley/model/numpy_descr.hpp"
+#include "dudley/model/value_json.hpp"
 
 namespace dudley::zarr {
 namespace {
@@ -74,9 +80,21 @@ CodecSpec filter_codec(const Json& f, const std::string& where) {
   const std::string id = f.is_object() && f.contains("id") && f["id"].is_string()
                              ? f["id"].get<std::string>()
                              : std::string();
+  if (id == "delta") {
+    Json config = Json::object();
+    for (const auto& [key, value] : f.items()) {
+      if (key == "id") continue;
+      if (key != "dtype" && key != "astype")
+        refuse(where, fmt::format("filter delta: unknown setting \"{}\"", key));
+      config[key] = value;
+    }
+    if (!config.contains("dtype")) refuse(where, "filter delta: its dtype is missing");
+    return {"numcodecs.delta", config};
+  }
   if (id != "shuffle") {
     refuse(where,
-           fmt::format("filter {} is not read by this build (numcodecs' shuffle is)", f.dump()),
+           fmt::format("filter {} is not read by this build (numcodecs' shuffle and delta are)",
+                       f.dump()),
            ErrorCategory::kType);
   }
   Json config = Json::object();
@@ -116,6 +134,11 @@ std::vector<int64_t> dims(const Json& v, const char* what, bool positive,
 
 }  // namespace
 
+std::string ascii_json(const nlohmann::ordered_json& document) {
+  // ensure_ascii: python3-zarr 2 decodes v2 metadata as ASCII, as its own writer escapes.
+  return document.dump(2, ' ', true) + "\n";
+}
+
 NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attributes,
                                const std::string& path, bool is_array) {
   const JsonDocument doc = parse_json_document(meta, path);
@@ -146,12 +169,6 @@ NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attribute
     refuse(path, fmt::format("chunks {} and shape {} differ in rank", d["chunks"].dump(),
                              d["shape"].dump()));
   }
-  if (!d["dtype"].is_string()) {
-    refuse(path,
-           fmt::format("dtype {} is not read by this build (structured dtypes are not yet)",
-                       d["dtype"].dump()),
-           ErrorCategory::kType);
-  }
   DType type;
   // Object arrays of strings or bytes: their object codec is the one filter ("vlen-utf8",
   // "vlen-bytes"); other object codecs (json, pickle, msgpack) are not read.
@@ -171,22 +188,17 @@ NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attribute
     type = object_codec == "vlen-utf8" ? DType::vlen(DType::text(TextEncoding::kUtf8))
                                        : DType::vlen(DType::uint(1, ByteOrder::kNotApplicable));
   } else {
+    // A typestr, or a structured dtype as a list of [name, descr(, shape)] fields.
     try {
-      type = DType::from_typestr(d["dtype"].get<std::string>());
+      type = model::dtype_from_numpy_descr(model::from_json(d["dtype"]));
     } catch (const Error& e) {
-      refuse(path, fmt::format("dtype: {}", e.message()), ErrorCategory::kType);
+      refuse(path, fmt::format("dtype {}: {}", d["dtype"].dump(), e.message()),
+             ErrorCategory::kType);
     }
-  }
-  if (!object_codec.empty()) {
-    // handled above
-  } else if (type.kind() != DTypeKind::kBool && type.kind() != DTypeKind::kInt &&
-             type.kind() != DTypeKind::kUInt && type.kind() != DTypeKind::kFloat &&
-             type.kind() != DTypeKind::kComplex) {
-    refuse(path,
-           fmt::format("dtype {} is not read by this build yet (numbers, bool, and objects that "
-                       "are strings or bytes are)",
-                       d["dtype"].dump()),
-           ErrorCategory::kType);
+    if (type.kind() == DTypeKind::kRawBits || type.kind() == DTypeKind::kPointer) {
+      refuse(path, fmt::format("dtype {} is not read by this build", d["dtype"].dump()),
+             ErrorCategory::kType);
+    }
   }
   a.dtype = type;
   const DType native = type.needs_swap() ? type.with_byte_order(native_byte_order()) : type;
@@ -226,9 +238,14 @@ NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attribute
   }
   const Json& fill = d["fill_value"];
   // zarr-python 2 gives object arrays the fill value 0 (or null): no string, read as "".
-  a.fill = fill.is_null() || (!object_codec.empty() && !fill.is_string())
-               ? default_fill_value(native)
-               : fill_value_from_json(fill, native, doc.number_text, "/fill_value", path);
+  if (fill.is_null() || (!object_codec.empty() && !fill.is_string())) {
+    a.fill = numpy_only_type(type) ? FillValue{std::vector<std::byte>(type.size(), std::byte{0})}
+                                   : default_fill_value(native);
+  } else if (numpy_only_type(type)) {
+    a.fill = v2_fill_from_json(fill, type, path);
+  } else {
+    a.fill = fill_value_from_json(fill, native, doc.number_text, "/fill_value", path);
+  }
   // xarray keeps dimension names in an attribute; they are the model's dimension names.
   if (attrs.contains(kDimensionsAttribute)) {
     const Json& names = attrs[kDimensionsAttribute];
@@ -242,12 +259,20 @@ NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attribute
     }
   }
   a.attributes = std::move(attrs);
-  // The same limits and checks as a v3 array: made into one and read back.
-  const std::string v3 = array_metadata_json(a);
-  ArrayMetadata checked = *parse_metadata(v3, path).array;
+  // The same limits and checks as a v3 array: made into one and read back (a numpy-only
+  // type as raw bytes of its size, which v3 checks the same way).
+  ArrayMetadata probe = a;
+  if (numpy_only_type(type)) {
+    probe.dtype = DType::raw_bits(type.size() * 8);
+    probe.fill = FillValue{std::vector<std::byte>(type.size(), std::byte{0})};
+    probe.codecs.array_to_bytes.configuration = Json::object();
+  }
+  ArrayMetadata checked = *parse_metadata(array_metadata_json(probe), path).array;
   checked.zarr_format = 2;
   checked.keys = a.keys;
   checked.dtype = a.dtype;
+  checked.fill = a.fill;
+  checked.codecs.endian = a.codecs.endian;
   node.array = std::move(checked);
   return node;
 }
@@ -258,12 +283,12 @@ std::string array_metadata_json_v2(const ArrayMetadata& a) {
   d["shape"] = a.shape;
   d["chunks"] = a.chunk_shape;
   const bool vlen = a.dtype.kind() == DTypeKind::kVLen;
-  d["dtype"] = vlen ? "|O" : a.dtype.typestr();
+  d["dtype"] = vlen ? Json("|O") : model::to_json(model::numpy_descr_of(a.dtype));
   Json compressor = nullptr;
   Json filters = vlen ? Json::array({{{"id", a.codecs.array_to_bytes.name}}}) : Json(nullptr);
   for (const CodecSpec& c : a.codecs.bytes_to_bytes) {
-    if (c.name == "numcodecs.shuffle") {  // a filter, before the compressor
-      Json v2 = {{"id", "shuffle"}};
+    if (c.name == "numcodecs.shuffle" || c.name == "numcodecs.delta") {  // filters
+      Json v2 = {{"id", c.name.substr(std::string("numcodecs.").size())}};
       v2.update(c.configuration);
       if (filters.is_null()) filters = Json::array();
       filters.push_back(v2);
@@ -284,11 +309,12 @@ std::string array_metadata_json_v2(const ArrayMetadata& a) {
   d["compressor"] = compressor;
   const DType native =
       a.dtype.needs_swap() ? a.dtype.with_byte_order(native_byte_order()) : a.dtype;
-  d["fill_value"] = fill_value_to_json(a.fill, native);
+  d["fill_value"] = numpy_only_type(a.dtype) ? v2_fill_to_json(a.fill, a.dtype)
+                                             : fill_value_to_json(a.fill, native);
   d["order"] = "C";
   d["filters"] = filters;
   d["dimension_separator"] = std::string(1, a.keys.separator);
-  return d.dump(2) + "\n";
+  return ascii_json(d);
 }
 
 std::string attributes_json_v2(
@@ -300,7 +326,7 @@ std::string attributes_json_v2(
     for (const auto& n : *names) list.push_back(n ? Json(*n) : Json(nullptr));
     out[kDimensionsAttribute] = list;
   }
-  return out.empty() ? std::string() : out.dump(2) + "\n";
+  return out.empty() ? std::string() : ascii_json(out);
 }
 
 }  // namespace dudley::zarr

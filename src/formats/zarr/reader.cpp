@@ -103,12 +103,24 @@ std::unique_ptr<model::Node> array_node(std::shared_ptr<const Store> store,
   auto chunking = std::make_shared<model::Chunking>(*chunking_of(a.codecs, a.chunk_shape));
   const DType native =
       a.dtype.needs_swap() ? a.dtype.with_byte_order(native_byte_order()) : a.dtype;
-  chunking->fill_value = model::from_json(fill_value_to_json(a.fill, native));
+  if (!numpy_only_type(a.dtype)) {
+    chunking->fill_value = model::from_json(fill_value_to_json(a.fill, native));
+  } else if (a.dtype.kind() == DTypeKind::kText) {
+    // Fixed strings: the fill as text (structures' fills are bytes only the array holds).
+    const nlohmann::ordered_json text = v2_fill_to_json(a.fill, a.dtype);
+    chunking->fill_value =
+        a.dtype.encoding() == TextEncoding::kUtf32
+            ? model::Value(text.get<std::string>())
+            : model::Value(std::string(reinterpret_cast<const char*>(a.fill.bytes.data()),
+                                       strnlen(reinterpret_cast<const char*>(a.fill.bytes.data()),
+                                               a.fill.bytes.size())));
+  }
   node->storage.chunking = std::move(chunking);
   try {
     node->data = make_array_source(std::move(store), prefix, std::move(a));
   } catch (const Error& e) {
     node->error = model::NodeError::from(e);
+    node->error.unsupported = e.category() == ErrorCategory::kType;
   }
   return node;
 }
@@ -134,6 +146,7 @@ std::unique_ptr<model::Node> node_at(const std::shared_ptr<const Store>& store,
       child = std::make_unique<model::Node>();
       child->kind = model::NodeKind::kArray;
       child->error = model::NodeError::from(e);
+      child->error.unsupported = e.category() == ErrorCategory::kType;
     }
     child->name = name;
     group->children.push_back(std::move(child));

@@ -204,6 +204,9 @@ std::string Store::where(const std::string& key) const {
 
 std::shared_ptr<Store> open_directory_store(const std::string& path) {
   std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    throw Error(ErrorCategory::kIo, "cannot open: No such file or directory", Location::file(path));
+  }
   if (!fs::is_directory(path, ec)) {
     throw Error(ErrorCategory::kIo, "is not a directory (a Zarr store is one)",
                 Location::file(path));

@@ -20,7 +20,9 @@
 #include "dudley/formats/zarr/data_type.hpp"
 #include "dudley/formats/zarr/metadata.hpp"
 #include "dudley/io/atomic_outputs.hpp"
+#include "dudley/model/numpy_descr.hpp"
 #include "dudley/model/sparse_chunks.hpp"
+#include "dudley/model/text_strings.hpp"
 #include "dudley/model/value_json.hpp"
 #include "segments.hpp"
 #include "vlen_chunks.hpp"
@@ -61,7 +63,7 @@ class StoreWriter {
       for (const auto& [key, text] : documents) metadata[key] = Json::parse(text);
       if (!metadata.contains(".zgroup")) return;  // an array at the root
       const Json doc = {{"zarr_consolidated_format", 1}, {"metadata", std::move(metadata)}};
-      put(".zmetadata", doc.dump(2) + "\n");
+      put(".zmetadata", ascii_json(doc));
       return;
     }
     if (!root_group_) return;
@@ -214,6 +216,33 @@ class StoreWriter {
     return default_fill_value(native);
   }
 
+  // Why the Zarr version written has no data type for `type` (nullopt when it has one):
+  // v3 has numbers, bool, raw bits and variable-length strings and bytes; v2 has numpy's
+  // dtypes besides (fixed-length strings, structured dtypes, void).
+  std::optional<std::string> unheld_type(const DType& type) const {
+    try {
+      data_type_name(type);
+      return std::nullopt;
+    } catch (const Error& e) {
+      if (options_.zarr_format != 2) {
+        const bool v2_has = type.kind() == DTypeKind::kText || type.kind() == DTypeKind::kCompound;
+        return e.message() + (v2_has ? " (Zarr v2 has: --zarr-format 2)" : "");
+      }
+    }
+    if (type.kind() == DTypeKind::kVLen || type.holds_vlen()) {
+      return fmt::format(
+          "Zarr v2 has no data type for {} (variable-length strings and bytes "
+          "only as whole elements)",
+          type.to_string());
+    }
+    try {
+      (void)model::numpy_descr_of(type);
+      return std::nullopt;
+    } catch (const Error& e) {
+      return "Zarr v2 has no data type for " + type.to_string() + ": " + e.message();
+    }
+  }
+
   // The chunk shape of an array (the inner one, when `sharded`): --chunks for arrays of its
   // rank, others chosen near --chunk-bytes (among the shard's divisors).
   std::vector<int64_t> chunk_shape_of(const model::Node& n, const DType& native,
@@ -276,21 +305,38 @@ class StoreWriter {
   }
 
   void array(const model::Node& n, const std::string& prefix, const std::string& path) {
-    if (!n.error.empty() && n.link) {  // a link not followed: nothing to copy
-      losses_.lose(fmt::format("{}: {}; left out", path, n.error.message));
+    const std::string shown = path.empty() ? "/" : path;
+    // An array the source could not read, or a link not followed: nothing to copy.
+    if (!n.error.empty()) {
+      losses_.lose(fmt::format("{}: {}; left out", shown, n.error.message));
       return;
     }
-    if (!n.error.empty()) {
-      throw Error(n.error.category, fmt::format("{}: {}", path, n.error.message), n.error.location);
+    if (!n.data) {
+      losses_.lose(fmt::format("{}: the array has no data; left out", shown));
+      return;
     }
-    if (!n.data) throw Error(ErrorCategory::kData, fmt::format("{}: the array has no data", path));
-    const DType native =
-        n.dtype.needs_swap() ? n.dtype.with_byte_order(native_byte_order()) : n.dtype;
+    DType native = n.dtype.needs_swap() ? n.dtype.with_byte_order(native_byte_order()) : n.dtype;
+    if (native.kind() == DTypeKind::kEnum) {
+      // Zarr has no enumerations: their integers are the data (names are in the source).
+      note(fmt::format("{}: an enumeration ({}), written as its {} integers", shown,
+                       native.to_string(), native.base().to_string()));
+      native = native.base();
+    }
+    std::shared_ptr<model::ArraySource> data = n.data;
+    if (options_.zarr_format != 2 && model::is_fixed_text(native)) {
+      // Zarr v3 has strings of variable length only: the same text, each string as long as
+      // it is.
+      note(
+          fmt::format("{}: fixed-length text ({}) written as Zarr v3 strings (variable-length "
+                      "UTF-8; --zarr-format 2 keeps the fixed length)",
+                      shown, native.to_string()));
+      data = model::fixed_text_as_strings(n.data, native, n.shape);
+      native = model::utf8_strings_type();
+    }
     ArrayMetadata a;
-    try {
-      data_type_name(native);
-    } catch (const Error& e) {
-      throw Error(ErrorCategory::kType, fmt::format("{}: {}", path, e.message()));
+    if (std::optional<std::string> why = unheld_type(native)) {
+      losses_.lose(fmt::format("{}: {}; left out", shown, *why));
+      return;
     }
     const bool vlen = native.kind() == DTypeKind::kVLen;
     if (n.storage.mask)
@@ -345,7 +391,7 @@ class StoreWriter {
       const std::string attrs = attributes_json_v2(a.attributes, a.dimension_names);
       const ArrayMetadata checked =
           *parse_metadata_v2(text, attrs, root_ + "/" + join(prefix, ".zarray"), true).array;
-      chunks(*n.data, checked, native, prefix);
+      chunks(*data, checked, native, prefix);
       put(join(prefix, ".zarray"), text);
       if (!attrs.empty()) put(join(prefix, ".zattrs"), attrs);
       return;
@@ -353,7 +399,7 @@ class StoreWriter {
     const std::string text = array_metadata_json(a);
     const ArrayMetadata checked =
         *parse_metadata(text, root_ + "/" + join(prefix, "zarr.json")).array;
-    chunks(*n.data, checked, native, prefix);
+    chunks(*data, checked, native, prefix);
     put(join(prefix, "zarr.json"), text);
   }
 

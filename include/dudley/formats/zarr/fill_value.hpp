@@ -40,4 +40,20 @@ nlohmann::ordered_json fill_value_to_json(const FillValue& fill, const DType& ty
 /// The fill value a writer records when none is given: zeros (false, 0, 0.0, "" ...).
 FillValue default_fill_value(const DType& type);
 
+/// Whether `type` is one Zarr v2 has (a numpy dtype) but the v3 core has not: fixed-length
+/// strings (S<n>, U<n>), structured dtypes and raw void (V<n>), whose fill values Zarr v2
+/// spells its own way (v2_fill_from_json).
+bool numpy_only_type(const DType& type);
+
+/// A Zarr v2 fill value of a numpy-only type `stored` (with its byte order), in native byte
+/// order: S<n> as base64 of its bytes, U<n> as the text itself, structures and V<n> as
+/// base64 of the stored element, as zarr-python 2 writes them; the number 0 (what it gives
+/// arrays created without one) as zeros. Error(kData) naming `where` for any other value.
+FillValue v2_fill_from_json(const nlohmann::ordered_json& value, const DType& stored,
+                            const std::string& where);
+
+/// The Zarr v2 fill_value of a numpy-only type `stored` (`fill` in native order), as
+/// zarr-python 2 writes it (S<n> without its trailing zeros).
+nlohmann::ordered_json v2_fill_to_json(const FillValue& fill, const DType& stored);
+
 }  // namespace dudley::zarr

@@ -127,6 +127,10 @@ std::string array_metadata_json_v2(const ArrayMetadata& array);
 std::string attributes_json_v2(const nlohmann::ordered_json& attributes,
                                const std::optional<std::vector<std::optional<std::string>>>& names);
 
+/// `document` as Zarr v2 metadata text: indented, every character beyond ASCII written as a
+/// \u escape (zarr-python 2 reads .zarray, .zattrs and .zmetadata as ASCII).
+std::string ascii_json(const nlohmann::ordered_json& document);
+
 /// The zarr.json text of an array (zarr_format 3, fields in the spec's order, no
 /// must_understand and no short-hand names, as writers for v3.0 readers should).
 std::string array_metadata_json(const ArrayMetadata& array);

@@ -1,0 +1,30 @@
+// Fixed-length text read as variable-length UTF-8 strings: how a writer whose format has
+// strings but not the source's fixed kind (Zarr v3 has no fixed-length strings, HDF5 no
+// UTF-32) carries them without losing a character.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "dudley/model/tree.hpp"
+
+namespace dudley::model {
+
+/// Whether `type` is fixed-length text (one string, or one code unit, per element).
+bool is_fixed_text(const DType& type);
+
+/// The type fixed_text_as_strings() reads as: vlen of UTF-8 text.
+DType utf8_strings_type();
+
+/// `source` (an array of `shape` whose elements are the fixed text `type`) read as UTF-8
+/// strings, each without the zero units numpy pads with; UTF-16 and UTF-32 text is
+/// re-encoded, ASCII and UTF-8 bytes are kept as they are. Reads follow the source's (one
+/// selection in, one out): memory stays that of the selection.
+std::shared_ptr<ArraySource> fixed_text_as_strings(std::shared_ptr<ArraySource> source,
+                                                   const DType& type, std::vector<int64_t> shape);
+
+/// A copy of the array node `n` (fixed text) whose elements read as UTF-8 strings
+/// (fixed_text_as_strings); name, attributes, shape and storage are `n`'s.
+std::unique_ptr<Node> as_strings_node(const Node& n);
+
+}  // namespace dudley::model
