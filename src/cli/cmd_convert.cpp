@@ -13,12 +13,14 @@
 
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
+#include "cli/dump_items.hpp"
 #include "cli/failure.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/format.hpp"
+#include "dudley/model/keep_items.hpp"
 #include "dudley/open.hpp"
 
 namespace dudley::cli {
@@ -32,8 +34,10 @@ struct ConvertOptions {
   std::string destination;
   bool fsync = false;
   bool quiet = false;
-  bool lossy = false;  ///< --lossy: write what DST can carry, list the rest
-  std::string to;      ///< --to: the format of DST (default: by its extension)
+  bool lossy = false;                ///< --lossy: write what DST can carry, list the rest
+  std::string to;                    ///< --to: the format of DST (default: by its extension)
+  std::vector<std::string> items;    ///< ITEM...: only these (groups with what is below)
+  std::vector<std::string> exclude;  ///< --exclude ITEM: all but these
   /// The formats' own writing options given (--compression, --embed-layout, ...).
   GivenOptions given;
 };
@@ -144,6 +148,23 @@ void check_format_options(const ConvertOptions& o, const Format& out_format) {
   }
 }
 
+// Item paths as given (`/a/"run.ini"` quoted as dump takes them), quotes removed. Whole
+// items only: a selection or field belongs to dump.
+std::vector<std::string> item_paths(const std::vector<std::string>& given, const char* what) {
+  std::vector<std::string> paths;
+  for (const std::string& text : given) {
+    const ItemPath split = split_item_path(text);
+    if (split.rest != text.size() || split.path.empty() || split.path[0] != '/') {
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("{} {}: convert takes whole items by path (/group/array); "
+                              "selections and fields are dump's",
+                              what, text));
+    }
+    paths.push_back(split.path);
+  }
+  return paths;
+}
+
 int run_convert(const ConvertOptions& o) {
   if (!o.source.family.empty()) {
     throw Error(ErrorCategory::kUsage, "convert takes one file, not --family");
@@ -166,6 +187,8 @@ int run_convert(const ConvertOptions& o) {
   apply_format_options(o.source.given, open_options);
   // Opened first (nothing is written yet): the tree says which other files it reads.
   model::Tree tree = open_data(o.source);
+  model::keep_items(tree, item_paths(o.items, "ITEM"), item_paths(o.exclude, "--exclude"),
+                    o.source.data);
   try {
     const Format& in_format =
         FormatRegistry::builtin().for_reading(o.source.data, open_options.format);
@@ -233,6 +256,14 @@ void add_convert_command(CLI::App& app, int& exit_code) {
       "Arrays are copied block by block; DST appears only when complete.");
   add_data_options(*cmd, options->source, false);
   cmd->add_option("destination", options->destination, "File to write")->required();
+  cmd->add_option("items", options->items,
+                  "Items to carry (default: all): /group (with everything below it), /array; "
+                  "the groups above them are kept as containers, without their attributes");
+  cmd->add_option("--exclude", options->exclude,
+                  "Leave out this item (with everything below it); repeatable")
+      ->take_last()
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--to", options->to,
                   "Format of DST (default: from its extension, else dudley): " +
                       fmt::format("{}", fmt::join(format_names(true), ", ")))

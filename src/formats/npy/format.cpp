@@ -47,16 +47,28 @@ class FortranSource final : public model::ArraySource {
   std::vector<int64_t> shape_;
 };
 
-// The one array of a tree a .npy file can hold.
-const model::Node& only_array(const model::Tree& tree) {
-  if (tree.root->kind == model::NodeKind::kArray) return *tree.root;
+// The one array of a tree a .npy file can hold, and its path: the root, an item of the
+// root list, or the one array of nested groups holding nothing else (what
+// `convert SRC x.npy /grid/x` leaves of a tree).
+std::pair<const model::Node*, std::string> only_array(const model::Tree& tree) {
+  if (tree.root->kind == model::NodeKind::kArray) return {tree.root.get(), "/"};
   const model::Node* found = nullptr;
+  std::string path;
   size_t count = 0;
-  model::for_each_child(*tree.root, [&](uint64_t i, const model::Node& c) {
+  const model::Node* group = tree.root.get();
+  std::string prefix;
+  // Down a chain of groups each holding one group, then the array.
+  while (group && group->kind == model::NodeKind::kGroup && group->children.size() == 1 &&
+         group->children.front()->kind == model::NodeKind::kGroup && !group->lazy) {
+    group = group->children.front().get();
+    prefix += "/" + group->name;
+  }
+  model::for_each_child(*group, [&](uint64_t i, const model::Node& c) {
     if (c.kind == model::NodeKind::kArray) {
       // An item of a list made on demand lives only during this call: the tree's own copy
       // (Tree::find keeps the items it builds) is the one to hold on to.
-      found = tree.root->lazy ? tree.find("/" + std::to_string(i)) : &c;
+      path = prefix + "/" + (group->kind == model::NodeKind::kList ? std::to_string(i) : c.name);
+      found = group->lazy ? tree.find(path) : &c;
       ++count;
     } else {
       count += 2;  // groups and lists: more than one array, or none a .npy can hold
@@ -65,9 +77,9 @@ const model::Node& only_array(const model::Tree& tree) {
   });
   if (count != 1 || !found)
     throw Error(ErrorCategory::kUsage,
-                "an .npy file holds one array; the source holds other items (convert one array "
-                "to .npy, or choose a format with groups)");
-  return *found;
+                "an .npy file holds one array; the source holds other items (name the array: "
+                "dudley convert SRC x.npy /path/to/array, or choose a format with groups)");
+  return {found, path};
 }
 
 class NpyFormat final : public BasicFormat {
@@ -85,7 +97,8 @@ class NpyFormat final : public BasicFormat {
   bool can_save() const override { return true; }
   SaveReport save(const model::Tree& tree, const std::string& path,
                   const SaveOptions& options) const override {
-    const model::Node& a = only_array(tree);
+    const auto [found, array_path] = only_array(tree);
+    const model::Node& a = *found;
     if (!a.error.empty()) throw Error(a.error.category, a.error.message, a.error.location);
     const DType type = a.dtype.kind() == DTypeKind::kEnum ? a.dtype.base() : a.dtype;
     // Sources read in native byte order, structures' fields included.
@@ -104,8 +117,8 @@ class NpyFormat final : public BasicFormat {
       }
     };
     lose_attributes(*tree.root, "/");
-    if (&a != tree.root.get()) lose_attributes(a, "/" + a.name);
-    if (a.storage.mask) losses.lose(fmt::format("/{}: its mask is not written", a.name));
+    if (&a != tree.root.get()) lose_attributes(a, array_path);
+    if (a.storage.mask) losses.lose(fmt::format("{}: its mask is not written", array_path));
     losses.check();
     const uint64_t total = Shape(a.shape).byte_size(type.size()).value_or(UINT64_MAX);
     io::check_room(path, checked_add(total, header.size()).value_or(UINT64_MAX));
@@ -127,7 +140,7 @@ class NpyFormat final : public BasicFormat {
     report.lost = losses.take();
     if (tree.root->kind != model::NodeKind::kArray)
       report.notes.push_back(fmt::format(
-          "only the array {} is written (.npy holds one array, without a name)", a.name));
+          "only the array {} is written (.npy holds one array, without a name)", array_path));
     report.files.push_back({path, "data", at});
     return report;
   }

@@ -119,6 +119,12 @@ class ZarrFormat final : public BasicFormat {
     if (own.zarr_format == 2 && !own.shard_shape.empty()) {
       throw Error(ErrorCategory::kUsage, "--shards is a v3 codec: not with --zarr-format 2");
     }
+    for (const char* o : {"--chunks", "--chunk-bytes", "--shards"}) {
+      if (given.count(o)) own.keep_source_chunks = false;
+    }
+    for (const char* o : {"--compressor", "--level", "--shuffle", "--crc32c"}) {
+      if (given.count(o)) own.keep_source_codecs = false;
+    }
     options.formats.set(std::move(own));
   }
 

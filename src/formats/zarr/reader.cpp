@@ -105,8 +105,12 @@ std::unique_ptr<model::Node> array_node(std::shared_ptr<const Store> store,
       a.dtype.needs_swap() ? a.dtype.with_byte_order(native_byte_order()) : a.dtype;
   if (!numpy_only_type(a.dtype)) {
     chunking->fill_value = model::from_json(fill_value_to_json(a.fill, native));
-  } else if (a.dtype.kind() == DTypeKind::kText) {
-    // Fixed strings: the fill as text (structures' fills are bytes only the array holds).
+  } else if (a.dtype.kind() != DTypeKind::kText) {
+    // A structure's or void's fill: its bytes (native order), which only its array reads.
+    const auto* b = reinterpret_cast<const uint8_t*>(a.fill.bytes.data());
+    chunking->fill_value = model::Value(model::ValueBytes(b, b + a.fill.bytes.size()));
+  } else {
+    // Fixed strings: the fill as text.
     const nlohmann::ordered_json text = v2_fill_to_json(a.fill, a.dtype);
     chunking->fill_value =
         a.dtype.encoding() == TextEncoding::kUtf32

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <set>
 
 #include "box_copy.hpp"
 #include "chunk_encoder.hpp"
@@ -186,6 +187,27 @@ class StoreWriter {
   // The array's fill value: the source's (a Zarr array's, an HDF5 dataset's, a netCDF
   // variable's _FillValue), or zeros.
   FillValue fill_of(const model::Node& n, const DType& native) {
+    if (numpy_only_type(native) && n.storage.chunking && n.storage.chunking->fill_value) {
+      // Fixed text as its text, structures as their bytes (the Zarr reader's forms).
+      const model::Value& v = *n.storage.chunking->fill_value;
+      if (v.is<model::ValueBytes>() && v.as<model::ValueBytes>().size() == native.size()) {
+        const auto* b = reinterpret_cast<const std::byte*>(v.as<model::ValueBytes>().data());
+        return FillValue{std::vector<std::byte>(b, b + native.size())};
+      }
+      if (v.is<std::string>() && native.kind() == DTypeKind::kText) {
+        const std::string& text = v.as<std::string>();
+        if (native.encoding() == TextEncoding::kUtf32) {
+          try {
+            return v2_fill_from_json(Json(text), native, "");
+          } catch (const Error&) {
+            return default_fill_value(native);  // longer than the strings: zeros
+          }
+        }
+        FillValue fill{std::vector<std::byte>(native.size(), std::byte{0})};
+        std::memcpy(fill.bytes.data(), text.data(), std::min<size_t>(text.size(), native.size()));
+        return fill;
+      }
+    }
     if (n.storage.chunking && n.storage.chunking->fill_value) {
       try {
         return fill_value_from_json(model::to_json(*n.storage.chunking->fill_value), native, {}, "",
@@ -241,6 +263,28 @@ class StoreWriter {
     } catch (const Error& e) {
       return "Zarr v2 has no data type for " + type.to_string() + ": " + e.message();
     }
+  }
+
+  // The bytes -> bytes codecs of a Zarr source array (its model codec list), when each is
+  // one the version written has; nullopt otherwise.
+  std::optional<std::vector<CodecSpec>> source_codecs(const model::Value& codecs) const {
+    static const std::set<std::string> kBoth = {
+        "gzip", "zstd", "blosc", "numcodecs.lz4", "numcodecs.shuffle", "numcodecs.delta"};
+    std::vector<CodecSpec> out;
+    if (!codecs.is<model::ValueList>()) return std::nullopt;
+    for (const model::Value& c : codecs.as<model::ValueList>()) {
+      const model::Value* name = c.find("name");
+      if (!name || !name->is<std::string>()) return std::nullopt;
+      const std::string& n = name->as<std::string>();
+      // How elements become bytes: the writer's own (little-endian, C order).
+      if (n == "bytes" || n == "transpose" || n == "vlen-utf8" || n == "vlen-bytes") continue;
+      const bool held = kBoth.count(n) != 0 ||
+                        (options_.zarr_format == 2 ? (n == "zlib" || n == "bz2") : n == "crc32c");
+      if (!held) return std::nullopt;
+      const model::Value* config = c.find("configuration");
+      out.push_back({n, config ? model::to_json(*config) : Json::object()});
+    }
+    return out;
   }
 
   // The chunk shape of an array (the inner one, when `sharded`): --chunks for arrays of its
@@ -355,6 +399,30 @@ class StoreWriter {
     a.chunk_shape = chunk_shape_of(n, native, path, sharded);
     a.fill = fill_of(n, native);
     a.codecs = chunk_codecs(native, ordered);
+    // Zarr to Zarr: the source's chunks and codecs, as HDF5 to HDF5 keeps them.
+    const model::Chunking* kept = source_format_ == "zarr" && n.storage.chunking &&
+                                          !n.storage.chunking->inner && !sharded &&
+                                          n.storage.chunking->chunk_shape.size() == n.shape.size()
+                                      ? n.storage.chunking.get()
+                                      : nullptr;
+    if (kept && options_.keep_source_chunks && !n.shape.empty()) a.chunk_shape = kept->chunk_shape;
+    if (kept && options_.keep_source_codecs) {
+      if (std::optional<std::vector<CodecSpec>> codecs = source_codecs(kept->codecs)) {
+        a.codecs.bytes_to_bytes = std::move(*codecs);
+        for (CodecSpec& c : a.codecs.bytes_to_bytes) {
+          if (c.name != "numcodecs.delta") continue;
+          // Elements are written little-endian: so are the filter's.
+          const DType stored = DType::from_typestr(c.configuration.value("astype", "|u1"));
+          c.configuration["dtype"] = a.dtype.typestr();
+          c.configuration["astype"] = stored.with_byte_order(ByteOrder::kLittle).typestr();
+        }
+      } else {
+        note(
+            fmt::format("{}: its codecs are not all Zarr v{} codecs; written with the default "
+                        "compressor",
+                        shown, options_.zarr_format));
+      }
+    }
     if (vlen) {
       a.codecs.array_to_bytes = {
           native.base().kind() == DTypeKind::kText ? "vlen-utf8" : "vlen-bytes", Json::object()};

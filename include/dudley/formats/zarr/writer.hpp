@@ -43,6 +43,12 @@ struct ZarrSaveOptions : FormatOptions {
   /// 3, or 2: a v2 store (.zgroup, .zarray, .zattrs; chunk keys "0.0"; dimension names as
   /// xarray's _ARRAY_DIMENSIONS attribute) for zarr-python 2 and other v2 readers.
   int zarr_format = 3;
+  /// A Zarr source's arrays keep their chunk shape (unless sharded) when no chunk option
+  /// is given (chunk_shape, chunk_bytes, shard_shape: the CLI clears this when one is).
+  bool keep_source_chunks = true;
+  /// ...and their compressor and filters when no codec option is given (compressor, level,
+  /// shuffle, checksums), where the version written has them.
+  bool keep_source_codecs = true;
 };
 
 /// Writes `tree` as the store `path`. Returns the bytes written (metadata and chunks).
