@@ -12,6 +12,9 @@ packages=(
   libyaml-dev libssl-dev
   # codecs (src/codec): deflate/zlib/gzip, bzip2, lz4 (block and frame), zstd, c-blosc 1
   zlib1g-dev libdeflate-dev libbz2-dev liblz4-dev libzstd-dev libblosc-dev
+  # snappy: the codec Java and Spark Avro writers use most; python3-snappy lets the Avro
+  # peer (python3-avro) read and write such containers in the tests
+  libsnappy-dev python3-snappy
   # example data generation and test scripts (Debian's interpreter); numpy and h5py are the
   # peers that selections and HDF5-backed layouts are checked against, h5dump the dump baseline
   python3 python3-numpy python3-h5py hdf5-tools

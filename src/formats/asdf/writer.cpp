@@ -397,10 +397,17 @@ uint64_t write_asdf(const model::Tree& given, const std::string& path,
   Value root;
   if (tree.root->kind == NodeKind::kList) {
     // The tree of an ASDF file is a mapping: a source that is a list (an Avro container's
-    // records) has no place in it.
-    losses.lose(fmt::format("/: a list of {} items; the root of an ASDF tree is a mapping",
-                            model::child_count(*tree.root)));
-    root = Value(ValueMap{});
+    // records) is written under the key "items", beside the list's own attributes.
+    model::Node attributes_only;
+    attributes_only.kind = NodeKind::kGroup;
+    attributes_only.attributes = tree.root->attributes;
+    ValueMap map = writer.group(attributes_only, "", true).as<ValueMap>();
+    map.emplace_back("items", writer.node(*tree.root, "", nullptr, 1));
+    root = Value(std::move(map));
+    writer.notes().push_back(fmt::format(
+        "/: a list of {} items, written under the key 'items' (the root of an ASDF tree is a "
+        "mapping)",
+        model::child_count(*tree.root)));
   } else {
     root = writer.group(*tree.root, "", true);
   }

@@ -22,6 +22,8 @@ std::unique_ptr<codec::BytesCodec> codec_named(const std::string& name) {
   if (name == "deflate") return codec::make_bytes_codec("deflate", {{"trailing_bytes", 4}});
   if (name == "bzip2") return codec::make_bytes_codec("bz2", nlohmann::json::object());
   if (name == "zstandard") return codec::make_bytes_codec("zstd", nlohmann::json::object());
+  // The spec's framing: each block's snappy bytes, then the CRC-32 of what they decode to.
+  if (name == "snappy") return codec::make_bytes_codec("snappy", {{"crc32", true}});
   return nullptr;
 }
 
@@ -33,7 +35,8 @@ bool known_codec(const std::string& name) {
 }  // namespace
 
 const std::vector<std::string>& container_codecs() {
-  static const std::vector<std::string> codecs = {"null", "deflate", "bzip2", "zstandard"};
+  static const std::vector<std::string> codecs = {"null", "deflate", "bzip2", "zstandard",
+                                                  "snappy"};
   return codecs;
 }
 
@@ -80,7 +83,7 @@ ContainerReader::ContainerReader(std::shared_ptr<const io::ByteSource> source,
     if (!known_codec(codec_)) {
       throw Error(ErrorCategory::kType,
                   fmt::format("codec \"{}\" is not read by this build (null, deflate, bzip2, "
-                              "zstandard are)",
+                              "zstandard, snappy are)",
                               codec_),
                   Location::file(path));
     }
@@ -217,8 +220,9 @@ ContainerWriter::ContainerWriter(const std::string& path, const Schema& schema,
                                  const model::ValueMap& metadata)
     : file_(path), block_bytes_(std::max<uint64_t>(block_bytes, 1)) {
   if (!known_codec(codec)) {
-    throw Error(ErrorCategory::kUsage,
-                fmt::format("unknown Avro codec '{}' (null, deflate, bzip2, zstandard)", codec));
+    throw Error(
+        ErrorCategory::kUsage,
+        fmt::format("unknown Avro codec '{}' (null, deflate, bzip2, zstandard, snappy)", codec));
   }
   compressor_ = codec_named(codec);
   std::random_device random;

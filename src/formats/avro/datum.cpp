@@ -132,7 +132,17 @@ std::unique_ptr<Node> as_node(Decoded d) {
   if (auto* node = std::get_if<std::unique_ptr<Node>>(&d)) return std::move(*node);
   auto group = std::make_unique<Node>();
   group->kind = NodeKind::kGroup;
-  group->attributes.set("value", std::get<Value>(std::move(d)));
+  Value value = std::get<Value>(std::move(d));
+  if (value.is<model::ValueMap>()) {
+    // A record of no arrays: its fields are the group's attributes, as those of a record
+    // that holds arrays besides (place), so that every format with attributes carries them
+    // and the schema writes them back by name.
+    for (const auto& [name, field] : value.as<model::ValueMap>()) {
+      group->attributes.set(name, field);
+    }
+    return group;
+  }
+  group->attributes.set("value", std::move(value));
   return group;
 }
 

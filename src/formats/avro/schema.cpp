@@ -3,6 +3,8 @@
 #include <avro.h>
 #include <fmt/format.h>
 
+#include <optional>
+
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -270,16 +272,41 @@ void derive(Schema& s, const std::string& where) {
   }
 }
 
+// `schema` with each record of type "error" (the spec's records of protocols, which files
+// may hold and readers accept) spelled "record", which the Avro C library reads the same
+// way. Walked with an explicit stack: schemas may nest deeply.
+std::optional<std::string> errors_as_records(nlohmann::json schema) {
+  bool changed = false;
+  std::vector<nlohmann::json*> todo{&schema};
+  while (!todo.empty()) {
+    nlohmann::json* node = todo.back();
+    todo.pop_back();
+    if (node->is_object()) {
+      auto type = node->find("type");
+      if (type != node->end() && *type == "error" && node->contains("fields")) {
+        *type = "record";
+        changed = true;
+      }
+      for (auto& [key, value] : node->items()) todo.push_back(&value);
+    } else if (node->is_array()) {
+      for (auto& value : *node) todo.push_back(&value);
+    }
+  }
+  if (!changed) return std::nullopt;
+  return schema.dump();
+}
+
 }  // namespace
 
-Schema parse_schema(std::string_view json, const std::string& where) {
+Schema parse_schema(std::string_view given, const std::string& where) {
   // JSON first, so that text that is not JSON is named by line and column.
+  std::optional<std::string> respelled;
   try {
-    [[maybe_unused]] const auto checked = nlohmann::json::parse(json);
+    respelled = errors_as_records(nlohmann::json::parse(given));
   } catch (const nlohmann::json::parse_error& e) {
     uint32_t line = 1, column = 1;
-    for (size_t i = 0; i < e.byte - 1 && i < json.size(); ++i) {
-      if (json[i] == '\n') {
+    for (size_t i = 0; i < e.byte - 1 && i < given.size(); ++i) {
+      if (given[i] == '\n') {
         ++line;
         column = 1;
       } else {
@@ -294,6 +321,7 @@ Schema parse_schema(std::string_view json, const std::string& where) {
         fmt::format("schema: {}", e.id == 406 ? "a number too large for a double" : e.what()),
         Location::file(where));
   }
+  const std::string_view json = respelled ? std::string_view(*respelled) : given;
   avro_schema_t raw = nullptr;
   if (avro_schema_from_json_length(json.data(), json.size(), &raw) != 0 || raw == nullptr) {
     std::string why = avro_strerror();
@@ -303,7 +331,7 @@ Schema parse_schema(std::string_view json, const std::string& where) {
   }
   const SchemaHandle handle(raw);
   Schema schema;
-  schema.json = std::string(json);
+  schema.json = std::string(given);
   Builder builder(schema, where);
   schema.root = builder.add(raw, 0);
   derive(schema, where);

@@ -76,7 +76,16 @@ class Emitter {
   std::string run(const model::Tree& tree) {
     format_ = tree.format;
     std::string body;
-    node(*tree.root, "/", 0, body);
+    if (tree.root->kind == model::NodeKind::kList) {
+      // A layout's root is a group: a list at the root (an Avro container's records) is its
+      // member `items`.
+      body += "items = [\n";
+      node(*tree.root, "/", 1, body);
+      body += "]\n";
+      root_list_ = true;
+    } else {
+      node(*tree.root, "/", 0, body);
+    }
     // Targets of pointers keep their keys, so the pointer arrays copied stay valid [C19].
     for (const auto& [key, target] : tree.pointees) {
       const std::string where = fmt::format("pointee {}", key);
@@ -105,6 +114,7 @@ class Emitter {
   /// What the layout keeps otherwise, one line each.
   std::vector<std::string> notes() const {
     std::vector<std::string> out;
+    if (root_list_) out.push_back("/: a list at the root, written as the list /items");
     if (!renamed_.empty()) {
       out.push_back(
           fmt::format("{} name(s) Dudley cannot spell are respelled (the source's "
@@ -297,6 +307,7 @@ class Emitter {
   }
 
   LayoutTextOptions options_;
+  bool root_list_ = false;               // the tree's root list written as the member `items`
   std::vector<std::string> parameters_;  // extent parameters declared so far
   std::string types_;
   std::vector<std::string> attributes_, masks_, renamed_;  // for notes() and lost()
@@ -370,7 +381,8 @@ uint64_t write_tree(const model::Tree& given, const std::string& data_path,
   WriteOptions own = options;
   own.align_copies = true;  // the layout is made here: the writer may place its arrays
   Writer w(layout, data_path, own);
-  arrays(*tree.root, "/", w);
+  // A root list is the layout's member `items` (Emitter::run).
+  arrays(*tree.root, tree.root->kind == model::NodeKind::kList ? "/items" : "/", w);
   for (const auto& [key, target] : tree.pointees) {
     w.write_pointee(key, target->data->read());  // pointees are small: read whole
   }
