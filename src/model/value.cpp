@@ -53,7 +53,12 @@ const AttributeValue* Attributes::find(std::string_view name) const {
 bool well_known::is_bookkeeping(const std::string& format, const std::string& name) {
   if (format == "asdf") return name == "asdf_library" || name == "history";
   if (format == "avro") return name == "avro.schema" || name == "avro.codec";
+  if (format == "hdf5") return name == "_NCProperties";
   return false;
+}
+
+bool well_known::is_model_attribute(const std::string& name) {
+  return name == kDimensionNames || name == kDimensionCoordinates || name == kFillValue;
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "dudley/core/text.hpp"
 #include "dudley/core/vlen.hpp"
 
 namespace dudley::model {
@@ -68,6 +69,106 @@ std::optional<NDArray> value_as_array(const Value& v, std::string& why) {
     }
   }
   return a;
+}
+
+namespace {
+
+// One element at `p` of the native-order type `t`, or nullopt for a type JSON has no value
+// of.
+std::optional<Value> element(const DType& t, const std::byte* p) {
+  auto load = [p](auto v) {
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  switch (t.kind()) {
+    case DTypeKind::kBool:
+      return Value(*p != std::byte{0});
+    case DTypeKind::kInt:
+      switch (t.size()) {
+        case 1:
+          return Value(int64_t{load(int8_t{})});
+        case 2:
+          return Value(int64_t{load(int16_t{})});
+        case 4:
+          return Value(int64_t{load(int32_t{})});
+        default:
+          return Value(load(int64_t{}));
+      }
+    case DTypeKind::kUInt:
+      switch (t.size()) {
+        case 1:
+          return Value(uint64_t{load(uint8_t{})});
+        case 2:
+          return Value(uint64_t{load(uint16_t{})});
+        case 4:
+          return Value(uint64_t{load(uint32_t{})});
+        default:
+          return Value(load(uint64_t{}));
+      }
+    case DTypeKind::kFloat:
+      if (t.size() == 4) return Value(static_cast<double>(load(float{})));
+      if (t.size() == 8) return Value(load(double{}));
+      return std::nullopt;
+    case DTypeKind::kText: {
+      const uint64_t unit = t.unit_size(), units = t.size() / unit;
+      uint64_t used = units;
+      auto zero = [&](uint64_t u) {
+        for (uint64_t b = 0; b < unit; ++b)
+          if (p[u * unit + b] != std::byte{0}) return false;
+        return true;
+      };
+      while (used > 0 && zero(used - 1)) --used;
+      if (unit == 4) {
+        std::vector<uint32_t> code(used);
+        std::memcpy(code.data(), p, used * 4);
+        return Value(decode_utf32(code.data(), code.size()));
+      }
+      if (unit == 2) {
+        std::vector<uint16_t> code(used);
+        std::memcpy(code.data(), p, used * 2);
+        return Value(decode_utf16(code.data(), code.size()));
+      }
+      return Value(std::string(reinterpret_cast<const char*>(p), used));
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<Value> array_as_value(const NDArray& stored) {
+  const NDArray a = stored.to_native();
+  const DType& t = a.dtype();
+  ValueList flat;
+  if (t.kind() == DTypeKind::kVLen) {
+    if (t.base().kind() != DTypeKind::kText || t.base().encoding() != TextEncoding::kUtf8)
+      return std::nullopt;
+    for (const VLenElement& e : vlen_elements(a)) flat.emplace_back(std::string(e.bytes(1)));
+  } else {
+    const auto* p = static_cast<const std::byte*>(a.data());
+    for (uint64_t i = 0; i < a.element_count(); ++i) {
+      std::optional<Value> v = element(t, p + i * t.size());
+      if (!v) return std::nullopt;
+      flat.push_back(std::move(*v));
+    }
+  }
+  const auto& dims = a.shape().dims();
+  if (flat.size() == 1 && dims.size() <= 1) return flat.front();
+  if (dims.empty()) return flat.empty() ? std::nullopt : std::optional<Value>(flat.front());
+  // Nested by the shape, innermost dimension first.
+  ValueList level = std::move(flat);
+  for (size_t d = dims.size(); d-- > 1;) {
+    ValueList next;
+    const auto n = static_cast<size_t>(dims[d]);
+    for (size_t i = 0; n > 0 && i < level.size(); i += n) {
+      next.emplace_back(
+          ValueList(std::make_move_iterator(level.begin() + static_cast<long>(i)),
+                    std::make_move_iterator(level.begin() + static_cast<long>(i + n))));
+    }
+    level = std::move(next);
+  }
+  return Value(std::move(level));
 }
 
 }  // namespace dudley::model

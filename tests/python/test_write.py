@@ -244,12 +244,10 @@ def test_save_keeps_attributes_text_and_structured_arrays(tmp_path):
     for ext in ("h5", "bin", "asdf"):
         if ext == "asdf":
             del tree["g"].value["label"]  # ASDF has no UTF-8 text (ascii and ucs4 only)
-        # ASDF keeps an array's attributes as JSON-like values only: a typed one is left out.
+        # ASDF keeps an array's attributes as JSON-like values: a typed one as its values.
         notes = dudley.save(tree, str(tmp_path / f"t2.{ext}"), lossy=ext != "h5")
         if ext == "asdf":
-            assert [n for n in notes if n.startswith("left out")] == [
-                "left out: /rho@scale: attribute not written: typed attributes of arrays have "
-                "no place in it"], notes
+            assert [n for n in notes if n.startswith("left out")] == [], notes
         f = dudley.open(str(tmp_path / f"t2.{ext}"))
         assert np.array_equal(f["rho"][...], rho), ext
         assert f["g/rec"][...].tolist() == rec.tolist(), ext
@@ -258,6 +256,8 @@ def test_save_keeps_attributes_text_and_structured_arrays(tmp_path):
         assert np.array_equal(f["fortran"][...], tree["fortran"]), ext
         if ext != "bin":  # a Dudley layout holds no attribute values (left out, named)
             assert f["rho"].attrs["units"] == "kg/m3", ext
+            assert np.asarray(f["rho"].attrs["scale"]).tolist() == \
+                np.asarray(tree["rho"].attrs["scale"]).tolist(), ext
 
 
 def test_save_refuses_what_it_cannot_keep(tmp_path):

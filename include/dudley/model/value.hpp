@@ -111,10 +111,15 @@ inline constexpr const char* kDimensionCoordinates = "dimension_coordinates";
 /// `_FillValue`): a scalar Value, or a one-element NDArray of the array's dtype.
 inline constexpr const char* kFillValue = "fill_value";
 
+/// Whether `name` is one of the model's own array attributes above (dimension names and
+/// coordinates, fill value), which each writer expresses in its format's own way (Zarr's
+/// dimension_names and fill_value, HDF5 dimension scales) and never as a user attribute.
+bool is_model_attribute(const std::string& name);
+
 /// Whether attribute `name` of the root of a tree read from `format` is that format's own
 /// bookkeeping, not the user's data (ASDF's asdf_library and history, an Avro container's
-/// avro.schema and avro.codec): a writer of another format leaves it out, writing its own,
-/// and loses nothing.
+/// avro.schema and avro.codec, the _NCProperties netCDF-4 leaves in its HDF5 files): a writer of
+/// another format leaves it out, writing its own, and loses nothing.
 bool is_bookkeeping(const std::string& format, const std::string& name);
 
 /// An empty attribute (HDF5's null dataspace, h5py's `Empty`): a type and no value, not

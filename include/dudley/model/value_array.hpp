@@ -16,4 +16,10 @@ namespace dudley::model {
 /// for maps, nulls and mixed lists.
 std::optional<NDArray> value_as_array(const Value& value, std::string& why);
 
+/// A typed array as a JSON-like value, for formats whose attributes are JSON (Zarr, ASDF
+/// trees): one element of rank 0 or 1 as a scalar, others as lists nested by the shape;
+/// bools, integers, floats, fixed text and UTF-8 strings. The element type beyond that
+/// (float32, int16) is not kept. nullopt for other types (structures, complex, bytes).
+std::optional<Value> array_as_value(const NDArray& array);
+
 }  // namespace dudley::model

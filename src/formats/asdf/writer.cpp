@@ -20,6 +20,7 @@
 #include "dudley/formats/asdf/reader.hpp"
 #include "dudley/io/atomic_file.hpp"
 #include "dudley/io/disk_room.hpp"
+#include "dudley/model/value_array.hpp"
 #include "inline_data.hpp"
 #include "yaml_emit.hpp"
 
@@ -158,6 +159,11 @@ class Writer {
       const std::string where = fmt::format("{}@{}", path, name);
       if (const auto* v = std::get_if<Value>(&attr)) {
         map.emplace_back(key, *v);
+      } else if (const NDArray& a = std::get<NDArray>(attr); a.shape().dims().empty()) {
+        // A scalar (HDF5's scalar attributes) as its value: python-asdf's schema takes no
+        // 0-d inline ndarray.
+        std::optional<Value> scalar = model::array_as_value(a);
+        map.emplace_back(key, scalar ? std::move(*scalar) : array_value(a, where));
       } else {
         map.emplace_back(key, array_value(std::get<NDArray>(attr), where));
       }
@@ -292,8 +298,14 @@ class Writer {
       const bool taken = std::any_of(map.begin(), map.end(),
                                      [&](const auto& entry) { return entry.first == name; });
       const auto* v = std::get_if<Value>(&attr);
+      // A typed attribute as its values (an HDF5 scalar as a number: a 0-d inline ndarray is
+      // not one python-asdf's schema takes).
+      std::optional<Value> typed;
+      if (!v) typed = model::array_as_value(std::get<NDArray>(attr));
       if (v && !taken) {
         map.emplace_back(name, *v);
+      } else if (typed && !taken) {
+        map.emplace_back(name, std::move(*typed));
       } else {
         lost_.push_back(fmt::format("{}@{}: attribute not written: {}", path, name,
                                     taken ? "the ndarray has a key of that name"

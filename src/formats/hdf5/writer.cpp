@@ -21,6 +21,7 @@
 #include "dudley/model/sparse_chunks.hpp"
 #include "dudley/model/text_strings.hpp"
 #include "dudley/model/value_array.hpp"
+#include "dudley/model/value_json.hpp"
 #include "filters.hpp"
 
 namespace dudley::hdf5 {
@@ -466,6 +467,13 @@ class Writer {
         }
         std::string why;
         array = model::value_as_array(*v, why);
+        if (!array && (v->is<model::ValueMap>() || v->is<model::ValueList>())) {
+          // A tree value (ASDF's `meta: {units: m}`, an Avro record's nested field) as its
+          // JSON text, which any reader parses back.
+          notes_.push_back(
+              fmt::format("{}: attribute '{}' is {}; written as its JSON text", owner, name, why));
+          array = model::value_as_array(Value(model::to_json(*v).dump()), why);
+        }
         if (!array) {
           losses_.lose(fmt::format("{}: attribute '{}' is {}; HDF5 attributes are typed, left out",
                                    owner, name, why));

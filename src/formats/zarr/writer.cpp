@@ -24,6 +24,7 @@
 #include "dudley/model/numpy_descr.hpp"
 #include "dudley/model/sparse_chunks.hpp"
 #include "dudley/model/text_strings.hpp"
+#include "dudley/model/value_array.hpp"
 #include "dudley/model/value_json.hpp"
 #include "segments.hpp"
 #include "vlen_chunks.hpp"
@@ -167,15 +168,19 @@ class StoreWriter {
   Json attributes(const model::Node& n, const std::string& path) {
     Json out = Json::object();
     for (const auto& [name, value] : n.attributes) {
-      if (name == model::well_known::kDimensionNames && n.kind == model::NodeKind::kArray) continue;
-      // The array's fill value is its Zarr fill_value (fill_of).
-      if (name == model::well_known::kFillValue && n.kind == model::NodeKind::kArray) continue;
+      // Dimension names and the fill value are the array's dimension_names and fill_value
+      // (fill_of); coordinates, HDF5's dimension scales, have no Zarr form but the names.
+      if (n.kind == model::NodeKind::kArray && model::well_known::is_model_attribute(name))
+        continue;
       // The source format's own bookkeeping (ASDF's asdf_library, Avro's avro.schema).
       if (path.empty() && model::well_known::is_bookkeeping(source_format_, name)) continue;
       if (const auto* v = std::get_if<model::Value>(&value)) {
         out[name] = model::to_json(*v);
       } else if (std::optional<Json> scalar = scalar_json(std::get<NDArray>(value))) {
         out[name] = std::move(*scalar);
+      } else if (std::optional<model::Value> values =
+                     model::array_as_value(std::get<NDArray>(value))) {
+        out[name] = model::to_json(*values);  // numbers and text as JSON lists
       } else {
         losses_.lose(fmt::format("{}@{}: a typed-array attribute, not written",
                                  path.empty() ? "/" : path, name));

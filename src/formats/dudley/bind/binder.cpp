@@ -612,6 +612,13 @@ DType Binding::element_dtype(const TypeRef& ref, const std::vector<int64_t>& bou
     uint64_t offset = m.has_address ? m.address : cursor;
     uint64_t bytes = checked_bytes(shape, type.size(), what, 0);
     cursor = member_end(t, m, offset, bytes, what);
+    if (type.joins_units() && !shape.empty() && shape.back() > 0) {
+      // A field of text units (`name = S1[8]`) is a string of that many units, as numpy's
+      // S8, ASDF's ascii and HDF5's fixed strings hold it; arrays of strings keep the
+      // other dimensions (`S1[3, 8]`: three strings). Same bytes, another reading.
+      type = DType::string(type.encoding(), static_cast<uint64_t>(shape.back()), type.byte_order());
+      shape.pop_back();
+    }
     fields.push_back(
         {std::string(layout_.name(m.name)), std::make_shared<const DType>(type), offset, shape});
     size = std::max(size, cursor);
