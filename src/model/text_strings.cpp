@@ -67,7 +67,61 @@ class FixedTextAsStrings final : public ArraySource {
   std::vector<int64_t> shape_;
 };
 
+// The units of an array of one more dimension, read as strings of its last dimension.
+class JoinedUnits final : public ArraySource {
+ public:
+  JoinedUnits(std::shared_ptr<ArraySource> source, DType strings, int64_t length,
+              std::vector<int64_t> shape)
+      : source_(std::move(source)),
+        strings_(std::move(strings)),
+        length_(length),
+        shape_(std::move(shape)) {}
+
+  NDArray read() override { return read(Hyperslab::all(shape_)); }
+  NDArray read(const Hyperslab& slab) override {
+    NDArray out(strings_, Shape(slab.result_shape()));
+    read_into(slab, out.mutable_data());
+    return out;
+  }
+  void read_into(const Hyperslab& slab, void* out) override {
+    Hyperslab units = slab;
+    units.start.push_back(0);
+    units.count.push_back(length_);
+    if (!units.stride.empty()) units.stride.push_back(1);
+    if (!units.dropped.empty()) units.dropped.push_back(false);
+    source_->read_into(units, out);  // the same bytes, C order
+  }
+  void verify() override { source_->verify(); }
+
+ private:
+  std::shared_ptr<ArraySource> source_;
+  DType strings_;
+  int64_t length_;
+  std::vector<int64_t> shape_;
+};
+
 }  // namespace
+
+bool has_joined_units(const Node& n) {
+  return n.kind == NodeKind::kArray && n.dtype.joins_units() && !n.shape.empty() &&
+         n.shape.back() > 0;
+}
+
+std::unique_ptr<Node> as_joined_strings_node(const Node& n) {
+  auto out = std::make_unique<Node>();
+  out->kind = n.kind;
+  out->name = n.name;
+  out->doc = n.doc;
+  out->attributes = n.attributes;
+  out->shape.assign(n.shape.begin(), n.shape.end() - 1);
+  out->link = n.link;
+  out->error = n.error;
+  out->dtype = DType::string(n.dtype.encoding(), static_cast<uint64_t>(n.shape.back()),
+                             n.dtype.byte_order());
+  if (n.data)
+    out->data = std::make_shared<JoinedUnits>(n.data, out->dtype, n.shape.back(), out->shape);
+  return out;
+}
 
 bool is_fixed_text(const DType& type) {
   return type.kind() == DTypeKind::kText;

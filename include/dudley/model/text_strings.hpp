@@ -27,4 +27,13 @@ std::shared_ptr<ArraySource> fixed_text_as_strings(std::shared_ptr<ArraySource> 
 /// (fixed_text_as_strings); name, attributes, shape and storage are `n`'s.
 std::unique_ptr<Node> as_strings_node(const Node& n);
 
+/// Whether `n` is an array of text units that join along its last dimension (a Dudley
+/// `S1[2, 4]`: two strings of four characters), which formats with fixed strings write as
+/// strings.
+bool has_joined_units(const Node& n);
+
+/// A copy of such an array node as fixed strings of the last dimension's length, one
+/// dimension fewer (`S1[2, 4]` -> `|S4 [2]`): the same bytes, read through `n`'s source.
+std::unique_ptr<Node> as_joined_strings_node(const Node& n);
+
 }  // namespace dudley::model

@@ -261,6 +261,12 @@ class Writer {
       dataset(group, name, *converted_.back(), full);
       return;
     }
+    if (model::has_joined_units(n)) {
+      // Text units along the last dimension (a Dudley S1[2, 4]): strings, as h5py writes S4.
+      converted_.push_back(model::as_joined_strings_node(n));
+      dataset(group, name, *converted_.back(), full);
+      return;
+    }
     Handle ftype;
     try {
       ftype = h5_type(n.dtype.kind() == DTypeKind::kText && !n.dtype.is_string()

@@ -371,6 +371,12 @@ class StoreWriter {
                        native.to_string(), native.base().to_string()));
       native = native.base();
     }
+    if (model::has_joined_units(n)) {
+      // Text units along the last dimension (a Dudley S1[2, 4]): strings of that length.
+      converted_.push_back(model::as_joined_strings_node(n));
+      array(*converted_.back(), prefix, path);
+      return;
+    }
     std::shared_ptr<model::ArraySource> data = n.data;
     if (options_.zarr_format != 2 && model::is_fixed_text(native)) {
       // Zarr v3 has strings of variable length only: the same text, each string as long as
@@ -674,6 +680,8 @@ class StoreWriter {
   const SaveOptions& common_;
   std::vector<std::string>& notes_;
   LossLog& losses_;
+  // Arrays written in another form than the source's, alive while referred to.
+  std::vector<std::unique_ptr<model::Node>> converted_;
   uint64_t bytes_ = 0;
   uint64_t written_ = 0;
   std::vector<codec::Bytes> buffers_;
