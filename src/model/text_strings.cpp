@@ -108,18 +108,13 @@ bool has_joined_units(const Node& n) {
 }
 
 std::unique_ptr<Node> as_joined_strings_node(const Node& n) {
-  auto out = std::make_unique<Node>();
-  out->kind = n.kind;
-  out->name = n.name;
-  out->doc = n.doc;
-  out->attributes = n.attributes;
-  out->shape.assign(n.shape.begin(), n.shape.end() - 1);
-  out->link = n.link;
-  out->error = n.error;
+  std::unique_ptr<Node> out = copy_array_node(n);
+  out->shape.pop_back();
   out->dtype = DType::string(n.dtype.encoding(), static_cast<uint64_t>(n.shape.back()),
                              n.dtype.byte_order());
-  if (n.data)
+  if (n.data) {
     out->data = std::make_shared<JoinedUnits>(n.data, out->dtype, n.shape.back(), out->shape);
+  }
   return out;
 }
 
@@ -137,17 +132,8 @@ std::shared_ptr<ArraySource> fixed_text_as_strings(std::shared_ptr<ArraySource> 
 }
 
 std::unique_ptr<Node> as_strings_node(const Node& n) {
-  auto out = std::make_unique<Node>();
-  out->kind = n.kind;
-  out->name = n.name;
-  out->doc = n.doc;
-  out->attributes = n.attributes;
-  out->shape = n.shape;
-  out->empty = n.empty;
-  out->link = n.link;
-  out->storage = n.storage;
+  std::unique_ptr<Node> out = copy_array_node(n);
   out->storage.order = ByteOrder::kNotApplicable;
-  out->error = n.error;
   out->dtype = utf8_strings_type();
   if (n.data) out->data = fixed_text_as_strings(n.data, n.dtype, n.shape);
   return out;

@@ -95,19 +95,27 @@ const Node* Tree::find(std::string_view path) const {
 
 namespace dudley::model {
 
-const Tree& with_group_root(const Tree& tree, Tree& holder) {
-  if (!tree.root || tree.root->kind != NodeKind::kArray) return tree;
-  const Node& a = *tree.root;
+std::unique_ptr<Node> copy_array_node(const Node& a) {
   auto copy = std::make_unique<Node>();
   copy->kind = NodeKind::kArray;
-  copy->name = a.name.empty() ? "data" : a.name;
+  copy->name = a.name;
   copy->doc = a.doc;
   copy->attributes = a.attributes;
   copy->dtype = a.dtype;
   copy->shape = a.shape;
+  copy->empty = a.empty;
+  copy->link = a.link;
   copy->storage = a.storage;
   copy->data = a.data;
   copy->error = a.error;
+  return copy;
+}
+
+const Tree& with_group_root(const Tree& tree, Tree& holder) {
+  if (!tree.root || tree.root->kind != NodeKind::kArray) return tree;
+  const Node& a = *tree.root;
+  std::unique_ptr<Node> copy = copy_array_node(a);
+  if (copy->name.empty()) copy->name = "data";
   holder.format = tree.format;
   holder.root = std::make_unique<Node>();
   holder.root->kind = NodeKind::kGroup;

@@ -155,8 +155,13 @@ std::optional<Value> array_as_value(const NDArray& stored) {
   }
   const auto& dims = a.shape().dims();
   if (flat.size() == 1 && dims.size() <= 1) return flat.front();
-  if (dims.empty()) return flat.empty() ? std::nullopt : std::optional<Value>(flat.front());
-  // Nested by the shape, innermost dimension first.
+  if (dims.empty() && flat.empty()) return std::nullopt;
+  return nest_by_shape(std::move(flat), dims);
+}
+
+Value nest_by_shape(ValueList flat, const std::vector<int64_t>& dims) {
+  if (dims.empty()) return flat.empty() ? Value() : flat.front();
+  // Innermost dimension first: rows of the last extent, then rows of those...
   ValueList level = std::move(flat);
   for (size_t d = dims.size(); d-- > 1;) {
     ValueList next;

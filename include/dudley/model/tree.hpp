@@ -353,6 +353,10 @@ struct Tree {
   mutable std::vector<std::unique_ptr<Node>> found_;  ///< on-demand items find() returned
 };
 
+/// A copy of the array node `a` (name, doc, attributes, type, shape, storage, link, data
+/// source shared, error) that a writer changes to write it another way.
+std::unique_ptr<Node> copy_array_node(const Node& a);
+
 /// A tree whose root is a group, for writers of formats whose files are groups: `tree` itself
 /// when its root is one; else (a Zarr store that is one array) a group holding a copy of the
 /// root array (sharing its data source) under the root's name, or "data" when it has none.

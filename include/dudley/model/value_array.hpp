@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "dudley/core/ndarray.hpp"
 #include "dudley/model/value.hpp"
@@ -21,5 +22,9 @@ std::optional<NDArray> value_as_array(const Value& value, std::string& why);
 /// bools, integers, floats, fixed text and UTF-8 strings. The element type beyond that
 /// (float32, int16) is not kept. nullopt for other types (structures, complex, bytes).
 std::optional<Value> array_as_value(const NDArray& array);
+
+/// The values of an array of `dims` in C order (`flat`) as lists nested by the shape (a
+/// 0-d array's one value as itself; null for none).
+Value nest_by_shape(ValueList flat, const std::vector<int64_t>& dims);
 
 }  // namespace dudley::model

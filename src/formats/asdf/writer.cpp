@@ -348,25 +348,8 @@ class Writer {
         flat.push_back(element_value(a.dtype(), p + i * a.dtype().size()));
       }
     }
-    // Nest the flat values by the shape, innermost dimension first.
     const auto& dims = a.shape().dims();
-    Value data;
-    if (dims.empty()) {
-      data = flat.empty() ? Value() : flat.front();
-    } else {
-      ValueList level = std::move(flat);
-      for (size_t d = dims.size(); d-- > 1;) {
-        ValueList next;
-        const auto n = static_cast<size_t>(dims[d]);
-        for (size_t i = 0; n > 0 && i < level.size(); i += n) {
-          next.emplace_back(
-              ValueList(std::make_move_iterator(level.begin() + static_cast<long>(i)),
-                        std::make_move_iterator(level.begin() + static_cast<long>(i + n))));
-        }
-        level = std::move(next);
-      }
-      data = Value(std::move(level));
-    }
+    Value data = model::nest_by_shape(std::move(flat), dims);
     ValueList shape;
     for (int64_t d : dims) shape.emplace_back(d);
     ValueMap map;
