@@ -44,11 +44,11 @@ class FixedTextAsStrings final : public ArraySource {
       }
       if (unit == 4) {
         std::vector<uint32_t> code(used);
-        std::memcpy(code.data(), at, used * 4);
+        if (used > 0) std::memcpy(code.data(), at, used * 4);
         text = decode_utf32(code.data(), code.size());
       } else if (unit == 2) {
         std::vector<uint16_t> code(used);
-        std::memcpy(code.data(), at, used * 2);
+        if (used > 0) std::memcpy(code.data(), at, used * 2);
         text = decode_utf16(code.data(), code.size());
       } else {
         text.assign(reinterpret_cast<const char*>(at), used);

@@ -120,12 +120,12 @@ std::optional<Value> element(const DType& t, const std::byte* p) {
       while (used > 0 && zero(used - 1)) --used;
       if (unit == 4) {
         std::vector<uint32_t> code(used);
-        std::memcpy(code.data(), p, used * 4);
+        if (used > 0) std::memcpy(code.data(), p, used * 4);
         return Value(decode_utf32(code.data(), code.size()));
       }
       if (unit == 2) {
         std::vector<uint16_t> code(used);
-        std::memcpy(code.data(), p, used * 2);
+        if (used > 0) std::memcpy(code.data(), p, used * 2);
         return Value(decode_utf16(code.data(), code.size()));
       }
       return Value(std::string(reinterpret_cast<const char*>(p), used));

@@ -294,7 +294,7 @@ class Writer {
                           fmt::format("cannot create dataset {}", full), path_of_file(),
                           ErrorCategory::kIo);
       attributes(ds.get(), n, full);
-      written_[full] = &n;
+      written_[full] = WrittenArray::of(n);
       return;
     }
     Handle space(rank == 0 ? H5Screate(H5S_SCALAR)
@@ -360,7 +360,7 @@ class Writer {
                            H5P_DEFAULT),
                 fmt::format("cannot create dataset {}", full), path_of_file(), ErrorCategory::kIo);
     attributes(ds.get(), n, full);
-    written_[full] = &n;
+    written_[full] = WrittenArray::of(n);
     if (has_reference(n.dtype)) {
       deferred_.emplace_back(full, &n);  // after every target exists
       return;
@@ -541,14 +541,13 @@ class Writer {
   void dimension_scales() {
     std::map<std::string, bool> scales;
     for (const auto& [path, node] : written_) {
-      const model::ValueList* coords =
-          list_attribute(*node, model::well_known::kDimensionCoordinates);
-      if (node->shape.size() == 1 && coords && coords->size() == 1 &&
-          (*coords)[0].is<std::string>() && (*coords)[0].as<std::string>() == path) {
-        const model::ValueList* names = list_attribute(*node, model::well_known::kDimensionNames);
+      const auto& coords = node.coords;
+      if (node.rank == 1 && coords && coords->size() == 1 && (*coords)[0].is<std::string>() &&
+          (*coords)[0].as<std::string>() == path) {
+        const auto& names = node.names;
         std::string dim = names && names->size() == 1 && (*names)[0].is<std::string>()
                               ? (*names)[0].as<std::string>()
-                              : node->name;
+                              : node.name;
         Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT));
         if (H5DSset_scale(ds.get(), dim.c_str()) >= 0) scales[path] = true;
         H5Eclear2(H5E_DEFAULT);
@@ -556,9 +555,8 @@ class Writer {
     }
     for (const auto& [path, node] : written_) {
       if (scales.count(path)) continue;
-      const model::ValueList* coords =
-          list_attribute(*node, model::well_known::kDimensionCoordinates);
-      if (!coords || coords->size() != node->shape.size()) continue;
+      const auto& coords = node.coords;
+      if (!coords || coords->size() != node.rank) continue;
       Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT));
       for (size_t d = 0; d < coords->size(); ++d) {
         const Value& c = (*coords)[d];
@@ -586,7 +584,21 @@ class Writer {
   std::vector<std::pair<std::string, const Node*>> hard_links_;  ///< made after every object
   std::map<std::string, model::StoredChunks> sparse_;  ///< datasets written chunk by chunk
   std::vector<std::pair<std::string, const Node*>> deferred_;
-  std::map<std::string, const Node*> written_;
+  // What dimension_scales() needs of each dataset written, copied: items of a list made on
+  // demand (an Avro container's records) no longer exist when it runs.
+  struct WrittenArray {
+    std::string name;
+    size_t rank = 0;
+    std::optional<model::ValueList> coords, names;
+    static WrittenArray of(const Node& n) {
+      WrittenArray w{n.name, n.shape.size(), std::nullopt, std::nullopt};
+      if (const auto* c = list_attribute(n, model::well_known::kDimensionCoordinates))
+        w.coords = *c;
+      if (const auto* d = list_attribute(n, model::well_known::kDimensionNames)) w.names = *d;
+      return w;
+    }
+  };
+  std::map<std::string, WrittenArray> written_;
   uint64_t total_ = 0, done_ = 0;
   int lists_noted_ = 0;
 };

@@ -257,7 +257,7 @@ std::vector<std::byte> base64_fill(const Json& value, uint64_t size, const std::
            fmt::format("fill_value {} is not base64 of at most {} bytes", value.dump(), size));
   }
   std::vector<std::byte> out(size, std::byte{0});
-  std::memcpy(out.data(), bytes->data(), bytes->size());
+  if (!bytes->empty()) std::memcpy(out.data(), bytes->data(), bytes->size());  // "" is b""
   return out;
 }
 
