@@ -124,45 +124,13 @@ class StoreWriter {
   // xarray and the netCDF conventions read; nullopt for others, and for NaN and infinities
   // (JSON has no such numbers).
   static std::optional<Json> scalar_json(const NDArray& a) {
-    if (a.element_count() != 1) return std::nullopt;
-    const NDArray one = a.to_native();
-    const DType& t = one.dtype();
-    const void* p = one.data();
-    auto load = [p]<typename T>(T) {
-      T v;
-      std::memcpy(&v, p, sizeof v);
-      return v;
-    };
-    if (t.kind() == DTypeKind::kInt) {
-      switch (t.size()) {
-        case 1:
-          return Json(load(int8_t{}));
-        case 2:
-          return Json(load(int16_t{}));
-        case 4:
-          return Json(load(int32_t{}));
-        default:
-          return Json(load(int64_t{}));
-      }
+    if (a.element_count() != 1 || !a.dtype().is_numeric() ||
+        a.dtype().kind() == DTypeKind::kComplex) {
+      return std::nullopt;
     }
-    if (t.kind() == DTypeKind::kUInt) {
-      switch (t.size()) {
-        case 1:
-          return Json(load(uint8_t{}));
-        case 2:
-          return Json(load(uint16_t{}));
-        case 4:
-          return Json(load(uint32_t{}));
-        default:
-          return Json(load(uint64_t{}));
-      }
-    }
-    if (t.kind() == DTypeKind::kFloat && (t.size() == 4 || t.size() == 8)) {
-      const double v = t.size() == 4 ? double{load(float{})} : load(double{});
-      if (!std::isfinite(v)) return std::nullopt;
-      return Json(v);
-    }
-    return std::nullopt;
+    const std::optional<model::Value> v = model::array_as_value(a);
+    if (!v || (v->is<double>() && !std::isfinite(v->as<double>()))) return std::nullopt;
+    return model::to_json(*v);
   }
 
   Json attributes(const model::Node& n, const std::string& path) {
