@@ -42,4 +42,13 @@ void LossLog::check() const {
   if (!items_.empty() && !lossy_) throw LossError(format_, path_, items_);
 }
 
+std::string LossLog::unreadable(const std::string& path, const model::NodeError& error) {
+  std::string why = error.message;
+  if (why.starts_with(path + ": ")) why.erase(0, path.size() + 2);
+  const Location& at = error.location;
+  const bool placed = at.line > 0 || at.byte_offset.has_value();
+  return placed ? fmt::format("{}: cannot be read: {}: {}; left out", path, at.to_string(), why)
+                : fmt::format("{}: cannot be read: {}; left out", path, why);
+}
+
 }  // namespace dudley

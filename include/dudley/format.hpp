@@ -190,6 +190,9 @@ class LossLog {
   LossLog(const model::Tree& tree, bool lossy, std::string format, std::string path);
   /// Records one item left out ("PATH: why").
   void lose(std::string item) { items_.push_back(std::move(item)); }
+  /// The line for an array at `path` its reader could not read: "PATH: cannot be read:
+  /// PLACE: WHY; left out", the place (file:line:col, file:@offset) as the error gave it.
+  static std::string unreadable(const std::string& path, const model::NodeError& error);
   /// Throws LossError when anything was lost and the save is not lossy.
   void check() const;
   /// The items lost (for SaveReport::lost).

@@ -58,8 +58,9 @@ py::object attributes(const model::Attributes& attrs) {
         out[py::str(name)] = objects_to_numpy(a, numpy_dtype(a.dtype()), a.shape().dims());
         continue;
       }
-      py::array arr(numpy_dtype(a.dtype()), a.shape().dims());
-      std::memcpy(arr.mutable_data(), a.data(), a.byte_size());
+      const NDArray native = a.to_native();  // a big-endian attribute keeps its order
+      py::array arr(numpy_dtype(native.dtype()), native.shape().dims());
+      if (native.byte_size() > 0) std::memcpy(arr.mutable_data(), native.data(), native.byte_size());
       out[py::str(name)] = arr;
     }
   }

@@ -36,6 +36,7 @@ int run_describe(const DescribeCommandOptions& options) {
     out["ndl"] = text;
     out["warnings"] = problems.warnings;
     out["errors"] = problems.errors;
+    out["notes"] = problems.notes;
     const std::string json = out.dump(2) + "\n";
     std::fwrite(json.data(), 1, json.size(), stdout);
     for (const std::string& e : problems.errors) {
@@ -62,6 +63,7 @@ int run_describe(const DescribeCommandOptions& options) {
     ndl::describe(
         tree, describe, [&](std::string_view s) { out.write(s); }, problems);
   }
+  for (const std::string& n : problems.notes) fmt::print(stderr, "note: {}\n", n);
   for (const std::string& w : problems.warnings) fmt::print(stderr, "warning: {}\n", w);
   for (const std::string& e : problems.errors) {
     fmt::print(stderr, "{}: error: {}\n", options.data.data, e);

@@ -154,6 +154,14 @@ Plan plan_for(const DataOptions& given, bool extents) {
   plan.laid.root = std::make_unique<model::Node>();
   collect(*t.root, *plan.laid.root, "/", plan);
   plan.text = layout::layout_text_for(plan.laid, nullptr, text_options());
+  if (plan.placed.empty() && !plan.skipped.empty()) {
+    // A layout without arrays would read nothing: refuse rather than write an empty one.
+    std::string why;
+    for (const Skipped& s : plan.skipped) why += fmt::format("\n  {}: {}", s.path, s.reason);
+    throw Error(ErrorCategory::kType,
+                fmt::format("no array of {} can be laid out:{}", options.data, why),
+                Location::file(options.data));
+  }
   return plan;
 }
 

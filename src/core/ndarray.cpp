@@ -109,6 +109,15 @@ NDArray NDArray::to_native() const {
   return out;
 }
 
+NDArray NDArray::in_order_of(const DType& stored) const {
+  NDArray out = to_native();
+  if (stored.needs_swap() && out.dtype_.holds_vlen() == false) {
+    swap_elements(out.data_, out.element_count(), stored);
+    out.dtype_ = stored;
+  }
+  return out;
+}
+
 void NDArray::copy_native_into(void* out) const {
   auto* dst = static_cast<unsigned char*>(out);
   const uint64_t size = dtype_.size();

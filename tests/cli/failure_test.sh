@@ -65,12 +65,13 @@ check "no suggestion between one-letter names" test "$(grep -c 'did you mean' er
 # convert: input that was read but is invalid is exit 1, in text and JSON.
 "$dudley" convert short.bin conv.bin >out.txt 2>err.txt
 check "convert of an unreadable array: exit 1 (not 2)" test $? -eq 1
-check "convert: one 'error:' naming the array and its place" \
-  grep -q "^short.bin:@0: error: /x cannot be read: data item /x of 32 bytes" err.txt
+check "convert: every unreadable array named with its place, at once" \
+  grep -q "^  /x: cannot be read: short.bin:@0: data item /x of 32 bytes" err.txt
+check "... /y and /z too" grep -q "^  /z: cannot be read: short.bin:@32: parameter /NY" err.txt
 check "convert: nothing written" test ! -e conv.bin
 "$dudley" convert --json short.bin conv.bin >out.json 2>err.txt
 check "convert --json: JSON error document" \
-  json_is out.json "d['error']['code'] == 'data' and d['error']['offset'] == 0"
+  json_is out.json "d['error']['code'] == 'loss' and [x.split(':')[0] for x in d['error']['lost']] == ['/x', '/y', '/z']"
 
 printf 'N := 2\na = u1[N]\n' >own.dud
 printf '\001\002' >own.bin

@@ -62,6 +62,9 @@ class NDArray {
   /// A packed C-contiguous copy in native byte order (or unchanged order for types without
   /// one). The copy owns its data.
   NDArray to_native() const;
+  /// A packed C-contiguous copy whose elements are of `stored` (this array's type in another
+  /// byte order, as a file stores it): the bytes swapped where the orders differ.
+  NDArray in_order_of(const DType& stored) const;
   /// Copies the elements packed in C order and native byte order into `out` (at least
   /// byte_size() bytes): to_native() into the caller's memory.
   void copy_native_into(void* out) const;

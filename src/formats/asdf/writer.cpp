@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <set>
+#include <stdexcept>
 #include <unordered_set>
 
 #include "block_writer.hpp"
@@ -26,6 +27,13 @@
 
 namespace dudley::asdf {
 namespace {
+
+// An array the file cannot hold (no ASDF datatype, unreadable): the writer lists it as lost
+// and goes on with the others, so that every such array is named at once.
+class Unwritable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 using model::Node;
 using model::NodeKind;
@@ -178,7 +186,11 @@ class Writer {
     for (const auto& child : g.children) {
       const std::string child_path = path + "/" + child->name;
       if (masks.count(child_path)) continue;
-      map.emplace_back(child->name, node(*child, child_path, &g, depth + 1));
+      try {
+        map.emplace_back(child->name, node(*child, child_path, &g, depth + 1));
+      } catch (const Unwritable& e) {
+        lost_.push_back(e.what());
+      }
     }
     Value out(std::move(map));
     if (const auto* tag = g.attributes.find(kTagAttribute)) {
@@ -209,7 +221,12 @@ class Writer {
       check_depth(depth + 1, path);
       ValueList items;
       model::for_each_child(n, [&](uint64_t i, const Node& item) {
-        items.push_back(node(item, fmt::format("{}/{}", path, i), nullptr, depth + 1));
+        try {
+          items.push_back(node(item, fmt::format("{}/{}", path, i), nullptr, depth + 1));
+        } catch (const Unwritable& e) {
+          lost_.push_back(e.what());
+          items.emplace_back();  // null keeps the other items' indices
+        }
         return true;
       });
       return Value(std::move(items));
@@ -234,11 +251,8 @@ class Writer {
   Value array(const Node& n, const std::string& path, const Node* parent) {
     if (!n.error.empty() || !n.data) {
       // The source's message and place, not its whole "FILE: error:" text inside ours.
-      if (n.error.empty()) {
-        throw Error(ErrorCategory::kData, fmt::format("cannot write {}: it has no data", path));
-      }
-      throw Error(n.error.category, fmt::format("cannot write {}: {}", path, n.error.message),
-                  n.error.location);
+      if (n.error.empty()) throw Unwritable(fmt::format("{}: it has no data; left out", path));
+      throw Unwritable(LossLog::unreadable(path, n.error));
     }
     ValueMap map;
     const uint64_t elements = Shape(n.shape).element_count().value_or(UINT64_MAX);
@@ -263,7 +277,7 @@ class Writer {
       map.emplace_back("source", Value(static_cast<int64_t>(blocks_.size())));
       map.emplace_back("datatype", datatype_to_value(dtype, order));
     } catch (const Error& e) {
-      throw Error(e.category(), fmt::format("cannot write {}: {}", path, e.message()));
+      throw Unwritable(fmt::format("{}: {}; left out", path, e.message()));
     }
     if (n.dtype.kind() == DTypeKind::kCompound && !n.dtype.name().empty() &&
         struct_names_.insert(n.dtype.name()).second) {

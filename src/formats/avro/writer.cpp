@@ -35,22 +35,26 @@ void lose_attributes(const model::Node& node, const std::string& path, const std
 void write_arrays(const model::Node& node, const std::string& path, ContainerWriter& out,
                   uint64_t& arrays, const SaveOptions& common, uint64_t total, uint64_t& done,
                   const std::string& format, LossLog& losses) {
+  // What cannot be carried is listed, all of it (LossLog), before the file appears.
   if (!node.error.empty() && node.link) {  // a link not followed
     losses.lose(fmt::format("{}: {}; left out", path, node.error.message));
     return;
   }
   if (!node.error.empty()) {
-    throw Error(node.error.category, fmt::format("{}: {}", path, node.error.message),
-                node.error.location);
+    losses.lose(LossLog::unreadable(path, node.error));
+    return;
   }
   lose_attributes(node, path, format, losses);
   if (node.kind == model::NodeKind::kArray) {
-    if (!node.data)
-      throw Error(ErrorCategory::kData, fmt::format("{}: the array has no data", path));
+    if (!node.data) {
+      losses.lose(fmt::format("{}: the array has no data; left out", path));
+      return;
+    }
     try {
       typestr_of(node.dtype);
     } catch (const Error& e) {
-      throw Error(e.category(), fmt::format("{}: {}", path, e.message()));
+      losses.lose(fmt::format("{}: {}; left out", path, e.message()));
+      return;
     }
     // A record holds its array whole, in memory: one that cannot fit is refused before it
     // is read (a source may declare a terabyte of missing chunks).

@@ -1,5 +1,7 @@
 #include "dataset_source.hpp"
 
+#include "dudley/core/byte_swap.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -471,6 +473,14 @@ model::AttributeValue read_attribute(const OpenFile& file, hid_t attr, const std
     if (*n) H5Dvlen_reclaim(memtype.get(), space.get(), H5P_DEFAULT, raw.data());
   }
   NDArray a = NDArray::borrow(heap->main.data(), native, Shape(shape), {}, keep);
+  const DTypeKind kind = stored.kind();
+  if (stored.needs_swap() &&
+      (kind == DTypeKind::kInt || kind == DTypeKind::kUInt || kind == DTypeKind::kFloat)) {
+    // A number stored big-endian keeps its byte order (its readers convert; a writer
+    // carries it, as NDL's `endian: big` or HDF5's own type).
+    swap_elements(heap->main.data(), *n, stored);
+    a = NDArray::borrow(heap->main.data(), stored, Shape(shape), {}, keep);
+  }
   // A scalar string (fixed or variable) is a plain string, as every format's text attribute.
   if (shape.empty() &&
       (native.kind() == DTypeKind::kText ||

@@ -204,7 +204,8 @@ class Writer {
         return true;
       }
       if (!c.error.empty()) {
-        losses_.lose(fmt::format("{}: {}; left out", full, c.error.message));
+        losses_.lose(c.link ? fmt::format("{}: {}; left out", full, c.error.message)
+                            : LossLog::unreadable(full, c.error));
         return true;
       }
       if (c.kind == model::NodeKind::kArray) {
@@ -251,6 +252,12 @@ class Writer {
   }
 
   void dataset(hid_t group, const std::string& name, const Node& n, const std::string& full) {
+    if (model::has_joined_units(n)) {
+      // Text units along the last dimension (a Dudley S1[2, 4]): strings, as h5py writes S4.
+      converted_.push_back(model::as_joined_strings_node(n));
+      dataset(group, name, *converted_.back(), full);
+      return;
+    }
     if (n.dtype.kind() == DTypeKind::kText && n.dtype.encoding() == TextEncoding::kUtf32) {
       // HDF5 has no UTF-32: the text as variable-length UTF-8 strings, as h5py writes str.
       notes_.push_back(
@@ -258,12 +265,6 @@ class Writer {
                       "strings (HDF5 has no UTF-32)",
                       full, n.dtype.to_string()));
       converted_.push_back(model::as_strings_node(n));
-      dataset(group, name, *converted_.back(), full);
-      return;
-    }
-    if (model::has_joined_units(n)) {
-      // Text units along the last dimension (a Dudley S1[2, 4]): strings, as h5py writes S4.
-      converted_.push_back(model::as_joined_strings_node(n));
       dataset(group, name, *converted_.back(), full);
       return;
     }
@@ -462,6 +463,7 @@ class Writer {
         continue;
       if (owner == "/" && model::well_known::is_bookkeeping(tree_.format, name)) continue;
       std::optional<NDArray> array;
+      std::optional<DType> file_type;
       if (const Value* v = std::get_if<Value>(&value)) {
         if (const std::optional<DType> empty = model::well_known::empty_type(*v)) {
           try {
@@ -486,19 +488,24 @@ class Writer {
           continue;
         }
       } else {
+        // Native in memory; in the file in the order the source stored it (a big-endian
+        // attribute stays big-endian).
+        file_type = std::get<NDArray>(value).dtype();
         array = std::get<NDArray>(value).to_native();
       }
       try {
-        write_attribute(loc, name, *array);
+        write_attribute(loc, name, *array, file_type);
       } catch (const Error& e) {
         losses_.lose(fmt::format("{}: attribute '{}': {}; left out", owner, name, e.message()));
       }
     }
   }
 
-  void write_attribute(hid_t loc, const std::string& name, const NDArray& a) {
+  // `stored`: the type in the file, when it differs from `a`'s (another byte order).
+  void write_attribute(hid_t loc, const std::string& name, const NDArray& a,
+                       const std::optional<DType>& stored = std::nullopt) {
     const DType& t = a.dtype();
-    Handle ftype = h5_type(t, false);
+    Handle ftype = h5_type(stored ? *stored : t, false);
     Handle mtype = h5_type(t, true);
     const auto& dims64 = a.shape().dims();
     std::vector<hsize_t> dims(dims64.begin(), dims64.end());

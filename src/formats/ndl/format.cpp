@@ -2,6 +2,10 @@
 // written with every value, so `dudley convert data.h5 data.yaml` keeps the data.
 #include "dudley/formats/ndl/ndl.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "dudley/io/atomic_file.hpp"
@@ -15,8 +19,16 @@ class NdlFormat final : public BasicFormat {
       : BasicFormat("ndl", "Ndarray Data Language: a YAML description of groups and arrays",
                     {".ndl", ".yaml", ".yml"}) {}
 
-  // NDL is YAML text without a signature: recognised by its extension or --format ndl.
-  bool sniff(const std::string&, std::span<const std::byte>) const override { return false; }
+  // NDL is YAML text without a signature: a name with its extension whose first bytes are
+  // text is NDL, before any companion file is asked (an x.dud left beside x.ndl by an
+  // earlier conversion does not make it Dudley data); otherwise --format ndl.
+  bool sniff(const std::string& path, std::span<const std::byte> head) const override {
+    std::string ext = std::filesystem::path(path).extension().string();
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const auto names = extensions();
+    if (head.empty() || std::find(names.begin(), names.end(), ext) == names.end()) return false;
+    return std::none_of(head.begin(), head.end(), [](std::byte b) { return b == std::byte{0}; });
+  }
 
   model::Tree open(const std::string& path, const OpenOptions&) const override {
     return open_ndl(path);
@@ -47,6 +59,7 @@ class NdlFormat final : public BasicFormat {
     losses.check();  // the temporary file is discarded
     file.commit(options.fsync);
     report.lost = losses.take();
+    report.notes = std::move(problems.notes);
     report.files.push_back({path, "data", at});
     return report;
   }

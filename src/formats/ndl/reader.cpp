@@ -491,6 +491,8 @@ class Reader {
         if (shape.empty() && t.kind() == DTypeKind::kVLen && t.base().kind() == DTypeKind::kText) {
           // A scalar string in full form is the same attribute as in short form.
           out.set(name, asdf::scalar_value(*value, path_));
+        } else if (t.needs_swap() && t.kind() != DTypeKind::kCompound) {
+          out.set(name, a.in_order_of(t));  // `endian: big` kept, as HDF5 stored it
         } else {
           out.set(name, std::move(a));
         }

@@ -585,21 +585,29 @@ void ValueEmitter::array(std::string& out, const NDArray& a, int indent) const {
     element(out, base, a.dtype());
     return;
   }
-  const size_t rank = shape.size();
-  // Empty arrays: nested empty lists down to the first zero extent.
-  if (a.element_count() == 0) {
-    size_t d = 0;
-    while (d < rank && shape[d] != 0) ++d;
-    out += std::string(d + 1, '[') + std::string(d + 1, ']');
-    return;
+  // An empty array is nested lists down to its first zero extent, each an empty list
+  // there: [3, 0] is [[], [], []], [0, 3] is [].
+  size_t rank = shape.size();
+  const bool empty = a.element_count() == 0;
+  if (empty) {
+    rank = 0;
+    while (shape[rank] != 0) ++rank;
+    if (rank == 0) {
+      out += "[]";
+      return;
+    }
   }
   std::vector<int64_t> index(rank, 0);
   const std::string newline = "\n" + std::string(static_cast<size_t>(indent), ' ');
   out += std::string(rank, '[');
   while (true) {
-    int64_t offset = 0;
-    for (size_t d = 0; d < rank; ++d) offset += index[d] * strides[d];
-    element(out, base + offset, a.dtype());
+    if (empty) {
+      out += "[]";
+    } else {
+      int64_t offset = 0;
+      for (size_t d = 0; d < rank; ++d) offset += index[d] * strides[d];
+      element(out, base + offset, a.dtype());
+    }
     // Advance: close the dimensions that ended, open the next ones.
     size_t d = rank;
     while (d > 0 && ++index[d - 1] == shape[d - 1]) {

@@ -11,6 +11,7 @@
 #include "dudley/core/path.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/formats/ndl/ndl.hpp"
+#include "dudley/model/text_strings.hpp"
 #include "dudley/model/value_array.hpp"
 #include "filters.hpp"
 #include "formats/asdf/yaml_emit.hpp"
@@ -45,6 +46,7 @@ class Describer {
         source_format_(tree.format),
         sink_(sink),
         problems_(problems),
+        references_(tree.references.get()),
         emitter_(tree.references.get()) {}
 
   void run(const Node& root) {
@@ -135,10 +137,22 @@ class Describer {
         warn(fmt::format("{}: {}; left out", p, why));
         continue;
       }
+      const Node* node = c.get();
+      if (model::has_joined_units(*c)) {
+        // Text units along the last dimension (a Dudley S1[2, 4]): strings, one per row.
+        converted_.push_back(model::as_joined_strings_node(*c));
+        node = converted_.back().get();
+      }
+      if (model::is_fixed_text(node->dtype) && node->dtype.text_length() > 1) {
+        problems_.notes.push_back(
+            fmt::format("{}: fixed-length strings ({}) are written as NDL strings, which have "
+                        "no length (they read back as variable-length strings)",
+                        p, node->dtype.to_string()));
+      }
       if (dimcoords_.count(p)) {
-        entity(coords, *c, gpath, p, true);
+        entity(coords, *node, gpath, p, true);
       } else {
-        entity(arrays, *c, gpath, p, false);
+        entity(arrays, *node, gpath, p, false);
       }
     }
     if (attrs.empty() && coords.empty() && arrays.empty()) {
@@ -154,6 +168,14 @@ class Describer {
 
   void entity(std::string& out, const Node& n, const std::string& gpath, const std::string& path,
               bool dimcoord) {
+    const std::optional<DType> stated = stated_type(n, path);
+    if (!stated) {
+      warn(fmt::format("{}: region references of both kinds (block and element); an NDL type "
+                       "states one kind, left out",
+                       path));
+      return;
+    }
+    const DType& type = *stated;
     out += pad(4) + asdf::yaml_string(n.name) + ":\n";
     const bool grows =
         n.storage.max_shape.size() == n.shape.size() && n.storage.max_shape != n.shape;
@@ -170,9 +192,9 @@ class Describer {
       out += pad(6) + fmt::format("shape: [{}]\n", fmt::join(dims, ", "));
     }
     out += pad(6) + "type:";
-    emit_type(out, n.dtype, 6);
+    emit_type(out, type, 6);
     if (options_.values && n.data) {
-      const uint64_t values = Shape(n.shape).element_count().value_or(UINT64_MAX);
+      const uint64_t values = text_items(n.shape);
       if (values > kMaxTextValues) {
         error(
             fmt::format("{}: values not written: {} values, more than the {} NDL's text "
@@ -191,6 +213,52 @@ class Describer {
     }
     storage(out, n, dimcoord, grows);
     attributes(out, n.attributes, path, 8, "      attributes:\n");
+  }
+
+  // Values (or, in an empty array, the empty lists) the text of an array of `shape` holds.
+  static uint64_t text_items(const std::vector<int64_t>& shape) {
+    uint64_t items = 1;
+    for (int64_t e : shape) {
+      if (e == 0) break;
+      const std::optional<uint64_t> more = checked_mul(items, static_cast<uint64_t>(e));
+      if (!more) return UINT64_MAX;
+      items = *more;
+    }
+    return items;
+  }
+
+  // The type NDL states for `n`: a region reference's selection kind (block or element) is
+  // in NDL's type but in HDF5's values, so the values say it. NDL has one kind per array:
+  // nullopt for an array of both kinds; too many to look at are stated as block, with a
+  // warning.
+  std::optional<DType> stated_type(const Node& n, const std::string& path) {
+    if (n.dtype.kind() != DTypeKind::kReference ||
+        n.dtype.reference_kind() == ReferenceKind::kObject || !n.data || !references_) {
+      return n.dtype;
+    }
+    if (text_items(n.shape) > kMaxTextValues) {
+      warn(fmt::format("{}: region references not looked at ({} of them); stated as block", path,
+                       text_items(n.shape)));
+      return n.dtype;
+    }
+    bool blocks = false, elements = false;
+    try {
+      const NDArray a = n.data->read().to_native();
+      const auto* keys = static_cast<const std::byte*>(a.data());
+      for (uint64_t i = 0; i < a.element_count(); ++i) {
+        uint64_t key = 0;
+        std::memcpy(&key, keys + i * 8, 8);
+        const Value target = references_->find(key);
+        if (!target.is<model::ValueMap>()) continue;
+        bool has_elements = false;
+        for (const auto& [k, v] : target.as<model::ValueMap>()) has_elements |= k == "elements";
+        (has_elements ? elements : blocks) = true;
+      }
+    } catch (const Error&) {
+      return n.dtype;  // the values' own error is reported where they are written
+    }
+    if (elements && blocks) return std::nullopt;
+    return elements ? DType::reference(ReferenceKind::kRegionElements) : n.dtype;
   }
 
   void storage(std::string& out, const Node& n, bool dimcoord, bool grows) {
@@ -310,13 +378,22 @@ class Describer {
     std::string v = pad(indent + 2) + "value: ";
     emitter_.array(v, a.to_native(), indent + 4);
     out += v + "\n";
+    // P5: an attribute's byte order only when big endian.
+    const DType& t = a.dtype().kind() == DTypeKind::kEnum ? a.dtype().base() : a.dtype();
+    if (t.size() > 1 && t.byte_order() == ByteOrder::kBig &&
+        (t.kind() == DTypeKind::kInt || t.kind() == DTypeKind::kUInt ||
+         t.kind() == DTypeKind::kFloat)) {
+      out += pad(indent + 2) + "storage:\n" + pad(indent + 4) + "endian: big\n";
+    }
   }
 
   const DescribeOptions& options_;
   std::string source_format_;
   const std::function<void(std::string_view)>& sink_;
   DescribeProblems& problems_;
+  const model::ReferenceTable* references_;
   ValueEmitter emitter_;
+  std::vector<std::unique_ptr<Node>> converted_;  // joined text units, alive while written
   std::map<std::string, const Node*> groups_;  // sorted by path (P1)
   std::map<std::string, const Node*> dimcoords_;
 };

@@ -10,6 +10,7 @@
 #include "dudley/io/byte_source.hpp"
 #include "dudley/io/disk_room.hpp"
 #include "dudley/model/contiguous_source.hpp"
+#include "dudley/model/text_strings.hpp"
 
 namespace dudley::npy {
 namespace {
@@ -98,7 +99,10 @@ class NpyFormat final : public BasicFormat {
   SaveReport save(const model::Tree& tree, const std::string& path,
                   const SaveOptions& options) const override {
     const auto [found, array_path] = only_array(tree);
-    const model::Node& a = *found;
+    // Text units along the last dimension (a Dudley U4[2, 3]): strings, as numpy writes <U3.
+    std::unique_ptr<model::Node> joined;
+    if (model::has_joined_units(*found)) joined = model::as_joined_strings_node(*found);
+    const model::Node& a = joined ? *joined : *found;
     if (!a.error.empty()) throw Error(a.error.category, a.error.message, a.error.location);
     const DType type = a.dtype.kind() == DTypeKind::kEnum ? a.dtype.base() : a.dtype;
     // Sources read in native byte order, structures' fields included.

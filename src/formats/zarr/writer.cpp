@@ -325,7 +325,8 @@ class StoreWriter {
     const std::string shown = path.empty() ? "/" : path;
     // An array the source could not read, or a link not followed: nothing to copy.
     if (!n.error.empty()) {
-      losses_.lose(fmt::format("{}: {}; left out", shown, n.error.message));
+      losses_.lose(n.link ? fmt::format("{}: {}; left out", shown, n.error.message)
+                          : LossLog::unreadable(shown, n.error));
       return;
     }
     if (!n.data) {

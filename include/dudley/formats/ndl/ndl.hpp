@@ -46,6 +46,9 @@ struct DescribeProblems {
   /// What of the file could not be read (an array that cannot be resolved, values that
   /// cannot be read or are too many to write as text): the description lacks it.
   std::vector<std::string> errors;
+  /// What NDL states otherwise than the source, every value kept (fixed-length strings as
+  /// strings, which have no length in NDL).
+  std::vector<std::string> notes;
 };
 
 /// Writes the NDL description of `tree` to `sink`, a group at a time (memory follows the

@@ -99,7 +99,7 @@ class Emitter {
 
   /// What the layout does not keep of the tree, one line per item.
   std::vector<std::string> lost() const {
-    std::vector<std::string> out;
+    std::vector<std::string> out = unwritable_;
     for (const std::string& a : attributes_) {
       out.push_back(a + ": attribute not written (a Dudley layout holds no values)");
     }
@@ -254,6 +254,31 @@ class Emitter {
         // A "#!" line documents the item declared just before it [C24]: right after the
         // array, or after the line opening the group or list.
         case model::NodeKind::kArray: {
+          if (!in_list && options_.leave_out_unwritable) {
+            // Made apart, so an array left out leaves no half line behind.
+            std::string text;
+            if (!c.error.empty()) {
+              unwritable_.push_back(LossLog::unreadable(child, c.error));
+              if (options_.left_out) options_.left_out->insert(child);
+              break;
+            }
+            try {
+              const std::vector<std::string> dims =
+                  extent_parameters(c, child, spelled[i], spelled, indent, text);
+              text += lead;
+              array(c, child, text, dims);
+            } catch (const Error& e) {
+              const std::string& m = e.message();
+              unwritable_.push_back(fmt::format(
+                  "{}: {}; left out", child,
+                  m.starts_with(child + ": ") ? m.substr(child.size() + 2) : m));
+              if (options_.left_out) options_.left_out->insert(child);
+              break;
+            }
+            out += text;
+            doc(item_doc, out);
+            break;
+          }
           const std::vector<std::string> dims = extent_parameters(
               c, child, in_list ? std::string("item") : spelled[i], spelled, indent, out);
           out += lead;
@@ -311,13 +336,17 @@ class Emitter {
   std::vector<std::string> parameters_;  // extent parameters declared so far
   std::string types_;
   std::vector<std::string> attributes_, masks_, renamed_;  // for notes() and lost()
+  std::vector<std::string> unwritable_;  // arrays left out (leave_out_unwritable), why
   std::string format_;                                     // the tree's
   std::map<std::string, std::string> structs_;             // compound's text -> its type name
   std::set<std::string> used_;                             // type names given out
 };
 
-void arrays(const model::Node& n, const std::string& path, Writer& w) {
+// `source_path`: the tree's own names (as `left_out` has them); `path`: the layout's.
+void arrays(const model::Node& n, const std::string& path, const std::string& source_path,
+            const std::set<std::string>& left_out, Writer& w) {
   if (n.kind == model::NodeKind::kArray) {
+    if (left_out.count(source_path)) return;
     std::vector<int64_t> shape = n.shape;
     const DType declared = in_dudley_terms(n.dtype, shape);
     if ((declared == n.dtype && shape == n.shape) || !n.data) {
@@ -339,8 +368,11 @@ void arrays(const model::Node& n, const std::string& path, Writer& w) {
   const bool in_list = n.kind == model::NodeKind::kList;
   const std::vector<std::string> spelled =
       in_list ? std::vector<std::string>() : member_spellings(n);
+  const std::string source_base = source_path == "/" ? "" : source_path;
   model::for_each_child(n, [&](uint64_t i, const model::Node& c) {
-    arrays(c, in_list ? fmt::format("{}/{}", base, i) : base + "/" + spelled[i], w);
+    const std::string index = std::to_string(i);
+    arrays(c, base + "/" + (in_list ? index : spelled[i]),
+           source_base + "/" + (in_list ? index : c.name), left_out, w);
     return true;
   });
 }
@@ -362,7 +394,11 @@ uint64_t write_tree(const model::Tree& given, const std::string& data_path,
   const model::Tree& tree = model::with_group_root(given, holder);  // a Zarr array store
   LossLog losses(given, lossy, "Dudley", data_path);
   std::vector<std::string> notes, lost;
-  const std::string text = layout_text_for(tree, &notes, {}, &lost);
+  std::set<std::string> left_out;
+  LayoutTextOptions text_options;
+  text_options.leave_out_unwritable = true;
+  text_options.left_out = &left_out;
+  const std::string text = layout_text_for(tree, &notes, text_options, &lost);
   for (std::string& item : lost) losses.lose(std::move(item));
   losses.check();  // before anything is written
   if (report) {
@@ -382,7 +418,8 @@ uint64_t write_tree(const model::Tree& given, const std::string& data_path,
   own.align_copies = true;  // the layout is made here: the writer may place its arrays
   Writer w(layout, data_path, own);
   // A root list is the layout's member `items` (Emitter::run).
-  arrays(*tree.root, tree.root->kind == model::NodeKind::kList ? "/items" : "/", w);
+  arrays(*tree.root, tree.root->kind == model::NodeKind::kList ? "/items" : "/", "/", left_out,
+         w);
   for (const auto& [key, target] : tree.pointees) {
     w.write_pointee(key, target->data->read());  // pointees are small: read whole
   }

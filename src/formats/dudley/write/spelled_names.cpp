@@ -126,10 +126,15 @@ class DudleyTermsSource final : public model::ArraySource {
   }
 
  private:
-  // The bytes read, under the declared type and `shape` (same size: the view keeps them).
+  // The bytes read, under the declared type and `shape` (same size: the view keeps them),
+  // in native order: the declared type keeps the source's byte order, which the bytes no
+  // longer have once read (a big-endian >U3 array read as native <U4 units).
   NDArray as_declared(const NDArray& read, const std::vector<int64_t>& shape) const {
-    auto owner = std::make_shared<NDArray>(read.is_c_contiguous() ? read : read.to_native());
-    return NDArray::borrow(owner->mutable_data(), type_, Shape(shape), {}, owner);
+    const bool as_read = read.is_c_contiguous() && !read.dtype().needs_swap();
+    auto owner = std::make_shared<NDArray>(as_read ? read : read.to_native());
+    const DType native =
+        type_.needs_swap() ? type_.with_byte_order(native_byte_order()) : type_;
+    return NDArray::borrow(owner->mutable_data(), native, Shape(shape), {}, owner);
   }
 
   std::shared_ptr<model::ArraySource> inner_;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,11 @@ struct LayoutTextOptions {
   /// storage.extent_offsets says the file stores it (`t_n0 := <u8 @ 872`,
   /// `t = <f8[t_n0] @ 2048`). One layout then reads files whose arrays differ in shape.
   std::map<std::string, std::vector<size_t>> extent_parameters;
+  /// A group's array Dudley has no type for (an HDF5 region reference), or that cannot be
+  /// read, is left out and listed in `lost` instead of failing the whole layout; its path
+  /// goes in `left_out`. Items of lists are never left out (the others' indices would move).
+  bool leave_out_unwritable = false;
+  std::set<std::string>* left_out = nullptr;
 };
 /// `lost`, when given, receives one line per item the layout cannot hold (an attribute, a
 /// mask).
