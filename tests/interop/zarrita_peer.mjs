@@ -110,10 +110,66 @@ async function read(path) {
   console.log(JSON.stringify(out));
 }
 
+// Every array named (paths from the store's root; "/" is a root array) with its type,
+// shape, attributes, fill value and values in C order: the conversion matrix's reader.
+async function items(path) {
+  const store = new FileSystemStore(path);
+  const out = {};
+  for (const name of process.argv.slice(4)) {
+    const location = name === "/" ? zarr.root(store) : zarr.root(store).resolve(name.slice(1));
+    const arr = await zarr.open(location, { kind: "array" });
+    const got = await zarr.get(arr);
+    const values = [];
+    const index = new Array(got.shape.length).fill(0);
+    const count = got.shape.reduce((a, b) => a * b, 1);
+    for (let n = 0; n < count; n++) {
+      let offset = 0;
+      for (let d = 0; d < index.length; d++) offset += index[d] * got.stride[d];
+      const v = arr.dtype === "bool" ? got.data.get(offset)
+        : Array.isArray(got.data) ? got.data[offset] : got.data[offset];
+      values.push(plain(v));
+      for (let d = index.length - 1; d >= 0; d--) {
+        if (++index[d] < got.shape[d]) break;
+        index[d] = 0;
+      }
+    }
+    out[name] = { shape: got.shape, dtype: arr.dtype, attributes: arr.attrs,
+                  fill_value: plain(arr.fillValue), values };
+  }
+  console.log(JSON.stringify(out));
+}
+
+// The matrix's source written by zarrita: /grid/x (float64, units m), /grid/i (int16,
+// fill -7) and /be (int32 stored big-endian), values as matrix_values() gives them.
+async function matrix(dir) {
+  const store = new FileSystemStore(dir);
+  const root = await zarr.create(zarr.root(store), { attributes: {} });
+  const grid = await zarr.create(root.resolve("grid"), { attributes: {} });
+  // Codecs and fill values given: left out, zarrita 0.7.5 writes `codecs: []` and
+  // `fill_value: null`, which the v3 specification does not allow.
+  const bytes = [{ name: "bytes", configuration: { endian: "little" } }];
+  const x = await zarr.create(grid.resolve("x"), { shape: [5], chunkShape: [2], dtype: "float64",
+                                                   codecs: bytes, fillValue: 0,
+                                                   attributes: { units: "m" } });
+  await zarr.set(x, null, { data: new Float64Array([0, 0.25, 0.5, 0.75, 1]), shape: [5],
+                            stride: [1] });
+  const i = await zarr.create(grid.resolve("i"), { shape: [2, 3], chunkShape: [1, 3],
+                                                   dtype: "int16", fillValue: -7,
+                                                   codecs: bytes });
+  await zarr.set(i, null, { data: new Int16Array([-3, -2, -1, 0, 1, 2]), shape: [2, 3],
+                            stride: [3, 1] });
+  const be = await zarr.create(root.resolve("be"), { shape: [4], chunkShape: [4], dtype: "int32",
+    fillValue: 0, codecs: [{ name: "bytes", configuration: { endian: "big" } }] });
+  await zarr.set(be, null, { data: new Int32Array([0, 1, 2, 3]), shape: [4], stride: [1] });
+}
+
 const [mode, target] = process.argv.slice(2);
 if (mode === "write") await write(target);
 else if (mode === "read") await read(target);
+else if (mode === "items") await items(target);
+else if (mode === "matrix") await matrix(target);
 else {
-  console.error("usage: zarrita_peer.mjs write DIR | read STORE ARRAY...");
+  console.error("usage: zarrita_peer.mjs write DIR | read STORE ARRAY... | items STORE PATH... | " +
+                "matrix DIR");
   process.exit(2);
 }

@@ -137,8 +137,20 @@ class Reader {
         groups.emplace_back(node.get(), full);
         group.children.push_back(std::move(node));
       } else if (info.type == H5O_TYPE_DATASET) {
-        group.children.push_back(
-            dataset(std::move(object), link.name, full, info.num_attrs > 0, info.addr));
+        std::unique_ptr<Node> array =
+            dataset(std::move(object), link.name, full, info.num_attrs > 0, info.addr);
+        if (dimension_only_.count(full) && array->shape.size() == 1) {
+          // A netCDF dimension without a variable: a named size of its group, no array.
+          model::Parameter p;
+          p.name = link.name;
+          p.value = array->shape[0];
+          const bool unlimited =
+              !array->storage.max_shape.empty() && array->storage.max_shape[0] < 0;
+          p.doc = unlimited ? "a netCDF dimension (unlimited)" : "a netCDF dimension";
+          group.params.push_back(std::move(p));
+        } else {
+          group.children.push_back(std::move(array));
+        }
       } else {
         skipped_.push_back(fmt::format("{}: a committed datatype; not listed", full));
       }
@@ -268,7 +280,10 @@ class Reader {
         char scale_name[1024] = {};
         const ssize_t n = H5DSget_scale_name(ds.get(), scale_name, sizeof scale_name);
         std::string dim = n > 0 ? std::string(scale_name) : name;
-        if (dim.starts_with("This is a netCDF dimension but not a netCDF variable")) dim = name;
+        if (dim.starts_with("This is a netCDF dimension but not a netCDF variable")) {
+          dim = name;
+          dimension_only_.insert(full);
+        }
         node->attributes.set(model::well_known::kDimensionNames,
                              Value(model::ValueList{Value(dim)}));
         node->attributes.set(model::well_known::kDimensionCoordinates,
@@ -413,7 +428,8 @@ class Reader {
         if (H5DSiterate_scales(ds.get(), static_cast<unsigned>(d), &idx, scale, &v) < 0)
           H5Eclear2(H5E_DEFAULT);
         if (v.count == 1 && !v.path.empty()) {
-          paths.emplace_back(v.path);
+          // A netCDF dimension without a variable names the dimension and has no values.
+          paths.emplace_back(dimension_only_.count(v.path) ? Value() : Value(v.path));
           names.emplace_back(v.path.substr(v.path.rfind('/') + 1));
           any = true;
         } else {
@@ -448,6 +464,8 @@ class Reader {
   std::unordered_map<haddr_t, std::string> seen_;
   std::vector<std::string> skipped_;
   std::vector<std::pair<Node*, std::string>> scaled_;
+  /// Scales that are a netCDF dimension without a variable (read as group parameters).
+  std::set<std::string> dimension_only_;
 };
 
 }  // namespace

@@ -9,6 +9,9 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <tuple>
+#include <set>
+#include <functional>
 
 #include "dataset_source.hpp"
 #include "datatype.hpp"
@@ -188,6 +191,7 @@ class Writer {
     }
     for (const auto& [path, node] : deferred_) write_data(path, *node);
     dimension_scales();
+    netcdf_dimensions();
   }
 
  private:
@@ -578,6 +582,104 @@ class Writer {
     }
   }
 
+  // Named sizes without values as netCDF-4 keeps them: a group's parameters (a netCDF
+  // file's dimensions, a Dudley layout's parameters) and dimension names no coordinate
+  // array holds become dimension scales named "This is a netCDF dimension but not a netCDF
+  // variable", attached to the arrays that name them, so netCDF readers and xarray see the
+  // dimension names instead of phony ones.
+  void netcdf_dimensions() {
+    std::map<std::string, std::map<std::string, int64_t>> sizes;  // group -> name -> size
+    std::function<void(const Node&, const std::string&)> walk = [&](const Node& g,
+                                                                    const std::string& path) {
+      for (const model::Parameter& p : g.params) {
+        if (p.value && *p.value >= 0) sizes[path][p.name] = *p.value;
+      }
+      for (const auto& c : g.children) {  // lists' items are made on demand: none there
+        if (c->kind == model::NodeKind::kGroup && !c->link) walk(*c, join_path(path, c->name));
+      }
+    };
+    if (tree_.root->kind == model::NodeKind::kGroup) walk(*tree_.root, "/");
+    // Where each array's named dimensions without coordinates live: the nearest group up
+    // that has the name as a parameter, else the array's own group.
+    std::vector<std::tuple<std::string, size_t, std::string>> attach;  // array, dim, scale
+    for (const auto& [path, node] : written_) {
+      if (!node.names || node.names->size() != node.rank) continue;
+      for (size_t d = 0; d < node.rank; ++d) {
+        const Value& name = (*node.names)[d];
+        const bool has_coordinate = node.coords && node.coords->size() == node.rank &&
+                                    (*node.coords)[d].is<std::string>();
+        if (has_coordinate || !name.is<std::string>() || name.as<std::string>().empty()) continue;
+        const std::string& dim = name.as<std::string>();
+        std::string group = path.substr(0, std::max<size_t>(path.rfind('/'), 1));
+        for (std::string g = group;; g = g.substr(0, std::max<size_t>(g.rfind('/'), 1))) {
+          if (sizes.count(g) && sizes[g].count(dim)) {
+            group = g;
+            break;
+          }
+          if (g == "/") break;
+        }
+        auto [it, fresh] = sizes[group].emplace(dim, node.shape[d]);
+        if (!fresh && it->second != node.shape[d]) {
+          notes_.push_back(fmt::format("{}: dimension {} is named {}, of size {} in {}, not {}; "
+                                       "not attached",
+                                       path, d, dim, it->second, group, node.shape[d]));
+          continue;
+        }
+        attach.emplace_back(path, d, join_path(group, dim));
+      }
+    }
+    std::set<std::string> made;
+    for (const auto& [group, names] : sizes) {
+      Handle g(H5Oopen(file_, group.c_str(), H5P_DEFAULT));
+      if (!g.valid()) {
+        H5Eclear2(H5E_DEFAULT);
+        continue;
+      }
+      for (const auto& [name, size] : names) {
+        const std::string full = join_path(group, name);
+        if (auto w = written_.find(full); w != written_.end() && w->second.rank == 1 &&
+                                          w->second.shape[0] == size) {
+          // A same-named array of the dimension's size is its coordinate (xarray's Zarr
+          // coordinates, named only by _ARRAY_DIMENSIONS): a scale of its own name.
+          Handle ds(H5Dopen2(file_, full.c_str(), H5P_DEFAULT));
+          if (H5DSis_scale(ds.get()) > 0 || H5DSset_scale(ds.get(), name.c_str()) >= 0) {
+            made.insert(full);
+          }
+          H5Eclear2(H5E_DEFAULT);
+          continue;
+        }
+        if (H5Lexists(g.get(), name.c_str(), H5P_DEFAULT) > 0) {
+          notes_.push_back(fmt::format("{}: the dimension {} of size {} is not written: the group "
+                                       "has a member of that name",
+                                       full, name, size));
+          continue;
+        }
+        const hsize_t n = static_cast<hsize_t>(size);
+        Handle space(H5Screate_simple(1, &n, nullptr));
+        Handle ds(H5Dcreate2(g.get(), name.c_str(), H5T_IEEE_F32BE, space.get(), H5P_DEFAULT,
+                             H5P_DEFAULT, H5P_DEFAULT));
+        const std::string label =
+            fmt::format("This is a netCDF dimension but not a netCDF variable.{:10}", size);
+        if (!ds.valid() || H5DSset_scale(ds.get(), label.c_str()) < 0) {
+          H5Eclear2(H5E_DEFAULT);
+          losses_.lose(fmt::format("{}: the dimension {} of size {} cannot be written; left out",
+                                   full, name, size));
+          continue;
+        }
+        made.insert(full);
+      }
+    }
+    for (const auto& [path, d, scale] : attach) {
+      if (!made.count(scale) || path == scale) continue;
+      Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT));
+      Handle sc(H5Dopen2(file_, scale.c_str(), H5P_DEFAULT));
+      if (H5DSattach_scale(ds.get(), sc.get(), static_cast<unsigned>(d)) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        notes_.push_back(fmt::format("{}: dimension {} could not be attached to {}", path, d, scale));
+      }
+    }
+  }
+
   const model::Tree& tree_;
   const model::ReferenceTable* refs_;
   hid_t file_;
@@ -596,9 +698,10 @@ class Writer {
   struct WrittenArray {
     std::string name;
     size_t rank = 0;
+    std::vector<int64_t> shape;
     std::optional<model::ValueList> coords, names;
     static WrittenArray of(const Node& n) {
-      WrittenArray w{n.name, n.shape.size(), std::nullopt, std::nullopt};
+      WrittenArray w{n.name, n.shape.size(), n.shape, std::nullopt, std::nullopt};
       if (const auto* c = list_attribute(n, model::well_known::kDimensionCoordinates))
         w.coords = *c;
       if (const auto* d = list_attribute(n, model::well_known::kDimensionNames)) w.names = *d;

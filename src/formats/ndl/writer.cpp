@@ -74,7 +74,12 @@ class Describer {
         warn(fmt::format("{}: a list of {} items; NDL has no lists, left out", p,
                          model::child_count(*c)));
     }
-    if (g.lazy) warn(fmt::format("{}: items made on demand; left out", gpath));
+    if (g.kind == model::NodeKind::kList) {  // the root: an Avro container's records
+      warn(fmt::format("{}: a list of {} items; NDL has no lists, left out", gpath,
+                       model::child_count(g)));
+    } else if (g.lazy) {
+      warn(fmt::format("{}: items made on demand; left out", gpath));
+    }
   }
 
   static bool is_dimcoord(const Node& n, const std::string& path) {

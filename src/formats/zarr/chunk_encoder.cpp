@@ -44,7 +44,8 @@ ChunkEncoder::ChunkEncoder(const ArrayMetadata& array) : array_(array) {
 bool ChunkEncoder::encode_one(std::byte* data, const std::vector<int64_t>& shape,
                               const codec::CodecChain& chain, codec::Bytes& out) const {
   const uint64_t bytes = *Shape(shape).element_count() * element_;
-  if (all_equal_to(data, bytes, array_.fill.bytes.data(), element_)) return false;
+  if (!array_.fill_null && all_equal_to(data, bytes, array_.fill.bytes.data(), element_))
+    return false;
   if (stored_.needs_swap()) swap_elements(data, bytes / element_, stored_);
   chain.encode_into({data, bytes}, {element_, shape}, out);
   return true;

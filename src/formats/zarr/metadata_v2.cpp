@@ -241,6 +241,7 @@ NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attribute
   if (fill.is_null() || (!object_codec.empty() && !fill.is_string())) {
     a.fill = numpy_only_type(type) ? FillValue{std::vector<std::byte>(type.size(), std::byte{0})}
                                    : default_fill_value(native);
+    a.fill_null = fill.is_null();
   } else if (numpy_only_type(type)) {
     a.fill = v2_fill_from_json(fill, type, path);
   } else {
@@ -272,6 +273,7 @@ NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attribute
   checked.keys = a.keys;
   checked.dtype = a.dtype;
   checked.fill = a.fill;
+  checked.fill_null = a.fill_null;
   checked.codecs.endian = a.codecs.endian;
   node.array = std::move(checked);
   return node;
@@ -309,8 +311,9 @@ std::string array_metadata_json_v2(const ArrayMetadata& a) {
   d["compressor"] = compressor;
   const DType native =
       a.dtype.needs_swap() ? a.dtype.with_byte_order(native_byte_order()) : a.dtype;
-  d["fill_value"] = numpy_only_type(a.dtype) ? v2_fill_to_json(a.fill, a.dtype)
-                                             : fill_value_to_json(a.fill, native);
+  d["fill_value"] = a.fill_null                ? Json(nullptr)
+                    : numpy_only_type(a.dtype) ? v2_fill_to_json(a.fill, a.dtype)
+                                               : fill_value_to_json(a.fill, native);
   d["order"] = "C";
   d["filters"] = filters;
   d["dimension_separator"] = std::string(1, a.keys.separator);

@@ -103,7 +103,9 @@ std::unique_ptr<model::Node> array_node(std::shared_ptr<const Store> store,
   auto chunking = std::make_shared<model::Chunking>(*chunking_of(a.codecs, a.chunk_shape));
   const DType native =
       a.dtype.needs_swap() ? a.dtype.with_byte_order(native_byte_order()) : a.dtype;
-  if (!numpy_only_type(a.dtype)) {
+  if (a.fill_null) {
+    // No fill value: none in the model either (a writer then writes none).
+  } else if (!numpy_only_type(a.dtype)) {
     chunking->fill_value = model::from_json(fill_value_to_json(a.fill, native));
   } else if (a.dtype.kind() != DTypeKind::kText) {
     // A structure's or void's fill: its bytes (native order), which only its array reads.

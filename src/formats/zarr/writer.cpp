@@ -157,9 +157,26 @@ class StoreWriter {
     return out;
   }
 
+  // Whether `source` (of `shape`) stores fewer chunks than its grid has: its missing ones
+  // read as a fill value.
+  static bool has_missing_chunks(model::ArraySource& source, const std::vector<int64_t>& shape) {
+    const std::optional<model::StoredChunks> stored = source.stored_chunks();
+    if (!stored || stored->chunk_shape.size() != shape.size()) return false;
+    uint64_t grid = 1;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (stored->chunk_shape[d] <= 0) return false;
+      const auto n = static_cast<uint64_t>((shape[d] + stored->chunk_shape[d] - 1) /
+                                           stored->chunk_shape[d]);
+      if (n != 0 && grid > UINT64_MAX / n) return true;
+      grid *= n;
+    }
+    return stored->chunks < grid;
+  }
+
   // The array's fill value: the source's (a Zarr array's, an HDF5 dataset's, a netCDF
   // variable's _FillValue), or zeros.
-  FillValue fill_of(const model::Node& n, const DType& native) {
+  FillValue fill_of(const model::Node& n, const DType& native, bool& given) {
+    given = true;
     if (numpy_only_type(native) && n.storage.chunking && n.storage.chunking->fill_value) {
       // Fixed text as its text, structures as their bytes (the Zarr reader's forms).
       const model::Value& v = *n.storage.chunking->fill_value;
@@ -208,6 +225,7 @@ class StoreWriter {
         }
       }
     }
+    given = false;
     return default_fill_value(native);
   }
 
@@ -377,7 +395,14 @@ class StoreWriter {
                        options_.shard_shape.size()));
     }
     a.chunk_shape = chunk_shape_of(n, native, path, sharded);
-    a.fill = fill_of(n, native);
+    bool fill_given = true;
+    a.fill = fill_of(n, native, fill_given);
+    // No fill value in the source: none in a v2 store either (xarray would mask zeros),
+    // unless the source's missing chunks need one to read as (zeros).
+    if (!fill_given && options_.zarr_format == 2 && !numpy_only_type(native) &&
+        !(n.data && has_missing_chunks(*n.data, n.shape))) {
+      a.fill_null = true;
+    }
     a.codecs = chunk_codecs(native, ordered);
     // Zarr to Zarr: the source's chunks and codecs, as HDF5 to HDF5 keeps them.
     const model::Chunking* kept = source_format_ == "zarr" && n.storage.chunking &&

@@ -84,6 +84,10 @@ struct ArrayMetadata {
   std::vector<int64_t> chunk_shape;  ///< the regular grid's (shards, when sharded)
   ChunkKeyEncoding keys;
   FillValue fill;  ///< native byte order
+  /// Zarr v2 `"fill_value": null`: the array has no fill value (an HDF5 dataset without a
+  /// user-defined one, a netCDF variable without _FillValue), so xarray masks no value of
+  /// it. `fill` is then zeros; a writer stores every chunk, all-zero ones too.
+  bool fill_null = false;
   Pipeline codecs;
   /// dimension_names, when given: one per dimension, unset for null.
   std::optional<std::vector<std::optional<std::string>>> dimension_names;
