@@ -13,11 +13,11 @@ packages=(
   # codecs (src/codec): deflate/zlib/gzip, bzip2, lz4 (block and frame), zstd, c-blosc 1
   zlib1g-dev libdeflate-dev libbz2-dev liblz4-dev libzstd-dev libblosc-dev
   # snappy: the codec Java and Spark Avro writers use most; python3-snappy lets the Avro
-  # peer (python3-avro) read and write such containers in the tests
-  libsnappy-dev python3-snappy
+  # peer (python3-avro) read and write such containers in the tests; liblzma: Avro's xz
+  libsnappy-dev python3-snappy liblzma-dev
   # example data generation and test scripts (Debian's interpreter); numpy and h5py are the
   # peers that selections and HDF5-backed layouts are checked against, h5dump the dump baseline
-  python3 python3-numpy python3-h5py hdf5-tools
+  python3 python3-numpy python3-h5py hdf5-tools python3-venv
   # codec peers: the codec tests cross-check every codec against these, both ways
   python3-numcodecs python3-lz4
   # ASDF peer: the reference library reads what we write and writes what we read
@@ -89,4 +89,19 @@ if [ ! -f "$interop/node_modules/zarrita/package.json" ] ||
   (cd "$interop" && npm install --no-audit --no-fund --loglevel=error)
 else
   echo "install-deps: npm peers present"
+fi
+
+# The PyPI peers, pinned in tests/requirements-peers.txt, in a virtual environment at
+# .venv (never committed) that also sees Debian's Python packages (numpy, h5py, zarr...):
+# fastavro reads and writes the Avro codecs python3-avro lacks (xz).
+root="$(cd "$(dirname "$0")/.." && pwd)"
+requirements="$root/tests/requirements-peers.txt"
+stamp="$root/.venv/requirements-peers.txt"
+if [ ! -x "$root/.venv/bin/python" ] || ! cmp -s "$requirements" "$stamp"; then
+  echo "install-deps: installing the PyPI peers in $root/.venv"
+  /usr/bin/python3 -m venv --system-site-packages "$root/.venv"
+  "$root/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
+  cp "$requirements" "$stamp"
+else
+  echo "install-deps: PyPI peers present"
 fi

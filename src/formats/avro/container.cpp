@@ -24,6 +24,7 @@ std::unique_ptr<codec::BytesCodec> codec_named(const std::string& name) {
   if (name == "zstandard") return codec::make_bytes_codec("zstd", nlohmann::json::object());
   // The spec's framing: each block's snappy bytes, then the CRC-32 of what they decode to.
   if (name == "snappy") return codec::make_bytes_codec("snappy", {{"crc32", true}});
+  if (name == "xz") return codec::make_bytes_codec("xz", nlohmann::json::object());
   return nullptr;
 }
 
@@ -36,7 +37,7 @@ bool known_codec(const std::string& name) {
 
 const std::vector<std::string>& container_codecs() {
   static const std::vector<std::string> codecs = {"null", "deflate", "bzip2", "zstandard",
-                                                  "snappy"};
+                                                  "snappy", "xz"};
   return codecs;
 }
 
@@ -83,7 +84,7 @@ ContainerReader::ContainerReader(std::shared_ptr<const io::ByteSource> source,
     if (!known_codec(codec_)) {
       throw Error(ErrorCategory::kType,
                   fmt::format("codec \"{}\" is not read by this build (null, deflate, bzip2, "
-                              "zstandard, snappy are)",
+                              "zstandard, snappy, xz are)",
                               codec_),
                   Location::file(path));
     }
@@ -222,7 +223,7 @@ ContainerWriter::ContainerWriter(const std::string& path, const Schema& schema,
   if (!known_codec(codec)) {
     throw Error(
         ErrorCategory::kUsage,
-        fmt::format("unknown Avro codec '{}' (null, deflate, bzip2, zstandard, snappy)", codec));
+        fmt::format("unknown Avro codec '{}' (null, deflate, bzip2, zstandard, snappy, xz)", codec));
   }
   compressor_ = codec_named(codec);
   std::random_device random;
