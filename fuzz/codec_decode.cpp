@@ -33,6 +33,10 @@ constexpr Setting kBytesCodecs[] = {
     {"blosc", "{\"cname\": \"blosclz\", \"shuffle\": \"noshuffle\"}"},
     {"blosc", "{\"cname\": \"zlib\"}"},
     {"crc32c", "{}"},
+    {"snappy", "{}"},
+    {"snappy", "{\"crc32\": true}"},
+    {"xz", "{}"},
+    {"numcodecs.delta", "{\"dtype\": \"<i4\", \"astype\": \"<i2\"}"},
 };
 constexpr const char* kArrayCodecs[] = {"shuffle", "bitshuffle", "byteorder"};
 constexpr size_t kMaxRoom = size_t{1} << 20;

@@ -115,6 +115,11 @@ class RawElements {
   }
 
   const std::vector<std::string>& missing() const { return missing_; }
+  /// Frees the strings and blocks the elements converted so far point to, once written.
+  void release() {
+    strings_.clear();
+    blocks_.clear();
+  }
 
  private:
   void region(const Value& target, const std::string& path, std::byte* raw) {
@@ -383,31 +388,44 @@ class Writer {
                                  ? DType::string(native.encoding(), 1)
                                  : native,
                              true);
-    if (needs_conversion(native)) {
-      // Converted whole, in memory (strings and references as libhdf5 takes them): an array
-      // that cannot fit is refused before it is read (a source may declare 10^12 strings).
-      const uint64_t each = 2 * native.size() + raw_size(native);
-      const uint64_t bytes = Shape(n.shape).byte_size(each).value_or(UINT64_MAX);
-      if (bytes > physical_memory()) {
-        throw Error(ErrorCategory::kLimit,
-                    fmt::format("{}: {} elements of variable length are converted in memory, and "
-                                "the {} bytes that takes are more than this machine's memory",
-                                full, Shape(n.shape).element_count().value_or(UINT64_MAX), bytes));
+    // Writes `bytes` (elements of memtype) to the dataset's part `slab` selects.
+    auto write_slab = [&](const Hyperslab& slab, const void* bytes) {
+      Handle filespace(H5Dget_space(ds.get()));
+      Handle memspace;
+      if (n.shape.empty()) {
+        memspace = Handle(H5Screate(H5S_SCALAR));
+      } else {
+        std::vector<hsize_t> start(slab.start.begin(), slab.start.end());
+        std::vector<hsize_t> count(slab.count.begin(), slab.count.end());
+        H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                            nullptr);
+        memspace = Handle(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr));
       }
-      const NDArray a = n.data->read();
-      const NDArray packed = a.to_native();
-      std::vector<std::byte> raw(packed.element_count() * raw_size(native));
+      check(H5Dwrite(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT, bytes),
+            fmt::format("cannot write {}", full), path_of_file(), ErrorCategory::kIo);
+    };
+    if (needs_conversion(native)) {
+      // Strings and references as libhdf5 takes them, converted a piece at a time: memory
+      // follows one piece and its strings, not the array (10^9 strings stream too).
       RawElements conv(file_, refs_);
-      for (uint64_t i = 0; i < packed.element_count(); ++i)
-        conv.convert(native, static_cast<const std::byte*>(packed.data()) + i * native.size(),
-                     raw.data() + i * raw_size(native));
+      std::vector<std::byte> raw;
+      auto write_converted = [&](const model::Piece& p) {
+        const NDArray a = n.data->read(p.slab).to_native();
+        raw.resize(a.element_count() * raw_size(native));
+        for (uint64_t i = 0; i < a.element_count(); ++i)
+          conv.convert(native, static_cast<const std::byte*>(a.data()) + i * native.size(),
+                       raw.data() + i * raw_size(native));
+        if (!raw.empty()) write_slab(p.slab, raw.data());
+        conv.release();
+        progress(p.bytes);
+        return true;
+      };
+      // Smaller pieces than plain copies: each element brings its string's own memory.
+      model::for_each_piece(n.shape, native.size(), n.data->read_unit(), model::kPieceBytes / 8,
+                            write_converted);
       for (const std::string& m : conv.missing())
         losses_.lose(fmt::format("{}: a reference to {}, which is not in the output; written null",
                                  full, m));
-      if (!raw.empty())
-        check(H5Dwrite(ds.get(), memtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()),
-              fmt::format("cannot write {}", full), path_of_file(), ErrorCategory::kIo);
-      progress(a.byte_size());
       return;
     }
     std::vector<std::byte> buffer;
@@ -415,20 +433,7 @@ class Writer {
     auto write_piece = [&](const model::Piece& p) {
       buffer.resize(p.bytes);
       n.data->read_into(p.slab, buffer.data());
-      Handle filespace(H5Dget_space(ds.get()));
-      Handle memspace;
-      if (n.shape.empty()) {
-        memspace = Handle(H5Screate(H5S_SCALAR));
-      } else {
-        std::vector<hsize_t> start(p.slab.start.begin(), p.slab.start.end());
-        std::vector<hsize_t> count(p.slab.count.begin(), p.slab.count.end());
-        H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
-                            nullptr);
-        memspace = Handle(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr));
-      }
-      check(H5Dwrite(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT,
-                     buffer.data()),
-            fmt::format("cannot write {}", full), path_of_file(), ErrorCategory::kIo);
+      write_slab(p.slab, buffer.data());
       progress(p.bytes);
       return true;
     };
