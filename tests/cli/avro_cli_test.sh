@@ -79,9 +79,13 @@ check "Avro -> Zarr keeps the values" grep -qx '/2 = \[\[0.0,0.25\],\[0.5,0.75\]
 check "Zarr -> Avro exits 0" test $? -eq 0
 "$dudley" dump back.avro /2 >out.txt
 check "and the records come back" grep -qx '/2 = \[\[0.0,0.25\],\[0.5,0.75\]\]' out.txt
-"$dudley" convert --avro-codec xz r.avro x.avro 2>err.txt
+"$dudley" convert --avro-codec lzo r.avro x.avro 2>err.txt
 check "an unknown codec exits 2" test $? -eq 2
-check "naming the codecs there are" grep -q "xz not in {null,deflate,bzip2,zstandard,snappy}" err.txt
+check "naming the codecs there are" grep -q "lzo not in {null,deflate,bzip2,zstandard,snappy,xz}" err.txt
+"$dudley" convert -q --avro-codec xz r.avro x.avro 2>err.txt
+check "--avro-codec xz exits 0" test $? -eq 0
+"$dudley" dump x.avro /2 >out.txt
+check "and its records read back" grep -qx '/2 = \[\[0.0,0.25\],\[0.5,0.75\]\]' out.txt
 
 # Raw datums.
 "$dudley" avro decode d.bin >out.txt

@@ -352,6 +352,15 @@ class Writer {
     // A source of missing chunks: the dataset reads missing data as the source's fill value,
     // and only the stored chunks are written (write_data), chunked or, for a source never
     // written at all, contiguous and never allocated.
+    const bool strings = n.dtype.kind() == DTypeKind::kVLen &&
+                         n.dtype.base().kind() == DTypeKind::kText;
+    if (n.data && strings && rank > 0) {
+      // Strings whose missing chunks read as "": HDF5's own fill for strings (none stored
+      // reads as empty), so only the stored chunks are written, as for numbers.
+      std::optional<model::StoredChunks> stored = n.data->stored_chunks();
+      if (stored && stored->fill.empty() && H5Pget_layout(dcpl.get()) == H5D_CHUNKED)
+        sparse_[full] = std::move(*stored);
+    }
     if (n.data && !needs_conversion(n.dtype) && rank > 0) {
       std::optional<model::StoredChunks> stored = n.data->stored_chunks();
       const bool chunked = H5Pget_layout(dcpl.get()) == H5D_CHUNKED;
@@ -421,8 +430,19 @@ class Writer {
         return true;
       };
       // Smaller pieces than plain copies: each element brings its string's own memory.
-      model::for_each_piece(n.shape, native.size(), n.data->read_unit(), model::kPieceBytes / 8,
-                            write_converted);
+      const uint64_t piece = model::kPieceBytes / 8;
+      if (const auto sparse = sparse_.find(full); sparse != sparse_.end()) {
+        // Only the source's stored chunks; the rest reads as HDF5's empty string.
+        const model::StoredChunks& stored = sparse->second;
+        for (uint64_t k = 0; k < stored.chunks; ++k) {
+          const Hyperslab box =
+              model::chunk_box(&stored.positions[k * n.shape.size()], stored.chunk_shape, n.shape);
+          model::for_each_piece(box, native.size(), n.data->read_unit(), piece, write_converted);
+        }
+      } else {
+        model::for_each_piece(n.shape, native.size(), n.data->read_unit(), piece,
+                              write_converted);
+      }
       for (const std::string& m : conv.missing())
         losses_.lose(fmt::format("{}: a reference to {}, which is not in the output; written null",
                                  full, m));
