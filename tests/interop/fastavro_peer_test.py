@@ -7,7 +7,10 @@ included, which python3-avro 1.11 lacks:
    arrays) and of generic flat records with each codec: `dudley dump --json` gives its values.
 2. We write containers with each codec (--avro-codec) from a container fastavro wrote:
    fastavro reads every record's values, types and shapes back.
-3. A damaged xz block is an error naming the file, exit 1.
+3. Flat records (numbers, booleans, enums) read as a table of structures, converted to
+   HDF5, Zarr v2, .npy and ASDF (read by h5py, python3-zarr, numpy, python-asdf) and back to
+   Avro (read by fastavro, record for record).
+4. A damaged xz block is an error naming the file, exit 1.
 
 Usage: fastavro_peer_test.py DUDLEY
 """
@@ -59,6 +62,57 @@ def readings():
             for s, t, n in [("a", 1.5, 1), ("bé", -2.0, 2), ("", 1e300, 3)]]
 
 
+TABLE = {"type": "record", "name": "reading", "fields": [
+    {"name": "t", "type": "double"}, {"name": "n", "type": "long"},
+    {"name": "ok", "type": "boolean"}, {"name": "f", "type": "float"},
+    {"name": "i", "type": "int"},
+    {"name": "k", "type": {"type": "enum", "name": "Kind", "symbols": ["A", "B", "C"]}}]}
+
+
+def table(tmp):
+    import asdf
+    import h5py
+    import zarr
+    rows = [{"t": r * 0.5, "n": r * 10**10 - 7, "ok": r % 2 == 0, "f": r / 4, "i": -r,
+             "k": "ABC"[r % 3]} for r in range(50000)]
+    want = np.array([(r["t"], r["n"], r["ok"], r["f"], r["i"], "ABC".index(r["k"]))
+                     for r in rows], dtype=[("t", "<f8"), ("n", "<i8"), ("ok", "?"),
+                                            ("f", "<f4"), ("i", "<i4"), ("k", "<i4")])
+    src = f"{tmp}/flat.avro"
+    with open(src, "wb") as f:
+        fastavro.writer(f, TABLE, rows, codec="deflate", sync_interval=4096)
+    p = run("ls", src, "--json")
+    node = json.loads(p.stdout)["root"]["members"]["records"] if p.returncode == 0 else {}
+    check("flat records are the table /records", node.get("shape") == [len(rows)], p.stdout[:300])
+    p = run("dump", src, "/records[49999:2:-16666]", "--json")
+    got = json.loads(p.stdout)["root"]["members"]["records"]["selections"] \
+        if p.returncode == 0 else {}
+    sel = next(iter(got.values()))["data"] if got else []
+    expected = [(t, n, k) for t, n, _, _, _, k in want[49999:2:-16666].tolist()]
+    check("a selection of the table as numpy's",
+          len(sel) == 3 and [(g["t"], g["n"], g["k"]) for g in sel] == expected, str(sel))
+    for out, options in [("flat.h5", []), ("flat.zarr", ["--zarr-format", "2"]),
+                         ("flat.npy", []), ("flat.asdf", []), ("flat2.avro", [])]:
+        p = run("convert", "-q", *options, src, f"{tmp}/{out}")
+        check(f"flat records -> {out}: exit 0", p.returncode == 0, p.stderr)
+    with h5py.File(f"{tmp}/flat.h5") as f:
+        d = f["records"]
+        check("h5py reads the table", all((d[n] == want[n]).all() for n in want.dtype.names))
+        check("... its enum field an HDF5 enum",
+              h5py.check_enum_dtype(d.dtype["k"]) == {"A": 0, "B": 1, "C": 2})
+    z = zarr.open(f"{tmp}/flat.zarr", "r")["records"][:]
+    check("python3-zarr reads the table", all((z[n] == want[n]).all() for n in want.dtype.names))
+    a = np.load(f"{tmp}/flat.npy")
+    check("numpy reads the table", all((a[n] == want[n]).all() for n in want.dtype.names))
+    with asdf.open(f"{tmp}/flat.asdf") as f:
+        x = f["records"][()]
+        check("python-asdf reads the table",
+              all((x[n] == want[n]).all() for n in want.dtype.names))
+    with open(f"{tmp}/flat2.avro", "rb") as f:
+        back = list(fastavro.reader(f))
+    check("fastavro reads the records back", back == rows, str(back[:2]))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         for codec in CODECS:
@@ -106,7 +160,12 @@ def main():
                           and d.shape == w.shape and np.array_equal(d, w)
                           for d, w in zip(decoded, arrays())), str(got)[:300])
 
-        # 3. A damaged xz block: an error naming the file, exit 1.
+        # 3. Flat records (numbers, booleans, an enum) are a table: one array of structures,
+        # a row per record, read by a selection, converted to HDF5 (a compound dataset with
+        # an HDF5 enum), Zarr v2, .npy and ASDF, and back to Avro record for record.
+        table(tmp)
+
+        # 4. A damaged xz block: an error naming the file, exit 1.
         with open(f"{tmp}/fa_xz.avro", "rb") as f:
             data = bytearray(f.read())
         middle = len(data) // 2

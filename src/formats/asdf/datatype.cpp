@@ -219,6 +219,8 @@ Value datatype_to_value(const DType& type, ByteOrder order, bool float16_allowed
         return Value(ValueList{Value("ucs4"), Value(type.text_length())});
       }
       return unsupported();
+    case DTypeKind::kEnum:  // ASDF has no enums: the integers (the writer notes it)
+      return datatype_to_value(type.base(), order, float16_allowed);
     case DTypeKind::kCompound: {
       ValueList fields;
       uint64_t expected = 0;

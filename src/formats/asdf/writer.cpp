@@ -28,6 +28,17 @@
 namespace dudley::asdf {
 namespace {
 
+// Whether `t` is an enum or holds one in a field.
+bool holds_enum(const DType& t) {
+  if (t.kind() == DTypeKind::kEnum) return true;
+  if (t.kind() == DTypeKind::kFixedArray) return holds_enum(t.base());
+  if (t.kind() != DTypeKind::kCompound) return false;
+  for (const DTypeField& f : t.fields()) {
+    if (holds_enum(*f.type)) return true;
+  }
+  return false;
+}
+
 // An array the file cannot hold (no ASDF datatype, unreadable): the writer lists it as lost
 // and goes on with the others, so that every such array is named at once.
 class Unwritable : public std::runtime_error {
@@ -278,6 +289,11 @@ class Writer {
       map.emplace_back("datatype", datatype_to_value(dtype, order));
     } catch (const Error& e) {
       throw Unwritable(fmt::format("{}: {}; left out", path, e.message()));
+    }
+    if (holds_enum(n.dtype)) {
+      notes_.push_back(fmt::format("{}: enum values ({}) are written as their integers (ASDF has "
+                                   "no enums)",
+                                   path, n.dtype.to_string()));
     }
     if (n.dtype.kind() == DTypeKind::kCompound && !n.dtype.name().empty() &&
         struct_names_.insert(n.dtype.name()).second) {

@@ -4,6 +4,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/formats/avro/datum.hpp"
+#include "dudley/formats/avro/table.hpp"
 #include "dudley/io/byte_source.hpp"
 
 namespace dudley::avro {
@@ -108,7 +109,20 @@ model::Tree tree_of(std::shared_ptr<const ContainerReader> reader) {
   }
   // The block headers are walked now: a broken one is an error of the file as it opens,
   // not of a listing already half printed.
-  (void)reader->record_count();
+  const uint64_t records = reader->record_count();
+  if (std::optional<DType> row = table_row_type(reader->schema())) {
+    // Flat records: one table, a row per record (an HDF5 compound dataset, a structured
+    // Zarr or .npy array), the container's attributes on the root group.
+    tree.root->kind = model::NodeKind::kGroup;
+    auto table = std::make_unique<model::Node>();
+    table->kind = model::NodeKind::kArray;
+    table->name = kTableName;
+    table->dtype = *row;
+    table->shape = {static_cast<int64_t>(records)};
+    table->data = table_source(std::move(reader), *row);
+    tree.root->children.push_back(std::move(table));
+    return tree;
+  }
   tree.root->lazy = std::make_shared<RecordItems>(std::move(reader));
   return tree;
 }

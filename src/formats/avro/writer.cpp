@@ -10,6 +10,8 @@
 #include "dudley/formats/avro/datum.hpp"
 #include "dudley/formats/avro/ndarray_record.hpp"
 #include "dudley/formats/avro/reader.hpp"
+#include "dudley/formats/avro/table.hpp"
+#include "dudley/model/read_pieces.hpp"
 
 namespace dudley::avro {
 namespace {
@@ -80,6 +82,39 @@ void write_arrays(const model::Node& node, const std::string& path, ContainerWri
   });
 }
 
+// The array of structures `schema`'s flat records are rows of: the root group's only
+// array (`/records` of an Avro source), of the schema's row type (byte order aside).
+const model::Node* table_of(const model::Tree& tree, const Schema& schema) {
+  const std::optional<DType> row = table_row_type(schema);
+  if (!row || tree.root->kind != model::NodeKind::kGroup || tree.root->children.size() != 1)
+    return nullptr;
+  const model::Node& a = *tree.root->children.front();
+  if (a.kind != model::NodeKind::kArray || a.shape.size() != 1 || !a.data || !a.error.empty())
+    return nullptr;
+  return a.dtype.with_byte_order(native_byte_order()) == *row ? &a : nullptr;
+}
+
+void write_rows(const model::Node& table, const Schema& schema, ContainerWriter& out,
+                const SaveOptions& common) {
+  const DType row = table.dtype.with_byte_order(native_byte_order());
+  std::vector<std::byte> buffer;
+  const auto rows = static_cast<uint64_t>(table.shape[0]);
+  uint64_t done = 0;
+  model::for_each_piece(table.shape, row.size(), table.data->read_unit(), model::kPieceBytes,
+                        [&](const model::Piece& p) {
+                          buffer.resize(p.bytes);
+                          table.data->read_into(p.slab, buffer.data());
+                          for (uint64_t i = 0; i < p.bytes / row.size(); ++i) {
+                            BinaryWriter w(out.record_buffer());
+                            encode_row(buffer.data() + i * row.size(), row, schema, w);
+                            out.commit_record();
+                          }
+                          done += p.bytes / row.size();
+                          if (common.progress) common.progress(done, rows);
+                          return true;
+                        });
+}
+
 }  // namespace
 
 uint64_t write_avro(const model::Tree& tree, const std::string& path,
@@ -129,6 +164,12 @@ uint64_t write_avro(const model::Tree& tree, const std::string& path,
                       "are not kept (give --avro-schema for records that name them)",
                       arrays));
     }
+    return finish();
+  }
+  if (const model::Node* table = table_of(tree, schema)) {
+    // A table of flat records (an Avro source's, or any array of such structures): a
+    // record per row, read a piece at a time.
+    write_rows(*table, schema, out, common);
     return finish();
   }
   if (tree.root->kind == model::NodeKind::kList) {
