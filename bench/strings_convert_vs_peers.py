@@ -12,6 +12,10 @@ of N runs, alternating; each input read right before each run).
 3. 10,485,760 structures {i4, f8, S4} (160 MiB) from HDF5 to a Zarr v2 store: `dudley
    convert` against h5py + python3-zarr. Target >= 1.0x.
 
+4. An Avro container of 2,097,152 flat records (double, long, boolean, int; deflate), written
+   by fastavro, to an HDF5 compound dataset: `dudley convert` against fastavro reading the
+   records into a numpy structured array and h5py writing it (.venv's Python). Target >= 1.0x.
+
 Peak memory of each command is printed beside its time (GNU time's %M).
 
 Usage: strings_convert_vs_peers.py BUILD_DIR [WORKDIR] [RUNS]
@@ -53,6 +57,21 @@ import sys, h5py, zarr
 a = zarr.open(sys.argv[1], "r")["s"][:]
 with h5py.File(sys.argv[2], "w") as f:
     f.create_dataset("s", data=a, dtype=h5py.string_dtype())
+"""
+
+
+VENV_PY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".venv",
+                       "bin", "python")
+FLAT = {"type": "record", "name": "reading", "fields": [
+    {"name": "t", "type": "double"}, {"name": "n", "type": "long"},
+    {"name": "ok", "type": "boolean"}, {"name": "i", "type": "int"}]}
+PEER_AVRO_TO_H5 = """
+import sys, fastavro, h5py, numpy as np
+with open(sys.argv[1], "rb") as f:
+    rows = [(r["t"], r["n"], r["ok"], r["i"]) for r in fastavro.reader(f)]
+a = np.array(rows, dtype=[("t", "<f8"), ("n", "<i8"), ("ok", "?"), ("i", "<i4")])
+with h5py.File(sys.argv[2], "w") as f:
+    f["records"] = a
 """
 
 
@@ -116,6 +135,18 @@ def main():
         [PY, "-c", PEER_H5_TO_ZARR, "in.h5", "peer.zarr", "t"], ["in.h5"],
         ["ours.zarr", "peer.zarr"])
     report("3. structs x 10M, HDF5 -> Zarr v2 (zstd) vs h5py + python3-zarr", ours, theirs,
+           memory, 1.0)
+    subprocess.run([VENV_PY, "-c", f"""
+import fastavro
+rows = ({{"t": r * 0.5, "n": r * 7, "ok": r % 3 == 0, "i": -r}} for r in range({N // 10}))
+with open("flat.avro", "wb") as f:
+    fastavro.writer(f, {FLAT!r}, rows, codec="deflate")
+"""], check=True)
+    ours, theirs, memory = side_by_side(
+        [DUDLEY, "convert", "-q", "flat.avro", "ours.h5"],
+        [VENV_PY, "-c", PEER_AVRO_TO_H5, "flat.avro", "peer.h5"], ["flat.avro"],
+        ["ours.h5", "peer.h5"])
+    report(f"4. {N // 10:,} flat Avro records -> HDF5 compound vs fastavro + h5py", ours, theirs,
            memory, 1.0)
     if OWN_WORK:
         shutil.rmtree(WORK)

@@ -60,7 +60,8 @@ py::object attributes(const model::Attributes& attrs) {
       }
       const NDArray native = a.to_native();  // a big-endian attribute keeps its order
       py::array arr(numpy_dtype(native.dtype()), native.shape().dims());
-      if (native.byte_size() > 0) std::memcpy(arr.mutable_data(), native.data(), native.byte_size());
+      if (native.byte_size() > 0)
+        std::memcpy(arr.mutable_data(), native.data(), native.byte_size());
       out[py::str(name)] = arr;
     }
   }

@@ -26,11 +26,12 @@ std::unique_ptr<BytesCodec> make_bytes_codec(const std::string& name, const Conf
   if (name == "numcodecs.delta") return make_delta(c);
   if (name == "snappy") return make_snappy(c);
   if (name == "xz") return make_xz(c);
-  throw Error(ErrorCategory::kUsage,
-              fmt::format("unknown codec '{}' (bytes codecs: zlib, gzip, deflate, bz2, lz4, "
-                          "lz4_frame, lz4_framed, numcodecs.lz4, numcodecs.shuffle, numcodecs.delta, zstd, "
-                          "blosc, snappy, xz, crc32c)",
-                          name));
+  throw Error(
+      ErrorCategory::kUsage,
+      fmt::format("unknown codec '{}' (bytes codecs: zlib, gzip, deflate, bz2, lz4, "
+                  "lz4_frame, lz4_framed, numcodecs.lz4, numcodecs.shuffle, numcodecs.delta, zstd, "
+                  "blosc, snappy, xz, crc32c)",
+                  name));
 }
 
 std::unique_ptr<ArrayCodec> make_array_codec(const std::string& name, const Configuration& c) {

@@ -22,10 +22,10 @@ class Xz final : public BytesCodec {
   void encode_into(ByteView in, Bytes& out) const override {
     out.resize(lzma_stream_buffer_bound(in.size()));
     size_t written = 0;
-    const lzma_ret ret = lzma_easy_buffer_encode(
-        static_cast<uint32_t>(level_), LZMA_CHECK_CRC64, nullptr,
-        reinterpret_cast<const uint8_t*>(in.data()), in.size(),
-        reinterpret_cast<uint8_t*>(out.data()), &written, out.size());
+    const lzma_ret ret =
+        lzma_easy_buffer_encode(static_cast<uint32_t>(level_), LZMA_CHECK_CRC64, nullptr,
+                                reinterpret_cast<const uint8_t*>(in.data()), in.size(),
+                                reinterpret_cast<uint8_t*>(out.data()), &written, out.size());
     if (ret != LZMA_OK) fail(fmt::format("compressor failed ({})", static_cast<int>(ret)));
     out.resize(written);
   }

@@ -291,9 +291,10 @@ class Writer {
       throw Unwritable(fmt::format("{}: {}; left out", path, e.message()));
     }
     if (holds_enum(n.dtype)) {
-      notes_.push_back(fmt::format("{}: enum values ({}) are written as their integers (ASDF has "
-                                   "no enums)",
-                                   path, n.dtype.to_string()));
+      notes_.push_back(
+          fmt::format("{}: enum values ({}) are written as their integers (ASDF has "
+                      "no enums)",
+                      path, n.dtype.to_string()));
     }
     if (n.dtype.kind() == DTypeKind::kCompound && !n.dtype.name().empty() &&
         struct_names_.insert(n.dtype.name()).second) {

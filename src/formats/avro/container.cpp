@@ -36,8 +36,8 @@ bool known_codec(const std::string& name) {
 }  // namespace
 
 const std::vector<std::string>& container_codecs() {
-  static const std::vector<std::string> codecs = {"null", "deflate", "bzip2", "zstandard",
-                                                  "snappy", "xz"};
+  static const std::vector<std::string> codecs = {"null",      "deflate", "bzip2",
+                                                  "zstandard", "snappy",  "xz"};
   return codecs;
 }
 
@@ -221,9 +221,9 @@ ContainerWriter::ContainerWriter(const std::string& path, const Schema& schema,
                                  const model::ValueMap& metadata)
     : file_(path), block_bytes_(std::max<uint64_t>(block_bytes, 1)) {
   if (!known_codec(codec)) {
-    throw Error(
-        ErrorCategory::kUsage,
-        fmt::format("unknown Avro codec '{}' (null, deflate, bzip2, zstandard, snappy, xz)", codec));
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("unknown Avro codec '{}' (null, deflate, bzip2, zstandard, snappy, xz)",
+                            codec));
   }
   compressor_ = codec_named(codec);
   std::random_device random;

@@ -70,8 +70,8 @@ void decode_row(BinaryReader& in, const Schema& schema, const DType& row, std::b
         const int64_t index = in.read_long();
         if (index < 0 || static_cast<uint64_t>(index) >= node.symbols.size()) {
           throw Error(ErrorCategory::kData,
-                      fmt::format("enum index {} of field '{}' is not one of its {} symbols",
-                                  index, record.fields[f].first, node.symbols.size()),
+                      fmt::format("enum index {} of field '{}' is not one of its {} symbols", index,
+                                  record.fields[f].first, node.symbols.size()),
                       Location::binary(in.where(), in.offset()));
         }
         const auto v = static_cast<int32_t>(index);
@@ -149,7 +149,7 @@ class TableSource final : public model::ArraySource {
   DType row_;
   std::shared_ptr<const ContainerReader::Block> block_;
   std::optional<BinaryReader> in_;
-  uint64_t next_index_ = 0;  // the record in_ is at
+  uint64_t next_index_ = 0;         // the record in_ is at
   std::vector<std::byte> scratch_;  // rows skipped
 };
 

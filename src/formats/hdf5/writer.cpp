@@ -8,10 +8,10 @@
 
 #include <cstring>
 #include <deque>
-#include <map>
-#include <tuple>
-#include <set>
 #include <functional>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include "dataset_source.hpp"
 #include "datatype.hpp"
@@ -352,8 +352,8 @@ class Writer {
     // A source of missing chunks: the dataset reads missing data as the source's fill value,
     // and only the stored chunks are written (write_data), chunked or, for a source never
     // written at all, contiguous and never allocated.
-    const bool strings = n.dtype.kind() == DTypeKind::kVLen &&
-                         n.dtype.base().kind() == DTypeKind::kText;
+    const bool strings =
+        n.dtype.kind() == DTypeKind::kVLen && n.dtype.base().kind() == DTypeKind::kText;
     if (n.data && strings && rank > 0) {
       // Strings whose missing chunks read as "": HDF5's own fill for strings (none stored
       // reads as empty), so only the stored chunks are written, as for numbers.
@@ -440,8 +440,7 @@ class Writer {
           model::for_each_piece(box, native.size(), n.data->read_unit(), piece, write_converted);
         }
       } else {
-        model::for_each_piece(n.shape, native.size(), n.data->read_unit(), piece,
-                              write_converted);
+        model::for_each_piece(n.shape, native.size(), n.data->read_unit(), piece, write_converted);
       }
       for (const std::string& m : conv.missing())
         losses_.lose(fmt::format("{}: a reference to {}, which is not in the output; written null",
@@ -631,8 +630,8 @@ class Writer {
       if (!node.names || node.names->size() != node.rank) continue;
       for (size_t d = 0; d < node.rank; ++d) {
         const Value& name = (*node.names)[d];
-        const bool has_coordinate = node.coords && node.coords->size() == node.rank &&
-                                    (*node.coords)[d].is<std::string>();
+        const bool has_coordinate =
+            node.coords && node.coords->size() == node.rank && (*node.coords)[d].is<std::string>();
         if (has_coordinate || !name.is<std::string>() || name.as<std::string>().empty()) continue;
         const std::string& dim = name.as<std::string>();
         std::string group = path.substr(0, std::max<size_t>(path.rfind('/'), 1));
@@ -645,9 +644,10 @@ class Writer {
         }
         auto [it, fresh] = sizes[group].emplace(dim, node.shape[d]);
         if (!fresh && it->second != node.shape[d]) {
-          notes_.push_back(fmt::format("{}: dimension {} is named {}, of size {} in {}, not {}; "
-                                       "not attached",
-                                       path, d, dim, it->second, group, node.shape[d]));
+          notes_.push_back(
+              fmt::format("{}: dimension {} is named {}, of size {} in {}, not {}; "
+                          "not attached",
+                          path, d, dim, it->second, group, node.shape[d]));
           continue;
         }
         attach.emplace_back(path, d, join_path(group, dim));
@@ -662,8 +662,8 @@ class Writer {
       }
       for (const auto& [name, size] : names) {
         const std::string full = join_path(group, name);
-        if (auto w = written_.find(full); w != written_.end() && w->second.rank == 1 &&
-                                          w->second.shape[0] == size) {
+        if (auto w = written_.find(full);
+            w != written_.end() && w->second.rank == 1 && w->second.shape[0] == size) {
           // A same-named array of the dimension's size is its coordinate (xarray's Zarr
           // coordinates, named only by _ARRAY_DIMENSIONS): a scale of its own name.
           Handle ds(H5Dopen2(file_, full.c_str(), H5P_DEFAULT));
@@ -674,9 +674,10 @@ class Writer {
           continue;
         }
         if (H5Lexists(g.get(), name.c_str(), H5P_DEFAULT) > 0) {
-          notes_.push_back(fmt::format("{}: the dimension {} of size {} is not written: the group "
-                                       "has a member of that name",
-                                       full, name, size));
+          notes_.push_back(
+              fmt::format("{}: the dimension {} of size {} is not written: the group "
+                          "has a member of that name",
+                          full, name, size));
           continue;
         }
         const hsize_t n = static_cast<hsize_t>(size);
@@ -700,7 +701,8 @@ class Writer {
       Handle sc(H5Dopen2(file_, scale.c_str(), H5P_DEFAULT));
       if (H5DSattach_scale(ds.get(), sc.get(), static_cast<unsigned>(d)) < 0) {
         H5Eclear2(H5E_DEFAULT);
-        notes_.push_back(fmt::format("{}: dimension {} could not be attached to {}", path, d, scale));
+        notes_.push_back(
+            fmt::format("{}: dimension {} could not be attached to {}", path, d, scale));
       }
     }
   }

@@ -175,9 +175,10 @@ class Describer {
               bool dimcoord) {
     const std::optional<DType> stated = stated_type(n, path);
     if (!stated) {
-      warn(fmt::format("{}: region references of both kinds (block and element); an NDL type "
-                       "states one kind, left out",
-                       path));
+      warn(
+          fmt::format("{}: region references of both kinds (block and element); an NDL type "
+                      "states one kind, left out",
+                      path));
       return;
     }
     const DType& type = *stated;
@@ -399,7 +400,7 @@ class Describer {
   const model::ReferenceTable* references_;
   ValueEmitter emitter_;
   std::vector<std::unique_ptr<Node>> converted_;  // joined text units, alive while written
-  std::map<std::string, const Node*> groups_;  // sorted by path (P1)
+  std::map<std::string, const Node*> groups_;     // sorted by path (P1)
   std::map<std::string, const Node*> dimcoords_;
 };
 

@@ -165,8 +165,8 @@ class StoreWriter {
     uint64_t grid = 1;
     for (size_t d = 0; d < shape.size(); ++d) {
       if (stored->chunk_shape[d] <= 0) return false;
-      const auto n = static_cast<uint64_t>((shape[d] + stored->chunk_shape[d] - 1) /
-                                           stored->chunk_shape[d]);
+      const auto n =
+          static_cast<uint64_t>((shape[d] + stored->chunk_shape[d] - 1) / stored->chunk_shape[d]);
       if (n != 0 && grid > UINT64_MAX / n) return true;
       grid *= n;
     }

@@ -269,9 +269,9 @@ class Emitter {
               array(c, child, text, dims);
             } catch (const Error& e) {
               const std::string& m = e.message();
-              unwritable_.push_back(fmt::format(
-                  "{}: {}; left out", child,
-                  m.starts_with(child + ": ") ? m.substr(child.size() + 2) : m));
+              unwritable_.push_back(
+                  fmt::format("{}: {}; left out", child,
+                              m.starts_with(child + ": ") ? m.substr(child.size() + 2) : m));
               if (options_.left_out) options_.left_out->insert(child);
               break;
             }
@@ -336,10 +336,10 @@ class Emitter {
   std::vector<std::string> parameters_;  // extent parameters declared so far
   std::string types_;
   std::vector<std::string> attributes_, masks_, renamed_;  // for notes() and lost()
-  std::vector<std::string> unwritable_;  // arrays left out (leave_out_unwritable), why
-  std::string format_;                                     // the tree's
-  std::map<std::string, std::string> structs_;             // compound's text -> its type name
-  std::set<std::string> used_;                             // type names given out
+  std::vector<std::string> unwritable_;         // arrays left out (leave_out_unwritable), why
+  std::string format_;                          // the tree's
+  std::map<std::string, std::string> structs_;  // compound's text -> its type name
+  std::set<std::string> used_;                  // type names given out
 };
 
 // `source_path`: the tree's own names (as `left_out` has them); `path`: the layout's.
@@ -418,8 +418,7 @@ uint64_t write_tree(const model::Tree& given, const std::string& data_path,
   own.align_copies = true;  // the layout is made here: the writer may place its arrays
   Writer w(layout, data_path, own);
   // A root list is the layout's member `items` (Emitter::run).
-  arrays(*tree.root, tree.root->kind == model::NodeKind::kList ? "/items" : "/", "/", left_out,
-         w);
+  arrays(*tree.root, tree.root->kind == model::NodeKind::kList ? "/items" : "/", "/", left_out, w);
   for (const auto& [key, target] : tree.pointees) {
     w.write_pointee(key, target->data->read());  // pointees are small: read whole
   }

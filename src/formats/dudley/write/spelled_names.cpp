@@ -132,8 +132,7 @@ class DudleyTermsSource final : public model::ArraySource {
   NDArray as_declared(const NDArray& read, const std::vector<int64_t>& shape) const {
     const bool as_read = read.is_c_contiguous() && !read.dtype().needs_swap();
     auto owner = std::make_shared<NDArray>(as_read ? read : read.to_native());
-    const DType native =
-        type_.needs_swap() ? type_.with_byte_order(native_byte_order()) : type_;
+    const DType native = type_.needs_swap() ? type_.with_byte_order(native_byte_order()) : type_;
     return NDArray::borrow(owner->mutable_data(), native, Shape(shape), {}, owner);
   }
 
