@@ -85,6 +85,24 @@ function plain(v) {
   return v;
 }
 
+// The values of `got` (zarr.get of `arr`) in C order, whatever strides zarrita returns (a
+// transposed array comes back F-ordered).
+function cOrder(arr, got) {
+  const values = [];
+  const index = new Array(got.shape.length).fill(0);
+  const count = got.shape.reduce((a, b) => a * b, 1);
+  for (let n = 0; n < count; n++) {
+    let offset = 0;
+    for (let d = 0; d < index.length; d++) offset += index[d] * got.stride[d];
+    values.push(plain(arr.dtype === "bool" ? got.data.get(offset) : got.data[offset]));
+    for (let d = index.length - 1; d >= 0; d--) {
+      if (++index[d] < got.shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return values;
+}
+
 async function read(path) {
   const store = new FileSystemStore(path);
   const root = await zarr.open(zarr.root(store), { kind: "group" });
@@ -92,19 +110,7 @@ async function read(path) {
   for (const name of process.argv.slice(4)) {
     const arr = await zarr.open(root.resolve(name), { kind: "array" });
     const got = await zarr.get(arr);
-    // C order whatever strides zarrita returns (a transposed array comes back F-ordered).
-    const values = [];
-    const index = new Array(got.shape.length).fill(0);
-    const count = got.shape.reduce((a, b) => a * b, 1);
-    for (let n = 0; n < count; n++) {
-      let offset = 0;
-      for (let d = 0; d < index.length; d++) offset += index[d] * got.stride[d];
-      values.push(plain(arr.dtype === "bool" ? got.data.get(offset) : got.data[offset]));
-      for (let d = index.length - 1; d >= 0; d--) {
-        if (++index[d] < got.shape[d]) break;
-        index[d] = 0;
-      }
-    }
+    const values = cOrder(arr, got);
     out.arrays[name] = { shape: got.shape, dtype: arr.dtype, attributes: arr.attrs, values };
   }
   console.log(JSON.stringify(out));
@@ -119,20 +125,7 @@ async function items(path) {
     const location = name === "/" ? zarr.root(store) : zarr.root(store).resolve(name.slice(1));
     const arr = await zarr.open(location, { kind: "array" });
     const got = await zarr.get(arr);
-    const values = [];
-    const index = new Array(got.shape.length).fill(0);
-    const count = got.shape.reduce((a, b) => a * b, 1);
-    for (let n = 0; n < count; n++) {
-      let offset = 0;
-      for (let d = 0; d < index.length; d++) offset += index[d] * got.stride[d];
-      const v = arr.dtype === "bool" ? got.data.get(offset)
-        : Array.isArray(got.data) ? got.data[offset] : got.data[offset];
-      values.push(plain(v));
-      for (let d = index.length - 1; d >= 0; d--) {
-        if (++index[d] < got.shape[d]) break;
-        index[d] = 0;
-      }
-    }
+    const values = cOrder(arr, got);
     out[name] = { shape: got.shape, dtype: arr.dtype, attributes: arr.attrs,
                   fill_value: plain(arr.fillValue), values };
   }
