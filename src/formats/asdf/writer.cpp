@@ -178,13 +178,26 @@ class Writer {
       const std::string where = fmt::format("{}@{}", path, name);
       if (const auto* v = std::get_if<Value>(&attr)) {
         map.emplace_back(key, *v);
-      } else if (const NDArray& a = std::get<NDArray>(attr); a.shape().dims().empty()) {
+      } else {
+        const NDArray& a = std::get<NDArray>(attr);
         // A scalar (HDF5's scalar attributes) as its value: python-asdf's schema takes no
         // 0-d inline ndarray.
-        std::optional<Value> scalar = model::array_as_value(a);
-        map.emplace_back(key, scalar ? std::move(*scalar) : array_value(a, where));
-      } else {
-        map.emplace_back(key, array_value(std::get<NDArray>(attr), where));
+        std::optional<Value> scalar =
+            a.shape().dims().empty() ? model::array_as_value(a) : std::nullopt;
+        if (!scalar && a.shape().dims().empty() && a.dtype().kind() == DTypeKind::kComplex) {
+          // A complex scalar as ASDF's own complex tag, as python-asdf writes one.
+          const NDArray native = a.to_native();
+          scalar = element_value(native.dtype(), static_cast<const unsigned char*>(native.data()));
+        }
+        if (scalar) {
+          map.emplace_back(key, std::move(*scalar));
+        } else if (inlinable(a.dtype()) && a.dtype().kind() != DTypeKind::kPointer) {
+          map.emplace_back(key, array_value(a, where));
+        } else {
+          lost_.push_back(fmt::format("{}: attribute not written: ASDF has no inline array of {}",
+                                      where, a.dtype().to_string()));
+          continue;
+        }
       }
       check_depth(depth + 1 + value_height(map.back().second), where);
     }
