@@ -4,6 +4,7 @@
 // the encoded data.
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 #include "dudley/codec/chain.hpp"
@@ -36,7 +37,7 @@ constexpr Setting kBytesCodecs[] = {
     {"snappy", "{}"},
     {"snappy", "{\"crc32\": true}"},
     {"xz", "{}"},
-    {"numcodecs.delta", "{\"dtype\": \"<i4\", \"astype\": \"<i2\"}"},
+    {"numcodecs.delta", "{\"dtype\": \"<i4\"}"},
 };
 constexpr const char* kArrayCodecs[] = {"shuffle", "bitshuffle", "byteorder"};
 constexpr size_t kMaxRoom = size_t{1} << 20;
@@ -65,8 +66,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (got.size() > kMaxRoom) __builtin_trap();
     } catch (const dudley::Error&) {
     }
-    // Round trip: what we encode decodes to the same bytes.
-    const Bytes encoded = codec->encode({payload, n});
+    // Round trip: what we encode decodes to the same bytes (codecs of whole elements
+    // refuse other lengths, as they must).
+    Bytes encoded;
+    try {
+      encoded = codec->encode({payload, n});
+    } catch (const dudley::Error&) {
+      if (std::string_view(s.name) == "numcodecs.delta" && n % 4 != 0) return 0;
+      throw;
+    }
     std::vector<std::byte> back(n);
     codec->decode_exact(encoded, back);
     if (n > 0 && std::memcmp(back.data(), payload, n) != 0) __builtin_trap();

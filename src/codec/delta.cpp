@@ -112,6 +112,11 @@ class Delta final : public BytesCodec {
   }
 
   void encode_into(ByteView in, Bytes& out) const override {
+    if (in.size() % type_.size() != 0) {  // a trailing part element would be dropped
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("numcodecs.delta: {} bytes are no whole number of {} elements",
+                              in.size(), type_.typestr()));
+    }
     const size_t n = in.size() / type_.size();
     out.resize(n * stored_.size());
     const auto* src = reinterpret_cast<const std::byte*>(in.data());
