@@ -11,6 +11,7 @@ from ._native import (Array, DataError, DataTypeError, Diagnostic, Error, Family
                       FileError, Group, LimitError, LossError, ParseError, SemanticError,
                       UsageError, __version__, check, fmt, open, open_family)
 from ._native import _family_native, _reopen_native
+from . import _h5py_habits  # noqa: F401  (adds get, values, in, len, visit; scalars)
 from ._dask import to_dask
 from ._empty import Empty
 from ._save import Item, save

@@ -30,4 +30,9 @@ def save(obj, path, format=None, lossy=False):
     values) raises dudley.LossError naming every item (its `lost`), and nothing is written;
     with lossy=True the rest is written. Returns notes on what the format keeps otherwise,
     then "left out: ..." for each item a lossy save left out."""
+    if not isinstance(obj, (dict, Item)) and not hasattr(obj, "keys") and \
+            not isinstance(obj, (_native.Array,)):
+        # A bare array (or a list, or a scalar) is the file's one array, named "data" where
+        # the format names arrays (.npy holds it as it is).
+        obj = {"data": obj}
     return _native._save(obj, path, format, Item, lossy)

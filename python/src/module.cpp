@@ -138,21 +138,22 @@ PYBIND11_MODULE(_native, m) {
            })
       .def("visititems",
            [](const Group& g, const py::function& fn) -> py::object {
-             // Depth first, h5py's order; a value other than None from fn stops the walk.
-             std::vector<NodeRef> todo{g};
-             while (!todo.empty()) {
-               NodeRef at = todo.back();
-               todo.pop_back();
+             // h5py's order: each member, then everything below it, before the next member
+             // (preorder, members in the group's order); a value other than None from fn
+             // stops the walk. A stack, not recursion: a file may nest deeply.
+             std::vector<NodeRef> todo;
+             auto push_members = [&](const NodeRef& at) {
                const std::vector<std::string> names = member_names(at);
-               for (auto it = names.rbegin(); it != names.rend(); ++it) {
-                 NodeRef c = lookup(at, *it);
-                 if (c.node->kind != model::NodeKind::kArray) todo.push_back(c);
-               }
-               for (const std::string& k : names) {
-                 NodeRef c = lookup(at, k);
-                 py::object r = fn(c.path.substr(g.path == "/" ? 1 : g.path.size() + 1), wrap(c));
-                 if (!r.is_none()) return r;
-               }
+               for (auto it = names.rbegin(); it != names.rend(); ++it)
+                 todo.push_back(lookup(at, *it));
+             };
+             push_members(g);
+             while (!todo.empty()) {
+               NodeRef c = todo.back();
+               todo.pop_back();
+               py::object r = fn(c.path.substr(g.path == "/" ? 1 : g.path.size() + 1), wrap(c));
+               if (!r.is_none()) return r;
+               if (c.node->kind != model::NodeKind::kArray) push_members(c);
              }
              return py::none();
            })

@@ -242,8 +242,11 @@ def test_save_round_trips_through_every_format(tmp_path):
     assert np.array_equal(dudley.open(str(tmp_path / "again.asdf"))["x"][...], tree["x"])
     with pytest.raises(dudley.Error):
         dudley.save(f, str(tmp_path / "t.h5"))
-    with pytest.raises(TypeError):
-        dudley.save([1, 2], str(tmp_path / "bad.h5"))
+    # A bare list or array is the file's one array, as h5py users write it.
+    dudley.save([1, 2], str(tmp_path / "list.h5"))
+    assert dudley.open(str(tmp_path / "list.h5"))["data"][...].tolist() == [1, 2]
+    with pytest.raises(dudley.DataTypeError):
+        dudley.save(object(), str(tmp_path / "bad.h5"))
 
 
 def test_error_subclasses_by_category(tmp_path):
@@ -392,3 +395,35 @@ def test_h5py_and_dudley_open_one_file_at_once(tmp_path):
         assert np.array_equal(h["x"][...], f["x"][...])
         g = dudley.open(str(tmp_path / "m.h5"))
         assert g["x"][3] == h["x"][3] == 3.0
+
+
+def test_h5py_habits(tmp_path):
+    """What h5py users type: get, values, in, len, iteration, visit and visititems in
+    h5py's order (each member, then what is below it), numpy scalars from integer indexes."""
+    import h5py
+    path = str(tmp_path / "h.h5")
+    with h5py.File(path, "w") as h:
+        h["b/y"] = np.arange(6.0).reshape(2, 3)
+        h["a/z/w"] = np.float32(2.5)
+        h["c"] = np.arange(3, dtype="<i2")
+    f = dudley.open(path)
+    with h5py.File(path) as h:
+        theirs, ours = [], []
+        h.visit(theirs.append)
+        f.visit(ours.append)
+        assert ours == theirs
+        seen = []
+        f.visititems(lambda name, obj: seen.append(name))
+        assert seen == theirs
+        assert f.get("nope") is None and f.get("nope", 7) == 7
+        assert f.get("b/y").shape == (2, 3)
+        assert "b/y" in f and "b/x" not in f and len(f) == 3 and list(f) == list(h)
+        assert [v.name for v in f["b"].values()] == ["/b/y"]
+        # Integer indexes give numpy scalars, as h5py; `...` keeps a 0-d array.
+        for key in [(0, 0), (1, -1)]:
+            got, want = f["b/y"][key], h["b/y"][key]
+            assert type(got) is type(want) and got == want
+        assert type(f["a/z/w"][()]) is type(h["a/z/w"][()]) is np.float32
+        assert isinstance(f["a/z/w"][...], np.ndarray) and f["a/z/w"][...].ndim == 0
+        assert type(f["c"][1]) is np.int16
+        assert isinstance(f["b/y"][0], np.ndarray)

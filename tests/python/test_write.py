@@ -266,9 +266,17 @@ def test_save_refuses_what_it_cannot_keep(tmp_path):
                     str(tmp_path / "x.h5"))
     with pytest.raises(dudley.DataTypeError, match="no dudley type"):
         dudley.save({"x": np.array([object()])}, str(tmp_path / "x.h5"))
-    with pytest.raises(TypeError, match="dict"):
-        dudley.save(np.zeros(3), str(tmp_path / "x.h5"))
     assert not os.listdir(tmp_path)
+
+
+def test_save_of_a_bare_array(tmp_path):
+    # The file's one array: .npy holds it as it is, other formats name it "data".
+    x = np.arange(6, dtype=">i2").reshape(2, 3)
+    dudley.save(x, str(tmp_path / "a.npy"))
+    assert np.load(tmp_path / "a.npy").tolist() == x.tolist()
+    dudley.save(x, str(tmp_path / "a.h5"))
+    with h5py.File(tmp_path / "a.h5") as f:
+        assert f["data"][()].tolist() == x.tolist()
 
 
 def test_dudley_text_reads_as_strings(tmp_path):
