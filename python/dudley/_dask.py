@@ -15,9 +15,19 @@ class FamilyArray:
     def __init__(self, family, path, shape=None, dtype=None):
         self.family, self.path = family, path
         if shape is None:
+            # Every member's shape and type, checked now: a member that differs is named
+            # when the graph is built, not when a task reads it.
             first = family[0][path]
             dtype = first.dtype
             shape = (len(family),) + first.shape
+            for i in range(1, len(family)):
+                other = family[i][path]
+                if other.shape != first.shape or other.dtype != first.dtype:
+                    raise _native.DataError(
+                        f"{path}: member {i} ({family.files[i]}) holds it as {other.dtype} "
+                        f"{other.shape}, member 0 ({family.files[0]}) as {first.dtype} "
+                        f"{first.shape}; to_dask stacks members of one shape and type (read "
+                        "them with Family.read(..., stack=False))")
         self.shape, self.dtype, self.ndim = tuple(shape), np.dtype(dtype), len(shape)
         self.read_unit = (1,) + self.shape[1:]  # a member
 

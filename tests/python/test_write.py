@@ -322,6 +322,9 @@ def test_family_reads_through_one_layout_equal_member_by_member(tmp_path):
                 w["/x"], w["/k"] = np.full((n, 3), n), n
     parts = dudley.open_family(str(tmp_path / "ragged.index.bin")).read("/x")
     assert isinstance(parts, list) and [p.shape for p in parts] == [(2, 3), (3, 3)]
+    # to_dask names the member that differs when it builds the graph, not at compute().
+    with pytest.raises(dudley.DataError, match=r"member 1 \(.*ragged.*\) holds it as .* \(3, 3\)"):
+        dudley.to_dask(dudley.open_family(str(tmp_path / "ragged.index.bin")), path="/x")
     # A damaged member is an error naming it.
     member = fam.files[2]
     with open(member, "r+b") as f:
