@@ -5,6 +5,8 @@ package, written by python/CMakeLists.txt); imported only when xarray asks for i
 `import dudley` does not import xarray.
 """
 
+import warnings
+
 import xarray as xr
 from xarray.backends import BackendArray, BackendEntrypoint
 from xarray.core import indexing
@@ -49,13 +51,24 @@ def _dimension_names(name, a, attrs):
     return [d if isinstance(d, str) else f"{name}_dim_{i}" for i, d in enumerate(dims)]
 
 
-def dataset_of(f, drop_variables=()):
+def dataset_of(f, drop_variables=(), on_unreadable="warn"):
     """The arrays of open file `f` as an xarray.Dataset of lazy variables. An array named
     like one of its dimensions and one-dimensional along it (an HDF5 dimension scale, a
-    netCDF coordinate variable) becomes that dimension's coordinate."""
+    netCDF coordinate variable) becomes that dimension's coordinate. An array that cannot
+    be read (an unknown codec) is left out with a warning naming it and why, or raises
+    with on_unreadable="raise"."""
+    if on_unreadable not in ("warn", "raise"):
+        raise ValueError(f"on_unreadable={on_unreadable!r}: give \"warn\" or \"raise\"")
     variables, coords, drop = {}, {}, set(drop_variables or ())
     dimensions = set()  # every dimension named (a netCDF file's are also parameters)
     for name, a in _arrays(f):
+        if a.error is not None:
+            if name in drop:
+                continue
+            if on_unreadable == "raise":
+                a.dtype  # raises the array's own error (dudley.DataTypeError, ...)
+            warnings.warn(f"{name}: left out, it cannot be read: {a.error}", stacklevel=3)
+            continue
         named = a.attrs.get("dimension_names")
         if isinstance(named, list):
             dimensions.update(d for d in named if isinstance(d, str))
@@ -89,11 +102,12 @@ class XarrayBackend(BackendEntrypoint):
     description = "Any format dudley reads (Dudley layouts, ASDF, Zarr, Avro, HDF5, NDL, .npy)"
     url = "docs/python.md"
     open_dataset_parameters = ("filename_or_obj", "drop_variables", "layout", "order", "params",
-                               "format", "mask_and_scale", "decode_times", "concat_characters",
+                               "format", "on_unreadable", "mask_and_scale", "decode_times", "concat_characters",
                                "decode_coords", "use_cftime", "decode_timedelta")
 
     def open_dataset(self, filename_or_obj, *, drop_variables=None, layout=None, order=None,
-                     params=None, format=None, mask_and_scale=True, decode_times=True,
+                     params=None, format=None, on_unreadable="warn", mask_and_scale=True,
+                     decode_times=True,
                      concat_characters=True, decode_coords=True, use_cftime=None,
                      decode_timedelta=None):
         f = _native.open(str(filename_or_obj), layout=layout, order=order, params=params,
@@ -101,7 +115,7 @@ class XarrayBackend(BackendEntrypoint):
         # The CF conventions decoded as xarray's own engines decode them (_FillValue and
         # missing_value masked, scale_factor/add_offset applied, times as datetimes).
         return xr.conventions.decode_cf(
-            dataset_of(f, drop_variables), mask_and_scale=mask_and_scale,
+            dataset_of(f, drop_variables, on_unreadable), mask_and_scale=mask_and_scale,
             decode_times=decode_times, concat_characters=concat_characters,
             decode_coords=decode_coords, use_cftime=use_cftime, decode_timedelta=decode_timedelta)
 

@@ -184,26 +184,47 @@ PYBIND11_MODULE(_native, m) {
       .def("__exit__", [](File&, const py::args&) { return false; })
       .def("close", [](File&) {});
 
+  // An array its reader could not read (an unknown codec, damage) has no type or shape:
+  // asking for them raises its error (dudley.DataTypeError, dudley.DataError) instead of
+  // answering with a made-up one; `error` says why without raising.
   py::class_<Array>(m, "Array", "An array of a file: read with numpy indexing, a[...].")
-      .def_property_readonly("dtype", [](const Array& a) { return a.dtype(true); })
+      .def_property_readonly("dtype",
+                             [](const Array& a) {
+                               a.check_readable();
+                               return a.dtype(true);
+                             })
       .def_property_readonly("shape",
                              [](const Array& a) -> py::object {
+                               a.check_readable();
                                if (a.node->empty) return py::none();  // h5py's Empty
                                return py::tuple(py::cast(a.shape()));
                              })
-      .def_property_readonly("ndim", [](const Array& a) { return a.shape().size(); })
+      .def_property_readonly("ndim",
+                             [](const Array& a) {
+                               a.check_readable();
+                               return a.shape().size();
+                             })
       .def_property_readonly("size",
                              [](const Array& a) {
+                               a.check_readable();
                                int64_t n = 1;
                                for (int64_t d : a.shape()) n *= d;
                                return n;
                              })
       .def_property_readonly("nbytes",
                              [](const Array& a) {
+                               a.check_readable();
                                int64_t n = static_cast<int64_t>(a.node->dtype.size());
                                for (int64_t d : a.node->shape) n *= d;
                                return n;
                              })
+      .def_property_readonly(
+          "error",
+          [](const Array& a) -> py::object {
+            if (a.node->error.empty()) return py::none();
+            return py::str(a.node->error.text());
+          },
+          "Why the array cannot be read (its reader's error, with the place), or None")
       .def_property_readonly("attrs", [](const Array& a) { return attributes(a.node->attributes); })
       .def_property_readonly("doc", [](const Array& a) { return a.node->doc; })
       .def_property_readonly("name", [](const Array& a) { return a.path; })

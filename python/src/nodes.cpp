@@ -129,10 +129,14 @@ py::object Array::view() const {
                            "offset"_a = *st.offset, "shape"_a = py::tuple(py::cast(shape())));
 }
 
-py::object Array::read_selection(py::handle index) const {
+void Array::check_readable() const {
   if (!node->error.empty()) {
     throw Error(node->error.category, node->error.message, node->error.location);
   }
+}
+
+py::object Array::read_selection(py::handle index) const {
+  check_readable();
   if (!node->data) throw Error(ErrorCategory::kUsage, path + " holds no data to read");
   if (node->empty) {
     // No shape and no data: h5py's Empty, whatever the index (h5py ignores it too).
@@ -235,6 +239,9 @@ std::pair<std::string, std::string> type_and_shape(const NodeRef& r) {
 }  // namespace
 
 std::string short_repr(const NodeRef& r) {
+  if (r.node->kind == model::NodeKind::kArray && !r.node->error.empty()) {
+    return "<dudley.Array " + r.path + " unreadable: " + r.node->error.message + ">";
+  }
   if (r.node->kind == model::NodeKind::kArray) {
     const auto [type, shape] = type_and_shape(r);
     return "<dudley.Array " + r.path + " " + type + " shape=" + shape + ">";

@@ -69,6 +69,8 @@ struct Array : NodeRef {
   /// The selection `index` (a numpy basic index) read into a numpy array (no copy); for an
   /// empty array (no shape, no data), a dudley.Empty of its type, as h5py reads it.
   py::object read_selection(py::handle index) const;
+  /// Raises the array's own error (its reader's: an unknown codec, damage) when it has one.
+  void check_readable() const;
 };
 
 /// An open file: the root group, and what it was opened from.

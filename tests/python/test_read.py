@@ -1,5 +1,6 @@
 """The Python module reading files written by numpy and h5py, every basic index compared
 with numpy's own indexing of the same array (random shapes and index tuples)."""
+import json
 import random
 
 import h5py
@@ -427,3 +428,37 @@ def test_h5py_habits(tmp_path):
         assert isinstance(f["a/z/w"][...], np.ndarray) and f["a/z/w"][...].ndim == 0
         assert type(f["c"][1]) is np.int16
         assert isinstance(f["b/y"][0], np.ndarray)
+
+
+def test_unreadable_arrays_say_why_and_never_pose_as_arrays(tmp_path):
+    """An array its reader cannot read (a Zarr codec this build lacks) lists with its
+    reason, raises that reason when its type, shape or values are asked for, and the
+    xarray engine leaves it out with a warning (or raises, on_unreadable="raise")."""
+    import warnings
+
+    import xarray as xr
+    store = tmp_path / "u.zarr"
+    (store / "x").mkdir(parents=True)
+    (store / "zarr.json").write_text('{"zarr_format": 3, "node_type": "group", "attributes": {}}')
+    (store / "x" / "zarr.json").write_text(json.dumps({
+        "zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "float64",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0, "attributes": {},
+        "codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                   {"name": "mystery"}]}))
+    f = dudley.open(str(store))
+    a = f["x"]
+    assert 'unknown codec "mystery"' in a.error and "unreadable" in repr(a)
+    assert "x" in repr(f)
+    for ask in (lambda: a.dtype, lambda: a.shape, lambda: a.ndim, lambda: a[...],
+                lambda: np.asarray(a)):
+        with pytest.raises(dudley.DataTypeError, match="mystery"):
+            ask()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ds = xr.open_dataset(str(store), engine="dudley")
+    assert "x" not in ds.variables
+    assert any("x: left out, it cannot be read" in str(w.message) and "mystery" in str(w.message)
+               for w in caught)
+    with pytest.raises(dudley.DataTypeError, match="mystery"):
+        xr.open_dataset(str(store), engine="dudley", on_unreadable="raise")
