@@ -5,6 +5,7 @@ package, written by python/CMakeLists.txt); imported only when xarray asks for i
 `import dudley` does not import xarray.
 """
 
+import os
 import warnings
 
 import xarray as xr
@@ -120,8 +121,31 @@ class XarrayBackend(BackendEntrypoint):
             decode_coords=decode_coords, use_cftime=use_cftime, decode_timedelta=decode_timedelta)
 
     def guess_can_open(self, filename_or_obj):
+        """Whether the path looks like a file dudley reads, by its first bytes, its name or
+        what lies beside it, without opening it (xarray asks every engine)."""
         try:
-            _native.open(str(filename_or_obj))
-            return True
-        except Exception:
+            path = os.fspath(filename_or_obj)
+        except TypeError:
             return False
+        if not isinstance(path, str):
+            return False
+        if os.path.isdir(path):  # a Zarr store
+            return any(os.path.exists(os.path.join(path, name))
+                       for name in ("zarr.json", ".zgroup", ".zarray"))
+        if os.path.splitext(path)[1].lower() in _EXTENSIONS:
+            return True
+        if os.path.exists(os.path.splitext(path)[0] + ".dud"):  # Dudley data and its layout
+            return True
+        try:
+            with open(path, "rb") as f:
+                head = f.read(8)
+        except OSError:
+            return False
+        return any(head.startswith(magic) for magic in _SIGNATURES)
+
+
+# What guess_can_open recognises: the formats' extensions and signatures.
+_EXTENSIONS = {".h5", ".hdf5", ".he5", ".nc", ".nc4", ".zarr", ".asdf", ".avro", ".npy", ".ndl",
+               ".dud"}
+_SIGNATURES = (b"\x89HDF\r\n\x1a\n", b"CDF\x01", b"CDF\x02", b"CDF\x05", b"#ASDF", b"Obj\x01",
+               b"\x93NUMPY", b"\x89d\x95d")

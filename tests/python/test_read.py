@@ -462,3 +462,22 @@ def test_unreadable_arrays_say_why_and_never_pose_as_arrays(tmp_path):
                for w in caught)
     with pytest.raises(dudley.DataTypeError, match="mystery"):
         xr.open_dataset(str(store), engine="dudley", on_unreadable="raise")
+
+
+def test_xarray_guess_can_open_looks_without_opening(tmp_path):
+    """The engine claims a file by its first bytes, its name or the layout beside it, and
+    opens nothing to decide (xarray asks every engine about every file)."""
+    from dudley._xarray import XarrayBackend
+    guess = XarrayBackend().guess_can_open
+    (tmp_path / "notes.txt").write_text("hello")
+    (tmp_path / "noext").write_bytes(b"\x89HDF\r\n\x1a\n" + bytes(100))
+    (tmp_path / "plain").write_bytes(b"nothing we read")
+    (tmp_path / "run.bin").write_bytes(bytes(8))
+    (tmp_path / "run.dud").write_text("x = f8\n")
+    (tmp_path / "s.zarr").mkdir()
+    (tmp_path / "s.zarr" / "zarr.json").write_text("{}")
+    (tmp_path / "empty_dir").mkdir()
+    assert guess(str(tmp_path / "noext")) and guess(tmp_path / "run.bin")
+    assert guess(str(tmp_path / "s.zarr")) and guess("elsewhere.h5")
+    assert not guess(str(tmp_path / "notes.txt")) and not guess(str(tmp_path / "plain"))
+    assert not guess(str(tmp_path / "empty_dir")) and not guess(object())
