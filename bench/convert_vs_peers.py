@@ -22,18 +22,14 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fresh_runs import clean, wall, warm  # noqa: E402
+from fresh_runs import arguments, clean, wall, warm  # noqa: E402
 
-BUILD = os.path.abspath(sys.argv[1])
-OWN_WORK = len(sys.argv) <= 2
-WORK = sys.argv[2] if not OWN_WORK else tempfile.mkdtemp(prefix="convert-bench-")
-RUNS = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+BUILD, WORK, OWN_WORK, RUNS = arguments(sys.argv, "convert-bench-", 5)
 DUDLEY = os.path.join(BUILD, "dudley")
 PY = "/usr/bin/python3"
 os.makedirs(WORK, exist_ok=True)

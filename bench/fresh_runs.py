@@ -4,6 +4,7 @@ after about 30 s) and the previous run's writes flushed first."""
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 
 
@@ -35,3 +36,17 @@ def wall(cmd, inputs):
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - t0
+
+
+def arguments(argv, prefix, default_runs):
+    """BUILD_DIR [WORKDIR] [RUNS] of a side-by-side benchmark: (build, workdir, own, runs).
+    A number as the second argument is RUNS (`bench/x.py build 5`), never a directory
+    named "5"; without WORKDIR a temporary one is made (own: remove it when done)."""
+    rest = list(argv[2:])
+    runs = default_runs
+    if rest and rest[-1].isdigit():
+        runs = int(rest.pop())
+    own = not rest
+    work = rest[0] if rest else tempfile.mkdtemp(prefix=prefix)
+    return os.path.abspath(argv[1]), work, own, runs
+

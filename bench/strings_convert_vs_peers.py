@@ -25,17 +25,13 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fresh_runs import clean, wall  # noqa: E402
+from fresh_runs import arguments, clean, wall  # noqa: E402
 
-BUILD = os.path.abspath(sys.argv[1])
-OWN_WORK = len(sys.argv) <= 2
-WORK = sys.argv[2] if not OWN_WORK else tempfile.mkdtemp(prefix="strings-bench-")
-RUNS = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+BUILD, WORK, OWN_WORK, RUNS = arguments(sys.argv, "strings-bench-", 3)
 DUDLEY = os.path.join(BUILD, "dudley")
 PY = "/usr/bin/python3"
 N = 20 << 20

@@ -21,6 +21,8 @@ std::string names_of(const std::vector<const Format*>& formats, bool writers) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
+}  // namespace
+
 std::string lowercase_extension(std::string path) {
   // "out.zarr/" names the directory out.zarr: its extension is the name's.
   while (path.size() > 1 && path.back() == '/') path.pop_back();
@@ -29,7 +31,6 @@ std::string lowercase_extension(std::string path) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return ext;
 }
-}  // namespace
 
 SaveReport Format::save(const model::Tree&, const std::string& path, const SaveOptions&) const {
   throw Error(ErrorCategory::kUsage, fmt::format("cannot write format '{}'", name()),

@@ -220,6 +220,10 @@ enum class Recognition {
   kCompanion,
 };
 
+/// The extension of `path`, lowercased with its dot (".h5"), "" when it has none; a
+/// trailing '/' is ignored ("out.zarr/" is ".zarr").
+std::string lowercase_extension(std::string path);
+
 /// One file format.
 class Format {
  public:

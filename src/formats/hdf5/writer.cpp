@@ -8,7 +8,6 @@
 
 #include <cstring>
 #include <deque>
-#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -613,16 +612,21 @@ class Writer {
   // dimension names instead of phony ones.
   void netcdf_dimensions() {
     std::map<std::string, std::map<std::string, int64_t>> sizes;  // group -> name -> size
-    std::function<void(const Node&, const std::string&)> walk = [&](const Node& g,
-                                                                    const std::string& path) {
-      for (const model::Parameter& p : g.params) {
+    // Every group's parameters, walked with a stack (a file may nest deeply); lists' items
+    // are made on demand and hold none.
+    std::vector<std::pair<const Node*, std::string>> groups;
+    if (tree_.root->kind == model::NodeKind::kGroup) groups.emplace_back(tree_.root.get(), "/");
+    while (!groups.empty()) {
+      const auto [g, path] = groups.back();
+      groups.pop_back();
+      for (const model::Parameter& p : g->params) {
         if (p.value && *p.value >= 0) sizes[path][p.name] = *p.value;
       }
-      for (const auto& c : g.children) {  // lists' items are made on demand: none there
-        if (c->kind == model::NodeKind::kGroup && !c->link) walk(*c, join_path(path, c->name));
+      for (const auto& c : g->children) {
+        if (c->kind == model::NodeKind::kGroup && !c->link)
+          groups.emplace_back(c.get(), join_path(path, c->name));
       }
-    };
-    if (tree_.root->kind == model::NodeKind::kGroup) walk(*tree_.root, "/");
+    }
     // Where each array's named dimensions without coordinates live: the nearest group up
     // that has the name as a parameter, else the array's own group.
     std::vector<std::tuple<std::string, size_t, std::string>> attach;  // array, dim, scale

@@ -3,8 +3,6 @@
 #include "dudley/formats/ndl/ndl.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -23,8 +21,7 @@ class NdlFormat final : public BasicFormat {
   // text is NDL, before any companion file is asked (an x.dud left beside x.ndl by an
   // earlier conversion does not make it Dudley data); otherwise --format ndl.
   bool sniff(const std::string& path, std::span<const std::byte> head) const override {
-    std::string ext = std::filesystem::path(path).extension().string();
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string ext = lowercase_extension(path);
     const auto names = extensions();
     if (head.empty() || std::find(names.begin(), names.end(), ext) == names.end()) return false;
     return std::none_of(head.begin(), head.end(), [](std::byte b) { return b == std::byte{0}; });
