@@ -229,6 +229,9 @@ PYBIND11_MODULE(_native, m) {
       .def_property_readonly("doc", [](const Array& a) { return a.node->doc; })
       .def_property_readonly("name", [](const Array& a) { return a.path; })
       .def("__getitem__", [](const Array& a, py::handle index) { return a.read(index); })
+      .def("_read_outer", &Array::read_outer, "axes"_a,
+           "The outer selection `axes` (per dimension (start, count, step) or ascending "
+           "coordinates) as (data, positions, reads); dudley._fancy's reader")
       .def("view", &Array::view,
            "A read-only numpy.memmap of the array in the file (no copy), for an array stored "
            "as one uncompressed run in C order")

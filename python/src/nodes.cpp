@@ -8,6 +8,7 @@
 #include "dudley/formats/dudley/bind/to_model.hpp"
 #include "dudley/formats/dudley/format.hpp"
 #include "dudley/io/byte_source.hpp"
+#include "dudley/model/outer_read.hpp"
 #include "dudley/model/value_json.hpp"
 #include "dudley/open.hpp"
 #include "layout_tools.hpp"
@@ -108,6 +109,11 @@ py::dtype Array::dtype(bool stored) const {
 }
 
 py::object Array::read(py::handle index) const {
+  // Integer arrays, lists and masks: numpy's advanced indexing (dudley/_fancy.py), which
+  // reads the outer box of what it selects through read_outer.
+  if (is_advanced_index(index)) {
+    return py::module_::import("dudley._fancy").attr("read")(py::cast(*this), index);
+  }
   // A field name of a compound: that field of the whole array, as numpy gives it.
   if (py::isinstance<py::str>(index)) {
     if (node->dtype.kind() != DTypeKind::kCompound) {
@@ -159,6 +165,47 @@ py::object Array::read_selection(py::handle index) const {
   if (holds_objects(node->dtype)) return objects_to_numpy(data, numpy_dtype(node->dtype), s.result);
   if (units == 0) return to_numpy(std::move(data), numpy_dtype(node->dtype), s.result);
   return to_numpy(std::move(data), dtype(false), s.result);
+}
+
+py::tuple Array::read_outer(const py::list& axes) const {
+  check_readable();
+  if (!node->data || node->empty)
+    throw Error(ErrorCategory::kUsage, path + " holds no data to read");
+  std::vector<model::OuterAxis> outer;
+  for (py::handle item : axes) {
+    model::OuterAxis a;
+    if (py::isinstance<py::tuple>(item)) {
+      const auto run = item.cast<std::tuple<int64_t, int64_t, int64_t>>();
+      a.start = std::get<0>(run);
+      a.count = std::get<1>(run);
+      a.stride = std::get<2>(run);
+    } else {
+      a.coords = item.cast<std::vector<int64_t>>();
+    }
+    outer.push_back(std::move(a));
+  }
+  std::vector<int64_t> full = shape();
+  const uint64_t units = string_units();
+  if (units > 0) {  // every code unit of each string
+    full.push_back(static_cast<int64_t>(units));
+    outer.push_back({{}, 0, static_cast<int64_t>(units), 1});
+  }
+  model::OuterResult r;
+  {
+    py::gil_scoped_release unlocked;
+    r = model::read_outer(*node->data, node->dtype.with_byte_order(native_byte_order()),
+                          node->shape, outer);
+  }
+  std::vector<int64_t> result_shape = r.data.shape().dims();
+  if (units > 0) result_shape.pop_back();
+  py::list positions;
+  for (size_t d = 0; d < axes.size(); ++d) {
+    const std::vector<int64_t>& p = r.positions[d];
+    positions.append(py::array_t<int64_t>(static_cast<py::ssize_t>(p.size()), p.data()));
+  }
+  py::object data = to_numpy(std::move(r.data),
+                             units == 0 ? numpy_dtype(node->dtype) : dtype(false), result_shape);
+  return py::make_tuple(data, positions, r.reads);
 }
 
 py::object wrap(const NodeRef& ref) {

@@ -69,6 +69,10 @@ struct Array : NodeRef {
   /// The selection `index` (a numpy basic index) read into a numpy array (no copy); for an
   /// empty array (no shape, no data), a dudley.Empty of its type, as h5py reads it.
   py::object read_selection(py::handle index) const;
+  /// The outer selection `axes` (per dimension a (start, count, step) tuple or a list of
+  /// ascending distinct coordinates) as (data, positions, reads): model::read_outer's result,
+  /// what dudley._fancy picks numpy's advanced indexing from.
+  py::tuple read_outer(const py::list& axes) const;
   /// Raises the array's own error (its reader's: an unknown codec, damage) when it has one.
   void check_readable() const;
 };

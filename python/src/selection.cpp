@@ -110,7 +110,25 @@ std::string entry_text(py::handle item, Kind& kind, int64_t axis,
       type);
 }
 
+bool is_advanced_entry(py::handle item) {
+  if (PyList_Check(item.ptr()) || PyBool_Check(item.ptr())) return true;
+  if (py::isinstance<py::array>(item)) {
+    const py::array a = py::reinterpret_borrow<py::array>(item);
+    return a.ndim() != 0 || a.dtype().kind() == 'b';
+  }
+  return py::isinstance(item, py::module_::import("numpy").attr("bool_"));
+}
+
 }  // namespace
+
+bool is_advanced_index(py::handle index) {
+  if (!PyTuple_Check(index.ptr())) return is_advanced_entry(index);
+  for (py::handle item : py::reinterpret_borrow<py::tuple>(index)) {
+    // A tuple inside an index tuple is a sequence of integers to numpy, as a list is.
+    if (is_advanced_entry(item) || PyTuple_Check(item.ptr())) return true;
+  }
+  return false;
+}
 
 Selection selection_of(py::handle index, const std::vector<int64_t>& shape) {
   py::tuple entries = py::isinstance<py::tuple>(index) ? py::reinterpret_borrow<py::tuple>(index)

@@ -21,4 +21,9 @@ struct Selection {
 /// basic (booleans, arrays, lists): IndexError, as numpy users expect.
 Selection selection_of(pybind11::handle index, const std::vector<int64_t>& shape);
 
+/// True when `index` (or an entry of an index tuple) is numpy advanced indexing: a list, a
+/// boolean (Python's or numpy's), or a numpy array other than a 0-d integer array. Such an
+/// index is read by dudley._fancy; the rest by selection_of.
+bool is_advanced_index(pybind11::handle index);
+
 }  // namespace dudley::python
