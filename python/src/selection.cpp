@@ -12,15 +12,6 @@ namespace {
 
 enum class Kind { kInteger, kSlice, kEllipsis, kNewAxis };
 
-// Why an index entry is not one this module reads, as numpy users name the form; the text
-// of the IndexError (TypeError for types that are no index at all, as numpy raises).
-[[noreturn]] void unsupported(const std::string& form) {
-  throw py::index_error(form +
-                        " as an index (advanced indexing) is not supported: only integers, "
-                        "slices, Ellipsis, None and tuples of them are; read the array, then "
-                        "index the numpy array");
-}
-
 // A Python integer (or an object with __index__) as int64: nullopt when it lies beyond
 // 64 bits, `sign` then saying on which side. A failing __index__ propagates its exception.
 std::optional<int64_t> as_int64(py::handle item, int& sign) {
@@ -48,14 +39,11 @@ std::string bound_text(py::handle value) {
   return std::to_string(v ? *v : (sign > 0 ? INT64_MAX : INT64_MIN));
 }
 
-// A numpy array as an index: a 0-d integer array is an integer (returns normally); every
-// other array (boolean masks, integer arrays) is advanced indexing.
+// A 0-d numpy array as an index (others are advanced indexing, dudley/_fancy.py): an integer
+// array is an integer (returns normally), any other type is refused as numpy refuses it.
 void check_numpy_index(const py::array& a) {
   const char kind = a.dtype().kind();
-  const bool integer = kind == 'i' || kind == 'u';
-  if (kind == 'b') unsupported(a.ndim() == 0 ? "a 0-d boolean array" : "a boolean array (a mask)");
-  if (a.ndim() != 0) unsupported(integer ? "an integer array" : "an array");
-  if (!integer) {
+  if (kind != 'i' && kind != 'u') {
     throw py::index_error("arrays used as indices must be of integer (or boolean) type");
   }
 }
@@ -72,11 +60,6 @@ std::string entry_text(py::handle item, Kind& kind, int64_t axis,
     kind = Kind::kEllipsis;
     return "...";
   }
-  // Booleans (Python's and numpy's) are integers to Python, masks to numpy.
-  if (PyBool_Check(item.ptr()) ||
-      py::isinstance(item, py::module_::import("numpy").attr("bool_"))) {
-    unsupported("a boolean");
-  }
   if (PySlice_Check(item.ptr())) {
     kind = Kind::kSlice;
     const py::object step = item.attr("step");
@@ -87,8 +70,6 @@ std::string entry_text(py::handle item, Kind& kind, int64_t axis,
     return bound_text(item.attr("start")) + ":" + bound_text(item.attr("stop")) + ":" +
            bound_text(item.attr("step"));
   }
-  if (PyList_Check(item.ptr())) unsupported("a list");
-  if (PyTuple_Check(item.ptr())) unsupported("a tuple inside an index tuple");
   if (py::isinstance<py::array>(item)) check_numpy_index(py::reinterpret_borrow<py::array>(item));
   if (PyIndex_Check(item.ptr())) {
     kind = Kind::kInteger;

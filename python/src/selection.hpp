@@ -18,7 +18,7 @@ struct Selection {
 
 /// `index` (an integer, slice, Ellipsis, None, or a tuple of them) on an array of `shape`.
 /// Throws pybind11::index_error for an index out of range or a kind of index that is not
-/// basic (booleans, arrays, lists): IndexError, as numpy users expect.
+/// basic: IndexError, as numpy users expect (advanced indexes go to is_advanced_index first).
 Selection selection_of(pybind11::handle index, const std::vector<int64_t>& shape);
 
 /// True when `index` (or an entry of an index tuple) is numpy advanced indexing: a list, a
