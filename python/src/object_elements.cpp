@@ -36,8 +36,13 @@ py::object element_object(const DType& type, const std::byte* p) {
       VLenElement e;
       std::memcpy(&e, p, sizeof e);
       const DType& base = type.base();
-      if (base.kind() == DTypeKind::kText &&
-          (base.encoding() == TextEncoding::kUtf8 || base.encoding() == TextEncoding::kAscii)) {
+      // ASCII strings are bytes, as h5py reads them (they are what it writes bytes objects
+      // as); UTF-8 strings are str.
+      if (base.kind() == DTypeKind::kText && base.encoding() == TextEncoding::kAscii) {
+        const std::string_view bytes = e.bytes(1);
+        return py::bytes(bytes.data(), bytes.size());
+      }
+      if (base.kind() == DTypeKind::kText && base.encoding() == TextEncoding::kUtf8) {
         const std::string_view bytes = e.bytes(1);
         // Text that is not UTF-8 (a damaged ASCII string) stays bytes rather than failing.
         PyObject* s =

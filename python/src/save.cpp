@@ -86,23 +86,8 @@ std::unique_ptr<model::Node> node_of(const std::string& name, py::handle value, 
   if (py::isinstance<py::dict>(value)) {
     return group_node(name, py::reinterpret_borrow<py::dict>(value), given, depth);
   }
-  if (py::isinstance<py::str>(value)) {
-    // Python text is stored as ASCII when it is, as every format has that, else as UTF-8
-    // (numpy's own U arrays stay UTF-32).
-    const std::string text = value.cast<std::string>();
-    const bool ascii = std::all_of(text.begin(), text.end(),
-                                   [](char c) { return static_cast<unsigned char>(c) < 0x80; });
-    NDArray data(DType::string(ascii ? TextEncoding::kAscii : TextEncoding::kUtf8,
-                               std::max<size_t>(text.size(), 1)),
-                 Shape({}));
-    std::memcpy(data.mutable_data(), text.data(), text.size());
-    auto node = std::make_unique<model::Node>();
-    node->kind = model::NodeKind::kArray;
-    node->name = name;
-    node->dtype = data.dtype();
-    node->data = model::memory_source(std::move(data));
-    return node;
-  }
+  // A str is numpy's U array (numpy.asarray): HDF5 and Zarr v3 write it as a variable-length
+  // UTF-8 string (what h5py writes for a str), the others as fixed UTF-32 text.
   try {
     return array_node(name, value);
   } catch (py::error_already_set& e) {

@@ -1,10 +1,12 @@
 #include "dudley/model/text_strings.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "dudley/core/text.hpp"
 #include "dudley/core/vlen.hpp"
+#include "dudley/model/read_pieces.hpp"
 
 namespace dudley::model {
 namespace {
@@ -100,7 +102,76 @@ class JoinedUnits final : public ArraySource {
   std::vector<int64_t> shape_;
 };
 
+// Variable-length text read as fixed-length strings of `fixed` (ASCII S<n> or UTF-32 U<n>,
+// native order), padded with zero units as numpy pads them.
+class StringsAsFixedText final : public ArraySource {
+ public:
+  StringsAsFixedText(std::shared_ptr<ArraySource> source, DType fixed, std::vector<int64_t> shape)
+      : source_(std::move(source)), fixed_(std::move(fixed)), shape_(std::move(shape)) {}
+
+  NDArray read() override { return read(Hyperslab::all(shape_)); }
+  NDArray read(const Hyperslab& slab) override {
+    const NDArray strings = source_->read(slab);
+    NDArray out(fixed_, Shape(slab.result_shape()));
+    auto* to = static_cast<std::byte*>(out.mutable_data());
+    std::memset(to, 0, out.byte_size());
+    const uint64_t size = fixed_.size();
+    for (const VLenElement& e : vlen_elements(strings)) {
+      const std::string_view bytes = e.bytes(1);
+      if (fixed_.encoding() == TextEncoding::kUtf32) {
+        const std::u32string code = utf8_to_utf32(bytes).value_or(std::u32string());
+        std::memcpy(to, code.data(), std::min<uint64_t>(code.size() * 4, size));
+      } else if (!bytes.empty()) {
+        std::memcpy(to, bytes.data(), std::min<uint64_t>(bytes.size(), size));
+      }
+      to += size;
+    }
+    return out;
+  }
+  void verify() override { source_->verify(); }
+  ReadUnit read_unit() const override { return source_->read_unit(); }
+
+ private:
+  std::shared_ptr<ArraySource> source_;
+  DType fixed_;
+  std::vector<int64_t> shape_;
+};
+
 }  // namespace
+
+bool is_text_strings(const DType& type) {
+  return type.kind() == DTypeKind::kVLen && type.base().kind() == DTypeKind::kText &&
+         (type.base().encoding() == TextEncoding::kUtf8 ||
+          type.base().encoding() == TextEncoding::kAscii);
+}
+
+std::unique_ptr<Node> as_fixed_text_node(const Node& n) {
+  if (!n.data) return nullptr;
+  // The longest string, in characters (UTF-8) or bytes (ASCII), read piece by piece.
+  const bool ascii = n.dtype.base().encoding() == TextEncoding::kAscii;
+  uint64_t longest = 1;
+  bool valid = true;
+  for_each_piece(n.shape, n.dtype.size(), n.data->read_unit(), kPieceBytes,
+                 [&](const Piece& piece) {
+                   const NDArray strings = n.data->read(piece.slab);
+                   for (const VLenElement& e : vlen_elements(strings)) {
+                     uint64_t length = e.count;
+                     if (!ascii) {
+                       const std::optional<std::u32string> code = utf8_to_utf32(e.bytes(1));
+                       valid = valid && code.has_value();
+                       length = code ? code->size() : 0;
+                     }
+                     longest = std::max(longest, length);
+                   }
+                   return valid;
+                 });
+  if (!valid) return nullptr;
+  std::unique_ptr<Node> out = copy_array_node(n);
+  out->dtype = DType::string(ascii ? TextEncoding::kAscii : TextEncoding::kUtf32, longest);
+  out->storage.order = ascii ? ByteOrder::kNotApplicable : native_byte_order();
+  out->data = std::make_shared<StringsAsFixedText>(n.data, out->dtype, n.shape);
+  return out;
+}
 
 bool has_joined_units(const Node& n) {
   return n.kind == NodeKind::kArray && n.dtype.joins_units() && !n.shape.empty() &&

@@ -27,6 +27,17 @@ std::shared_ptr<ArraySource> fixed_text_as_strings(std::shared_ptr<ArraySource> 
 /// (fixed_text_as_strings); name, attributes, shape and storage are `n`'s.
 std::unique_ptr<Node> as_strings_node(const Node& n);
 
+/// Whether `type` is variable-length text: UTF-8 or ASCII strings (DType::vlen of text).
+bool is_text_strings(const DType& type);
+
+/// A copy of the array node `n` (variable-length text) whose elements read as fixed-length
+/// strings as long as its longest: ASCII S<n> for ASCII, UTF-32 U<n> (native order) for
+/// UTF-8, how a writer whose format has only fixed strings (ASDF, .npy) carries them without
+/// losing a character (trailing NULs aside, which numpy's padding hides too). Reads the
+/// array once, piece by piece, to find the longest. nullptr when `n` has no data or holds
+/// text that is not UTF-8.
+std::unique_ptr<Node> as_fixed_text_node(const Node& n);
+
 /// Whether `n` is an array of text units that join along its last dimension (a Dudley
 /// `S1[2, 4]`: two strings of four characters), which formats with fixed strings write as
 /// strings.

@@ -21,6 +21,7 @@
 #include "dudley/formats/asdf/reader.hpp"
 #include "dudley/io/atomic_file.hpp"
 #include "dudley/io/disk_room.hpp"
+#include "dudley/model/text_strings.hpp"
 #include "dudley/model/value_array.hpp"
 #include "inline_data.hpp"
 #include "yaml_emit.hpp"
@@ -272,7 +273,21 @@ class Writer {
   std::vector<std::string>& lost() { return lost_; }
 
  private:
+  // Variable-length strings, which ASDF lacks, as fixed-length ones as long as the longest.
   Value array(const Node& n, const std::string& path, const Node* parent) {
+    if (n.error.empty() && model::is_text_strings(n.dtype)) {
+      if (std::unique_ptr<Node> fixed = model::as_fixed_text_node(n)) {
+        notes_.push_back(fmt::format(
+            "{}: variable-length strings are written as fixed-length {} (ASDF has no "
+            "variable-length strings)",
+            path, fixed->dtype.to_string()));
+        return stored_array(*fixed, path, parent);
+      }
+    }
+    return stored_array(n, path, parent);
+  }
+
+  Value stored_array(const Node& n, const std::string& path, const Node* parent) {
     if (!n.error.empty() || !n.data) {
       // The source's message and place, not its whole "FILE: error:" text inside ours.
       if (n.error.empty()) throw Unwritable(fmt::format("{}: it has no data; left out", path));

@@ -102,6 +102,16 @@ class NpyFormat final : public BasicFormat {
     // Text units along the last dimension (a Dudley U4[2, 3]): strings, as numpy writes <U3.
     std::unique_ptr<model::Node> joined;
     if (model::has_joined_units(*found)) joined = model::as_joined_strings_node(*found);
+    // Variable-length strings, which .npy holds only as objects (pickles), as fixed-length
+    // ones as long as the longest, as numpy.asarray makes them.
+    std::vector<std::string> notes;
+    if (found->error.empty() && model::is_text_strings(found->dtype)) {
+      joined = model::as_fixed_text_node(*found);
+      if (joined) {
+        notes.push_back(fmt::format("{}: variable-length strings are written as {}", array_path,
+                                    joined->dtype.to_string()));
+      }
+    }
     const model::Node& a = joined ? *joined : *found;
     if (!a.error.empty()) throw Error(a.error.category, a.error.message, a.error.location);
     const DType type = a.dtype.kind() == DTypeKind::kEnum ? a.dtype.base() : a.dtype;
@@ -142,6 +152,7 @@ class NpyFormat final : public BasicFormat {
     file.commit(options.fsync);
     SaveReport report;
     report.lost = losses.take();
+    report.notes = std::move(notes);
     if (tree.root->kind != model::NodeKind::kArray)
       report.notes.push_back(fmt::format(
           "only the array {} is written (.npy holds one array, without a name)", array_path));

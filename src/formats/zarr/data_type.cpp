@@ -126,7 +126,11 @@ std::string data_type_name(const DType& type) {
     case DTypeKind::kVLen:
       if (type.base().kind() == DTypeKind::kText && type.base().encoding() == TextEncoding::kUtf8)
         return "string";
-      if (type.base().kind() == DTypeKind::kUInt && type.base().size() == 1) return "bytes";
+      // ASCII strings (h5py's bytes objects) are bytes to Zarr: not every such byte is UTF-8.
+      if ((type.base().kind() == DTypeKind::kUInt && type.base().size() == 1) ||
+          (type.base().kind() == DTypeKind::kText &&
+           type.base().encoding() == TextEncoding::kAscii))
+        return "bytes";
       break;
     default:
       break;
