@@ -43,6 +43,8 @@ packages=(
   # netCDF classic: ncgen/ncdump (netcdf-bin) and the netCDF4 Python module are the peers
   # the netCDF-3 reader is checked against
   netcdf-bin python3-netcdf4
+  # h5netcdf: xarray's other netCDF-4 engine, the one the xarray engine is measured against
+  python3-h5netcdf
   # the Python module (issue 25): pybind11 and Debian's Python headers; pytest runs its tests;
   # Dask (with dask.distributed) and xarray are what it hands arrays to
   pybind11-dev python3-dev python3-pytest python3-dask python3-distributed python3-xarray
