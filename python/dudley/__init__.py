@@ -15,12 +15,12 @@ from . import _h5py_habits  # noqa: F401  (adds get, values, in, len, visit; sca
 from ._dask import to_dask
 from ._empty import Empty
 from ._save import Item, save
-from ._writer import FamilyWriter, Writer
+from ._writer import FamilyWriter, UnwrittenWarning, Writer
 
 __all__ = ["Array", "DataError", "DataTypeError", "Diagnostic", "Empty", "Error", "Family",
            "FamilyWriter", "File", "FileError", "Group", "Item", "LimitError", "LossError",
            "ParseError",
-           "SemanticError", "UsageError", "Writer", "check", "fmt", "open", "open_family",
+           "SemanticError", "UnwrittenWarning", "UsageError", "Writer", "check", "fmt", "open", "open_family",
            "save", "to_dask"]
 
 

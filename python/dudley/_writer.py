@@ -2,9 +2,15 @@
 layout, committed atomically. The C++ writer does the work (dudley._native._Writer); this
 adds the Python conveniences: w["/x"] = a, regions by numpy index, casting to the declared
 type, context managers."""
+import warnings
+
 import numpy as np
 
 from . import _native
+
+
+class UnwrittenWarning(UserWarning):
+    """An item of the layout was given no data before commit: it is written as zeros."""
 
 
 class Writer:
@@ -17,7 +23,9 @@ class Writer:
 
     layout: layout text, or the path of a .dud file. order: byte order of '|' types and of
     the file ("little", "big", "<", ">"; default native). embed_layout: also append the
-    layout to the data file. fsync: make the files durable before they appear.
+    layout to the data file. fsync: make the files durable before they appear. An item
+    given no data is written as zeros with a warning naming it (dudley.UnwrittenWarning);
+    strict=True refuses to commit instead (dudley.UsageError, nothing written).
 
     Arrays are kept by reference until commit(), not copied: each array given is made
     read-only meanwhile (numpy raises if it is assigned to), and writable again after.
@@ -26,9 +34,10 @@ class Writer:
     """
 
     def __init__(self, layout, path, *, order=None, embed_layout=False, fsync=False,
-                 _native_writer=None):
+                 strict=False, _native_writer=None):
         self._w = _native_writer or _native._make_writer(str(layout), str(path), order,
                                                          embed_layout, fsync)
+        self._strict = strict
         self._held = []  # arrays made read-only until commit
 
     # -- giving data -------------------------------------------------------------------
@@ -106,7 +115,16 @@ class Writer:
         """Places every item and writes the data file and its layout, which appear
         together under their names or not at all. Returns the data file's size."""
         try:
-            return self._w.commit()
+            missing = self._w.unwritten()
+            if missing and self._strict:
+                raise _native.UsageError(
+                    f"{len(missing)} item(s) of the layout were given no data (strict=True: "
+                    f"nothing written): {', '.join(missing)}")
+            size = self._w.commit()
+            for path in missing:  # once written: a commit that failed wrote nothing
+                warnings.warn(f"{path}: given no data; it is written as zeros",
+                              UnwrittenWarning, stacklevel=3)
+            return size
         finally:
             self._release()
 
@@ -186,19 +204,21 @@ class FamilyWriter:
                     w["/x"] = x[step]
         # out/run.dud and out/run.index.bin (+ .dud) written by finish()
 
-    params_in_files: False keeps parameters only in the index. Other arguments as Writer's.
+    params_in_files: False keeps parameters only in the index. Other arguments (strict too)
+    as Writer's.
     """
 
     def __init__(self, layout, stem, *, order=None, embed_layout=False, fsync=False,
-                 params_in_files=True):
+                 params_in_files=True, strict=False):
         self._f = _native._make_family_writer(str(layout), str(stem), order, embed_layout,
                                               fsync, params_in_files)
+        self._strict = strict
         self._index = None
 
     def add(self):
         """A Writer for the next member (STEM_NNNN.bin): give it arrays, then commit it (or
         use it as a context manager)."""
-        return Writer(None, None, _native_writer=self._f.add())
+        return Writer(None, None, strict=self._strict, _native_writer=self._f.add())
 
     def finish(self):
         """Writes the family's layout and index; returns the index's path."""

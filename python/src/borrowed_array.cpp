@@ -28,7 +28,8 @@ NDArray objects_as_strings(const py::array& array) {
     if (!strings && !bytes) {
       throw Error(ErrorCategory::kType,
                   "an object array is written when it holds only str (as UTF-8 strings) or only "
-                  "bytes (as ASCII strings); element " + std::to_string(i) + " is " +
+                  "bytes (as ASCII strings); element " +
+                      std::to_string(i) + " is " +
                       py::str(py::type::handle_of(item).attr("__name__")).cast<std::string>());
     }
   }

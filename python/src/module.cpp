@@ -357,6 +357,8 @@ PYBIND11_MODULE(_native, m) {
       .def("append", &NativeWriter::append, "list_path"_a, "data"_a)
       .def("commit", &NativeWriter::commit)
       .def_property_readonly("committed", &NativeWriter::committed)
+      .def("unwritten", &NativeWriter::unwritten,
+           "Paths of the data items given no data yet (commit writes them as zeros)")
       .def_property_readonly("layout", &NativeWriter::layout_text);
   py::class_<NativeFamilyWriter>(m, "_FamilyWriter")
       .def("add", &NativeFamilyWriter::add)

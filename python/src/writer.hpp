@@ -47,6 +47,8 @@ class NativeWriter {
   /// Commits with the GIL released; returns the data file's size.
   uint64_t commit();
   bool committed() const { return writer_->committed(); }
+  /// Paths of the data items given no data yet (they would be written as zeros).
+  std::vector<std::string> unwritten() const { return writer_->unwritten(); }
   /// The layout as written (the given one plus appended items), canonical text.
   std::string layout_text() const;
 

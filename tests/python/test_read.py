@@ -481,3 +481,32 @@ def test_xarray_guess_can_open_looks_without_opening(tmp_path):
     assert guess(str(tmp_path / "s.zarr")) and guess("elsewhere.h5")
     assert not guess(str(tmp_path / "notes.txt")) and not guess(str(tmp_path / "plain"))
     assert not guess(str(tmp_path / "empty_dir")) and not guess(object())
+
+
+def test_h5py_dataset_properties_match_h5py(tmp_path):
+    """What h5py users read off a dataset: chunks, compression and its level, shuffle,
+    fletcher32, maxshape, fillvalue (values and types), astype, read_direct, File.mode."""
+    path = tmp_path / "p.h5"
+    with h5py.File(path, "w") as h:
+        h.create_dataset("c", data=np.arange(10.0), chunks=(5,), compression="gzip",
+                         compression_opts=3, shuffle=True, fletcher32=True, maxshape=(None,),
+                         fillvalue=-1)
+        h["d"] = np.arange(4, dtype="i2")
+        h.create_dataset("l", data=np.arange(10.0), chunks=(5,), compression="lzf")
+    f = dudley.open(str(path))
+    with h5py.File(path, "r") as h:
+        assert f.mode == h.mode == "r"
+        for name in h:
+            a, d = f[name], h[name]
+            for prop in ("chunks", "compression", "compression_opts", "shuffle", "fletcher32",
+                         "maxshape", "fillvalue"):
+                mine, theirs = getattr(a, prop), getattr(d, prop)
+                assert mine == theirs and type(mine) is type(theirs), (name, prop, mine, theirs)
+            assert np.array_equal(a.astype("f4")[1:3], d.astype("f4")[1:3])
+            assert a.astype("f4")[1:3].dtype == np.float32
+            mine, theirs = np.zeros(3, a.dtype), np.zeros(3, d.dtype)
+            a.read_direct(mine, np.s_[1:4], np.s_[0:3])
+            d.read_direct(theirs, np.s_[1:4], np.s_[0:3])
+            assert np.array_equal(mine, theirs)
+    with pytest.raises(TypeError, match="C-contiguous"):
+        f["d"].read_direct(np.zeros((4, 2))[:, 0])

@@ -4,6 +4,7 @@ dudley.save checked with h5py and numpy, for arrays of every memory layout numpy
 import gc
 import os
 import random
+import warnings
 
 import h5py
 import numpy as np
@@ -424,3 +425,26 @@ def test_regions_of_text_select_strings(tmp_path):
     expected[::-2] = [b"x", b"yy"]
     expected[..., 0] = b"first"
     assert list(dudley.open(str(path))["names"][...]) == list(expected)
+
+
+def test_commit_warns_of_items_never_written(tmp_path):
+    """An item given no data is written as zeros with a warning naming it; strict=True
+    refuses to commit and writes nothing."""
+    layout = SIGNATURE + "N := i4  x = f8[N]  t = i4  y = f4[2]"
+    with pytest.warns(dudley.UnwrittenWarning) as caught:
+        with dudley.Writer(layout, tmp_path / "w.bin") as w:
+            w["/x"] = np.arange(3.0)
+    assert sorted(str(c.message) for c in caught) == [
+        "/t: given no data; it is written as zeros",
+        "/y: given no data; it is written as zeros"]
+    assert dudley.open(str(tmp_path / "w.bin"))["y"][...].tolist() == [0.0, 0.0]
+    with pytest.raises(dudley.UsageError, match=r"2 item\(s\) .* /t, /y"):
+        with dudley.Writer(layout, tmp_path / "s.bin", strict=True) as w:
+            w["/x"] = np.arange(3.0)
+    assert not (tmp_path / "s.bin").exists() and not (tmp_path / "s.dud").exists()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with dudley.Writer(layout, tmp_path / "full.bin", strict=True) as w:
+            w["/x"] = np.arange(3.0)
+            w["/t"] = 1
+            w["/y", 0] = 5  # a region counts as given

@@ -277,10 +277,10 @@ class Writer {
   Value array(const Node& n, const std::string& path, const Node* parent) {
     if (n.error.empty() && model::is_text_strings(n.dtype)) {
       if (std::unique_ptr<Node> fixed = model::as_fixed_text_node(n)) {
-        notes_.push_back(fmt::format(
-            "{}: variable-length strings are written as fixed-length {} (ASDF has no "
-            "variable-length strings)",
-            path, fixed->dtype.to_string()));
+        notes_.push_back(
+            fmt::format("{}: variable-length strings are written as fixed-length {} (ASDF has no "
+                        "variable-length strings)",
+                        path, fixed->dtype.to_string()));
         return stored_array(*fixed, path, parent);
       }
     }

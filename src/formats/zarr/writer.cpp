@@ -429,12 +429,11 @@ class StoreWriter {
       }
     }
     if (vlen) {
-      a.codecs.array_to_bytes = {
-          native.base().kind() == DTypeKind::kText &&
-                  native.base().encoding() == TextEncoding::kUtf8
-              ? "vlen-utf8"
-              : "vlen-bytes",
-          Json::object()};
+      a.codecs.array_to_bytes = {native.base().kind() == DTypeKind::kText &&
+                                         native.base().encoding() == TextEncoding::kUtf8
+                                     ? "vlen-utf8"
+                                     : "vlen-bytes",
+                                 Json::object()};
     }
     if (sharded) {
       // The shard: the chunks above, found through an index at its end (little-endian

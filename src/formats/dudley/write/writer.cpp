@@ -195,6 +195,22 @@ NodeId Writer::node_at(std::string_view path) {
   return it != paths_.end() ? it->second : layout_->find(path);
 }
 
+std::vector<std::string> Writer::unwritten() const {
+  const Layout& l = *layout_;
+  std::vector<bool> given(l.nodes.size(), false);
+  for (const Input& in : inputs_) {
+    if (in.node != kNone && in.node < given.size()) given[in.node] = true;
+  }
+  for (const auto& entry : instance_inputs_) {
+    if (entry.first < given.size()) given[entry.first] = true;
+  }
+  std::vector<std::string> out;
+  for (NodeId n = 1; n < l.nodes.size(); ++n) {
+    if (l.nodes[n].kind == NodeKind::kData && !given[n]) out.push_back(l.path(n));
+  }
+  return out;
+}
+
 NodeId Writer::check_shape(std::string_view path, const std::vector<int64_t>& shape) {
   const NodeId node = node_at(path);
   if (node == kNone || layout_->nodes[node].kind != NodeKind::kData) {

@@ -148,6 +148,11 @@ class Writer {
   /// Throws Error(kUsage) for a path that is not a data item of the layout.
   Declared declared(std::string_view path);
 
+  /// The paths of the layout's data items given no data so far (by write(), a region,
+  /// write_instances(), write_pointee() or append()): commit() writes them as zeros, so a
+  /// binding warns about them first, or refuses to commit (Python's `strict=True`).
+  std::vector<std::string> unwritten() const;
+
   /// True once commit() succeeded.
   bool committed() const { return committed_; }
   /// Every dynamic group parameter's value (complete after commit()), by declaration.
