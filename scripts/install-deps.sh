@@ -107,3 +107,17 @@ if [ ! -x "$root/.venv/bin/python" ] || ! cmp -s "$requirements" "$stamp"; then
 else
   echo "install-deps: PyPI peers present"
 fi
+
+# The current Python stack from PyPI (numpy 2, xarray, Dask, h5py, zarr 3 and the build
+# backend), pinned in tests/requirements-stack.txt, in .venv-stack (never committed) without
+# Debian's packages: the tests build the package with `pip install .` there and run on it.
+stack="$root/tests/requirements-stack.txt"
+stack_stamp="$root/.venv-stack/requirements-stack.txt"
+if [ ! -x "$root/.venv-stack/bin/python" ] || ! cmp -s "$stack" "$stack_stamp"; then
+  echo "install-deps: installing the PyPI Python stack in $root/.venv-stack"
+  /usr/bin/python3 -m venv "$root/.venv-stack"
+  "$root/.venv-stack/bin/pip" install --quiet --disable-pip-version-check -r "$stack"
+  cp "$stack" "$stack_stamp"
+else
+  echo "install-deps: PyPI Python stack present"
+fi

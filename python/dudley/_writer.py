@@ -155,7 +155,7 @@ class Writer:
 
     @staticmethod
     def _cast(path, data, dtype, shape):
-        data = np.asarray(data)
+        given, data = data, np.asarray(data)
         if dtype is None or data.dtype.fields is not None:
             return data
         if data.dtype.kind in "SU" and dtype.kind == "S":
@@ -171,6 +171,14 @@ class Writer:
             return data
         if data.dtype.kind == dtype.kind and data.dtype.itemsize == dtype.itemsize:
             return data  # any byte order: the writer converts it while writing
+        if isinstance(given, (int, float, bool)) and dtype.kind in "biufc":
+            # A Python number is converted by value (numpy 2 no longer casts 0-d arrays by
+            # value): refused only when the type cannot hold it.
+            converted = np.asarray(given).astype(dtype.newbyteorder("="))
+            if converted != given:
+                raise _native.DataTypeError(f"{path} is declared {dtype}, which cannot hold "
+                                            f"{given!r}")
+            return converted
         if dtype.kind in "biufc" and data.dtype.kind in "biufc":
             try:
                 return data.astype(dtype.newbyteorder("="), casting="same_kind")

@@ -33,8 +33,12 @@ class DudleyArray(BackendArray):
             key, self.shape, indexing.IndexingSupport.OUTER_1VECTOR, self._read)
 
     def _read(self, key):
-        out = self.array[key]
-        if self.dtype == object and out.dtype == object and out.size:
+        out = self.array[key]  # a numpy scalar for one element: xarray wants arrays
+        if self.dtype != object:
+            return np.asarray(out)
+        if not isinstance(out, np.ndarray):
+            out = np.array(_as_text(out), dtype=object)
+        elif out.size:
             # netCDF strings are text: ASCII ones (bytes to h5py) as str, as netCDF4 reads them.
             out = np.vectorize(_as_text, otypes=[object])(out)
         return out
@@ -60,6 +64,12 @@ def _dimension_names(name, a, attrs):
     if not isinstance(dims, list) or len(dims) != a.ndim:
         dims = [None] * a.ndim
     return [d if isinstance(d, str) else f"{name}_dim_{i}" for i, d in enumerate(dims)]
+
+
+def _zarr_v2(f, a):
+    """Whether `a` is an array of a Zarr v2 store (its .zarray beside its chunks)."""
+    return f.format == "zarr" and os.path.exists(
+        os.path.join(f.filename, a.name.strip("/"), ".zarray"))
 
 
 def _attribute(value):
@@ -128,11 +138,12 @@ def dataset_of(f, drop_variables=(), on_unreadable="warn", group=None):
         if name in drop:
             continue
         attrs = {k: _attribute(v) for k, v in a.attrs.items()}
-        # The storage's fill value: in Zarr, xarray's _FillValue (its zarr engine reads it
-        # so); elsewhere not a CF attribute (netCDF's is the _FillValue attribute).
+        # The storage's fill value: in a Zarr v2 array, xarray's _FillValue (its zarr engine
+        # masks with it there, not in v3, where _FillValue is an attribute); elsewhere not a
+        # CF attribute (netCDF's is the _FillValue attribute).
         attrs.pop("fill_value", None)
         fill = a.storage.get("fill_value")
-        if f.format == "zarr" and fill is not None and "_FillValue" not in attrs:
+        if _zarr_v2(f, a) and fill is not None and "_FillValue" not in attrs:
             attrs["_FillValue"] = fill
         dims = _dimension_names(name, a, attrs)
         data = indexing.LazilyIndexedArray(DudleyArray(a))

@@ -52,8 +52,9 @@ PYBIND11_MODULE(_native, m) {
   static std::map<ErrorCategory, PyObject*> by_category;
   auto subclass = [&](ErrorCategory category, const char* name, const char* builtin) {
     py::handle base(error);
-    py::tuple bases = builtin ? py::make_tuple(base, py::module_::import("builtins").attr(builtin))
-                              : py::make_tuple(base);
+    py::tuple bases =
+        builtin ? py::tuple(py::make_tuple(base, py::module_::import("builtins").attr(builtin)))
+                : py::tuple(py::make_tuple(base));
     const std::string qualified = std::string("dudley.") + name;
     PyObject* cls = PyErr_NewException(qualified.c_str(), bases.ptr(), nullptr);
     if (cls == nullptr) throw py::error_already_set();
