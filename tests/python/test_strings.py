@@ -71,3 +71,13 @@ def test_bare_str_and_unusable_objects(tmp_path):
     with pytest.raises(dudley.DataTypeError, match="element 1 is int"):
         dudley.save({"x": np.array(["a", 1], dtype=object)}, str(tmp_path / "x.h5"))
     assert not (tmp_path / "x.h5").exists()
+
+
+def test_strings_as_numpy2_stringdtype(tmp_path):
+    """numpy 2's variable-width StringDType, as an option: a.astype(StringDType())."""
+    if not hasattr(np, "dtypes") or not hasattr(np.dtypes, "StringDType"):
+        pytest.skip(f"numpy {np.__version__} has no StringDType (the PyPI stack tests it)")
+    dudley.save({"words": WORDS}, str(tmp_path / "s.h5"))
+    a = dudley.open(str(tmp_path / "s.h5"))["words"]
+    got = a.astype(np.dtypes.StringDType())[[2, 0]]
+    assert got.dtype == np.dtypes.StringDType() and got.tolist() == ["три", "a"]
