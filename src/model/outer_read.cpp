@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "dudley/core/box_copy.hpp"
 #include "dudley/core/error.hpp"
 
 namespace dudley::model {
@@ -67,32 +68,6 @@ std::vector<Block> coordinate_blocks(const std::vector<int64_t>& coords, int64_t
     ++out_at;
   }
   return blocks;
-}
-
-// Copies a block read into `from` (C order, `counts` elements per dimension) into `to`, the
-// result whose dimensions step `out_step` bytes, at `origin`.
-void copy_block(const std::byte* from, const std::vector<int64_t>& counts, std::byte* to,
-                const std::vector<uint64_t>& out_step, const std::vector<int64_t>& origin,
-                uint64_t element_size) {
-  const size_t rank = counts.size();
-  const uint64_t row = static_cast<uint64_t>(counts[rank - 1]) * element_size;
-  std::vector<int64_t> at(rank - 1, 0);
-  for (;;) {
-    uint64_t offset = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      const int64_t i = d + 1 < rank ? at[d] : 0;
-      offset += static_cast<uint64_t>(origin[d] + i) * out_step[d];
-    }
-    std::memcpy(to + offset, from, row);
-    from += row;
-    size_t d = rank - 1;
-    for (;;) {
-      if (d == 0) return;
-      --d;
-      if (++at[d] < counts[d]) break;
-      at[d] = 0;
-    }
-  }
 }
 
 }  // namespace
@@ -170,7 +145,7 @@ OuterResult read_outer(ArraySource& source, const DType& type, const std::vector
       for (int64_t n : slab.count) bytes *= static_cast<uint64_t>(n);
       scratch.resize(bytes);
       source.read_into(slab, scratch.data());
-      copy_block(scratch.data(), slab.count, out, out_step, origin, element_size);
+      copy_box({scratch.data(), slab.count, {}}, {out, extents, origin}, slab.count, element_size);
     }
     size_t d = rank;
     for (;;) {

@@ -1,7 +1,7 @@
 #include "array_source.hpp"
 
-#include "box_copy.hpp"
 #include "chunk_listing.hpp"
+#include "dudley/core/box_copy.hpp"
 #include "segments.hpp"
 
 #include <fmt/format.h>

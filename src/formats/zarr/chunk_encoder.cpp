@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "box_copy.hpp"
+#include "dudley/core/box_copy.hpp"
 #include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"

@@ -9,11 +9,11 @@
 #include <future>
 #include <set>
 
-#include "box_copy.hpp"
 #include "chunk_encoder.hpp"
 #include "chunk_files.hpp"
 #include "dudley/codec/chain.hpp"
 #include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/box_copy.hpp"
 #include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"

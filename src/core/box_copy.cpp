@@ -1,8 +1,8 @@
-#include "box_copy.hpp"
+#include "dudley/core/box_copy.hpp"
 
 #include <cstring>
 
-namespace dudley::zarr {
+namespace dudley {
 
 void copy_box(const BoxEnd<const std::byte>& from, const BoxEnd<std::byte>& to,
               const std::vector<int64_t>& count, uint64_t element) {
@@ -50,4 +50,4 @@ bool all_equal_to(const std::byte* data, uint64_t bytes, const std::byte* value,
          std::memcmp(data, data + element, bytes - element) == 0;
 }
 
-}  // namespace dudley::zarr
+}  // namespace dudley

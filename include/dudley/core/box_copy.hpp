@@ -1,12 +1,13 @@
 // Copying a rectangular box of elements between two C-ordered arrays: a chunk's part of the
-// array into its buffer, an inner chunk out of its shard, a written region into a chunk.
+// array into its buffer, an inner chunk out of its shard, a written region into a chunk, a
+// block read into its place in an outer selection (model/outer_read).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-namespace dudley::zarr {
+namespace dudley {
 
 /// One C-ordered array in memory and a corner in it: `Byte` is const for the source.
 template <typename Byte>
@@ -24,4 +25,4 @@ void copy_box(const BoxEnd<const std::byte>& from, const BoxEnd<std::byte>& to,
 /// Whether the `bytes` bytes at `data` are nothing but repeats of the `element`-byte `value`.
 bool all_equal_to(const std::byte* data, uint64_t bytes, const std::byte* value, uint64_t element);
 
-}  // namespace dudley::zarr
+}  // namespace dudley
