@@ -328,7 +328,9 @@ std::string tree_repr(const NodeRef& r, size_t limit, bool html) {
     std::string what = "/";
     if (at.node->kind == model::NodeKind::kArray) {
       const auto [type, shape] = type_and_shape(at);
-      what = type + " " + shape;
+      what = type;
+      what += ' ';
+      what += shape;
     }
     std::string line(depth * 2, ' ');
     line += name;
