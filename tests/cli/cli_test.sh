@@ -171,7 +171,8 @@ check "items before the cut are still listed" grep -q '^/mesh/y  *array' "$tmp/o
 "$dudley" dump "$tmp/run.bin" /nope >/dev/null 2>"$tmp/err"
 check "dump of a missing item exits 2 and names it" grep -q "no item /nope" "$tmp/err"
 "$dudley" dump "$tmp/run.bin" '/hydro/rho[7, :]' >/dev/null 2>"$tmp/err"
-check "dump of a bad selection exits non-zero" test $? -ne 0
+check "dump of a bad selection exits 2 (a usage error, not a crash)" test $? -eq 2
+check "and says which index is out of bounds" grep -q "index 7 is out of bounds" "$tmp/err"
 # convert: the copy (big-endian here) dumps to the same values, and checks as a layout.
 "$dudley" convert --json --write-order big "$tmp/run.bin" "$tmp/copy.bin" >"$tmp/conv.json"
 check "convert exits 0 and reports its files" /usr/bin/python3 -c "
@@ -265,6 +266,8 @@ check "ASDF output has no layout beside it" test ! -e "$tmp/run2.dud"
 "$dudley" dump "$tmp/run.asdf" '/hydro/rho[0, ::-1]' >"$tmp/out"
 check "dump of ASDF exits 0" test $? -eq 0
 "$dudley" dump "$tmp/run.bin" '/hydro/rho[0, ::-1]' >"$tmp/out2"
+check "dump of the Dudley original exits 0" test $? -eq 0
+check "and prints the selection" grep -q '^/hydro/rho\[0, ::-1\] = ' "$tmp/out2"
 check "ASDF values equal the Dudley original" cmp -s "$tmp/out" "$tmp/out2"
 "$dudley" convert --compression zlib "$tmp/run.asdf" "$tmp/z.bin" 2>"$tmp/err"
 check "--compression for Dudley output exits 2" test $? -eq 2

@@ -50,9 +50,15 @@ ok "each member's line is its own dump, values as h5py reads them" "$PY '$work/c
 
 # Text: each line is the member's own dump, prefixed by its name.
 $DUDLEY dump --family "$work/run_*.h5" --layout "$work/run.dud" /v /g/n > "$work/f.txt"
+ok "text: the family dump exits 0" "[ $? -eq 0 ]"
+alone_failed=0
 for f in "$work"/run_*.h5; do
-  $DUDLEY dump "$f" --layout "$work/run.dud" /v /g/n | sed "s|^|$f |"
+  $DUDLEY dump "$f" --layout "$work/run.dud" /v /g/n > "$work/one.txt" || alone_failed=1
+  sed "s|^|$f |" "$work/one.txt"
 done > "$work/alone.txt"
+ok "text: every member dumped alone exits 0" "[ $alone_failed -eq 0 ]"
+# Two empty outputs would match: every member's /v line must be there.
+ok "text: a /v line for each of the 12 members" "[ \$(grep -c ' /v = ' '$work/f.txt') -eq 12 ]"
 ok "text: each member as dumped alone" "cmp -s '$work/f.txt' '$work/alone.txt'"
 
 # A damaged member in the middle: reported, the others still printed right.

@@ -170,7 +170,8 @@ check "a conversion that meets it leaves no output" sh -c "test ! -e again.zarr 
 # A store is written whole or not at all; an existing file is never replaced by a store.
 echo keep >file.zarr
 "$dudley" convert -q in.bin file.zarr 2>err.txt
-check "converting over a file that is not a store is refused" test $? -ne 0
+check "converting over a file that is not a store is refused (exit 2)" test $? -eq 2
+check "saying why" grep -q "file.zarr: error: exists and is not a directory" err.txt
 check "and the file is kept" grep -qx keep file.zarr
 
 echo "zarr cli: $passed passed, $failed failed"

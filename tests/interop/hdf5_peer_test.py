@@ -336,9 +336,10 @@ def main():
         for cmd in (["ls"], ["describe", "--values"], ["dump"]):
             args = cmd[:1] + [broken] + cmd[1:] + (["/cube"] if cmd[0] == "dump" else [])
             p = run(*args, ok=False)
-            check(p.returncode in (0, 1, 2) and p.returncode != 0 or cmd[0] == "ls",
-                  f"{' '.join(args)}: exit {p.returncode}")
-            check(p.returncode >= 0, f"{' '.join(args)} was not killed by a signal ({p.returncode})")
+            # libhdf5 refuses a file shorter than its superblock says: every command exits 1
+            # naming the file (ls too: nothing of a cut file is listed as if whole).
+            check(p.returncode == 1 and broken in p.stderr and "truncated" in p.stderr,
+                  f"{' '.join(args)}: exit {p.returncode}: {p.stderr[-300:]}")
     rng2 = random.Random(3)
     for i in range(20):
         b = bytearray(data)

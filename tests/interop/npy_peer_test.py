@@ -151,8 +151,11 @@ def main():
         "dict": good[:10] + b"{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4" + b" " * 60 + b"\n",
         "object": good.replace(b"'<f8'", b"'|O' "),
         "shape": good.replace(b"(3, 4)", b"(3,-4)"),
-        "huge": good.replace(b"(3, 4)", b"(9999999999999, 4)"[:6]),
+        # A well-formed header claiming 320 TB (the padding shortened by what the shape grew).
+        "huge": good.replace(b"(3, 4)", b"(9999999999999, 4)").replace(b" " * 12 + b"\n", b"\n", 1),
     }
+    check(len(cases["huge"]) == len(good) and b"(9999999999999, 4)" in cases["huge"],
+          "the huge case is a well-formed header of the same length")
     for name, data in cases.items():
         path = os.path.join(tmp, f"bad_{name}.npy")
         open(path, "wb").write(data)

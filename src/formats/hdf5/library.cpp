@@ -25,7 +25,7 @@ void prepare_library() {
 namespace {
 
 herr_t innermost(unsigned n, const H5E_error2_t* e, void* out) {
-  // The stack is walked from the innermost call outward: the first description is the
+  // H5E_WALK_UPWARD walks the stack from the innermost call outward: the first description is the
   // library's most specific reason.
   auto* text = static_cast<std::string*>(out);
   if (n == 0 && e->desc) *text = e->desc;
@@ -38,7 +38,7 @@ Error library_error(ErrorCategory category, const std::string& message, const st
   std::string why;
   {
     Lock lock(library_mutex());
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, innermost, &why);
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, &why);
     H5Eclear2(H5E_DEFAULT);
   }
   return Error(category, why.empty() ? message : fmt::format("{}: {}", message, why),

@@ -113,13 +113,13 @@ TEST(ArrayCodecs, EmptyChunks) {
   for (const char* name : {"shuffle", "bitshuffle", "byteorder"}) {
     auto codec = make_array_codec(name);
     for (size_t es : {1, 2, 8}) {
-      codec->encode({}, {}, ChunkSpec{es, {0}});
-      codec->decode({}, {}, ChunkSpec{es, {0}});
+      EXPECT_NO_THROW(codec->encode({}, {}, ChunkSpec{es, {0}})) << name << " " << es;
+      EXPECT_NO_THROW(codec->decode({}, {}, ChunkSpec{es, {0}})) << name << " " << es;
     }
   }
   auto t = make_array_codec("transpose", {{"order", {1, 0}}});
-  t->encode({}, {}, ChunkSpec{4, {0, 5}});
-  SUCCEED();
+  EXPECT_NO_THROW(t->encode({}, {}, ChunkSpec{4, {0, 5}}));
+  EXPECT_NO_THROW(t->decode({}, {}, ChunkSpec{4, {0, 5}}));
 }
 
 TEST(Checksums, Crc32cPublishedVectors) {
