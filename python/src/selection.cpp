@@ -48,6 +48,17 @@ void check_numpy_index(const py::array& a) {
   }
 }
 
+// Whether `item` is an advanced index entry (a list, a boolean, an array other than a 0-d
+// integer one), which dudley/_fancy.py reads, not this parser.
+bool is_advanced_entry(py::handle item) {
+  if (PyList_Check(item.ptr()) || PyBool_Check(item.ptr())) return true;
+  if (py::isinstance<py::array>(item)) {
+    const py::array a = py::reinterpret_borrow<py::array>(item);
+    return a.ndim() != 0 || a.dtype().kind() == 'b';
+  }
+  return py::isinstance(item, py::module_::import("numpy").attr("bool_"));
+}
+
 // One index entry as Hyperslab::parse's text.
 // `axis`: the dimension the entry indexes when no ellipsis stands before it, else -1.
 std::string entry_text(py::handle item, Kind& kind, int64_t axis,
@@ -59,6 +70,14 @@ std::string entry_text(py::handle item, Kind& kind, int64_t axis,
   if (item.ptr() == Py_Ellipsis) {
     kind = Kind::kEllipsis;
     return "...";
+  }
+  // Booleans are integers to Python but masks to numpy; lists and nested tuples are
+  // sequences: advanced indexing, which Array::read hands to dudley._fancy first. Refused
+  // here, so that this parser never reads one as something else.
+  if (is_advanced_entry(item) || PyTuple_Check(item.ptr())) {
+    throw py::index_error(
+        "advanced index entry (an array, list, tuple or boolean): not a "
+        "basic index");
   }
   if (PySlice_Check(item.ptr())) {
     kind = Kind::kSlice;
@@ -89,15 +108,6 @@ std::string entry_text(py::handle item, Kind& kind, int64_t axis,
       "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and tuples of "
       "them are valid indices, not " +
       type);
-}
-
-bool is_advanced_entry(py::handle item) {
-  if (PyList_Check(item.ptr()) || PyBool_Check(item.ptr())) return true;
-  if (py::isinstance<py::array>(item)) {
-    const py::array a = py::reinterpret_borrow<py::array>(item);
-    return a.ndim() != 0 || a.dtype().kind() == 'b';
-  }
-  return py::isinstance(item, py::module_::import("numpy").attr("bool_"));
 }
 
 }  // namespace
