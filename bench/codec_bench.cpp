@@ -170,7 +170,7 @@ void run_codec(benchmark::State& state, const char* label, const Direct& direct,
   k["compress_parallel_speedup"] = median(oc) / median(pc);
   k["decompress_parallel_speedup"] = median(od) / median(pd);
   k["compression_ratio"] = static_cast<double>(kTotal) / static_cast<double>(encoded_bytes);
-  k["threads"] = static_cast<double>(ThreadPool::shared().helpers() + 1);
+  k["threads"] = static_cast<double>(dudley::ThreadPool::shared().helpers() + 1);
   state.SetLabel(label);
 }
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "settings.hpp"
 
 namespace dudley::codec {

@@ -9,7 +9,7 @@
 #include <array>
 #include <vector>
 
-#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "settings.hpp"
 
 namespace dudley::codec {

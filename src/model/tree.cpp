@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/core/shape.hpp"
 
@@ -18,7 +18,7 @@ void verify_all(const std::vector<ArraySource*>& sources) {
     if (!s || s->read_unit().working_bytes != 0) continue;
     if (auto job = s->prepare_verify()) jobs.push_back(std::move(job));
   }
-  codec::ThreadPool::shared().parallel_for(jobs.size(), [&](size_t i) { jobs[i](); });
+  dudley::ThreadPool::shared().parallel_for(jobs.size(), [&](size_t i) { jobs[i](); });
 }
 
 void ArraySource::read_into(const Hyperslab& slab, void* out) {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "dudley/codec/codec.hpp"
-#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/thread_pool.hpp"
 
 namespace dudley::codec {
 

@@ -8,7 +8,7 @@
 #include <future>
 #include <optional>
 
-#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/big_memory.hpp"
 #include "dudley/io/selection_read.hpp"
 
@@ -119,7 +119,7 @@ void BlockStore::read_hashing(size_t i, codec::Md5& md5,
   };
   if (pieces > 0) read_piece(0);
   for (uint64_t k = 0; k < pieces; ++k) {
-    codec::ThreadPool::shared().parallel_for(2, [&](size_t task) {
+    dudley::ThreadPool::shared().parallel_for(2, [&](size_t task) {
       if (task == 0) {
         if (k + 1 < pieces) read_piece(k + 1);
       } else {
@@ -232,7 +232,7 @@ void BlockStore::decode(size_t i, std::byte* out, bool verify_now, bool populate
       // by piece, and stops when the decoder does: a stream that fails early (its data_size
       // a lie) leaves the memory it never wrote untouched.
       std::atomic<bool> decoded{false};
-      codec::ThreadPool::shared().parallel_for(2, [&](size_t task) {
+      dudley::ThreadPool::shared().parallel_for(2, [&](size_t task) {
         if (task == 0) {
           try {
             decompress_block(compression, stored.bytes, {out, b.data_size}, what);

@@ -5,7 +5,7 @@
 
 #include "dudley/codec/checksum.hpp"
 #include "dudley/codec/stream_encoder.hpp"
-#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/formats/asdf/blocks.hpp"
 
@@ -46,7 +46,7 @@ uint64_t write_block(io::AtomicFile& out, uint64_t at, codec::ByteView raw,
     // data is compressed or written: neither waits for the other.
     codec::Bytes packed;
     const bool compress = !options.compression.empty();
-    codec::ThreadPool::shared().parallel_for(2, [&](size_t task) {
+    dudley::ThreadPool::shared().parallel_for(2, [&](size_t task) {
       if (task == 1) {
         if (md5) md5->update(raw);
       } else if (compress) {
@@ -139,7 +139,7 @@ uint64_t BlockStreamer::write(uint64_t at, model::ArraySource& source,
                               source.read_into(piece.slab, p);
                             } else {
                               const model::Piece last = *pending;
-                              codec::ThreadPool::shared().parallel_for(2, [&](size_t task) {
+                              dudley::ThreadPool::shared().parallel_for(2, [&](size_t task) {
                                 if (task == 0) {
                                   source.read_into(piece.slab, p);
                                   if (md5) finish(last, count - 1);

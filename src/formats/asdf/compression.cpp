@@ -11,7 +11,7 @@
 #include <functional>
 
 #include "dudley/codec/lz4_framed.hpp"
-#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/formats/asdf/blocks.hpp"
@@ -51,7 +51,7 @@ void lz4_decode_hashing(const std::vector<Lz4Chunk>& chunks, codec::MutableByteV
                         codec::Md5& md5) {
   std::atomic<size_t> ready{0};  // chunks decoded
   std::atomic<bool> failed{false};
-  codec::ThreadPool::shared().parallel_for(2, [&](size_t task) {
+  dudley::ThreadPool::shared().parallel_for(2, [&](size_t task) {
     if (task == 0) {
       try {
         for (size_t c = 0; c < chunks.size(); ++c) {
@@ -85,7 +85,7 @@ void lz4_decompress(codec::ByteView in, codec::MutableByteView out, const std::s
   const std::vector<Lz4Chunk> chunks = lz4_chunks(in, out, what);
   try {
     if (md5) return lz4_decode_hashing(chunks, out, *md5);
-    codec::ThreadPool::shared().parallel_for(chunks.size(), [&](size_t i) {
+    dudley::ThreadPool::shared().parallel_for(chunks.size(), [&](size_t i) {
       lz4_block().decode_exact(chunks[i].in, out.subspan(chunks[i].out_offset, chunks[i].out_size));
     });
   } catch (const Error& e) {
@@ -133,7 +133,7 @@ void decompress_block(const std::string& compression, codec::ByteView in,
 
 void encode_lz4_framed(codec::ByteView raw, codec::Md5* md5,
                        const std::function<void(codec::ByteView)>& sink) {
-  auto& pool = codec::ThreadPool::shared();
+  auto& pool = dudley::ThreadPool::shared();
   const size_t chunks = (raw.size() + kLz4FramedChunkBytes - 1) / kLz4FramedChunkBytes;
   auto chunk = [&](size_t c) {
     return raw.subspan(c * kLz4FramedChunkBytes,

@@ -14,7 +14,7 @@
 
 #include "block_writer.hpp"
 #include "dudley/codec/checksum.hpp"
-#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/text.hpp"
 #include "dudley/formats/asdf/blocks.hpp"
 #include "dudley/formats/asdf/datatype.hpp"

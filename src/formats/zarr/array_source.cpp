@@ -14,7 +14,7 @@
 
 #include "dudley/codec/chain.hpp"
 #include "dudley/codec/codec.hpp"
-#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
@@ -155,7 +155,7 @@ class ZarrSource final : public model::ArraySource {
     }
     // The chunks touched, in batches decoded on every core. A remote store's batch is
     // fetched first, many transfers at once; a local one's is read by the decoding threads.
-    auto& pool = codec::ThreadPool::shared();
+    auto& pool = dudley::ThreadPool::shared();
     const bool remote = store_->remote();
     const size_t batch = remote
                              ? static_cast<size_t>(std::clamp<uint64_t>(

@@ -52,7 +52,7 @@ bool ChunkEncoder::encode_one(std::byte* data, const std::vector<int64_t>& shape
 }
 
 void ChunkEncoder::encode(const std::vector<std::byte*>& raw,
-                          std::vector<std::optional<codec::Bytes>>& out, codec::ThreadPool& pool) {
+                          std::vector<std::optional<codec::Bytes>>& out, dudley::ThreadPool& pool) {
   out.resize(raw.size());
   if (sharding_) {
     encode_shards(raw, out, pool);
@@ -66,7 +66,7 @@ void ChunkEncoder::encode(const std::vector<std::byte*>& raw,
 
 void ChunkEncoder::encode_shards(const std::vector<std::byte*>& raw,
                                  std::vector<std::optional<codec::Bytes>>& out,
-                                 codec::ThreadPool& pool) {
+                                 dudley::ThreadPool& pool) {
   const Sharding& s = *sharding_;
   const size_t rank = s.chunk_shape.size();
   // Every inner chunk of every shard is one task: a batch of one big shard uses every core.

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "dudley/codec/chain.hpp"
-#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "dudley/formats/zarr/metadata.hpp"
 
 namespace dudley::zarr {
@@ -26,7 +26,7 @@ class ChunkEncoder {
   /// swapped in place) into `out`, one per chunk: nullopt for a chunk that is all fill
   /// value (nothing to store), else its encoded value. Runs on `pool`.
   void encode(const std::vector<std::byte*>& raw, std::vector<std::optional<codec::Bytes>>& out,
-              codec::ThreadPool& pool = codec::ThreadPool::shared());
+              dudley::ThreadPool& pool = dudley::ThreadPool::shared());
 
  private:
   // Encodes one chunk of `shape` whose values are at `data` into `out`; false when it is
@@ -34,7 +34,7 @@ class ChunkEncoder {
   bool encode_one(std::byte* data, const std::vector<int64_t>& shape,
                   const codec::CodecChain& chain, codec::Bytes& out) const;
   void encode_shards(const std::vector<std::byte*>& raw,
-                     std::vector<std::optional<codec::Bytes>>& out, codec::ThreadPool& pool);
+                     std::vector<std::optional<codec::Bytes>>& out, dudley::ThreadPool& pool);
 
   const ArrayMetadata& array_;
   DType stored_;  // the element type as stored (its byte order the bytes codec's)

@@ -8,7 +8,7 @@
 #include "array_source.hpp"
 #include "chunk_encoder.hpp"
 #include "chunk_files.hpp"
-#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/box_copy.hpp"
 #include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
@@ -88,7 +88,7 @@ uint64_t RegionWriter::write(const Hyperslab& slab, const void* data) {
     first[d] = slab.start[d] / cs[d];
     end[d] = (slab.start[d] + slab.count[d] - 1) / cs[d] + 1;
   }
-  auto& pool = codec::ThreadPool::shared();
+  auto& pool = dudley::ThreadPool::shared();
   const size_t batch = static_cast<size_t>(
       std::clamp<uint64_t>(kBatchBytes / std::max<uint64_t>(chunk_bytes, 1), 1, 64));
   std::vector<codec::Bytes> buffers(batch);

@@ -9,7 +9,7 @@
 
 #include "array_source.hpp"
 #include "chunk_listing.hpp"
-#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/vlen.hpp"
@@ -62,7 +62,7 @@ class VLenZarrSource final : public model::ArraySource {
         for (size_t d = 0; d < rank; ++d) task[d] = &segments[d][static_cast<size_t>(at[d])];
         tasks.push_back(std::move(task));
       } while (next_position(at, first, end));
-      codec::ThreadPool::shared().parallel_for(tasks.size(),
+      dudley::ThreadPool::shared().parallel_for(tasks.size(),
                                                [&](size_t t) { gather(tasks[t], slab, items); });
     }
     VLenArrayBuilder builder(meta_.dtype, total);

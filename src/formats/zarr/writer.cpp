@@ -12,7 +12,7 @@
 #include "chunk_encoder.hpp"
 #include "chunk_files.hpp"
 #include "dudley/codec/chain.hpp"
-#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/box_copy.hpp"
 #include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
@@ -582,7 +582,7 @@ class StoreWriter {
     }
     uint64_t listed = 0;  // the next of `only`'s chunks
     const uint64_t written_before = written_;
-    auto& pool = codec::ThreadPool::shared();
+    auto& pool = dudley::ThreadPool::shared();
     const size_t batch = static_cast<size_t>(
         std::clamp<uint64_t>(kBatchBytes / std::max<uint64_t>(chunk_bytes, 1), 1, 64));
     if (buffers_.size() < batch) buffers_.resize(batch);

@@ -1,4 +1,4 @@
-#include "dudley/codec/thread_pool.hpp"
+#include "dudley/core/thread_pool.hpp"
 
 #include <sched.h>
 
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace dudley::codec {
+namespace dudley {
 namespace {
 thread_local bool inside_iteration = false;
 
@@ -115,4 +115,4 @@ void ThreadPool::parallel_for(size_t n, const std::function<void(size_t)>& body)
   if (error) std::rethrow_exception(error);
 }
 
-}  // namespace dudley::codec
+}  // namespace dudley

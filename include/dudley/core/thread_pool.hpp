@@ -1,4 +1,5 @@
-// A small pool of threads for coding independent chunks at once.
+// A small pool of threads for independent work at once: chunks a codec chain codes, sources
+// a model check verifies. In core, as every layer above uses it.
 #pragma once
 
 #include <condition_variable>
@@ -9,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-namespace dudley::codec {
+namespace dudley {
 
 /// Threads that run the iterations of parallel_for. The calling thread works too, so a pool
 /// of N threads runs N + 1 iterations at a time; `threads` 0 sizes it to the cores this
@@ -48,4 +49,4 @@ class ThreadPool {
   std::exception_ptr error_;
 };
 
-}  // namespace dudley::codec
+}  // namespace dudley
