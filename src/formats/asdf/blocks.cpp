@@ -10,7 +10,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
-#include "dudley/formats/asdf/yaml.hpp"
+#include "yaml_names.hpp"
 
 namespace dudley::asdf {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "dudley/core/ndarray.hpp"
-#include "dudley/formats/asdf/yaml.hpp"
+#include "yaml_names.hpp"
 
 namespace dudley::asdf {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "block_store.hpp"
-#include "dudley/formats/asdf/yaml.hpp"
+#include "yaml_names.hpp"
 #include "dudley/model/tree.hpp"
 
 namespace dudley::asdf {

@@ -2,6 +2,7 @@
 // arrays become groups and lists; everything else (scalars, strings, maps, lists, tagged
 // objects we do not model) becomes attributes of the group that holds it.
 #include "dudley/formats/asdf/reader.hpp"
+#include "yaml_names.hpp"
 
 #include <fmt/format.h>
 

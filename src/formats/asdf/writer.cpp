@@ -24,7 +24,7 @@
 #include "dudley/model/text_strings.hpp"
 #include "dudley/model/value_array.hpp"
 #include "inline_data.hpp"
-#include "yaml_emit.hpp"
+#include "yaml_names.hpp"
 
 namespace dudley::asdf {
 namespace {

@@ -8,12 +8,12 @@
 
 #include "dudley/core/shape.hpp"
 #include "dudley/core/suggest.hpp"
-#include "formats/asdf/yaml_emit.hpp"
+#include "text/yaml_emit.hpp"
 
 namespace dudley::ndl {
 namespace {
 
-using asdf::location_of;
+using yaml::location_of;
 
 [[noreturn]] void fail(const YamlNode& node, const std::string& path, const std::string& what) {
   throw Error(ErrorCategory::kType, what, location_of(node, path));
@@ -60,14 +60,14 @@ const Named* find_number(std::string_view name) {
 
 // A non-negative integer scalar.
 uint64_t count_of(const YamlNode& node, const std::string& path, const char* what) {
-  const model::Value v = node.is_scalar() ? asdf::scalar_value(node, path) : model::Value();
+  const model::Value v = node.is_scalar() ? yaml::scalar_value(node, path) : model::Value();
   if (v.is<int64_t>() && v.as<int64_t>() >= 0) return static_cast<uint64_t>(v.as<int64_t>());
   if (v.is<uint64_t>()) return v.as<uint64_t>();
   fail(node, path, fmt::format("{} must be a non-negative integer", what));
 }
 
 int64_t enum_value(const YamlNode& node, const std::string& path, const std::string& member) {
-  const model::Value v = node.is_scalar() ? asdf::scalar_value(node, path) : model::Value();
+  const model::Value v = node.is_scalar() ? yaml::scalar_value(node, path) : model::Value();
   if (v.is<int64_t>()) return v.as<int64_t>();
   if (v.is<uint64_t>()) {
     // Above INT64_MAX: kept as its two's complement bits; only uint64 holds it (checked by
@@ -110,7 +110,7 @@ DType parse_enum(const YamlNode& body, const std::string& path) {
   for (size_t i = 0; i + 1 < members.items.size(); i += 2) {
     const YamlNode& value = *members.items[i + 1];
     std::string name(members.items[i]->text);
-    const model::Value v = value.is_scalar() ? asdf::scalar_value(value, path) : model::Value();
+    const model::Value v = value.is_scalar() ? yaml::scalar_value(value, path) : model::Value();
     any_huge |= v.is<uint64_t>();
     list.push_back({name, enum_value(value, path, name)});
     any_negative |= v.is<int64_t>() && v.as<int64_t>() < 0;
@@ -144,7 +144,7 @@ DType parse_enum(const YamlNode& body, const std::string& path) {
   for (size_t i = 0; i < list.size(); ++i) {
     const DTypeEnumMember& m = list[i];
     const YamlNode& at = *members.items[2 * i + 1];
-    const model::Value v = asdf::scalar_value(at, path);
+    const model::Value v = yaml::scalar_value(at, path);
     bool fits;
     if (base.kind() == DTypeKind::kInt) {
       fits = !v.is<uint64_t>() && (bits == 64 || (m.value >= -(int64_t{1} << (bits - 1)) &&
@@ -317,7 +317,7 @@ const char* number_name(const DType& t) {
 void emit_members(std::string& out, const std::vector<std::pair<std::string, const DType*>>& fields,
                   int indent) {
   for (const auto& [name, t] : fields) {
-    out += pad(indent) + "- " + asdf::yaml_string(name) + ":";
+    out += pad(indent) + "- " + yaml::yaml_string(name) + ":";
     emit_type(out, *t, indent + 4);
   }
 }
@@ -357,17 +357,17 @@ void emit_type(std::string& out, const DType& type, int indent) {
     case DTypeKind::kOpaque:
       out += "\n" + in + "opaque:\n" + in + fmt::format("  size: {}\n", type.size());
       if (type.kind() == DTypeKind::kOpaque && !type.tag().empty())
-        out += in + "  tag: " + asdf::yaml_string(type.tag()) + "\n";
+        out += in + "  tag: " + yaml::yaml_string(type.tag()) + "\n";
       return;
     case DTypeKind::kEnum:
       out += "\n" + in + "enum:\n" + in + "  base: " + number_name(type.base()) + "\n" + in +
              "  members:\n";
       for (const DTypeEnumMember& m : type.enum_members()) {
         if (type.base().kind() == DTypeKind::kUInt) {
-          out += fmt::format("{}    {}: {}\n", in, asdf::yaml_string(m.name),
+          out += fmt::format("{}    {}: {}\n", in, yaml::yaml_string(m.name),
                              static_cast<uint64_t>(m.value));
         } else {
-          out += fmt::format("{}    {}: {}\n", in, asdf::yaml_string(m.name), m.value);
+          out += fmt::format("{}    {}: {}\n", in, yaml::yaml_string(m.name), m.value);
         }
       }
       return;

@@ -5,12 +5,12 @@
 #include <string>
 
 #include "dudley/core/dtype.hpp"
-#include "dudley/formats/asdf/yaml.hpp"
+#include "dudley/text/yaml.hpp"
 
 namespace dudley::ndl {
 
-using asdf::YamlNode;
-using asdf::YamlRef;
+using yaml::YamlNode;
+using yaml::YamlRef;
 
 /// The DType an NDL `type` node declares. Numbers are in native byte order (a `storage:
 /// endian` changes it later); `string` is a variable-length UTF-8 string. Throws

@@ -40,9 +40,9 @@ bool bare(const std::string& name) {
 }  // namespace
 
 Value codecs_from_filters(const YamlNode& node, const std::string& path,
-                          asdf::ExpansionBudget& budget) {
+                          yaml::ExpansionBudget& budget) {
   auto fail = [&](const YamlNode& at, const std::string& what) {
-    throw Error(ErrorCategory::kSemantic, what, asdf::location_of(at, path));
+    throw Error(ErrorCategory::kSemantic, what, yaml::location_of(at, path));
   };
   if (!node.is_sequence()) fail(node, "filter must be a list of filters");
   model::ValueList codecs;
@@ -52,9 +52,9 @@ Value codecs_from_filters(const YamlNode& node, const std::string& path,
           ValueMap{{"name", codec_name(item->text)}, {"configuration", ValueMap{}}});
     } else if (item->is_mapping() && item->map_size() == 1) {
       const YamlNode& params = *item->items[1];
-      Value config = params.is_mapping() ? asdf::to_value(params, path, budget) : Value(ValueMap{});
+      Value config = params.is_mapping() ? yaml::to_value(params, path, budget) : Value(ValueMap{});
       if (!params.is_mapping() &&
-          !(params.is_scalar() && asdf::scalar_value(params, path).is_null()))
+          !(params.is_scalar() && yaml::scalar_value(params, path).is_null()))
         fail(params, "a filter's parameters must be a mapping");
       codecs.emplace_back(
           ValueMap{{"name", codec_name(item->items[0]->text)}, {"configuration", config}});

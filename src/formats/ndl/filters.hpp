@@ -12,7 +12,7 @@ namespace dudley::ndl {
 /// The codec list an NDL filter list (names or single-key mappings of a name to its
 /// parameters) states. Throws Error(kSemantic) at the node for anything else.
 model::Value codecs_from_filters(const YamlNode& node, const std::string& path,
-                                 asdf::ExpansionBudget& budget);
+                                 yaml::ExpansionBudget& budget);
 
 /// The NDL filter list (flow style, write order) of a codec list, e.g.
 /// "[shuffle, {deflate: {level: 4}}]"; "" for no codecs.

@@ -19,9 +19,9 @@
 namespace dudley::ndl {
 namespace {
 
-using asdf::location_of;
 using model::Node;
 using model::Value;
+using yaml::location_of;
 
 [[noreturn]] void fail(const YamlNode& at, const std::string& path, const std::string& what) {
   throw Error(ErrorCategory::kSemantic, what, location_of(at, path));
@@ -64,7 +64,7 @@ DType native_of(const DType& t) {
 }
 
 int64_t extent_of(const YamlNode& node, const std::string& path, const char* what) {
-  const Value v = node.is_scalar() ? asdf::scalar_value(node, path) : Value();
+  const Value v = node.is_scalar() ? yaml::scalar_value(node, path) : Value();
   if (v.is<int64_t>() && v.as<int64_t>() >= 0) return v.as<int64_t>();
   fail(node, path, fmt::format("{} must be a non-negative integer", what));
 }
@@ -83,7 +83,7 @@ void check_keys(const YamlNode& body, const std::string& path, const std::vector
 
 class Reader {
  public:
-  Reader(const asdf::YamlDocument& doc, size_t text_size, const std::string& path)
+  Reader(const yaml::YamlDocument& doc, size_t text_size, const std::string& path)
       : doc_(doc),
         path_(path),
         refs_(std::make_shared<model::ReferenceTable>()),
@@ -117,7 +117,7 @@ class Reader {
   void within(const std::string& entity, F&& f) {
     try {
       f();
-    } catch (const asdf::ExpansionLimitError&) {
+    } catch (const yaml::ExpansionLimitError&) {
       throw;
     } catch (const Error& e) {
       if (e.message().starts_with(entity)) throw;
@@ -126,7 +126,7 @@ class Reader {
   }
 
   void collect_groups(const YamlNode& root) {
-    if (root.is_scalar() && asdf::scalar_value(root, path_).is_null()) return;
+    if (root.is_scalar() && yaml::scalar_value(root, path_).is_null()) return;
     if (!root.is_mapping())
       fail(root, path_, "an NDL document is a mapping of group paths (or of a group's keys)");
     bool hierarchical = false;
@@ -165,7 +165,7 @@ class Reader {
   }
 
   void body(const std::string& gpath, const YamlNode& b, const YamlNode& key) {
-    if (b.is_scalar() && asdf::scalar_value(b, path_).is_null()) {
+    if (b.is_scalar() && yaml::scalar_value(b, path_).is_null()) {
       group(gpath, key);
       return;
     }
@@ -308,7 +308,7 @@ class Reader {
     const Directives d = storage(b.find("storage"), false);
     DimCoord dc;
     if (const YamlNode* s = b.find("size")) {
-      const Value v = s->is_scalar() ? asdf::scalar_value(*s, path_) : Value(false);
+      const Value v = s->is_scalar() ? yaml::scalar_value(*s, path_) : Value(false);
       if (!v.is_null()) dc.size = extent_of(*s, path_, "size");
     } else if (value && value->is_sequence()) {
       dc.size = static_cast<int64_t>(value->items.size());
@@ -393,7 +393,7 @@ class Reader {
     bool any_coord = false;
     for (size_t k = 0; k < rank; ++k) {
       const YamlNode& dim = *shape->items[k];
-      const Value v = dim.is_scalar() ? asdf::scalar_value(dim, path_) : Value(false);
+      const Value v = dim.is_scalar() ? yaml::scalar_value(dim, path_) : Value(false);
       if (v.is_null()) {
         max[k] = -1;
         coord_paths.emplace_back();
@@ -451,7 +451,7 @@ class Reader {
   }
 
   void attributes(const YamlNode& map, model::Attributes& out) {
-    if (map.is_scalar() && asdf::scalar_value(map, path_).is_null()) return;
+    if (map.is_scalar() && yaml::scalar_value(map, path_).is_null()) return;
     if (!map.is_mapping()) fail(map, path_, "attributes must be a mapping of names to values");
     for (size_t i = 0; i + 1 < map.items.size(); i += 2) {
       const YamlNode& key = *map.items[i];
@@ -459,7 +459,7 @@ class Reader {
       const std::string name(key.text);
       within("attribute " + name, [&] {
         if (v.is_scalar()) {
-          const Value s = asdf::scalar_value(v, path_);
+          const Value s = yaml::scalar_value(v, path_);
           if (s.is<std::string>()) {
             out.set(name, s);
           } else {
@@ -490,7 +490,7 @@ class Reader {
         NDArray a = parse_value(*value, native_of(t), shape, path_, *refs_, budget_);
         if (shape.empty() && t.kind() == DTypeKind::kVLen && t.base().kind() == DTypeKind::kText) {
           // A scalar string in full form is the same attribute as in short form.
-          out.set(name, asdf::scalar_value(*value, path_));
+          out.set(name, yaml::scalar_value(*value, path_));
         } else if (t.needs_swap() && t.kind() != DTypeKind::kCompound) {
           out.set(name, a.in_order_of(t));  // `endian: big` kept, as HDF5 stored it
         } else {
@@ -500,11 +500,11 @@ class Reader {
     }
   }
 
-  const asdf::YamlDocument& doc_;
+  const yaml::YamlDocument& doc_;
   const std::string& path_;
   std::shared_ptr<model::ReferenceTable> refs_;
   uint64_t budget_;
-  asdf::ExpansionBudget expansion_;
+  yaml::ExpansionBudget expansion_;
   std::vector<std::pair<std::string, const YamlNode*>> bodies_;
   std::set<std::string> given_;          // paths of the groups the document gives a body
   std::map<std::string, Node*> groups_;  // every member by path: groups and arrays
@@ -514,7 +514,7 @@ class Reader {
 }  // namespace
 
 model::Tree read_ndl(std::string_view text, const std::string& path) {
-  const asdf::YamlDocument doc = asdf::parse_yaml(text, path);
+  const yaml::YamlDocument doc = yaml::parse_yaml(text, path);
   return Reader(doc, text.size(), path).read();
 }
 

@@ -9,13 +9,13 @@
 #include "dudley/core/shape.hpp"
 #include "dudley/core/text.hpp"
 #include "dudley/core/vlen.hpp"
-#include "formats/asdf/yaml_emit.hpp"
+#include "text/yaml_emit.hpp"
 
 namespace dudley::ndl {
 namespace {
 
-using asdf::location_of;
 using model::Value;
+using yaml::location_of;
 
 [[noreturn]] void fail(const YamlNode& node, const std::string& path, const std::string& what) {
   throw Error(ErrorCategory::kData, what, location_of(node, path));
@@ -104,7 +104,7 @@ class Parser {
   }
 
  private:
-  Value scalar(const YamlNode& n) { return n.is_scalar() ? asdf::scalar_value(n, path_) : Value(); }
+  Value scalar(const YamlNode& n) { return n.is_scalar() ? yaml::scalar_value(n, path_) : Value(); }
 
   void integer(const YamlNode& n, const DType& t, std::byte* out, const std::string& what) {
     const Value v = scalar(n);
@@ -357,7 +357,7 @@ NDArray parse_value(const YamlNode& node, const DType& type, const std::vector<i
 }
 
 NDArray short_form_value(const YamlNode& node, const std::string& path) {
-  const Value v = node.is_scalar() ? asdf::scalar_value(node, path) : Value();
+  const Value v = node.is_scalar() ? yaml::scalar_value(node, path) : Value();
   auto scalar = [](const DType& t, const void* bytes) {
     NDArray a(t, Shape(std::vector<int64_t>{}));
     std::memcpy(a.mutable_data(), bytes, t.size());
@@ -377,7 +377,7 @@ NDArray short_form_value(const YamlNode& node, const std::string& path) {
 }
 
 std::string flow_string(const std::string& s) {
-  std::string text = asdf::yaml_string(s);
+  std::string text = yaml::yaml_string(s);
   if (text.front() == '"' || text.find_first_of(",[]{}#") == std::string::npos) return text;
   // Flow indicators would end a plain scalar inside a flow collection: quote it.
   std::string quoted = "\"";
@@ -468,7 +468,7 @@ void flow_yaml(std::string& out, const Value& v) {
   } else if (v.is<std::string>()) {
     out += flow_string(v.as<std::string>());
   } else {
-    out += asdf::yaml_scalar(v);
+    out += yaml::yaml_scalar(v);
   }
 }
 
@@ -488,11 +488,11 @@ void ValueEmitter::element(std::string& out, const std::byte* p, const DType& t)
       if (t.size() == 4) {
         float f;
         std::memcpy(&f, p, 4);
-        out += asdf::yaml_float(f, true);
+        out += yaml::yaml_float(f, true);
       } else {
         double d;
         std::memcpy(&d, p, 8);
-        out += asdf::yaml_float(d, false);
+        out += yaml::yaml_float(d, false);
       }
       return;
     case DTypeKind::kComplex: {

@@ -14,7 +14,7 @@
 #include "dudley/model/text_strings.hpp"
 #include "dudley/model/value_array.hpp"
 #include "filters.hpp"
-#include "formats/asdf/yaml_emit.hpp"
+#include "text/yaml_emit.hpp"
 #include "values.hpp"
 
 namespace dudley::ndl {
@@ -119,7 +119,7 @@ class Describer {
   }
 
   void group(const std::string& gpath, const Node& g) {
-    std::string out = asdf::yaml_string(gpath) + ":";
+    std::string out = yaml::yaml_string(gpath) + ":";
     std::string attrs, coords, arrays;
     attributes(attrs, g.attributes, gpath, 4);
     for (const auto& c : g.children) {
@@ -182,7 +182,7 @@ class Describer {
       return;
     }
     const DType& type = *stated;
-    out += pad(4) + asdf::yaml_string(n.name) + ":\n";
+    out += pad(4) + yaml::yaml_string(n.name) + ":\n";
     const bool grows =
         n.storage.max_shape.size() == n.shape.size() && n.storage.max_shape != n.shape;
     if (dimcoord) {
@@ -323,7 +323,7 @@ class Describer {
       return s;
     }
     const Value& v = std::get<Value>(fill);
-    if (v.is<double>()) return asdf::yaml_float(v.as<double>(), type.size() == 4);
+    if (v.is<double>()) return yaml::yaml_float(v.as<double>(), type.size() == 4);
     if (v.is<std::string>()) {
       // Zarr's spellings of special floats.
       const std::string& s = v.as<std::string>();
@@ -332,7 +332,7 @@ class Describer {
       if (s == "-Infinity") return "-.inf";
       return flow_string(s);
     }
-    if (v.is<int64_t>() || v.is<uint64_t>()) return asdf::yaml_scalar(v);
+    if (v.is<int64_t>() || v.is<uint64_t>()) return yaml::yaml_scalar(v);
     if (v.is<bool>()) return v.as<bool>() ? "\"TRUE\"" : "\"FALSE\"";
     return {};
   }
@@ -346,11 +346,11 @@ class Describer {
           model::well_known::is_bookkeeping(source_format_, name)) {
         continue;
       }
-      const std::string key = pad(indent) + asdf::yaml_string(name) + ":";
+      const std::string key = pad(indent) + yaml::yaml_string(name) + ":";
       if (const Value* v = std::get_if<Value>(&value)) {
         if (v->is<std::string>()) {
           // P6: the short form, for scalar strings only.
-          body += key + " " + asdf::yaml_string(v->as<std::string>()) + "\n";
+          body += key + " " + yaml::yaml_string(v->as<std::string>()) + "\n";
           continue;
         }
         std::string why;

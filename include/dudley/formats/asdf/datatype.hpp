@@ -6,8 +6,8 @@
 #include <string>
 
 #include "dudley/core/dtype.hpp"
-#include "dudley/formats/asdf/yaml.hpp"
 #include "dudley/model/value.hpp"
+#include "dudley/text/yaml.hpp"
 
 namespace dudley::asdf {
 
@@ -15,10 +15,10 @@ namespace dudley::asdf {
 /// array's `byteorder`) unless a field says otherwise. Fields are packed; unnamed fields
 /// are called f0, f1, ... by their position, as numpy does. Throws Error(kType) at the node
 /// for anything else (an unknown name, a negative length, a type beyond 2^40 bytes). Each
-/// node visited, aliases expanded, is taken from `budget` (ExpansionLimitError when spent):
+/// node visited, aliases expanded, is taken from `budget` (yaml::ExpansionLimitError when spent):
 /// a few hundred bytes of aliases cannot make 10^9 fields.
-DType datatype_from_yaml(const YamlNode& node, ByteOrder order, const std::string& path,
-                         ExpansionBudget& budget);
+DType datatype_from_yaml(const yaml::YamlNode& node, ByteOrder order, const std::string& path,
+                         yaml::ExpansionBudget& budget);
 
 /// The `datatype` value that describes `type` (whose byte order is `order` for the array
 /// as a whole; fields of another order say theirs). Throws Error(kType) for types ASDF

@@ -1,13 +1,13 @@
-#include "yaml_emit.hpp"
+#include "text/yaml_emit.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
 #include "dudley/core/text.hpp"
-#include "dudley/formats/asdf/yaml.hpp"
+#include "dudley/text/yaml.hpp"
 
-namespace dudley::asdf {
+namespace dudley::yaml {
 namespace {
 
 using model::Value;
@@ -174,4 +174,4 @@ void emit_value(std::string& out, const Value& value, int indent) {
   }
 }
 
-}  // namespace dudley::asdf
+}  // namespace dudley::yaml

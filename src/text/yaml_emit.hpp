@@ -8,7 +8,7 @@
 
 #include "dudley/model/value.hpp"
 
-namespace dudley::asdf {
+namespace dudley::yaml {
 
 /// A float as YAML 1.1 text: the shortest that reads back as the same value (as float32 when
 /// `single`), always with a '.' ("1.0", "1.5e+20"); ".nan", ".inf", "-.inf".
@@ -24,4 +24,4 @@ std::string yaml_tag(const std::string& tag);
 /// spaces (the caller wrote "key:" or "-" already): " scalar\n" or "\n" + nested lines.
 void emit_value(std::string& out, const model::Value& value, int indent);
 
-}  // namespace dudley::asdf
+}  // namespace dudley::yaml

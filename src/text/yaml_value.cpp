@@ -11,9 +11,9 @@
 #include <unordered_map>
 
 #include "dudley/core/text.hpp"
-#include "dudley/formats/asdf/yaml.hpp"
+#include "dudley/text/yaml.hpp"
 
-namespace dudley::asdf {
+namespace dudley::yaml {
 namespace {
 
 using model::Value;
@@ -291,4 +291,4 @@ Value to_value(const YamlNode& node, const std::string& path, ExpansionBudget& b
   return out;
 }
 
-}  // namespace dudley::asdf
+}  // namespace dudley::yaml

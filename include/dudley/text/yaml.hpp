@@ -14,7 +14,7 @@
 #include "dudley/core/error.hpp"
 #include "dudley/model/value.hpp"
 
-namespace dudley::asdf {
+namespace dudley::yaml {
 
 struct YamlNode;
 /// A node of a parsed document. Nodes are shared: an alias is the node its anchor names, not
@@ -139,4 +139,4 @@ model::Value to_value(const YamlNode& node, const std::string& path, ExpansionBu
 /// The place of a node, for errors.
 Location location_of(const YamlNode& node, const std::string& path);
 
-}  // namespace dudley::asdf
+}  // namespace dudley::yaml

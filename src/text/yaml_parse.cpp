@@ -13,9 +13,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "dudley/formats/asdf/yaml.hpp"
+#include "dudley/text/yaml.hpp"
 
-namespace dudley::asdf {
+namespace dudley::yaml {
 
 // A bump allocator: memory comes in blocks that grow with the document, and is given back
 // all at once with it. Nodes, their item lists and their text are trivially destructible.
@@ -315,4 +315,4 @@ void ExpansionBudget::take(uint64_t n, const YamlNode& node) {
   left_ -= n;
 }
 
-}  // namespace dudley::asdf
+}  // namespace dudley::yaml

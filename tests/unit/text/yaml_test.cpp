@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "dudley/formats/asdf/yaml.hpp"
+#include "dudley/text/yaml.hpp"
 
-namespace dudley::asdf {
+namespace dudley::yaml {
 namespace {
 
 using model::Value;
@@ -149,4 +149,4 @@ TEST(AsdfYaml, DuplicateKeysAreErrorsAtTheSecond) {
 }
 
 }  // namespace
-}  // namespace dudley::asdf
+}  // namespace dudley::yaml
