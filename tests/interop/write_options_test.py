@@ -19,17 +19,10 @@ import h5py
 import numpy as np
 import zarr
 
+from peer_checks import Checks
+
 DUDLEY = sys.argv[1]
-failures = []
-checks = 0
-
-
-def check(ok, what):
-    global checks
-    checks += 1
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 def run(*args, ok=True):
@@ -131,8 +124,7 @@ def main():
     else:
         check(False, "avro encode wrote no datum to decode")
 
-    print(f"{checks} checks, {len(failures)} failed")
-    return 1 if failures else 0
+    return check.summary()
 
 
 if __name__ == "__main__":
