@@ -19,20 +19,12 @@ import warnings
 import asdf
 import asdf.stream
 import numpy as np
+from peer_checks import Checks
 
 warnings.simplefilter("ignore")
 DUDLEY, WORK = sys.argv[1], sys.argv[2]
 os.makedirs(WORK, exist_ok=True)
-failures = []
-checks = 0
-
-
-def check(ok, what):
-    global checks
-    checks += 1
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()  # counted, every failure kept (peer_checks.py)
 
 
 def dump(path, *extra):
@@ -328,5 +320,4 @@ with asdf.open(run_asdf, validate_checksums=True, copy_arrays=True) as f:
     check(f.tree["title"].tobytes().rstrip(b" \0").decode() == original["/title"]["data"].rstrip(" "),
           "restart example: title")
 
-print(f"asdf peer: {checks} checks, {len(failures)} failures")
-sys.exit(1 if failures else 0)
+sys.exit(check.summary())

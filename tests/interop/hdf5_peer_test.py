@@ -20,20 +20,12 @@ import tempfile
 import h5py
 import numpy as np
 import yaml
+from peer_checks import Checks
 
 DUDLEY = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = os.path.join(HERE, "..", "..", "..", "shared", "testdata", "ndl-examples")
-checks = 0
-failures = []
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()  # counted, every failure kept (peer_checks.py)
 
 
 def run(*args, ok=True):
@@ -350,8 +342,7 @@ def main():
         p = run("describe", broken, "--values", ok=False)
         check(p.returncode >= 0 and p.returncode in (0, 1, 2), f"flipped bytes {i}: exit {p.returncode} {p.stderr[-300:]}")
 
-    print(f"{checks} checks, {len(failures)} failed")
-    return 1 if failures else 0
+    return check.summary()
 
 
 if __name__ == "__main__":

@@ -13,18 +13,10 @@ import sys
 import tempfile
 
 import numpy as np
+from peer_checks import Checks
 
 DUDLEY = sys.argv[1]
-checks = 0
-failures = []
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()  # counted, every failure kept (peer_checks.py)
 
 
 def run(*args, ok=True):
@@ -166,8 +158,7 @@ def main():
     p = run("convert", os.path.join(tmp, "x.h5"), os.path.join(tmp, "x.npy"))
     check(np.array_equal(np.load(os.path.join(tmp, "x.npy")), arrays["f8"]), "HDF5 -> npy")
 
-    print(f"{checks} checks, {len(failures)} failed")
-    return 1 if failures else 0
+    return check.summary()
 
 
 if __name__ == "__main__":
