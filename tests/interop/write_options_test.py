@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Write-side options no other test ran, each checked by what it should change, read back
 by the format's reference library: --deflate and --hdf5-shuffle (h5py), --compressor,
---level and --shuffle (python3-zarr), --block-bytes and --avro-codec (python3-avro, and the
-container's sync markers), --fsync (the fsync calls, by strace), --order (numpy's view of
+--level and --shuffle (python3-zarr), --block-bytes, --avro-codec and --avro-schema
+(python3-avro, and the container's sync markers), --fsync (the fsync calls, by strace), --order (numpy's view of
 the same bytes), `fmt -o`, `avro decode --to`.
 
 Usage: write_options_test.py DUDLEY
@@ -80,6 +80,32 @@ def main():
     run("convert", rec, big)
     whole = open(big, "rb").read()
     check(whole.count(whole[-16:]) == 2, "by default one block holds them (header and one block)")
+
+    # --avro-schema: the tree as one record of the user's schema; 0-d datasets and HDF5's
+    # typed attributes are its plain fields, as python3-avro reads them.
+    tree = os.path.join(tmp, "rec.h5")
+    with h5py.File(tree, "w") as h:
+        h["step"] = np.int64(7)
+        h["temperature"] = 300.5
+        h.attrs["name"] = "run-7"
+        h.attrs["flags"] = np.array([1, 2, 3], dtype="<i2")
+    schema = os.path.join(tmp, "run.avsc")
+    json.dump({"type": "record", "name": "Run", "fields": [
+        {"name": "step", "type": "long"}, {"name": "temperature", "type": "double"},
+        {"name": "name", "type": "string"}, {"name": "flags", "type": {"type": "array", "items": "int"}},
+        {"name": "note", "type": ["null", "string"]}]}, open(schema, "w"))
+    out = os.path.join(tmp, "rec.avro")
+    run("convert", "--avro-schema", schema, tree, out)
+    with open(out, "rb") as f:
+        got = list(avro.datafile.DataFileReader(f, avro.io.DatumReader()))
+    check(got == [{"step": 7, "temperature": 300.5, "name": "run-7", "flags": [1, 2, 3], "note": None}],
+          f"--avro-schema: the record as python3-avro reads it: {got}")
+    json.dump({"type": "record", "name": "Run", "fields": [{"name": "step", "type": "string"}]},
+              open(schema, "w"))
+    p = run("convert", "--avro-schema", schema, tree, os.path.join(tmp, "bad.avro"), ok=False)
+    check(p.returncode == 1 and "/step: an array does not fit the schema's string" in p.stderr
+          and not os.path.exists(os.path.join(tmp, "bad.avro")),
+          f"a field that does not fit: exit {p.returncode}: {p.stderr}")
 
     # --fsync: the data file is synced before it appears (strace sees fsync or fdatasync).
     synced = os.path.join(tmp, "s.npy")

@@ -1,4 +1,5 @@
 #include "dudley/formats/avro/datum.hpp"
+#include "dudley/model/value_array.hpp"
 
 #include <fmt/format.h>
 
@@ -419,11 +420,27 @@ void encode_value_at(const Value& v, const Schema& schema, size_t type, BinaryWr
 }
 
 // Whether `node` can be written as `type`, for a union's branch.
+// Arrays at most this long are candidates for a schema's plain values (a 0-d dataset as a
+// long, a short vector as an array of doubles) when a union asks which branch fits.
+constexpr uint64_t kMaxPlainElements = 4096;
+
+// An array (a dataset, a typed attribute) as the JSON-like value a schema's primitive,
+// array or map type takes: 0-d and one-element arrays as scalars, others as nested lists.
+std::optional<Value> plain_value(const NDArray& data) {
+  return model::array_as_value(data);
+}
+
 bool node_fits(const Node& node, const Schema& schema, size_t type) {
   const SchemaNode& n = schema.at(type);
   switch (node.kind) {
-    case NodeKind::kArray:
-      return n.ndarray;
+    case NodeKind::kArray: {
+      if (n.ndarray) return true;
+      if (!node.data || !node.error.empty()) return false;
+      const uint64_t elements = Shape(node.shape).element_count().value_or(UINT64_MAX);
+      if (elements > kMaxPlainElements) return false;
+      const std::optional<Value> v = plain_value(node.data->read());
+      return v && value_fits(*v, schema, type, 0);
+    }
     case NodeKind::kList:
       return n.kind == SchemaKind::kArray && schema.at(n.items).holds_ndarray;
     case NodeKind::kGroup:
@@ -435,6 +452,18 @@ bool node_fits(const Node& node, const Schema& schema, size_t type) {
       return true;
   }
   return false;
+}
+
+// An attribute as a JSON-like value: a typed one (HDF5's, NDL's) by its values.
+Value attribute_value(const model::AttributeValue& a, const std::string& at) {
+  if (const auto* v = std::get_if<Value>(&a)) return *v;
+  std::optional<Value> v = plain_value(std::get<NDArray>(a));
+  if (!v) {
+    throw Error(ErrorCategory::kType,
+                fmt::format("{}: a typed-array attribute of {} has no Avro value", at,
+                            std::get<NDArray>(a).dtype().to_string()));
+  }
+  return std::move(*v);
 }
 
 void encode_node_at(const Node& node, const Schema& schema, size_t type, BinaryWriter& out,
@@ -459,10 +488,16 @@ void encode_node_at(const Node& node, const Schema& schema, size_t type, BinaryW
     mismatch(path, "a node", schema, type);
   }
   if (node.kind == NodeKind::kArray) {
-    if (!n.ndarray) mismatch(path, "an array", schema, type);
     if (!node.data)
       throw Error(ErrorCategory::kData, fmt::format("{}: the array has no data", path));
-    encode_ndarray(node.data->read(), out);
+    if (n.ndarray) {
+      encode_ndarray(node.data->read(), out);
+      return;
+    }
+    // A schema's plain type (long, double, string, an array of them): the array's values.
+    const std::optional<Value> v = plain_value(node.data->read());
+    if (!v || !value_fits(*v, schema, type, depth)) mismatch(path, "an array", schema, type);
+    encode_value_at(*v, schema, type, out, path, depth + 1);
     return;
   }
   if (node.kind == NodeKind::kList) {
@@ -483,10 +518,7 @@ void encode_node_at(const Node& node, const Schema& schema, size_t type, BinaryW
       if (const Node* child = node.member(name)) {
         encode_node_at(*child, schema, field, out, at, depth + 1);
       } else if (const model::AttributeValue* a = node.attributes.find(name)) {
-        if (!std::holds_alternative<Value>(*a)) {
-          throw Error(ErrorCategory::kType, fmt::format("{}: a typed-array attribute", at));
-        }
-        encode_value_at(std::get<Value>(*a), schema, field, out, at, depth + 1);
+        encode_value_at(attribute_value(*a, at), schema, field, out, at, depth + 1);
       } else {
         encode_value_at(Value(), schema, field, out, at, depth + 1);  // null, if it may be
       }
@@ -501,12 +533,10 @@ void encode_node_at(const Node& node, const Schema& schema, size_t type, BinaryW
       encode_node_at(*child, schema, n.items, out, child_path(path, child->name), depth + 1);
     }
     for (const auto& [name, a] : node.attributes) {
-      if (!std::holds_alternative<Value>(a)) {
-        throw Error(ErrorCategory::kType,
-                    fmt::format("{}: a typed-array attribute", child_path(path, name)));
-      }
+      const std::string at = child_path(path, name);
+      const Value v = attribute_value(a, at);
       out.write_string(name);
-      encode_value_at(std::get<Value>(a), schema, n.items, out, child_path(path, name), depth + 1);
+      encode_value_at(v, schema, n.items, out, at, depth + 1);
     }
     out.write_long(0);
     return;
