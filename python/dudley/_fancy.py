@@ -150,7 +150,7 @@ def read(array, index):
     if array.dtype == object:
         return _read_box(array, axes, remap, arrays)
     if (len(arrays) > 1 and not any(k == "bool0" for k, _ in entries)
-            and _outer_too_large(axes, arrays, shape)):
+            and _outer_too_large(axes, arrays)):
         return _read_points(array, entries, dims, axes, arrays)
     data, positions, _ = array._read_outer(axes)
     for at, d, inverse in arrays:
@@ -163,7 +163,7 @@ def _scalar(result):
     return result[()] if isinstance(result, np.ndarray) and result.ndim == 0 else result
 
 
-def _outer_too_large(axes, arrays, shape):
+def _outer_too_large(axes, arrays):
     """Whether the outer box of paired coordinates dwarfs the result."""
     outer = 1
     for a in axes:

@@ -85,11 +85,11 @@ def _compression_opts(self):
 def _fillvalue(self):
     """What unwritten elements read as: the stored fill value, else the type's zero, as
     h5py's Dataset.fillvalue."""
-    value = self.storage.get("fill_value", self.attrs.get("fill_value"))
     dtype = self.dtype
-    if value is None or dtype.kind == "O":
-        return np.zeros((), dtype=dtype)[()] if dtype.kind != "O" else None
-    return np.asarray(value).astype(dtype).reshape(())[()]
+    if dtype.kind == "O":
+        return None  # variable-length elements have no fixed fill
+    value = self.storage.get("fill_value", self.attrs.get("fill_value"))
+    return np.asarray(0 if value is None else value).astype(dtype).reshape(())[()]
 
 
 def _maxshape(self):

@@ -44,7 +44,14 @@ std::unique_ptr<model::Node> node_of(const std::string& name, py::handle value, 
 // A numpy array (or what numpy.asarray makes of a value: a list, a number, a str) as a model
 // array node. Its memory is borrowed, not copied: strides and byte order as they are.
 std::unique_ptr<model::Node> array_node(const std::string& name, py::handle value) {
-  NDArray data = borrow_value(value);
+  NDArray data;
+  try {
+    data = borrow_value(value);
+  } catch (const Error& e) {
+    // The member the value was given for, so a tree of many arrays says which one.
+    throw Error(e.category(), (name.empty() ? std::string("the value") : name) + ": " + e.message(),
+                e.location());
+  }
   auto node = std::make_unique<model::Node>();
   node->kind = model::NodeKind::kArray;
   node->name = name;

@@ -419,17 +419,11 @@ void encode_value_at(const Value& v, const Schema& schema, size_t type, BinaryWr
   }
 }
 
-// Whether `node` can be written as `type`, for a union's branch.
 // Arrays at most this long are candidates for a schema's plain values (a 0-d dataset as a
 // long, a short vector as an array of doubles) when a union asks which branch fits.
 constexpr uint64_t kMaxPlainElements = 4096;
 
-// An array (a dataset, a typed attribute) as the JSON-like value a schema's primitive,
-// array or map type takes: 0-d and one-element arrays as scalars, others as nested lists.
-std::optional<Value> plain_value(const NDArray& data) {
-  return model::array_as_value(data);
-}
-
+// Whether `node` can be written as `type`, for a union's branch.
 bool node_fits(const Node& node, const Schema& schema, size_t type) {
   const SchemaNode& n = schema.at(type);
   switch (node.kind) {
@@ -438,7 +432,9 @@ bool node_fits(const Node& node, const Schema& schema, size_t type) {
       if (!node.data || !node.error.empty()) return false;
       const uint64_t elements = Shape(node.shape).element_count().value_or(UINT64_MAX);
       if (elements > kMaxPlainElements) return false;
-      const std::optional<Value> v = plain_value(node.data->read());
+      // A schema's plain type (long, double, string, arrays of them) takes an array by its
+      // values (array_as_value: 0-d and one-element arrays as scalars, others as lists).
+      const std::optional<Value> v = model::array_as_value(node.data->read());
       return v && value_fits(*v, schema, type, 0);
     }
     case NodeKind::kList:
@@ -457,7 +453,7 @@ bool node_fits(const Node& node, const Schema& schema, size_t type) {
 // An attribute as a JSON-like value: a typed one (HDF5's, NDL's) by its values.
 Value attribute_value(const model::AttributeValue& a, const std::string& at) {
   if (const auto* v = std::get_if<Value>(&a)) return *v;
-  std::optional<Value> v = plain_value(std::get<NDArray>(a));
+  std::optional<Value> v = model::array_as_value(std::get<NDArray>(a));
   if (!v) {
     throw Error(ErrorCategory::kType,
                 fmt::format("{}: a typed-array attribute of {} has no Avro value", at,
@@ -495,7 +491,7 @@ void encode_node_at(const Node& node, const Schema& schema, size_t type, BinaryW
       return;
     }
     // A schema's plain type (long, double, string, an array of them): the array's values.
-    const std::optional<Value> v = plain_value(node.data->read());
+    const std::optional<Value> v = model::array_as_value(node.data->read());
     if (!v || !value_fits(*v, schema, type, depth)) mismatch(path, "an array", schema, type);
     encode_value_at(*v, schema, type, out, path, depth + 1);
     return;
