@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "dudley/formats/dudley/bind/reader.hpp"
-#include "dudley/formats/dudley/family.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/layout/bind/reader.hpp"
+#include "dudley/layout/family/family.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 #include "dudley/io/byte_source.hpp"
 
 int main(int argc, char** argv) {

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dudley/core/big_memory.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 #include "layout_generator.hpp"
 
 // ---- heap accounting: live bytes and their high-water mark ----

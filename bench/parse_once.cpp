@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "dudley/core/file_io.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "dudley/formats/dudley/syntax/parser.hpp"
-#include "dudley/formats/dudley/write/writer.hpp"
+#include "dudley/layout/syntax/parser.hpp"
+#include "dudley/layout/write/writer.hpp"
 
 namespace {
 

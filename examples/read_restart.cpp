@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/bind/reader.hpp"
+#include "dudley/layout/bind/reader.hpp"
 #include "dudley/formats/dudley/format.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 #include "dudley/open.hpp"
 
 int main(int argc, char** argv) {

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/family.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/layout/family/family.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 #include "dudley/io/byte_source.hpp"
 
 using dudley::DType;

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/syntax/builder.hpp"
-#include "dudley/formats/dudley/write/writer.hpp"
+#include "dudley/layout/syntax/builder.hpp"
+#include "dudley/layout/write/writer.hpp"
 
 using dudley::DType;
 using dudley::NDArray;

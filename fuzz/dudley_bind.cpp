@@ -12,9 +12,9 @@
 #include <optional>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/bind/binder.hpp"
-#include "dudley/formats/dudley/bind/to_model.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/layout/bind/binder.hpp"
+#include "dudley/layout/bind/to_model.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 #include "fuzz_support.hpp"
 
 namespace {

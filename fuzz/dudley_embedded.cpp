@@ -11,9 +11,9 @@
 #include <string_view>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/bind/to_model.hpp"
-#include "dudley/formats/dudley/embedded.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/layout/bind/to_model.hpp"
+#include "dudley/layout/embedded.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 #include "fuzz_support.hpp"
 
 namespace {

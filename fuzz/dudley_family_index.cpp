@@ -12,7 +12,7 @@
 #include <string>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/family.hpp"
+#include "dudley/layout/family/family.hpp"
 #include "fuzz_support.hpp"
 
 namespace {

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "dudley/formats/dudley/syntax/emitter.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/layout/syntax/emitter.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -14,9 +14,9 @@
 
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/bind/binder.hpp"
-#include "dudley/formats/dudley/bind/to_model.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/layout/bind/binder.hpp"
+#include "dudley/layout/bind/to_model.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 #include "fuzz_support.hpp"
 
 namespace {

@@ -1,11 +1,8 @@
 #include "family.hpp"
 
-#include "dudley/formats/dudley/bind/binder.hpp"
-#include "dudley/formats/dudley/bind/reader.hpp"
 #include "dudley/formats/dudley/format.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
-#include "dudley/io/byte_source.hpp"
 #include "dudley/io/file_glob.hpp"
+#include "dudley/layout/family/family_reader.hpp"
 #include "layout_tools.hpp"
 #include "numpy_dtype.hpp"
 #include "object_elements.hpp"
@@ -37,18 +34,17 @@ std::optional<py::array> Family::read_through_layout(const std::string& path,
     layout_path = own.layout;
     binds.push_back(own.bind);
   }
-  const layout::Layout layout = parse_layout_arg(layout_path);  // a path, or text
-  const layout::NodeId target = layout.find(path.starts_with("/") ? path : "/" + path);
-  if (target == layout::kNone || layout.nodes[target].kind != layout::NodeKind::kData) {
-    return std::nullopt;
-  }
-  const layout::BindPlan plan(layout, binds.front().params_absent);
+  auto layout = std::make_shared<const layout::Layout>(parse_layout_arg(layout_path));
+  const layout::NodeId target = layout->find(path.starts_with("/") ? path : "/" + path);
+  if (target == layout::kNone) return std::nullopt;
+  std::vector<layout::FamilyMemberFile> files;
+  files.reserve(members.size());
+  for (size_t i = 0; i < members.size(); ++i) files.push_back({members[i].path, binds[i]});
+  const layout::FamilyReader family(std::move(layout), std::move(files));
   // The first member says the shape and type every member must have.
-  auto source = io::open_file(members[0].path);
-  layout::Binding first(plan, source, binds[0]);
-  if (first.has_varying_instances(target)) return std::nullopt;
-  const layout::BoundArray shape_of = first.array(target);
-  const DType& type = shape_of.dtype;
+  const std::optional<layout::FamilyItem> item = family.item(target);
+  if (!item) return std::nullopt;
+  const DType& type = item->dtype;
   if (type.kind() == DTypeKind::kText || type.kind() == DTypeKind::kPointer || holds_objects(type))
     return std::nullopt;
   py::dtype element;
@@ -57,25 +53,16 @@ std::optional<py::array> Family::read_through_layout(const std::string& path,
   } catch (const Error&) {
     return std::nullopt;
   }
-  const Selection selection = selection_of(index, shape_of.shape);
+  const Selection selection = selection_of(index, item->shape);
   std::vector<int64_t> shape{static_cast<int64_t>(members.size())};
   shape.insert(shape.end(), selection.result.begin(), selection.result.end());
   py::array out(element, shape);
-  const uint64_t row = static_cast<uint64_t>(out.nbytes()) / members.size();
-  auto* bytes = static_cast<unsigned char*>(out.mutable_data());
-  bool same = true;
+  std::optional<size_t> differing;
   {
     py::gil_scoped_release unlocked;
-    read_bound_into(*source, shape_of, selection.slab, bytes);  // the first, bound above
-    for (size_t i = 1; i < members.size() && same; ++i) {
-      source = io::open_file(members[i].path);
-      layout::Binding binding(plan, source, binds[i]);
-      const layout::BoundArray at = binding.locate(target);
-      same = at.shape == shape_of.shape && at.dtype == type;
-      if (same) read_bound_into(*source, at, selection.slab, bytes + i * row);
-    }
+    differing = family.read_rows(target, *item, selection.slab, out.mutable_data());
   }
-  if (!same) return std::nullopt;
+  if (differing) return std::nullopt;  // members differ: a list, read one by one
   return out;
 }
 

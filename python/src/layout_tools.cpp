@@ -4,8 +4,8 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
-#include "dudley/formats/dudley/syntax/emitter.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/layout/syntax/emitter.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 
 namespace dudley::python {
 

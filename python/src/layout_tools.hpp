@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "dudley/formats/dudley/syntax/layout.hpp"
+#include "dudley/layout/syntax/layout.hpp"
 
 namespace dudley::python {
 

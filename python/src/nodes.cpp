@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/bind/to_model.hpp"
+#include "dudley/layout/bind/to_model.hpp"
 #include "dudley/formats/dudley/format.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/model/outer_read.hpp"

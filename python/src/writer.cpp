@@ -4,8 +4,8 @@
 
 #include "borrowed_array.hpp"
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/syntax/emitter.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/layout/syntax/emitter.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 #include "layout_tools.hpp"
 #include "numpy_dtype.hpp"
 #include "selection.hpp"

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "dudley/formats/dudley/family.hpp"
-#include "dudley/formats/dudley/write/writer.hpp"
+#include "dudley/layout/family/family.hpp"
+#include "dudley/layout/write/writer.hpp"
 
 namespace dudley::python {
 

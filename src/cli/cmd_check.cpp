@@ -8,8 +8,8 @@
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
-#include "dudley/formats/dudley/syntax/diagnostic_format.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/layout/syntax/diagnostic_format.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 
 namespace dudley::cli {
 

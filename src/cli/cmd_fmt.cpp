@@ -6,9 +6,9 @@
 #include "cli/commands.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
-#include "dudley/formats/dudley/syntax/diagnostic_format.hpp"
-#include "dudley/formats/dudley/syntax/emitter.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/layout/syntax/diagnostic_format.hpp"
+#include "dudley/layout/syntax/emitter.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 
 namespace dudley::cli {
 

@@ -14,7 +14,7 @@
 
 #include "dudley/core/file_io.hpp"
 #include "dudley/core/ndarray.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 
 namespace dudley::testing {
 

@@ -9,12 +9,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "dudley/formats/dudley/bind/to_model.hpp"
-#include "dudley/formats/dudley/embedded.hpp"
-#include "dudley/formats/dudley/family.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
-#include "dudley/formats/dudley/write/from_model.hpp"
-#include "dudley/formats/dudley/write/writer.hpp"
+#include "dudley/layout/bind/to_model.hpp"
+#include "dudley/layout/embedded.hpp"
+#include "dudley/layout/family/family.hpp"
+#include "dudley/layout/syntax/parser.hpp"
+#include "dudley/layout/write/from_model.hpp"
+#include "dudley/layout/write/writer.hpp"
 #include "dudley/io/byte_source.hpp"
 
 namespace dudley::layout {

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "dudley/formats/dudley/bind/to_model.hpp"
-#include "dudley/formats/dudley/syntax/parser.hpp"
+#include "dudley/layout/bind/to_model.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 #include "dudley/formats/netcdf/netcdf.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "header_reader.hpp"

@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "dudley/formats/asdf/writer.hpp"
-#include "dudley/formats/dudley/write/from_model.hpp"
+#include "dudley/layout/write/from_model.hpp"
 #include "dudley/model/tree.hpp"
 #include "dudley/open.hpp"
 

@@ -5,7 +5,7 @@
 
 #include "dudley/core/dtype.hpp"
 #include "dudley/format.hpp"
-#include "dudley/formats/dudley/bind/binder.hpp"
+#include "dudley/layout/bind/binder.hpp"
 
 namespace dudley::layout {
 

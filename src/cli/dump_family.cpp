@@ -1,0 +1,234 @@
+// `dudley dump --family`: every member of a family printed as `dump MEMBER` prints it. Through
+// one Dudley layout the members print alike around their values: the first is recorded as a
+// template and later members fill it, bound directly through a layout::FamilyReader.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "cli/dumper.hpp"
+#include "cli/failure.hpp"
+#include "dudley/core/error.hpp"
+#include "dudley/formats/dudley/format.hpp"
+#include "dudley/layout/family/family_reader.hpp"
+#include "dudley/layout/syntax/parser.hpp"
+#include "dudley/model/contiguous_source.hpp"
+
+namespace dudley::cli {
+
+namespace {
+
+// The array of `hole` in a member's tree, when the tree prints the same around it as the
+// recorded member's did: a contiguous array, unmasked, and no parameter (read from each
+// file) on the groups leading to it. nullptr otherwise.
+const model::Node* printed_alike(const model::Tree& tree, const MemberTemplate::Hole& hole) {
+  const std::string& path = hole.array.spec.path;
+  for (size_t slash = 0; slash != std::string::npos; slash = path.find('/', slash + 1)) {
+    const model::Node* group = tree.find(slash == 0 ? "/" : path.substr(0, slash));
+    if (group == nullptr || !group->params.empty()) return nullptr;
+  }
+  const model::Node* node = tree.find(path);
+  if (node == nullptr || node->kind != model::NodeKind::kArray || !node->error.empty() ||
+      !node->data || node->storage.mask ||
+      node->storage.kind != model::Storage::Kind::kContiguous || !node->storage.offset ||
+      node->dtype != hole.array.dtype || node->shape != hole.array.shape) {
+    return nullptr;
+  }
+  return node;
+}
+
+// Whether a member's tree fits `hole`: printed alike, its bytes where the recorded member's
+// were.
+bool fits(const model::Tree& tree, const MemberTemplate::Hole& hole) {
+  const model::Node* node = printed_alike(tree, hole);
+  return node != nullptr && *node->storage.offset == hole.offset && node->storage.size == hole.size;
+}
+
+// A family's layout bound directly, for the members the template prints: the layout parsed
+// and planned once, each member bound without building its tree (what the tree would
+// print around the values is in the template). Only for a layout given by --layout alone:
+// the options then are the same for every member.
+struct DirectBinding {
+  std::unique_ptr<layout::FamilyReader> family;  ///< every member, bound alike
+  std::vector<layout::NodeId> nodes;  ///< the layout's item for each hole (kNone: the file)
+};
+
+std::optional<DirectBinding> direct_binding(const MemberTemplate& t,
+                                            const std::vector<DataOptions>& members) {
+  const DataOptions& data = members.front();
+  if (data.given.size() != 1 || data.given.count("--layout") == 0 ||
+      data.given.at("--layout").size() != 1) {
+    return std::nullopt;
+  }
+  OpenOptions open;
+  apply_format_options(data.given, open);
+  const layout::BindOptions bind = open.formats.get<layout::DudleyOpenOptions>().bind;
+  std::vector<std::string> files;
+  files.reserve(members.size());
+  for (const DataOptions& m : members) files.push_back(m.data);
+  DirectBinding d;
+  d.family = std::make_unique<layout::FamilyReader>(
+      std::make_shared<const layout::Layout>(
+          layout::load_layout(data.given.at("--layout").front())),
+      layout::FamilyReader::members_of(files, bind));
+  for (const MemberTemplate::Hole& hole : t.holes) {
+    layout::NodeId id = layout::kNone;
+    if (hole.kind == MemberTemplate::HoleKind::kValues) {
+      id = d.family->layout().find(hole.array.spec.path);
+      if (id == layout::kNone) return std::nullopt;
+    }
+    d.nodes.push_back(id);
+  }
+  return d;
+}
+
+// The array of `hole` in a member bound directly, when it lies where the template's did
+// with the same type and shape. Located without asking the file's length: a file too short
+// for it fails the read, and the member is then printed the long way, which says so.
+std::optional<ArrayRef> bound_hole(layout::BoundMember& member, layout::NodeId node,
+                                   const MemberTemplate::Hole& hole) {
+  const layout::BoundArray a = member.binding->locate(node);
+  if (a.address != hole.offset || a.byte_size != hole.size || a.dtype != hole.array.dtype ||
+      a.shape != hole.array.shape) {
+    return std::nullopt;
+  }
+  ArrayRef ref = hole.array;
+  ref.data = model::contiguous_source(member.source, a.address, a.dtype, a.shape);
+  return ref;
+}
+
+// A member printed by its family's template: its file opened, each hole filled with its
+// own name or values. The member's text when the whole member printed without a problem
+// and fits the template; nothing otherwise, for the member to be printed the long way.
+std::optional<std::string> dump_by_template(const MemberTemplate& t, const DumpOptions& options,
+                                            size_t member, const DirectBinding* direct = nullptr) {
+  try {
+    // Bound directly, or through the member's tree.
+    model::Tree tree;
+    layout::BoundMember bound_member;
+    if (direct) {
+      bound_member = direct->family->bind(member);
+    } else {
+      tree = open_data(options.data);
+    }
+    Output aside;
+    Dumper dumper(tree, options, aside, /*trial=*/true);
+    for (size_t i = 0; i < t.holes.size(); ++i) {
+      aside.write(t.texts[i]);
+      const MemberTemplate::Hole& hole = t.holes[i];
+      if (hole.kind == MemberTemplate::HoleKind::kFile) {
+        write_json_at(aside, json(options.data.data), -1, 1);
+        continue;
+      }
+      std::optional<ArrayRef> bound;
+      if (direct) {
+        bound = bound_hole(bound_member, direct->nodes[i], hole);
+      } else if (fits(tree, hole)) {
+        bound =
+            ArrayRef::of(*tree.find(hole.array.spec.path), hole.array.spec.path, hole.array.spec);
+      }
+      if (!bound) return std::nullopt;
+      ArrayRef& ref = *bound;
+      dumper.count_empty(ref);
+      const std::string label =
+          options.data.json ? hole.label : options.data.data + " " + hole.label;
+      if (!dumper.values(ref, label).empty()) return std::nullopt;
+    }
+    aside.write(t.texts.back());
+    if (dumper.status() != kExitOk) return std::nullopt;
+    return std::string(*aside.since(0));
+  } catch (const TrialFailed&) {
+    return std::nullopt;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+// dump --family: each member as `dump MEMBER` prints it, one after the other. Through one
+// Dudley layout (given, so the same for every member) the members print alike around their
+// values: the first is recorded as a template, checked against the second printed the long
+// way, and then fills every later member that fits it.
+int run_dump_family(const DumpOptions& options) {
+  const std::vector<DataOptions> members = family_members(options.data);
+  // One output buffer for every member (a write per MiB, not per member); flushed before a
+  // member's problems go to stderr, so that they follow its values.
+  Output out(stdout);
+  const bool templated = !options.deref && options.data.given.count("--layout") != 0;
+  std::optional<MemberTemplate> template_;
+  std::optional<DirectBinding> direct;  // the template's members bound without their trees
+  GivenOptions template_given;          // a family index may give members their own options
+  int status = kExitOk;
+  DumpOptions one = options;
+  // Member i the long way (recording the template from the first, checking it on the
+  // second). A member that fails as a whole is reported with its name; the others go on.
+  auto long_way = [&](size_t i) {
+    const DataOptions& m = members[i];
+    one.data = m;
+    try {
+      int result = kExitOk;
+      if (templated && i == 0) {
+        out.flush();  // the template is cut from the buffer
+        TemplateRecorder record(out);
+        result = run_dump_one(one, true, out, &record);
+        if (result == kExitOk) template_ = record.finish();
+        if (template_) {
+          model::Tree tree = open_data(one.data);
+          for (MemberTemplate::Hole& hole : template_->holes) {
+            if (hole.kind != MemberTemplate::HoleKind::kValues) continue;
+            const model::Node* node = printed_alike(tree, hole);
+            if (node == nullptr) {
+              template_.reset();
+              break;
+            }
+            hole.offset = *node->storage.offset;  // where the recorded member's bytes are
+            hole.size = node->storage.size;
+          }
+          template_given = m.given;
+          if (template_) direct = direct_binding(*template_, members);
+        }
+      } else {
+        const uint64_t mark = out.written();
+        result = run_dump_one(one, true, out);
+        if (i == 1 && template_) {
+          // The template is used only if it prints this member exactly as the long way did.
+          const std::optional<std::string_view> printed = out.since(mark);
+          const std::optional<std::string> by_template =
+              m.given == template_given
+                  ? dump_by_template(*template_, one, i, direct ? &*direct : nullptr)
+                  : std::nullopt;
+          if (result != kExitOk || !printed || by_template != printed) template_.reset();
+        }
+      }
+      if (result != kExitOk) out.flush();
+      status = std::max(status, result);
+    } catch (const Error& e) {
+      out.flush();
+      status = std::max(status, report_failure(e, options.data.json, m.data));
+    } catch (...) {
+      out.flush();
+      throw;
+    }
+  };
+  size_t i = 0;
+  for (; i < members.size() && (i < 2 || !template_); ++i) long_way(i);
+  if (i >= members.size()) return status;
+  for (; i < members.size(); ++i) {
+    std::optional<std::string> text;
+    if (members[i].given == template_given) {
+      one.data = members[i];
+      text = dump_by_template(*template_, one, i, direct ? &*direct : nullptr);
+    }
+    if (text) {
+      out.write(*text);
+    } else {
+      long_way(i);
+    }
+  }
+  return status;
+}
+
+}  // namespace dudley::cli
