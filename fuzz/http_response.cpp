@@ -28,7 +28,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/formats/zarr/reader.hpp"
-#include "dudley/formats/zarr/store.hpp"
+#include "dudley/io/store.hpp"
 
 namespace {
 
@@ -128,12 +128,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::lock_guard lock(current_mutex);
     current = without_folded_lines({reinterpret_cast<const char*>(data), size});
   }
-  dudley::zarr::HttpLimits limits;
+  dudley::io::HttpLimits limits;
   limits.request_seconds = 2;  // the server answers at once or closes: a bound, never met
   limits.total_seconds = 5;
   limits.tries = 1;  // retries wait a quarter second: tests/interop/http_hostile_test.py has them
   try {
-    const dudley::model::Tree tree = dudley::zarr::read_zarr(dudley::zarr::open_http_store(
+    const dudley::model::Tree tree = dudley::zarr::read_zarr(dudley::io::open_http_store(
         "http://127.0.0.1:" + std::to_string(port) + "/s.zarr", limits));
     if (tree.root->data) (void)tree.root->data->read();
   } catch (const dudley::Error&) {

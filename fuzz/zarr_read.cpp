@@ -71,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool stored = (data[0] & 0x80) == 0;
   try {
     model::Tree tree = zarr::read_zarr(
-        zarr::memory_store({{"zarr.json", json}, {stored ? "c/0/0" : "c/9/9", chunk}}));
+        io::memory_store({{"zarr.json", json}, {stored ? "c/0/0" : "c/9/9", chunk}}));
     model::ArraySource* source = tree.root->data.get();
     if (!source) return 0;
     std::optional<NDArray> before;

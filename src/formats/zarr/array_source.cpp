@@ -14,10 +14,10 @@
 
 #include "dudley/codec/chain.hpp"
 #include "dudley/codec/codec.hpp"
-#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
+#include "dudley/core/thread_pool.hpp"
 
 namespace dudley::zarr {
 namespace {
@@ -86,7 +86,7 @@ struct Blob {
 
 class ZarrSource final : public model::ArraySource {
  public:
-  ZarrSource(std::shared_ptr<const Store> store, std::string prefix, ArrayMetadata meta)
+  ZarrSource(std::shared_ptr<const io::Store> store, std::string prefix, ArrayMetadata meta)
       : store_(std::move(store)), prefix_(std::move(prefix)), meta_(std::move(meta)) {
     const Pipeline* p = &meta_.codecs;
     std::vector<int64_t> outer = meta_.chunk_shape;
@@ -166,7 +166,7 @@ class ZarrSource final : public model::ArraySource {
     for (size_t d = 0; d < rank; ++d) end[d] = static_cast<int64_t>(segments[d].size());
     std::vector<std::optional<Blob>> blobs;
     std::vector<codec::Bytes> fetched;
-    std::vector<RangeRequest> requests;
+    std::vector<io::RangeRequest> requests;
     auto run = [&] {
       if (!remote) {
         pool.parallel_for(tasks.size(), [&](size_t t) {
@@ -478,7 +478,7 @@ class ZarrSource final : public model::ArraySource {
     return entries;
   }
 
-  std::shared_ptr<const Store> store_;
+  std::shared_ptr<const io::Store> store_;
   std::string prefix_;
   ArrayMetadata meta_;
   ChunkListing listing_;
@@ -499,7 +499,7 @@ class ZarrSource final : public model::ArraySource {
 
 }  // namespace
 
-std::shared_ptr<model::ArraySource> make_array_source(std::shared_ptr<const Store> store,
+std::shared_ptr<model::ArraySource> make_array_source(std::shared_ptr<const io::Store> store,
                                                       std::string prefix, ArrayMetadata array) {
   if (array.dtype.kind() == DTypeKind::kVLen) {
     return make_vlen_array_source(std::move(store), std::move(prefix), std::move(array));

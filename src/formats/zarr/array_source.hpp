@@ -7,7 +7,7 @@
 #include <string>
 
 #include "dudley/formats/zarr/metadata.hpp"
-#include "dudley/formats/zarr/store.hpp"
+#include "dudley/io/store.hpp"
 #include "dudley/model/tree.hpp"
 
 namespace dudley::zarr {
@@ -17,11 +17,11 @@ namespace dudley::zarr {
 /// (a transpose before, a compressor after) hides its index, so it is read whole; shards
 /// without are read by inner chunk. Throws Error(kType) for arrays this build cannot read
 /// (transposed string arrays).
-std::shared_ptr<model::ArraySource> make_array_source(std::shared_ptr<const Store> store,
+std::shared_ptr<model::ArraySource> make_array_source(std::shared_ptr<const io::Store> store,
                                                       std::string prefix, ArrayMetadata array);
 
 /// The source of a `string` or `bytes` array (make_array_source hands those here).
-std::shared_ptr<model::ArraySource> make_vlen_array_source(std::shared_ptr<const Store> store,
+std::shared_ptr<model::ArraySource> make_vlen_array_source(std::shared_ptr<const io::Store> store,
                                                            std::string prefix, ArrayMetadata array);
 
 }  // namespace dudley::zarr

@@ -6,7 +6,8 @@
 
 namespace dudley::zarr {
 
-std::optional<model::StoredChunks> ChunkListing::list(const Store& store, const std::string& prefix,
+std::optional<model::StoredChunks> ChunkListing::list(const io::Store& store,
+                                                      const std::string& prefix,
                                                       const ArrayMetadata& meta) {
   std::lock_guard lock(mutex_);
   if (listed_) return listed_;

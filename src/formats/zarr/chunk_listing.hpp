@@ -10,7 +10,7 @@
 #include <unordered_set>
 
 #include "dudley/formats/zarr/metadata.hpp"
-#include "dudley/formats/zarr/store.hpp"
+#include "dudley/io/store.hpp"
 #include "dudley/model/tree.hpp"
 
 namespace dudley::zarr {
@@ -21,7 +21,7 @@ class ChunkListing {
   /// The keys under `prefix` of `store` that name chunks (shards, for a sharded array) of
   /// the grid of `meta`, as StoredChunks (positions in C order, the fill value's bytes);
   /// listed on the first call and kept. std::nullopt when the store cannot list (HTTP).
-  std::optional<model::StoredChunks> list(const Store& store, const std::string& prefix,
+  std::optional<model::StoredChunks> list(const io::Store& store, const std::string& prefix,
                                           const ArrayMetadata& meta);
 
   /// Whether the chunk at `relative_key` (relative to the array) is known to be missing:

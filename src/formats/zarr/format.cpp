@@ -7,8 +7,8 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/formats/zarr/reader.hpp"
-#include "dudley/formats/zarr/store.hpp"
 #include "dudley/formats/zarr/writer.hpp"
+#include "dudley/io/store.hpp"
 
 namespace dudley::zarr {
 namespace {
@@ -22,7 +22,7 @@ class ZarrFormat final : public BasicFormat {
 
   // A directory holding zarr.json, or v2's .zgroup or .zarray (a file is never a store).
   bool sniff(const std::string& path, std::span<const std::byte>) const override {
-    if (is_url(path)) return true;  // the only format read from web servers
+    if (io::is_url(path)) return true;  // the only format read from web servers
     std::error_code ec;
     if (!std::filesystem::is_directory(path, ec)) return false;
     for (const char* name : {"zarr.json", ".zgroup", ".zarray"}) {
@@ -32,7 +32,7 @@ class ZarrFormat final : public BasicFormat {
   }
 
   model::Tree open(const std::string& path, const OpenOptions& options) const override {
-    HttpLimits http = is_url(path) ? HttpLimits::from_environment() : HttpLimits{};
+    io::HttpLimits http = io::is_url(path) ? io::HttpLimits::from_environment() : io::HttpLimits{};
     const auto& own = options.formats.get<ZarrOpenOptions>();
     if (own.http_timeout) http.request_seconds = *own.http_timeout;
     if (own.http_deadline) http.total_seconds = *own.http_deadline;

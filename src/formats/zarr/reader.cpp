@@ -24,17 +24,39 @@ std::string key_in(const std::string& prefix, const std::string& name) {
 }
 
 // The text of metadata document `key`, or nullopt when absent: one request to a server.
-std::optional<std::string> document(const Store& store, const std::string& key) {
+std::optional<std::string> document(const io::Store& store, const std::string& key) {
   codec::Bytes bytes;
-  RangeRequest request{key, 0, kMaxMetadataBytes, true, &bytes, true};
+  io::RangeRequest request{key, 0, kMaxMetadataBytes, true, &bytes, true};
   store.read_many({&request, 1});  // Error(kLimit) for a document of more
   if (!request.found) return std::nullopt;
   return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
+// The names of the nodes directly under `prefix`, sorted: the subdirectories that hold a
+// zarr.json, .zarray or .zgroup. Names the spec reserves (starting "__") are left out.
+std::vector<std::string> child_nodes(const io::Store& store, const std::string& prefix) {
+  std::vector<std::string> names;
+  for (std::string& name : store.subdirectories(prefix)) {
+    if (name.starts_with("__")) continue;
+    for (const char* meta : {"zarr.json", ".zarray", ".zgroup"}) {
+      bool present = false;
+      try {
+        present = store.size(key_in(key_in(prefix, name), meta)).has_value();
+      } catch (const Error&) {
+        // Not a readable document (a directory named zarr.json): not a node.
+      }
+      if (present) {
+        names.push_back(std::move(name));
+        break;
+      }
+    }
+  }
+  return names;
+}
+
 }  // namespace
 
-NodeMetadata read_node_metadata(const Store& store, const std::string& prefix) {
+NodeMetadata read_node_metadata(const io::Store& store, const std::string& prefix) {
   const std::string key = key_in(prefix, "zarr.json");
   if (auto text = document(store, key)) return parse_metadata(*text, store.where(key));
   // A v2 node: .zarray or .zgroup, attributes in .zattrs.
@@ -86,7 +108,7 @@ void set_attributes(model::Node& node, const nlohmann::ordered_json& attributes)
   }
 }
 
-std::unique_ptr<model::Node> array_node(std::shared_ptr<const Store> store,
+std::unique_ptr<model::Node> array_node(std::shared_ptr<const io::Store> store,
                                         const std::string& prefix, ArrayMetadata a) {
   auto node = std::make_unique<model::Node>();
   node->kind = model::NodeKind::kArray;
@@ -131,14 +153,14 @@ std::unique_ptr<model::Node> array_node(std::shared_ptr<const Store> store,
   return node;
 }
 
-std::unique_ptr<model::Node> node_at(const std::shared_ptr<const Store>& store,
+std::unique_ptr<model::Node> node_at(const std::shared_ptr<const io::Store>& store,
                                      const std::string& prefix, int depth) {
   NodeMetadata meta = read_node_metadata(*store, prefix);
   if (meta.array) return array_node(store, prefix, std::move(*meta.array));
   auto group = std::make_unique<model::Node>();
   group->kind = model::NodeKind::kGroup;
   set_attributes(*group, meta.group.attributes);
-  for (const std::string& name : store->children(prefix)) {
+  for (const std::string& name : child_nodes(*store, prefix)) {
     std::unique_ptr<model::Node> child;
     try {
       if (depth >= kMaxDepth) {
@@ -163,9 +185,9 @@ std::unique_ptr<model::Node> node_at(const std::shared_ptr<const Store>& store,
 // A store whose metadata documents come from its consolidated metadata (v3: the root
 // zarr.json's "consolidated_metadata"; v2: .zmetadata), which also lists the groups'
 // members: what a web server, which lists nothing, needs. Chunks come from the store.
-class ConsolidatedStore final : public Store {
+class ConsolidatedStore final : public io::Store {
  public:
-  ConsolidatedStore(std::shared_ptr<const Store> base, std::map<std::string, std::string> docs)
+  ConsolidatedStore(std::shared_ptr<const io::Store> base, std::map<std::string, std::string> docs)
       : base_(std::move(base)), docs_(std::move(docs)) {}
   const std::string& name() const override { return base_->name(); }
   std::optional<uint64_t> size(const std::string& key) const override {
@@ -183,7 +205,7 @@ class ConsolidatedStore final : public Store {
     }
     std::memcpy(out, it->second.data() + offset, length);
   }
-  std::vector<std::string> children(const std::string& prefix) const override {
+  std::vector<std::string> subdirectories(const std::string& prefix) const override {
     std::set<std::string> names;
     const std::string lead = prefix.empty() ? "" : prefix + "/";
     for (const auto& [key, text] : docs_) {
@@ -200,12 +222,12 @@ class ConsolidatedStore final : public Store {
   }
 
  private:
-  std::shared_ptr<const Store> base_;
+  std::shared_ptr<const io::Store> base_;
   std::map<std::string, std::string> docs_;
 };
 
 // The consolidated metadata of `store` as documents by key; empty when it has none.
-std::map<std::string, std::string> consolidated(const Store& store) {
+std::map<std::string, std::string> consolidated(const io::Store& store) {
   std::map<std::string, std::string> docs;
   auto add_all = [&](const nlohmann::ordered_json& metadata, bool v3, const std::string& where) {
     if (!metadata.is_object()) {
@@ -241,11 +263,11 @@ std::map<std::string, std::string> consolidated(const Store& store) {
 
 }  // namespace
 
-model::Tree read_zarr(const std::shared_ptr<const Store>& store) {
+model::Tree read_zarr(const std::shared_ptr<const io::Store>& store) {
   model::Tree tree;
   tree.format = "zarr";  // v2 and v3 alike
   // A store that cannot list its groups' members lists them from its consolidated metadata.
-  std::shared_ptr<const Store> source = store;
+  std::shared_ptr<const io::Store> source = store;
   if (!store->can_list()) {
     std::map<std::string, std::string> docs = consolidated(*store);
     if (!docs.empty()) source = std::make_shared<ConsolidatedStore>(store, std::move(docs));
@@ -262,8 +284,9 @@ model::Tree read_zarr(const std::shared_ptr<const Store>& store) {
   return tree;
 }
 
-model::Tree open_zarr(const std::string& path, const HttpLimits& http) {
-  return read_zarr(is_url(path) ? open_http_store(path, http) : open_directory_store(path));
+model::Tree open_zarr(const std::string& path, const io::HttpLimits& http) {
+  return read_zarr(io::is_url(path) ? io::open_http_store(path, http)
+                                    : io::open_directory_store(path));
 }
 
 }  // namespace dudley::zarr

@@ -8,13 +8,13 @@
 #include "array_source.hpp"
 #include "chunk_encoder.hpp"
 #include "chunk_files.hpp"
-#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/box_copy.hpp"
 #include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "dudley/formats/zarr/reader.hpp"
-#include "dudley/formats/zarr/store.hpp"
+#include "dudley/io/store.hpp"
 #include "segments.hpp"
 
 namespace dudley::zarr {
@@ -46,7 +46,7 @@ std::string array_prefix(const std::string& path) {
 
 RegionWriter::RegionWriter(const std::string& store_path, const std::string& array_path)
     : root_(store_path), prefix_(array_prefix(array_path)) {
-  store_ = open_directory_store(root_);
+  store_ = io::open_directory_store(root_);
   NodeMetadata node = read_node_metadata(*store_, prefix_);
   if (!node.array) {
     throw Error(ErrorCategory::kUsage,

@@ -9,9 +9,9 @@
 
 #include "array_source.hpp"
 #include "chunk_listing.hpp"
-#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/vlen.hpp"
 #include "segments.hpp"
 #include "vlen_chunks.hpp"
@@ -27,7 +27,7 @@ constexpr uint64_t kMaxEncodedChunk = kMaxDecodedChunk + kMaxDecodedChunk / 32;
 
 class VLenZarrSource final : public model::ArraySource {
  public:
-  VLenZarrSource(std::shared_ptr<const Store> store, std::string prefix, ArrayMetadata meta)
+  VLenZarrSource(std::shared_ptr<const io::Store> store, std::string prefix, ArrayMetadata meta)
       : store_(std::move(store)),
         prefix_(std::move(prefix)),
         meta_(std::move(meta)),
@@ -63,7 +63,7 @@ class VLenZarrSource final : public model::ArraySource {
         tasks.push_back(std::move(task));
       } while (next_position(at, first, end));
       dudley::ThreadPool::shared().parallel_for(tasks.size(),
-                                               [&](size_t t) { gather(tasks[t], slab, items); });
+                                                [&](size_t t) { gather(tasks[t], slab, items); });
     }
     VLenArrayBuilder builder(meta_.dtype, total);
     for (const std::string& item : items) builder.append(item.data(), item.size());
@@ -103,7 +103,7 @@ class VLenZarrSource final : public model::ArraySource {
     std::vector<std::string_view> chunk;
     // One request for the whole value (a server is not asked its size first); none for a
     // chunk the store's listing lacks.
-    RangeRequest request{chunk_key, 0, kMaxEncodedChunk, true, &encoded, true};
+    io::RangeRequest request{chunk_key, 0, kMaxEncodedChunk, true, &encoded, true};
     if (listing_.known_missing(relative)) {
       request.found = false;
     } else {
@@ -152,7 +152,7 @@ class VLenZarrSource final : public model::ArraySource {
     }
   }
 
-  std::shared_ptr<const Store> store_;
+  std::shared_ptr<const io::Store> store_;
   std::string prefix_;
   ArrayMetadata meta_;
   VLenChunkCodec codec_;
@@ -162,7 +162,7 @@ class VLenZarrSource final : public model::ArraySource {
 
 }  // namespace
 
-std::shared_ptr<model::ArraySource> make_vlen_array_source(std::shared_ptr<const Store> store,
+std::shared_ptr<model::ArraySource> make_vlen_array_source(std::shared_ptr<const io::Store> store,
                                                            std::string prefix,
                                                            ArrayMetadata array) {
   return std::make_shared<VLenZarrSource>(std::move(store), std::move(prefix), std::move(array));

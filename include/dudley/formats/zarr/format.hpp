@@ -12,7 +12,7 @@ struct ZarrOpenOptions : FormatOptions {
   static constexpr const char* kFormat = "zarr";
   /// A store on a web server: the most one request may take (--http-timeout), and all of a
   /// store's requests together (--http-deadline, 0: none), in seconds; unset: the
-  /// environment's (DUDLEY_HTTP_TIMEOUT, DUDLEY_HTTP_DEADLINE), else HttpLimits' defaults.
+  /// environment's (DUDLEY_HTTP_TIMEOUT, DUDLEY_HTTP_DEADLINE), else io::HttpLimits' defaults.
   std::optional<double> http_timeout;
   std::optional<double> http_deadline;
 };

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "dudley/formats/zarr/metadata.hpp"
-#include "dudley/formats/zarr/store.hpp"
+#include "dudley/io/store.hpp"
 #include "dudley/model/tree.hpp"
 
 namespace dudley::zarr {
@@ -17,18 +17,18 @@ inline constexpr uint64_t kMaxMetadataBytes = uint64_t{64} << 20;
 /// The metadata of the node at `prefix` ("" for the root, else "a/b") of `store`: its
 /// zarr.json, or v2 .zarray/.zgroup with .zattrs. Throws Error naming the document when it is
 /// malformed or larger than kMaxMetadataBytes, or Error(kData) when the node has neither.
-NodeMetadata read_node_metadata(const Store& store, const std::string& prefix);
+NodeMetadata read_node_metadata(const io::Store& store, const std::string& prefix);
 
 /// The tree of the store: its root node (a group or an array) and every node under it that
 /// has its own metadata (implicit groups, directories without zarr.json, are skipped). A node
 /// whose metadata cannot be read, or whose data this build cannot read, is kept with its
 /// `error` set, so the rest of the store still lists. Throws Error naming the root's
 /// zarr.json when the root itself cannot be read.
-model::Tree read_zarr(const std::shared_ptr<const Store>& store);
+model::Tree read_zarr(const std::shared_ptr<const io::Store>& store);
 
 /// read_zarr() of the directory store at `path`, or of the store on a web server when `path`
 /// is an http:// or https:// URL (its requests within `http`).
 model::Tree open_zarr(const std::string& path,
-                      const HttpLimits& http = HttpLimits::from_environment());
+                      const io::HttpLimits& http = io::HttpLimits::from_environment());
 
 }  // namespace dudley::zarr

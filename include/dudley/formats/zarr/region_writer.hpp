@@ -12,9 +12,11 @@
 #include "dudley/core/hyperslab.hpp"
 #include "dudley/formats/zarr/metadata.hpp"
 
-namespace dudley::zarr {
-
+namespace dudley::io {
 class Store;
+}  // namespace dudley::io
+
+namespace dudley::zarr {
 
 class RegionWriter {
  public:
@@ -42,7 +44,7 @@ class RegionWriter {
  private:
   std::string root_;    // the store's directory
   std::string prefix_;  // the array's keys: "" or "a/b"
-  std::shared_ptr<const Store> store_;
+  std::shared_ptr<const io::Store> store_;
   ArrayMetadata meta_;
   DType native_;
 };

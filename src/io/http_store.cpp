@@ -16,11 +16,11 @@
 #include <optional>
 #include <thread>
 
-#include "curl_library.hpp"
 #include "dudley/core/error.hpp"
-#include "dudley/formats/zarr/store.hpp"
+#include "dudley/io/store.hpp"
+#include "io/curl_library.hpp"
 
-namespace dudley::zarr {
+namespace dudley::io {
 namespace {
 
 constexpr long kMaxRedirects = 5;
@@ -80,7 +80,7 @@ struct Sink {
   uint64_t room = 0;
   uint64_t got = 0;
   bool overflow = false;
-  codec::Bytes* grow = nullptr;
+  Bytes* grow = nullptr;
 };
 
 size_t take(char* data, size_t size, size_t count, void* user) {
@@ -324,7 +324,7 @@ class HttpStore final : public Store {
 
   // A web server lists nothing: a store read over HTTP shows the node its URL names (groups
   // show no members unless they are named).
-  std::vector<std::string> children(const std::string&) const override { return {}; }
+  std::vector<std::string> subdirectories(const std::string&) const override { return {}; }
   bool can_list() const override { return false; }
 
  private:
@@ -455,4 +455,4 @@ std::shared_ptr<Store> open_http_store(const std::string& url, const HttpLimits&
   return std::make_shared<HttpStore>(url, limits);
 }
 
-}  // namespace dudley::zarr
+}  // namespace dudley::io

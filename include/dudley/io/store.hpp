@@ -1,6 +1,7 @@
-// Where a Zarr store's keys live: a directory on disk (and, behind the same interface, a
-// web server). Keys are '/'-separated ("c/0/1", "group/array/zarr.json"); a reader asks
-// for whole values or byte ranges (a shard's index, one inner chunk).
+// Key-value stores: where a store's keys live, a directory on disk, a web server or memory,
+// behind one interface. Keys are '/'-separated ("c/0/1", "group/array/zarr.json"); a reader
+// asks for whole values or byte ranges (a shard's index, one inner chunk), one at a time or
+// many at once (read_many). Zarr reads through it; the storage issue adds S3 and writes.
 #pragma once
 
 #include <cstdint>
@@ -13,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "dudley/codec/codec.hpp"
+#include "dudley/core/bytes.hpp"
 
-namespace dudley::zarr {
+namespace dudley::io {
 
 /// One read of a batch (Store::read_many): `length` bytes at `offset` of `key`, or, with
 /// `whole`, all of its value (at most `length` bytes; more is Error(kLimit)).
@@ -24,8 +25,8 @@ struct RangeRequest {
   uint64_t offset = 0;
   uint64_t length = 0;
   bool whole = false;
-  codec::Bytes* out = nullptr;  ///< resized to what was read
-  bool found = true;            ///< set false for a whole value whose key is absent
+  Bytes* out = nullptr;  ///< resized to what was read
+  bool found = true;     ///< set false for a whole value whose key is absent
 };
 
 class Store {
@@ -40,12 +41,12 @@ class Store {
   /// key when the value is shorter, Error(kIo) when it cannot be read.
   virtual void read(const std::string& key, uint64_t offset, uint64_t length,
                     std::byte* out) const = 0;
-  /// The names of the nodes directly under `prefix` ("" for the root, else "a/b"), sorted:
-  /// the subdirectories that hold a zarr.json, .zarray or .zgroup. Names the spec reserves
-  /// (starting "__") are left out.
-  virtual std::vector<std::string> children(const std::string& prefix) const = 0;
-  /// Whether children() can list (a directory can; a web server cannot, and its groups are
-  /// then listed from their consolidated metadata, when the store has it).
+  /// The names directly under `prefix` ("" for the root, else "a/b") that hold keys of
+  /// their own (a directory's subdirectories; the prefixes ending at the next '/'), sorted.
+  /// Names starting with '.' are left out. Empty for a store that cannot list.
+  virtual std::vector<std::string> subdirectories(const std::string& prefix) const = 0;
+  /// Whether subdirectories() can list (a directory can; a web server cannot, and a Zarr
+  /// store's groups are then listed from their consolidated metadata, when it has it).
   virtual bool can_list() const { return true; }
   /// Calls `visit` with the key of every value under `prefix` ("a/b"; "" for the root),
   /// relative to it ("c/0/1"), in no particular order, and returns true; false, calling
@@ -67,7 +68,7 @@ class Store {
   virtual void read_many(std::span<RangeRequest> requests) const;
 
   /// The whole value of `key`, or nullopt when absent.
-  std::optional<codec::Bytes> get(const std::string& key) const;
+  std::optional<Bytes> get(const std::string& key) const;
   /// "STORE/KEY", for messages.
   std::string where(const std::string& key) const;
 };
@@ -105,14 +106,14 @@ struct HttpLimits {
 /// The read-only store at `url` on a web server (libcurl): sizes by HEAD, values and byte
 /// ranges by GET with Range (a 404 is a missing key; other statuses, short or long bodies
 /// and transfers that stall fail naming the URL). Redirects are followed (at most 5, http
-/// and https only). A web server lists nothing: children() is empty. Requests keep to
+/// and https only). A web server lists nothing: subdirectories() is empty. Requests keep to
 /// `limits`: past them, Error(kIo) naming the URL and the bound.
 std::shared_ptr<Store> open_http_store(const std::string& url,
                                        const HttpLimits& limits = HttpLimits::from_environment());
 
 /// A store held in memory, keys to values (tests and fuzz targets). `name` is its name in
-/// messages; children() lists the prefixes of keys that end in "/zarr.json".
-std::shared_ptr<Store> memory_store(std::map<std::string, codec::Bytes> values,
+/// messages.
+std::shared_ptr<Store> memory_store(std::map<std::string, Bytes> values,
                                     std::string name = "<memory>");
 
-}  // namespace dudley::zarr
+}  // namespace dudley::io

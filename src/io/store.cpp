@@ -1,4 +1,4 @@
-#include "dudley/formats/zarr/store.hpp"
+#include "dudley/io/store.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -12,7 +12,7 @@
 
 #include "dudley/core/error.hpp"
 
-namespace dudley::zarr {
+namespace dudley::io {
 namespace {
 
 namespace fs = std::filesystem;
@@ -82,21 +82,14 @@ class DirectoryStore final : public Store {
     return true;
   }
 
-  std::vector<std::string> children(const std::string& prefix) const override {
+  std::vector<std::string> subdirectories(const std::string& prefix) const override {
     std::vector<std::string> names;
     std::error_code ec;
     const fs::path dir = prefix.empty() ? fs::path(path_) : fs::path(path_) / prefix;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      if (name.rfind("__", 0) == 0 || name.front() == '.') continue;
+      std::string name = it->path().filename().string();
       std::error_code e2;
-      if (!it->is_directory(e2)) continue;
-      for (const char* meta : {"zarr.json", ".zarray", ".zgroup"}) {
-        if (fs::is_regular_file(it->path() / meta, e2)) {
-          names.push_back(name);
-          break;
-        }
-      }
+      if (name.front() != '.' && it->is_directory(e2)) names.push_back(std::move(name));
     }
     std::sort(names.begin(), names.end());
     return names;
@@ -115,7 +108,7 @@ class DirectoryStore final : public Store {
 
 class MemoryStore final : public Store {
  public:
-  MemoryStore(std::map<std::string, codec::Bytes> values, std::string name)
+  MemoryStore(std::map<std::string, Bytes> values, std::string name)
       : values_(std::move(values)), name_(std::move(name)) {}
   const std::string& name() const override { return name_; }
   std::optional<uint64_t> size(const std::string& key) const override {
@@ -145,36 +138,35 @@ class MemoryStore final : public Store {
     return true;
   }
 
-  std::vector<std::string> children(const std::string& prefix) const override {
+  std::vector<std::string> subdirectories(const std::string& prefix) const override {
     std::vector<std::string> names;
     const std::string lead = prefix.empty() ? "" : prefix + "/";
-    for (const auto& [key, value] : values_) {
-      if (key.rfind(lead, 0) != 0) continue;
-      const std::string rest = key.substr(lead.size());
+    for (auto it = values_.lower_bound(lead); it != values_.end(); ++it) {
+      if (it->first.compare(0, lead.size(), lead) != 0) break;
+      const std::string_view rest = std::string_view(it->first).substr(lead.size());
       const size_t slash = rest.find('/');
-      if (slash == std::string::npos || rest.substr(slash) != "/zarr.json") continue;
-      const std::string name = rest.substr(0, slash);
-      if (name.rfind("__", 0) == 0 || name.empty() || name.front() == '.') continue;
-      names.push_back(name);
+      if (slash == std::string_view::npos || slash == 0 || rest.front() == '.') continue;
+      const std::string_view name = rest.substr(0, slash);
+      if (names.empty() || names.back() != name) names.emplace_back(name);
     }
     return names;  // sorted: the map's order
   }
 
  private:
-  std::map<std::string, codec::Bytes> values_;
+  std::map<std::string, Bytes> values_;
   std::string name_;
 };
 
 }  // namespace
 
-std::shared_ptr<Store> memory_store(std::map<std::string, codec::Bytes> values, std::string name) {
+std::shared_ptr<Store> memory_store(std::map<std::string, Bytes> values, std::string name) {
   return std::make_shared<MemoryStore>(std::move(values), std::move(name));
 }
 
-std::optional<codec::Bytes> Store::get(const std::string& key) const {
+std::optional<Bytes> Store::get(const std::string& key) const {
   const auto n = size(key);
   if (!n) return std::nullopt;
-  codec::Bytes out(*n);
+  Bytes out(*n);
   read(key, 0, *n, out.data());
   return out;
 }
@@ -214,4 +206,4 @@ std::shared_ptr<Store> open_directory_store(const std::string& path) {
   return std::make_shared<DirectoryStore>(path);
 }
 
-}  // namespace dudley::zarr
+}  // namespace dudley::io

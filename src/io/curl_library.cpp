@@ -1,8 +1,8 @@
-#include "curl_library.hpp"
+#include "io/curl_library.hpp"
 
 #include "dudley/core/loaded_library.hpp"
 
-namespace dudley::zarr {
+namespace dudley::io {
 
 const Curl& curl() {
   // A failure to load throws out of the initialiser, so the next call tries again.
@@ -28,4 +28,4 @@ const Curl& curl() {
   return functions;
 }
 
-}  // namespace dudley::zarr
+}  // namespace dudley::io

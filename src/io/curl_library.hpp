@@ -4,7 +4,7 @@
 
 #include <curl/curl.h>
 
-namespace dudley::zarr {
+namespace dudley::io {
 
 /// libcurl's functions this module uses, named without their `curl_` prefix.
 struct Curl {
@@ -29,4 +29,4 @@ struct Curl {
 /// The functions, libcurl opened on first use. Throws Error (kIo) when it cannot be.
 const Curl& curl();
 
-}  // namespace dudley::zarr
+}  // namespace dudley::io
