@@ -13,14 +13,14 @@
 #include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
+#include "dudley/io/atomic_file.hpp"
+#include "dudley/io/byte_source.hpp"
+#include "dudley/io/disk_room.hpp"
 #include "dudley/layout/bind/binder.hpp"
 #include "dudley/layout/embedded.hpp"
 #include "dudley/layout/syntax/emitter.hpp"
 #include "dudley/layout/write/pair_record.hpp"
 #include "dudley/layout/write/writer.hpp"
-#include "dudley/io/atomic_file.hpp"
-#include "dudley/io/byte_source.hpp"
-#include "dudley/io/disk_room.hpp"
 #include "writer_support.hpp"
 
 namespace dudley::layout {
@@ -137,17 +137,6 @@ bool varying_type(const Layout& l, const TypeRef& ref, int depth) {
 }
 
 namespace {
-
-/// One array to write and where it goes, checked before anything is written.
-struct WriteJob {
-  BoundArray where;
-  const NDArray* data = nullptr;
-  model::ArraySource* source = nullptr;
-  const std::vector<int64_t>* source_shape = nullptr;
-  const Hyperslab* region = nullptr;
-  uint64_t bytes = 0;  ///< written by this job
-  std::string what;    ///< the item, for messages
-};
 
 // Checks an array against its place; `shape` is the array's shape in layout terms.
 void check_fit(const std::string& what, const DType& given, const std::vector<int64_t>& shape,
@@ -410,13 +399,48 @@ void Writer::align_copies(std::unique_ptr<Binding>& binding, const BindOptions& 
   }
 }
 
+// What commit() writes where, all checked before a byte is written.
+struct Writer::Plan {
+  /// One array to write and where it goes.
+  struct Job {
+    BoundArray where;
+    const NDArray* data = nullptr;
+    model::ArraySource* source = nullptr;
+    const std::vector<int64_t>* source_shape = nullptr;
+    const Hyperslab* region = nullptr;
+    uint64_t bytes = 0;  ///< written by this job
+    std::string what;    ///< the item, for messages
+  };
+  /// Group parameters, the signature, instances' parameters: small pieces at addresses.
+  std::vector<std::pair<uint64_t, std::vector<unsigned char>>> small;
+  std::vector<Job> jobs;
+  uint64_t end = 0;  ///< the data's extent: where a trailer or embedded layout goes
+};
+
 uint64_t Writer::commit() {
   if (options_.align_copies && !own_layout_) {
     own_layout_ = std::make_unique<Layout>(*layout_);
     layout_ = own_layout_.get();
   }
+  check_params();
+  const BindOptions bind = planning_options();
+  auto binding = std::make_unique<Binding>(*layout_, io::zero_source(kPlanningSize), bind);
+  place_appended(binding, bind);
+  if (options_.align_copies) align_copies(binding, bind);
+  Plan plan;
+  plan.end = binding->extent();
+  plan_small(*binding, plan);
+  plan_arrays(*binding, plan);
+  plan_instances(*binding, plan);
+  const uint64_t file_size = write_planned(plan);
+  committed_ = true;
+  return file_size;
+}
+
+// 1. Every parameter the layout needs, as the reader will compute it; heterogeneous arrays
+// sharing a parameter block share its rows, so their values must agree.
+void Writer::check_params() const {
   const Layout& l = *layout_;
-  // 1. Every parameter the layout needs, as the reader will compute it.
   for (ParamId p = 0; p < l.params.size(); ++p) {
     const Param& param = l.params[p];
     if (param.group == kNone || param.kind != ParamKind::kDynamic) continue;
@@ -426,7 +450,6 @@ uint64_t Writer::commit() {
                               param_path(l, p)));
     }
   }
-  // Heterogeneous arrays sharing a parameter block share its rows: their values must agree.
   std::map<std::pair<uint64_t, ParamId>, std::pair<int64_t, NodeId>> rows;
   for (const auto& [node, input] : instance_inputs_) {
     for (const auto& [path, values] : input.params) {
@@ -447,6 +470,10 @@ uint64_t Writer::commit() {
       }
     }
   }
+}
+
+// How planning binds the layout: to zeros, with the writer's order and parameter values.
+BindOptions Writer::planning_options() const {
   BindOptions bind;
   bind.default_order = options_.order;
   bind.signature_unread = true;
@@ -462,9 +489,12 @@ uint64_t Writer::commit() {
     if (value == values->second.end()) return std::nullopt;
     return value->second;
   };
-  auto binding = std::make_unique<Binding>(l, io::zero_source(kPlanningSize), bind);
+  return bind;
+}
 
-  // 2. Appended list items go after everything else, whatever the last declaration was.
+// 2. Appended list items go after everything else, whatever the last declaration was.
+void Writer::place_appended(std::unique_ptr<Binding>& binding, const BindOptions& bind) {
+  const Layout& l = *layout_;
   if (appended_from_ < l.statements.size()) {
     const uint64_t base_end = binding->extent(appended_from_);
     const NodeId first = l.statements[appended_from_].index;
@@ -477,35 +507,37 @@ uint64_t Writer::commit() {
       binding = std::make_unique<Binding>(l, io::zero_source(kPlanningSize), bind);
     }
   }
-  if (options_.align_copies) align_copies(binding, bind);
-  const uint64_t end = binding->extent();
+}
 
-  // 3. Small pieces: group parameters, the signature, instances' parameters.
-  std::vector<std::pair<uint64_t, std::vector<unsigned char>>> small;
-  for (ParamId p = 0; p < l.params.size(); ++p) {
-    auto address = binding->param_address(p);
+// 3. Small pieces: group parameters, the signature.
+void Writer::plan_small(Binding& binding, Plan& plan) const {
+  for (ParamId p = 0; p < layout_->params.size(); ++p) {
+    auto address = binding.param_address(p);
     if (!address) continue;
-    const DType type = *binding->param_dtype(p);
-    small.emplace_back(*address, integer_bytes(params_.at(p), static_cast<unsigned>(type.size()),
-                                               type.byte_order()));
+    const DType type = *binding.param_dtype(p);
+    plan.small.emplace_back(
+        *address,
+        integer_bytes(params_.at(p), static_cast<unsigned>(type.size()), type.byte_order()));
   }
-  if (auto address = binding->signature_address()) {
+  if (auto address = binding.signature_address()) {
     std::vector<unsigned char> bytes(8);
     signature_bytes(options_.order, bytes.data());
-    small.emplace_back(*address, std::move(bytes));
+    plan.small.emplace_back(*address, std::move(bytes));
   }
+}
 
-  // 4. Check every array against its place before writing anything.
-  std::vector<WriteJob> jobs;
+// 4. Every array checked against its place before anything is written.
+void Writer::plan_arrays(Binding& binding, Plan& plan) const {
+  const Layout& l = *layout_;
   for (const Input& input : inputs_) {
-    WriteJob job;
+    Plan::Job job;
     std::string what;
     if (input.pointee != kNone) {
       what = fmt::format("pointee {}", l.pointees[input.pointee].key);
-      job.where = binding->pointee(input.pointee);
+      job.where = binding.pointee(input.pointee);
     } else {
       what = l.path(input.node);
-      job.where = binding->array(input.node);
+      job.where = binding.array(input.node);
     }
     job.what = what;
     job.data = input.source ? nullptr : &input.data;
@@ -521,12 +553,18 @@ uint64_t Writer::commit() {
     }
     if (job.where.dtype.kind() == DTypeKind::kPointer && job.data)
       check_pointers(l, what, *job.data);
-    jobs.push_back(std::move(job));
+    plan.jobs.push_back(std::move(job));
   }
-  for (auto& [node, input] : instance_inputs_) {
+}
+
+// 4b. Items whose instances differ in size: each instance's parameters, members and nested
+// instances, as placed and as given.
+void Writer::plan_instances(Binding& binding, Plan& plan) const {
+  const Layout& l = *layout_;
+  for (const auto& [node, input] : instance_inputs_) {
     const std::string item = l.path(node);
     std::vector<int64_t> shape;
-    const std::vector<BoundInstance> places = binding->instances(node, shape);
+    const std::vector<BoundInstance> places = binding.instances(node, shape);
     if (places.size() != input.instances.size()) {
       throw Error(ErrorCategory::kUsage,
                   fmt::format("{} has {} instances (shape {}), {} were given", item, places.size(),
@@ -541,8 +579,8 @@ uint64_t Writer::commit() {
             const TypeRef& type = l.params[p.param].type;
             const ByteOrder order =
                 type.order == ByteOrder::kUnspecified ? options_.order : type.order;
-            small.emplace_back(*p.address,
-                               integer_bytes(p.value, primitive_size(type.primitive), order));
+            plan.small.emplace_back(*p.address,
+                                    integer_bytes(p.value, primitive_size(type.primitive), order));
           }
           for (const BoundInstance::Member& m : where.members) {
             const std::string name(l.name(l.nodes[m.node].name));
@@ -550,14 +588,14 @@ uint64_t Writer::commit() {
             if (!m.varies) {
               auto array = given.members.find(name);
               if (array == given.members.end()) continue;  // reads as zeros
-              WriteJob job;
+              Plan::Job job;
               job.where = m.array;
               job.data = &array->second;
               job.bytes = m.array.byte_size;
               job.what = member;
               const NDArray& a = array->second;
               check_fit(member, a.dtype(), element_shape(a.dtype(), a.shape().dims()), job.where);
-              jobs.push_back(std::move(job));
+              plan.jobs.push_back(std::move(job));
               continue;
             }
             auto nested = given.nested.find(name);
@@ -577,37 +615,12 @@ uint64_t Writer::commit() {
       place(places[i], input.instances[i], fmt::format("{} instance {}", item, i));
     }
   }
+}
 
-  // 5. Write: a temporary file, renamed into place only when complete.
-  uint64_t total = 0;
-  for (const WriteJob& job : jobs) total = checked_add(total, job.bytes).value_or(UINT64_MAX);
-  // The bytes written, not the file's extent (what no array fills is a hole): refused before
-  // a byte is written when the file system cannot take them.
-  io::check_room(path_, total);
-  io::AtomicFile file(path_);
-  file.resize(end);
-  std::string layout_text;
-  uint64_t file_size = end;
-  if (options_.write_layout || options_.embed_layout) layout_text = emit_layout(l);
-  // Data and layout in two files: both carry one identifier, so a reader can tell a pair
-  // from two halves of different writes (pair_record.hpp).
-  const bool paired = options_.write_layout && !options_.embed_layout;
-  std::optional<io::AtomicFile> layout_file;
-  if (paired) {
-    const PairRecord record = new_pair_record(end);
-    const std::string trailer = pair_trailer(record);
-    file.write_at(end, trailer.data(), trailer.size());
-    file_size = end + trailer.size();
-    layout_text = pair_line(record) + layout_text;
-    layout_file.emplace(layout_path_for(path_));  // refuses a directory there, before writing
-  }
-  if (options_.embed_layout) {
-    const std::string trailer = embedded_trailer(end, layout_text);
-    file.write_at(end, layout_text.data(), layout_text.size());
-    file.write_at(end + layout_text.size(), trailer.data(), trailer.size());
-    file_size = end + layout_text.size() + trailer.size();
-  }
-  for (const auto& [address, bytes] : small) file.write_at(address, bytes.data(), bytes.size());
+// 5b. The arrays, into `file`: from memory (swapped to the file's order on the way) or
+// streamed from other files, with progress counted against `total` bytes.
+void Writer::write_arrays(io::AtomicFile& file, const Plan& plan, uint64_t total) const {
+  const Layout& l = *layout_;
   std::vector<unsigned char> buffer;        // swapped bytes on their way to the file
   std::vector<unsigned char> piece_buffer;  // pieces of other files' arrays
   uint64_t done = 0;
@@ -637,12 +650,12 @@ uint64_t Writer::commit() {
   // Other files' checksums first, several at once: a damaged array fails before any byte
   // is written, and the hashing (the slow part) runs on every core.
   std::vector<model::ArraySource*> sources;
-  for (const WriteJob& job : jobs) {
+  for (const Plan::Job& job : plan.jobs) {
     if (!job.data && job.bytes > 0) sources.push_back(job.source);
   }
   model::verify_all(sources);
   size_t streamed = 0;  // sources[streamed] is the next array read from another file
-  for (const WriteJob& job : jobs) {
+  for (const Plan::Job& job : plan.jobs) {
     const BoundArray& where = job.where;
     if (job.bytes == 0) continue;
     if (!job.data && ++streamed < sources.size()) sources[streamed]->read_ahead();
@@ -685,6 +698,43 @@ uint64_t Writer::commit() {
         },
         piece_buffer, copy);
   }
+}
+
+// 5. Write: a temporary file, renamed into place only when complete; returns its size.
+uint64_t Writer::write_planned(const Plan& plan) {
+  const Layout& l = *layout_;
+  const uint64_t end = plan.end;
+  uint64_t total = 0;
+  for (const Plan::Job& job : plan.jobs) total = checked_add(total, job.bytes).value_or(UINT64_MAX);
+  // The bytes written, not the file's extent (what no array fills is a hole): refused before
+  // a byte is written when the file system cannot take them.
+  io::check_room(path_, total);
+  io::AtomicFile file(path_);
+  file.resize(end);
+  std::string layout_text;
+  uint64_t file_size = end;
+  if (options_.write_layout || options_.embed_layout) layout_text = emit_layout(l);
+  // Data and layout in two files: both carry one identifier, so a reader can tell a pair
+  // from two halves of different writes (pair_record.hpp).
+  const bool paired = options_.write_layout && !options_.embed_layout;
+  std::optional<io::AtomicFile> layout_file;
+  if (paired) {
+    const PairRecord record = new_pair_record(end);
+    const std::string trailer = pair_trailer(record);
+    file.write_at(end, trailer.data(), trailer.size());
+    file_size = end + trailer.size();
+    layout_text = pair_line(record) + layout_text;
+    layout_file.emplace(layout_path_for(path_));  // refuses a directory there, before writing
+  }
+  if (options_.embed_layout) {
+    const std::string trailer = embedded_trailer(end, layout_text);
+    file.write_at(end, layout_text.data(), layout_text.size());
+    file.write_at(end + layout_text.size(), trailer.data(), trailer.size());
+    file_size = end + layout_text.size() + trailer.size();
+  }
+  for (const auto& [address, bytes] : plan.small)
+    file.write_at(address, bytes.data(), bytes.size());
+  write_arrays(file, plan, total);
   if (paired) {
     layout_file->write_at(0, layout_text.data(), layout_text.size());
     io::AtomicFile::commit_pair(file, *layout_file, options_.fsync);
@@ -694,7 +744,6 @@ uint64_t Writer::commit() {
       write_file_atomically(layout_path_for(path_), layout_text, options_.fsync);
     }
   }
-  committed_ = true;
   return file_size;
 }
 

@@ -29,6 +29,10 @@
 #include "dudley/layout/syntax/layout.hpp"
 #include "dudley/model/tree.hpp"
 
+namespace dudley::io {
+class AtomicFile;
+}  // namespace dudley::io
+
 namespace dudley::layout {
 
 struct WriteOptions {
@@ -194,6 +198,18 @@ class Writer {
     std::vector<Instance> instances;
     std::map<std::vector<uint64_t>, std::map<ParamId, int64_t>> params;
   };
+  // commit()'s phases, in order (writer_commit.cpp): parameters checked, the layout bound to
+  // zeros as a reader will bind the file, appended items placed last, every piece and array
+  // planned and checked against its place, then everything written.
+  struct Plan;
+  void check_params() const;
+  BindOptions planning_options() const;
+  void place_appended(std::unique_ptr<Binding>& binding, const BindOptions& bind);
+  void plan_small(Binding& binding, Plan& plan) const;
+  void plan_arrays(Binding& binding, Plan& plan) const;
+  void plan_instances(Binding& binding, Plan& plan) const;
+  uint64_t write_planned(const Plan& plan);
+  void write_arrays(io::AtomicFile& file, const Plan& plan, uint64_t total) const;
   // commit()'s step for WriteOptions::align_copies: inserts `!@` cursors before large
   // arrays copied from other files and rebinds; leaves the layout as it was if the bound
   // addresses are not the ones planned.
