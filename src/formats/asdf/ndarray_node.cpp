@@ -216,6 +216,181 @@ std::optional<NDArray> null_mask(const YamlNode& data, const NDArray& a) {
   return mask;
 }
 
+// Inline data: `null` leaves are missing values (python asdf gives a masked array): they
+// become the array's mask unless the node gives one.
+void set_inline(model::Node& out, const YamlNode& node, NDArray a, const YamlNode& data) {
+  out.dtype = a.dtype();
+  out.shape = a.shape().dims();
+  if (!node.is_mapping() || !node.find("mask")) {
+    if (auto nulls = null_mask(data, a)) {
+      auto masking = std::make_shared<model::Masking>();
+      masking->elements = std::make_shared<const NDArray>(std::move(*nulls));
+      out.storage.mask = std::move(masking);
+    }
+  }
+  out.data = model::memory_source(std::move(a));  // the values were in the tree
+}
+
+// Properties the ndarray schema does not define are the array's attributes; a scalar mask is
+// the value that marks elements missing.
+void set_attributes_and_mask(model::Node& out, const YamlNode& node, const std::string& path,
+                             ExpansionBudget& budget) {
+  static constexpr std::string_view kProperties[] = {"source",    "data",   "shape",   "datatype",
+                                                     "byteorder", "offset", "strides", "mask"};
+  for (size_t i = 0; i + 1 < node.items.size(); i += 2) {
+    const std::string_view key = node.items[i]->text;
+    if (std::find(std::begin(kProperties), std::end(kProperties), key) == std::end(kProperties)) {
+      out.attributes.set(std::string(key), to_value(*node.items[i + 1], path, budget));
+    }
+  }
+  if (const YamlNode* mask = node.find("mask"); mask && mask->is_scalar()) {
+    auto masking = std::make_shared<model::Masking>();
+    masking->value = std::string_view(mask->tag).starts_with(kComplexTagPrefix)
+                         ? Value(std::string(mask->text)).with_tag(std::string(mask->tag))
+                         : scalar_value(*mask, path);
+    out.storage.mask = std::move(masking);
+  }
+}
+
+// The byte order a block's array is stored in: required, 'big' or 'little'.
+ByteOrder byteorder_of(const YamlNode& node, const std::string& path) {
+  const YamlNode* bo = node.find("byteorder");
+  if (!bo) bad(node, path, "an ndarray with a 'source' needs a 'byteorder'");
+  if (bo->is_scalar() && bo->text == "big") return ByteOrder::kBig;
+  if (bo->is_scalar() && bo->text == "little") return ByteOrder::kLittle;
+  bad(*bo, path, "byteorder must be 'big' or 'little'");
+}
+
+// The block `source` names: a number into this file's blocks (negative from the end), or
+// another file's first block.
+std::pair<std::shared_ptr<const BlockStore>, size_t> block_of(const YamlNode& source,
+                                                              const std::string& path,
+                                                              ArrayContext& context) {
+  std::shared_ptr<const BlockStore> store = context.blocks;
+  if (auto index = int_of(source, path)) {
+    const auto n = static_cast<int64_t>(store->count());
+    const int64_t i = *index < 0 ? n + *index : *index;
+    if (i < 0 || i >= n) {
+      bad(source, path,
+          fmt::format("source {}: the file has {} block{}", *index, n, n == 1 ? "" : "s"));
+    }
+    return {store, static_cast<size_t>(i)};
+  }
+  if (!source.is_scalar()) bad(source, path, "source must be a block number or a file name");
+  store = external_store(source, std::string(source.text), context);
+  if (store->count() == 0) bad(source, path, fmt::format("source '{}' has no blocks", source.text));
+  return {store, 0};
+}
+
+// Where in its block the array starts.
+uint64_t offset_of(const YamlNode& node, const std::string& path) {
+  const YamlNode* o = node.find("offset");
+  if (!o) return 0;
+  auto v = int_of(*o, path);
+  if (!v || *v < 0) bad(*o, path, "offset must be an integer >= 0");
+  return static_cast<uint64_t>(*v);
+}
+
+// The shape; a leading '*' takes as many rows as the `available` bytes hold.
+std::vector<int64_t> dims_of(const YamlNode& shape, const DType& dtype, uint64_t available,
+                             const std::string& path) {
+  std::vector<int64_t> dims;
+  bool streaming = false;
+  for (size_t d = 0; d < shape.items.size(); ++d) {
+    const YamlNode& item = *shape.items[d];
+    if (d == 0 && item.is_scalar() && item.text == "*") {
+      streaming = true;
+      dims.push_back(0);
+      continue;
+    }
+    auto v = int_of(item, path);
+    if (!v || *v < 0) bad(item, path, "shape holds integers >= 0 (and '*' first)");
+    dims.push_back(*v);
+  }
+  if (streaming) {
+    std::optional<uint64_t> row = dtype.size();
+    for (size_t d = 1; d < dims.size() && row; ++d)
+      row = checked_mul(*row, static_cast<uint64_t>(dims[d]));
+    if (!row) bad(shape, path, "a row of this shape is larger than 2^64 bytes");
+    const uint64_t rows = *row == 0 ? 0 : available / *row;
+    if (rows > static_cast<uint64_t>(INT64_MAX)) bad(shape, path, "too many rows");
+    dims[0] = static_cast<int64_t>(rows);
+  }
+  return dims;
+}
+
+// Byte strides, one per dimension; empty for C order (given or left out).
+std::vector<int64_t> strides_of(const YamlNode& node, const std::vector<int64_t>& dims,
+                                const DType& dtype, const std::string& path) {
+  std::vector<int64_t> strides;
+  const YamlNode* s = node.find("strides");
+  if (!s) return strides;
+  if (!s->is_sequence() || s->items.size() != dims.size()) {
+    bad(*s, path,
+        fmt::format("strides must be a list of {} integers, one per dimension", dims.size()));
+  }
+  for (const YamlRef& item : s->items) {
+    auto v = int_of(*item, path);
+    if (!v || *v == 0 || *v > (int64_t{1} << 62) || *v < -(int64_t{1} << 62)) {
+      bad(*item, path, "a stride is a non-zero integer (of magnitude below 2^62)");
+    }
+    strides.push_back(*v);
+  }
+  if (strides == Shape(dims).c_strides(dtype.size())) strides.clear();
+  return strides;
+}
+
+// Every byte the array addresses must lie inside its block; returns its element count.
+uint64_t check_inside_block(const YamlNode& node, const YamlNode& shape,
+                            const std::vector<int64_t>& dims, const std::vector<int64_t>& strides,
+                            const DType& dtype, uint64_t offset, const BlockHeader& header,
+                            size_t block, const std::string& path) {
+  const auto elements = Shape(dims).element_count();
+  if (!elements) bad(shape, path, "the shape has more than 2^64 elements");
+  if (*elements == 0) return 0;
+  Int128 low = 0, high = 0;
+  if (strides.empty()) {
+    high = static_cast<Int128>(*elements) * static_cast<Int128>(dtype.size());
+  } else {
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const Int128 span = static_cast<Int128>(dims[d] - 1) * strides[d];
+      (span > 0 ? high : low) += span;
+    }
+    high += dtype.size();
+  }
+  const Int128 first = static_cast<Int128>(offset) + low;
+  const Int128 end = static_cast<Int128>(offset) + high;
+  if (first < 0 || end > static_cast<Int128>(header.data_size)) {
+    bad(node, path,
+        fmt::format("the array addresses bytes {} to {} of block {}, which holds {} bytes",
+                    static_cast<int64_t>(first), static_cast<int64_t>(end) - 1, block,
+                    header.data_size));
+  }
+  return *elements;
+}
+
+// How the array is stored, as `ls` and converters see it: contiguous bytes at an offset, or
+// one compressed chunk.
+void describe_storage(model::Node& out, const BlockHeader& header, uint64_t offset,
+                      uint64_t elements, bool strided, ByteOrder order) {
+  const std::string compression = header.compression_name();
+  if (compression.empty() && !strided) {
+    out.storage.kind = model::Storage::Kind::kContiguous;
+    out.storage.offset = header.data_offset() + offset;
+    out.storage.size = elements * out.dtype.size();
+    out.storage.order = order;
+  } else if (!compression.empty()) {
+    auto chunking = std::make_shared<model::Chunking>();
+    chunking->chunk_shape = out.shape;
+    model::ValueMap codec{{"name", Value(codec_name(compression))},
+                          {"configuration", Value(model::ValueMap{})}};
+    chunking->codecs = Value(model::ValueList{Value(std::move(codec))});
+    out.storage.kind = model::Storage::Kind::kChunked;
+    out.storage.chunking = std::move(chunking);
+    out.storage.order = order;
+  }
+}
+
 }  // namespace
 
 bool is_ndarray(const YamlNode& node) {
@@ -228,179 +403,38 @@ std::unique_ptr<model::Node> ndarray_to_array(const YamlNode& node, const std::s
   auto out = std::make_unique<model::Node>();
   out->kind = model::NodeKind::kArray;
   out->name = name;
-
-  // Inline data: `null` leaves are missing values (python asdf gives a masked array): they
-  // become the array's mask unless the node gives one.
-  auto set_inline = [&](NDArray a, const YamlNode& data) {
-    out->dtype = a.dtype();
-    out->shape = a.shape().dims();
-    if (!node.is_mapping() || !node.find("mask")) {
-      if (auto nulls = null_mask(data, a)) {
-        auto masking = std::make_shared<model::Masking>();
-        masking->elements = std::make_shared<const NDArray>(std::move(*nulls));
-        out->storage.mask = std::move(masking);
-      }
-    }
-    out->data = model::memory_source(std::move(a));  // the values were in the tree
-  };
-
   if (node.is_sequence()) {
-    set_inline(inline_array(node, nullptr, nullptr, path, *context.budget), node);
+    set_inline(*out, node, inline_array(node, nullptr, nullptr, path, *context.budget), node);
     return out;
   }
   if (!node.is_mapping()) bad(node, path, "an ndarray is a mapping or a list");
-
-  static constexpr std::string_view kProperties[] = {"source",    "data",   "shape",   "datatype",
-                                                     "byteorder", "offset", "strides", "mask"};
-  for (size_t i = 0; i + 1 < node.items.size(); i += 2) {
-    const std::string_view key = node.items[i]->text;
-    if (std::find(std::begin(kProperties), std::end(kProperties), key) == std::end(kProperties)) {
-      out->attributes.set(std::string(key), to_value(*node.items[i + 1], path, *context.budget));
-    }
-  }
-  if (const YamlNode* mask = node.find("mask"); mask && mask->is_scalar()) {
-    auto masking = std::make_shared<model::Masking>();
-    masking->value = std::string_view(mask->tag).starts_with(kComplexTagPrefix)
-                         ? Value(std::string(mask->text)).with_tag(std::string(mask->tag))
-                         : scalar_value(*mask, path);
-    out->storage.mask = std::move(masking);
-  }
+  set_attributes_and_mask(*out, node, path, *context.budget);
 
   const YamlNode* datatype = node.find("datatype");
   const YamlNode* shape = node.find("shape");
   if (const YamlNode* data = node.find("data")) {
-    set_inline(inline_array(*data, datatype, shape, path, *context.budget), *data);
+    set_inline(*out, node, inline_array(*data, datatype, shape, path, *context.budget), *data);
     return out;
   }
+  // An array in a block.
   const YamlNode* source = node.find("source");
   if (!source) bad(node, path, "an ndarray needs 'source' or 'data'");
   if (!datatype) bad(node, path, "an ndarray with a 'source' needs a 'datatype'");
   if (!shape || !shape->is_sequence())
     bad(shape ? *shape : node, path, "an ndarray with a 'source' needs a 'shape' list");
-  ByteOrder order = native_byte_order();
-  if (const YamlNode* bo = node.find("byteorder")) {
-    if (bo->is_scalar() && bo->text == "big") {
-      order = ByteOrder::kBig;
-    } else if (bo->is_scalar() && bo->text == "little") {
-      order = ByteOrder::kLittle;
-    } else {
-      bad(*bo, path, "byteorder must be 'big' or 'little'");
-    }
-  } else {
-    bad(node, path, "an ndarray with a 'source' needs a 'byteorder'");
-  }
+  const ByteOrder order = byteorder_of(node, path);
   const DType dtype = datatype_from_yaml(*datatype, order, path, *context.budget);
-
-  // The block.
-  std::shared_ptr<const BlockStore> store = context.blocks;
-  size_t block = 0;
-  if (auto index = int_of(*source, path)) {
-    const auto n = static_cast<int64_t>(store->count());
-    const int64_t i = *index < 0 ? n + *index : *index;
-    if (i < 0 || i >= n) {
-      bad(*source, path,
-          fmt::format("source {}: the file has {} block{}", *index, n, n == 1 ? "" : "s"));
-    }
-    block = static_cast<size_t>(i);
-  } else if (source->is_scalar()) {
-    store = external_store(*source, std::string(source->text), context);
-    if (store->count() == 0)
-      bad(*source, path, fmt::format("source '{}' has no blocks", source->text));
-  } else {
-    bad(*source, path, "source must be a block number or a file name");
-  }
+  auto [store, block] = block_of(*source, path, context);
   const BlockHeader& header = store->header(block);
-
-  uint64_t offset = 0;
-  if (const YamlNode* o = node.find("offset")) {
-    auto v = int_of(*o, path);
-    if (!v || *v < 0) bad(*o, path, "offset must be an integer >= 0");
-    offset = static_cast<uint64_t>(*v);
-  }
-
-  // The shape; a leading '*' takes as many rows as the block holds.
-  std::vector<int64_t> dims;
-  bool streaming = false;
-  for (size_t d = 0; d < shape->items.size(); ++d) {
-    const YamlNode& item = *shape->items[d];
-    if (d == 0 && item.is_scalar() && item.text == "*") {
-      streaming = true;
-      dims.push_back(0);
-      continue;
-    }
-    auto v = int_of(item, path);
-    if (!v || *v < 0) bad(item, path, "shape holds integers >= 0 (and '*' first)");
-    dims.push_back(*v);
-  }
+  const uint64_t offset = offset_of(node, path);
   const uint64_t available = offset <= header.data_size ? header.data_size - offset : 0;
-  if (streaming) {
-    std::optional<uint64_t> row = dtype.size();
-    for (size_t d = 1; d < dims.size() && row; ++d)
-      row = checked_mul(*row, static_cast<uint64_t>(dims[d]));
-    if (!row) bad(*shape, path, "a row of this shape is larger than 2^64 bytes");
-    const uint64_t rows = *row == 0 ? 0 : available / *row;
-    if (rows > static_cast<uint64_t>(INT64_MAX)) bad(*shape, path, "too many rows");
-    dims[0] = static_cast<int64_t>(rows);
-  }
-
-  std::vector<int64_t> strides;
-  if (const YamlNode* s = node.find("strides")) {
-    if (!s->is_sequence() || s->items.size() != dims.size()) {
-      bad(*s, path,
-          fmt::format("strides must be a list of {} integers, one per dimension", dims.size()));
-    }
-    for (const YamlRef& item : s->items) {
-      auto v = int_of(*item, path);
-      if (!v || *v == 0 || *v > (int64_t{1} << 62) || *v < -(int64_t{1} << 62)) {
-        bad(*item, path, "a stride is a non-zero integer (of magnitude below 2^62)");
-      }
-      strides.push_back(*v);
-    }
-    if (strides == Shape(dims).c_strides(dtype.size())) strides.clear();
-  }
-
-  // Every byte the array addresses must lie inside the block.
-  const auto elements = Shape(dims).element_count();
-  if (!elements) bad(*shape, path, "the shape has more than 2^64 elements");
-  if (*elements > 0) {
-    Int128 low = 0, high = 0;
-    if (strides.empty()) {
-      high = static_cast<Int128>(*elements) * static_cast<Int128>(dtype.size());
-    } else {
-      for (size_t d = 0; d < dims.size(); ++d) {
-        const Int128 span = static_cast<Int128>(dims[d] - 1) * strides[d];
-        (span > 0 ? high : low) += span;
-      }
-      high += dtype.size();
-    }
-    const Int128 first = static_cast<Int128>(offset) + low;
-    const Int128 end = static_cast<Int128>(offset) + high;
-    if (first < 0 || end > static_cast<Int128>(header.data_size)) {
-      bad(node, path,
-          fmt::format("the array addresses bytes {} to {} of block {}, which holds {} bytes",
-                      static_cast<int64_t>(first), static_cast<int64_t>(end) - 1, block,
-                      header.data_size));
-    }
-  }
-
+  std::vector<int64_t> dims = dims_of(*shape, dtype, available, path);
+  std::vector<int64_t> strides = strides_of(node, dims, dtype, path);
+  const uint64_t elements =
+      check_inside_block(node, *shape, dims, strides, dtype, offset, header, block, path);
   out->dtype = dtype;
   out->shape = dims;
-  const std::string compression = header.compression_name();
-  if (compression.empty() && strides.empty()) {
-    out->storage.kind = model::Storage::Kind::kContiguous;
-    out->storage.offset = header.data_offset() + offset;
-    out->storage.size = *elements * dtype.size();
-    out->storage.order = order;
-  } else if (!compression.empty()) {
-    auto chunking = std::make_shared<model::Chunking>();
-    chunking->chunk_shape = dims;
-    model::ValueMap codec{{"name", Value(codec_name(compression))},
-                          {"configuration", Value(model::ValueMap{})}};
-    chunking->codecs = Value(model::ValueList{Value(std::move(codec))});
-    out->storage.kind = model::Storage::Kind::kChunked;
-    out->storage.chunking = std::move(chunking);
-    out->storage.order = order;
-  }
+  describe_storage(*out, header, offset, elements, !strides.empty(), order);
   out->data = std::make_shared<BlockSource>(store, block, dtype, dims, offset, std::move(strides));
   return out;
 }
