@@ -99,6 +99,15 @@ size_t take(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
+// One transfer of a batch: its handle, the request it serves, where the body goes.
+struct Transfer {
+  size_t slot = 0;  // its handle in the batch's handles
+  size_t request = 0;
+  Sink sink;
+  std::string range;
+  char message[CURL_ERROR_SIZE] = {0};
+};
+
 class HttpStore final : public Store {
  public:
   HttpStore(std::string url, const HttpLimits& limits) : url_(std::move(url)), limits_(limits) {
@@ -166,160 +175,39 @@ class HttpStore final : public Store {
       easies.emplace_back(curl().easy_init());
       if (!easies.back()) throw Error(ErrorCategory::kIo, "cannot start libcurl");
     }
-    struct Transfer {
-      size_t slot = 0;  // its handle in `easies`
-      size_t request = 0;
-      Sink sink;
-      std::string range;
-      char message[CURL_ERROR_SIZE] = {0};
-    };
-    std::vector<Transfer> transfers(easies.size());
-    for (size_t t = 0; t < transfers.size(); ++t) transfers[t].slot = t;
-    std::vector<size_t> idle;  // transfers free to start
-    for (size_t i = easies.size(); i-- > 0;) idle.push_back(i);
-    // Requests to start, in order; a request that failed in a way that may pass waits in
-    // `later` until its backoff has passed, then goes to the front.
-    std::deque<size_t> queue;
-    for (size_t i = 0; i < requests.size(); ++i) queue.push_back(i);
-    std::vector<std::pair<Clock::time_point, size_t>> later;
-    std::vector<int> tries(requests.size(), 0);
-    size_t running = 0;
-    std::optional<Error> failure;
-    auto start = [&](size_t t, size_t index) {
-      RangeRequest& r = requests[index];
-      Transfer& x = transfers[t];
-      x.request = index;
-      x.message[0] = 0;
-      ++tries[index];
-      CURL* c = easies[t].get();
-      curl().easy_reset(c);
-      configure(c, r.key);
-      x.sink = Sink{};
-      if (r.whole) {
-        r.out->clear();
-        x.sink.grow = r.out;
-        x.sink.room = r.length;
-      } else {
-        r.out->resize(r.length);
-        x.sink.out = r.out->data();
-        x.sink.room = r.length;
-        x.range = fmt::format("{}-{}", r.offset, r.offset + r.length - 1);
-        curl().easy_setopt(c, CURLOPT_RANGE, x.range.c_str());
-      }
-      curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
-      curl().easy_setopt(c, CURLOPT_WRITEDATA, &x.sink);
-      curl().easy_setopt(c, CURLOPT_ERRORBUFFER, x.message);
-      curl().easy_setopt(c, CURLOPT_PRIVATE, &x);
-      curl().multi_add_handle(multi.get(), c);
-      ++running;
-    };
-    auto finish = [&](size_t t, CURLcode rc) {
-      Transfer& x = transfers[t];
-      RangeRequest& r = requests[x.request];
-      CURL* c = easies[t].get();
-      long status = 0;
-      curl().easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-      if (may_pass(rc, status) && !x.sink.overflow && tries[x.request] < limits_.tries) {
-        later.emplace_back(Clock::now() + backoff(tries[x.request]), x.request);
-        return;
-      }
-      try {
-        if (rc != CURLE_OK) {
-          if (x.sink.overflow && r.whole) {
-            throw Error(
-                ErrorCategory::kLimit,
-                fmt::format("a value of more than {} bytes; at most that is read here", r.length),
-                Location::file(where(r.key)));
-          }
-          if (x.sink.overflow) {
-            throw Error(ErrorCategory::kData,
-                        fmt::format("the server sent more than the {} bytes asked for", r.length),
-                        Location::file(where(r.key)));
-          }
-          throw transfer_error(rc, x.message, r.key, tries[x.request]);
-        }
-        if (r.whole) {
-          if (status == 404 || status == 410) {
-            r.found = false;
-          } else {
-            expect(status == 200, r.key, status, tries[x.request]);
-            r.found = true;
-            r.out->resize(x.sink.got);
-          }
-        } else {
-          expect(status == 206 || (status == 200 && r.offset == 0), r.key, status,
-                 tries[x.request]);
-          if (x.sink.got != r.length) {
-            throw Error(ErrorCategory::kData,
-                        fmt::format("{} bytes at offset {} were asked for; the server sent {}",
-                                    r.length, r.offset, x.sink.got),
-                        Location::binary(where(r.key), r.offset));
-          }
-        }
-      } catch (const Error& e) {
-        if (!failure) failure = e;
-      }
-    };
-    // The multi handle itself failed: every transfer stops.
-    auto fail_all = [&](CURLMcode mc) {
-      for (auto& e : easies) curl().multi_remove_handle(multi.get(), e.get());
-      throw Error(ErrorCategory::kIo, fmt::format("cannot fetch: {}", curl().multi_strerror(mc)),
-                  Location::file(url_));
-    };
-    auto waiting = [&] { return !failure && (!queue.empty() || !later.empty()); };
-    while (waiting() || running > 0) {
+    Batch batch{requests, multi.get(), easies};
+    batch.transfers = std::vector<Transfer>(easies.size());
+    for (size_t t = 0; t < batch.transfers.size(); ++t) batch.transfers[t].slot = t;
+    for (size_t i = easies.size(); i-- > 0;) batch.idle.push_back(i);
+    for (size_t i = 0; i < requests.size(); ++i) batch.queue.push_back(i);
+    batch.tries.assign(requests.size(), 0);
+    while (batch.waiting() || batch.running > 0) {
       // Retries whose backoff has passed go first.
       const Clock::time_point now = Clock::now();
-      for (auto it = later.begin(); it != later.end();) {
+      for (auto it = batch.later.begin(); it != batch.later.end();) {
         if (it->first <= now) {
-          queue.push_front(it->second);
-          it = later.erase(it);
+          batch.queue.push_front(it->second);
+          it = batch.later.erase(it);
         } else {
           ++it;
         }
       }
-      while (!failure && !queue.empty() && !idle.empty()) {
+      while (!batch.failure && !batch.queue.empty() && !batch.idle.empty()) {
         if (deadline_passed()) {
-          failure = deadline_error();
+          batch.failure = deadline_error();
           break;
         }
-        start(idle.back(), queue.front());
-        queue.pop_front();
-        idle.pop_back();
+        start_transfer(batch, batch.idle.back(), batch.queue.front());
+        batch.queue.pop_front();
+        batch.idle.pop_back();
       }
       int still = 0;
-      CURLMcode mc = curl().multi_perform(multi.get(), &still);
-      if (mc != CURLM_OK) fail_all(mc);
-      int left = 0;
-      while (CURLMsg* m = curl().multi_info_read(multi.get(), &left)) {
-        if (m->msg != CURLMSG_DONE) continue;
-        Transfer* done = nullptr;
-        curl().easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &done);
-        const size_t t = done->slot;
-        const CURLcode rc = m->data.result;
-        curl().multi_remove_handle(multi.get(), m->easy_handle);
-        finish(t, rc);
-        idle.push_back(t);
-        --running;
-      }
-      // Wait for the sockets (or the next retry) while nothing can start now.
-      const bool can_start = !failure && !queue.empty() && !idle.empty();
-      if (!can_start && (running > 0 || waiting())) {
-        int wait_ms = 1000;
-        for (const auto& [when, index] : later) {
-          const auto ms =
-              std::chrono::duration_cast<std::chrono::milliseconds>(when - Clock::now()).count();
-          wait_ms = static_cast<int>(std::clamp<int64_t>(ms, 0, wait_ms));
-        }
-        if (running > 0) {
-          mc = curl().multi_poll(multi.get(), nullptr, 0, wait_ms, nullptr);
-          if (mc != CURLM_OK) fail_all(mc);
-        } else if (wait_ms > 0) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
-        }
-      }
+      const CURLMcode mc = curl().multi_perform(batch.multi, &still);
+      if (mc != CURLM_OK) fail_all(batch, mc);
+      collect_done(batch);
+      wait_for_sockets(batch);
     }
-    if (failure) throw *failure;
+    if (batch.failure) throw *batch.failure;
   }
 
   // A web server lists nothing: a store read over HTTP shows the node its URL names (groups
@@ -328,6 +216,146 @@ class HttpStore final : public Store {
   bool can_list() const override { return false; }
 
  private:
+  // One read_many call: its requests, the transfers in flight, the requests waiting to
+  // start. A request that failed in a way that may pass waits in `later` until its backoff
+  // has passed, then goes to the front of `queue`.
+  struct Batch {
+    std::span<RangeRequest> requests;
+    CURLM* multi = nullptr;
+    std::vector<std::unique_ptr<CURL, HandleFree>>& easies;
+    std::vector<Transfer> transfers = {};
+    std::vector<size_t> idle = {};  ///< transfers free to start
+    std::deque<size_t> queue = {};  ///< requests to start, in order
+    std::vector<std::pair<Clock::time_point, size_t>> later = {};
+    std::vector<int> tries = {};
+    size_t running = 0;
+    std::optional<Error> failure = {};
+    bool waiting() const { return !failure && (!queue.empty() || !later.empty()); }
+  };
+
+  // Starts request `index` on transfer `t`.
+  void start_transfer(Batch& batch, size_t t, size_t index) const {
+    RangeRequest& r = batch.requests[index];
+    Transfer& x = batch.transfers[t];
+    x.request = index;
+    x.message[0] = 0;
+    ++batch.tries[index];
+    CURL* c = batch.easies[t].get();
+    curl().easy_reset(c);
+    configure(c, r.key);
+    x.sink = Sink{};
+    if (r.whole) {
+      r.out->clear();
+      x.sink.grow = r.out;
+      x.sink.room = r.length;
+    } else {
+      r.out->resize(r.length);
+      x.sink.out = r.out->data();
+      x.sink.room = r.length;
+      x.range = fmt::format("{}-{}", r.offset, r.offset + r.length - 1);
+      curl().easy_setopt(c, CURLOPT_RANGE, x.range.c_str());
+    }
+    curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
+    curl().easy_setopt(c, CURLOPT_WRITEDATA, &x.sink);
+    curl().easy_setopt(c, CURLOPT_ERRORBUFFER, x.message);
+    curl().easy_setopt(c, CURLOPT_PRIVATE, &x);
+    curl().multi_add_handle(batch.multi, c);
+    ++batch.running;
+  }
+
+  // Transfer `t` ended with `rc`: retried later, or its request done (the batch's first
+  // failure kept).
+  void finish_transfer(Batch& batch, size_t t, CURLcode rc) const {
+    Transfer& x = batch.transfers[t];
+    RangeRequest& r = batch.requests[x.request];
+    long status = 0;
+    curl().easy_getinfo(batch.easies[t].get(), CURLINFO_RESPONSE_CODE, &status);
+    const int tries = batch.tries[x.request];
+    if (may_pass(rc, status) && !x.sink.overflow && tries < limits_.tries) {
+      batch.later.emplace_back(Clock::now() + backoff(tries), x.request);
+      return;
+    }
+    try {
+      check_response(x, r, rc, status, tries);
+    } catch (const Error& e) {
+      if (!batch.failure) batch.failure = e;
+    }
+  }
+
+  // Throws Error naming the key when a finished transfer did not give what was asked.
+  void check_response(const Transfer& x, RangeRequest& r, CURLcode rc, long status,
+                      int tries) const {
+    if (rc != CURLE_OK) {
+      if (x.sink.overflow && r.whole) {
+        throw Error(
+            ErrorCategory::kLimit,
+            fmt::format("a value of more than {} bytes; at most that is read here", r.length),
+            Location::file(where(r.key)));
+      }
+      if (x.sink.overflow) {
+        throw Error(ErrorCategory::kData,
+                    fmt::format("the server sent more than the {} bytes asked for", r.length),
+                    Location::file(where(r.key)));
+      }
+      throw transfer_error(rc, x.message, r.key, tries);
+    }
+    if (r.whole) {
+      r.found = !(status == 404 || status == 410);
+      if (!r.found) return;
+      expect(status == 200, r.key, status, tries);
+      r.out->resize(x.sink.got);
+      return;
+    }
+    expect(status == 206 || (status == 200 && r.offset == 0), r.key, status, tries);
+    if (x.sink.got != r.length) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("{} bytes at offset {} were asked for; the server sent {}", r.length,
+                              r.offset, x.sink.got),
+                  Location::binary(where(r.key), r.offset));
+    }
+  }
+
+  // The transfers libcurl reports done, finished and made idle.
+  void collect_done(Batch& batch) const {
+    int left = 0;
+    while (CURLMsg* m = curl().multi_info_read(batch.multi, &left)) {
+      if (m->msg != CURLMSG_DONE) continue;
+      Transfer* done = nullptr;
+      curl().easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &done);
+      const size_t t = done->slot;
+      const CURLcode rc = m->data.result;
+      curl().multi_remove_handle(batch.multi, m->easy_handle);
+      finish_transfer(batch, t, rc);
+      batch.idle.push_back(t);
+      --batch.running;
+    }
+  }
+
+  // Waits for the sockets (or the next retry) while nothing can start now.
+  void wait_for_sockets(Batch& batch) const {
+    const bool can_start = !batch.failure && !batch.queue.empty() && !batch.idle.empty();
+    if (can_start || (batch.running == 0 && !batch.waiting())) return;
+    int wait_ms = 1000;
+    for (const auto& [when, index] : batch.later) {
+      const auto ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(when - Clock::now()).count();
+      wait_ms = static_cast<int>(std::clamp<int64_t>(ms, 0, wait_ms));
+    }
+    if (batch.running > 0) {
+      const CURLMcode mc = curl().multi_poll(batch.multi, nullptr, 0, wait_ms, nullptr);
+      if (mc != CURLM_OK) fail_all(batch, mc);
+    } else if (wait_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+    }
+  }
+
+  // The multi handle itself failed: every transfer stops.
+  [[noreturn]] void fail_all(Batch& batch, CURLMcode mc) const {
+    for (auto& e : batch.easies) curl().multi_remove_handle(batch.multi, e.get());
+    throw Error(ErrorCategory::kIo, fmt::format("cannot fetch: {}", curl().multi_strerror(mc)),
+                Location::file(url_));
+  }
+
   CURL* prepare(const std::string& key) const {
     CURL* c = handle();
     configure(c, key);
