@@ -139,57 +139,102 @@ Location location_of(const YamlNode& node, const std::string& path) {
   return Location::text(path, node.line, node.column);
 }
 
-YamlDocument parse_yaml(std::string_view text, const std::string& path) {
-  Parser parser;
-  yaml_parser_set_input_string(&parser.p, reinterpret_cast<const unsigned char*>(text.data()),
-                               text.size());
-  yaml_parser_set_encoding(&parser.p, YAML_UTF8_ENCODING);
+namespace {
 
-  YamlDocument doc;
-  YamlDocument::Arena& arena = *doc.arena;
-  std::vector<Open> stack;
-  // The items of every open collection, innermost last; a finished collection moves its own
-  // into the arena in one piece (growing a vector per collection cost an allocation each).
-  std::vector<YamlRef> items;
-  std::unordered_map<std::string, YamlRef> anchors;
-  int documents = 0;
+// The tree built from libyaml's events: nodes into the document's arena, collections open
+// on a stack, anchors by name. Depth, key uniqueness and aliases are checked as events come.
+class TreeBuilder {
+ public:
+  TreeBuilder(YamlDocument& doc, const std::string& path) : doc_(doc), path_(path) {}
 
-  auto fail_at = [&](const yaml_mark_t& mark, const std::string& message) -> void {
+  [[noreturn]] void fail_at(const yaml_mark_t& mark, const std::string& message) const {
     throw Error(ErrorCategory::kSyntax, message,
-                Location::text(path, clamp32(mark.line + 1), clamp32(mark.column + 1)));
-  };
-  // Adds a finished node to its parent (or makes it the root).
+                Location::text(path_, clamp32(mark.line + 1), clamp32(mark.column + 1)));
+  }
+
+  void scalar(const yaml_event_t& e) {
+    YamlNode* node = fresh(YamlNode::Kind::kScalar, e.start_mark, e.data.scalar.tag);
+    node->text =
+        arena().text(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
+    node->plain = e.data.scalar.plain_implicit && e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    // "!" alone (a non-specific tag) makes a plain scalar a string, as it does in PyYAML.
+    if (node->tag == "!") node->tag = yaml_tags::kStr;
+    if (e.data.scalar.anchor) {
+      anchors_[text_of(e.data.scalar.anchor)] = node;  // a later anchor of the name wins
+    }
+    attach(node, e.start_mark);
+  }
+
+  void collection_start(const yaml_event_t& e) {
+    if (stack_.size() >= model::kMaxValueDepth) {
+      fail_at(e.start_mark,
+              fmt::format("YAML nested more than {} levels deep", model::kMaxValueDepth));
+    }
+    const bool seq = e.type == YAML_SEQUENCE_START_EVENT;
+    if (expecting_key()) fail_at(e.start_mark, "a mapping key must be a scalar");
+    YamlNode* node = fresh(seq ? YamlNode::Kind::kSequence : YamlNode::Kind::kMapping, e.start_mark,
+                           seq ? e.data.sequence_start.tag : e.data.mapping_start.tag);
+    const yaml_char_t* anchor = seq ? e.data.sequence_start.anchor : e.data.mapping_start.anchor;
+    stack_.push_back({node, items_.size(), text_of(anchor)});
+  }
+
+  void collection_end(const yaml_event_t& e) {
+    Open done = std::move(stack_.back());
+    stack_.pop_back();
+    done.node->items =
+        arena().items(items_.data() + done.first_item, items_.size() - done.first_item);
+    items_.resize(done.first_item);
+    if (done.node->is_mapping()) check_unique_keys(done.node->items);
+    if (!done.anchor.empty()) anchors_[done.anchor] = done.node;
+    attach(done.node, e.start_mark);
+  }
+
+  void alias(const yaml_event_t& e) {
+    auto it = anchors_.find(text_of(e.data.alias.anchor));
+    if (it == anchors_.end()) {
+      fail_at(e.start_mark,
+              fmt::format("alias *{} names no anchor defined before it (or one that encloses it)",
+                          text_of(e.data.alias.anchor)));
+    }
+    attach(it->second, e.start_mark);
+  }
+
+ private:
+  YamlDocument::Arena& arena() { return *doc_.arena; }
+
   // Whether the next item of the innermost open collection is a mapping key.
-  auto expecting_key = [&] {
-    return !stack.empty() && stack.back().node->is_mapping() &&
-           (items.size() - stack.back().first_item) % 2 == 0;
-  };
-  auto attach = [&](YamlRef node, const yaml_mark_t& mark) {
+  bool expecting_key() const {
+    return !stack_.empty() && stack_.back().node->is_mapping() &&
+           (items_.size() - stack_.back().first_item) % 2 == 0;
+  }
+
+  // Adds a finished node to its parent (or makes it the root).
+  void attach(YamlRef node, const yaml_mark_t& mark) {
     // Where an alias stands, the depth of what its anchor holds adds to the depth around it:
     // 80 anchors of 250 levels, each around the one before, are 20,000 levels deep.
-    if (stack.size() + node->height > model::kMaxValueDepth) {
+    if (stack_.size() + node->height > model::kMaxValueDepth) {
       fail_at(mark, fmt::format("YAML nested more than {} levels deep (counting what its "
                                 "aliases hold)",
                                 model::kMaxValueDepth));
     }
-    if (stack.empty()) {
-      doc.root = node;
+    if (stack_.empty()) {
+      doc_.root = node;
       return;
     }
     if (expecting_key() && !node->is_scalar()) fail_at(mark, "a mapping key must be a scalar");
-    YamlNode& parent = *stack.back().node;
+    YamlNode& parent = *stack_.back().node;
     parent.height = std::max<uint16_t>(parent.height, static_cast<uint16_t>(node->height + 1));
-    items.push_back(node);
-  };
+    items_.push_back(node);
+  }
+
   // Readers of the tree (ours, and PyYAML where the last of repeated keys wins) would show
   // different data for a mapping that repeats a key: it is refused.
-  std::unordered_map<std::string_view, YamlRef> seen_keys;
-  auto check_unique_keys = [&](std::span<const YamlRef> entries) {
+  void check_unique_keys(std::span<const YamlRef> entries) {
     const size_t n = entries.size() / 2;
     auto duplicate = [&](YamlRef first, YamlRef again) {
       throw Error(ErrorCategory::kSyntax,
                   fmt::format("duplicate key '{}' (first at line {})", again->text, first->line),
-                  Location::text(path, again->line, again->column));
+                  Location::text(path_, again->line, again->column));
     };
     if (n <= 8) {  // small mappings, the common case: no hashing
       for (size_t i = 1; i < n; ++i) {
@@ -200,26 +245,44 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path) {
       }
       return;
     }
-    seen_keys.clear();
-    seen_keys.reserve(n);
+    seen_keys_.clear();
+    seen_keys_.reserve(n);
     for (size_t i = 0; i < n; ++i) {
-      auto [it, fresh] = seen_keys.emplace(entries[2 * i]->text, entries[2 * i]);
+      auto [it, fresh] = seen_keys_.emplace(entries[2 * i]->text, entries[2 * i]);
       if (!fresh) duplicate(it->second, entries[2 * i]);
     }
-  };
-  auto fresh = [&](YamlNode::Kind kind, const yaml_mark_t& mark, const yaml_char_t* tag) {
-    YamlNode* node = arena.node();
+  }
+
+  YamlNode* fresh(YamlNode::Kind kind, const yaml_mark_t& mark, const yaml_char_t* tag) {
+    YamlNode* node = arena().node();
     node->kind = kind;
     node->line = clamp32(mark.line + 1);
     node->column = clamp32(mark.column + 1);
-    node->tag = arena.tag(view_of(tag));
-    ++doc.node_count;
+    node->tag = arena().tag(view_of(tag));
+    ++doc_.node_count;
     return node;
-  };
-  auto remember = [&](const yaml_char_t* anchor, const YamlRef& node) {
-    if (anchor) anchors[text_of(anchor)] = node;  // a later anchor of the same name wins
-  };
+  }
 
+  YamlDocument& doc_;
+  const std::string& path_;
+  std::vector<Open> stack_;
+  // The items of every open collection, innermost last; a finished collection moves its own
+  // into the arena in one piece (growing a vector per collection cost an allocation each).
+  std::vector<YamlRef> items_;
+  std::unordered_map<std::string, YamlRef> anchors_;
+  std::unordered_map<std::string_view, YamlRef> seen_keys_;
+};
+
+}  // namespace
+
+YamlDocument parse_yaml(std::string_view text, const std::string& path) {
+  Parser parser;
+  yaml_parser_set_input_string(&parser.p, reinterpret_cast<const unsigned char*>(text.data()),
+                               text.size());
+  yaml_parser_set_encoding(&parser.p, YAML_UTF8_ENCODING);
+  YamlDocument doc;
+  TreeBuilder tree(doc, path);
+  int documents = 0;
   for (;;) {
     Event ev;
     if (!yaml_parser_parse(&parser.p, &ev.e)) {
@@ -228,66 +291,29 @@ YamlDocument parse_yaml(std::string_view text, const std::string& path) {
                                     : parser.p.context_mark;
       std::string message = parser.p.problem ? parser.p.problem : "invalid YAML";
       if (parser.p.context) message.insert(0, std::string(parser.p.context) + ": ");
-      fail_at(mark, "YAML: " + message);
+      tree.fail_at(mark, "YAML: " + message);
     }
     const yaml_event_t& e = ev.e;
     switch (e.type) {
       case YAML_STREAM_END_EVENT:
         return doc;
       case YAML_DOCUMENT_START_EVENT:
-        if (++documents > 1) fail_at(e.start_mark, "more than one YAML document in the tree");
+        if (++documents > 1) tree.fail_at(e.start_mark, "more than one YAML document in the tree");
         break;
-      case YAML_SCALAR_EVENT: {
-        YamlNode* node = fresh(YamlNode::Kind::kScalar, e.start_mark, e.data.scalar.tag);
-        node->text =
-            arena.text(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
-        node->plain =
-            e.data.scalar.plain_implicit && e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-        // "!" alone (a non-specific tag) makes a plain scalar a string, as it does in PyYAML.
-        if (node->tag == "!") node->tag = yaml_tags::kStr;
-        remember(e.data.scalar.anchor, node);
-        attach(node, e.start_mark);
+      case YAML_SCALAR_EVENT:
+        tree.scalar(e);
         break;
-      }
       case YAML_SEQUENCE_START_EVENT:
-      case YAML_MAPPING_START_EVENT: {
-        if (stack.size() >= model::kMaxValueDepth) {
-          fail_at(e.start_mark,
-                  fmt::format("YAML nested more than {} levels deep", model::kMaxValueDepth));
-        }
-        const bool seq = e.type == YAML_SEQUENCE_START_EVENT;
-        if (expecting_key()) fail_at(e.start_mark, "a mapping key must be a scalar");
-        YamlNode* node =
-            fresh(seq ? YamlNode::Kind::kSequence : YamlNode::Kind::kMapping, e.start_mark,
-                  seq ? e.data.sequence_start.tag : e.data.mapping_start.tag);
-        const yaml_char_t* anchor =
-            seq ? e.data.sequence_start.anchor : e.data.mapping_start.anchor;
-        stack.push_back({node, items.size(), text_of(anchor)});
+      case YAML_MAPPING_START_EVENT:
+        tree.collection_start(e);
         break;
-      }
       case YAML_SEQUENCE_END_EVENT:
-      case YAML_MAPPING_END_EVENT: {
-        Open done = std::move(stack.back());
-        stack.pop_back();
-        done.node->items =
-            arena.items(items.data() + done.first_item, items.size() - done.first_item);
-        items.resize(done.first_item);
-        if (done.node->is_mapping()) check_unique_keys(done.node->items);
-        if (!done.anchor.empty()) anchors[done.anchor] = done.node;
-        attach(done.node, e.start_mark);
+      case YAML_MAPPING_END_EVENT:
+        tree.collection_end(e);
         break;
-      }
-      case YAML_ALIAS_EVENT: {
-        auto it = anchors.find(text_of(e.data.alias.anchor));
-        if (it == anchors.end()) {
-          fail_at(
-              e.start_mark,
-              fmt::format("alias *{} names no anchor defined before it (or one that encloses it)",
-                          text_of(e.data.alias.anchor)));
-        }
-        attach(it->second, e.start_mark);
+      case YAML_ALIAS_EVENT:
+        tree.alias(e);
         break;
-      }
       default:
         break;
     }
