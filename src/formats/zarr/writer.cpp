@@ -404,7 +404,23 @@ class StoreWriter {
       a.fill_null = true;
     }
     a.codecs = chunk_codecs(native, ordered);
-    // Zarr to Zarr: the source's chunks and codecs, as HDF5 to HDF5 keeps them.
+    keep_source_storage(n, a, shown, sharded);
+    if (vlen) {
+      a.codecs.array_to_bytes = {native.base().kind() == DTypeKind::kText &&
+                                         native.base().encoding() == TextEncoding::kUtf8
+                                     ? "vlen-utf8"
+                                     : "vlen-bytes",
+                                 Json::object()};
+    }
+    if (sharded) shard(a);
+    a.dimension_names = dimension_names_of(n);
+    a.attributes = attributes(n, path);
+    write_array(a, *data, native, prefix);
+  }
+
+  // Zarr to Zarr: the source's chunks and codecs, as HDF5 to HDF5 keeps them.
+  void keep_source_storage(const model::Node& n, ArrayMetadata& a, const std::string& shown,
+                           bool sharded) {
     const model::Chunking* kept = source_format_ == "zarr" && n.storage.chunking &&
                                           !n.storage.chunking->inner && !sharded &&
                                           n.storage.chunking->chunk_shape.size() == n.shape.size()
@@ -428,46 +444,50 @@ class StoreWriter {
                         shown, options_.zarr_format));
       }
     }
-    if (vlen) {
-      a.codecs.array_to_bytes = {native.base().kind() == DTypeKind::kText &&
-                                         native.base().encoding() == TextEncoding::kUtf8
-                                     ? "vlen-utf8"
-                                     : "vlen-bytes",
-                                 Json::object()};
+  }
+
+  // The shard: the chunks of `a`, found through an index at its end (little-endian offsets
+  // and sizes with a CRC-32C, the index codecs zarr-python writes).
+  void shard(ArrayMetadata& a) const {
+    Json index = Json::array(
+        {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}, {{"name", "crc32c"}}});
+    Pipeline shard;
+    shard.array_to_bytes = {"sharding_indexed",
+                            {{"chunk_shape", a.chunk_shape},
+                             {"codecs", a.codecs.to_json()},
+                             {"index_codecs", index},
+                             {"index_location", "end"}}};
+    a.codecs = std::move(shard);
+    a.chunk_shape = options_.shard_shape;
+  }
+
+  // The source's dimension names, one per dimension (null for an unnamed one), when it has them.
+  static std::optional<std::vector<std::optional<std::string>>> dimension_names_of(
+      const model::Node& n) {
+    const auto* names = n.attributes.find(model::well_known::kDimensionNames);
+    if (!names) return std::nullopt;
+    const auto* v = std::get_if<model::Value>(names);
+    if (!v || !v->is<model::ValueList>() || v->as<model::ValueList>().size() != n.shape.size()) {
+      return std::nullopt;
     }
-    if (sharded) {
-      // The shard: the chunks above, found through an index at its end (little-endian
-      // offsets and sizes with a CRC-32C, the index codecs zarr-python writes).
-      Json index = Json::array(
-          {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}, {{"name", "crc32c"}}});
-      Pipeline shard;
-      shard.array_to_bytes = {"sharding_indexed",
-                              {{"chunk_shape", a.chunk_shape},
-                               {"codecs", a.codecs.to_json()},
-                               {"index_codecs", index},
-                               {"index_location", "end"}}};
-      a.codecs = std::move(shard);
-      a.chunk_shape = options_.shard_shape;
+    std::vector<std::optional<std::string>> out;
+    for (const model::Value& name : v->as<model::ValueList>()) {
+      out.push_back(name.is<std::string>() ? std::optional(name.as<std::string>()) : std::nullopt);
     }
-    if (const auto* names = n.attributes.find(model::well_known::kDimensionNames)) {
-      if (const auto* v = std::get_if<model::Value>(names);
-          v && v->is<model::ValueList>() && v->as<model::ValueList>().size() == n.shape.size()) {
-        a.dimension_names.emplace();
-        for (const model::Value& name : v->as<model::ValueList>()) {
-          a.dimension_names->push_back(
-              name.is<std::string>() ? std::optional(name.as<std::string>()) : std::nullopt);
-        }
-      }
-    }
-    a.attributes = attributes(n, path);
-    // The metadata goes through the reader's own checks before any chunk is written.
+    return out;
+  }
+
+  // The array's metadata, put through the reader's own checks before any chunk is written,
+  // then its chunks, then the metadata (a reader never sees metadata without its chunks).
+  void write_array(ArrayMetadata a, model::ArraySource& data, const DType& native,
+                   const std::string& prefix) {
     if (options_.zarr_format == 2) {
       a.keys = {true, '.'};
       const std::string text = array_metadata_json_v2(a);
       const std::string attrs = attributes_json_v2(a.attributes, a.dimension_names);
       const ArrayMetadata checked =
           *parse_metadata_v2(text, attrs, root_ + "/" + join(prefix, ".zarray"), true).array;
-      chunks(*data, checked, native, prefix);
+      chunks(data, checked, native, prefix);
       put(join(prefix, ".zarray"), text);
       if (!attrs.empty()) put(join(prefix, ".zattrs"), attrs);
       return;
@@ -475,7 +495,7 @@ class StoreWriter {
     const std::string text = array_metadata_json(a);
     const ArrayMetadata checked =
         *parse_metadata(text, root_ + "/" + join(prefix, "zarr.json")).array;
-    chunks(*data, checked, native, prefix);
+    chunks(data, checked, native, prefix);
     put(join(prefix, "zarr.json"), text);
   }
 
