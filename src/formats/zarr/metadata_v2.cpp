@@ -132,6 +132,119 @@ std::vector<int64_t> dims(const Json& v, const char* what, bool positive,
   return out;
 }
 
+// The element type of a v2 array. Object arrays of strings or bytes: their object codec is
+// the one filter ("vlen-utf8", "vlen-bytes", set in `object_codec`); other object codecs
+// (json, pickle, msgpack) are not read.
+DType v2_dtype(const Json& d, const std::string& path, std::string& object_codec) {
+  if (d["dtype"] == "|O") {
+    const Json& f = d["filters"];
+    if (f.is_array() && f.size() == 1 && f[0].is_object() && f[0].size() == 1 &&
+        (f[0].value("id", "") == "vlen-utf8" || f[0].value("id", "") == "vlen-bytes")) {
+      object_codec = f[0]["id"].get<std::string>();
+    } else {
+      refuse(path,
+             fmt::format("an object array with filters {}: only strings (vlen-utf8) and bytes "
+                         "(vlen-bytes) are read by this build",
+                         f.dump()),
+             ErrorCategory::kType);
+    }
+    return object_codec == "vlen-utf8" ? DType::vlen(DType::text(TextEncoding::kUtf8))
+                                       : DType::vlen(DType::uint(1, ByteOrder::kNotApplicable));
+  }
+  // A typestr, or a structured dtype as a list of [name, descr(, shape)] fields.
+  DType type;
+  try {
+    type = model::dtype_from_numpy_descr(model::from_json(d["dtype"]));
+  } catch (const Error& e) {
+    refuse(path, fmt::format("dtype {}: {}", d["dtype"].dump(), e.message()), ErrorCategory::kType);
+  }
+  if (type.kind() == DTypeKind::kRawBits || type.kind() == DTypeKind::kPointer) {
+    refuse(path, fmt::format("dtype {} is not read by this build", d["dtype"].dump()),
+           ErrorCategory::kType);
+  }
+  return type;
+}
+
+// The codec pipeline v2's order, filters and compressor make, in v3's terms.
+void v2_codecs(const Json& d, ArrayMetadata& a, const std::string& object_codec,
+               const std::string& path) {
+  const DType& type = a.dtype;
+  const Json& order = d["order"];
+  if (order != "C" && order != "F")
+    refuse(path, fmt::format("order must be \"C\" or \"F\", not {}", order.dump()));
+  if (order == "F" && a.shape.size() > 1 && !object_codec.empty()) {
+    refuse(path, "an object array in order F is not read by this build", ErrorCategory::kType);
+  }
+  if (order == "F" && a.shape.size() > 1) {
+    Json permutation = Json::array();
+    for (size_t i = a.shape.size(); i-- > 0;) permutation.push_back(i);
+    a.codecs.array_to_array.push_back({"transpose", {{"order", permutation}}});
+  }
+  a.codecs.array_to_bytes = {object_codec.empty() ? "bytes" : object_codec, Json::object()};
+  a.codecs.endian = type.byte_order() == ByteOrder::kBig ? ByteOrder::kBig : ByteOrder::kLittle;
+  if (type.size() > 1 && object_codec.empty()) {
+    a.codecs.array_to_bytes.configuration["endian"] =
+        a.codecs.endian == ByteOrder::kBig ? "big" : "little";
+  }
+  if (object_codec.empty() && !d["filters"].is_null()) {
+    const Json& f = d["filters"];
+    if (!f.is_array())
+      refuse(path, fmt::format("filters must be null or a list, not {}", f.dump()));
+    for (const Json& filter : f) a.codecs.bytes_to_bytes.push_back(filter_codec(filter, path));
+  }
+  if (!d["compressor"].is_null())
+    a.codecs.bytes_to_bytes.push_back(compressor(d["compressor"], type.size(), path));
+}
+
+// The fill value; zarr-python 2 gives object arrays the fill value 0 (or null): no string,
+// read as "".
+void v2_fill(const Json& fill, ArrayMetadata& a, bool object, const JsonDocument& doc,
+             const std::string& path) {
+  const DType& type = a.dtype;
+  const DType native = type.needs_swap() ? type.with_byte_order(native_byte_order()) : type;
+  if (fill.is_null() || (object && !fill.is_string())) {
+    a.fill = numpy_only_type(type) ? FillValue{std::vector<std::byte>(type.size(), std::byte{0})}
+                                   : default_fill_value(native);
+    a.fill_null = fill.is_null();
+  } else if (numpy_only_type(type)) {
+    a.fill = v2_fill_from_json(fill, type, path);
+  } else {
+    a.fill = fill_value_from_json(fill, native, doc.number_text, "/fill_value", path);
+  }
+}
+
+// xarray keeps dimension names in an attribute: they become the model's dimension names.
+void take_dimension_names(Json& attrs, ArrayMetadata& a) {
+  if (!attrs.contains(kDimensionsAttribute)) return;
+  const Json& names = attrs[kDimensionsAttribute];
+  if (!names.is_array() || names.size() != a.shape.size()) return;
+  a.dimension_names.emplace();
+  for (const Json& n : names) {
+    a.dimension_names->push_back(n.is_string() ? std::optional(n.get<std::string>())
+                                               : std::nullopt);
+  }
+  attrs.erase(kDimensionsAttribute);
+}
+
+// The same limits and checks as a v3 array: made into one and read back (a numpy-only type
+// as raw bytes of its size, which v3 checks the same way).
+ArrayMetadata checked_as_v3(const ArrayMetadata& a, const std::string& path) {
+  ArrayMetadata probe = a;
+  if (numpy_only_type(a.dtype)) {
+    probe.dtype = DType::raw_bits(a.dtype.size() * 8);
+    probe.fill = FillValue{std::vector<std::byte>(a.dtype.size(), std::byte{0})};
+    probe.codecs.array_to_bytes.configuration = Json::object();
+  }
+  ArrayMetadata checked = *parse_metadata(array_metadata_json(probe), path).array;
+  checked.zarr_format = 2;
+  checked.keys = a.keys;
+  checked.dtype = a.dtype;
+  checked.fill = a.fill;
+  checked.fill_null = a.fill_null;
+  checked.codecs.endian = a.codecs.endian;
+  return checked;
+}
+
 }  // namespace
 
 std::string ascii_json(const nlohmann::ordered_json& document) {
@@ -169,64 +282,9 @@ NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attribute
     refuse(path, fmt::format("chunks {} and shape {} differ in rank", d["chunks"].dump(),
                              d["shape"].dump()));
   }
-  DType type;
-  // Object arrays of strings or bytes: their object codec is the one filter ("vlen-utf8",
-  // "vlen-bytes"); other object codecs (json, pickle, msgpack) are not read.
   std::string object_codec;
-  if (d["dtype"] == "|O") {
-    const Json& f = d["filters"];
-    if (f.is_array() && f.size() == 1 && f[0].is_object() && f[0].size() == 1 &&
-        (f[0].value("id", "") == "vlen-utf8" || f[0].value("id", "") == "vlen-bytes")) {
-      object_codec = f[0]["id"].get<std::string>();
-    } else {
-      refuse(path,
-             fmt::format("an object array with filters {}: only strings (vlen-utf8) and bytes "
-                         "(vlen-bytes) are read by this build",
-                         f.dump()),
-             ErrorCategory::kType);
-    }
-    type = object_codec == "vlen-utf8" ? DType::vlen(DType::text(TextEncoding::kUtf8))
-                                       : DType::vlen(DType::uint(1, ByteOrder::kNotApplicable));
-  } else {
-    // A typestr, or a structured dtype as a list of [name, descr(, shape)] fields.
-    try {
-      type = model::dtype_from_numpy_descr(model::from_json(d["dtype"]));
-    } catch (const Error& e) {
-      refuse(path, fmt::format("dtype {}: {}", d["dtype"].dump(), e.message()),
-             ErrorCategory::kType);
-    }
-    if (type.kind() == DTypeKind::kRawBits || type.kind() == DTypeKind::kPointer) {
-      refuse(path, fmt::format("dtype {} is not read by this build", d["dtype"].dump()),
-             ErrorCategory::kType);
-    }
-  }
-  a.dtype = type;
-  const DType native = type.needs_swap() ? type.with_byte_order(native_byte_order()) : type;
-  const Json& order = d["order"];
-  if (order != "C" && order != "F")
-    refuse(path, fmt::format("order must be \"C\" or \"F\", not {}", order.dump()));
-  if (order == "F" && a.shape.size() > 1 && !object_codec.empty()) {
-    refuse(path, "an object array in order F is not read by this build", ErrorCategory::kType);
-  }
-  if (order == "F" && a.shape.size() > 1) {
-    Json permutation = Json::array();
-    for (size_t i = a.shape.size(); i-- > 0;) permutation.push_back(i);
-    a.codecs.array_to_array.push_back({"transpose", {{"order", permutation}}});
-  }
-  a.codecs.array_to_bytes = {object_codec.empty() ? "bytes" : object_codec, Json::object()};
-  a.codecs.endian = type.byte_order() == ByteOrder::kBig ? ByteOrder::kBig : ByteOrder::kLittle;
-  if (type.size() > 1 && object_codec.empty()) {
-    a.codecs.array_to_bytes.configuration["endian"] =
-        a.codecs.endian == ByteOrder::kBig ? "big" : "little";
-  }
-  if (object_codec.empty() && !d["filters"].is_null()) {
-    const Json& f = d["filters"];
-    if (!f.is_array())
-      refuse(path, fmt::format("filters must be null or a list, not {}", f.dump()));
-    for (const Json& filter : f) a.codecs.bytes_to_bytes.push_back(filter_codec(filter, path));
-  }
-  if (!d["compressor"].is_null())
-    a.codecs.bytes_to_bytes.push_back(compressor(d["compressor"], type.size(), path));
+  a.dtype = v2_dtype(d, path, object_codec);
+  v2_codecs(d, a, object_codec, path);
   a.keys.v2 = true;
   a.keys.separator = '.';
   if (d.contains("dimension_separator")) {
@@ -236,46 +294,10 @@ NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attribute
     }
     a.keys.separator = sep.get<std::string>()[0];
   }
-  const Json& fill = d["fill_value"];
-  // zarr-python 2 gives object arrays the fill value 0 (or null): no string, read as "".
-  if (fill.is_null() || (!object_codec.empty() && !fill.is_string())) {
-    a.fill = numpy_only_type(type) ? FillValue{std::vector<std::byte>(type.size(), std::byte{0})}
-                                   : default_fill_value(native);
-    a.fill_null = fill.is_null();
-  } else if (numpy_only_type(type)) {
-    a.fill = v2_fill_from_json(fill, type, path);
-  } else {
-    a.fill = fill_value_from_json(fill, native, doc.number_text, "/fill_value", path);
-  }
-  // xarray keeps dimension names in an attribute; they are the model's dimension names.
-  if (attrs.contains(kDimensionsAttribute)) {
-    const Json& names = attrs[kDimensionsAttribute];
-    if (names.is_array() && names.size() == a.shape.size()) {
-      a.dimension_names.emplace();
-      for (const Json& n : names) {
-        a.dimension_names->push_back(n.is_string() ? std::optional(n.get<std::string>())
-                                                   : std::nullopt);
-      }
-      attrs.erase(kDimensionsAttribute);
-    }
-  }
+  v2_fill(d["fill_value"], a, !object_codec.empty(), doc, path);
+  take_dimension_names(attrs, a);
   a.attributes = std::move(attrs);
-  // The same limits and checks as a v3 array: made into one and read back (a numpy-only
-  // type as raw bytes of its size, which v3 checks the same way).
-  ArrayMetadata probe = a;
-  if (numpy_only_type(type)) {
-    probe.dtype = DType::raw_bits(type.size() * 8);
-    probe.fill = FillValue{std::vector<std::byte>(type.size(), std::byte{0})};
-    probe.codecs.array_to_bytes.configuration = Json::object();
-  }
-  ArrayMetadata checked = *parse_metadata(array_metadata_json(probe), path).array;
-  checked.zarr_format = 2;
-  checked.keys = a.keys;
-  checked.dtype = a.dtype;
-  checked.fill = a.fill;
-  checked.fill_null = a.fill_null;
-  checked.codecs.endian = a.codecs.endian;
-  node.array = std::move(checked);
+  node.array = checked_as_v3(a, path);
   return node;
 }
 
