@@ -8,6 +8,7 @@
 
 #include "dudley/core/byte_swap.hpp"
 #include "dudley/core/dtype.hpp"
+#include "dudley/core/integer_bytes.hpp"
 #include "settings.hpp"
 
 namespace dudley::codec {
@@ -35,56 +36,12 @@ uint64_t load(const std::byte* at, const DType& type) {
   std::byte native[8];
   std::memcpy(native, at, type.size());
   if (type.needs_swap()) swap_units(native, 1, static_cast<unsigned>(type.size()));
-  switch (type.size()) {
-    case 1: {
-      uint8_t v;
-      std::memcpy(&v, native, 1);
-      return type.kind() == DTypeKind::kInt ? static_cast<uint64_t>(int64_t{static_cast<int8_t>(v)})
-                                            : v;
-    }
-    case 2: {
-      uint16_t v;
-      std::memcpy(&v, native, 2);
-      return type.kind() == DTypeKind::kInt
-                 ? static_cast<uint64_t>(int64_t{static_cast<int16_t>(v)})
-                 : v;
-    }
-    case 4: {
-      uint32_t v;
-      std::memcpy(&v, native, 4);
-      return type.kind() == DTypeKind::kInt
-                 ? static_cast<uint64_t>(int64_t{static_cast<int32_t>(v)})
-                 : v;
-    }
-    default: {
-      uint64_t v;
-      std::memcpy(&v, native, 8);
-      return v;
-    }
-  }
+  return load_native_integer(native, type.size(), type.kind() == DTypeKind::kInt);
 }
 
 void store(uint64_t bits, std::byte* at, const DType& type) {
   std::byte native[8];
-  switch (type.size()) {
-    case 1: {
-      const auto v = static_cast<uint8_t>(bits);
-      std::memcpy(native, &v, 1);
-      break;
-    }
-    case 2: {
-      const auto v = static_cast<uint16_t>(bits);
-      std::memcpy(native, &v, 2);
-      break;
-    }
-    case 4: {
-      const auto v = static_cast<uint32_t>(bits);
-      std::memcpy(native, &v, 4);
-      break;
-    }
-    default:
-      std::memcpy(native, &bits, 8);
-  }
+  store_native_integer(bits, type.size(), native);
   if (type.needs_swap()) swap_units(native, 1, static_cast<unsigned>(type.size()));
   std::memcpy(at, native, type.size());
 }

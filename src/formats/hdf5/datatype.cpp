@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "dudley/core/integer_bytes.hpp"
+
 namespace dudley::hdf5 {
 
 uint64_t raw_size(const DType& t) {
@@ -72,6 +74,69 @@ std::string member_name(hid_t t, unsigned i) {
 
 }  // namespace
 
+namespace {
+
+// A compound type: its members; a pair of floats named r and i is a complex number, as
+// h5py writes them.
+DType compound_of(hid_t t, size_t size, const std::string& what) {
+  const int n = H5Tget_nmembers(t);
+  std::vector<DTypeField> fields;
+  bool relaid = false;  // some member's model size is not its size in the library
+  for (int i = 0; i < n; ++i) {
+    const auto u = static_cast<unsigned>(i);
+    Handle member(H5Tget_member_type(t, u));
+    DTypeField f;
+    f.name = member_name(t, u);
+    f.offset = H5Tget_member_offset(t, u);
+    DType ft = dtype_of(member.get(), what);
+    if (ft.kind() == DTypeKind::kFixedArray) {
+      f.shape = ft.array_shape();
+      ft = DType(ft.base());
+    }
+    f.type = std::make_shared<const DType>(ft);
+    if (field_bytes(f) != H5Tget_size(member.get())) relaid = true;
+    fields.push_back(std::move(f));
+  }
+  if (relaid) return DType::compound(relaid_out(std::move(fields)), 0);
+  if (fields.size() == 2 && fields[0].name == "r" && fields[1].name == "i" &&
+      fields[0].shape.empty() && fields[1].shape.empty() &&
+      fields[0].type->kind() == DTypeKind::kFloat && *fields[0].type == *fields[1].type &&
+      fields[0].offset == 0 && fields[1].offset == fields[0].type->size() &&
+      size == 2 * fields[0].type->size() && size >= 8) {
+    return DType::complex(static_cast<unsigned>(size), fields[0].type->byte_order());
+  }
+  return DType::compound(std::move(fields), size);
+}
+
+// An enumeration: its base integer and members; h5py's FALSE/TRUE over int8 is a boolean.
+DType enum_of(hid_t t, const std::string& what) {
+  Handle super(H5Tget_super(t));
+  const DType base = dtype_of(super.get(), what);
+  if (!base.is_integer()) unsupported(what, "enums over a non-integer type");
+  const int n = H5Tget_nmembers(t);
+  std::vector<DTypeEnumMember> members;
+  for (int i = 0; i < n; ++i) {
+    const auto u = static_cast<unsigned>(i);
+    // Member values come in the enum's own type (its byte order): read them natively.
+    Handle native(H5Tget_native_type(super.get(), H5T_DIR_ASCEND));
+    unsigned char raw[8] = {};
+    H5Tget_member_value(t, u, raw);
+    H5Tconvert(super.get(), native.get(), 1, raw, nullptr, H5P_DEFAULT);
+    // Sign-extended for a signed base; a little-endian machine's low bytes otherwise.
+    const auto v =
+        static_cast<int64_t>(load_native_integer(raw, base.size(), base.kind() == DTypeKind::kInt));
+    members.push_back({member_name(t, u), v});
+  }
+  if (base.size() == 1 && base.kind() == DTypeKind::kInt && members.size() == 2 &&
+      members[0].name == "FALSE" && members[0].value == 0 && members[1].name == "TRUE" &&
+      members[1].value == 1) {
+    return DType::boolean();
+  }
+  return DType::enumeration(base, std::move(members));
+}
+
+}  // namespace
+
 DType dtype_of(hid_t t, const std::string& what) {
   Lock lock(library_mutex());
   const size_t size = H5Tget_size(t);
@@ -105,90 +170,14 @@ DType dtype_of(hid_t t, const std::string& what) {
       H5free_memory(tag);
       return DType::opaque(size, text);
     }
-    case H5T_COMPOUND: {
-      const int n = H5Tget_nmembers(t);
-      std::vector<DTypeField> fields;
-      bool relaid = false;  // some member's model size is not its size in the library
-      for (int i = 0; i < n; ++i) {
-        const auto u = static_cast<unsigned>(i);
-        Handle member(H5Tget_member_type(t, u));
-        DTypeField f;
-        f.name = member_name(t, u);
-        f.offset = H5Tget_member_offset(t, u);
-        DType ft = dtype_of(member.get(), what);
-        if (ft.kind() == DTypeKind::kFixedArray) {
-          f.shape = ft.array_shape();
-          ft = DType(ft.base());
-        }
-        f.type = std::make_shared<const DType>(ft);
-        if (field_bytes(f) != H5Tget_size(member.get())) relaid = true;
-        fields.push_back(std::move(f));
-      }
-      if (relaid) return DType::compound(relaid_out(std::move(fields)), 0);
-      if (fields.size() == 2 && fields[0].name == "r" && fields[1].name == "i" &&
-          fields[0].shape.empty() && fields[1].shape.empty() &&
-          fields[0].type->kind() == DTypeKind::kFloat && *fields[0].type == *fields[1].type &&
-          fields[0].offset == 0 && fields[1].offset == fields[0].type->size() &&
-          size == 2 * fields[0].type->size() && size >= 8) {
-        return DType::complex(static_cast<unsigned>(size), fields[0].type->byte_order());
-      }
-      return DType::compound(std::move(fields), size);
-    }
+    case H5T_COMPOUND:
+      return compound_of(t, size, what);
     case H5T_REFERENCE:
       if (H5Tequal(t, H5T_STD_REF_OBJ) > 0) return DType::reference(ReferenceKind::kObject);
       if (H5Tequal(t, H5T_STD_REF_DSETREG) > 0) return DType::reference(ReferenceKind::kRegion);
       unsupported(what, "references of this kind");
-    case H5T_ENUM: {
-      Handle super(H5Tget_super(t));
-      const DType base = dtype_of(super.get(), what);
-      if (!base.is_integer()) unsupported(what, "enums over a non-integer type");
-      const int n = H5Tget_nmembers(t);
-      std::vector<DTypeEnumMember> members;
-      for (int i = 0; i < n; ++i) {
-        const auto u = static_cast<unsigned>(i);
-        // Member values come in the enum's own type (its byte order): read them natively.
-        Handle native(H5Tget_native_type(super.get(), H5T_DIR_ASCEND));
-        unsigned char raw[8] = {};
-        H5Tget_member_value(t, u, raw);
-        H5Tconvert(super.get(), native.get(), 1, raw, nullptr, H5P_DEFAULT);
-        int64_t v = 0;
-        if (base.kind() == DTypeKind::kInt) {
-          switch (base.size()) {
-            case 1: {
-              int8_t x;
-              std::memcpy(&x, raw, 1);
-              v = x;  // NOLINT(bugprone-signed-char-misuse): the member is signed
-              break;
-            }
-            case 2: {
-              int16_t x;
-              std::memcpy(&x, raw, 2);
-              v = x;
-              break;
-            }
-            case 4: {
-              int32_t x;
-              std::memcpy(&x, raw, 4);
-              v = x;
-              break;
-            }
-            default:
-              std::memcpy(&v, raw, 8);
-          }
-        } else {
-          uint64_t x = 0;
-          std::memcpy(&x, raw, base.size());  // little-endian machine: the low bytes
-          v = static_cast<int64_t>(x);
-        }
-        members.push_back({member_name(t, u), v});
-      }
-      if (base.size() == 1 && base.kind() == DTypeKind::kInt && members.size() == 2 &&
-          members[0].name == "FALSE" && members[0].value == 0 && members[1].name == "TRUE" &&
-          members[1].value == 1) {
-        return DType::boolean();
-      }
-      return DType::enumeration(base, std::move(members));
-    }
+    case H5T_ENUM:
+      return enum_of(t, what);
     case H5T_VLEN: {
       Handle super(H5Tget_super(t));
       return DType::vlen(dtype_of(super.get(), what));

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "dudley/core/integer_bytes.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/text.hpp"
 #include "dudley/core/vlen.hpp"
@@ -125,29 +126,7 @@ class Parser {
       fail(n, path_, fmt::format("{}expected an integer ({})", what, t.to_string()));
     }
     if (!fits) fail(n, path_, fmt::format("{}{} does not fit {}", what, n.text, t.to_string()));
-    store_integer(bits_value, t.size(), out);
-  }
-
-  static void store_integer(uint64_t value, uint64_t size, std::byte* out) {
-    switch (size) {
-      case 1: {
-        const auto x = static_cast<uint8_t>(value);
-        std::memcpy(out, &x, 1);
-        return;
-      }
-      case 2: {
-        const auto x = static_cast<uint16_t>(value);
-        std::memcpy(out, &x, 2);
-        return;
-      }
-      case 4: {
-        const auto x = static_cast<uint32_t>(value);
-        std::memcpy(out, &x, 4);
-        return;
-      }
-      default:
-        std::memcpy(out, &value, 8);
-    }
+    store_native_integer(bits_value, t.size(), out);
   }
 
   void floating(const YamlNode& n, const DType& t, std::byte* out) {
@@ -178,7 +157,7 @@ class Parser {
     if (n.is_scalar()) {
       for (const DTypeEnumMember& m : t.enum_members()) {
         if (m.name == n.text) {
-          store_integer(static_cast<uint64_t>(m.value), t.size(), out);
+          store_native_integer(static_cast<uint64_t>(m.value), t.size(), out);
           return;
         }
       }
@@ -187,7 +166,7 @@ class Parser {
     if (v.is<std::string>()) {
       for (const DTypeEnumMember& m : t.enum_members()) {
         if (m.name == v.as<std::string>()) {
-          store_integer(static_cast<uint64_t>(m.value), t.size(), out);
+          store_native_integer(static_cast<uint64_t>(m.value), t.size(), out);
           return;
         }
       }
