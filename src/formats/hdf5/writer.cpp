@@ -259,6 +259,83 @@ class Writer {
     return name;
   }
 
+  // The dataset's chunks: the source's, or pieces of at most 1024 per dimension when
+  // compressing, or about 1 MiB along the first dimensions when it only grows; its filters:
+  // --deflate (and --hdf5-shuffle), else the source's codecs where HDF5 has them.
+  void set_chunks(hid_t dcpl, const Node& n, const std::vector<hsize_t>& dims,
+                  const std::string& full) {
+    const size_t rank = n.shape.size();
+    const model::Chunking* chunking =
+        n.storage.kind == model::Storage::Kind::kChunked ? n.storage.chunking.get() : nullptr;
+    const bool compress = own_.deflate > 0 && rank > 0 && n.dtype.size() > 0;
+    std::vector<hsize_t> chunk(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t c = chunking && chunking->chunk_shape.size() == rank
+                      ? chunking->chunk_shape[d]
+                      : std::min<int64_t>(n.shape[d], 1024);
+      chunk[d] = static_cast<hsize_t>(std::max<int64_t>(c, 1));
+    }
+    if (!chunking && !compress) {
+      // Only growing: chunks of about 1 MiB along the first dimensions.
+      uint64_t bytes = n.dtype.size();
+      for (size_t d = rank; d-- > 0;) {
+        chunk[d] = std::max<hsize_t>(
+            1, std::min<hsize_t>(dims[d], (uint64_t{1} << 20) / std::max<uint64_t>(bytes, 1)));
+        bytes *= chunk[d];
+      }
+    }
+    H5Pset_chunk(dcpl, static_cast<int>(rank), chunk.data());
+    if (compress) {
+      if (own_.shuffle) H5Pset_shuffle(dcpl);
+      H5Pset_deflate(dcpl, own_.deflate);
+    } else if (chunking) {
+      for (std::string& note : apply_codecs(dcpl, chunking->codecs))
+        notes_.push_back(fmt::format("{}: {}", full, note));
+    }
+  }
+
+  // The source's fill value (a one-element attribute of the array's type), when it has one.
+  static void set_fill_value(hid_t dcpl, const Node& n) {
+    if (const auto* fill = n.attributes.find(model::well_known::kFillValue)) {
+      if (const NDArray* a = std::get_if<NDArray>(fill);
+          a && a->element_count() == 1 && !needs_conversion(a->dtype())) {
+        const NDArray native = a->to_native();
+        Handle mt = h5_type(native.dtype(), true);
+        if (native.dtype().size() == n.dtype.size())
+          H5Pset_fill_value(dcpl, mt.get(), native.data());
+      }
+    }
+  }
+
+  // A source of missing chunks: the dataset reads missing data as the source's fill value,
+  // and only the stored chunks are written (write_data), chunked or, for a source never
+  // written at all, contiguous and never allocated.
+  void plan_sparse(hid_t dcpl, const Node& n, const std::string& full) {
+    const size_t rank = n.shape.size();
+    const bool strings =
+        n.dtype.kind() == DTypeKind::kVLen && n.dtype.base().kind() == DTypeKind::kText;
+    if (n.data && strings && rank > 0) {
+      // Strings whose missing chunks read as "": HDF5's own fill for strings (none stored
+      // reads as empty), so only the stored chunks are written, as for numbers.
+      std::optional<model::StoredChunks> stored = n.data->stored_chunks();
+      if (stored && stored->fill.empty() && H5Pget_layout(dcpl) == H5D_CHUNKED)
+        sparse_[full] = std::move(*stored);
+    }
+    if (n.data && !needs_conversion(n.dtype) && rank > 0) {
+      std::optional<model::StoredChunks> stored = n.data->stored_chunks();
+      const bool chunked = H5Pget_layout(dcpl) == H5D_CHUNKED;
+      if (stored && (chunked || stored->chunks == 0)) {
+        const DType native =
+            n.dtype.size() > 1 ? n.dtype.with_byte_order(native_byte_order()) : n.dtype;
+        Handle mt = h5_type(native, true);
+        if (stored->fill.size() == native.size() &&
+            H5Pset_fill_value(dcpl, mt.get(), stored->fill.data()) >= 0) {
+          sparse_[full] = std::move(*stored);
+        }
+      }
+    }
+  }
+
   void dataset(hid_t group, const std::string& name, const Node& n, const std::string& full) {
     if (model::has_joined_units(n)) {
       // Text units along the last dimension (a Dudley S1[2, 4]): strings, as h5py writes S4.
@@ -310,69 +387,12 @@ class Writer {
                            : H5Screate_simple(static_cast<int>(rank), dims.data(), maxdims.data()));
     Handle dcpl(H5Pcreate(H5P_DATASET_CREATE));
     H5Pset_attr_creation_order(dcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
-    const model::Chunking* chunking =
-        n.storage.kind == model::Storage::Kind::kChunked ? n.storage.chunking.get() : nullptr;
+    const bool chunked_source =
+        n.storage.kind == model::Storage::Kind::kChunked && n.storage.chunking != nullptr;
     const bool compress = own_.deflate > 0 && rank > 0 && n.dtype.size() > 0;
-    if (rank > 0 && (chunking || grows || compress)) {
-      std::vector<hsize_t> chunk(rank);
-      for (size_t d = 0; d < rank; ++d) {
-        int64_t c = chunking && chunking->chunk_shape.size() == rank
-                        ? chunking->chunk_shape[d]
-                        : std::min<int64_t>(n.shape[d], 1024);
-        chunk[d] = static_cast<hsize_t>(std::max<int64_t>(c, 1));
-      }
-      if (!chunking && !compress) {
-        // Only growing: chunks of about 1 MiB along the first dimensions.
-        uint64_t bytes = n.dtype.size();
-        for (size_t d = rank; d-- > 0;) {
-          chunk[d] = std::max<hsize_t>(
-              1, std::min<hsize_t>(dims[d], (uint64_t{1} << 20) / std::max<uint64_t>(bytes, 1)));
-          bytes *= chunk[d];
-        }
-      }
-      H5Pset_chunk(dcpl.get(), static_cast<int>(rank), chunk.data());
-      if (compress) {
-        if (own_.shuffle) H5Pset_shuffle(dcpl.get());
-        H5Pset_deflate(dcpl.get(), own_.deflate);
-      } else if (chunking) {
-        for (std::string& note : apply_codecs(dcpl.get(), chunking->codecs))
-          notes_.push_back(fmt::format("{}: {}", full, note));
-      }
-    }
-    if (const auto* fill = n.attributes.find(model::well_known::kFillValue)) {
-      if (const NDArray* a = std::get_if<NDArray>(fill);
-          a && a->element_count() == 1 && !needs_conversion(a->dtype())) {
-        const NDArray native = a->to_native();
-        Handle mt = h5_type(native.dtype(), true);
-        if (native.dtype().size() == n.dtype.size())
-          H5Pset_fill_value(dcpl.get(), mt.get(), native.data());
-      }
-    }
-    // A source of missing chunks: the dataset reads missing data as the source's fill value,
-    // and only the stored chunks are written (write_data), chunked or, for a source never
-    // written at all, contiguous and never allocated.
-    const bool strings =
-        n.dtype.kind() == DTypeKind::kVLen && n.dtype.base().kind() == DTypeKind::kText;
-    if (n.data && strings && rank > 0) {
-      // Strings whose missing chunks read as "": HDF5's own fill for strings (none stored
-      // reads as empty), so only the stored chunks are written, as for numbers.
-      std::optional<model::StoredChunks> stored = n.data->stored_chunks();
-      if (stored && stored->fill.empty() && H5Pget_layout(dcpl.get()) == H5D_CHUNKED)
-        sparse_[full] = std::move(*stored);
-    }
-    if (n.data && !needs_conversion(n.dtype) && rank > 0) {
-      std::optional<model::StoredChunks> stored = n.data->stored_chunks();
-      const bool chunked = H5Pget_layout(dcpl.get()) == H5D_CHUNKED;
-      if (stored && (chunked || stored->chunks == 0)) {
-        const DType native =
-            n.dtype.size() > 1 ? n.dtype.with_byte_order(native_byte_order()) : n.dtype;
-        Handle mt = h5_type(native, true);
-        if (stored->fill.size() == native.size() &&
-            H5Pset_fill_value(dcpl.get(), mt.get(), stored->fill.data()) >= 0) {
-          sparse_[full] = std::move(*stored);
-        }
-      }
-    }
+    if (rank > 0 && (chunked_source || grows || compress)) set_chunks(dcpl.get(), n, dims, full);
+    set_fill_value(dcpl.get(), n);
+    plan_sparse(dcpl.get(), n, full);
     Handle ds =
         checked(H5Dcreate2(group, name.c_str(), ftype.get(), space.get(), H5P_DEFAULT, dcpl.get(),
                            H5P_DEFAULT),
