@@ -135,9 +135,9 @@ bool is_ndarray(const Schema& s, const SchemaNode& n) {
          field_is(3, "version", SchemaKind::kInt);
 }
 
-// The least fixed point of "can hold an ndarray" and the greatest of "fewest bytes" over
-// the graph (cycles through records are allowed; a record that must contain itself is not).
-void derive(Schema& s, const std::string& where) {
+// Which nodes are ndarray records, and which can hold one: the least fixed point over the
+// graph (cycles through records are allowed).
+void derive_ndarrays(Schema& s) {
   for (SchemaNode& n : s.nodes) n.ndarray = is_ndarray(s, n);
   for (bool changed = true; changed;) {
     changed = false;
@@ -152,31 +152,10 @@ void derive(Schema& s, const std::string& where) {
       if (holds) n.holds_ndarray = changed = true;
     }
   }
-  // Fewest bytes: arrays, maps, unions and variable-length values take at least one byte
-  // whatever they hold; a record the sum of its fields, found by iterating to a fixed point.
-  for (SchemaNode& n : s.nodes) {
-    switch (n.kind) {
-      case SchemaKind::kNull:
-        n.min_bytes = 0;
-        break;
-      case SchemaKind::kFloat:
-        n.min_bytes = 4;
-        break;
-      case SchemaKind::kDouble:
-        n.min_bytes = 8;
-        break;
-      case SchemaKind::kFixed:
-        n.min_bytes = n.size;
-        break;
-      case SchemaKind::kRecord:
-        n.min_bytes = 0;
-        break;
-      default:
-        n.min_bytes = 1;
-        break;
-    }
-  }
-  // A record whose fields lead back to it through records alone never ends: refused.
+}
+
+// A record whose fields lead back to it through records alone never ends: refused.
+void refuse_endless_records(const Schema& s, const std::string& where) {
   std::vector<int> state(s.nodes.size(), 0);  // 0 unseen, 1 on the path, 2 done
   for (size_t start = 0; start < s.nodes.size(); ++start) {
     if (state[start] != 0 || s.nodes[start].kind != SchemaKind::kRecord) continue;
@@ -203,7 +182,34 @@ void derive(Schema& s, const std::string& where) {
       stack.emplace_back(next, 0);
     }
   }
-  // With no record containing itself, this settles within as many rounds as records nest.
+}
+
+// Fewest bytes: arrays, maps, unions and variable-length values take at least one byte
+// whatever they hold; a record the sum of its fields, found by iterating to a fixed point
+// (which settles within as many rounds as records nest, none containing itself).
+void derive_min_bytes(Schema& s) {
+  for (SchemaNode& n : s.nodes) {
+    switch (n.kind) {
+      case SchemaKind::kNull:
+        n.min_bytes = 0;
+        break;
+      case SchemaKind::kFloat:
+        n.min_bytes = 4;
+        break;
+      case SchemaKind::kDouble:
+        n.min_bytes = 8;
+        break;
+      case SchemaKind::kFixed:
+        n.min_bytes = n.size;
+        break;
+      case SchemaKind::kRecord:
+        n.min_bytes = 0;
+        break;
+      default:
+        n.min_bytes = 1;
+        break;
+    }
+  }
   for (bool changed = true; changed;) {
     changed = false;
     for (SchemaNode& n : s.nodes) {
@@ -217,9 +223,12 @@ void derive(Schema& s, const std::string& where) {
       }
     }
   }
-  // Most bytes: fixed-size and integer types (zig-zag varints take at most 5 and 10 bytes)
-  // have one; a record or union has one once all its parts do. Types that refer back to
-  // themselves never get one: a fixed point from "unknown" leaves them unbounded.
+}
+
+// Most bytes: fixed-size and integer types (zig-zag varints take at most 5 and 10 bytes)
+// have one; a record or union has one once all its parts do. Types that refer back to
+// themselves never get one: a fixed point from "unknown" leaves them unbounded.
+void derive_max_bytes(Schema& s) {
   constexpr uint64_t kCap = uint64_t{1} << 40;
   for (SchemaNode& n : s.nodes) {
     switch (n.kind) {
@@ -270,6 +279,16 @@ void derive(Schema& s, const std::string& where) {
       changed = true;
     }
   }
+}
+
+// What reading a datum of the schema needs to know of each node: whether it holds an
+// ndarray record, and the fewest and most bytes a datum of it takes. Throws Error naming
+// `where` for a record that must contain itself.
+void derive(Schema& s, const std::string& where) {
+  derive_ndarrays(s);
+  refuse_endless_records(s, where);
+  derive_min_bytes(s);
+  derive_max_bytes(s);
 }
 
 // `schema` with each record of type "error" (the spec's records of protocols, which files
