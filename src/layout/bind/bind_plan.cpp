@@ -83,83 +83,38 @@ uint32_t BindPlan::intern_monomial(std::vector<Factor> factors) {
   return static_cast<uint32_t>(monomials_.size() - 1);
 }
 
-void BindPlan::compile_formulas() {
-  // One pass in file order, tracking the cursor as a formula. `coefficients` holds one entry
-  // per monomial of the current run (entry 0 is the constant part, added to the base).
-  bool valid = true;  // the cursor before statement 0 is 0
-  uint32_t run = 0;
-  runs_.push_back({0, {0}});
-  std::vector<uint64_t> coefficients{0};
-  bool changed = true;  // the pool holds no copy of `coefficients` yet
+// compile_formulas()'s pass: one walk in file order, tracking the cursor as a formula.
+// `coefficients` holds one entry per monomial of the current run (entry 0 is the constant
+// part, added to the base).
+class FormulaCompiler {
+ public:
+  explicit FormulaCompiler(BindPlan& plan) : plan_(plan), layout_(plan.layout_) {
+    plan_.runs_.push_back({0, {0}});
+  }
 
-  auto start_run = [&](uint64_t base) {
-    runs_.push_back({base, {0}});
-    run = static_cast<uint32_t>(runs_.size() - 1);
-    coefficients.assign(1, 0);
-    valid = true;
-    changed = true;
-  };
-  auto add_term = [&](const Term& t) {
-    if (!valid || t.coefficient == 0) return;
-    const uint32_t id = intern_monomial(t.factors);
-    auto& monomials = runs_[run].monomials;
-    size_t i = std::find(monomials.begin(), monomials.end(), id) - monomials.begin();
-    if (i == monomials.size()) {
-      if (monomials.size() == kMaxMonomialsPerRun) {
-        valid = false;
-        return;
-      }
-      monomials.push_back(id);
-      coefficients.push_back(0);
+  void run() {
+    for (uint32_t k = 0; k < layout_.statements.size(); ++k) {
+      record_slot(k);
+      statement(layout_.statements[k]);
     }
-    auto sum = checked_add(coefficients[i], t.coefficient);
-    if (!sum) {
-      valid = false;
-      return;
-    }
-    coefficients[i] = *sum;
-    changed = true;
-  };
-  // An explicit address ends the run; the next one starts at a constant end when the
-  // item's size is a known constant. A size that may be zero keeps the cursor where it was
-  // [C14], which no single formula says: no formula until the next constant anchor.
-  auto explicit_end = [&](uint64_t address, std::optional<Term> term) {
-    if (!term || !term->factors.empty()) {
-      valid = false;
-      return;
-    }
-    if (term->coefficient == 0) return;  // takes no bytes: the cursor does not move
-    auto end = checked_add(address, term->coefficient);
-    if (end) {
-      start_run(*end);
-    } else {
-      valid = false;
-    }
-  };
-  // A data item or pointee: at an explicit address, or at the cursor when its size is a term.
-  auto array_statement = [&](bool has_address, uint64_t address, std::optional<Term> term) {
-    if (has_address) {
-      explicit_end(address, term);
-    } else if (term) {
-      add_term(*term);
-    } else {
-      valid = false;
-    }
-  };
-  auto constant = [](uint64_t bytes) { return std::optional<Term>(Term{bytes, {}}); };
+  }
 
-  for (uint32_t k = 0; k < layout_.statements.size(); ++k) {
-    if (valid) {
-      if (changed) {
-        slots_[k] = {run, static_cast<uint32_t>(coefficient_pool_.size()),
-                     static_cast<uint32_t>(coefficients.size())};
-        coefficient_pool_.insert(coefficient_pool_.end(), coefficients.begin(), coefficients.end());
-        changed = false;
-      } else {
-        slots_[k] = slots_[k - 1];  // nothing moved the cursor: share the previous copy
-      }
+ private:
+  // The formula before statement k, shared with the one before when nothing moved.
+  void record_slot(uint32_t k) {
+    if (!valid_) return;
+    if (changed_) {
+      plan_.slots_[k] = {run_, static_cast<uint32_t>(plan_.coefficient_pool_.size()),
+                         static_cast<uint32_t>(coefficients_.size())};
+      plan_.coefficient_pool_.insert(plan_.coefficient_pool_.end(), coefficients_.begin(),
+                                     coefficients_.end());
+      changed_ = false;
+    } else {
+      plan_.slots_[k] = plan_.slots_[k - 1];  // nothing moved the cursor: share that copy
     }
-    const Statement& s = layout_.statements[k];
+  }
+
+  void statement(const Statement& s) {
     switch (s.kind) {
       case Statement::Kind::kCursor:
         start_run(layout_.cursors[s.index]);
@@ -171,21 +126,9 @@ void BindPlan::compile_formulas() {
           add_term(*constant(8));
         }
         break;
-      case Statement::Kind::kParam: {
-        const Param& p = layout_.params[s.index];
-        if (p.kind == ParamKind::kFixed || params_absent_) break;  // no file space
-        if (p.type.kind != TypeRef::Kind::kPrimitive) {
-          valid = false;
-          break;
-        }
-        auto bytes = constant(primitive_size(p.type.primitive));
-        if (p.has_address) {
-          explicit_end(p.address, bytes);
-        } else {
-          add_term(*bytes);
-        }
+      case Statement::Kind::kParam:
+        param(layout_.params[s.index]);
         break;
-      }
       case Statement::Kind::kData: {
         const Node& n = layout_.nodes[s.index];
         array_statement(n.has_address, n.address, array_term(layout_, n.type, n.dims));
@@ -197,13 +140,98 @@ void BindPlan::compile_formulas() {
         break;
       }
       case Statement::Kind::kType:
-        if (layout_.types[s.index].kind == TypeKind::kParamBlock) valid = false;
+        if (layout_.types[s.index].kind == TypeKind::kParamBlock) valid_ = false;
         break;
       case Statement::Kind::kGroup:
       case Statement::Kind::kList:
         break;  // no bytes
     }
   }
+
+  void param(const Param& p) {
+    if (p.kind == ParamKind::kFixed || plan_.params_absent_) return;  // no file space
+    if (p.type.kind != TypeRef::Kind::kPrimitive) {
+      valid_ = false;
+      return;
+    }
+    auto bytes = constant(primitive_size(p.type.primitive));
+    if (p.has_address) {
+      explicit_end(p.address, bytes);
+    } else {
+      add_term(*bytes);
+    }
+  }
+
+  static std::optional<Term> constant(uint64_t bytes) { return Term{bytes, {}}; }
+
+  void start_run(uint64_t base) {
+    plan_.runs_.push_back({base, {0}});
+    run_ = static_cast<uint32_t>(plan_.runs_.size() - 1);
+    coefficients_.assign(1, 0);
+    valid_ = true;
+    changed_ = true;
+  }
+
+  void add_term(const Term& t) {
+    if (!valid_ || t.coefficient == 0) return;
+    const uint32_t id = plan_.intern_monomial(t.factors);
+    auto& monomials = plan_.runs_[run_].monomials;
+    size_t i = std::find(monomials.begin(), monomials.end(), id) - monomials.begin();
+    if (i == monomials.size()) {
+      if (monomials.size() == kMaxMonomialsPerRun) {
+        valid_ = false;
+        return;
+      }
+      monomials.push_back(id);
+      coefficients_.push_back(0);
+    }
+    auto sum = checked_add(coefficients_[i], t.coefficient);
+    if (!sum) {
+      valid_ = false;
+      return;
+    }
+    coefficients_[i] = *sum;
+    changed_ = true;
+  }
+
+  // An explicit address ends the run; the next one starts at a constant end when the
+  // item's size is a known constant. A size that may be zero keeps the cursor where it was
+  // [C14], which no single formula says: no formula until the next constant anchor.
+  void explicit_end(uint64_t address, const std::optional<Term>& term) {
+    if (!term || !term->factors.empty()) {
+      valid_ = false;
+      return;
+    }
+    if (term->coefficient == 0) return;  // takes no bytes: the cursor does not move
+    auto end = checked_add(address, term->coefficient);
+    if (end) {
+      start_run(*end);
+    } else {
+      valid_ = false;
+    }
+  }
+
+  // A data item or pointee: at an explicit address, or at the cursor when its size is a term.
+  void array_statement(bool has_address, uint64_t address, const std::optional<Term>& term) {
+    if (has_address) {
+      explicit_end(address, term);
+    } else if (term) {
+      add_term(*term);
+    } else {
+      valid_ = false;
+    }
+  }
+
+  BindPlan& plan_;
+  const Layout& layout_;
+  bool valid_ = true;  // the cursor before statement 0 is 0
+  uint32_t run_ = 0;
+  std::vector<uint64_t> coefficients_{0};
+  bool changed_ = true;  // the pool holds no copy of `coefficients_` yet
+};
+
+void BindPlan::compile_formulas() {
+  FormulaCompiler(*this).run();
 }
 
 bool BindPlan::cursor_formula(uint32_t k, Formula& out) const {

@@ -65,6 +65,7 @@ class BindPlan {
   const std::vector<Factor>& monomial_factors(uint32_t id) const { return monomials_[id]; }
 
  private:
+  friend class FormulaCompiler;  // compile_formulas()' pass (bind_plan.cpp)
   struct Run {
     uint64_t base = 0;
     std::vector<uint32_t> monomials;
