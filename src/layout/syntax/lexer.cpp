@@ -264,6 +264,86 @@ void Lexer::skip_space_and_comments() {
   }
 }
 
+// An integer, decimal or hexadecimal; one too large for 64 bits is flagged, not refused
+// here (the parser says where it was used).
+void Lexer::scan_integer(Token& out, size_t start) {
+  const auto c = static_cast<unsigned char>(text_[start]);
+  auto at = [&](size_t i) -> unsigned char {
+    return start + i < text_.size() ? static_cast<unsigned char>(text_[start + i]) : 0;
+  };
+  size_t end = start;
+  uint64_t value = 0;
+  bool overflow = false;
+  if (c == '0' && (at(1) == 'x' || at(1) == 'X')) {
+    end = start + 2;
+    size_t digits = 0;
+    while (end < text_.size() && std::isxdigit(static_cast<unsigned char>(text_[end]))) {
+      auto d = static_cast<unsigned char>(text_[end]);
+      unsigned v = d <= '9' ? d - '0' : (d | 0x20) - 'a' + 10;
+      if (value >> 60) overflow = true;
+      value = (value << 4) | v;
+      ++end;
+      ++digits;
+    }
+    if (digits == 0)
+      return fail_into(out, "syntax", "hexadecimal integer '0x' has no digits", start);
+  } else {
+    while (end < text_.size() && text_[end] >= '0' && text_[end] <= '9') {
+      uint64_t d = static_cast<uint64_t>(text_[end] - '0');
+      if (__builtin_mul_overflow(value, 10, &value) || __builtin_add_overflow(value, d, &value))
+        overflow = true;
+      ++end;
+    }
+  }
+  if (end < text_.size() && is_symbol_char(static_cast<unsigned char>(text_[end]))) {
+    return fail_into(out, "syntax",
+                     fmt::format("malformed integer '{}'",
+                                 text_.substr(start, std::min<size_t>(end + 1 - start, 40))),
+                     start);
+  }
+  emit(out, Tok::kInteger, start, end);
+  out.value = value;
+  out.overflow = overflow;
+}
+
+// `!@`, `!DUDLEY` or `!TEMPLATE`.
+void Lexer::scan_directive(Token& out, size_t start) {
+  auto at = [&](size_t i) -> unsigned char {
+    return start + i < text_.size() ? static_cast<unsigned char>(text_[start + i]) : 0;
+  };
+  if (at(1) == '@') return emit(out, Tok::kBangAt, start, start + 2);
+  size_t end = start + 1;
+  while (end < text_.size() && is_symbol_char(static_cast<unsigned char>(text_[end]))) ++end;
+  std::string_view word = text_.substr(start, end - start);
+  if (word == "!DUDLEY") return emit(out, Tok::kBangDudley, start, end);
+  if (word == "!TEMPLATE") return emit(out, Tok::kBangTemplate, start, end);
+  return fail_into(
+      out, "syntax",
+      fmt::format("unknown directive '{}' (expected !@, !DUDLEY or !TEMPLATE)", word.substr(0, 40)),
+      start);
+}
+
+// A character no token starts with, named as the user would see it.
+void Lexer::fail_bad_character(Token& out, size_t start) {
+  const auto c = static_cast<unsigned char>(text_[start]);
+  if (c >= 0x80) {
+    size_t n = utf8_sequence_length(text_.substr(start));
+    if (n == 0)
+      return fail_into(out, "invalid-utf8", "invalid UTF-8 byte outside a comment", start);
+    return fail_into(
+        out, "bad-character",
+        fmt::format("unexpected character '{}' (names are ASCII letters, digits and '_')",
+                    text_.substr(start, n)),
+        start);
+  }
+  if (c < 0x20 || c == 0x7F) {
+    return fail_into(out, "bad-character", fmt::format("unexpected control character 0x{:02x}", c),
+                     start);
+  }
+  return fail_into(out, "bad-character",
+                   fmt::format("unexpected character '{}'", static_cast<char>(c)), start);
+}
+
 // Writes the token field by field into the caller's token: a Token built in a temporary
 // and copied whole stalls store forwarding (narrow stores, wide loads) on every token.
 void Lexer::scan(Token& out) {
@@ -298,42 +378,7 @@ void Lexer::scan(Token& out) {
     while (end < text_.size() && is_symbol_char(static_cast<unsigned char>(text_[end]))) ++end;
     return emit(out, Tok::kSymbol, start, end);
   }
-  if (c >= '0' && c <= '9') {
-    size_t end = start;
-    uint64_t value = 0;
-    bool overflow = false;
-    if (c == '0' && (at(1) == 'x' || at(1) == 'X')) {
-      end = start + 2;
-      size_t digits = 0;
-      while (end < text_.size() && std::isxdigit(static_cast<unsigned char>(text_[end]))) {
-        auto d = static_cast<unsigned char>(text_[end]);
-        unsigned v = d <= '9' ? d - '0' : (d | 0x20) - 'a' + 10;
-        if (value >> 60) overflow = true;
-        value = (value << 4) | v;
-        ++end;
-        ++digits;
-      }
-      if (digits == 0)
-        return fail_into(out, "syntax", "hexadecimal integer '0x' has no digits", start);
-    } else {
-      while (end < text_.size() && text_[end] >= '0' && text_[end] <= '9') {
-        uint64_t d = static_cast<uint64_t>(text_[end] - '0');
-        if (__builtin_mul_overflow(value, 10, &value) || __builtin_add_overflow(value, d, &value))
-          overflow = true;
-        ++end;
-      }
-    }
-    if (end < text_.size() && is_symbol_char(static_cast<unsigned char>(text_[end]))) {
-      return fail_into(out, "syntax",
-                       fmt::format("malformed integer '{}'",
-                                   text_.substr(start, std::min<size_t>(end + 1 - start, 40))),
-                       start);
-    }
-    emit(out, Tok::kInteger, start, end);
-    out.value = value;
-    out.overflow = overflow;
-    return;
-  }
+  if (c >= '0' && c <= '9') return scan_integer(out, start);
   switch (c) {
     case '<':
     case '>':
@@ -375,40 +420,15 @@ void Lexer::scan(Token& out) {
     case '.':
       if (at(1) == '.') return emit(out, Tok::kDotDot, start, start + 2);
       return fail_into(out, "syntax", "a single '.' is not a token (did you mean '..'?)", start);
-    case '!': {
-      if (at(1) == '@') return emit(out, Tok::kBangAt, start, start + 2);
-      size_t end = start + 1;
-      while (end < text_.size() && is_symbol_char(static_cast<unsigned char>(text_[end]))) ++end;
-      std::string_view word = text_.substr(start, end - start);
-      if (word == "!DUDLEY") return emit(out, Tok::kBangDudley, start, end);
-      if (word == "!TEMPLATE") return emit(out, Tok::kBangTemplate, start, end);
-      return fail_into(out, "syntax",
-                       fmt::format("unknown directive '{}' (expected !@, !DUDLEY or !TEMPLATE)",
-                                   word.substr(0, 40)),
-                       start);
-    }
+    case '!':
+      return scan_directive(out, start);
     case '\0':
       return fail_into(out, "bad-character", "NUL byte in layout text (is this a binary file?)",
                        start);
     default:
       break;
   }
-  if (c >= 0x80) {
-    size_t n = utf8_sequence_length(text_.substr(start));
-    if (n == 0)
-      return fail_into(out, "invalid-utf8", "invalid UTF-8 byte outside a comment", start);
-    return fail_into(
-        out, "bad-character",
-        fmt::format("unexpected character '{}' (names are ASCII letters, digits and '_')",
-                    text_.substr(start, n)),
-        start);
-  }
-  if (c < 0x20 || c == 0x7F) {
-    return fail_into(out, "bad-character", fmt::format("unexpected control character 0x{:02x}", c),
-                     start);
-  }
-  return fail_into(out, "bad-character",
-                   fmt::format("unexpected character '{}'", static_cast<char>(c)), start);
+  return fail_bad_character(out, start);
 }
 
 void Lexer::next_into(Token& out) {

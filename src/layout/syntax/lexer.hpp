@@ -84,6 +84,9 @@ class Lexer {
 
  private:
   void scan(Token& out);
+  void scan_integer(Token& out, size_t start);
+  void scan_directive(Token& out, size_t start);
+  void fail_bad_character(Token& out, size_t start);
   void emit(Token& t, Tok kind, size_t start, size_t end);
   void fail_into(Token& t, const char* code, std::string message, size_t at);
   Token make(Tok kind, size_t start, size_t end);
