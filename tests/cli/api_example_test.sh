@@ -21,6 +21,10 @@ expect "rho[1, ::2] has 2 values, the first 10"
 expect "$tmp/run_0.bin: rho[0][0] = 0 (12 values)"
 expect "$tmp/run_1.bin: rho[0][0] = 1000 (15 values)"
 expect "$tmp/run_2.bin: rho[0][0] = 2000 (18 values)"
+# The generator writes cycle 100*STEP, time 0.25*STEP: read as one row per file.
+expect "$tmp/run_0.bin: cycle 0, time 0"
+expect "$tmp/run_1.bin: cycle 100, time 0.25"
+expect "$tmp/run_2.bin: cycle 200, time 0.5"
 
 # examples/write_family.cpp: a family of the bundled layout, read back by the CLI through
 # its index and through a glob (values per the example: rho[j][i] = 1000*step + 10*j + i).

@@ -63,6 +63,11 @@ BoundMember FamilyReader::bind(size_t i) const {
   return bound;
 }
 
+NDArray FamilyReader::read(size_t i, NodeId item) const {
+  BoundMember m = bind(i);
+  return read_array(*m.binding, item);
+}
+
 std::optional<FamilyItem> FamilyReader::item(NodeId item) const {
   if (item >= layout_->nodes.size() || layout_->nodes[item].kind != NodeKind::kData) {
     return std::nullopt;

@@ -8,6 +8,7 @@
 //   const FamilyItem item = family.item(v);          // type and shape, from member 0
 //   std::vector<std::byte> rows(family.size() * item.row_bytes(Hyperslab::all(item.shape)));
 //   family.read_rows(v, item, Hyperslab::all(item.shape), rows.data());
+//   NDArray last = family.read(family.size() - 1, v);  // one member, whatever its shape
 #pragma once
 
 #include <cstddef>
@@ -18,6 +19,7 @@
 
 #include "dudley/core/dtype.hpp"
 #include "dudley/core/hyperslab.hpp"
+#include "dudley/core/ndarray.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/layout/bind/bind_plan.hpp"
 #include "dudley/layout/bind/binder.hpp"
@@ -72,6 +74,11 @@ class FamilyReader {
   /// Member `i` bound: its file opened (Error(kIo) naming it when it cannot be) and, for a
   /// layout with a !DUDLEY signature, the signature read.
   BoundMember bind(size_t i) const;
+
+  /// Item `item` of member `i`, whole, in native byte order: members whose shapes differ
+  /// (a parameter that changes from file to file) are read one by one this way. Throws
+  /// Error naming the member's file and the item on a failed open, bind or read.
+  NDArray read(size_t i, NodeId item) const;
 
   /// The type and shape `item` has in member 0, or nullopt when the item is not one array
   /// per member (not a data item, or one whose instances differ in size). Throws Error
