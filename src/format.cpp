@@ -46,9 +46,6 @@ std::vector<WrittenFile> Format::outputs_besides(const std::string&, const SaveO
   return {};
 }
 void Format::check_destination(const std::string&, const SaveOptions&) const {}
-std::optional<std::vector<FamilyMember>> Format::family_index(const std::string&) const {
-  return std::nullopt;
-}
 
 bool given_flag(const GivenOptions& given, const std::string& name) {
   return given.count(name) > 0;
@@ -84,14 +81,6 @@ void FormatRegistry::add(std::unique_ptr<Format> format) {
                 fmt::format("format '{}' is registered twice", format->name()));
   }
   formats_.push_back(std::move(format));
-}
-
-std::optional<std::vector<FamilyMember>> FormatRegistry::family_index(
-    const std::string& path) const {
-  for (const auto& f : formats_) {
-    if (auto members = f->family_index(path)) return members;
-  }
-  return std::nullopt;
 }
 
 void FormatRegistry::set_fallback(const std::string& name) {
@@ -179,10 +168,6 @@ const Format& FormatRegistry::for_writing(const std::string& path, const std::st
                           "with one of their extensions, or give --to)",
                           ext, names_of(formats(), true)),
               Location::file(path));
-}
-
-std::string Format::writer_schema(const model::Tree&) const {
-  return {};
 }
 
 }  // namespace dudley

@@ -205,7 +205,8 @@ class LossLog {
 };
 
 /// One file of a family that an index lists, and the options reading it needs (the index's
-/// layout, the member's parameter values), as if given on the command line.
+/// layout, the member's parameter values), as if given on the command line
+/// (layout::family_index_members, formats/dudley/format.hpp).
 struct FamilyMember {
   std::string path;
   GivenOptions given;
@@ -267,13 +268,6 @@ class Format {
   /// Refuses (Error(kUsage), nothing written) a save to `path` that would harm files other
   /// than its own outputs, e.g. a layout that a file family reads. Nothing by default.
   virtual void check_destination(const std::string& path, const SaveOptions& options) const;
-  /// When `path` is an index of a file family in this format, its members in order;
-  /// nullopt otherwise (the default). Throws Error naming the index when it is broken.
-  virtual std::optional<std::vector<FamilyMember>> family_index(const std::string& path) const;
-  /// The schema a file of `tree` (opened by this format) was written with, as JSON text,
-  /// for formats whose files carry one (an Avro container's writer schema); empty (the
-  /// default) for others. `ls --schema` prints it.
-  virtual std::string writer_schema(const model::Tree& tree) const;
 };
 
 /// A base for formats that answers name(), description() and extensions() from what its
@@ -322,9 +316,6 @@ class FormatRegistry {
   /// else (no extension) the fallback format. Error(kUsage) for an unknown name, a format
   /// that cannot write, or an extension no format owns (naming the formats and --to).
   const Format& for_writing(const std::string& path, const std::string& name = {}) const;
-  /// The members of the family index `path` (FamilyMember), from the first format whose
-  /// family_index() takes it; nullopt when none does.
-  std::optional<std::vector<FamilyMember>> family_index(const std::string& path) const;
   /// Names the format that reads and writes files no other claims by extension or
   /// signature (the project's own: "dudley"). Error(kUsage) when it is not registered.
   void set_fallback(const std::string& name);

@@ -93,7 +93,7 @@ Family open_family(const std::string& pattern, const std::optional<std::string>&
   const GivenOptions given = given_options(layout, order, params);
   Family fam;
   fam.format = format;
-  if (auto members = FormatRegistry::builtin().family_index(pattern)) {
+  if (auto members = layout::family_index_members(pattern)) {
     for (FamilyMember& m : *members) {
       for (const auto& [name, values] : given) {  // what the caller said wins
         if (name == "--param") {

@@ -171,8 +171,10 @@ struct LsOptions {
 
 // `ls --schema`: the schema the file was written with (Avro's writer schema), indented.
 int print_writer_schema(const model::Tree& tree, const DataOptions& options) {
-  const Format* format = FormatRegistry::builtin().find(tree.format);
-  const std::string text = format ? format->writer_schema(tree) : std::string();
+  const model::AttributeValue* a = tree.root->attributes.find(model::well_known::kWriterSchema);
+  const auto* value = a ? std::get_if<model::Value>(a) : nullptr;
+  const std::string text =
+      value && value->is<std::string>() ? value->as<std::string>() : std::string();
   if (text.empty()) {
     throw Error(ErrorCategory::kUsage,
                 fmt::format("{} files carry no writer schema (Avro containers do)", tree.format),

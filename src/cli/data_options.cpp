@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/failure.hpp"
 #include "dudley/core/error.hpp"
+#include "dudley/formats/dudley/format.hpp"
 #include "dudley/io/file_glob.hpp"
 #include "dudley/open.hpp"
 
@@ -168,7 +169,7 @@ std::vector<std::string> format_names(bool writers) {
 
 std::vector<DataOptions> family_members(const DataOptions& o) {
   std::vector<DataOptions> out;
-  if (auto members = FormatRegistry::builtin().family_index(o.family)) {
+  if (auto members = layout::family_index_members(o.family)) {
     for (FamilyMember& member : *members) {
       DataOptions m = o;
       m.data = member.path;

@@ -110,6 +110,9 @@ inline constexpr const char* kDimensionCoordinates = "dimension_coordinates";
 /// The value of elements never written (Zarr `fill_value`, HDF5 fill value, netCDF
 /// `_FillValue`): a scalar Value, or a one-element NDArray of the array's dtype.
 inline constexpr const char* kFillValue = "fill_value";
+/// On a tree's root: the schema the file was written with, as JSON text (an Avro
+/// container's writer schema; `ls --schema` prints it).
+inline constexpr const char* kWriterSchema = "avro.schema";
 
 /// Whether `name` is one of the model's own array attributes above (dimension names and
 /// coordinates, fill value), which each writer expresses in its format's own way (Zarr's

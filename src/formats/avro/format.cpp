@@ -61,12 +61,6 @@ class AvroFormat final : public BasicFormat {
     options.formats.set(std::move(own));
   }
 
-  std::string writer_schema(const model::Tree& tree) const override {
-    const model::AttributeValue* a = tree.root->attributes.find(kSchemaAttribute);
-    const auto* text = a ? std::get_if<model::Value>(a) : nullptr;
-    return text && text->is<std::string>() ? text->as<std::string>() : std::string();
-  }
-
   bool can_save() const override { return true; }
   SaveReport save(const model::Tree& tree, const std::string& path,
                   const SaveOptions& options) const override {

@@ -9,13 +9,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "dudley/io/byte_source.hpp"
 #include "dudley/layout/bind/to_model.hpp"
 #include "dudley/layout/embedded.hpp"
 #include "dudley/layout/family/family.hpp"
 #include "dudley/layout/syntax/parser.hpp"
 #include "dudley/layout/write/from_model.hpp"
 #include "dudley/layout/write/writer.hpp"
-#include "dudley/io/byte_source.hpp"
 
 namespace dudley::layout {
 namespace {
@@ -176,22 +176,6 @@ class DudleyFormat final : public BasicFormat {
                 Location::file(path));
   }
 
-  std::optional<std::vector<FamilyMember>> family_index(const std::string& path) const override {
-    if (!is_family_index(path)) return std::nullopt;
-    const FamilyIndex index = read_family_index(path);
-    std::vector<FamilyMember> out;
-    for (size_t i = 0; i < index.files.size(); ++i) {
-      FamilyMember m{index.files[i], {{"--layout", {index.layout_path}}}};
-      for (size_t k = 0; k < index.param_paths.size(); ++k) {
-        m.given["--param"].push_back(
-            fmt::format("{}={}", index.param_paths[k], index.values[i][k]));
-      }
-      if (!index.params_in_files) m.given["--params-absent"] = {"true"};
-      out.push_back(std::move(m));
-    }
-    return out;
-  }
-
   bool can_save() const override { return true; }
   SaveReport save(const model::Tree& tree, const std::string& path,
                   const SaveOptions& options) const override {
@@ -231,6 +215,21 @@ class DudleyFormat final : public BasicFormat {
 };
 
 }  // namespace
+
+std::optional<std::vector<FamilyMember>> family_index_members(const std::string& path) {
+  if (!is_family_index(path)) return std::nullopt;
+  const FamilyIndex index = read_family_index(path);
+  std::vector<FamilyMember> out;
+  for (size_t i = 0; i < index.files.size(); ++i) {
+    FamilyMember m{index.files[i], {{"--layout", {index.layout_path}}}};
+    for (size_t k = 0; k < index.param_paths.size(); ++k) {
+      m.given["--param"].push_back(fmt::format("{}={}", index.param_paths[k], index.values[i][k]));
+    }
+    if (!index.params_in_files) m.given["--params-absent"] = {"true"};
+    out.push_back(std::move(m));
+  }
+  return out;
+}
 
 void register_dudley_format(FormatRegistry& registry) {
   registry.add(std::make_unique<DudleyFormat>());

@@ -13,7 +13,7 @@
 namespace dudley::avro {
 
 /// The root attribute holding the writer's schema (JSON text).
-inline constexpr const char* kSchemaAttribute = "avro.schema";
+inline constexpr const char* kSchemaAttribute = model::well_known::kWriterSchema;
 inline constexpr const char* kCodecAttribute = "avro.codec";
 
 /// Opens the container file `path` (compressed blocks decoding to at most

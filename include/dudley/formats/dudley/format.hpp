@@ -1,7 +1,9 @@
 // The Dudley format as the registry sees it: its options and its registration.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "dudley/core/dtype.hpp"
 #include "dudley/format.hpp"
@@ -33,6 +35,12 @@ struct DudleySaveOptions : FormatOptions {
   /// the report's `unused`.
   std::string to_layout;
 };
+
+/// When `path` is a family index (layout/family/family.hpp), its members in order with the
+/// options reading each needs (the index's layout, the member's parameter values, whether
+/// they are absent from the files), as `--family` gives them; nullopt for any other file.
+/// Throws Error naming the index when it is broken.
+std::optional<std::vector<FamilyMember>> family_index_members(const std::string& path);
 
 /// Registers the Dudley format: reads any data file with a layout beside it, embedded in
 /// it or given (--layout), and is the registry's fallback for names without an extension.
