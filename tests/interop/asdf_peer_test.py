@@ -212,6 +212,27 @@ tree = {"x": np.arange(8), "y": np.linspace(0, 1, 4)}
 path = write("exploded", tree, all_array_storage="external")
 compare_file(path, {"/x": tree["x"], "/y": tree["y"]})
 
+# The same tree one directory down, its sources naming the files above it ("../"): refused
+# unless --allow-external-outside says so, then read as python-asdf reads it.
+inner = os.path.join(WORK, "inner")
+os.makedirs(inner, exist_ok=True)
+text = open(path, "rb").read()
+check(b"source: exploded0000.asdf" in text, "exploded: python-asdf named its blocks otherwise")
+outside = os.path.join(inner, "exploded.asdf")
+open(outside, "wb").write(text.replace(b"source: exploded", b"source: ../exploded"))
+r = subprocess.run([DUDLEY, "dump", outside, "/x"], capture_output=True, text=True)
+check(r.returncode == 1, f"outside the directory: exit {r.returncode}, expected 1")
+check("lies outside the directory" in r.stderr and "--allow-external-outside" in r.stderr,
+      f"outside the directory: {r.stderr!r}")
+ours = ours_by_path(dump(outside, "--allow-external-outside"))
+for name in ["x", "y"]:
+    node = ours.get("/" + name)
+    check(node is not None and "error" not in node, f"--allow-external-outside: /{name} {node}")
+    if node is not None and "error" not in node:
+        same_array(node, tree[name], f"--allow-external-outside /{name}")
+with asdf.open(outside) as af:
+    check(np.array_equal(np.asarray(af["x"]), tree["x"]), "python-asdf reads ../ sources otherwise")
+
 # A streamed block: rows appended after the tree.
 path = os.path.join(WORK, "stream.asdf")
 af = asdf.AsdfFile({"s": asdf.stream.Stream([4], np.float64)})
