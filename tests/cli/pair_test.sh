@@ -29,20 +29,47 @@ read_state() {
   esac
 }
 
-# kill -9 during converts over an existing pair, at many moments.
+# kill -9 during converts over an existing pair, at many moments: after each, the reader
+# sees a whole pair or a clear error.
 "$dudley" convert -q a.bin out.bin
 bad=0
-for delay in 0.005 0.01 0.02 0.03 0.04 0.05 0.07 0.09 0.12 0.15 0.2 0.3; do
+after_kill() {  # $1: when the kill came, for messages
+  local state
+  state=$(read_state)
+  case "$state" in A | B | E) ;; *) bad=$((bad + 1)); echo "after kill $1: $state" ;; esac
+  [ "$state" = E ] && "$dudley" convert -q a.bin out.bin  # the user writes again
+}
+convert_some() {  # starts a convert of a or b over out.bin; its pid in $pid
+  local src
   src=$([ $((RANDOM % 2)) = 0 ] && echo a || echo b)
   "$dudley" convert -q --write-order "$(order "$src")" "$src.bin" out.bin &
   pid=$!
+}
+for delay in 0.005 0.01 0.02 0.03 0.04 0.05 0.07 0.09 0.12 0.15 0.2 0.3; do
+  convert_some
   sleep "$delay"
   kill -9 "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
-  state=$(read_state)
-  case "$state" in A | B | E) ;; *) bad=$((bad + 1)); echo "after kill at $delay s: $state" ;; esac
-  [ "$state" = E ] && "$dudley" convert -q a.bin out.bin  # the user writes again
+  after_kill "at $delay s"
 done
+# Kills that certainly land mid-write: once the writer holds its temporary output open (an
+# unnamed O_TMPFILE file shows as "(deleted)" among its descriptors, a named one as
+# NAME.tmp-*), as the first write of data begins.
+mid_write=0
+for _ in $(seq 6); do
+  convert_some
+  for _ in $(seq 5000); do
+    if ls -l "/proc/$pid/fd" 2>/dev/null | grep -q -e "$tmp/.*(deleted)" -e "out\.bin\.tmp-"; then
+      kill -9 "$pid" 2>/dev/null && mid_write=$((mid_write + 1))
+      break
+    fi
+    kill -0 "$pid" 2>/dev/null || break
+  done
+  wait "$pid" 2>/dev/null
+  after_kill "mid-write"
+done
+echo "kills that landed mid-write: $mid_write of 6"
+check "kill -9 landed mid-write (the temporary output open) at least 3 times" test "$mid_write" -ge 3
 check "after kill -9, only a whole pair or a clear error" test "$bad" -eq 0
 # A kill between naming the temporary file and renaming it leaves it; the next write of the
 # same name removes what killed writers left.
