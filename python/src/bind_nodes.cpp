@@ -17,6 +17,92 @@ using namespace pybind11::literals;
 
 namespace dudley::python {
 
+namespace {
+
+// dudley.Array: type, shape, storage, reads with numpy indexing.
+void bind_array(py::module_& m) {
+  // An array its reader could not read (an unknown codec, damage) has no type or shape:
+  // asking for them raises its error (dudley.DataTypeError, dudley.DataError) instead of
+  // answering with a made-up one; `error` says why without raising.
+  py::class_<Array>(m, "Array", "An array of a file: read with numpy indexing, a[...].")
+      .def_property_readonly("dtype",
+                             [](const Array& a) {
+                               a.check_readable();
+                               return a.dtype(true);
+                             })
+      .def_property_readonly("shape",
+                             [](const Array& a) -> py::object {
+                               a.check_readable();
+                               if (a.node->empty) return py::none();  // h5py's Empty
+                               return py::tuple(py::cast(a.shape()));
+                             })
+      .def_property_readonly("ndim",
+                             [](const Array& a) {
+                               a.check_readable();
+                               return a.shape().size();
+                             })
+      .def_property_readonly("size",
+                             [](const Array& a) {
+                               a.check_readable();
+                               int64_t n = 1;
+                               for (int64_t d : a.shape()) n *= d;
+                               return n;
+                             })
+      .def_property_readonly("nbytes",
+                             [](const Array& a) {
+                               a.check_readable();
+                               int64_t n = static_cast<int64_t>(a.node->dtype.size());
+                               for (int64_t d : a.node->shape) n *= d;
+                               return n;
+                             })
+      .def_property_readonly(
+          "error",
+          [](const Array& a) -> py::object {
+            if (a.node->error.empty()) return py::none();
+            return py::str(a.node->error.text());
+          },
+          "Why the array cannot be read (its reader's error, with the place), or None")
+      .def_property_readonly("attrs", [](const Array& a) { return attributes(a.node->attributes); })
+      .def_property_readonly("doc", [](const Array& a) { return a.node->doc; })
+      .def_property_readonly("name", [](const Array& a) { return a.path; })
+      .def("__getitem__", [](const Array& a, py::handle index) { return a.read(index); })
+      .def("_read_outer", &Array::read_outer, "axes"_a,
+           "The outer selection `axes` (per dimension (start, count, step) or ascending "
+           "coordinates) as (data, positions, reads); dudley._fancy's reader")
+      .def("view", &Array::view,
+           "A read-only numpy.memmap of the array in the file (no copy), for an array stored "
+           "as one uncompressed run in C order")
+      .def("__len__",
+           [](const Array& a) {
+             const std::vector<int64_t> shape = a.shape();
+             if (shape.empty()) throw py::type_error("len() of a 0-d array");
+             return shape[0];
+           })
+      .def(
+          "__array__",
+          [](const Array& a, const py::object& dtype, const py::object&) {
+            if (a.node->empty) return py::array(a.dtype(false), std::vector<int64_t>{0});
+            py::array out = a.read_selection(py::ellipsis());
+            return dtype.is_none() ? out : py::array(out.attr("astype")(dtype));
+          },
+          "dtype"_a = py::none(), "copy"_a = py::none())
+      .def_property_readonly("storage", [](const Array& a) { return storage_dict(*a.node); })
+      .def_property_readonly(
+          "read_unit",
+          [](const Array& a) -> py::object {
+            // The block a read decodes whole (a chunk), or None for one run of bytes.
+            if (!a.node->data) return py::none();
+            std::vector<int64_t> unit = a.node->data->read_unit().shape;
+            if (a.string_units() > 0 && unit.size() == a.node->shape.size()) unit.pop_back();
+            return unit.empty() ? py::object(py::none()) : py::object(py::tuple(py::cast(unit)));
+          },
+          "The shape a read decodes whole (a chunk or block), or None: what Dask chunks follow")
+      .def("__reduce__", [](const Array& a) { return reduce_node(a, false); })
+      .def("__repr__", [](const Array& a) { return short_repr(a); });
+}
+
+}  // namespace
+
 void bind_nodes(py::module_& m) {
   py::class_<Group>(m, "Group",
                     "A group (or list) of a file: members by name, h5py-style; a list's items "
@@ -112,85 +198,7 @@ void bind_nodes(py::module_& m) {
       .def("__exit__", [](File&, const py::args&) { return false; })
       .def("close", [](File&) {});
 
-  // An array its reader could not read (an unknown codec, damage) has no type or shape:
-  // asking for them raises its error (dudley.DataTypeError, dudley.DataError) instead of
-  // answering with a made-up one; `error` says why without raising.
-  py::class_<Array>(m, "Array", "An array of a file: read with numpy indexing, a[...].")
-      .def_property_readonly("dtype",
-                             [](const Array& a) {
-                               a.check_readable();
-                               return a.dtype(true);
-                             })
-      .def_property_readonly("shape",
-                             [](const Array& a) -> py::object {
-                               a.check_readable();
-                               if (a.node->empty) return py::none();  // h5py's Empty
-                               return py::tuple(py::cast(a.shape()));
-                             })
-      .def_property_readonly("ndim",
-                             [](const Array& a) {
-                               a.check_readable();
-                               return a.shape().size();
-                             })
-      .def_property_readonly("size",
-                             [](const Array& a) {
-                               a.check_readable();
-                               int64_t n = 1;
-                               for (int64_t d : a.shape()) n *= d;
-                               return n;
-                             })
-      .def_property_readonly("nbytes",
-                             [](const Array& a) {
-                               a.check_readable();
-                               int64_t n = static_cast<int64_t>(a.node->dtype.size());
-                               for (int64_t d : a.node->shape) n *= d;
-                               return n;
-                             })
-      .def_property_readonly(
-          "error",
-          [](const Array& a) -> py::object {
-            if (a.node->error.empty()) return py::none();
-            return py::str(a.node->error.text());
-          },
-          "Why the array cannot be read (its reader's error, with the place), or None")
-      .def_property_readonly("attrs", [](const Array& a) { return attributes(a.node->attributes); })
-      .def_property_readonly("doc", [](const Array& a) { return a.node->doc; })
-      .def_property_readonly("name", [](const Array& a) { return a.path; })
-      .def("__getitem__", [](const Array& a, py::handle index) { return a.read(index); })
-      .def("_read_outer", &Array::read_outer, "axes"_a,
-           "The outer selection `axes` (per dimension (start, count, step) or ascending "
-           "coordinates) as (data, positions, reads); dudley._fancy's reader")
-      .def("view", &Array::view,
-           "A read-only numpy.memmap of the array in the file (no copy), for an array stored "
-           "as one uncompressed run in C order")
-      .def("__len__",
-           [](const Array& a) {
-             const std::vector<int64_t> shape = a.shape();
-             if (shape.empty()) throw py::type_error("len() of a 0-d array");
-             return shape[0];
-           })
-      .def(
-          "__array__",
-          [](const Array& a, const py::object& dtype, const py::object&) {
-            if (a.node->empty) return py::array(a.dtype(false), std::vector<int64_t>{0});
-            py::array out = a.read_selection(py::ellipsis());
-            return dtype.is_none() ? out : py::array(out.attr("astype")(dtype));
-          },
-          "dtype"_a = py::none(), "copy"_a = py::none())
-      .def_property_readonly("storage", [](const Array& a) { return storage_dict(*a.node); })
-      .def_property_readonly(
-          "read_unit",
-          [](const Array& a) -> py::object {
-            // The block a read decodes whole (a chunk), or None for one run of bytes.
-            if (!a.node->data) return py::none();
-            std::vector<int64_t> unit = a.node->data->read_unit().shape;
-            if (a.string_units() > 0 && unit.size() == a.node->shape.size()) unit.pop_back();
-            return unit.empty() ? py::object(py::none()) : py::object(py::tuple(py::cast(unit)));
-          },
-          "The shape a read decodes whole (a chunk or block), or None: what Dask chunks follow")
-      .def("__reduce__", [](const Array& a) { return reduce_node(a, false); })
-      .def("__repr__", [](const Array& a) { return short_repr(a); });
-
+  bind_array(m);
   m.def("open", &open_path, "path"_a, "layout"_a = py::none(), "order"_a = py::none(),
         "params"_a = py::none(), "format"_a = py::none(),
         "Open a file of any format dudley reads. layout: a Dudley layout for Dudley data (or "
