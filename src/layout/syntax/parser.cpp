@@ -367,12 +367,13 @@ class Parser {
 
   // " (did you mean 'f8'?)" for a mistyped type: the primitives and the types so far.
   std::string nearest_type(std::string_view wanted) const {
+    // The most recent types only: a bounded cost per diagnostic whatever the layout's size.
+    const size_t n = layout_.types.size(), from = n > kSuggestFrom ? n - kSuggestFrom : 0;
     std::vector<std::string> names;
+    names.reserve(kPrimitiveCount + (n - from));
     for (int p = 0; p < kPrimitiveCount; ++p) {
       names.emplace_back(primitive_name(static_cast<Primitive>(p)));
     }
-    // The most recent types only: a bounded cost per diagnostic whatever the layout's size.
-    const size_t n = layout_.types.size(), from = n > kSuggestFrom ? n - kSuggestFrom : 0;
     for (size_t i = from; i < n; ++i) {
       if (layout_.types[i].name != kNone) names.emplace_back(layout_.name(layout_.types[i].name));
     }
