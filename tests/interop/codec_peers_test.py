@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import zlib
 
 import lz4.block
@@ -85,6 +86,34 @@ samples = {
     "noise": rng.integers(0, 256, 70001, dtype=np.uint8).tobytes(),
     "i2 ramp": np.arange(30001, dtype="<i2").tobytes(),
 }
+
+# Generated samples besides the fixed ones, different each run (the seed is printed;
+# CODEC_SEED=N repeats a run): sizes from a few bytes to a few MiB, contents from noise to
+# long runs, so that the codecs meet inputs no one chose.
+seed = int(os.environ.get("CODEC_SEED", time.time_ns() % 2**32))
+print(f"generated samples: CODEC_SEED={seed}")
+gen = np.random.default_rng(seed)
+
+
+def generated(kind):
+    size = int(gen.choice([gen.integers(1, 64), gen.integers(64, 100_000),
+                           gen.integers(1 << 20, 3 << 20)]))
+    if kind == "runs":  # long runs of a few byte values
+        values = gen.integers(0, 256, 8, dtype=np.uint8)
+        lengths = gen.integers(1, 2000, size // 2 + 1)
+        return np.repeat(values[gen.integers(0, 8, lengths.size)], lengths)[:size].tobytes()
+    if kind == "pattern":  # a short random pattern repeated, now and then mutated
+        out = np.resize(gen.integers(0, 256, int(gen.integers(1, 300)), dtype=np.uint8), size)
+        out[gen.integers(0, size, size // 100 + 1)] = gen.integers(0, 256, size // 100 + 1)
+        return out.tobytes()
+    if kind == "floats":  # a random walk of doubles (8 bytes each)
+        return np.cumsum(gen.normal(size=size // 8 + 1)).astype("<f8").tobytes()[:size]
+    return gen.integers(0, 256, size, dtype=np.uint8).tobytes()
+
+
+for kind in ("runs", "pattern", "floats", "noise"):
+    data = generated(kind)
+    samples[f"generated {kind} ({len(data)} bytes)"] = data
 
 for label, data in samples.items():
     for level in (0, 1, 5, 9):
