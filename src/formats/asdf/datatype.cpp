@@ -9,6 +9,7 @@
 #include <memory>
 #include <unordered_set>
 
+#include "dudley/core/numeric_names.hpp"
 #include "dudley/core/shape.hpp"
 
 namespace dudley::asdf {
@@ -25,43 +26,6 @@ constexpr uint64_t kMaxElementBytes = uint64_t{1} << 40;
 [[noreturn]] void bad_type(const YamlNode& node, const std::string& path,
                            const std::string& message) {
   throw Error(ErrorCategory::kType, message, location_of(node, path));
-}
-
-struct Scalar {
-  const char* name;
-  DTypeKind kind;
-  unsigned bytes;
-};
-constexpr Scalar kScalars[] = {
-    {"int8", DTypeKind::kInt, 1},
-    {"uint8", DTypeKind::kUInt, 1},
-    {"int16", DTypeKind::kInt, 2},
-    {"uint16", DTypeKind::kUInt, 2},
-    {"int32", DTypeKind::kInt, 4},
-    {"uint32", DTypeKind::kUInt, 4},
-    {"int64", DTypeKind::kInt, 8},
-    {"uint64", DTypeKind::kUInt, 8},
-    {"float16", DTypeKind::kFloat, 2},
-    {"float32", DTypeKind::kFloat, 4},
-    {"float64", DTypeKind::kFloat, 8},
-    {"complex64", DTypeKind::kComplex, 8},
-    {"complex128", DTypeKind::kComplex, 16},
-    {"bool8", DTypeKind::kBool, 1},
-};
-
-DType scalar_type(const Scalar& s, ByteOrder order) {
-  switch (s.kind) {
-    case DTypeKind::kInt:
-      return DType::int_(s.bytes, order);
-    case DTypeKind::kUInt:
-      return DType::uint(s.bytes, order);
-    case DTypeKind::kFloat:
-      return DType::float_(s.bytes, order);
-    case DTypeKind::kComplex:
-      return DType::complex(s.bytes, order);
-    default:
-      return DType::boolean();
-  }
 }
 
 std::optional<int64_t> plain_int(const YamlNode& node) {
@@ -141,9 +105,8 @@ DType from_yaml(const YamlNode& node, ByteOrder order, const std::string& path,
                 ExpansionBudget& budget) {
   budget.take(node);
   if (node.is_scalar()) {
-    for (const Scalar& s : kScalars) {
-      if (node.text == s.name) return scalar_type(s, order);
-    }
+    if (node.text == "bool8") return DType::boolean();
+    if (auto numeric = numeric_type_named(node.text, order)) return *numeric;
     bad_type(node, path, fmt::format("unknown datatype '{}'", node.text));
   }
   if (node.is_mapping()) bad_type(node, path, "a datatype is a name or a list, not a mapping");
@@ -200,18 +163,17 @@ Value datatype_to_value(const DType& type, ByteOrder order, bool float16_allowed
     case DTypeKind::kBool:
       return Value("bool8");
     case DTypeKind::kInt:
-      return Value(fmt::format("int{}", type.size() * 8));
     case DTypeKind::kUInt:
-      return Value(fmt::format("uint{}", type.size() * 8));
     case DTypeKind::kFloat:
-      if (type.size() == 2 && !float16_allowed) {
+    case DTypeKind::kComplex: {
+      if (type.kind() == DTypeKind::kFloat && type.size() == 2 && !float16_allowed) {
         throw Error(ErrorCategory::kType,
                     "float16 needs core/ndarray-1.1.0 (ASDF Standard 1.6.0); this file is 1.5.0");
       }
-      return Value(fmt::format("float{}", type.size() * 8));
-    case DTypeKind::kComplex:
-      if (type.size() == 4) return unsupported();  // a pair of float16
-      return Value(fmt::format("complex{}", type.size() * 8));
+      const std::optional<std::string_view> name = numeric_type_name(type);
+      if (!name) return unsupported();  // a pair of float16
+      return Value(std::string(*name));
+    }
     case DTypeKind::kText:
       if (type.encoding() == TextEncoding::kAscii) {
         return Value(ValueList{Value("ascii"), Value(type.text_length())});

@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 
+#include "dudley/core/numeric_names.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/suggest.hpp"
 #include "text/yaml_emit.hpp"
@@ -19,43 +20,24 @@ using yaml::location_of;
   throw Error(ErrorCategory::kType, what, location_of(node, path));
 }
 
-struct Named {
-  const char* name;
-  DTypeKind kind;
-  unsigned bytes;
-};
-constexpr Named kNumbers[] = {
-    {"int8", DTypeKind::kInt, 1},      {"uint8", DTypeKind::kUInt, 1},
-    {"int16", DTypeKind::kInt, 2},     {"uint16", DTypeKind::kUInt, 2},
-    {"int32", DTypeKind::kInt, 4},     {"uint32", DTypeKind::kUInt, 4},
-    {"int64", DTypeKind::kInt, 8},     {"uint64", DTypeKind::kUInt, 8},
-    {"float32", DTypeKind::kFloat, 4}, {"float64", DTypeKind::kFloat, 8},
-};
+// NDL's numbers: the integers and float32/float64 of the shared table (no float16 or
+// complex). Native order: NDL says the byte order elsewhere (`endian`).
+bool is_ndl_number(const DType& t) {
+  return t.is_integer() || (t.kind() == DTypeKind::kFloat && t.size() >= 4);
+}
+
+std::optional<DType> number_named(std::string_view name) {
+  std::optional<DType> t = numeric_type_named(name, native_byte_order());
+  if (!t || !is_ndl_number(*t)) return std::nullopt;
+  return t;
+}
 
 std::vector<std::string> simple_names() {
   std::vector<std::string> names{"string", "objref"};
-  for (const Named& n : kNumbers) names.push_back(n.name);
+  for (std::string_view n : numeric_type_names()) {
+    if (number_named(n)) names.emplace_back(n);
+  }
   return names;
-}
-
-DType number(const Named& n) {
-  // One-byte integers have no byte order, as everywhere in the model.
-  const ByteOrder order = n.bytes == 1 ? ByteOrder::kNotApplicable : native_byte_order();
-  switch (n.kind) {
-    case DTypeKind::kInt:
-      return DType::int_(n.bytes, order);
-    case DTypeKind::kUInt:
-      return DType::uint(n.bytes, order);
-    default:
-      return DType::float_(n.bytes, order);
-  }
-}
-
-const Named* find_number(std::string_view name) {
-  for (const Named& n : kNumbers) {
-    if (name == n.name) return &n;
-  }
-  return nullptr;
 }
 
 // A non-negative integer scalar.
@@ -119,10 +101,10 @@ DType parse_enum(const YamlNode& body, const std::string& path) {
     fail(members, path, "enum members span more than any integer type holds");
   DType base;
   if (const YamlNode* b = body.find("base")) {
-    const Named* n = b->is_scalar() ? find_number(b->text) : nullptr;
-    if (!n || n->kind == DTypeKind::kFloat)
+    const std::optional<DType> n = b->is_scalar() ? number_named(b->text) : std::nullopt;
+    if (!n || !n->is_integer())
       fail(*b, path, "enum base must be an integer type (int8 ... uint64)");
-    base = number(*n);
+    base = *n;
   } else {
     // The smallest integer type holding every member: unsigned when none is negative.
     unsigned bytes = 1;
@@ -214,7 +196,7 @@ DType parse_type(const YamlNode& node, const std::string& path) {
     const std::string name(node.text);
     if (name == "string") return DType::vlen(DType::text(TextEncoding::kUtf8));
     if (name == "objref") return DType::reference(ReferenceKind::kObject);
-    if (const Named* n = find_number(name)) return number(*n);
+    if (std::optional<DType> n = number_named(name)) return *n;
     const std::vector<std::string> names = simple_names();
     fail(node, path,
          fmt::format("unknown NDL type '{}'{}; the types are {}, opaque, enum, regref, compound, "
@@ -307,11 +289,12 @@ std::string pad(int n) {
   return std::string(static_cast<size_t>(n), ' ');
 }
 
-const char* number_name(const DType& t) {
-  for (const Named& n : kNumbers) {
-    if (n.kind == t.kind() && n.bytes == t.size()) return n.name;
-  }
-  return nullptr;
+std::string number_name(const DType& t) {
+  const std::optional<std::string_view> name =
+      is_ndl_number(t) ? numeric_type_name(t) : std::nullopt;
+  if (!name)
+    throw Error(ErrorCategory::kType, fmt::format("NDL has no type for {}", t.to_string()));
+  return std::string(*name);
 }
 
 void emit_members(std::string& out, const std::vector<std::pair<std::string, const DType*>>& fields,

@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "dudley/core/error.hpp"
+#include "dudley/core/numeric_names.hpp"
 
 namespace dudley::zarr {
 namespace {
@@ -65,40 +66,7 @@ DType data_type_from_json(const nlohmann::ordered_json& data_type, ByteOrder ord
         Location::file(where));
   }
   if (name == "bool") return DType::boolean();
-  struct Sized {
-    const char* name;
-    DTypeKind kind;
-    unsigned bytes;
-  };
-  static constexpr Sized kScalars[] = {
-      {"int8", DTypeKind::kInt, 1},
-      {"int16", DTypeKind::kInt, 2},
-      {"int32", DTypeKind::kInt, 4},
-      {"int64", DTypeKind::kInt, 8},
-      {"uint8", DTypeKind::kUInt, 1},
-      {"uint16", DTypeKind::kUInt, 2},
-      {"uint32", DTypeKind::kUInt, 4},
-      {"uint64", DTypeKind::kUInt, 8},
-      {"float16", DTypeKind::kFloat, 2},
-      {"float32", DTypeKind::kFloat, 4},
-      {"float64", DTypeKind::kFloat, 8},
-      {"complex64", DTypeKind::kComplex, 8},
-      {"complex128", DTypeKind::kComplex, 16},
-  };
-  for (const Sized& s : kScalars) {
-    if (name != s.name) continue;
-    const ByteOrder o = s.bytes == 1 ? ByteOrder::kNotApplicable : order;
-    switch (s.kind) {
-      case DTypeKind::kInt:
-        return DType::int_(s.bytes, o);
-      case DTypeKind::kUInt:
-        return DType::uint(s.bytes, o);
-      case DTypeKind::kFloat:
-        return DType::float_(s.bytes, o);
-      default:
-        return DType::complex(s.bytes, o);
-    }
-  }
+  if (std::optional<DType> numeric = numeric_type_named(name, order)) return *numeric;
   if (name == "string") return DType::vlen(DType::text(TextEncoding::kUtf8));
   if (name == "bytes") return DType::vlen(DType::uint(1, ByteOrder::kNotApplicable));
   if (name.size() > 1 && name[0] == 'r') return raw_bits(name, where);
@@ -111,15 +79,10 @@ std::string data_type_name(const DType& type) {
       return "bool";
     case DTypeKind::kInt:
     case DTypeKind::kUInt:
-      if (type.size() == 1 || type.size() == 2 || type.size() == 4 || type.size() == 8) {
-        return fmt::format("{}int{}", type.kind() == DTypeKind::kUInt ? "u" : "", type.size() * 8);
-      }
-      break;
     case DTypeKind::kFloat:
-      return fmt::format("float{}", type.size() * 8);
     case DTypeKind::kComplex:
       // Dudley's pair of float16 (4 bytes) has no Zarr name.
-      if (type.size() == 8 || type.size() == 16) return fmt::format("complex{}", type.size() * 8);
+      if (std::optional<std::string_view> n = numeric_type_name(type)) return std::string(*n);
       break;
     case DTypeKind::kRawBits:
       return fmt::format("r{}", type.bits());
