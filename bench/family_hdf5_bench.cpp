@@ -19,9 +19,9 @@
 #include <fmt/format.h>
 
 #include "dudley/io/byte_source.hpp"
+#include "dudley/layout/bind/reader.hpp"
 #include "dudley/layout/family/family.hpp"
 #include "dudley/layout/syntax/parser.hpp"
-#include "dudley/layout/bind/reader.hpp"
 
 namespace {
 

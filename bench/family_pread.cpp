@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "dudley/io/byte_source.hpp"
 #include "dudley/layout/bind/reader.hpp"
 #include "dudley/layout/family/family.hpp"
 #include "dudley/layout/syntax/parser.hpp"
-#include "dudley/io/byte_source.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 4) {

@@ -24,8 +24,8 @@
 
 #include <fmt/format.h>
 
-#include "dudley/layout/syntax/parser.hpp"
 #include "dudley/layout/bind/reader.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 
 namespace {
 

@@ -11,9 +11,9 @@
 #include <string>
 
 #include "dudley/core/error.hpp"
+#include "dudley/io/byte_source.hpp"
 #include "dudley/layout/family/family.hpp"
 #include "dudley/layout/syntax/parser.hpp"
-#include "dudley/io/byte_source.hpp"
 
 using dudley::DType;
 using dudley::NDArray;

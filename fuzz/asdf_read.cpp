@@ -11,9 +11,9 @@
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/formats/asdf/reader.hpp"
+#include "dudley/io/byte_source.hpp"
 #include "dudley/layout/syntax/parser.hpp"
 #include "dudley/layout/write/from_model.hpp"
-#include "dudley/io/byte_source.hpp"
 
 namespace {
 

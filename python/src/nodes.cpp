@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "dudley/core/error.hpp"
-#include "dudley/layout/bind/to_model.hpp"
 #include "dudley/formats/dudley/format.hpp"
 #include "dudley/io/byte_source.hpp"
+#include "dudley/layout/bind/to_model.hpp"
 #include "dudley/model/outer_read.hpp"
 #include "dudley/model/value_json.hpp"
 #include "dudley/open.hpp"

@@ -13,12 +13,12 @@
 #include "cli/failure.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/core/path.hpp"
-#include "dudley/layout/bind/to_model.hpp"
-#include "dudley/layout/syntax/parser.hpp"
-#include "dudley/layout/write/from_model.hpp"
 #include "dudley/formats/netcdf/netcdf.hpp"
 #include "dudley/io/atomic_file.hpp"
 #include "dudley/io/byte_source.hpp"
+#include "dudley/layout/bind/to_model.hpp"
+#include "dudley/layout/syntax/parser.hpp"
+#include "dudley/layout/write/from_model.hpp"
 
 namespace dudley::cli {
 

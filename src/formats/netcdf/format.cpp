@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "dudley/layout/bind/to_model.hpp"
-#include "dudley/layout/syntax/parser.hpp"
 #include "dudley/formats/netcdf/netcdf.hpp"
 #include "dudley/io/byte_source.hpp"
+#include "dudley/layout/bind/to_model.hpp"
+#include "dudley/layout/syntax/parser.hpp"
 #include "header_reader.hpp"
 
 namespace dudley::netcdf {

@@ -12,10 +12,10 @@
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/core/shape.hpp"
+#include "dudley/io/byte_source.hpp"
 #include "dudley/layout/bind/to_model.hpp"
 #include "dudley/layout/syntax/emitter.hpp"
 #include "dudley/layout/syntax/parser.hpp"
-#include "dudley/io/byte_source.hpp"
 #include "write/writer_support.hpp"
 
 namespace dudley::layout {

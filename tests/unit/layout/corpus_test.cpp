@@ -8,8 +8,8 @@
 #include <regex>
 
 #include "dudley/core/error.hpp"
-#include "dudley/layout/syntax/emitter.hpp"
 #include "dudley/layout/bind/to_model.hpp"
+#include "dudley/layout/syntax/emitter.hpp"
 
 #include <functional>
 #include "test_support.hpp"

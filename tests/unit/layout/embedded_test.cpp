@@ -14,8 +14,8 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/formats/dudley/format.hpp"
-#include "dudley/layout/write/writer.hpp"
 #include "dudley/io/byte_source.hpp"
+#include "dudley/layout/write/writer.hpp"
 #include "dudley/open.hpp"
 #include "test_support.hpp"
 
