@@ -182,7 +182,10 @@ void BlockStore::verify_streaming(size_t i, codec::Md5* prepared) const {
   if (!kept[0]) {
     for (auto& buffer : kept) buffer.reset(new std::byte[kHashPiece]);  // not zeroed: read over
   }
-  read_hashing(i, md5, [&](uint64_t k) { return kept[k % 2].get(); });
+  // The pointers, not `kept`, go into the lambda: it runs on the pool's threads too, where
+  // `kept` names that thread's own (empty) buffers.
+  std::byte* const buffers[2] = {kept[0].get(), kept[1].get()};
+  read_hashing(i, md5, [buffers](uint64_t k) { return buffers[k % 2]; });
 }
 
 BlockStore::Stored BlockStore::stored_bytes(size_t i) const {
