@@ -15,8 +15,7 @@
 #include <fstream>
 #include <string>
 
-#include "dudley/formats/asdf/reader.hpp"
-#include "dudley/formats/asdf/writer.hpp"
+#include "dudley/formats/asdf.hpp"
 
 namespace {
 

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "dudley/core/big_memory.hpp"
-#include "dudley/formats/avro/container.hpp"
-#include "dudley/formats/avro/ndarray_record.hpp"
-#include "dudley/formats/avro/reader.hpp"
+#include "formats/avro/container.hpp"
+#include "formats/avro/ndarray_record.hpp"
+#include "formats/avro/reader.hpp"
 
 namespace {
 

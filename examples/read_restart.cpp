@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/format.hpp"
+#include "dudley/formats/dudley.hpp"
 #include "dudley/layout/family/family_reader.hpp"
 #include "dudley/layout/syntax/parser.hpp"
 #include "dudley/open.hpp"

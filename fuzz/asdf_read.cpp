@@ -10,7 +10,7 @@
 
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
-#include "dudley/formats/asdf/reader.hpp"
+#include "dudley/formats/asdf.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/layout/syntax/parser.hpp"
 #include "dudley/layout/write/from_model.hpp"
@@ -47,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.max_block_bytes = 1 << 24;  // what a fuzzer may make us allocate
   try {
     auto source = dudley::io::memory_source(data, size, "fuzz.asdf");
-    dudley::model::Tree tree = dudley::asdf::read_asdf(source, "/nonexistent/fuzz.asdf", options);
+    dudley::model::Tree tree = dudley::asdf::open_asdf(source, "/nonexistent/fuzz.asdf", options);
     int budget = 10000;
     walk(*tree.root, budget);
     (void)dudley::cli::json_text(dudley::cli::node_json(*tree.root), 1);

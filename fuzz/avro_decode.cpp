@@ -9,10 +9,10 @@
 #include <string>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/avro/container.hpp"
-#include "dudley/formats/avro/datum.hpp"
-#include "dudley/formats/avro/reader.hpp"
 #include "dudley/io/byte_source.hpp"
+#include "formats/avro/container.hpp"
+#include "formats/avro/datum.hpp"
+#include "formats/avro/reader.hpp"
 
 namespace {
 
@@ -71,8 +71,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       auto source = io::memory_source(rest.data(), rest.size(), "file.avro");
       // A block limit of 16 MiB (the default's bounds, checked faster): a bomb stops there,
       // a block of bounded records at what its records can take.
-      const model::Tree tree =
-          avro::tree_of(std::make_shared<const avro::ContainerReader>(source, uint64_t{16} << 20));
+      avro::AvroOpenOptions limits;
+      limits.max_block_bytes = uint64_t{16} << 20;
+      const model::Tree tree = avro::open_avro(source, limits);
       read_all(*tree.root);
     }
   } catch (const Error&) {

@@ -27,7 +27,7 @@
 #include <thread>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/zarr/reader.hpp"
+#include "dudley/formats/zarr.hpp"
 #include "dudley/io/store.hpp"
 
 namespace {
@@ -133,7 +133,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   limits.total_seconds = 5;
   limits.tries = 1;  // retries wait a quarter second: tests/interop/http_hostile_test.py has them
   try {
-    const dudley::model::Tree tree = dudley::zarr::read_zarr(dudley::io::open_http_store(
+    const dudley::model::Tree tree = dudley::zarr::open_zarr(dudley::io::open_http_store(
         "http://127.0.0.1:" + std::to_string(port) + "/s.zarr", limits));
     if (tree.root->data) (void)tree.root->data->read();
   } catch (const dudley::Error&) {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/netcdf/netcdf.hpp"
+#include "dudley/formats/netcdf.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path = "/tmp/dudley-fuzz-netcdf-" + std::to_string(::getpid()) + ".nc";

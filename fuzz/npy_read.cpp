@@ -8,7 +8,7 @@
 #include <string>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/npy/npy.hpp"
+#include "dudley/formats/npy.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path = "/tmp/dudley-fuzz-npy-" + std::to_string(::getpid()) + ".npy";

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/zarr/metadata.hpp"
+#include "formats/zarr/metadata.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace dudley::zarr;

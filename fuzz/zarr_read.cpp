@@ -10,7 +10,7 @@
 #include <string>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/zarr/reader.hpp"
+#include "dudley/formats/zarr.hpp"
 #include "dudley/model/sparse_chunks.hpp"
 
 namespace {
@@ -70,7 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // has, leaving every chunk missing (the fill value).
   const bool stored = (data[0] & 0x80) == 0;
   try {
-    model::Tree tree = zarr::read_zarr(
+    model::Tree tree = zarr::open_zarr(
         io::memory_store({{"zarr.json", json}, {stored ? "c/0/0" : "c/9/9", chunk}}));
     model::ArraySource* source = tree.root->data.get();
     if (!source) return 0;

@@ -1,22 +1,22 @@
 // The formats compiled into this build, registered in one place.
 #include "dudley/format.hpp"
-#include "dudley/formats/dudley/format.hpp"
-#include "dudley/formats/netcdf/netcdf.hpp"
-#include "dudley/formats/npy/npy.hpp"
+#include "dudley/formats/dudley.hpp"
+#include "dudley/formats/netcdf.hpp"
+#include "dudley/formats/npy.hpp"
 #ifdef DUDLEY_WITH_ASDF
-#include "dudley/formats/asdf/format.hpp"
+#include "dudley/formats/asdf.hpp"
 #endif
 #ifdef DUDLEY_WITH_ZARR
-#include "dudley/formats/zarr/format.hpp"
+#include "dudley/formats/zarr.hpp"
 #endif
 #ifdef DUDLEY_WITH_AVRO
-#include "dudley/formats/avro/format.hpp"
+#include "dudley/formats/avro.hpp"
 #endif
 #ifdef DUDLEY_WITH_NDL
-#include "dudley/formats/ndl/ndl.hpp"
+#include "dudley/formats/ndl.hpp"
 #endif
 #ifdef DUDLEY_WITH_HDF5
-#include "dudley/formats/hdf5/hdf5.hpp"
+#include "dudley/formats/hdf5.hpp"
 #endif
 
 namespace dudley {

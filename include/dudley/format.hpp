@@ -204,14 +204,6 @@ class LossLog {
   std::string format_, path_;
 };
 
-/// One file of a family that an index lists, and the options reading it needs (the index's
-/// layout, the member's parameter values), as if given on the command line
-/// (layout::family_index_members, formats/dudley/format.hpp).
-struct FamilyMember {
-  std::string path;
-  GivenOptions given;
-};
-
 /// How a format recognises its files when none is named.
 enum class Recognition {
   kSignature,  ///< bytes at the start of the file (ASDF's "#ASDF", HDF5's magic)

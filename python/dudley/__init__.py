@@ -24,14 +24,14 @@ __all__ = ["Array", "DataError", "DataTypeError", "Diagnostic", "Empty", "Error"
            "save", "to_dask"]
 
 
-def _reopen(path, given, format, node_path):
+def _reopen(path, request, node_path):
     """Opens a pickled file, group or array again (pickle calls it by this name)."""
-    return _reopen_native(path, given, format, node_path)
+    return _reopen_native(path, request, node_path)
 
 
-def _family(members, format):
+def _family(members):
     """Rebuilds a pickled Family (pickle calls it by this name)."""
-    return _family_native(members, format)
+    return _family_native(members)
 
 
 def __getattr__(name):

@@ -33,7 +33,7 @@ void bind_family(py::module_& m) {
       .def_property_readonly("files",
                              [](const Family& f) {
                                std::vector<std::string> out;
-                               for (const FamilyMember& member : f.members)
+                               for (const FamilyFile& member : f.members)
                                  out.push_back(member.path);
                                return out;
                              })
@@ -41,7 +41,7 @@ void bind_family(py::module_& m) {
           "_subset",
           [](const Family& f, const std::vector<int64_t>& indexes) {
             // The members `indexes` name, as a family of their own (Dask reads a few at once).
-            Family out{{}, f.format};
+            Family out;
             const auto n = static_cast<int64_t>(f.members.size());
             for (int64_t i : indexes) {
               if (i < -n || i >= n) throw py::index_error("no member " + std::to_string(i));
@@ -55,23 +55,26 @@ void bind_family(py::module_& m) {
              // A family pickles as its members and how each is opened (paths, layout,
              // parameters), so Dask's worker processes read members as this process would.
              py::list members;
-             for (const FamilyMember& member : f.members)
-               members.append(py::make_tuple(member.path, member.given));
+             for (const FamilyFile& member : f.members)
+               members.append(py::make_tuple(member.path, request_state(member.request)));
              return py::make_tuple(py::module_::import("dudley").attr("_family"),
-                                   py::make_tuple(members, f.format));
+                                   py::make_tuple(members));
            })
       .def("read", &Family::read, "path"_a, "index"_a = py::ellipsis(), "stack"_a = true,
            "Array `path` (indexed by `index`) of every member: stacked along a new first axis "
            "when all have one shape and dtype (and stack), else a list.");
   m.def(
       "_family_native",
-      [](const std::vector<std::pair<std::string, GivenOptions>>& members,
-         const std::optional<std::string>& format) {
-        Family f{{}, format};
-        for (const auto& [path, given] : members) f.members.push_back({path, given});
+      [](const py::list& members) {
+        Family f;
+        for (const py::handle member : members) {
+          const auto pair = member.cast<py::tuple>();
+          f.members.push_back(
+              {pair[0].cast<std::string>(), request_from_state(pair[1].cast<py::tuple>())});
+        }
         return f;
       },
-      "members"_a, "format"_a);
+      "members"_a);
   m.def("open_family", &open_family, "pattern"_a, "layout"_a = py::none(), "order"_a = py::none(),
         "params"_a = py::none(), "format"_a = py::none(),
         "A family: a glob pattern ('run_*.h5', name order) or a family index "

@@ -207,7 +207,7 @@ void bind_nodes(py::module_& m) {
   m.def("_save", &save_tree, "obj"_a, "path"_a, "format"_a, "item_class"_a, "lossy"_a = false);
   // dudley._reopen (python/dudley/__init__.py) calls this: pickle rebuilds objects by the
   // name of a Python function.
-  m.def("_reopen_native", &reopen, "path"_a, "given"_a, "format"_a, "node_path"_a);
+  m.def("_reopen_native", &reopen, "path"_a, "request"_a, "node_path"_a);
 }
 
 }  // namespace dudley::python

@@ -1,6 +1,6 @@
 #include "family.hpp"
 
-#include "dudley/formats/dudley/format.hpp"
+#include "dudley/formats/dudley.hpp"
 #include "dudley/io/file_glob.hpp"
 #include "dudley/layout/family/family_reader.hpp"
 #include "layout_tools.hpp"
@@ -11,28 +11,25 @@
 namespace dudley::python {
 
 File Family::open(size_t i) const {
-  return open_given(members.at(i).path, members[i].given, format);
+  return open_requested(members.at(i).path, members[i].request);
 }
 
 std::optional<py::array> Family::read_through_layout(const std::string& path,
                                                      py::handle index) const {
-  if ((format && *format != "dudley") || members.empty()) return std::nullopt;
-  const Format* dudley = FormatRegistry::builtin().find("dudley");
-  if (dudley == nullptr) return std::nullopt;
-  // Each member's options as the format reads them: one layout for all, its own parameters.
+  if (members.empty()) return std::nullopt;
+  // Each member's options: one layout for all, its own parameters.
   std::string layout_path;
   std::vector<layout::BindOptions> binds;
   binds.reserve(members.size());
-  for (const FamilyMember& m : members) {
-    OpenOptions options;
-    dudley->apply_open_options(m.given, options);
-    const auto& own = options.formats.get<layout::DudleyOpenOptions>();
-    if (own.layout.empty() || (!layout_path.empty() && own.layout != layout_path) ||
-        (!binds.empty() && own.bind.params_absent != binds.front().params_absent)) {
+  for (const FamilyFile& m : members) {
+    const OpenRequest& r = m.request;
+    if ((r.format && *r.format != "dudley") || !r.dudley || r.dudley->layout.empty() ||
+        (!layout_path.empty() && r.dudley->layout != layout_path) ||
+        (!binds.empty() && r.dudley->bind.params_absent != binds.front().params_absent)) {
       return std::nullopt;
     }
-    layout_path = own.layout;
-    binds.push_back(own.bind);
+    layout_path = r.dudley->layout;
+    binds.push_back(r.dudley->bind);
   }
   auto layout = std::make_shared<const layout::Layout>(parse_layout_arg(layout_path));
   const layout::NodeId target = layout->find(path.starts_with("/") ? path : "/" + path);
@@ -90,19 +87,19 @@ py::object Family::read(const std::string& path, py::handle index, bool stack) c
 Family open_family(const std::string& pattern, const std::optional<std::string>& layout,
                    const std::optional<std::string>& order, const std::optional<py::dict>& params,
                    const std::optional<std::string>& format) {
-  const GivenOptions given = given_options(layout, order, params);
+  const OpenRequest given = open_request(layout, order, params, format);
   Family fam;
-  fam.format = format;
   if (auto members = layout::family_index_members(pattern)) {
-    for (FamilyMember& m : *members) {
-      for (const auto& [name, values] : given) {  // what the caller said wins
-        if (name == "--param") {
-          m.given[name].insert(m.given[name].end(), values.begin(), values.end());
-        } else {
-          m.given[name] = values;
-        }
+    for (layout::DudleyFamilyMember& m : *members) {
+      // The index's options, but what the caller said wins.
+      OpenRequest request{format, std::move(m.options)};
+      if (given.dudley) {
+        layout::DudleyOpenOptions& own = *request.dudley;
+        if (layout) own.layout = given.dudley->layout;
+        if (order) own.bind.default_order = given.dudley->bind.default_order;
+        for (const auto& [name, value] : given.dudley->bind.params) own.bind.params[name] = value;
       }
-      fam.members.push_back(std::move(m));
+      fam.members.push_back({std::move(m.path), std::move(request)});
     }
   } else {
     for (const std::string& file : io::glob_files(pattern)) fam.members.push_back({file, given});

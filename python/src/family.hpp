@@ -9,10 +9,15 @@
 
 namespace dudley::python {
 
+/// One member of a family: its file and how it is opened.
+struct FamilyFile {
+  std::string path;
+  OpenRequest request;
+};
+
 /// The members of a family, with what reading each needs (a layout, parameters).
 struct Family {
-  std::vector<FamilyMember> members;
-  std::optional<std::string> format;
+  std::vector<FamilyFile> members;
 
   /// Member `i`, opened.
   File open(size_t i) const;

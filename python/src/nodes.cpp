@@ -2,10 +2,11 @@
 
 #include <pybind11/stl.h>
 
+#include <charconv>
 #include <cstring>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/format.hpp"
+#include "dudley/formats/dudley.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/layout/bind/to_model.hpp"
 #include "dudley/model/outer_read.hpp"
@@ -213,39 +214,83 @@ py::object wrap(const NodeRef& ref) {
   return py::cast(Group{ref});
 }
 
-// The options open() takes, as the formats' own option names (the CLI's spelling).
-GivenOptions given_options(const std::optional<std::string>& layout,
-                           const std::optional<std::string>& order,
-                           const std::optional<py::dict>& params) {
-  GivenOptions given;
-  if (layout) given["--layout"] = {*layout};
-  // "<" and ">" as numpy spells them, too; anything else is refused, not ignored.
-  if (order) given["--order"] = {order_named(*order) == ByteOrder::kLittle ? "little" : "big"};
-  if (params) {
-    for (auto [k, v] : *params) {
-      given["--param"].push_back(py::str(k).cast<std::string>() + "=" +
-                                 py::str(v).cast<std::string>());
-    }
+namespace {
+
+// A parameter's value as open() takes it: an integer, or text that is one ("3").
+int64_t param_value(const py::handle& name, const py::handle& value) {
+  const std::string text = py::str(value).cast<std::string>();
+  int64_t out = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (ec != std::errc() || ptr != text.data() + text.size()) {
+    throw Error(ErrorCategory::kUsage, "params[" + py::repr(name).cast<std::string>() +
+                                           "]: expected an integer, not " +
+                                           py::repr(value).cast<std::string>());
   }
-  return given;
+  return out;
 }
 
-File open_given(const std::string& path, const GivenOptions& given,
-                const std::optional<std::string>& format) {
+}  // namespace
+
+OpenRequest open_request(const std::optional<std::string>& layout,
+                         const std::optional<std::string>& order,
+                         const std::optional<py::dict>& params,
+                         const std::optional<std::string>& format) {
+  OpenRequest request;
+  request.format = format;
+  if (!layout && !order && (!params || params->empty())) return request;
+  layout::DudleyOpenOptions& dudley = request.dudley.emplace();
+  if (layout) dudley.layout = *layout;
+  // "<" and ">" as numpy spells them, too; anything else is refused, not ignored.
+  if (order) dudley.bind.default_order = order_named(*order);
+  if (params) {
+    for (auto [k, v] : *params)
+      dudley.bind.params[py::str(k).cast<std::string>()] = param_value(k, v);
+  }
+  return request;
+}
+
+py::tuple request_state(const OpenRequest& request) {
+  py::object dudley = py::none();
+  if (request.dudley) {
+    const layout::DudleyOpenOptions& d = *request.dudley;
+    py::dict params;
+    for (const auto& [name, value] : d.bind.params) params[py::str(name)] = value;
+    py::object order = py::none();
+    if (d.bind.default_order)
+      order = py::str(*d.bind.default_order == ByteOrder::kLittle ? "little" : "big");
+    dudley = py::make_tuple(d.layout, order, params, d.bind.params_absent);
+  }
+  return py::make_tuple(request.format ? py::object(py::str(*request.format)) : py::none(), dudley);
+}
+
+OpenRequest request_from_state(const py::tuple& state) {
+  OpenRequest request;
+  if (!state[0].is_none()) request.format = state[0].cast<std::string>();
+  if (!state[1].is_none()) {
+    const auto d = state[1].cast<py::tuple>();
+    layout::DudleyOpenOptions& dudley = request.dudley.emplace();
+    dudley.layout = d[0].cast<std::string>();
+    if (!d[1].is_none()) dudley.bind.default_order = order_named(d[1].cast<std::string>());
+    for (auto [k, v] : d[2].cast<py::dict>())
+      dudley.bind.params[k.cast<std::string>()] = v.cast<int64_t>();
+    dudley.bind.params_absent = d[3].cast<bool>();
+  }
+  return request;
+}
+
+File open_requested(const std::string& path, const OpenRequest& request) {
   OpenOptions options;
-  for (const Format* f : FormatRegistry::builtin().formats()) f->apply_open_options(given, options);
-  if (format) {
-    options.format = *format;
-  } else if (!given.empty()) {
-    options.format = "dudley";  // layouts, orders, parameters: Dudley data
+  if (request.format) options.format = *request.format;
+  if (request.dudley) {
+    options.formats.set(*request.dudley);
+    if (!request.format) options.format = "dudley";  // layouts, orders, parameters
   }
   std::shared_ptr<model::Tree> tree;
-  const auto layout = given.find("--layout");
-  if (layout != given.end() && layout->second.size() == 1 &&
-      is_layout_text(layout->second.front()) && (!format || *format == "dudley")) {
+  if (request.dudley && is_layout_text(request.dudley->layout) &&
+      (!request.format || *request.format == "dudley")) {
     // A layout given as text, as dudley.Writer takes it: bound with the options given.
-    auto parsed = std::make_shared<const layout::Layout>(parse_layout_arg(layout->second.front()));
-    const layout::BindOptions bind = options.formats.get<layout::DudleyOpenOptions>().bind;
+    auto parsed = std::make_shared<const layout::Layout>(parse_layout_arg(request.dudley->layout));
+    const layout::BindOptions bind = request.dudley->bind;
     py::gil_scoped_release unlocked;
     tree = std::make_shared<model::Tree>(layout::dudley_tree(parsed, io::open_file(path), bind));
     tree->format = "dudley";
@@ -258,8 +303,7 @@ File open_given(const std::string& path, const GivenOptions& given,
   f.node = tree->root.get();
   f.path = "/";
   f.filename = std::make_shared<const std::string>(path);
-  f.opened_with =
-      std::make_shared<const std::pair<GivenOptions, std::optional<std::string>>>(given, format);
+  f.opened_with = std::make_shared<const OpenRequest>(request);
   f.opened = path;
   f.format = tree->format;
   return f;
@@ -268,7 +312,7 @@ File open_given(const std::string& path, const GivenOptions& given,
 File open_path(const std::string& path, const std::optional<std::string>& layout,
                const std::optional<std::string>& order, const std::optional<py::dict>& params,
                const std::optional<std::string>& format) {
-  return open_given(path, given_options(layout, order, params), format);
+  return open_requested(path, open_request(layout, order, params, format));
 }
 
 namespace {
@@ -298,13 +342,12 @@ std::string short_repr(const NodeRef& r) {
 
 py::tuple reduce_node(const NodeRef& ref, bool file) {
   py::object reopen_fn = py::module_::import("dudley").attr("_reopen");
-  return py::make_tuple(reopen_fn, py::make_tuple(*ref.filename, ref.opened_with->first,
-                                                  ref.opened_with->second, file ? "" : ref.path));
+  return py::make_tuple(reopen_fn, py::make_tuple(*ref.filename, request_state(*ref.opened_with),
+                                                  file ? "" : ref.path));
 }
 
-py::object reopen(const std::string& path, const GivenOptions& given,
-                  const std::optional<std::string>& format, const std::string& node_path) {
-  File f = open_given(path, given, format);
+py::object reopen(const std::string& path, const py::tuple& state, const std::string& node_path) {
+  File f = open_requested(path, request_from_state(state));
   if (node_path.empty()) return py::cast(f);  // the file itself
   return wrap(lookup(f, node_path));
 }

@@ -13,11 +13,32 @@
 #include <utility>
 
 #include "dudley/format.hpp"
+#include "dudley/formats/dudley.hpp"
 #include "dudley/model/tree.hpp"
 
 namespace dudley::python {
 
 namespace py = pybind11;
+
+/// How a file is opened from Python: what open() was given (or a family index says), kept
+/// so that a pickled file, group or array reopens the same way in a Dask worker.
+struct OpenRequest {
+  /// The format to read; unset: found from the file (Dudley data when `dudley` is set).
+  std::optional<std::string> format;
+  /// The Dudley options given (a layout, an order, parameters), when any was.
+  std::optional<layout::DudleyOpenOptions> dudley;
+};
+
+/// The request of open()'s arguments: a layout (a file or layout text), an order ("little",
+/// "big", "<", ">") and parameter values (integers, by name or path). Raises UsageError for
+/// an order or a parameter value that is none.
+OpenRequest open_request(const std::optional<std::string>& layout,
+                         const std::optional<std::string>& order,
+                         const std::optional<py::dict>& params,
+                         const std::optional<std::string>& format);
+/// `request` as plain Python values, for pickle, and back.
+py::tuple request_state(const OpenRequest& request);
+OpenRequest request_from_state(const py::tuple& state);
 
 /// A node of an open tree; the tree stays alive while any of its nodes is used.
 struct NodeRef {
@@ -26,18 +47,17 @@ struct NodeRef {
   std::string path;  ///< "/" for the root
   /// The file opened: where a contiguous array's storage.offset points (view()).
   std::shared_ptr<const std::string> filename;
-  /// How it was opened (format options, format), to open it again in another process.
-  std::shared_ptr<const std::pair<GivenOptions, std::optional<std::string>>> opened_with;
+  /// How it was opened, to open it again in another process.
+  std::shared_ptr<const OpenRequest> opened_with;
 };
 
 /// What pickles a node (or, with `file`, the File itself): dudley._reopen and its arguments
 /// (the file's path, how it was opened, the node's path). Arrays and files then reopen by
 /// path in worker processes.
 py::tuple reduce_node(const NodeRef& ref, bool file);
-/// dudley._reopen: the node at `node_path` of the file `path` opened as `given` says (""
-/// the File itself).
-py::object reopen(const std::string& path, const GivenOptions& given,
-                  const std::optional<std::string>& format, const std::string& node_path);
+/// dudley._reopen: the node at `node_path` of the file `path` opened as the request_state
+/// `state` says ("" the File itself).
+py::object reopen(const std::string& path, const py::tuple& state, const std::string& node_path);
 
 /// The node at `key` below `at` ("x", "g/x", or absolute "/g/x"); KeyError when absent.
 NodeRef lookup(const NodeRef& at, const std::string& key);
@@ -86,14 +106,9 @@ struct File : Group {
 /// The Python object for `ref`: an Array or a Group.
 py::object wrap(const NodeRef& ref);
 
-/// The options open() takes, as the formats' own option names (the CLI's spelling).
-GivenOptions given_options(const std::optional<std::string>& layout,
-                           const std::optional<std::string>& order,
-                           const std::optional<py::dict>& params);
-/// Opens `path` with the formats' options `given` (a layout, order or parameters make it
-/// Dudley data unless `format` says otherwise). The file is read with the GIL released.
-File open_given(const std::string& path, const GivenOptions& given,
-                const std::optional<std::string>& format);
+/// Opens `path` as `request` says (Dudley options make it Dudley data unless its format says
+/// otherwise). The file is read with the GIL released.
+File open_requested(const std::string& path, const OpenRequest& request);
 /// dudley.open.
 File open_path(const std::string& path, const std::optional<std::string>& layout,
                const std::optional<std::string>& order, const std::optional<py::dict>& params,

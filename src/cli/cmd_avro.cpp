@@ -2,11 +2,8 @@
 // header: the schema is the ndarray record's, or given with --schema for records that nest
 // it). decode prints a datum (text or --json) or writes it in any format; encode writes an
 // array (or a tree matching --schema) of any format as one datum.
-#include <sys/stat.h>
 
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -16,22 +13,15 @@
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
-#include "dudley/formats/avro/container.hpp"
-#include "dudley/formats/avro/datum.hpp"
-#include "dudley/formats/avro/ndarray_record.hpp"
+#include "dudley/formats/avro.hpp"
 #include "dudley/io/atomic_file.hpp"
-#include "dudley/io/byte_source.hpp"
 #include "dudley/model/value_json.hpp"
 #include "dudley/open.hpp"
 
 namespace dudley::cli {
 namespace {
 
-namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
-
-// A datum's whole bytes are held: a file larger than this is refused rather than read.
-constexpr uint64_t kMaxDatumBytes = uint64_t{4} << 30;
 
 struct AvroOptions {
   std::string input;
@@ -42,11 +32,6 @@ struct AvroOptions {
   bool json = false;
   bool quiet = false;
 };
-
-avro::Schema schema_of(const AvroOptions& o) {
-  if (o.schema.empty()) return avro::ndarray_schema();
-  return avro::parse_schema(read_text_file(o.schema), o.schema);
-}
 
 void refuse_overwriting(const AvroOptions& o) {
   for (const std::string& in : {o.input, o.schema}) {
@@ -75,34 +60,7 @@ void print_text(const model::Node& node, const std::string& path) {
 }
 
 int run_decode(const AvroOptions& o) {
-  const avro::Schema schema = schema_of(o);
-  const auto source = io::open_file(o.input);
-  if (source->size() > kMaxDatumBytes) {
-    throw Error(
-        ErrorCategory::kLimit,
-        fmt::format("a datum of {} bytes; at most {} are read", source->size(), kMaxDatumBytes),
-        Location::file(o.input));
-  }
-  auto bytes = std::make_shared<codec::Bytes>(source->size());
-  source->read(0, bytes->size(), bytes->data(), "the datum");
-  if (bytes->size() >= 4 && std::memcmp(bytes->data(), avro::kMagic, 4) == 0) {
-    throw Error(ErrorCategory::kUsage,
-                "an Avro container file, not one raw datum: read it with dudley ls or dump",
-                Location::file(o.input));
-  }
-  avro::BinaryReader in(*bytes, o.input);
-  avro::DatumOptions datum;
-  datum.keep_alive = bytes;
-  datum.offsets_in_file = true;
-  model::Tree tree;
-  tree.format = "avro";
-  tree.root = avro::decode_node(in, schema, schema.root, datum);
-  if (!in.at_end()) {
-    throw Error(ErrorCategory::kData,
-                fmt::format("{} bytes after the datum (a container file is read by ls and dump)",
-                            in.remaining()),
-                Location::binary(o.input, in.offset()));
-  }
+  const model::Tree tree = avro::read_avro_datum(o.input, o.schema);
   if (!o.output.empty()) {
     refuse_overwriting(o);
     SaveOptions save;
@@ -165,13 +123,10 @@ const model::Node& item_of(const model::Tree& tree, const AvroOptions& o) {
 }
 
 int run_encode(const AvroOptions& o) {
-  const avro::Schema schema = schema_of(o);
   refuse_overwriting(o);
   const model::Tree tree = dudley::open(o.input);
   const model::Node& node = item_of(tree, o);
-  codec::Bytes datum;
-  avro::BinaryWriter w(datum);
-  avro::encode_node(node, schema, schema.root, w, o.item.empty() ? "/" : o.item);
+  const codec::Bytes datum = avro::encode_avro_datum(node, o.schema, o.item.empty() ? "/" : o.item);
   io::AtomicFile out(o.output);
   out.write_at(0, datum.data(), datum.size());
   out.commit();

@@ -8,7 +8,7 @@
 #include "cli/failure.hpp"
 #include "cli/value_text.hpp"
 #include "dudley/core/file_io.hpp"
-#include "dudley/formats/ndl/ndl.hpp"
+#include "dudley/formats/ndl.hpp"
 #include "dudley/io/atomic_file.hpp"
 
 namespace dudley::cli {

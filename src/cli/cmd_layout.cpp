@@ -13,7 +13,7 @@
 #include "cli/failure.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/core/path.hpp"
-#include "dudley/formats/netcdf/netcdf.hpp"
+#include "dudley/formats/netcdf.hpp"
 #include "dudley/io/atomic_file.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/layout/bind/to_model.hpp"
@@ -275,17 +275,12 @@ void print_skipped(const Plan& plan) {
 // The layout a netCDF classic file is read through (its header made into one), or nullopt
 // for files of other formats.
 std::optional<std::string> netcdf_layout(const std::string& path) {
-  std::shared_ptr<io::ByteSource> source;
   try {
-    source = io::open_file(path);
-  } catch (const Error&) {
-    return std::nullopt;  // not a file: the usual path says why
+    return netcdf::netcdf_layout_text(path);
+  } catch (const Error& e) {
+    if (e.category() == ErrorCategory::kIo) return std::nullopt;  // the usual path says why
+    throw;
   }
-  char head[4] = {};
-  if (source->size() < 4) return std::nullopt;
-  source->read(0, 4, head);
-  if (std::memcmp(head, "CDF", 3) != 0) return std::nullopt;
-  return netcdf::layout_text(netcdf::read_header(*source, path));
 }
 
 int run_layout(const LayoutCommandOptions& options) {

@@ -11,7 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/failure.hpp"
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/format.hpp"
+#include "dudley/formats/dudley.hpp"
 #include "dudley/io/file_glob.hpp"
 #include "dudley/open.hpp"
 
@@ -170,18 +170,19 @@ std::vector<std::string> format_names(bool writers) {
 std::vector<DataOptions> family_members(const DataOptions& o) {
   std::vector<DataOptions> out;
   if (auto members = layout::family_index_members(o.family)) {
-    for (FamilyMember& member : *members) {
+    for (const layout::DudleyFamilyMember& member : *members) {
       DataOptions m = o;
       m.data = member.path;
-      // What the index says reading its members needs, unless the command line said it.
-      for (auto& [name, values] : member.given) {
-        auto& mine = m.given[name];
-        if (name == "--param") {
-          mine.insert(mine.end(), values.begin(), values.end());
-        } else if (mine.empty()) {
-          mine = values;
-        }
-      }
+      // What the index says reading its members needs, unless the command line said it
+      // (its parameters first: the command line's, later, win).
+      std::vector<std::string> params;
+      for (const auto& [name, value] : member.options.bind.params)
+        params.push_back(fmt::format("{}={}", name, value));
+      auto& given_params = m.given["--param"];
+      given_params.insert(given_params.begin(), params.begin(), params.end());
+      if (given_params.empty()) m.given.erase("--param");
+      if (m.given["--layout"].empty()) m.given["--layout"] = {member.options.layout};
+      if (member.options.bind.params_absent) m.given["--params-absent"] = {"true"};
       out.push_back(std::move(m));
     }
     return out;

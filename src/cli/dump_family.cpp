@@ -11,7 +11,7 @@
 #include "cli/dumper.hpp"
 #include "cli/failure.hpp"
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/format.hpp"
+#include "dudley/formats/dudley.hpp"
 #include "dudley/layout/family/family_reader.hpp"
 #include "dudley/layout/syntax/parser.hpp"
 #include "dudley/model/contiguous_source.hpp"

@@ -144,6 +144,11 @@ def test_dudley_data_with_parameters(tmp_path):
     assert np.array_equal(f["x"][:, 1], [1.0, 3.0, 5.0])
     g = dudley.open(str(tmp_path / "d.bin"), layout=str(tmp_path / "d.dud"), params={"N": 2})
     assert g["x"].shape == (2, 2)
+    # Text that is an integer is one; anything else is refused, naming the parameter.
+    assert dudley.open(str(tmp_path / "d.bin"), params={"N": "1"})["x"].shape == (1, 2)
+    for bad in ("2.5", 2.5, "two", None):
+        with pytest.raises(dudley.UsageError, match=r"params\['N'\]: expected an integer"):
+            dudley.open(str(tmp_path / "d.bin"), params={"N": bad})
 
 
 def test_views_outlive_their_file(files):
@@ -294,6 +299,14 @@ def test_pickle_reopens_by_path(tmp_path):
     assert a.name == "/x" and np.array_equal(a[...], np.arange(6.0).reshape(3, 2))
     g = pickle.loads(pickle.dumps(f))
     assert isinstance(g, dudley.File) and g.format == "dudley" and "x" in g
+    # Parameters and the byte order given travel with the pickle (a Dask worker reads alike).
+    (tmp_path / "b.dud").write_text("N := <i8\nx = |f8[N, 2]\n")
+    (tmp_path / "b.bin").write_bytes(np.array([3], "<i8").tobytes() +
+                                     np.arange(6.0).astype(">f8").tobytes())
+    h = dudley.open(str(tmp_path / "b.bin"), layout=str(tmp_path / "b.dud"), order=">",
+                    params={"N": 2})
+    back = pickle.loads(pickle.dumps(h["x"]))
+    assert back.shape == (2, 2) and np.array_equal(back[...], np.arange(4.0).reshape(2, 2))
 
 
 def test_dask_follows_the_read_unit(tmp_path):

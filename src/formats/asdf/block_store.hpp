@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "dudley/formats/asdf/blocks.hpp"
-#include "dudley/formats/asdf/reader.hpp"
+#include "blocks.hpp"
+#include "reader.hpp"
 
 namespace dudley::asdf {
 

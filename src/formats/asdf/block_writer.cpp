@@ -3,11 +3,11 @@
 #include <cstring>
 #include <optional>
 
+#include "blocks.hpp"
 #include "dudley/codec/checksum.hpp"
 #include "dudley/codec/stream_encoder.hpp"
-#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/shape.hpp"
-#include "dudley/formats/asdf/blocks.hpp"
+#include "dudley/core/thread_pool.hpp"
 
 namespace dudley::asdf {
 

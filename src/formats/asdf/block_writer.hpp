@@ -4,13 +4,19 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
-#include "dudley/formats/asdf/writer.hpp"
+#include "dudley/formats/asdf.hpp"
 #include "dudley/io/atomic_file.hpp"
 #include "dudley/model/tree.hpp"
 
 namespace dudley::asdf {
+
+/// Writes one block (header and data, compressed as `options` says) at `at` of `out`;
+/// returns where it ends.
+uint64_t write_block(io::AtomicFile& out, uint64_t at, std::span<const std::byte> raw,
+                     const AsdfSaveOptions& options);
 
 class BlockStreamer {
  public:

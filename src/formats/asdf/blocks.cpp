@@ -1,6 +1,6 @@
 // Block headers, finding blocks, and the block index. Every size is checked against the
 // file before it is used: a header may claim anything.
-#include "dudley/formats/asdf/blocks.hpp"
+#include "blocks.hpp"
 
 #include <fmt/format.h>
 

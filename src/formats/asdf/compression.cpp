@@ -10,11 +10,11 @@
 #include <cstring>
 #include <functional>
 
+#include "blocks.hpp"
 #include "dudley/codec/lz4_framed.hpp"
-#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
-#include "dudley/formats/asdf/blocks.hpp"
+#include "dudley/core/thread_pool.hpp"
 
 namespace dudley::asdf {
 namespace {

@@ -1,6 +1,6 @@
 // ASDF datatypes <-> DType. The reference library maps them onto numpy dtypes; the names
 // and the packing (no alignment padding) follow it.
-#include "dudley/formats/asdf/datatype.hpp"
+#include "datatype.hpp"
 #include "yaml_names.hpp"
 
 #include <fmt/format.h>

@@ -7,8 +7,8 @@
 #include <optional>
 #include <string_view>
 
+#include "blocks.hpp"
 #include "dudley/core/error.hpp"
-#include "dudley/formats/asdf/blocks.hpp"
 
 namespace dudley::asdf {
 namespace {

@@ -1,9 +1,8 @@
 // The ASDF format's registration: its signature, its command-line options, and open/save
 // through the module's reader and writer.
-#include "dudley/formats/asdf/format.hpp"
+#include "dudley/formats/asdf.hpp"
 
-#include "dudley/formats/asdf/reader.hpp"
-#include "dudley/formats/asdf/writer.hpp"
+#include "reader.hpp"
 
 namespace dudley::asdf {
 namespace {
@@ -20,7 +19,7 @@ class AsdfFormat final : public BasicFormat {
     return has_asdf_signature(head);
   }
   model::Tree open(const std::string& path, const OpenOptions& options) const override {
-    return open_asdf(path, options.formats.get<AsdfOpenOptions>());
+    return open_asdf(path, options.formats.get<AsdfOpenOptions>(), options);
   }
 
   std::vector<FormatOption> cli_options() const override {
@@ -63,11 +62,7 @@ class AsdfFormat final : public BasicFormat {
   bool can_save() const override { return true; }
   SaveReport save(const model::Tree& tree, const std::string& path,
                   const SaveOptions& options) const override {
-    SaveReport report;
-    const uint64_t bytes =
-        write_asdf(tree, path, options.formats.get<AsdfSaveOptions>(), options, &report);
-    report.files.push_back({path, "data", bytes});
-    return report;
+    return write_asdf(tree, path, options.formats.get<AsdfSaveOptions>(), options);
   }
 };
 

@@ -9,9 +9,9 @@
 #include <cstring>
 #include <limits>
 
+#include "datatype.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/text.hpp"
-#include "dudley/formats/asdf/datatype.hpp"
 
 namespace dudley::asdf {
 namespace {

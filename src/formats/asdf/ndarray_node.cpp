@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "dudley/formats/asdf/datatype.hpp"
+#include "datatype.hpp"
 #include "dudley/model/memory_source.hpp"
 #include "file_structure.hpp"
 #include "inline_data.hpp"

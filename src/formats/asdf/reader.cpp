@@ -1,7 +1,7 @@
 // An ASDF file -> model tree. ndarray nodes become arrays; mappings and lists that hold
 // arrays become groups and lists; everything else (scalars, strings, maps, lists, tagged
 // objects we do not model) becomes attributes of the group that holds it.
-#include "dudley/formats/asdf/reader.hpp"
+#include "reader.hpp"
 #include "yaml_names.hpp"
 
 #include <fmt/format.h>
@@ -160,8 +160,8 @@ bool has_asdf_signature(std::span<const std::byte> head) {
   return head.size() >= 6 && std::memcmp(head.data(), "#ASDF ", 6) == 0;
 }
 
-model::Tree read_asdf(std::shared_ptr<io::ByteSource> source, const std::string& path,
-                      const AsdfOpenOptions& options) {
+model::Tree open_asdf(std::shared_ptr<io::ByteSource> source, const std::string& path,
+                      const AsdfOpenOptions& options, const OpenOptions&) {
   const FileStructure structure = read_structure(*source);
   YamlDocument doc;
   if (!structure.tree_text.empty()) doc = parse_yaml(structure.tree_text, path);
@@ -171,7 +171,8 @@ model::Tree read_asdf(std::shared_ptr<io::ByteSource> source, const std::string&
   ArrayContext context;
   context.path = path;
   context.options = options;
-  context.blocks = std::make_shared<const BlockStore>(source, std::move(blocks), options);
+  context.blocks =
+      std::make_shared<const BlockStore>(std::move(source), std::move(blocks), options);
   context.budget = &budget;
 
   model::Tree tree;
@@ -189,8 +190,9 @@ model::Tree read_asdf(std::shared_ptr<io::ByteSource> source, const std::string&
   return tree;
 }
 
-model::Tree open_asdf(const std::string& path, const AsdfOpenOptions& options) {
-  return read_asdf(io::open_file(path), path, options);
+model::Tree open_asdf(const std::string& path, const AsdfOpenOptions& options,
+                      const OpenOptions& common) {
+  return open_asdf(io::open_file(path), path, options, common);
 }
 
 }  // namespace dudley::asdf

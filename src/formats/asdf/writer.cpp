@@ -2,7 +2,7 @@
 // core/ndarray maps naming their block) and written as YAML text, then each array's data as
 // a block (compressed if asked, MD5 of the uncompressed data as the reference library
 // writes it), then the block index.
-#include "dudley/formats/asdf/writer.hpp"
+#include "dudley/formats/asdf.hpp"
 
 #include <fmt/format.h>
 
@@ -13,17 +13,17 @@
 #include <unordered_set>
 
 #include "block_writer.hpp"
+#include "blocks.hpp"
+#include "datatype.hpp"
 #include "dudley/codec/checksum.hpp"
-#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/text.hpp"
-#include "dudley/formats/asdf/blocks.hpp"
-#include "dudley/formats/asdf/datatype.hpp"
-#include "dudley/formats/asdf/reader.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "dudley/io/atomic_file.hpp"
 #include "dudley/io/disk_room.hpp"
 #include "dudley/model/text_strings.hpp"
 #include "dudley/model/value_array.hpp"
 #include "inline_data.hpp"
+#include "reader.hpp"
 #include "yaml_names.hpp"
 
 namespace dudley::asdf {
@@ -437,8 +437,8 @@ class Writer {
 
 }  // namespace
 
-uint64_t write_asdf(const model::Tree& given, const std::string& path,
-                    const AsdfSaveOptions& options, const SaveOptions& common, SaveReport* report) {
+SaveReport write_asdf(const model::Tree& given, const std::string& path,
+                      const AsdfSaveOptions& options, const SaveOptions& common) {
   model::Tree holder;
   const model::Tree& tree = model::with_group_root(given, holder);  // a Zarr array store
   if (!options.compression.empty() && !is_known_compression(options.compression)) {
@@ -471,10 +471,9 @@ uint64_t write_asdf(const model::Tree& given, const std::string& path,
   }
   for (std::string& item : writer.lost()) losses.lose(std::move(item));
   losses.check();  // before anything is written
-  if (report) {
-    report->notes = writer.notes();
-    report->lost = losses.take();
-  }
+  SaveReport report;
+  report.notes = writer.notes();
+  report.lost = losses.take();
 
   std::string text =
       "#ASDF 1.0.0\n#ASDF_STANDARD 1.5.0\n%YAML 1.1\n%TAG ! tag:stsci.edu:asdf/\n--- "
@@ -520,7 +519,8 @@ uint64_t write_asdf(const model::Tree& given, const std::string& path,
     at += index.size();
   }
   out.commit(common.fsync);
-  return at;
+  report.files.push_back({path, "data", at});
+  return report;
 }
 
 }  // namespace dudley::asdf

@@ -1,4 +1,4 @@
-#include "dudley/formats/avro/binary.hpp"
+#include "binary.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "dudley/formats/avro/container.hpp"
+#include "container.hpp"
 
 #include <fmt/format.h>
 
@@ -6,9 +6,9 @@
 #include <cstring>
 #include <random>
 
+#include "binary.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
-#include "dudley/formats/avro/binary.hpp"
 
 namespace dudley::avro {
 namespace {

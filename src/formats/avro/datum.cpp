@@ -1,11 +1,11 @@
-#include "dudley/formats/avro/datum.hpp"
+#include "datum.hpp"
 #include "dudley/model/value_array.hpp"
 
 #include <fmt/format.h>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/avro/ndarray_record.hpp"
 #include "dudley/model/memory_source.hpp"
+#include "ndarray_record.hpp"
 
 namespace dudley::avro {
 namespace {

@@ -1,10 +1,9 @@
-#include "dudley/formats/avro/format.hpp"
+#include "dudley/formats/avro.hpp"
 
 #include <cstring>
 
-#include "dudley/formats/avro/container.hpp"
-#include "dudley/formats/avro/reader.hpp"
-#include "dudley/formats/avro/writer.hpp"
+#include "container.hpp"
+#include "reader.hpp"
 
 namespace dudley::avro {
 namespace {
@@ -21,7 +20,7 @@ class AvroFormat final : public BasicFormat {
   }
 
   model::Tree open(const std::string& path, const OpenOptions& options) const override {
-    return open_avro(path, options.formats.get<AvroOpenOptions>().max_block_bytes);
+    return open_avro(path, options.formats.get<AvroOpenOptions>(), options);
   }
 
   std::vector<FormatOption> cli_options() const override {
@@ -64,11 +63,7 @@ class AvroFormat final : public BasicFormat {
   bool can_save() const override { return true; }
   SaveReport save(const model::Tree& tree, const std::string& path,
                   const SaveOptions& options) const override {
-    SaveReport report;
-    const uint64_t bytes =
-        write_avro(tree, path, options.formats.get<AvroSaveOptions>(), options, &report);
-    report.files.push_back({path, "data", bytes});
-    return report;
+    return write_avro(tree, path, options.formats.get<AvroSaveOptions>(), options);
   }
 };
 

@@ -1,4 +1,4 @@
-#include "dudley/formats/avro/ndarray_record.hpp"
+#include "ndarray_record.hpp"
 
 #include <fmt/format.h>
 

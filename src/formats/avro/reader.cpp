@@ -1,11 +1,11 @@
-#include "dudley/formats/avro/reader.hpp"
+#include "reader.hpp"
 
 #include <fmt/format.h>
 
+#include "datum.hpp"
 #include "dudley/core/error.hpp"
-#include "dudley/formats/avro/datum.hpp"
-#include "dudley/formats/avro/table.hpp"
 #include "dudley/io/byte_source.hpp"
+#include "table.hpp"
 
 namespace dudley::avro {
 namespace {
@@ -127,8 +127,15 @@ model::Tree tree_of(std::shared_ptr<const ContainerReader> reader) {
   return tree;
 }
 
-model::Tree open_avro(const std::string& path, uint64_t max_block_bytes) {
-  return tree_of(std::make_shared<const ContainerReader>(io::open_file(path), max_block_bytes));
+model::Tree open_avro(std::shared_ptr<io::ByteSource> source, const AvroOpenOptions& options,
+                      const OpenOptions&) {
+  return tree_of(
+      std::make_shared<const ContainerReader>(std::move(source), options.max_block_bytes));
+}
+
+model::Tree open_avro(const std::string& path, const AvroOpenOptions& options,
+                      const OpenOptions& common) {
+  return open_avro(io::open_file(path), options, common);
 }
 
 }  // namespace dudley::avro

@@ -1,4 +1,4 @@
-#include "dudley/formats/avro/schema.hpp"
+#include "schema.hpp"
 
 #include <avro.h>
 #include <fmt/format.h>
@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/avro/ndarray_record.hpp"
+#include "ndarray_record.hpp"
 
 namespace dudley::avro {
 namespace {

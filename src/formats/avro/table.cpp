@@ -1,4 +1,4 @@
-#include "dudley/formats/avro/table.hpp"
+#include "table.hpp"
 
 #include <fmt/format.h>
 

@@ -1,17 +1,17 @@
-#include "dudley/formats/avro/writer.hpp"
+#include "dudley/formats/avro.hpp"
 
 #include <fmt/format.h>
 
+#include "container.hpp"
+#include "datum.hpp"
 #include "dudley/core/big_memory.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/core/shape.hpp"
-#include "dudley/formats/avro/container.hpp"
-#include "dudley/formats/avro/datum.hpp"
-#include "dudley/formats/avro/ndarray_record.hpp"
-#include "dudley/formats/avro/reader.hpp"
-#include "dudley/formats/avro/table.hpp"
 #include "dudley/model/read_pieces.hpp"
+#include "ndarray_record.hpp"
+#include "reader.hpp"
+#include "table.hpp"
 
 namespace dudley::avro {
 namespace {
@@ -117,8 +117,8 @@ void write_rows(const model::Node& table, const Schema& schema, ContainerWriter&
 
 }  // namespace
 
-uint64_t write_avro(const model::Tree& tree, const std::string& path,
-                    const AvroSaveOptions& options, const SaveOptions& common, SaveReport* report) {
+SaveReport write_avro(const model::Tree& tree, const std::string& path,
+                      const AvroSaveOptions& options, const SaveOptions& common) {
   LossLog losses(tree, common.lossy, "Avro", path);
   std::vector<std::string> notes;
   if (!tree.pointees.empty()) {
@@ -145,12 +145,11 @@ uint64_t write_avro(const model::Tree& tree, const std::string& path,
   // The file appears only when nothing was lost (or the loss was asked for).
   auto finish = [&] {
     losses.check();
-    const uint64_t size = out.commit(common.fsync);
-    if (report) {
-      report->notes = std::move(notes);
-      report->lost = losses.take();
-    }
-    return size;
+    SaveReport report;
+    report.files.push_back({path, "data", out.commit(common.fsync)});
+    report.notes = std::move(notes);
+    report.lost = losses.take();
+    return report;
   };
   if (!given) {
     // Progress in bytes (the tree walked once more for the total); records of a schema are

@@ -1,6 +1,6 @@
 // The Dudley format's registration: sniffing, its command-line options, the files it reads
 // and writes besides the one named, and open/save through the module's reader and writer.
-#include "dudley/formats/dudley/format.hpp"
+#include "dudley/formats/dudley.hpp"
 
 #include <cctype>
 #include <charconv>
@@ -78,8 +78,7 @@ class DudleyFormat final : public BasicFormat {
   }
 
   model::Tree open(const std::string& path, const OpenOptions& options) const override {
-    const auto& own = options.formats.get<DudleyOpenOptions>();
-    return open_dudley(path, own.layout, own.bind, options.wanted);
+    return open_dudley(path, options.formats.get<DudleyOpenOptions>(), options);
   }
 
   std::vector<FormatOption> cli_options() const override {
@@ -179,53 +178,62 @@ class DudleyFormat final : public BasicFormat {
   bool can_save() const override { return true; }
   SaveReport save(const model::Tree& tree, const std::string& path,
                   const SaveOptions& options) const override {
-    const auto& own = options.formats.get<DudleySaveOptions>();
-    WriteOptions write;
-    write.order = own.order;
-    write.fsync = options.fsync;
-    write.write_layout = own.write_layout;
-    write.embed_layout = own.embed_layout;
-    write.progress = options.progress;
-    SaveReport report;
-    uint64_t bytes = 0;
-    if (own.to_layout.empty()) {
-      bytes = write_tree(tree, path, write, &report, options.lossy);
-    } else {
-      const Layout target = load_layout(own.to_layout);
-      // The layout chooses what is carried (a family's template takes some of the source's
-      // arrays): the others are named, not refused.
-      bytes = write_tree_into(tree, target, path, write, &report.unused);
-      if (!report.unused.empty()) {
-        report.notes.push_back(fmt::format("{} array(s) of the source have no item in {}: {}",
-                                           report.unused.size(), own.to_layout,
-                                           fmt::join(report.unused, ", ")));
-      }
-    }
-    report.files.push_back(
-        {path, own.embed_layout ? "data, its layout embedded at the end" : "data", bytes});
-    if (own.embed_layout) report.layout = path;
-    if (write.write_layout && !own.embed_layout) {
-      report.layout = layout_path_for(path);
-      std::error_code ec;
-      const uint64_t size = fs::file_size(report.layout, ec);
-      report.files.push_back({report.layout, "layout", ec ? 0 : size});
-    }
-    return report;
+    return write_dudley(tree, path, options.formats.get<DudleySaveOptions>(), options);
   }
 };
 
 }  // namespace
 
-std::optional<std::vector<FamilyMember>> family_index_members(const std::string& path) {
+model::Tree open_dudley(const std::string& path, const DudleyOpenOptions& options,
+                        const OpenOptions& common) {
+  return open_with_layout(path, options.layout, options.bind, common.wanted);
+}
+
+SaveReport write_dudley(const model::Tree& tree, const std::string& path,
+                        const DudleySaveOptions& options, const SaveOptions& common) {
+  WriteOptions write;
+  write.order = options.order;
+  write.fsync = common.fsync;
+  write.write_layout = options.write_layout;
+  write.embed_layout = options.embed_layout;
+  write.progress = common.progress;
+  SaveReport report;
+  uint64_t bytes = 0;
+  if (options.to_layout.empty()) {
+    bytes = write_tree(tree, path, write, &report, common.lossy);
+  } else {
+    const Layout target = load_layout(options.to_layout);
+    // The layout chooses what is carried (a family's template takes some of the source's
+    // arrays): the others are named, not refused.
+    bytes = write_tree_into(tree, target, path, write, &report.unused);
+    if (!report.unused.empty()) {
+      report.notes.push_back(fmt::format("{} array(s) of the source have no item in {}: {}",
+                                         report.unused.size(), options.to_layout,
+                                         fmt::join(report.unused, ", ")));
+    }
+  }
+  report.files.push_back(
+      {path, options.embed_layout ? "data, its layout embedded at the end" : "data", bytes});
+  if (options.embed_layout) report.layout = path;
+  if (write.write_layout && !options.embed_layout) {
+    report.layout = layout_path_for(path);
+    std::error_code ec;
+    const uint64_t size = fs::file_size(report.layout, ec);
+    report.files.push_back({report.layout, "layout", ec ? 0 : size});
+  }
+  return report;
+}
+
+std::optional<std::vector<DudleyFamilyMember>> family_index_members(const std::string& path) {
   if (!is_family_index(path)) return std::nullopt;
   const FamilyIndex index = read_family_index(path);
-  std::vector<FamilyMember> out;
+  std::vector<DudleyFamilyMember> out;
   for (size_t i = 0; i < index.files.size(); ++i) {
-    FamilyMember m{index.files[i], {{"--layout", {index.layout_path}}}};
-    for (size_t k = 0; k < index.param_paths.size(); ++k) {
-      m.given["--param"].push_back(fmt::format("{}={}", index.param_paths[k], index.values[i][k]));
-    }
-    if (!index.params_in_files) m.given["--params-absent"] = {"true"};
+    DudleyFamilyMember m{index.files[i], {}};
+    m.options.layout = index.layout_path;
+    for (size_t k = 0; k < index.param_paths.size(); ++k)
+      m.options.bind.params[index.param_paths[k]] = index.values[i][k];
+    m.options.bind.params_absent = !index.params_in_files;
     out.push_back(std::move(m));
   }
   return out;

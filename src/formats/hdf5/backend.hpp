@@ -16,7 +16,17 @@
 
 namespace dudley::hdf5 {
 
-/// The libhdf5-calling entry points (open_hdf5 and write_hdf5 of hdf5.hpp).
+/// The HDF5 file at `path` as a tree (open_hdf5 of dudley/formats/hdf5.hpp, the format's
+/// own options in `options.formats`).
+model::Tree read_hdf5_file(const std::string& path, const OpenOptions& options);
+
+/// Writes `tree` as the HDF5 file `path` and returns its size (write_hdf5 of
+/// dudley/formats/hdf5.hpp, the format's own options in `options.formats`); its notes and
+/// what a lossy save left out go to `report`.
+uint64_t write_hdf5_file(const model::Tree& tree, const std::string& path,
+                         const SaveOptions& options, SaveReport& report);
+
+/// The libhdf5-calling entry points (read_hdf5_file and write_hdf5_file).
 struct Backend {
   model::Tree (*open)(const std::string& path, const OpenOptions& options);
   uint64_t (*write)(const model::Tree& tree, const std::string& path, const SaveOptions& options,

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "backend.hpp"
-#include "dudley/formats/hdf5/hdf5.hpp"
+#include "dudley/formats/hdf5.hpp"
 
 namespace dudley::hdf5 {
 namespace {
@@ -23,7 +23,7 @@ class Hdf5Format final : public BasicFormat {
   }
 
   model::Tree open(const std::string& path, const OpenOptions& options) const override {
-    return backend().open(path, options);
+    return backend().open(path, options);  // its own options are in options.formats
   }
 
   std::vector<FormatOption> cli_options() const override {
@@ -49,14 +49,28 @@ class Hdf5Format final : public BasicFormat {
   bool can_save() const override { return true; }
   SaveReport save(const model::Tree& tree, const std::string& path,
                   const SaveOptions& options) const override {
-    SaveReport report;
-    const uint64_t bytes = backend().write(tree, path, options, report);
-    report.files.push_back({path, "data", bytes});
-    return report;
+    return write_hdf5(tree, path, options.formats.get<Hdf5SaveOptions>(), options);
   }
 };
 
 }  // namespace
+
+model::Tree open_hdf5(const std::string& path, const Hdf5OpenOptions& options,
+                      const OpenOptions& common) {
+  OpenOptions all = common;
+  all.formats.set(options);
+  return backend().open(path, all);
+}
+
+SaveReport write_hdf5(const model::Tree& tree, const std::string& destination,
+                      const Hdf5SaveOptions& options, const SaveOptions& common) {
+  SaveOptions all = common;
+  all.formats.set(options);
+  SaveReport report;
+  const uint64_t bytes = backend().write(tree, destination, all, report);
+  report.files.push_back({destination, "data", bytes});
+  return report;
+}
 
 void register_hdf5_format(FormatRegistry& registry) {
   registry.add(std::make_unique<Hdf5Format>());

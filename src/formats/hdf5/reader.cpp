@@ -15,12 +15,13 @@
 #include <set>
 #include <unordered_map>
 
-#include "dataset_source.hpp"
+#include "backend.hpp"
 #include "datatype.hpp"
 #include "dudley/core/path.hpp"
-#include "dudley/formats/hdf5/hdf5.hpp"
+#include "dudley/formats/hdf5.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "filters.hpp"
+#include "source.hpp"
 #include "stored_extents.hpp"
 
 namespace dudley::hdf5 {
@@ -484,7 +485,7 @@ class Reader {
 
 }  // namespace
 
-model::Tree open_hdf5(const std::string& path, const OpenOptions& options) {
+model::Tree read_hdf5_file(const std::string& path, const OpenOptions& options) {
   prepare_library();
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)

@@ -12,12 +12,12 @@
 #include <set>
 #include <tuple>
 
-#include "dataset_source.hpp"
+#include "backend.hpp"
 #include "datatype.hpp"
 #include "dudley/core/big_memory.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/core/vlen.hpp"
-#include "dudley/formats/hdf5/hdf5.hpp"
+#include "dudley/formats/hdf5.hpp"
 #include "dudley/io/atomic_outputs.hpp"
 #include "dudley/io/disk_room.hpp"
 #include "dudley/model/sparse_chunks.hpp"
@@ -25,6 +25,7 @@
 #include "dudley/model/value_array.hpp"
 #include "dudley/model/value_json.hpp"
 #include "filters.hpp"
+#include "source.hpp"
 
 namespace dudley::hdf5 {
 namespace {
@@ -766,8 +767,8 @@ class Writer {
 
 }  // namespace
 
-uint64_t write_hdf5(const model::Tree& source, const std::string& path, const SaveOptions& options,
-                    SaveReport& report) {
+uint64_t write_hdf5_file(const model::Tree& source, const std::string& path,
+                         const SaveOptions& options, SaveReport& report) {
   prepare_library();
   model::Tree holder;
   const model::Tree& tree = model::with_group_root(source, holder);

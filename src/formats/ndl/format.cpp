@@ -1,12 +1,8 @@
 // The "ndl" format: NDL documents read as description trees (with the values they hold) and
 // written with every value, so `dudley convert data.h5 data.yaml` keeps the data.
-#include "dudley/formats/ndl/ndl.hpp"
+#include "dudley/formats/ndl.hpp"
 
 #include <algorithm>
-
-#include <fmt/format.h>
-
-#include "dudley/io/atomic_file.hpp"
 
 namespace dudley::ndl {
 namespace {
@@ -27,38 +23,14 @@ class NdlFormat final : public BasicFormat {
     return std::none_of(head.begin(), head.end(), [](std::byte b) { return b == std::byte{0}; });
   }
 
-  model::Tree open(const std::string& path, const OpenOptions&) const override {
-    return open_ndl(path);
+  model::Tree open(const std::string& path, const OpenOptions& options) const override {
+    return open_ndl(path, options.formats.get<NdlOpenOptions>(), options);
   }
 
   bool can_save() const override { return true; }
   SaveReport save(const model::Tree& tree, const std::string& path,
                   const SaveOptions& options) const override {
-    SaveReport report;
-    io::AtomicFile file(path);
-    uint64_t at = 0;
-    DescribeOptions describe_options;
-    describe_options.values = true;
-    describe_options.skipped_as_warnings = false;  // the loss log counts them
-    describe_options.leave_bookkeeping = true;
-    DescribeProblems problems;
-    describe(
-        tree, describe_options,
-        [&](std::string_view text) {
-          file.write_at(at, text.data(), text.size());
-          at += text.size();
-        },
-        problems);
-    // What NDL cannot state and what could not be read alike: not in the output.
-    LossLog losses(tree, options.lossy, "NDL", path);
-    for (std::string& e : problems.errors) losses.lose(std::move(e));
-    for (std::string& w : problems.warnings) losses.lose(std::move(w));
-    losses.check();  // the temporary file is discarded
-    file.commit(options.fsync);
-    report.lost = losses.take();
-    report.notes = std::move(problems.notes);
-    report.files.push_back({path, "data", at});
-    return report;
+    return write_ndl(tree, path, options.formats.get<NdlSaveOptions>(), options);
   }
 };
 

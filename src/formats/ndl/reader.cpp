@@ -11,7 +11,7 @@
 #include "dudley/core/file_io.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/core/suggest.hpp"
-#include "dudley/formats/ndl/ndl.hpp"
+#include "dudley/formats/ndl.hpp"
 #include "dudley/model/memory_source.hpp"
 #include "filters.hpp"
 #include "values.hpp"
@@ -518,7 +518,7 @@ model::Tree read_ndl(std::string_view text, const std::string& path) {
   return Reader(doc, text.size(), path).read();
 }
 
-model::Tree open_ndl(const std::string& path) {
+model::Tree open_ndl(const std::string& path, const NdlOpenOptions&, const OpenOptions&) {
   const std::string text = read_text_file(path);
   return read_ndl(text, path);
 }

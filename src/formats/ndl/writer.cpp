@@ -10,7 +10,8 @@
 #include "datatype.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/core/shape.hpp"
-#include "dudley/formats/ndl/ndl.hpp"
+#include "dudley/formats/ndl.hpp"
+#include "dudley/io/atomic_file.hpp"
 #include "dudley/model/text_strings.hpp"
 #include "dudley/model/value_array.hpp"
 #include "filters.hpp"
@@ -423,6 +424,35 @@ std::string describe_text(const model::Tree& tree, const DescribeOptions& option
   describe(
       tree, options, [&](std::string_view s) { out += s; }, problems);
   return out;
+}
+
+SaveReport write_ndl(const model::Tree& tree, const std::string& path, const NdlSaveOptions&,
+                     const SaveOptions& common) {
+  SaveReport report;
+  io::AtomicFile file(path);
+  uint64_t at = 0;
+  DescribeOptions describe_options;
+  describe_options.values = true;
+  describe_options.skipped_as_warnings = false;  // the loss log counts them
+  describe_options.leave_bookkeeping = true;
+  DescribeProblems problems;
+  describe(
+      tree, describe_options,
+      [&](std::string_view text) {
+        file.write_at(at, text.data(), text.size());
+        at += text.size();
+      },
+      problems);
+  // What NDL cannot state and what could not be read alike: not in the output.
+  LossLog losses(tree, common.lossy, "NDL", path);
+  for (std::string& e : problems.errors) losses.lose(std::move(e));
+  for (std::string& w : problems.warnings) losses.lose(std::move(w));
+  losses.check();  // the temporary file is discarded
+  file.commit(common.fsync);
+  report.lost = losses.take();
+  report.notes = std::move(problems.notes);
+  report.files.push_back({path, "data", at});
+  return report;
 }
 
 }  // namespace dudley::ndl

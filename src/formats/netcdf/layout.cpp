@@ -6,7 +6,7 @@
 #include <cctype>
 #include <set>
 
-#include "dudley/formats/netcdf/netcdf.hpp"
+#include "metadata.hpp"
 
 namespace dudley::netcdf {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "dudley/codec/chain.hpp"
 #include "dudley/core/thread_pool.hpp"
-#include "dudley/formats/zarr/metadata.hpp"
+#include "metadata.hpp"
 
 namespace dudley::zarr {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <unordered_set>
 
-#include "dudley/formats/zarr/metadata.hpp"
 #include "dudley/io/store.hpp"
 #include "dudley/model/tree.hpp"
+#include "metadata.hpp"
 
 namespace dudley::zarr {
 

@@ -1,4 +1,4 @@
-#include "dudley/formats/zarr/fill_value.hpp"
+#include "fill_value.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "dudley/formats/zarr/format.hpp"
+#include "dudley/formats/zarr.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/zarr/reader.hpp"
-#include "dudley/formats/zarr/writer.hpp"
 #include "dudley/io/store.hpp"
+#include "reader.hpp"
+#include "writer.hpp"
 
 namespace dudley::zarr {
 namespace {
@@ -32,11 +32,7 @@ class ZarrFormat final : public BasicFormat {
   }
 
   model::Tree open(const std::string& path, const OpenOptions& options) const override {
-    io::HttpLimits http = io::is_url(path) ? io::HttpLimits::from_environment() : io::HttpLimits{};
-    const auto& own = options.formats.get<ZarrOpenOptions>();
-    if (own.http_timeout) http.request_seconds = *own.http_timeout;
-    if (own.http_deadline) http.total_seconds = *own.http_deadline;
-    return open_zarr(path, http);
+    return open_zarr(path, options.formats.get<ZarrOpenOptions>(), options);
   }
 
   std::vector<FormatOption> cli_options() const override {
@@ -131,11 +127,7 @@ class ZarrFormat final : public BasicFormat {
   bool can_save() const override { return true; }
   SaveReport save(const model::Tree& tree, const std::string& path,
                   const SaveOptions& options) const override {
-    SaveReport report;
-    const uint64_t bytes =
-        write_zarr(tree, path, options.formats.get<ZarrSaveOptions>(), options, &report);
-    report.files.push_back({path, "store", bytes});
-    return report;
+    return write_zarr(tree, path, options.formats.get<ZarrSaveOptions>(), options);
   }
 
  private:

@@ -1,4 +1,4 @@
-#include "dudley/formats/zarr/json_text.hpp"
+#include "json_text.hpp"
 
 #include <fmt/format.h>
 

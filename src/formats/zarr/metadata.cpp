@@ -1,4 +1,4 @@
-#include "dudley/formats/zarr/metadata.hpp"
+#include "metadata.hpp"
 
 #include <charconv>
 
@@ -6,11 +6,11 @@
 
 #include <set>
 
+#include "datatype.hpp"
 #include "dudley/codec/codec.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
-#include "dudley/formats/zarr/data_type.hpp"
-#include "dudley/formats/zarr/json_text.hpp"
+#include "json_text.hpp"
 
 namespace dudley::zarr {
 namespace {

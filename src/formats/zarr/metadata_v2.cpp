@@ -8,10 +8,10 @@
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/text.hpp"
-#include "dudley/formats/zarr/json_text.hpp"
-#include "dudley/formats/zarr/metadata.hpp"
 #include "dudley/model/numpy_descr.hpp"
 #include "dudley/model/value_json.hpp"
+#include "json_text.hpp"
+#include "metadata.hpp"
 
 namespace dudley::zarr {
 namespace {

@@ -1,4 +1,4 @@
-#include "dudley/formats/zarr/reader.hpp"
+#include "reader.hpp"
 
 #include <fmt/format.h>
 
@@ -6,11 +6,11 @@
 #include <map>
 #include <set>
 
-#include "array_source.hpp"
 #include "dudley/core/error.hpp"
-#include "dudley/formats/zarr/json_text.hpp"
-#include "dudley/formats/zarr/metadata.hpp"
 #include "dudley/model/value_json.hpp"
+#include "json_text.hpp"
+#include "metadata.hpp"
+#include "source.hpp"
 
 namespace dudley::zarr {
 namespace {
@@ -263,7 +263,8 @@ std::map<std::string, std::string> consolidated(const io::Store& store) {
 
 }  // namespace
 
-model::Tree read_zarr(const std::shared_ptr<const io::Store>& store) {
+model::Tree open_zarr(const std::shared_ptr<const io::Store>& store, const ZarrOpenOptions&,
+                      const OpenOptions&) {
   model::Tree tree;
   tree.format = "zarr";  // v2 and v3 alike
   // A store that cannot list its groups' members lists them from its consolidated metadata.
@@ -284,9 +285,13 @@ model::Tree read_zarr(const std::shared_ptr<const io::Store>& store) {
   return tree;
 }
 
-model::Tree open_zarr(const std::string& path, const io::HttpLimits& http) {
-  return read_zarr(io::is_url(path) ? io::open_http_store(path, http)
-                                    : io::open_directory_store(path));
+model::Tree open_zarr(const std::string& path, const ZarrOpenOptions& options,
+                      const OpenOptions& common) {
+  if (!io::is_url(path)) return open_zarr(io::open_directory_store(path), options, common);
+  io::HttpLimits http = io::HttpLimits::from_environment();
+  if (options.http_timeout) http.request_seconds = *options.http_timeout;
+  if (options.http_deadline) http.total_seconds = *options.http_deadline;
+  return open_zarr(io::open_http_store(path, http), options, common);
 }
 
 }  // namespace dudley::zarr

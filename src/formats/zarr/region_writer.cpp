@@ -1,11 +1,10 @@
-#include "dudley/formats/zarr/region_writer.hpp"
+#include "dudley/formats/zarr.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
 
-#include "array_source.hpp"
 #include "chunk_encoder.hpp"
 #include "chunk_files.hpp"
 #include "dudley/core/box_copy.hpp"
@@ -13,9 +12,10 @@
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/thread_pool.hpp"
-#include "dudley/formats/zarr/reader.hpp"
 #include "dudley/io/store.hpp"
+#include "reader.hpp"
 #include "segments.hpp"
+#include "source.hpp"
 
 namespace dudley::zarr {
 namespace {
@@ -44,45 +44,68 @@ std::string array_prefix(const std::string& path) {
 
 }  // namespace
 
+// The array written: its store and its metadata.
+struct RegionWriter::Array {
+  std::string root;    // the store's directory
+  std::string prefix;  // the array's keys: "" or "a/b"
+  std::shared_ptr<const io::Store> store;
+  ArrayMetadata meta;
+  DType native;  // the element type write() takes
+};
+
 RegionWriter::RegionWriter(const std::string& store_path, const std::string& array_path)
-    : root_(store_path), prefix_(array_prefix(array_path)) {
-  store_ = io::open_directory_store(root_);
-  NodeMetadata node = read_node_metadata(*store_, prefix_);
+    : array_(std::make_unique<Array>()) {
+  array_->root = store_path;
+  array_->prefix = array_prefix(array_path);
+  array_->store = io::open_directory_store(array_->root);
+  NodeMetadata node = read_node_metadata(*array_->store, array_->prefix);
   if (!node.array) {
-    throw Error(ErrorCategory::kUsage,
-                fmt::format("'{}' is a group, not an array", prefix_.empty() ? "/" : prefix_),
-                Location::file(root_));
+    throw Error(
+        ErrorCategory::kUsage,
+        fmt::format("'{}' is a group, not an array", array_->prefix.empty() ? "/" : array_->prefix),
+        Location::file(array_->root));
   }
-  meta_ = std::move(*node.array);
-  if (meta_.dtype.kind() == DTypeKind::kVLen) {
+  array_->meta = std::move(*node.array);
+  if (array_->meta.dtype.kind() == DTypeKind::kVLen) {
     throw Error(ErrorCategory::kType, "string and bytes arrays are not written by this build",
-                Location::file(root_));
+                Location::file(array_->root));
   }
-  native_ =
-      meta_.dtype.needs_swap() ? meta_.dtype.with_byte_order(native_byte_order()) : meta_.dtype;
-  ChunkEncoder check(meta_);  // refuses what it cannot encode now, not at the first write
+  array_->native = array_->meta.dtype.needs_swap()
+                       ? array_->meta.dtype.with_byte_order(native_byte_order())
+                       : array_->meta.dtype;
+  ChunkEncoder check(array_->meta);  // refuses what it cannot encode now, not at the first write
 }
 
 RegionWriter::~RegionWriter() = default;
 
+const DType& RegionWriter::dtype() const {
+  return array_->native;
+}
+
+const std::vector<int64_t>& RegionWriter::shape() const {
+  return array_->meta.shape;
+}
+
 uint64_t RegionWriter::write(const Hyperslab& slab, const void* data) {
-  slab.check_fits(meta_.shape);
-  const size_t rank = meta_.shape.size();
+  slab.check_fits(array_->meta.shape);
+  const size_t rank = array_->meta.shape.size();
   for (size_t d = 0; d < rank; ++d) {
     if (slab.step(d) != 1) {
-      throw Error(ErrorCategory::kUsage,
-                  fmt::format("a region written must have steps of 1 (dimension {} has {})", d,
-                              slab.step(d)),
-                  Location::file(root_ + (prefix_.empty() ? "" : "/" + prefix_)));
+      throw Error(
+          ErrorCategory::kUsage,
+          fmt::format("a region written must have steps of 1 (dimension {} has {})", d,
+                      slab.step(d)),
+          Location::file(array_->root + (array_->prefix.empty() ? "" : "/" + array_->prefix)));
     }
     if (slab.count[d] == 0) return 0;
   }
-  const uint64_t element = native_.size();
-  const std::vector<int64_t>& cs = meta_.chunk_shape;
-  ChunkEncoder encoder(meta_);
+  const uint64_t element = array_->native.size();
+  const std::vector<int64_t>& cs = array_->meta.chunk_shape;
+  ChunkEncoder encoder(array_->meta);
   const uint64_t chunk_bytes = encoder.chunk_bytes();
   // A source of its own: shard indexes cached by an earlier write would be stale now.
-  const std::shared_ptr<model::ArraySource> source = make_array_source(store_, prefix_, meta_);
+  const std::shared_ptr<model::ArraySource> source =
+      make_array_source(array_->store, array_->prefix, array_->meta);
   std::vector<int64_t> first(rank), end(rank);  // the chunks the region touches
   for (size_t d = 0; d < rank; ++d) {
     first[d] = slab.start[d] / cs[d];
@@ -101,7 +124,7 @@ uint64_t RegionWriter::write(const Hyperslab& slab, const void* data) {
     encoder.encode(raw, encoded, pool);
     std::vector<uint64_t> sizes(keys.size(), 0);
     pool.parallel_for(keys.size(), [&](size_t k) {
-      const std::string path = root_ + "/" + keys[k];
+      const std::string path = array_->root + "/" + keys[k];
       if (!encoded[k]) {
         remove_chunk(path);  // all fill value now: reads as that without a value
         return;
@@ -120,7 +143,7 @@ uint64_t RegionWriter::write(const Hyperslab& slab, const void* data) {
     bool whole = true;
     for (size_t d = 0; d < rank; ++d) {
       origin[d] = at[d] * cs[d];
-      extent[d] = std::min(cs[d], meta_.shape[d] - origin[d]);
+      extent[d] = std::min(cs[d], array_->meta.shape[d] - origin[d]);
       lo[d] = std::max(slab.start[d], origin[d]);
       const int64_t hi = std::min(slab.start[d] + slab.count[d], origin[d] + extent[d]);
       count[d] = hi - lo[d];
@@ -129,7 +152,7 @@ uint64_t RegionWriter::write(const Hyperslab& slab, const void* data) {
     codec::Bytes& buffer = buffers[raw.size()];
     buffer.resize(chunk_bytes);
     for (uint64_t e = 0; e < chunk_bytes; e += element) {
-      std::memcpy(buffer.data() + e, meta_.fill.bytes.data(), element);
+      std::memcpy(buffer.data() + e, array_->meta.fill.bytes.data(), element);
     }
     if (!whole) {  // the values the region leaves as they are
       existing.resize(*Shape(extent).element_count() * element);
@@ -147,7 +170,8 @@ uint64_t RegionWriter::write(const Hyperslab& slab, const void* data) {
     copy_box({static_cast<const std::byte*>(data), slab.count, in_data},
              {buffer.data(), cs, in_chunk}, count, element);
     raw.push_back(buffer.data());
-    keys.push_back((prefix_.empty() ? "" : prefix_ + "/") + meta_.keys.key(at));
+    keys.push_back((array_->prefix.empty() ? "" : array_->prefix + "/") +
+                   array_->meta.keys.key(at));
     if (raw.size() == batch) flush();
     done = !next_position(at, first, end);
   }

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "dudley/codec/codec.hpp"
-#include "dudley/formats/zarr/metadata.hpp"
+#include "metadata.hpp"
 
 namespace dudley::zarr {
 

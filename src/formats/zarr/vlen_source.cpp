@@ -7,13 +7,13 @@
 
 #include <string>
 
-#include "array_source.hpp"
 #include "chunk_listing.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/thread_pool.hpp"
 #include "dudley/core/vlen.hpp"
 #include "segments.hpp"
+#include "source.hpp"
 #include "vlen_chunks.hpp"
 
 namespace dudley::zarr {

@@ -1,4 +1,4 @@
-#include "dudley/formats/zarr/writer.hpp"
+#include "writer.hpp"
 
 #include <fmt/format.h>
 
@@ -11,6 +11,7 @@
 
 #include "chunk_encoder.hpp"
 #include "chunk_files.hpp"
+#include "datatype.hpp"
 #include "dudley/codec/chain.hpp"
 #include "dudley/core/box_copy.hpp"
 #include "dudley/core/byte_swap.hpp"
@@ -18,14 +19,13 @@
 #include "dudley/core/shape.hpp"
 #include "dudley/core/thread_pool.hpp"
 #include "dudley/core/vlen.hpp"
-#include "dudley/formats/zarr/data_type.hpp"
-#include "dudley/formats/zarr/metadata.hpp"
 #include "dudley/io/atomic_outputs.hpp"
 #include "dudley/model/numpy_descr.hpp"
 #include "dudley/model/sparse_chunks.hpp"
 #include "dudley/model/text_strings.hpp"
 #include "dudley/model/value_array.hpp"
 #include "dudley/model/value_json.hpp"
+#include "metadata.hpp"
 #include "segments.hpp"
 #include "vlen_chunks.hpp"
 
@@ -739,8 +739,8 @@ std::vector<int64_t> choose_inner_chunk_shape(const std::vector<int64_t>& shard,
   return inner;
 }
 
-uint64_t write_zarr(const model::Tree& tree, const std::string& path,
-                    const ZarrSaveOptions& options, const SaveOptions& common, SaveReport* report) {
+SaveReport write_zarr(const model::Tree& tree, const std::string& path,
+                      const ZarrSaveOptions& options, const SaveOptions& common) {
   LossLog losses(tree, common.lossy, options.zarr_format == 2 ? "Zarr v2" : "Zarr v3", path);
   if (!tree.pointees.empty()) {
     losses.lose(
@@ -754,11 +754,11 @@ uint64_t write_zarr(const model::Tree& tree, const std::string& path,
   writer.consolidate();
   losses.check();  // the staged store is removed: nothing appears
   store.commit(common.fsync);
-  if (report) {
-    report->notes = std::move(notes);
-    report->lost = losses.take();
-  }
-  return writer.bytes();
+  SaveReport report;
+  report.files.push_back({path, "store", writer.bytes()});
+  report.notes = std::move(notes);
+  report.lost = losses.take();
+  return report;
 }
 
 }  // namespace dudley::zarr

@@ -467,8 +467,8 @@ model::Tree dudley_tree(std::shared_ptr<const Layout> layout,
   return tree_of(compile(std::move(layout), absent), std::move(source), std::move(options));
 }
 
-model::Tree open_dudley(const std::string& data_path, const std::string& layout_path,
-                        BindOptions options, std::vector<std::string> wanted) {
+model::Tree open_with_layout(const std::string& data_path, const std::string& layout_path,
+                             BindOptions options, std::vector<std::string> wanted) {
   std::string layout_file = layout_path;
   bool beside = false;  // NAME.dud found beside NAME.bin: the two must be one write's pair
   if (layout_file.empty()) {

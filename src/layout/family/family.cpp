@@ -179,7 +179,7 @@ bool is_family_index(const std::string& data_path) {
 }
 
 FamilyIndex read_family_index(const std::string& index_path) {
-  model::Tree tree = open_dudley(index_path, "", BindOptions{});
+  model::Tree tree = open_with_layout(index_path, "", BindOptions{});
   // The index is a Dudley file like any other, so its layout may say anything: every item is
   // checked for the type and rank an index has before its bytes are used.
   auto need = [&](const char* path, DTypeKind kind, uint64_t element, size_t rank,

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/dudley/format.hpp"
+#include "dudley/formats/dudley.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/layout/write/writer.hpp"
 #include "dudley/open.hpp"

@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include <filesystem>
 
-#include "dudley/formats/asdf/writer.hpp"
+#include "dudley/formats/asdf.hpp"
 #include "dudley/layout/write/from_model.hpp"
 #include "dudley/model/tree.hpp"
 #include "dudley/open.hpp"

@@ -10,7 +10,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/format.hpp"
-#include "dudley/formats/dudley/format.hpp"
+#include "dudley/formats/dudley.hpp"
 #include "dudley/open.hpp"
 
 namespace dudley {

@@ -19,7 +19,7 @@ model::Tree dudley_tree(std::shared_ptr<const Layout> layout,
 /// With `wanted` paths, group members that lead to none of them and lie below none are left
 /// out of the tree (and not bound): OpenOptions::wanted. Throws Error(kIo / kSyntax /
 /// kSemantic) naming the file that failed.
-model::Tree open_dudley(const std::string& data_path, const std::string& layout_path = {},
-                        BindOptions options = {}, std::vector<std::string> wanted = {});
+model::Tree open_with_layout(const std::string& data_path, const std::string& layout_path = {},
+                             BindOptions options = {}, std::vector<std::string> wanted = {});
 
 }  // namespace dudley::layout

@@ -8,8 +8,8 @@
 #include <fstream>
 
 #include "dudley/codec/checksum.hpp"
-#include "dudley/formats/asdf/blocks.hpp"
-#include "dudley/formats/asdf/reader.hpp"
+#include "dudley/formats/asdf.hpp"
+#include "formats/asdf/blocks.hpp"
 
 namespace dudley::asdf {
 namespace {
@@ -41,7 +41,7 @@ std::string four_doubles() {
 
 model::Tree read(const std::string& bytes, AsdfOpenOptions options = {}) {
   auto source = io::memory_source(bytes.data(), bytes.size(), "t.asdf");
-  return read_asdf(source, "/tmp/dudley-asdf-test/t.asdf", options);
+  return open_asdf(source, "/tmp/dudley-asdf-test/t.asdf", options);
 }
 
 // The error reading array /x gives (on the node, or when reading its data).
@@ -308,7 +308,7 @@ TEST(AsdfBadInput, BlocksDecodedAheadReadAsAlone) {
   std::ofstream(path, std::ios::binary) << bytes;
   for (const bool from_file : {false, true}) {
     SCOPED_TRACE(from_file ? "file" : "memory");
-    auto open = [&] { return from_file ? read_asdf(io::open_file(path), path, {}) : read(bytes); };
+    auto open = [&] { return from_file ? open_asdf(io::open_file(path), path, {}) : read(bytes); };
     auto equals = [&](const model::Tree& t, size_t k) {
       const NDArray x = t.find(fmt::format("/x{}", k))->data->read(Hyperslab::all({int64_t(n)}));
       return std::memcmp(x.data(), values[k].data(), n * 8) == 0;

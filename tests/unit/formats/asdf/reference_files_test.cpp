@@ -9,7 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "dudley/formats/asdf/reader.hpp"
+#include "dudley/formats/asdf.hpp"
 
 namespace dudley::asdf {
 namespace {

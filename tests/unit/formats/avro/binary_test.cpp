@@ -1,6 +1,6 @@
 // Avro binary primitives: zig-zag varints as the spec's table gives them, and every length
 // checked against what is left before it is used.
-#include "dudley/formats/avro/binary.hpp"
+#include "formats/avro/binary.hpp"
 
 #include <gtest/gtest.h>
 

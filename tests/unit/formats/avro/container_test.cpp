@@ -1,6 +1,6 @@
 // Container files: written with every codec and read back record by record (in order and
 // out of order), and broken files refused naming the byte.
-#include "dudley/formats/avro/container.hpp"
+#include "formats/avro/container.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,9 +9,9 @@
 #include <fstream>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/avro/ndarray_record.hpp"
-#include "dudley/formats/avro/reader.hpp"
 #include "dudley/io/byte_source.hpp"
+#include "formats/avro/ndarray_record.hpp"
+#include "formats/avro/reader.hpp"
 #include "test_support.hpp"
 
 namespace dudley::avro {
@@ -75,7 +75,9 @@ std::string error_opening(const std::string& path,
                           uint64_t max_block_bytes = kDefaultMaxBlockBytes) {
   std::string found;
   try {
-    const model::Tree tree = open_avro(path, max_block_bytes);
+    AvroOpenOptions options;
+    options.max_block_bytes = max_block_bytes;
+    const model::Tree tree = open_avro(path, options);
     model::for_each_child(*tree.root, [&](uint64_t, const model::Node& item) {
       if (!item.error.empty()) found = item.error.text();
       return true;

@@ -1,6 +1,6 @@
 // The ndarray record: every typestr round-trips, any source layout is written in C order,
 // big-endian data is read to native order, and broken records fail naming their byte.
-#include "dudley/formats/avro/ndarray_record.hpp"
+#include "formats/avro/ndarray_record.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/avro/datum.hpp"
-#include "dudley/formats/avro/ndarray_record.hpp"
-#include "dudley/formats/avro/schema.hpp"
+#include "formats/avro/datum.hpp"
+#include "formats/avro/ndarray_record.hpp"
+#include "formats/avro/schema.hpp"
 
 namespace dudley::avro {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "dudley/core/vlen.hpp"
-#include "dudley/formats/ndl/ndl.hpp"
+#include "dudley/formats/ndl.hpp"
 
 namespace dudley::ndl {
 namespace {

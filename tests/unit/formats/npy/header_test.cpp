@@ -2,7 +2,8 @@
 // alignment, version by size), and damaged headers are errors with the byte offset.
 #include <gtest/gtest.h>
 
-#include "dudley/formats/npy/npy.hpp"
+#include "dudley/core/error.hpp"
+#include "formats/npy/metadata.hpp"
 
 namespace dudley::npy {
 namespace {

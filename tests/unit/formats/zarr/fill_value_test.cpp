@@ -1,7 +1,7 @@
 // Zarr v3 fill values: the spec's forms, exact rounding from decimal text (values checked by
 // hand against IEEE 754 and numpy: np.float16(0.1).view('u2') == 0x2e66), refusals, and
 // printing that reads back to the same bits for every float16 and many float32/64.
-#include "dudley/formats/zarr/fill_value.hpp"
+#include "formats/zarr/fill_value.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <random>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/zarr/data_type.hpp"
-#include "dudley/formats/zarr/json_text.hpp"
+#include "formats/zarr/datatype.hpp"
+#include "formats/zarr/json_text.hpp"
 
 namespace dudley::zarr {
 namespace {

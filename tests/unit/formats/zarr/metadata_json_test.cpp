@@ -5,8 +5,8 @@
 #include <string>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/zarr/data_type.hpp"
-#include "dudley/formats/zarr/json_text.hpp"
+#include "formats/zarr/datatype.hpp"
+#include "formats/zarr/json_text.hpp"
 
 namespace dudley::zarr {
 namespace {

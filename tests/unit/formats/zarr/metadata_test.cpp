@@ -1,6 +1,6 @@
 // zarr.json as the core spec 3.1 has it: what is read, what is refused (each naming the
 // file), chunk keys, and writing that reads back the same.
-#include "dudley/formats/zarr/metadata.hpp"
+#include "formats/zarr/metadata.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -9,7 +9,7 @@
 #include "dudley/codec/codec.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/vlen.hpp"
-#include "dudley/formats/zarr/reader.hpp"
+#include "dudley/formats/zarr.hpp"
 
 namespace dudley::zarr {
 namespace {
@@ -44,7 +44,7 @@ const char* kSharded = R"({"zarr_format":3,"node_type":"array","shape":[6,6],"da
 std::string error_of(const char* meta, const codec::Bytes& chunk) {
   try {
     model::Tree t =
-        read_zarr(io::memory_store({{"zarr.json", bytes(meta)}, {"c/0/0", chunk}}, "s.zarr"));
+        open_zarr(io::memory_store({{"zarr.json", bytes(meta)}, {"c/0/0", chunk}}, "s.zarr"));
     if (!t.root->error.empty()) return t.root->error.text();
     t.root->data->read();
   } catch (const Error& e) {
@@ -59,7 +59,7 @@ TEST(ZarrRead, EveryKindOfPipelineReadsItsValues) {
     uint8_t which = 0;
     const codec::Bytes chunk = seed(name, &which);
     model::Tree t =
-        read_zarr(io::memory_store({{"zarr.json", bytes(metas[which])}, {"c/0/0", chunk}}));
+        open_zarr(io::memory_store({{"zarr.json", bytes(metas[which])}, {"c/0/0", chunk}}));
     const NDArray a = t.root->data->read();
     SCOPED_TRACE(name);
     for (int64_t i = 0; i < static_cast<int64_t>(a.element_count()); ++i) {
@@ -105,23 +105,23 @@ TEST(ZarrRead, ShardIndexesAreChecked) {
   e = error_of(kSharded, codec::Bytes(shard.begin(), shard.begin() + 20));
   EXPECT_NE(e.find("cannot hold its index"), std::string::npos) << e;
   // A missing shard reads as the fill value.
-  model::Tree t = read_zarr(io::memory_store({{"zarr.json", bytes(kSharded)}}));
+  model::Tree t = open_zarr(io::memory_store({{"zarr.json", bytes(kSharded)}}));
   EXPECT_EQ(t.root->data->read().get<int32_t>({5, 5}), -1);
 }
 
 TEST(ZarrRead, StoresWithoutMetadataAreRefused) {
   // A v2 group reads; a .zarray that says zarr_format 3 does not.
-  EXPECT_EQ(read_zarr(io::memory_store({{".zgroup", bytes("{\"zarr_format\":2}")}})).root->kind,
+  EXPECT_EQ(open_zarr(io::memory_store({{".zgroup", bytes("{\"zarr_format\":2}")}})).root->kind,
             model::NodeKind::kGroup);
-  EXPECT_THROW(read_zarr(io::memory_store({{".zarray", bytes("{\"zarr_format\":3}")}})), Error);
+  EXPECT_THROW(open_zarr(io::memory_store({{".zarray", bytes("{\"zarr_format\":3}")}})), Error);
   try {
-    read_zarr(io::memory_store({}, "empty.zarr"));
+    open_zarr(io::memory_store({}, "empty.zarr"));
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("empty.zarr/zarr.json"), std::string::npos);
   }
   // A child whose metadata is broken is listed with its error; the others read.
-  model::Tree t = read_zarr(
+  model::Tree t = open_zarr(
       io::memory_store({{"zarr.json", bytes(R"({"zarr_format":3,"node_type":"group"})")},
                         {"a/zarr.json", bytes("{")},
                         {"b/zarr.json", bytes(R"({"zarr_format":3,"node_type":"group"})")},
@@ -164,7 +164,7 @@ codec::Bytes framed(uint32_t count, std::vector<std::pair<uint32_t, std::string>
 std::string string_error(const codec::Bytes& chunk) {
   try {
     model::Tree t =
-        read_zarr(io::memory_store({{"zarr.json", bytes(kStrings)}, {"c/0", chunk}}, "s.zarr"));
+        open_zarr(io::memory_store({{"zarr.json", bytes(kStrings)}, {"c/0", chunk}}, "s.zarr"));
     t.root->data->read();
   } catch (const Error& e) {
     return e.what();
@@ -174,7 +174,7 @@ std::string string_error(const codec::Bytes& chunk) {
 
 TEST(ZarrRead, StringChunksAreReadAndBadFramingFailsNamingTheChunk) {
   const codec::Bytes good = framed(2, {{1, "a"}, {3, "bcd"}});
-  model::Tree t = read_zarr(io::memory_store({{"zarr.json", bytes(kStrings)}, {"c/0", good}}));
+  model::Tree t = open_zarr(io::memory_store({{"zarr.json", bytes(kStrings)}, {"c/0", good}}));
   const NDArray array = t.root->data->read();  // holds the heap the items point into
   const std::vector<VLenElement> items = vlen_elements(array);
   ASSERT_EQ(items.size(), 2u);
@@ -200,7 +200,7 @@ TEST(ZarrRead, StringChunksAreReadAndBadFramingFailsNamingTheChunk) {
   const std::string zstd_meta =
       meta.substr(0, meta.find("\"vlen-utf8\"}")) + "\"vlen-utf8\"},{\"name\":\"zstd\"}]}";
   try {
-    read_zarr(io::memory_store({{"zarr.json", bytes(zstd_meta.c_str())}, {"c/0", bomb}}))
+    open_zarr(io::memory_store({{"zarr.json", bytes(zstd_meta.c_str())}, {"c/0", bomb}}))
         .root->data->read();
     ADD_FAILURE() << "a string chunk of 300 MiB was decoded";
   } catch (const Error& e) {

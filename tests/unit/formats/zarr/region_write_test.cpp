@@ -9,8 +9,7 @@
 #include <numeric>
 
 #include "dudley/core/error.hpp"
-#include "dudley/formats/zarr/reader.hpp"
-#include "dudley/formats/zarr/region_writer.hpp"
+#include "dudley/formats/zarr.hpp"
 
 namespace dudley::zarr {
 namespace {
@@ -83,6 +82,8 @@ TEST_F(RegionWrite, RegionsOfAPlainArrayReadBackWithTheOldValuesAround) {
       array_json(R"([{"name":"bytes","configuration":{"endian":"big"}},{"name":"zstd"}])",
                  "[3,4]"));
   RegionWriter w(store(), "/x");
+  EXPECT_EQ(w.shape(), (std::vector<int64_t>{7, 10}));
+  EXPECT_EQ(w.dtype(), DType::int_(4, native_byte_order()));  // big-endian stored, native taken
   std::vector<int32_t> want(70, -1);
   EXPECT_EQ(read_back(), want);      // no chunks yet: all fill
   write(w, want, 0, 7, 0, 10, 100);  // everything

@@ -1,0 +1,184 @@
+// Reading a classic file: its header made into a Dudley layout, bound over the file, and the
+// bound tree given the names, attributes and dimensions the header says.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "datatype.hpp"
+#include "dudley/formats/netcdf.hpp"
+#include "dudley/io/byte_source.hpp"
+#include "dudley/layout/bind/to_model.hpp"
+#include "dudley/layout/syntax/parser.hpp"
+#include "metadata.hpp"
+
+namespace dudley::netcdf {
+namespace {
+
+using model::Node;
+using model::Value;
+
+// A record variable: one field of the records' struct array, across the records.
+class FieldSource final : public model::ArraySource {
+ public:
+  FieldSource(std::shared_ptr<model::ArraySource> records, std::string field,
+              std::vector<int64_t> shape)
+      : records_(std::move(records)), field_(std::move(field)), shape_(std::move(shape)) {}
+
+  NDArray read() override { return read(Hyperslab::all(shape_)); }
+
+  NDArray read(const Hyperslab& slab) override {
+    slab.check_fits(shape_);
+    // The records the first dimension selects, then the field, then the rest of the slab.
+    Hyperslab rows = Hyperslab::all({shape_[0]});
+    rows.start[0] = slab.start[0];
+    rows.count[0] = slab.count[0];
+    if (!slab.stride.empty()) rows.stride = {slab.stride[0]};
+    const NDArray picked = records_->read(rows).field(field_);
+    Hyperslab rest = slab;
+    rest.start[0] = 0;
+    if (!rest.stride.empty()) rest.stride[0] = 1;
+    return picked.select(rest).to_native();
+  }
+
+ private:
+  std::shared_ptr<model::ArraySource> records_;
+  std::string field_;
+  std::vector<int64_t> shape_;
+};
+
+// An attribute's value: text for char, else a one-dimensional typed array (native order).
+model::AttributeValue attribute_value(const NcAttribute& a) {
+  if (a.type == NcType::kChar) {
+    std::string text = a.bytes;
+    while (!text.empty() && text.back() == '\0') text.pop_back();  // C writers' terminator
+    return Value(std::move(text));
+  }
+  const DType stored = model_type(a.type);
+  NDArray bytes = NDArray::borrow(const_cast<char*>(a.bytes.data()), stored,
+                                  Shape({static_cast<int64_t>(a.count)}));
+  return bytes.to_native();
+}
+
+void set_attributes(Node& node, const std::vector<NcAttribute>& attributes, bool variable) {
+  for (const NcAttribute& a : attributes) {
+    model::AttributeValue v = attribute_value(a);
+    if (variable && a.name == "_FillValue") {
+      if (const NDArray* fill = std::get_if<NDArray>(&v); fill && fill->element_count() == 1) {
+        node.attributes.set(
+            model::well_known::kFillValue,
+            NDArray::borrow(const_cast<void*>(fill->data()), fill->dtype(),
+                            Shape(std::vector<int64_t>{}), {}, std::make_shared<NDArray>(*fill)));
+      }
+    }
+    node.attributes.set(a.name, std::move(v));
+  }
+}
+
+}  // namespace
+
+Header read_header(const io::ByteSource& source, const std::string& path) {
+  const uint64_t size = source.size();
+  uint64_t want = std::min<uint64_t>(size, uint64_t{64} * 1024);
+  for (;;) {
+    std::string bytes(want, '\0');
+    source.read(0, want, bytes.data(), "the netCDF header");
+    try {
+      return parse_header(bytes, size, path);
+    } catch (const NeedMore&) {
+      want = std::min<uint64_t>(size, want * 4);  // the bytes exist: the file holds them
+    }
+  }
+}
+
+model::Tree open_netcdf(const std::string& path, const NetcdfOpenOptions&, const OpenOptions&) {
+  std::shared_ptr<io::ByteSource> source = io::open_file(path);
+  const Header h = read_header(*source, path);
+  const std::string text = layout_text(h);
+  auto layout = std::make_shared<const layout::Layout>(
+      layout::layout_from_text(text, path + "#netcdf-layout"));
+  model::Tree bound = layout::dudley_tree(layout, source);
+  const std::vector<std::string> names = layout_names(h);
+
+  model::Tree tree;
+  tree.format = "netcdf3";
+  tree.root = std::make_unique<Node>();
+  tree.root->kind = model::NodeKind::kGroup;
+  set_attributes(*tree.root, h.attributes, false);
+  for (const NcDimension& d : h.dims) {
+    model::Parameter p;
+    p.name = d.name;
+    p.value = static_cast<int64_t>(d.length == 0 ? h.numrecs : d.length);
+    p.doc = d.length == 0 ? "the unlimited (record) dimension" : "";
+    tree.root->params.push_back(std::move(p));
+  }
+  // Coordinate variables: named as their only dimension.
+  std::vector<std::string> coordinate(h.dims.size());
+  for (const NcVariable& v : h.vars)
+    if (v.dims.size() == 1 && h.dims[v.dims[0]].name == v.name)
+      coordinate[v.dims[0]] = "/" + v.name;
+
+  const Node* records = bound.root->member("records");
+  for (size_t i = 0; i < h.vars.size(); ++i) {
+    const NcVariable& v = h.vars[i];
+    std::unique_ptr<Node> node;
+    if (!v.record) {
+      const Node* laid = bound.root->member(names[i]);
+      node = std::make_unique<Node>();
+      if (laid) {
+        node->dtype = laid->dtype;
+        node->shape = laid->shape;
+        node->storage = laid->storage;
+        node->data = laid->data;
+        node->error = laid->error;
+      } else {  // never for a layout made from this header; an error rather than no data
+        node->error = {ErrorCategory::kData,
+                       fmt::format("variable '{}' is missing from the layout made for it", v.name),
+                       Location::file(path)};
+      }
+    } else {
+      node = std::make_unique<Node>();
+      node->kind = model::NodeKind::kArray;
+      node->dtype = model_type(v.type);
+      node->shape.push_back(static_cast<int64_t>(h.numrecs));
+      for (size_t k = 1; k < v.dims.size(); ++k)
+        node->shape.push_back(static_cast<int64_t>(h.dims[v.dims[k]].length));
+      if (v.type == NcType::kChar && node->shape.size() == 1) node->shape.push_back(1);
+      node->storage.order = ByteOrder::kBig;
+      node->storage.max_shape = node->shape;
+      node->storage.max_shape[0] = -1;  // unlimited
+      if (records && records->error.empty() && records->data) {
+        node->data = std::make_shared<FieldSource>(records->data, names[i], node->shape);
+      } else {
+        node->error = records ? records->error
+                              : model::NodeError{ErrorCategory::kData, "the records cannot be read",
+                                                 Location::file(path)};
+      }
+    }
+    node->kind = model::NodeKind::kArray;
+    node->name = v.name;
+    set_attributes(*node, v.attributes, true);
+    model::ValueList dims, coords;
+    for (uint64_t d : v.dims) {
+      dims.emplace_back(h.dims[d].name);
+      coords.push_back(coordinate[d].empty() ? Value() : Value(coordinate[d]));
+    }
+    if (!dims.empty()) {
+      node->attributes.set(model::well_known::kDimensionNames, Value(std::move(dims)));
+      node->attributes.set(model::well_known::kDimensionCoordinates, Value(std::move(coords)));
+    }
+    tree.root->children.push_back(std::move(node));
+  }
+  return tree;
+}
+
+std::optional<std::string> netcdf_layout_text(const std::string& path) {
+  std::shared_ptr<io::ByteSource> source = io::open_file(path);
+  char head[4] = {};
+  if (source->size() < 4) return std::nullopt;
+  source->read(0, 4, head);
+  if (std::memcmp(head, "CDF", 3) != 0) return std::nullopt;
+  return layout_text(read_header(*source, path));
+}
+
+}  // namespace dudley::netcdf
