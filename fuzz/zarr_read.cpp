@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "dudley/codec/codec.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/formats/zarr.hpp"
 #include "dudley/model/sparse_chunks.hpp"
