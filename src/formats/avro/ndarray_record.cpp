@@ -25,60 +25,20 @@ DType dtype_of_typestr(std::string_view typestr) {
                             "u1-u8, f2, f4, f8, c8, c16 after <, >, | or =)",
                             typestr));
   };
-  if (typestr.size() < 3) refuse();
-  ByteOrder order = ByteOrder::kLittle;
-  switch (typestr[0]) {
-    case '<':
-      order = ByteOrder::kLittle;
-      break;
-    case '>':
-      order = ByteOrder::kBig;
-      break;
-    case '=':  // native
-    case '|':  // the order does not matter: one-byte types only, checked below
-      order = native_byte_order();
-      break;
-    default:
-      refuse();
-  }
-  const char kind = typestr[1];
-  const std::string_view size_text = typestr.substr(2);
-  unsigned size = 0;
-  if (size_text == "1")
-    size = 1;
-  else if (size_text == "2")
-    size = 2;
-  else if (size_text == "4")
-    size = 4;
-  else if (size_text == "8")
-    size = 8;
-  else if (size_text == "16")
-    size = 16;
-  else
+  // numpy's typestr, as DType reads it, narrowed to the record's: an explicit order (never
+  // '|' on a multi-byte type), a number or a boolean of a size typestr_of writes.
+  if (typestr.size() < 3 || std::string_view("<>=|").find(typestr[0]) == std::string_view::npos)
     refuse();
-  // '|' means the order does not matter: one-byte types (numpy writes nothing else so).
-  if (typestr[0] == '|' && size != 1) refuse();
-  switch (kind) {
-    case 'b':
-      if (size != 1) refuse();
-      return DType::boolean();
-    case 'i':
-      if (size > 8) refuse();
-      return DType::int_(size, size == 1 ? ByteOrder::kNotApplicable : order);
-    case 'u':
-      if (size > 8) refuse();
-      return DType::uint(size, size == 1 ? ByteOrder::kNotApplicable : order);
-    case 'f':
-      if (size == 1 || size == 16) refuse();
-      return DType::float_(size, order);
-    case 'c':
-      if (size != 8 && size != 16) refuse();
-      return DType::complex(size, order);
-    default:
-      refuse();
+  DType type;
+  try {
+    type = DType::from_typestr(typestr);
+    // Spelled as typestr_of spells it after the order ("i08" and "?" are not).
+    if (typestr.substr(1) != std::string_view(typestr_of(type)).substr(1)) refuse();
+  } catch (const Error&) {
+    refuse();
   }
-  refuse();
-  return {};
+  if (typestr[0] == '|' && type.size() != 1) refuse();
+  return type.size() == 1 ? type.with_byte_order(ByteOrder::kNotApplicable) : type;
 }
 
 std::string typestr_of(const DType& dtype) {

@@ -67,8 +67,8 @@ TEST(AvroNdarray, EveryTypestrRoundTrips) {
   EXPECT_EQ(dtype_of_typestr(">f8"), DType::float_(8, ByteOrder::kBig));
   EXPECT_EQ(dtype_of_typestr("=i2"), DType::int_(2, native_byte_order()));
   EXPECT_EQ(dtype_of_typestr("<u1").size(), 1u);
-  for (const char* bad :
-       {"<f16", "<M8", "|O", "|S5", "<U4", "|V8", "|f8", "<b2", "<i3", "f8", "<c4"}) {
+  for (const char* bad : {"<f16", "<M8", "|O", "|S5", "<U4", "|V8", "|f8", "<b2", "<i3", "f8",
+                          "<c4", "<f1", "<i16", "<i08", "<?", "<?1", "<", ""}) {
     EXPECT_THROW(dtype_of_typestr(bad), Error) << bad;
   }
 }
