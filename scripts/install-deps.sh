@@ -10,6 +10,8 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   # ASDF: YAML 1.1 events (the reference library's own C loader), MD5 of blocks (libcrypto)
   libyaml-dev libssl-dev
+  # S3: expat parses its XML answers, inih the AWS credentials and config files
+  libexpat1-dev libinih-dev
   # codecs (src/codec): deflate/zlib/gzip, bzip2, lz4 (block and frame), zstd, c-blosc 1
   zlib1g-dev libdeflate-dev libbz2-dev liblz4-dev libzstd-dev libblosc-dev
   # snappy: the codec Java and Spark Avro writers use most; python3-snappy lets the Avro

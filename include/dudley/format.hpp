@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "dudley/io/store.hpp"
 #include "dudley/model/tree.hpp"
 
 namespace dudley {
@@ -56,6 +57,9 @@ struct OpenOptions {
   /// Fill Storage::extent_offsets where the format can (HDF5 contiguous datasets): it costs
   /// a read per array, so only `dudley layout` asks for it.
   bool extent_offsets = false;
+  /// How stores other than directories are reached (S3 credentials, endpoint; web
+  /// servers' time bounds), for paths that are URLs.
+  io::StoreOptions store;
   /// Each format's own options.
   PerFormatOptions formats;
 };

@@ -155,8 +155,30 @@ void add_data_options(CLI::App& cmd, DataOptions& o, bool family) {
                    "index (run.index.bin); replaces DATA");
   }
   cmd.add_flag("--json", o.json, "Print JSON (the format is in docs/cli.md)");
+  add_s3_options(cmd, o.s3);
   // Options only one format has, grouped so that --help says which format they are for.
   add_format_options(cmd, FormatOption::Use::kReading, o.given);
+}
+
+void add_s3_options(CLI::App& cmd, io::S3Options& s3) {
+  const std::string group = "S3 (s3://BUCKET/KEY)";
+  cmd.add_option_function<std::string>(
+         "--endpoint-url", [&s3](const std::string& v) { s3.endpoint_url = v; },
+         "S3-compatible service at this URL (default: AWS_ENDPOINT_URL, the profile's, else "
+         "AWS in the region)")
+      ->group(group);
+  cmd.add_flag("--no-sign-request", s3.anonymous,
+               "Send S3 requests unsigned (public buckets; AWS_NO_SIGN_REQUEST=true)")
+      ->group(group);
+  cmd.add_option_function<std::string>(
+         "--profile", [&s3](const std::string& v) { s3.profile = v; },
+         "Credentials and region of this profile in ~/.aws/credentials and ~/.aws/config "
+         "(default: AWS_PROFILE, else default)")
+      ->group(group);
+  cmd.add_option_function<std::string>(
+         "--region", [&s3](const std::string& v) { s3.region = v; },
+         "S3 region (default: AWS_REGION, the profile's, else us-east-1)")
+      ->group(group);
 }
 
 std::vector<std::string> format_names(bool writers) {
@@ -220,6 +242,7 @@ model::Tree open_data(const DataOptions& o) {
     options.format = o.format;
     options.wanted = o.wanted;
     options.extent_offsets = o.extent_offsets;
+    options.store.s3 = o.s3;
     // An option only one format has (a layout given: Dudley data) names the format.
     if (options.format.empty()) options.format = format_selected_by(o.given);
     apply_format_options(o.given, options);

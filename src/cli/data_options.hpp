@@ -24,6 +24,8 @@ struct DataOptions {
   std::vector<std::string> wanted;
   /// Ask the format where the file stores each array's extents (OpenOptions).
   bool extent_offsets = false;
+  /// How s3:// paths are reached (--endpoint-url, --no-sign-request, --profile, --region).
+  io::S3Options s3;
 };
 
 /// The members of `options.family`, each as the options that open it (its data path and,
@@ -40,6 +42,10 @@ int for_each_member(const DataOptions& options,
 /// The exit status for an error that stopped a command: 2 when it could not run (I/O,
 /// usage), 1 when an input was read but is wrong.
 int exit_status_for(const Error& e);
+
+/// Registers the options of s3:// paths (--endpoint-url, --no-sign-request, --profile,
+/// --region) on `cmd`, into `s3`.
+void add_s3_options(CLI::App& cmd, io::S3Options& s3);
 
 /// Registers DATA, --format, --json, every format's reading options (grouped under the
 /// format's name) on `cmd`, and --family when `family` (commands that read one file at a

@@ -9,6 +9,7 @@ const Curl& curl() {
   static const Curl functions = [] {
     const LoadedLibrary lib("libcurl.so.4", "reading over HTTP");
     return Curl{lib.function<decltype(&curl_easy_cleanup)>("curl_easy_cleanup"),
+                lib.function<decltype(&curl_easy_escape)>("curl_easy_escape"),
                 lib.function<decltype(&curl_easy_getinfo)>("curl_easy_getinfo"),
                 lib.function<decltype(&curl_easy_init)>("curl_easy_init"),
                 lib.function<decltype(&curl_easy_perform)>("curl_easy_perform"),
@@ -23,7 +24,10 @@ const Curl& curl() {
                 lib.function<decltype(&curl_multi_perform)>("curl_multi_perform"),
                 lib.function<decltype(&curl_multi_poll)>("curl_multi_poll"),
                 lib.function<decltype(&curl_multi_remove_handle)>("curl_multi_remove_handle"),
-                lib.function<decltype(&curl_multi_strerror)>("curl_multi_strerror")};
+                lib.function<decltype(&curl_multi_strerror)>("curl_multi_strerror"),
+                lib.function<decltype(&curl_slist_append)>("curl_slist_append"),
+                lib.function<decltype(&curl_slist_free_all)>("curl_slist_free_all"),
+                lib.function<decltype(&curl_free)>("curl_free")};
   }();
   return functions;
 }

@@ -9,6 +9,7 @@ namespace dudley::io {
 /// libcurl's functions this module uses, named without their `curl_` prefix.
 struct Curl {
   decltype(&curl_easy_cleanup) easy_cleanup;
+  decltype(&curl_easy_escape) easy_escape;
   decltype(&curl_easy_getinfo) easy_getinfo;
   decltype(&curl_easy_init) easy_init;
   decltype(&curl_easy_perform) easy_perform;
@@ -24,6 +25,9 @@ struct Curl {
   decltype(&curl_multi_poll) multi_poll;
   decltype(&curl_multi_remove_handle) multi_remove_handle;
   decltype(&curl_multi_strerror) multi_strerror;
+  decltype(&curl_slist_append) slist_append;
+  decltype(&curl_slist_free_all) slist_free_all;
+  decltype(&curl_free) free;
 };
 
 /// The functions, libcurl opened on first use. Throws Error (kIo) when it cannot be.

@@ -7,6 +7,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cinttypes>
+#include <cstdio>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +22,7 @@
 #include "dudley/core/error.hpp"
 #include "dudley/io/store.hpp"
 #include "io/curl_library.hpp"
+#include "io/http_access.hpp"
 
 namespace dudley::io {
 namespace {
@@ -73,19 +77,30 @@ struct MultiFree {
   void operator()(CURLM* m) const { curl().multi_cleanup(m); }
 };
 
+// The most of a failed answer's body kept to say what went wrong (S3's XML error).
+constexpr size_t kMaxErrorBody = 16 * 1024;
+
 // Where the body of a response goes: at most `room` bytes into `out`, or, with `grow`, into
-// that buffer as it comes.
+// that buffer as it comes; the body of a failed answer into `error` instead.
 struct Sink {
   std::byte* out = nullptr;
   uint64_t room = 0;
   uint64_t got = 0;
   bool overflow = false;
   Bytes* grow = nullptr;
+  CURL* handle = nullptr;  ///< asked for the status when the body starts
+  std::string error;
 };
 
 size_t take(char* data, size_t size, size_t count, void* user) {
   auto* sink = static_cast<Sink*>(user);
   const uint64_t n = static_cast<uint64_t>(size) * count;
+  long status = 0;
+  if (sink->handle) curl().easy_getinfo(sink->handle, CURLINFO_RESPONSE_CODE, &status);
+  if (status >= 400) {
+    sink->error.append(data, std::min<size_t>(n, kMaxErrorBody - std::min(kMaxErrorBody, sink->error.size())));
+    return n;
+  }
   if (n > sink->room - sink->got) {
     sink->overflow = true;
     return 0;  // stops the transfer: more than was asked for
@@ -99,6 +114,24 @@ size_t take(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
+// Keeps the value of a Content-Range header (a ranged answer's place in the whole value).
+size_t content_range_header(char* data, size_t size, size_t count, void* user) {
+  const size_t n = size * count;
+  const std::string_view line(data, n);
+  constexpr std::string_view kName = "content-range:";
+  if (line.size() > kName.size()) {
+    std::string head(line.substr(0, kName.size()));
+    for (char& ch : head) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (head == kName) {
+      std::string value(line.substr(kName.size()));
+      while (!value.empty() && (value.front() == ' ')) value.erase(0, 1);
+      while (!value.empty() && (value.back() == '\r' || value.back() == '\n')) value.pop_back();
+      *static_cast<std::string*>(user) = value;
+    }
+  }
+  return n;
+}
+
 // One transfer of a batch: its handle, the request it serves, where the body goes.
 struct Transfer {
   size_t slot = 0;  // its handle in the batch's handles
@@ -108,10 +141,22 @@ struct Transfer {
   char message[CURL_ERROR_SIZE] = {0};
 };
 
+// A plain web server: the key after the store's URL, anonymous.
+class PlainHttp final : public HttpAccess {
+ public:
+  explicit PlainHttp(std::string url) : url_(std::move(url)) {}
+  std::string url_of(const std::string& key) const override {
+    return key.empty() ? url_ : url_ + "/" + key;
+  }
+
+ private:
+  std::string url_;
+};
+
 class HttpStore final : public Store {
  public:
-  HttpStore(std::string url, const HttpLimits& limits) : url_(std::move(url)), limits_(limits) {
-    while (url_.size() > 1 && url_.back() == '/') url_.pop_back();
+  HttpStore(std::string url, std::shared_ptr<const HttpAccess> access, const HttpLimits& limits)
+      : url_(std::move(url)), access_(std::move(access)), limits_(limits) {
     if (limits_.total_seconds > 0) {
       deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                      std::chrono::duration<double>(limits_.total_seconds));
@@ -126,7 +171,7 @@ class HttpStore final : public Store {
       curl().easy_setopt(c, CURLOPT_NOBODY, 1L);
       return c;
     });
-    if (status == 404 || status == 410) return std::nullopt;
+    if (access_->absent(status, {})) return std::nullopt;
     expect(status == 200, key, status);
     curl_off_t length = -1;
     curl().easy_getinfo(c, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
@@ -141,26 +186,69 @@ class HttpStore final : public Store {
             std::byte* out) const override {
     if (length == 0) return;
     const std::string range = fmt::format("{}-{}", offset, offset + length - 1);
-    Sink sink{out, length, 0, false};
+    Sink sink;
     const long status = perform_tried(
         key,
         [&] {
           CURL* c = prepare(key);
           curl().easy_setopt(c, CURLOPT_RANGE, range.c_str());
-          sink = Sink{out, length, 0, false};
+          sink = Sink{};
+          sink.out = out;
+          sink.room = length;
+          sink.handle = c;
           curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
           curl().easy_setopt(c, CURLOPT_WRITEDATA, &sink);
           return c;
         },
         &sink);
     // 206: the range; 200: the whole value, acceptable when that is what was asked for.
-    expect(status == 206 || (status == 200 && offset == 0), key, status);
+    expect(status == 206 || (status == 200 && offset == 0), key, status, 1, sink.error);
     if (sink.got != length) {
       throw Error(ErrorCategory::kData,
                   fmt::format("{} bytes at offset {} were asked for; the server sent {}", length,
                               offset, sink.got),
                   Location::binary(where(key), offset));
     }
+  }
+
+  std::optional<uint64_t> read_tail(const std::string& key, uint64_t length,
+                                    std::byte* out) const override {
+    if (length == 0) return size(key);
+    const std::string range = fmt::format("-{}", length);
+    Sink sink;
+    std::string content_range;
+    const long status = perform_tried(
+        key,
+        [&] {
+          CURL* c = prepare(key);
+          curl().easy_setopt(c, CURLOPT_RANGE, range.c_str());
+          sink = Sink{};
+          sink.out = out;
+          sink.room = length;
+          sink.handle = c;
+          content_range.clear();
+          curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
+          curl().easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+          curl().easy_setopt(c, CURLOPT_HEADERFUNCTION, content_range_header);
+          curl().easy_setopt(c, CURLOPT_HEADERDATA, &content_range);
+          return c;
+        },
+        &sink);
+    if (access_->absent(status, sink.error)) return std::nullopt;
+    if (status == 416) return 0;  // an empty value has no last bytes
+    expect(status == 206 || status == 200, key, status, 1, sink.error);
+    if (status == 200) return sink.got;  // the whole value, no longer than asked
+    // "bytes FIRST-LAST/TOTAL": the value's size, and the bytes sent its last ones.
+    uint64_t first = 0, last = 0, total = 0;
+    if (std::sscanf(content_range.c_str(), "bytes %" SCNu64 "-%" SCNu64 "/%" SCNu64, &first, &last, &total) != 3 ||
+        last + 1 != total || last - first + 1 != sink.got || sink.got > length) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("the server's answer to a request for the last {} bytes is not "
+                              "them (Content-Range '{}', {} bytes)",
+                              length, content_range, sink.got),
+                  Location::file(where(key)));
+    }
+    return total;
   }
 
   bool remote() const override { return true; }
@@ -244,6 +332,7 @@ class HttpStore final : public Store {
     curl().easy_reset(c);
     configure(c, r.key);
     x.sink = Sink{};
+    x.sink.handle = c;
     if (r.whole) {
       r.out->clear();
       x.sink.grow = r.out;
@@ -300,13 +389,13 @@ class HttpStore final : public Store {
       throw transfer_error(rc, x.message, r.key, tries);
     }
     if (r.whole) {
-      r.found = !(status == 404 || status == 410);
+      r.found = !access_->absent(status, x.sink.error);
       if (!r.found) return;
-      expect(status == 200, r.key, status, tries);
+      expect(status == 200, r.key, status, tries, x.sink.error);
       r.out->resize(x.sink.got);
       return;
     }
-    expect(status == 206 || (status == 200 && r.offset == 0), r.key, status, tries);
+    expect(status == 206 || (status == 200 && r.offset == 0), r.key, status, tries, x.sink.error);
     if (x.sink.got != r.length) {
       throw Error(ErrorCategory::kData,
                   fmt::format("{} bytes at offset {} were asked for; the server sent {}", r.length,
@@ -386,7 +475,7 @@ class HttpStore final : public Store {
       seconds = std::min(seconds, std::chrono::duration<double>(*deadline_ - Clock::now()).count());
     }
     const long ms = seconds > 0 ? std::max(1L, static_cast<long>(seconds * 1000)) : 0L;
-    const std::string url = where(key);
+    const std::string url = access_->url_of(key);
     curl().easy_setopt(c, CURLOPT_URL, url.c_str());
     curl().easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
     curl().easy_setopt(c, CURLOPT_MAXREDIRS, kMaxRedirects);
@@ -399,6 +488,7 @@ class HttpStore final : public Store {
     curl().easy_setopt(c, CURLOPT_LOW_SPEED_TIME, limits_.slow_seconds);
     curl().easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl().easy_setopt(c, CURLOPT_USERAGENT, "dudley");
+    access_->authorize(c);
   }
 
   // Runs the request `make` prepares (again for each try, after a backoff) until it
@@ -421,7 +511,8 @@ class HttpStore final : public Store {
         }
       }
       if (rc == CURLE_OK) {
-        if (may_pass(rc, status) && tried > 1) expect(false, key, status, tried);
+        if (may_pass(rc, status) && tried > 1)
+          expect(false, key, status, tried, sink ? sink->error : std::string());
         return status;
       }
       if (overflow) {
@@ -451,17 +542,17 @@ class HttpStore final : public Store {
                  Location::file(where(key)));
   }
 
-  void expect(bool ok, const std::string& key, long status, int tried = 1) const {
-    if (!ok) {
-      throw Error(ErrorCategory::kIo,
-                  tried > 1
-                      ? fmt::format("the server answered HTTP {}, after {} tries", status, tried)
-                      : fmt::format("the server answered HTTP {}", status),
-                  Location::file(where(key)));
-    }
+  void expect(bool ok, const std::string& key, long status, int tried = 1,
+              std::string_view body = {}) const {
+    if (ok) return;
+    std::string why = access_->failure(status, body);
+    if (why.empty()) why = fmt::format("the server answered HTTP {}", status);
+    if (tried > 1) why += fmt::format(", after {} tries", tried);
+    throw Error(ErrorCategory::kIo, why, Location::file(where(key)));
   }
 
   std::string url_;
+  std::shared_ptr<const HttpAccess> access_;
   HttpLimits limits_;
   std::optional<Clock::time_point> deadline_;
 };
@@ -469,7 +560,8 @@ class HttpStore final : public Store {
 }  // namespace
 
 bool is_url(const std::string& path) {
-  return path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0;
+  return path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0 ||
+         path.rfind("s3://", 0) == 0;
 }
 
 HttpLimits HttpLimits::from_environment() {
@@ -480,7 +572,14 @@ HttpLimits HttpLimits::from_environment() {
 }
 
 std::shared_ptr<Store> open_http_store(const std::string& url, const HttpLimits& limits) {
-  return std::make_shared<HttpStore>(url, limits);
+  std::string base = url;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  return std::make_shared<HttpStore>(base, std::make_shared<PlainHttp>(base), limits);
+}
+
+std::shared_ptr<Store> open_http_store(std::string name, std::shared_ptr<const HttpAccess> access,
+                                       const HttpLimits& limits) {
+  return std::make_shared<HttpStore>(std::move(name), std::move(access), limits);
 }
 
 }  // namespace dudley::io

@@ -164,11 +164,32 @@ std::shared_ptr<Store> memory_store(std::map<std::string, Bytes> values, std::st
 }
 
 std::optional<Bytes> Store::get(const std::string& key) const {
+  if (remote()) {
+    // One GET, its 404 the absence: no HEAD first.
+    Bytes out;
+    RangeRequest r;
+    r.key = key;
+    r.whole = true;
+    r.length = UINT64_MAX;
+    r.out = &out;
+    read_many({&r, 1});
+    if (!r.found) return std::nullopt;
+    return out;
+  }
   const auto n = size(key);
   if (!n) return std::nullopt;
   Bytes out(*n);
   read(key, 0, *n, out.data());
   return out;
+}
+
+std::optional<uint64_t> Store::read_tail(const std::string& key, uint64_t length,
+                                         std::byte* out) const {
+  const auto n = size(key);
+  if (!n) return std::nullopt;
+  const uint64_t take = std::min(length, *n);
+  read(key, *n - take, take, out);
+  return n;
 }
 
 void Store::read_many(std::span<RangeRequest> requests) const {

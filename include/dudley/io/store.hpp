@@ -1,7 +1,8 @@
 // Key-value stores: where a store's keys live, a directory on disk, a web server or memory,
 // behind one interface. Keys are '/'-separated ("c/0/1", "group/array/zarr.json"); a reader
 // asks for whole values or byte ranges (a shard's index, one inner chunk), one at a time or
-// many at once (read_many). Zarr reads through it; the storage issue adds S3 and writes.
+// many at once (read_many). Drivers: a directory, a web server (read only), S3 and
+// S3-compatible object stores, memory; open_store picks one from a path or URL.
 #pragma once
 
 #include <cstdint>
@@ -67,7 +68,13 @@ class Store {
   /// one is thrown after the others have stopped.
   virtual void read_many(std::span<RangeRequest> requests) const;
 
-  /// The whole value of `key`, or nullopt when absent.
+  /// Reads the last `length` bytes of `key`'s value (all of it when shorter) into `out`
+  /// and returns the value's size, or nullopt when the key is absent: a shard's index at its
+  /// end, read in one request where the store can (a web server: a suffix Range, no HEAD).
+  virtual std::optional<uint64_t> read_tail(const std::string& key, uint64_t length,
+                                            std::byte* out) const;
+
+  /// The whole value of `key`, or nullopt when absent (one request on a remote store).
   std::optional<Bytes> get(const std::string& key) const;
   /// "STORE/KEY", for messages.
   std::string where(const std::string& key) const;
@@ -76,8 +83,11 @@ class Store {
 /// The store in directory `path`. Error(kIo) naming it when it is not a directory.
 std::shared_ptr<Store> open_directory_store(const std::string& path);
 
-/// Whether `path` is an http:// or https:// URL.
+/// Whether `path` is a URL a store is read from: http://, https:// or s3://.
 bool is_url(const std::string& path);
+
+/// Whether `path` is an s3:// URL.
+bool is_s3_url(const std::string& path);
 
 /// How long requests to a web server may take, and how often one is tried again. A server
 /// that stops answering, or drips its answer, fails the read within these bounds.
@@ -110,6 +120,48 @@ struct HttpLimits {
 /// `limits`: past them, Error(kIo) naming the URL and the bound.
 std::shared_ptr<Store> open_http_store(const std::string& url,
                                        const HttpLimits& limits = HttpLimits::from_environment());
+
+/// Where an S3 store is and who reads it. Unset fields come from where the AWS tools keep
+/// them: the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
+/// AWS_PROFILE, AWS_REGION or AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL,
+/// AWS_NO_SIGN_REQUEST), then the profile's entries in ~/.aws/credentials and ~/.aws/config
+/// (AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE); with no credentials anywhere, requests
+/// go unsigned (public buckets).
+struct S3Options {
+  std::optional<std::string> key;     ///< access key id
+  std::optional<std::string> secret;  ///< secret access key
+  std::optional<std::string> token;   ///< session token (temporary credentials)
+  std::optional<std::string> profile;
+  std::optional<std::string> region;        ///< default us-east-1
+  std::optional<std::string> endpoint_url;  ///< default https://s3.REGION.amazonaws.com
+  /// Send requests unsigned (--no-sign-request): public buckets.
+  bool anonymous = false;
+  /// "path" (ENDPOINT/BUCKET/KEY), "virtual" (BUCKET.ENDPOINT/KEY), or "auto": virtual for
+  /// AWS's own endpoints when the bucket name allows, path for any other endpoint.
+  std::string addressing = "auto";
+  /// Request time bounds and tries, as for web servers.
+  HttpLimits limits = HttpLimits::from_environment();
+};
+
+/// The store at `url` = s3://BUCKET/PREFIX in an S3 or S3-compatible object store, through
+/// libcurl with AWS Signature V4: values and byte ranges by GET, sizes by HEAD, listings by
+/// ListObjectsV2 (every page). Requests keep to `options.limits` (failures that may pass,
+/// S3's 500/503 SlowDown and 429, are tried again with backoff). Errors say what S3 said
+/// ("NoSuchBucket: The specified bucket does not exist", "AccessDenied ... check the
+/// credentials of profile X"). Throws Error(kUsage) for a URL that is no s3://BUCKET[/PREFIX]
+/// and Error(kIo) naming the bucket when it does not exist.
+std::shared_ptr<Store> open_s3_store(const std::string& url, const S3Options& options = {});
+
+/// How open_store reaches stores that are not directories.
+struct StoreOptions {
+  HttpLimits http = HttpLimits::from_environment();
+  S3Options s3;
+};
+
+/// The store at `path_or_url`: s3:// (open_s3_store), http:// or https://
+/// (open_http_store), file:// or a plain path (open_directory_store).
+std::shared_ptr<Store> open_store(const std::string& path_or_url,
+                                  const StoreOptions& options = {});
 
 /// A store held in memory, keys to values (tests and fuzz targets). `name` is its name in
 /// messages.

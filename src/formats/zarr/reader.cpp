@@ -287,11 +287,12 @@ model::Tree open_zarr(const std::shared_ptr<const io::Store>& store, const ZarrO
 
 model::Tree open_zarr(const std::string& path, const ZarrOpenOptions& options,
                       const OpenOptions& common) {
-  if (!io::is_url(path)) return open_zarr(io::open_directory_store(path), options, common);
-  io::HttpLimits http = io::HttpLimits::from_environment();
-  if (options.http_timeout) http.request_seconds = *options.http_timeout;
-  if (options.http_deadline) http.total_seconds = *options.http_deadline;
-  return open_zarr(io::open_http_store(path, http), options, common);
+  io::StoreOptions store = common.store;
+  for (io::HttpLimits* limits : {&store.http, &store.s3.limits}) {
+    if (options.http_timeout) limits->request_seconds = *options.http_timeout;
+    if (options.http_deadline) limits->total_seconds = *options.http_deadline;
+  }
+  return open_zarr(io::open_store(path, store), options, common);
 }
 
 }  // namespace dudley::zarr

@@ -415,9 +415,7 @@ class ZarrSource final : public model::ArraySource {
       blob.length = unit_bytes_ + unit_bytes_ / kExpansionDivisor + kExpansionBytes;
       return blob;
     }
-    const auto size = store_->size(blob.key);
-    if (!size) return std::nullopt;
-    blob.length = *size;
+    if (!read_outer_tail(blob)) return std::nullopt;
     for (const Level& level : levels_) {
       uint64_t index = 0;  // the inner chunk's place in the shard's grid, C order
       for (size_t d = 0; d < rank; ++d) {
@@ -442,6 +440,62 @@ class ZarrSource final : public model::ArraySource {
     return blob;
   }
 
+  // Sizes the shard (or chunk) `blob` names; false when it is absent. A shard whose index
+  // is at its end is sized by reading that index (one request on a remote store: the
+  // value's last bytes, no HEAD first), which is then kept for shard_index.
+  bool read_outer_tail(Blob& blob) const {
+    if (levels_.empty() || !levels_.front().at_end) {
+      const auto size = store_->size(blob.key);
+      if (!size) return false;
+      blob.length = *size;
+      return true;
+    }
+    const Level& level = levels_.front();
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = sizes_.find(blob.key); it != sizes_.end()) {
+        blob.length = it->second;
+        return true;
+      }
+    }
+    codec::Bytes encoded(level.index_bytes);
+    const std::optional<uint64_t> size =
+        store_->read_tail(blob.key, level.index_bytes, encoded.data());
+    if (!size) return false;
+    blob.length = *size;
+    if (*size < level.index_bytes) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("shard of {} bytes cannot hold its index of {} bytes", *size,
+                              level.index_bytes),
+                  Location::file(store_->where(blob.key)));
+    }
+    auto entries = decode_index(level, blob, encoded, *size - level.index_bytes);
+    std::lock_guard lock(mutex_);
+    if (indexes_.size() >= 256) indexes_.clear();  // memory stays a few indexes
+    if (sizes_.size() >= 256) sizes_.clear();
+    indexes_[std::make_tuple(blob.key, blob.offset, blob.length)] = std::move(entries);
+    sizes_[blob.key] = *size;
+    return true;
+  }
+
+  // The index entries `encoded` (read at `at` of the shard in `blob`), decoded to native
+  // (offset, nbytes) pairs.
+  std::shared_ptr<const std::vector<uint64_t>> decode_index(const Level& level, const Blob& blob,
+                                                            const codec::Bytes& encoded,
+                                                            uint64_t at) const {
+    auto entries = std::make_shared<std::vector<uint64_t>>(2 * level.inner_count);
+    try {
+      level.index_chain.decode(
+          encoded, {reinterpret_cast<std::byte*>(entries->data()), 16 * level.inner_count},
+          {8, level.index_shape});
+    } catch (const Error& e) {
+      throw Error(e.category(), fmt::format("shard index: {}", e.message()),
+                  Location::binary(store_->where(blob.key), at));
+    }
+    if (level.index_endian != native_byte_order()) swap_units(entries->data(), entries->size(), 8);
+    return entries;
+  }
+
   // The (offset, nbytes) pairs of the shard in `blob`, read and checked once, then kept.
   std::shared_ptr<const std::vector<uint64_t>> shard_index(const Level& level,
                                                            const Blob& blob) const {
@@ -462,16 +516,7 @@ class ZarrSource final : public model::ArraySource {
     codec::Bytes encoded(level.index_bytes);
     const uint64_t at = level.at_end ? blob.offset + blob.length - level.index_bytes : blob.offset;
     store_->read(blob.key, at, level.index_bytes, encoded.data());
-    auto entries = std::make_shared<std::vector<uint64_t>>(2 * level.inner_count);
-    try {
-      level.index_chain.decode(
-          encoded, {reinterpret_cast<std::byte*>(entries->data()), 16 * level.inner_count},
-          {8, level.index_shape});
-    } catch (const Error& e) {
-      throw Error(e.category(), fmt::format("shard index: {}", e.message()),
-                  Location::binary(store_->where(blob.key), at));
-    }
-    if (level.index_endian != native_byte_order()) swap_units(entries->data(), entries->size(), 8);
+    auto entries = decode_index(level, blob, encoded, at);
     std::lock_guard lock(mutex_);
     if (indexes_.size() >= 256) indexes_.clear();  // memory stays a few indexes
     indexes_[cache_key] = entries;
@@ -495,6 +540,7 @@ class ZarrSource final : public model::ArraySource {
   mutable std::map<std::tuple<std::string, uint64_t, uint64_t>,
                    std::shared_ptr<const std::vector<uint64_t>>>
       indexes_;
+  mutable std::map<std::string, uint64_t> sizes_;  ///< shards sized by reading their index
 };
 
 }  // namespace

@@ -1,0 +1,241 @@
+// S3 and S3-compatible object stores, read over HTTP (http_store.cpp) with every request
+// signed by libcurl's AWS Signature V4, keys addressed path-style or virtual-hosted, and
+// listings by ListObjectsV2, page after page.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "dudley/core/error.hpp"
+#include "dudley/io/store.hpp"
+#include "io/curl_library.hpp"
+#include "io/http_access.hpp"
+#include "io/s3_config.hpp"
+#include "io/s3_xml.hpp"
+
+namespace dudley::io {
+namespace {
+
+// The largest listing page read (S3 sends at most 1,000 keys a page, some 300 KB).
+constexpr uint64_t kMaxListPage = uint64_t{64} << 20;
+
+// `text` escaped for a URL: every byte but the unreserved ones (and '/' when `keep_slash`).
+std::string escaped(const std::string& text, bool keep_slash) {
+  std::string out;
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t slash = keep_slash ? std::min(text.find('/', at), text.size()) : text.size();
+    const std::string part = text.substr(at, slash - at);
+    char* e = curl().easy_escape(nullptr, part.c_str(), static_cast<int>(part.size()));
+    if (e == nullptr) throw Error(ErrorCategory::kIo, "cannot escape a URL");
+    out += e;
+    curl().free(e);
+    if (slash == text.size()) break;
+    out += '/';
+    at = slash + 1;
+  }
+  return out;
+}
+
+// A bucket's requests: their URLs, their signature, what S3's errors say.
+class S3Access final : public HttpAccess {
+ public:
+  explicit S3Access(S3Config config) : c_(std::move(config)) {
+    const size_t scheme = c_.endpoint.find("://") + 3;
+    bucket_url_ = c_.path_style ? c_.endpoint + "/" + escaped(c_.bucket, false)
+                                : c_.endpoint.substr(0, scheme) + c_.bucket + "." +
+                                      c_.endpoint.substr(scheme);
+    if (c_.key) {
+      signature_ = "aws:amz:" + c_.region + ":s3";
+      userpwd_ = *c_.key + ":" + *c_.secret;
+      if (c_.token) {
+        const std::string header = "x-amz-security-token: " + *c_.token;
+        headers_ = curl().slist_append(nullptr, header.c_str());
+      }
+    }
+  }
+  ~S3Access() override {
+    if (headers_) curl().slist_free_all(headers_);
+  }
+  S3Access(const S3Access&) = delete;
+  S3Access& operator=(const S3Access&) = delete;
+
+  const S3Config& config() const { return c_; }
+
+  /// The object key of `key` (below the store's prefix).
+  std::string object_key(const std::string& key) const {
+    if (c_.prefix.empty()) return key;
+    return key.empty() ? c_.prefix : c_.prefix + "/" + key;
+  }
+
+  // A key starting with '?' is a request of the bucket itself (a listing's query).
+  std::string url_of(const std::string& key) const override {
+    if (!key.empty() && key.front() == '?') return bucket_url_ + "/" + key;
+    return bucket_url_ + "/" + escaped(object_key(key), true);
+  }
+
+  void authorize(CURL* handle) const override {
+    if (!c_.key) return;
+    curl().easy_setopt(handle, CURLOPT_AWS_SIGV4, signature_.c_str());
+    curl().easy_setopt(handle, CURLOPT_USERPWD, userpwd_.c_str());
+    if (headers_) curl().easy_setopt(handle, CURLOPT_HTTPHEADER, headers_);
+  }
+
+  // A missing key, not a missing bucket (a HEAD's 404 has no body to tell: a missing key).
+  bool absent(long status, std::string_view body) const override {
+    if (status != 404) return false;
+    const S3ErrorText e = parse_s3_error(body);
+    return e.code.empty() || e.code == "NoSuchKey";
+  }
+
+  std::string failure(long status, std::string_view body) const override {
+    const S3ErrorText e = parse_s3_error(body);
+    std::string why = e.code.empty() ? fmt::format("S3 answered HTTP {}", status)
+                                     : fmt::format("{}: {}", e.code, e.message);
+    const bool credentials = status == 403 || e.code == "InvalidAccessKeyId" ||
+                             e.code == "SignatureDoesNotMatch" || e.code == "ExpiredToken";
+    if (credentials) {
+      why += fmt::format(" (check the credentials: {}; region {})", c_.credentials_from,
+                         c_.region);
+    }
+    return why;
+  }
+
+ private:
+  S3Config c_;
+  std::string bucket_url_;
+  std::string signature_, userpwd_;
+  curl_slist* headers_ = nullptr;
+};
+
+class S3Store final : public Store {
+ public:
+  S3Store(const std::string& url, std::shared_ptr<const S3Access> access, const HttpLimits& limits)
+      : access_(std::move(access)) {
+    const S3Config& c = access_->config();
+    name_ = "s3://" + c.bucket + (c.prefix.empty() ? "" : "/" + c.prefix);
+    (void)url;
+    http_ = open_http_store(name_, access_, limits);
+  }
+
+  const std::string& name() const override { return name_; }
+  std::optional<uint64_t> size(const std::string& key) const override { return http_->size(key); }
+  void read(const std::string& key, uint64_t offset, uint64_t length,
+            std::byte* out) const override {
+    http_->read(key, offset, length, out);
+  }
+  std::optional<uint64_t> read_tail(const std::string& key, uint64_t length,
+                                    std::byte* out) const override {
+    return http_->read_tail(key, length, out);
+  }
+  bool remote() const override { return true; }
+  void read_many(std::span<RangeRequest> requests) const override { http_->read_many(requests); }
+
+  std::vector<std::string> subdirectories(const std::string& prefix) const override {
+    const std::string start = listing_start(prefix);
+    std::set<std::string> names;
+    list(start, true, [&](const std::string& key, bool is_prefix) {
+      if (!is_prefix || key.size() <= start.size()) return;
+      std::string name = key.substr(start.size());
+      while (!name.empty() && name.back() == '/') name.pop_back();
+      if (!name.empty() && name.front() != '.') names.insert(std::move(name));
+    });
+    return {names.begin(), names.end()};
+  }
+
+  bool for_each_key(const std::string& prefix,
+                    const std::function<void(std::string_view)>& visit) const override {
+    const std::string start = listing_start(prefix);
+    list(start, false, [&](const std::string& key, bool is_prefix) {
+      if (!is_prefix && key.size() > start.size()) visit(std::string_view(key).substr(start.size()));
+    });
+    return true;
+  }
+
+  /// Throws Error naming the bucket when it does not exist (any other refusal, such as a
+  /// listing the credentials may not make, is left for the reads to meet).
+  void check_bucket() const {
+    RangeRequest r;
+    Bytes page;
+    r.key = "?list-type=2&max-keys=1&prefix=" + escaped(access_->object_key(""), false);
+    r.whole = true;
+    r.length = kMaxListPage;
+    r.out = &page;
+    try {
+      http_->read_many({&r, 1});
+    } catch (const Error& e) {
+      if (e.message().find("NoSuchBucket") != std::string::npos) {
+        throw Error(e.category(), e.message(), Location::file("s3://" + access_->config().bucket));
+      }
+    }
+  }
+
+ private:
+  // The object keys' start for the store's `prefix` ("" or "a/b"), with its trailing '/'.
+  std::string listing_start(const std::string& prefix) const {
+    const std::string k = access_->object_key(prefix);
+    return k.empty() ? k : k + "/";
+  }
+
+  // Calls `visit` with every key (and, with `delimited`, every common prefix) starting with
+  // `start`, page after page.
+  void list(const std::string& start, bool delimited,
+            const std::function<void(const std::string&, bool)>& visit) const {
+    std::string token;
+    for (;;) {
+      std::string query = "?list-type=2&prefix=" + escaped(start, false);
+      if (delimited) query += "&delimiter=%2F";
+      if (!token.empty()) query += "&continuation-token=" + escaped(token, false);
+      RangeRequest r;
+      Bytes body;
+      r.key = query;
+      r.whole = true;
+      r.length = kMaxListPage;
+      r.out = &body;
+      const std::string where = "s3://" + access_->config().bucket + "/" + start;
+      try {
+        http_->read_many({&r, 1});
+      } catch (const Error& e) {  // named by the prefix listed, not by the query
+        throw Error(e.category(), "listing: " + e.message(), Location::file(where));
+      }
+      if (!r.found) {
+        throw Error(ErrorCategory::kIo, "the listing was not found", Location::file(where));
+      }
+      const S3ListPage page = parse_s3_list(
+          {reinterpret_cast<const char*>(body.data()), body.size()}, where);
+      for (const std::string& k : page.keys) visit(k, false);
+      for (const std::string& p : page.prefixes) visit(p, true);
+      if (!page.truncated) return;
+      if (page.next_token == token) {
+        throw Error(ErrorCategory::kData, "the listing repeats its continuation token",
+                    Location::file(where));
+      }
+      token = page.next_token;
+    }
+  }
+
+  std::string name_;
+  std::shared_ptr<const S3Access> access_;
+  std::shared_ptr<Store> http_;
+};
+
+}  // namespace
+
+bool is_s3_url(const std::string& path) { return path.rfind("s3://", 0) == 0; }
+
+std::shared_ptr<Store> open_s3_store(const std::string& url, const S3Options& options) {
+  auto access = std::make_shared<const S3Access>(resolve_s3(url, options));
+  auto store = std::make_shared<S3Store>(url, access, options.limits);
+  store->check_bucket();
+  return store;
+}
+
+std::shared_ptr<Store> open_store(const std::string& path_or_url, const StoreOptions& options) {
+  if (is_s3_url(path_or_url)) return open_s3_store(path_or_url, options.s3);
+  if (path_or_url.rfind("http://", 0) == 0 || path_or_url.rfind("https://", 0) == 0)
+    return open_http_store(path_or_url, options.http);
+  if (path_or_url.rfind("file://", 0) == 0) return open_directory_store(path_or_url.substr(7));
+  return open_directory_store(path_or_url);
+}
+
+}  // namespace dudley::io
