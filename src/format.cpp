@@ -120,6 +120,14 @@ const Format& FormatRegistry::for_reading(const std::string& path, const std::st
     in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
   }
+  // A URL: a file format by its extension (s3://b/x.npy); else a store (Zarr's sniff).
+  if (io::is_url(path)) {
+    const std::string ext = lowercase_extension(path);
+    for (const auto& f : formats_) {
+      const auto exts = f->extensions();
+      if (!ext.empty() && std::find(exts.begin(), exts.end(), ext) != exts.end()) return *f;
+    }
+  }
   // Signatures first, then companion files: the first bytes say more than a file beside
   // them (an x.dud left by an earlier conversion does not make x.asdf Dudley data).
   for (Recognition kind : {Recognition::kSignature, Recognition::kCompanion}) {

@@ -72,8 +72,13 @@ def main():
         locations = """location /moved/ { rewrite ^/moved/(.*)$ /$1 redirect; }
     location = /broken.zarr/zarr.json { return 500; }
     location = /v3.zarr/x/c/1/1 { return 200 "not a chunk"; }"""
+        np.save(f"{www}/x.npy", x)  # a file of another format, read by byte ranges
         with NginxServer(www, tmp, locations, access_log=True) as server:
             base = server.url
+            proc = run("dump", "--json", f"{base}/x.npy", "/[3, 4:9]")
+            ok = proc.returncode == 0 and np.array_equal(
+                np.array(json.loads(proc.stdout)["root"]["selections"]["[3, 4:9]"]["data"]), x[3, 4:9])
+            check("an .npy file over HTTP", ok, proc.stdout[:300] + proc.stderr)
             for name in ("v3.zarr", "v2.zarr"):
                 url = f"{base}/{name}/x"
                 proc = run("ls", url)

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "dudley/core/bytes.hpp"
+#include "dudley/io/byte_source.hpp"
 
 namespace dudley::io {
 
@@ -162,6 +163,12 @@ struct StoreOptions {
 /// (open_http_store), file:// or a plain path (open_directory_store).
 std::shared_ptr<Store> open_store(const std::string& path_or_url,
                                   const StoreOptions& options = {});
+
+/// The file at `path_or_url` as random-access bytes: a local file (open_file), or one value
+/// of a store on a web server or in S3 (its URL names the object), read by byte ranges with
+/// small reads served from a cache of 256 KiB blocks.
+std::shared_ptr<ByteSource> open_source(const std::string& path_or_url,
+                                        const StoreOptions& options = {});
 
 /// A store held in memory, keys to values (tests and fuzz targets). `name` is its name in
 /// messages.

@@ -192,7 +192,7 @@ model::Tree open_asdf(std::shared_ptr<io::ByteSource> source, const std::string&
 
 model::Tree open_asdf(const std::string& path, const AsdfOpenOptions& options,
                       const OpenOptions& common) {
-  return open_asdf(io::open_file(path), path, options, common);
+  return open_asdf(io::open_source(path, common.store), path, options, common);
 }
 
 }  // namespace dudley::asdf

@@ -135,7 +135,7 @@ model::Tree open_avro(std::shared_ptr<io::ByteSource> source, const AvroOpenOpti
 
 model::Tree open_avro(const std::string& path, const AvroOpenOptions& options,
                       const OpenOptions& common) {
-  return open_avro(io::open_file(path), options, common);
+  return open_avro(io::open_source(path, common.store), options, common);
 }
 
 }  // namespace dudley::avro

@@ -91,8 +91,9 @@ Header read_header(const io::ByteSource& source, const std::string& path) {
   }
 }
 
-model::Tree open_netcdf(const std::string& path, const NetcdfOpenOptions&, const OpenOptions&) {
-  std::shared_ptr<io::ByteSource> source = io::open_file(path);
+model::Tree open_netcdf(const std::string& path, const NetcdfOpenOptions&,
+                        const OpenOptions& common) {
+  std::shared_ptr<io::ByteSource> source = io::open_source(path, common.store);
   const Header h = read_header(*source, path);
   const std::string text = layout_text(h);
   auto layout = std::make_shared<const layout::Layout>(

@@ -48,8 +48,8 @@ class FortranSource final : public model::ArraySource {
 
 }  // namespace
 
-model::Tree open_npy(const std::string& path, const NpyOpenOptions&, const OpenOptions&) {
-  std::shared_ptr<io::ByteSource> bytes = io::open_file(path);
+model::Tree open_npy(const std::string& path, const NpyOpenOptions&, const OpenOptions& common) {
+  std::shared_ptr<io::ByteSource> bytes = io::open_source(path, common.store);
   std::string head(static_cast<size_t>(std::min<uint64_t>(bytes->size(), 64 << 10)), '\0');
   bytes->read(0, head.size(), head.data(), "the header");
   Header h;
