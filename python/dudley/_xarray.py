@@ -198,23 +198,25 @@ class XarrayBackend(BackendEntrypoint):
     description = "Any format dudley reads (Dudley layouts, ASDF, Zarr, Avro, HDF5, NDL, .npy)"
     url = "docs/python.md"
     open_dataset_parameters = ("filename_or_obj", "drop_variables", "group", "layout", "order",
-                               "params", "format", "on_unreadable", "mask_and_scale",
+                               "params", "format", "storage_options", "on_unreadable",
+                               "mask_and_scale",
                                "decode_times", "concat_characters", "decode_coords",
                                "use_cftime", "decode_timedelta")
 
     def open_dataset(self, filename_or_obj, *, drop_variables=None, group=None, layout=None,
-                     order=None, params=None, format=None, on_unreadable="warn", **decoding):
+                     order=None, params=None, format=None, storage_options=None,
+                     on_unreadable="warn", **decoding):
         f = _native.open(str(filename_or_obj), layout=layout, order=order, params=params,
-                         format=format)
+                         format=format, storage_options=storage_options)
         return _decoded(dataset_of(f, drop_variables, on_unreadable, group), **decoding)
 
     def open_groups_as_dict(self, filename_or_obj, *, drop_variables=None, layout=None,
-                            order=None, params=None, format=None, on_unreadable="warn",
-                            **decoding):
+                            order=None, params=None, format=None, storage_options=None,
+                            on_unreadable="warn", **decoding):
         """{group path: Dataset} for every group of the file (xarray's open_groups)."""
         decoding.pop("group", None)
         f = _native.open(str(filename_or_obj), layout=layout, order=order, params=params,
-                         format=format)
+                         format=format, storage_options=storage_options)
         return {path: _decoded(dataset_of(f, drop_variables, on_unreadable, path), **decoding)
                 for path in _groups(f)}
 

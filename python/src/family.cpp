@@ -92,7 +92,7 @@ Family open_family(const std::string& pattern, const std::optional<std::string>&
   if (auto members = layout::family_index_members(pattern)) {
     for (layout::DudleyFamilyMember& m : *members) {
       // The index's options, but what the caller said wins.
-      OpenRequest request{format, std::move(m.options)};
+      OpenRequest request{format, std::move(m.options), std::nullopt};
       if (given.dudley) {
         layout::DudleyOpenOptions& own = *request.dudley;
         if (layout) own.layout = given.dudley->layout;

@@ -231,12 +231,59 @@ int64_t param_value(const py::handle& name, const py::handle& value) {
 
 }  // namespace
 
+io::S3Options s3_options(const py::dict& storage_options) {
+  io::S3Options s3;
+  auto text = [](const py::handle& v) { return py::str(v).cast<std::string>(); };
+  std::vector<std::string> unknown;
+  for (auto [k, v] : storage_options) {
+    const std::string name = text(k);
+    if (v.is_none()) continue;
+    if (name == "key") {
+      s3.key = text(v);
+    } else if (name == "secret") {
+      s3.secret = text(v);
+    } else if (name == "token") {
+      s3.token = text(v);
+    } else if (name == "anon") {
+      s3.anonymous = v.cast<bool>();
+    } else if (name == "endpoint_url") {
+      s3.endpoint_url = text(v);
+    } else if (name == "profile") {
+      s3.profile = text(v);
+    } else if (name == "client_kwargs") {
+      for (auto [ck, cv] : v.cast<py::dict>()) {
+        const std::string inner = text(ck);
+        if (inner == "endpoint_url") {
+          s3.endpoint_url = text(cv);
+        } else if (inner == "region_name") {
+          s3.region = text(cv);
+        } else {
+          unknown.push_back("client_kwargs." + inner);
+        }
+      }
+    } else {
+      unknown.push_back(name);
+    }
+  }
+  if (!unknown.empty()) {
+    std::string names;
+    for (const std::string& u : unknown) names += (names.empty() ? "" : ", ") + u;
+    throw Error(ErrorCategory::kUsage,
+                "storage_options not understood: " + names +
+                    " (understood: key, secret, token, anon, endpoint_url, profile, "
+                    "client_kwargs={endpoint_url, region_name})");
+  }
+  return s3;
+}
+
 OpenRequest open_request(const std::optional<std::string>& layout,
                          const std::optional<std::string>& order,
                          const std::optional<py::dict>& params,
-                         const std::optional<std::string>& format) {
+                         const std::optional<std::string>& format,
+                         const std::optional<py::dict>& storage_options) {
   OpenRequest request;
   request.format = format;
+  if (storage_options) request.s3 = s3_options(*storage_options);
   if (!layout && !order && (!params || params->empty())) return request;
   layout::DudleyOpenOptions& dudley = request.dudley.emplace();
   if (layout) dudley.layout = *layout;
@@ -260,7 +307,24 @@ py::tuple request_state(const OpenRequest& request) {
       order = py::str(*d.bind.default_order == ByteOrder::kLittle ? "little" : "big");
     dudley = py::make_tuple(d.layout, order, params, d.bind.params_absent);
   }
-  return py::make_tuple(request.format ? py::object(py::str(*request.format)) : py::none(), dudley);
+  py::object s3 = py::none();
+  if (request.s3) {
+    const io::S3Options& o = *request.s3;
+    py::dict d;
+    auto put = [&d](const char* name, const std::optional<std::string>& v) {
+      if (v) d[name] = *v;
+    };
+    put("key", o.key);
+    put("secret", o.secret);
+    put("token", o.token);
+    put("endpoint_url", o.endpoint_url);
+    put("profile", o.profile);
+    if (o.region) d["client_kwargs"] = py::dict(py::arg("region_name") = *o.region);
+    d["anon"] = o.anonymous;
+    s3 = d;
+  }
+  return py::make_tuple(request.format ? py::object(py::str(*request.format)) : py::none(), dudley,
+                        s3);
 }
 
 OpenRequest request_from_state(const py::tuple& state) {
@@ -275,12 +339,14 @@ OpenRequest request_from_state(const py::tuple& state) {
       dudley.bind.params[k.cast<std::string>()] = v.cast<int64_t>();
     dudley.bind.params_absent = d[3].cast<bool>();
   }
+  if (state.size() > 2 && !state[2].is_none()) request.s3 = s3_options(state[2].cast<py::dict>());
   return request;
 }
 
 File open_requested(const std::string& path, const OpenRequest& request) {
   OpenOptions options;
   if (request.format) options.format = *request.format;
+  if (request.s3) options.store.s3 = *request.s3;
   if (request.dudley) {
     options.formats.set(*request.dudley);
     if (!request.format) options.format = "dudley";  // layouts, orders, parameters
@@ -311,8 +377,9 @@ File open_requested(const std::string& path, const OpenRequest& request) {
 
 File open_path(const std::string& path, const std::optional<std::string>& layout,
                const std::optional<std::string>& order, const std::optional<py::dict>& params,
-               const std::optional<std::string>& format) {
-  return open_requested(path, open_request(layout, order, params, format));
+               const std::optional<std::string>& format,
+               const std::optional<py::dict>& storage_options) {
+  return open_requested(path, open_request(layout, order, params, format, storage_options));
 }
 
 namespace {

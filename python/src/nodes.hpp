@@ -27,7 +27,13 @@ struct OpenRequest {
   std::optional<std::string> format;
   /// The Dudley options given (a layout, an order, parameters), when any was.
   std::optional<layout::DudleyOpenOptions> dudley;
+  /// How s3:// paths are reached (storage_options), when given.
+  std::optional<io::S3Options> s3;
 };
+
+/// fsspec's storage_options for S3 (key, secret, token, anon, endpoint_url, profile,
+/// client_kwargs={endpoint_url, region_name}) as S3Options; UsageError naming any other.
+io::S3Options s3_options(const py::dict& storage_options);
 
 /// The request of open()'s arguments: a layout (a file or layout text), an order ("little",
 /// "big", "<", ">") and parameter values (integers, by name or path). Raises UsageError for
@@ -35,7 +41,8 @@ struct OpenRequest {
 OpenRequest open_request(const std::optional<std::string>& layout,
                          const std::optional<std::string>& order,
                          const std::optional<py::dict>& params,
-                         const std::optional<std::string>& format);
+                         const std::optional<std::string>& format,
+                         const std::optional<py::dict>& storage_options = std::nullopt);
 /// `request` as plain Python values, for pickle, and back.
 py::tuple request_state(const OpenRequest& request);
 OpenRequest request_from_state(const py::tuple& state);
@@ -112,7 +119,8 @@ File open_requested(const std::string& path, const OpenRequest& request);
 /// dudley.open.
 File open_path(const std::string& path, const std::optional<std::string>& layout,
                const std::optional<std::string>& order, const std::optional<py::dict>& params,
-               const std::optional<std::string>& format);
+               const std::optional<std::string>& format,
+               const std::optional<py::dict>& storage_options);
 /// "<dudley.Array /x <f8 shape=[3]>" or "<dudley.Group /g (2 members)>".
 std::string short_repr(const NodeRef& r);
 /// A group's tree, one member a line, indented, at most `limit` lines (then "..."): what

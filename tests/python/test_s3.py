@@ -1,0 +1,100 @@
+"""dudley.open on s3:// paths with fsspec's storage_options, against moto's S3 server (from
+PyPI in the repository's .venv, scripts/install-deps.sh) on 127.0.0.1, started and stopped
+here. Objects are uploaded with curl's own AWS SigV4 signing, so the test needs no boto3 in
+the interpreter it runs under."""
+import os
+import pickle
+import socket
+import subprocess
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+
+import dudley
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MOTO = os.path.join(ROOT, ".venv", "bin", "moto_server")
+OPTIONS = {"key": "test", "secret": "test"}
+
+
+@pytest.fixture(scope="module")
+def s3(tmp_path_factory):
+    if not os.path.exists(MOTO):
+        pytest.skip("moto_server is not installed (scripts/install-deps.sh puts it in .venv)")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = open(tmp_path_factory.mktemp("moto") / "moto.log", "w")
+    server = subprocess.Popen([MOTO, "-H", "127.0.0.1", "-p", str(port)], stdout=log,
+                              stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(url + "/moto-api/", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.1)
+
+        def put(path, data=None):
+            # --upload-file: the body as it is (a form content type would have the server
+            # take it as a form).
+            args = ["curl", "-sf", "--aws-sigv4", "aws:amz:us-east-1:s3", "--user", "test:test",
+                    f"{url}/{path}"]
+            args[1:1] = ["--upload-file", str(data)] if data is not None else ["-X", "PUT"]
+            subprocess.run(args, check=True)
+
+        put("bkt")
+        d = tmp_path_factory.mktemp("files")
+        x = np.arange(24, dtype="<f8").reshape(4, 6)
+        np.save(d / "x.npy", x)
+        put("bkt/x.npy", d / "x.npy")
+        subprocess.run([os.environ.get("DUDLEY_BIN", "dudley"), "convert", "-q",
+                        "--chunks", "2,3", str(d / "x.npy"), str(d / "x.zarr")], check=True)
+        for root, _, files in os.walk(d / "x.zarr"):
+            for f in files:
+                p = os.path.join(root, f)
+                put(f"bkt/x.zarr/{os.path.relpath(p, d / 'x.zarr')}", p)
+        yield url, x
+    finally:
+        server.terminate()
+        server.wait(10)
+        log.close()
+
+
+def test_open_with_storage_options(s3):
+    url, x = s3
+    f = dudley.open("s3://bkt/x.npy", storage_options={**OPTIONS, "endpoint_url": url})
+    a = f["/"]  # an .npy file's one array
+    assert f.format == "npy" and np.array_equal(a[...], x) and np.array_equal(a[1:3, ::2], x[1:3, ::2])
+    z = dudley.open("s3://bkt/x.zarr",
+                    storage_options={**OPTIONS, "client_kwargs": {"endpoint_url": url,
+                                                                  "region_name": "us-east-1"}})
+    assert z.format == "zarr" and np.array_equal(z["/"][2], x[2])
+
+
+def test_pickled_arrays_reopen_with_their_options(s3):
+    url, x = s3
+    a = dudley.open("s3://bkt/x.zarr", storage_options={**OPTIONS, "endpoint_url": url})["/"]
+    back = pickle.loads(pickle.dumps(a))  # what a Dask worker does
+    assert np.array_equal(back[...], x)
+    assert np.array_equal(dudley.to_dask(a).compute(), x)
+
+
+def test_unknown_options_and_missing_buckets_are_named(s3):
+    url, _ = s3
+    with pytest.raises(dudley.UsageError, match="storage_options not understood: cache_type"):
+        dudley.open("s3://bkt/x.npy", storage_options={"cache_type": "bytes"})
+    with pytest.raises(dudley.Error, match="NoSuchBucket"):
+        dudley.open("s3://nobucket/x.zarr", storage_options={**OPTIONS, "endpoint_url": url})
+
+
+def test_xarray_engine_on_s3(s3):
+    xr = pytest.importorskip("xarray")
+    url, x = s3
+    ds = xr.open_dataset("s3://bkt/x.npy", engine="dudley",
+                         storage_options={**OPTIONS, "endpoint_url": url})
+    (name,) = list(ds.data_vars)
+    assert np.array_equal(ds[name].values, x)
