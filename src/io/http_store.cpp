@@ -8,9 +8,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -78,7 +78,7 @@ struct MultiFree {
 };
 
 // The most of a failed answer's body kept to say what went wrong (S3's XML error).
-constexpr size_t kMaxErrorBody = 16 * 1024;
+constexpr size_t kMaxErrorBody = size_t{16} * 1024;
 
 // Where the body of a response goes: at most `room` bytes into `out`, or, with `grow`, into
 // that buffer as it comes; the body of a failed answer into `error` instead.
@@ -98,7 +98,8 @@ size_t take(char* data, size_t size, size_t count, void* user) {
   long status = 0;
   if (sink->handle) curl().easy_getinfo(sink->handle, CURLINFO_RESPONSE_CODE, &status);
   if (status >= 400) {
-    sink->error.append(data, std::min<size_t>(n, kMaxErrorBody - std::min(kMaxErrorBody, sink->error.size())));
+    sink->error.append(
+        data, std::min<size_t>(n, kMaxErrorBody - std::min(kMaxErrorBody, sink->error.size())));
     return n;
   }
   if (n > sink->room - sink->got) {
@@ -240,7 +241,8 @@ class HttpStore final : public Store {
     if (status == 200) return sink.got;  // the whole value, no longer than asked
     // "bytes FIRST-LAST/TOTAL": the value's size, and the bytes sent its last ones.
     uint64_t first = 0, last = 0, total = 0;
-    if (std::sscanf(content_range.c_str(), "bytes %" SCNu64 "-%" SCNu64 "/%" SCNu64, &first, &last, &total) != 3 ||
+    if (std::sscanf(content_range.c_str(), "bytes %" SCNu64 "-%" SCNu64 "/%" SCNu64, &first, &last,
+                    &total) != 3 ||
         last + 1 != total || last - first + 1 != sink.got || sink.got > length) {
       throw Error(ErrorCategory::kData,
                   fmt::format("the server's answer to a request for the last {} bytes is not "

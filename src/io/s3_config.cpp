@@ -79,8 +79,8 @@ S3Config resolve_s3(const std::string& url, const S3Options& options) {
                 Location::file(url));
   }
 
-  const std::string profile = options.profile ? *options.profile
-                                              : env("AWS_PROFILE").value_or("default");
+  const std::string profile =
+      options.profile ? *options.profile : env("AWS_PROFILE").value_or("default");
   const std::string credentials_path = home_file("AWS_SHARED_CREDENTIALS_FILE", "credentials");
   const std::string config_path = home_file("AWS_CONFIG_FILE", "config");
   const auto credentials = read_ini(credentials_path);
@@ -91,9 +91,8 @@ S3Config resolve_s3(const std::string& url, const S3Options& options) {
   const std::string config_section = profile == "default" ? "default" : "profile " + profile;
   if (auto it = config.find(config_section); it != config.end()) from_config = &it->second;
   if ((options.profile || env("AWS_PROFILE")) && !from_credentials && !from_config) {
-    throw Error(ErrorCategory::kUsage,
-                fmt::format("profile {} is in neither {} nor {}", profile, credentials_path,
-                            config_path));
+    throw Error(ErrorCategory::kUsage, fmt::format("profile {} is in neither {} nor {}", profile,
+                                                   credentials_path, config_path));
   }
 
   // Credentials: given, the environment, then the profile (credentials file, then config).
@@ -111,8 +110,8 @@ S3Config resolve_s3(const std::string& url, const S3Options& options) {
       c.token = env("AWS_SESSION_TOKEN");
       c.credentials_from = "AWS_ACCESS_KEY_ID";
     } else {
-      for (const auto& [section, path] : {std::pair{from_credentials, credentials_path},
-                                          std::pair{from_config, config_path}}) {
+      for (const auto& [section, path] :
+           {std::pair{from_credentials, credentials_path}, std::pair{from_config, config_path}}) {
         if (const std::string* key_id = find(section, "aws_access_key_id")) {
           c.key = *key_id;
           if (const std::string* s = find(section, "aws_secret_access_key")) c.secret = *s;
@@ -127,8 +126,9 @@ S3Config resolve_s3(const std::string& url, const S3Options& options) {
                   fmt::format("an access key without its secret (from {})", c.credentials_from));
     }
   }
-  if (!c.key) c.credentials_from = unsigned_asked ? "none asked: requests are unsigned"
-                                                  : "none found: requests are unsigned";
+  if (!c.key)
+    c.credentials_from =
+        unsigned_asked ? "none asked: requests are unsigned" : "none found: requests are unsigned";
 
   // Region and endpoint.
   if (options.region) {

@@ -95,8 +95,7 @@ class S3Access final : public HttpAccess {
     const bool credentials = status == 403 || e.code == "InvalidAccessKeyId" ||
                              e.code == "SignatureDoesNotMatch" || e.code == "ExpiredToken";
     if (credentials) {
-      why += fmt::format(" (check the credentials: {}; region {})", c_.credentials_from,
-                         c_.region);
+      why += fmt::format(" (check the credentials: {}; region {})", c_.credentials_from, c_.region);
     }
     return why;
   }
@@ -147,7 +146,8 @@ class S3Store final : public Store {
                     const std::function<void(std::string_view)>& visit) const override {
     const std::string start = listing_start(prefix);
     list(start, false, [&](const std::string& key, bool is_prefix) {
-      if (!is_prefix && key.size() > start.size()) visit(std::string_view(key).substr(start.size()));
+      if (!is_prefix && key.size() > start.size())
+        visit(std::string_view(key).substr(start.size()));
     });
     return true;
   }
@@ -201,8 +201,8 @@ class S3Store final : public Store {
       if (!r.found) {
         throw Error(ErrorCategory::kIo, "the listing was not found", Location::file(where));
       }
-      const S3ListPage page = parse_s3_list(
-          {reinterpret_cast<const char*>(body.data()), body.size()}, where);
+      const S3ListPage page =
+          parse_s3_list({reinterpret_cast<const char*>(body.data()), body.size()}, where);
       for (const std::string& k : page.keys) visit(k, false);
       for (const std::string& p : page.prefixes) visit(p, true);
       if (!page.truncated) return;
@@ -221,7 +221,9 @@ class S3Store final : public Store {
 
 }  // namespace
 
-bool is_s3_url(const std::string& path) { return path.rfind("s3://", 0) == 0; }
+bool is_s3_url(const std::string& path) {
+  return path.rfind("s3://", 0) == 0;
+}
 
 std::shared_ptr<Store> open_s3_store(const std::string& url, const S3Options& options) {
   auto access = std::make_shared<const S3Access>(resolve_s3(url, options));

@@ -70,8 +70,8 @@ bool parse(std::string_view xml, Collector& collector) {
   XML_SetUserData(parser.get(), &collector);
   XML_SetElementHandler(parser.get(), start, end);
   XML_SetCharacterDataHandler(parser.get(), characters);
-  const bool ok = XML_Parse(parser.get(), xml.data(), static_cast<int>(xml.size()), 1) ==
-                  XML_STATUS_OK;
+  const bool ok =
+      XML_Parse(parser.get(), xml.data(), static_cast<int>(xml.size()), 1) == XML_STATUS_OK;
   return ok && !collector.too_deep;
 }
 
@@ -85,11 +85,17 @@ S3ListPage parse_s3_list(std::string_view xml, const std::string& where) {
   bool root_seen = false;
   Collector c;
   c.closed = [&](const std::string& path, std::string text) {
-    if (path == "ListBucketResult") root_seen = true;
-    if (path == "ListBucketResult/Contents/Key") page.keys.push_back(std::move(text));
-    if (path == "ListBucketResult/CommonPrefixes/Prefix") page.prefixes.push_back(std::move(text));
-    if (path == "ListBucketResult/IsTruncated") page.truncated = text == "true";
-    if (path == "ListBucketResult/NextContinuationToken") page.next_token = std::move(text);
+    if (path == "ListBucketResult") {
+      root_seen = true;
+    } else if (path == "ListBucketResult/Contents/Key") {
+      page.keys.push_back(std::move(text));
+    } else if (path == "ListBucketResult/CommonPrefixes/Prefix") {
+      page.prefixes.push_back(std::move(text));
+    } else if (path == "ListBucketResult/IsTruncated") {
+      page.truncated = text == "true";
+    } else if (path == "ListBucketResult/NextContinuationToken") {
+      page.next_token = std::move(text);
+    }
   };
   if (!parse(xml, c) || !root_seen) {
     throw Error(ErrorCategory::kData, "the server's listing is not an S3 ListBucketResult",
@@ -107,8 +113,11 @@ S3ErrorText parse_s3_error(std::string_view xml) {
   S3ErrorText out;
   Collector c;
   c.closed = [&](const std::string& path, std::string text) {
-    if (path == "Error/Code") out.code = std::move(text);
-    if (path == "Error/Message") out.message = std::move(text);
+    if (path == "Error/Code") {
+      out.code = std::move(text);
+    } else if (path == "Error/Message") {
+      out.message = std::move(text);
+    }
   };
   if (xml.empty() || xml.size() > (uint64_t{1} << 20) || !parse(xml, c)) return {};
   return out;

@@ -18,7 +18,7 @@ namespace dudley::io {
 namespace {
 
 constexpr uint64_t kBlock = uint64_t{256} << 10;  // a block of the cache
-constexpr size_t kBlocks = 32;                      // blocks kept: 8 MiB
+constexpr size_t kBlocks = 32;                    // blocks kept: 8 MiB
 
 class StoreSource final : public ByteSource {
  public:
@@ -50,7 +50,8 @@ class StoreSource final : public ByteSource {
       const uint64_t from = std::max(offset, block);
       const uint64_t to_end = std::min(end, block + bytes->size());
       if (to_end <= from) {
-        throw Error(ErrorCategory::kIo, fmt::format("the object ended at {}", block + bytes->size()),
+        throw Error(ErrorCategory::kIo,
+                    fmt::format("the object ended at {}", block + bytes->size()),
                     Location::binary(name_, from));
       }
       std::memcpy(to + (from - offset), bytes->data() + (from - block), to_end - from);

@@ -161,8 +161,7 @@ struct StoreOptions {
 
 /// The store at `path_or_url`: s3:// (open_s3_store), http:// or https://
 /// (open_http_store), file:// or a plain path (open_directory_store).
-std::shared_ptr<Store> open_store(const std::string& path_or_url,
-                                  const StoreOptions& options = {});
+std::shared_ptr<Store> open_store(const std::string& path_or_url, const StoreOptions& options = {});
 
 /// The file at `path_or_url` as random-access bytes: a local file (open_file), or one value
 /// of a store on a web server or in S3 (its URL names the object), read by byte ranges with

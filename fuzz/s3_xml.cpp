@@ -1,0 +1,18 @@
+// S3's XML answers (a ListObjectsV2 page, an error): any bytes either parse into a page or
+// fail with an Error, and an error document's code and message are read or left empty.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "dudley/core/error.hpp"
+#include "io/s3_xml.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view xml(reinterpret_cast<const char*>(data), size);
+  try {
+    (void)dudley::io::parse_s3_list(xml, "s3://fuzz/");
+  } catch (const dudley::Error&) {
+  }
+  (void)dudley::io::parse_s3_error(xml);
+  return 0;
+}

@@ -1,0 +1,122 @@
+// S3's XML answers and the resolution of where a bucket is and who reads it, as the AWS
+// tools resolve them (environment, profile files).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "dudley/core/error.hpp"
+#include "io/s3_config.hpp"
+#include "io/s3_xml.hpp"
+
+namespace dudley::io {
+namespace {
+
+TEST(S3Xml, ListPagesAndErrorsParse) {
+  const S3ListPage page = parse_s3_list(
+      R"(<?xml version="1.0"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">)"
+      R"(<IsTruncated>true</IsTruncated><NextContinuationToken>t&amp;1</NextContinuationToken>)"
+      R"(<Contents><Key>a/x</Key></Contents><Contents><Key>a/y z</Key></Contents>)"
+      R"(<CommonPrefixes><Prefix>a/g/</Prefix></CommonPrefixes></ListBucketResult>)",
+      "s3://b/a");
+  EXPECT_EQ(page.keys, (std::vector<std::string>{"a/x", "a/y z"}));
+  EXPECT_EQ(page.prefixes, (std::vector<std::string>{"a/g/"}));
+  EXPECT_TRUE(page.truncated);
+  EXPECT_EQ(page.next_token, "t&1");
+  // Not a listing, not XML, or "more follows" without a token: errors naming the place.
+  for (const char* bad : {"<Error><Code>X</Code></Error>", "not xml", "<ListBucketResult>",
+                          "<ListBucketResult><IsTruncated>true</IsTruncated></ListBucketResult>"}) {
+    EXPECT_THROW(parse_s3_list(bad, "s3://b/a"), Error) << bad;
+  }
+  const S3ErrorText e = parse_s3_error(
+      "<Error><Code>AccessDenied</Code><Message><![CDATA[Access Denied]]></Message></Error>");
+  EXPECT_EQ(e.code, "AccessDenied");
+  EXPECT_EQ(e.message, "Access Denied");
+  EXPECT_TRUE(parse_s3_error("<html>proxy</html>").code.empty());
+  EXPECT_TRUE(parse_s3_error("").code.empty());
+}
+
+// Sets AWS_* variables for one test and clears the others, restoring them after.
+class S3Environment : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("dudley-s3-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    for (const char* name :
+         {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+          "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3",
+          "AWS_NO_SIGN_REQUEST", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE"}) {
+      if (const char* v = std::getenv(name)) saved_.emplace_back(name, v);
+      ::unsetenv(name);
+    }
+    ::setenv("AWS_SHARED_CREDENTIALS_FILE", (dir_ / "credentials").c_str(), 1);
+    ::setenv("AWS_CONFIG_FILE", (dir_ / "config").c_str(), 1);
+  }
+  void TearDown() override {
+    std::filesystem::remove_all(dir_);
+    for (const auto& [name, value] : saved_) ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  void write(const char* name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  std::filesystem::path dir_;
+  std::vector<std::pair<std::string, std::string>> saved_;
+};
+
+TEST_F(S3Environment, AwsDefaultsVirtualHostedAndUnsigned) {
+  const S3Config c = resolve_s3("s3://bucket/a/b.zarr/", {});
+  EXPECT_EQ(c.bucket, "bucket");
+  EXPECT_EQ(c.prefix, "a/b.zarr");
+  EXPECT_EQ(c.region, "us-east-1");
+  EXPECT_EQ(c.endpoint, "https://s3.us-east-1.amazonaws.com");
+  EXPECT_FALSE(c.path_style);
+  EXPECT_FALSE(c.key.has_value());
+  EXPECT_NE(c.credentials_from.find("unsigned"), std::string::npos);
+  // A bucket name with dots cannot be a virtual host under TLS: path-style.
+  EXPECT_TRUE(resolve_s3("s3://my.bucket/k", {}).path_style);
+  EXPECT_THROW(resolve_s3("s3:///k", {}), Error);
+}
+
+TEST_F(S3Environment, TheEnvironmentThenTheProfileFiles) {
+  write("credentials",
+        "[default]\naws_access_key_id = D\naws_secret_access_key = DS\n"
+        "[dev]\naws_access_key_id = K\naws_secret_access_key = S\n"
+        "aws_session_token = T\n");
+  write("config",
+        "[profile dev]\nregion = eu-west-3\nendpoint_url = http://127.0.0.1:9000/\n"
+        "s3 =\n  addressing_style = virtual\n");
+  S3Config c = resolve_s3("s3://b/k", {});
+  EXPECT_EQ(c.key, "D");
+  EXPECT_EQ(c.secret, "DS");
+  ::setenv("AWS_PROFILE", "dev", 1);
+  c = resolve_s3("s3://b/k", {});
+  EXPECT_EQ(c.key, "K");
+  EXPECT_EQ(c.token, "T");
+  EXPECT_EQ(c.region, "eu-west-3");
+  EXPECT_EQ(c.endpoint, "http://127.0.0.1:9000");
+  EXPECT_FALSE(c.path_style);  // the profile's s3.addressing_style
+  EXPECT_NE(c.credentials_from.find("profile dev"), std::string::npos);
+  // The environment wins over the files; options given win over the environment.
+  ::setenv("AWS_ACCESS_KEY_ID", "EK", 1);
+  ::setenv("AWS_SECRET_ACCESS_KEY", "ES", 1);
+  ::setenv("AWS_REGION", "ap-south-1", 1);
+  c = resolve_s3("s3://b/k", {});
+  EXPECT_EQ(c.key, "EK");
+  EXPECT_EQ(c.region, "ap-south-1");
+  S3Options given;
+  given.region = "sa-east-1";
+  given.anonymous = true;
+  c = resolve_s3("s3://b/k", given);
+  EXPECT_EQ(c.region, "sa-east-1");
+  EXPECT_FALSE(c.key.has_value());
+  // A profile named but found nowhere, and a key without its secret, are refused.
+  given = {};
+  given.profile = "nosuch";
+  EXPECT_THROW(resolve_s3("s3://b/k", given), Error);
+  ::unsetenv("AWS_SECRET_ACCESS_KEY");
+  EXPECT_THROW(resolve_s3("s3://b/k", {}), Error);
+}
+
+}  // namespace
+}  // namespace dudley::io
