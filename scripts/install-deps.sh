@@ -110,6 +110,19 @@ else
   echo "install-deps: PyPI peers present"
 fi
 
+# The S3 test server (moto) and boto3, pinned in tests/requirements-s3.txt, in .venv-s3 (never
+# committed), apart from .venv: moto needs a jsonschema newer than Debian's python3-asdf takes.
+s3="$root/tests/requirements-s3.txt"
+s3_stamp="$root/.venv-s3/requirements-s3.txt"
+if [ ! -x "$root/.venv-s3/bin/python" ] || ! cmp -s "$s3" "$s3_stamp"; then
+  echo "install-deps: installing the S3 test server in $root/.venv-s3"
+  /usr/bin/python3 -m venv --system-site-packages "$root/.venv-s3"
+  "$root/.venv-s3/bin/pip" install --quiet --disable-pip-version-check -r "$s3"
+  cp "$s3" "$s3_stamp"
+else
+  echo "install-deps: S3 test server present"
+fi
+
 # The current Python stack from PyPI (numpy 2, xarray, Dask, h5py, zarr 3 and the build
 # backend), pinned in tests/requirements-stack.txt, in .venv-stack (never committed) without
 # Debian's packages: the tests build the package with `pip install .` there and run on it.

@@ -6,7 +6,7 @@ and one inner chunk; a listing crosses pages (10,000 keys); credentials come fro
 environment or a profile file; a missing bucket, a missing store, unknown credentials and a
 missing profile each fail with the exit status and message a user needs.
 
-Usage: s3_test.py DUDLEY   (run by .venv/bin/python: moto and boto3 come from PyPI)
+Usage: s3_test.py DUDLEY   (run by .venv-s3/bin/python: moto and boto3 come from PyPI)
 """
 import json
 import os
@@ -89,7 +89,7 @@ def main():
         # Files of other formats, written by their reference implementations.
         big = np.arange(300_000, dtype="<f4").reshape(600, 500)  # larger than a cache block
         np.save(f"{tmp}/a.npy", big)
-        # python3-asdf under Debian's interpreter (moto's jsonschema in .venv is not its own).
+        # python3-asdf under Debian's interpreter (moto's jsonschema in .venv-s3 is not its own).
         subprocess.run(["/usr/bin/python3", "-c",
                         "import asdf, numpy as np, sys; asdf.AsdfFile({'t': np.arange(10, dtype='>i8'), "
                         "'s': {'u': np.arange(12, dtype='<i4').reshape(3, 4)}}).write_to(sys.argv[1])",

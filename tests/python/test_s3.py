@@ -1,5 +1,5 @@
 """dudley.open on s3:// paths with fsspec's storage_options, against moto's S3 server (from
-PyPI in the repository's .venv, scripts/install-deps.sh) on 127.0.0.1, started and stopped
+PyPI in the repository's .venv-s3, scripts/install-deps.sh) on 127.0.0.1, started and stopped
 here. Objects are uploaded with curl's own AWS SigV4 signing, so the test needs no boto3 in
 the interpreter it runs under."""
 import os
@@ -15,14 +15,14 @@ import pytest
 import dudley
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MOTO = os.path.join(ROOT, ".venv", "bin", "moto_server")
+MOTO = os.path.join(ROOT, ".venv-s3", "bin", "moto_server")
 OPTIONS = {"key": "test", "secret": "test"}
 
 
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory):
     if not os.path.exists(MOTO):
-        pytest.skip("moto_server is not installed (scripts/install-deps.sh puts it in .venv)")
+        pytest.skip("moto_server is not installed (scripts/install-deps.sh puts it in .venv-s3)")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
