@@ -186,22 +186,9 @@ class HttpStore final : public Store {
   void read(const std::string& key, uint64_t offset, uint64_t length,
             std::byte* out) const override {
     if (length == 0) return;
-    const std::string range = fmt::format("{}-{}", offset, offset + length - 1);
     Sink sink;
-    const long status = perform_tried(
-        key,
-        [&] {
-          CURL* c = prepare(key);
-          curl().easy_setopt(c, CURLOPT_RANGE, range.c_str());
-          sink = Sink{};
-          sink.out = out;
-          sink.room = length;
-          sink.handle = c;
-          curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
-          curl().easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-          return c;
-        },
-        &sink);
+    const long status =
+        get_range(key, fmt::format("{}-{}", offset, offset + length - 1), out, length, sink);
     // 206: the range; 200: the whole value, acceptable when that is what was asked for.
     expect(status == 206 || (status == 200 && offset == 0), key, status, 1, sink.error);
     if (sink.got != length) {
@@ -215,26 +202,10 @@ class HttpStore final : public Store {
   std::optional<uint64_t> read_tail(const std::string& key, uint64_t length,
                                     std::byte* out) const override {
     if (length == 0) return size(key);
-    const std::string range = fmt::format("-{}", length);
     Sink sink;
     std::string content_range;
-    const long status = perform_tried(
-        key,
-        [&] {
-          CURL* c = prepare(key);
-          curl().easy_setopt(c, CURLOPT_RANGE, range.c_str());
-          sink = Sink{};
-          sink.out = out;
-          sink.room = length;
-          sink.handle = c;
-          content_range.clear();
-          curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
-          curl().easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-          curl().easy_setopt(c, CURLOPT_HEADERFUNCTION, content_range_header);
-          curl().easy_setopt(c, CURLOPT_HEADERDATA, &content_range);
-          return c;
-        },
-        &sink);
+    const long status =
+        get_range(key, fmt::format("-{}", length), out, length, sink, &content_range);
     if (access_->absent(status, sink.error)) return std::nullopt;
     if (status == 416) return 0;  // an empty value has no last bytes
     expect(status == 206 || status == 200, key, status, 1, sink.error);
@@ -491,6 +462,32 @@ class HttpStore final : public Store {
     curl().easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl().easy_setopt(c, CURLOPT_USERAGENT, "dudley");
     access_->authorize(c);
+  }
+
+  // GETs `range` of `key` ("FIRST-LAST", or "-N": the last N bytes) into at most `room` bytes
+  // at `out`, tried as perform_tried tries; `content_range`, when given, receives the
+  // answer's Content-Range. Returns the HTTP status; `sink` says what came.
+  long get_range(const std::string& key, const std::string& range, std::byte* out, uint64_t room,
+                 Sink& sink, std::string* content_range = nullptr) const {
+    return perform_tried(
+        key,
+        [&] {
+          CURL* c = prepare(key);
+          curl().easy_setopt(c, CURLOPT_RANGE, range.c_str());
+          sink = Sink{};
+          sink.out = out;
+          sink.room = room;
+          sink.handle = c;
+          curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
+          curl().easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+          if (content_range) {
+            content_range->clear();
+            curl().easy_setopt(c, CURLOPT_HEADERFUNCTION, content_range_header);
+            curl().easy_setopt(c, CURLOPT_HEADERDATA, content_range);
+          }
+          return c;
+        },
+        &sink);
   }
 
   // Runs the request `make` prepares (again for each try, after a backoff) until it

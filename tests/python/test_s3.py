@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import dudley
+from cli_runner import run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MOTO = os.path.join(ROOT, ".venv-s3", "bin", "moto_server")
@@ -27,32 +28,39 @@ def s3(tmp_path_factory):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     log = open(tmp_path_factory.mktemp("moto") / "moto.log", "w")
+    # The server and curl run as themselves: not under the sanitizer runtime the sanitizer
+    # build preloads into this interpreter.
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS")}
     server = subprocess.Popen([MOTO, "-H", "127.0.0.1", "-p", str(port)], stdout=log,
-                              stderr=subprocess.STDOUT)
+                              stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(300):
+        deadline = time.monotonic() + 60
+        while True:
             try:
                 urllib.request.urlopen(url + "/moto-api/", timeout=1)
                 break
             except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("moto_server did not start")
                 time.sleep(0.1)
 
         def put(path, data=None):
             # --upload-file: the body as it is (a form content type would have the server
             # take it as a form).
-            args = ["curl", "-sf", "--aws-sigv4", "aws:amz:us-east-1:s3", "--user", "test:test",
-                    f"{url}/{path}"]
+            args = ["curl", "-sf", "--max-time", "60", "--aws-sigv4", "aws:amz:us-east-1:s3",
+                    "--user", "test:test", f"{url}/{path}"]
             args[1:1] = ["--upload-file", str(data)] if data is not None else ["-X", "PUT"]
-            subprocess.run(args, check=True)
+            subprocess.run(args, check=True, env=env, timeout=120)
 
         put("bkt")
         d = tmp_path_factory.mktemp("files")
         x = np.arange(24, dtype="<f8").reshape(4, 6)
         np.save(d / "x.npy", x)
         put("bkt/x.npy", d / "x.npy")
-        subprocess.run([os.environ.get("DUDLEY_BIN", "dudley"), "convert", "-q",
-                        "--chunks", "2,3", str(d / "x.npy"), str(d / "x.zarr")], check=True)
+        converted = run("convert", "-q", "--chunks", "2,3", str(d / "x.npy"), str(d / "x.zarr"),
+                        timeout=120)  # without the preloaded sanitizer runtime (cli_runner)
+        assert converted.returncode == 0, converted.stderr
         for root, _, files in os.walk(d / "x.zarr"):
             for f in files:
                 p = os.path.join(root, f)
@@ -60,7 +68,11 @@ def s3(tmp_path_factory):
         yield url, x
     finally:
         server.terminate()
-        server.wait(10)
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
         log.close()
 
 
