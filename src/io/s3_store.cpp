@@ -109,11 +109,10 @@ class S3Access final : public HttpAccess {
 
 class S3Store final : public Store {
  public:
-  S3Store(const std::string& url, std::shared_ptr<const S3Access> access, const HttpLimits& limits)
+  S3Store(std::shared_ptr<const S3Access> access, const HttpLimits& limits)
       : access_(std::move(access)) {
     const S3Config& c = access_->config();
     name_ = "s3://" + c.bucket + (c.prefix.empty() ? "" : "/" + c.prefix);
-    (void)url;
     http_ = open_http_store(name_, access_, limits);
   }
 
@@ -155,14 +154,10 @@ class S3Store final : public Store {
   /// Throws Error naming the bucket when it does not exist (any other refusal, such as a
   /// listing the credentials may not make, is left for the reads to meet).
   void check_bucket() const {
-    RangeRequest r;
-    Bytes page;
-    r.key = "?list-type=2&max-keys=1&prefix=" + escaped(access_->object_key(""), false);
-    r.whole = true;
-    r.length = kMaxListPage;
-    r.out = &page;
+    const std::string query =
+        "?list-type=2&max-keys=1&prefix=" + escaped(access_->object_key(""), false);
     try {
-      http_->read_many({&r, 1});
+      (void)http_->get(query, kMaxListPage);
     } catch (const Error& e) {
       if (e.message().find("NoSuchBucket") != std::string::npos) {
         throw Error(e.category(), e.message(), Location::file("s3://" + access_->config().bucket));
@@ -186,23 +181,18 @@ class S3Store final : public Store {
       std::string query = "?list-type=2&prefix=" + escaped(start, false);
       if (delimited) query += "&delimiter=%2F";
       if (!token.empty()) query += "&continuation-token=" + escaped(token, false);
-      RangeRequest r;
-      Bytes body;
-      r.key = query;
-      r.whole = true;
-      r.length = kMaxListPage;
-      r.out = &body;
       const std::string where = "s3://" + access_->config().bucket + "/" + start;
+      std::optional<Bytes> body;
       try {
-        http_->read_many({&r, 1});
+        body = http_->get(query, kMaxListPage);
       } catch (const Error& e) {  // named by the prefix listed, not by the query
         throw Error(e.category(), "listing: " + e.message(), Location::file(where));
       }
-      if (!r.found) {
+      if (!body) {
         throw Error(ErrorCategory::kIo, "the listing was not found", Location::file(where));
       }
       const S3ListPage page =
-          parse_s3_list({reinterpret_cast<const char*>(body.data()), body.size()}, where);
+          parse_s3_list({reinterpret_cast<const char*>(body->data()), body->size()}, where);
       for (const std::string& k : page.keys) visit(k, false);
       for (const std::string& p : page.prefixes) visit(p, true);
       if (!page.truncated) return;
@@ -227,7 +217,7 @@ bool is_s3_url(const std::string& path) {
 
 std::shared_ptr<Store> open_s3_store(const std::string& url, const S3Options& options) {
   auto access = std::make_shared<const S3Access>(resolve_s3(url, options));
-  auto store = std::make_shared<S3Store>(url, access, options.limits);
+  auto store = std::make_shared<S3Store>(access, options.limits);
   store->check_bucket();
   return store;
 }

@@ -163,14 +163,14 @@ std::shared_ptr<Store> memory_store(std::map<std::string, Bytes> values, std::st
   return std::make_shared<MemoryStore>(std::move(values), std::move(name));
 }
 
-std::optional<Bytes> Store::get(const std::string& key) const {
+std::optional<Bytes> Store::get(const std::string& key, uint64_t max_bytes) const {
   if (remote()) {
     // One GET, its 404 the absence: no HEAD first.
     Bytes out;
     RangeRequest r;
     r.key = key;
     r.whole = true;
-    r.length = UINT64_MAX;
+    r.length = max_bytes;
     r.out = &out;
     read_many({&r, 1});
     if (!r.found) return std::nullopt;
@@ -178,6 +178,11 @@ std::optional<Bytes> Store::get(const std::string& key) const {
   }
   const auto n = size(key);
   if (!n) return std::nullopt;
+  if (*n > max_bytes) {
+    throw Error(ErrorCategory::kLimit,
+                fmt::format("a value of {} bytes; at most {} are read here", *n, max_bytes),
+                Location::file(where(key)));
+  }
   Bytes out(*n);
   read(key, 0, *n, out.data());
   return out;

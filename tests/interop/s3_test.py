@@ -108,6 +108,12 @@ def main():
             s3.create_bucket(Bucket="data")
             for name in files:
                 s3.upload_file(f"{tmp}/{name}", "data", f"files/{name}")
+            # Real netCDF classic files other projects wrote (tests/data/realworld/SOURCES.md).
+            realworld = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
+                                     "realworld")
+            classic = ("CRM032_test1.nc", "netcdf_dummy_file.nc", "ubyte.nc")
+            for name in classic:
+                s3.upload_file(os.path.join(realworld, name), "data", f"real/{name}")
             for name in ("v3.zarr", "sharded.zarr", "peer_v2.zarr", "many.zarr"):
                 upload(s3, "data", f"{tmp}/{name}", f"stores/{name}")
             with ThreadPoolExecutor(16) as pool:
@@ -144,6 +150,15 @@ def main():
                       proc.stdout[:300] + proc.stderr)
                 check(f"{name}: a few requests, not one per field",
                       len(sent) <= 6, "\n".join(sent))
+            # The same dump from S3 as from the file here (whose reading the netCDF peer tests
+            # check), values and attributes alike.
+            for name in classic:
+                remote = run("dump", "--json", *endpoint, f"s3://data/real/{name}")
+                local = run("dump", "--json", os.path.join(realworld, name))
+                same = remote.returncode == local.returncode == 0 and \
+                    json.loads(remote.stdout)["root"] == json.loads(local.stdout)["root"]
+                check(f"real file {name} from S3 dumps as it does here", same,
+                      remote.stderr + local.stderr)
             proc = run("dump", "--json", *endpoint, "s3://data/files/a.npy", "/[599, 490:]")
             check("a selection of an .npy file from S3",
                   proc.returncode == 0 and np.array_equal(dumped(proc, "/", "[599, 490:]"), big[599, 490:]),

@@ -76,7 +76,8 @@ class Store {
                                             std::byte* out) const;
 
   /// The whole value of `key`, or nullopt when absent (one request on a remote store).
-  std::optional<Bytes> get(const std::string& key) const;
+  /// Error(kLimit) naming the key for a value of more than `max_bytes`.
+  std::optional<Bytes> get(const std::string& key, uint64_t max_bytes = UINT64_MAX) const;
   /// "STORE/KEY", for messages.
   std::string where(const std::string& key) const;
 };
