@@ -6,6 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include "dudley/core/error.hpp"
+#include "save_to_store.hpp"
+
 namespace dudley {
 
 model::Tree open(const std::string& path, const OpenOptions& options) {
@@ -45,7 +48,13 @@ void note_links_copied(const model::Node& root, SaveReport& report) {
 
 SaveReport save(const model::Tree& tree, const std::string& path, const SaveOptions& options) {
   const Format& format = FormatRegistry::builtin().for_writing(path, options.format);
-  SaveReport report = format.save(tree, path, options);
+  if (io::is_url(path) && !io::is_s3_url(path)) {
+    throw Error(ErrorCategory::kUsage,
+                "a web server is read only: write to a file, a directory or s3://BUCKET/NAME",
+                Location::file(path));
+  }
+  SaveReport report = io::is_s3_url(path) ? save_to_store(format, tree, path, options)
+                                          : format.save(tree, path, options);
   // Only HDF5 files have links and empty arrays, and only HDF5 keeps them as they are.
   if (tree.format == "hdf5" && format.name() != "hdf5" && tree.root)
     note_links_copied(*tree.root, report);

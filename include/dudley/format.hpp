@@ -74,6 +74,8 @@ struct SaveOptions {
   bool fsync = false;
   /// Called with (bytes done, bytes in all) as array data is written.
   std::function<void(uint64_t, uint64_t)> progress;
+  /// How an s3:// destination is reached (credentials, endpoint).
+  io::StoreOptions store;
   /// Each format's own options.
   PerFormatOptions formats;
 };

@@ -18,7 +18,10 @@ model::Tree open(const std::string& path, const OpenOptions& options = {});
 
 /// Writes `tree` (from any format open() reads) to `path` in `options.format`, or the
 /// format its extension names (Dudley for a name without one), streaming each array block
-/// by block so memory stays bounded, through temporary files renamed into place. Returns
+/// by block so memory stays bounded, through temporary files renamed into place. A
+/// destination s3://BUCKET/NAME is written to a temporary local directory first and then
+/// uploaded (see save_to_store.hpp for the order that keeps readers from half-written
+/// data); a web server's URL is refused (Error(kUsage)). Returns
 /// the files written and notes on what the format could not keep. Throws Error(kUsage) for
 /// an unknown format, one that cannot write or an extension no format owns, and the
 /// writer's errors (kType for an element type the format cannot hold).

@@ -21,18 +21,20 @@ class Item:
         return f"dudley.Item({self.value!r}, attrs={self.attrs!r}, doc={self.doc!r})"
 
 
-def save(obj, path, format=None, lossy=False):
+def save(obj, path, format=None, lossy=False, storage_options=None):
     """Write `obj` to `path`, in the format its extension names or `format`: a file
     dudley.open returned (any format), or a dict of numpy arrays (any strides, byte order
     or structured dtype; lists and scalars too), str values, dicts for groups, and
     dudley.Item for attributes. The output appears whole or not at all, never over the
     file being read. What the format cannot carry (a Dudley layout holds no attribute
     values) raises dudley.LossError naming every item (its `lost`), and nothing is written;
-    with lossy=True the rest is written. Returns notes on what the format keeps otherwise,
-    then "left out: ..." for each item a lossy save left out."""
+    with lossy=True the rest is written. `path` may be s3://BUCKET/NAME, reached with
+    `storage_options` (fsspec's names, as dudley.open takes them): the output is staged in
+    $TMPDIR and uploaded, a Zarr store's metadata after its chunks. Returns notes on what the
+    format keeps otherwise, then "left out: ..." for each item a lossy save left out."""
     if not isinstance(obj, (dict, Item)) and not hasattr(obj, "keys") and \
             not isinstance(obj, (_native.Array,)):
         # A bare array (or a list, or a scalar) is the file's one array, named "data" where
         # the format names arrays (.npy holds it as it is).
         obj = {"data": obj}
-    return _native._save(obj, path, format, Item, lossy)
+    return _native._save(obj, path, format, Item, lossy, storage_options)

@@ -207,7 +207,8 @@ void bind_nodes(py::module_& m) {
         "parameters; format: force a format; storage_options: for s3:// paths, fsspec's names "
         "(key, secret, token, anon, endpoint_url, profile, client_kwargs={endpoint_url, "
         "region_name}).");
-  m.def("_save", &save_tree, "obj"_a, "path"_a, "format"_a, "item_class"_a, "lossy"_a = false);
+  m.def("_save", &save_tree, "obj"_a, "path"_a, "format"_a, "item_class"_a, "lossy"_a = false,
+        "storage_options"_a = py::none());
   // dudley._reopen (python/dudley/__init__.py) calls this: pickle rebuilds objects by the
   // name of a Python function.
   m.def("_reopen_native", &reopen, "path"_a, "request"_a, "node_path"_a);

@@ -109,7 +109,7 @@ std::unique_ptr<model::Node> node_of(const std::string& name, py::handle value, 
 // format its extension names (or `format`). Never over one of its own inputs.
 std::vector<std::string> save_tree(py::handle obj, const std::string& path,
                                    std::optional<std::string> format, py::handle item_class,
-                                   bool lossy) {
+                                   bool lossy, const std::optional<py::dict>& storage_options) {
   std::shared_ptr<const model::Tree> tree;
   if (py::isinstance<File>(obj)) {
     const File& f = obj.cast<const File&>();
@@ -131,6 +131,7 @@ std::vector<std::string> save_tree(py::handle obj, const std::string& path,
   SaveOptions options;
   if (format) options.format = *format;
   options.lossy = lossy;
+  if (storage_options) options.store.s3 = s3_options(*storage_options);
   SaveReport report;
   {
     py::gil_scoped_release unlocked;

@@ -13,9 +13,10 @@ namespace dudley::python {
 /// with attributes and doc) to `path` in the format its extension names (or `format`), never
 /// over the file being read; the format's notes, then "left out: ..." for each item a
 /// `lossy` save left out (without it, such a save raises dudley.LossError naming them).
-/// Arrays are borrowed, not copied.
+/// Arrays are borrowed, not copied. An s3:// `path` is reached with `storage_options`
+/// (fsspec's names, as dudley.open takes them).
 std::vector<std::string> save_tree(py::handle obj, const std::string& path,
                                    std::optional<std::string> format, py::handle item_class,
-                                   bool lossy);
+                                   bool lossy, const std::optional<py::dict>& storage_options);
 
 }  // namespace dudley::python

@@ -176,6 +176,7 @@ int run_convert(const ConvertOptions& o) {
   save_options.format = out_format.name();
   save_options.fsync = o.fsync;
   save_options.lossy = o.lossy;
+  save_options.store.s3 = o.source.s3;  // --endpoint-url, --profile ... serve both ends
   save_options.progress = [&](uint64_t done, uint64_t total) {
     check_interrupted();  // Ctrl-C: stop here, the temporaries removed as the save unwinds
     bar.update(done, total);
@@ -192,7 +193,9 @@ int run_convert(const ConvertOptions& o) {
   try {
     const Format& in_format =
         FormatRegistry::builtin().for_reading(o.source.data, open_options.format);
-    check_outputs(o, open_options, in_format, save_options, out_format, tree);
+    // An output in an object store cannot be an input file of this machine.
+    if (!io::is_url(o.destination))
+      check_outputs(o, open_options, in_format, save_options, out_format, tree);
   } catch (const Error& e) {
     if (e.category() != ErrorCategory::kUsage || e.location().path != o.destination) throw;
     // Refused to protect a file: the arguments were read and are wrong for this file
@@ -255,7 +258,10 @@ void add_convert_command(CLI::App& app, int& exit_code) {
       "names (Dudley data with its layout beside it, NAME.EXT -> NAME.dud, for any other). "
       "Arrays are copied block by block; DST appears only when complete.");
   add_data_options(*cmd, options->source, false);
-  cmd->add_option("destination", options->destination, "File to write")->required();
+  cmd->add_option("destination", options->destination,
+                  "File or store to write: a path, or s3://BUCKET/NAME (staged in $TMPDIR, then "
+                  "uploaded)")
+      ->required();
   cmd->add_option("items", options->items,
                   "Items to carry (default: all): /group (with everything below it), /array; "
                   "the groups above them are kept as containers, without their attributes");

@@ -1,5 +1,8 @@
 #include "io/curl_library.hpp"
 
+#include <algorithm>
+
+#include "dudley/core/error.hpp"
 #include "dudley/core/loaded_library.hpp"
 
 namespace dudley::io {
@@ -30,6 +33,23 @@ const Curl& curl() {
                 lib.function<decltype(&curl_free)>("curl_free")};
   }();
   return functions;
+}
+
+std::string url_escaped(const std::string& text, bool keep_slash) {
+  std::string out;
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t slash = keep_slash ? std::min(text.find('/', at), text.size()) : text.size();
+    const std::string part = text.substr(at, slash - at);
+    char* e = curl().easy_escape(nullptr, part.c_str(), static_cast<int>(part.size()));
+    if (e == nullptr) throw Error(ErrorCategory::kIo, "cannot escape a URL");
+    out += e;
+    curl().free(e);
+    if (slash == text.size()) break;
+    out += '/';
+    at = slash + 1;
+  }
+  return out;
 }
 
 }  // namespace dudley::io

@@ -4,6 +4,8 @@
 
 #include <curl/curl.h>
 
+#include <string>
+
 namespace dudley::io {
 
 /// libcurl's functions this module uses, named without their `curl_` prefix.
@@ -32,5 +34,8 @@ struct Curl {
 
 /// The functions, libcurl opened on first use. Throws Error (kIo) when it cannot be.
 const Curl& curl();
+
+/// `text` escaped for a URL: every byte but the unreserved ones (and '/' when `keep_slash`).
+std::string url_escaped(const std::string& text, bool keep_slash);
 
 }  // namespace dudley::io

@@ -42,8 +42,10 @@ bool may_pass(CURLcode rc, long status) {
   if (rc == CURLE_OK) {
     return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
   }
+  // A connection that closed in the middle of an answer (CURLE_PARTIAL_FILE) is tried
+  // again whole: what came of it is dropped.
   return rc == CURLE_COULDNT_CONNECT || rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR ||
-         rc == CURLE_GOT_NOTHING;
+         rc == CURLE_GOT_NOTHING || rc == CURLE_PARTIAL_FILE;
 }
 
 // A number of seconds from the environment variable `name`, or `fallback` when it is unset.
@@ -133,12 +135,53 @@ size_t content_range_header(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
+// A request's header lines, as libcurl takes them (freed when it goes; set on the handle,
+// they must last until its transfer ends).
+struct HeaderList {
+  curl_slist* list = nullptr;
+  HeaderList() = default;
+  HeaderList(const HeaderList&) = delete;
+  HeaderList& operator=(const HeaderList&) = delete;
+  ~HeaderList() { clear(); }
+  void clear() {
+    if (list) curl().slist_free_all(list);
+    list = nullptr;
+  }
+  void set(const std::vector<std::string>& lines) {
+    clear();
+    for (const std::string& line : lines) {
+      curl_slist* grown = curl().slist_append(list, line.c_str());
+      if (grown == nullptr) throw Error(ErrorCategory::kIo, "cannot build a request's headers");
+      list = grown;
+    }
+  }
+};
+
+// Keeps the value of an ETag header (an uploaded part's name in a multipart upload).
+size_t etag_header(char* data, size_t size, size_t count, void* user) {
+  const size_t n = size * count;
+  std::string line(data, n);
+  constexpr std::string_view kName = "etag:";
+  if (line.size() > kName.size()) {
+    std::string head = line.substr(0, kName.size());
+    for (char& ch : head) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (head == kName) {
+      std::string value = line.substr(kName.size());
+      while (!value.empty() && value.front() == ' ') value.erase(0, 1);
+      while (!value.empty() && (value.back() == '\r' || value.back() == '\n')) value.pop_back();
+      *static_cast<std::string*>(user) = value;
+    }
+  }
+  return n;
+}
+
 // One transfer of a batch: its handle, the request it serves, where the body goes.
 struct Transfer {
   size_t slot = 0;  // its handle in the batch's handles
   size_t request = 0;
   Sink sink;
   std::string range;
+  HeaderList headers;
   char message[CURL_ERROR_SIZE] = {0};
 };
 
@@ -154,9 +197,9 @@ class PlainHttp final : public HttpAccess {
   std::string url_;
 };
 
-class HttpStore final : public Store {
+class CurlStore final : public HttpStore {
  public:
-  HttpStore(std::string url, std::shared_ptr<const HttpAccess> access, const HttpLimits& limits)
+  CurlStore(std::string url, std::shared_ptr<const HttpAccess> access, const HttpLimits& limits)
       : url_(std::move(url)), access_(std::move(access)), limits_(limits) {
     if (limits_.total_seconds > 0) {
       deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -167,8 +210,9 @@ class HttpStore final : public Store {
 
   std::optional<uint64_t> size(const std::string& key) const override {
     CURL* c = nullptr;
+    HeaderList headers;
     const long status = perform_tried(key, [&] {
-      c = prepare(key);
+      c = prepare(key, headers);
       curl().easy_setopt(c, CURLOPT_NOBODY, 1L);
       return c;
     });
@@ -271,6 +315,51 @@ class HttpStore final : public Store {
     if (batch.failure) throw *batch.failure;
   }
 
+  HttpAnswer send(const HttpRequest& request) const override {
+    HttpAnswer answer;
+    HeaderList headers;
+    Sink sink;
+    const std::string url =
+        access_->url_of(request.key) + (request.query.empty() ? "" : "?" + request.query);
+    const bool has_body = request.method == "PUT" || request.method == "POST";
+    // A body goes as the request's fields, so that the signature covers its hash; without
+    // libcurl's form Content-Type (S3 would keep it as the object's) or a wait for
+    // "100 Continue" before each large part.
+    std::vector<std::string> extra;
+    if (has_body) extra = {"Content-Type:", "Expect:"};
+    answer.status = perform_tried(
+        request.key,
+        [&] {
+          CURL* c = handle();
+          configure(c, url, headers, extra);
+          curl().easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+          if (has_body) {
+            curl().easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+                               static_cast<curl_off_t>(request.body.size()));
+            curl().easy_setopt(c, CURLOPT_POSTFIELDS,
+                               request.body.empty() ? static_cast<const void*>("")
+                                                    : static_cast<const void*>(request.body.data()));
+          }
+          answer.body.clear();
+          answer.etag.clear();
+          sink = Sink{};
+          sink.grow = &answer.body;
+          sink.room = request.max_answer;
+          sink.handle = c;
+          curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
+          curl().easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+          curl().easy_setopt(c, CURLOPT_HEADERFUNCTION, etag_header);
+          curl().easy_setopt(c, CURLOPT_HEADERDATA, &answer.etag);
+          return c;
+        },
+        &sink);
+    if (answer.status >= 400) {
+      answer.body.resize(sink.error.size());
+      std::memcpy(answer.body.data(), sink.error.data(), sink.error.size());
+    }
+    return answer;
+  }
+
   // A web server lists nothing: a store read over HTTP shows the node its URL names (groups
   // show no members unless they are named).
   std::vector<std::string> subdirectories(const std::string&) const override { return {}; }
@@ -303,7 +392,7 @@ class HttpStore final : public Store {
     ++batch.tries[index];
     CURL* c = batch.easies[t].get();
     curl().easy_reset(c);
-    configure(c, r.key);
+    configure(c, access_->url_of(r.key), x.headers);
     x.sink = Sink{};
     x.sink.handle = c;
     if (r.whole) {
@@ -418,9 +507,9 @@ class HttpStore final : public Store {
                 Location::file(url_));
   }
 
-  CURL* prepare(const std::string& key) const {
+  CURL* prepare(const std::string& key, HeaderList& headers) const {
     CURL* c = handle();
-    configure(c, key);
+    configure(c, access_->url_of(key), headers);
     return c;
   }
 
@@ -439,16 +528,17 @@ class HttpStore final : public Store {
     return kFirstBackoff * (1 << std::min(tried - 1, 6));
   }
 
-  // The options of every request for `key`: its time bound (its own, or what is left of the
-  // store's deadline, whichever ends first) and speed floor.
-  void configure(CURL* c, const std::string& key) const {
+  // The options of every request to `url`: its time bound (its own, or what is left of the
+  // store's deadline, whichever ends first), speed floor and authentication, with the
+  // header lines `extra` besides (kept in `headers` for the transfer).
+  void configure(CURL* c, const std::string& url, HeaderList& headers,
+                 const std::vector<std::string>& extra = {}) const {
     if (deadline_passed()) throw deadline_error();
     double seconds = limits_.request_seconds;
     if (deadline_) {
       seconds = std::min(seconds, std::chrono::duration<double>(*deadline_ - Clock::now()).count());
     }
     const long ms = seconds > 0 ? std::max(1L, static_cast<long>(seconds * 1000)) : 0L;
-    const std::string url = access_->url_of(key);
     curl().easy_setopt(c, CURLOPT_URL, url.c_str());
     curl().easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
     curl().easy_setopt(c, CURLOPT_MAXREDIRS, kMaxRedirects);
@@ -461,7 +551,10 @@ class HttpStore final : public Store {
     curl().easy_setopt(c, CURLOPT_LOW_SPEED_TIME, limits_.slow_seconds);
     curl().easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl().easy_setopt(c, CURLOPT_USERAGENT, "dudley");
-    access_->authorize(c);
+    std::vector<std::string> lines = extra;
+    access_->authorize(c, lines);
+    headers.set(lines);
+    if (headers.list) curl().easy_setopt(c, CURLOPT_HTTPHEADER, headers.list);
   }
 
   // GETs `range` of `key` ("FIRST-LAST", or "-N": the last N bytes) into at most `room` bytes
@@ -469,10 +562,11 @@ class HttpStore final : public Store {
   // answer's Content-Range. Returns the HTTP status; `sink` says what came.
   long get_range(const std::string& key, const std::string& range, std::byte* out, uint64_t room,
                  Sink& sink, std::string* content_range = nullptr) const {
+    HeaderList headers;
     return perform_tried(
         key,
         [&] {
-          CURL* c = prepare(key);
+          CURL* c = prepare(key, headers);
           curl().easy_setopt(c, CURLOPT_RANGE, range.c_str());
           sink = Sink{};
           sink.out = out;
@@ -542,7 +636,7 @@ class HttpStore final : public Store {
   }
 
   void expect(bool ok, const std::string& key, long status, int tried = 1,
-              std::string_view body = {}) const {
+              std::string_view body = {}) const override {
     if (ok) return;
     std::string why = access_->failure(status, body);
     if (why.empty()) why = fmt::format("the server answered HTTP {}", status);
@@ -573,12 +667,13 @@ HttpLimits HttpLimits::from_environment() {
 std::shared_ptr<Store> open_http_store(const std::string& url, const HttpLimits& limits) {
   std::string base = url;
   while (base.size() > 1 && base.back() == '/') base.pop_back();
-  return std::make_shared<HttpStore>(base, std::make_shared<PlainHttp>(base), limits);
+  return std::make_shared<CurlStore>(base, std::make_shared<PlainHttp>(base), limits);
 }
 
-std::shared_ptr<Store> open_http_store(std::string name, std::shared_ptr<const HttpAccess> access,
-                                       const HttpLimits& limits) {
-  return std::make_shared<HttpStore>(std::move(name), std::move(access), limits);
+std::shared_ptr<HttpStore> open_http_store(std::string name,
+                                           std::shared_ptr<const HttpAccess> access,
+                                           const HttpLimits& limits) {
+  return std::make_shared<CurlStore>(std::move(name), std::move(access), limits);
 }
 
 }  // namespace dudley::io

@@ -11,6 +11,7 @@
 #include "io/curl_library.hpp"
 #include "io/http_access.hpp"
 #include "io/s3_config.hpp"
+#include "io/s3_upload.hpp"
 #include "io/s3_xml.hpp"
 
 namespace dudley::io {
@@ -19,46 +20,19 @@ namespace {
 // The largest listing page read (S3 sends at most 1,000 keys a page, some 300 KB).
 constexpr uint64_t kMaxListPage = uint64_t{64} << 20;
 
-// `text` escaped for a URL: every byte but the unreserved ones (and '/' when `keep_slash`).
-std::string escaped(const std::string& text, bool keep_slash) {
-  std::string out;
-  size_t at = 0;
-  while (at <= text.size()) {
-    const size_t slash = keep_slash ? std::min(text.find('/', at), text.size()) : text.size();
-    const std::string part = text.substr(at, slash - at);
-    char* e = curl().easy_escape(nullptr, part.c_str(), static_cast<int>(part.size()));
-    if (e == nullptr) throw Error(ErrorCategory::kIo, "cannot escape a URL");
-    out += e;
-    curl().free(e);
-    if (slash == text.size()) break;
-    out += '/';
-    at = slash + 1;
-  }
-  return out;
-}
-
 // A bucket's requests: their URLs, their signature, what S3's errors say.
 class S3Access final : public HttpAccess {
  public:
   explicit S3Access(S3Config config) : c_(std::move(config)) {
     const size_t scheme = c_.endpoint.find("://") + 3;
-    bucket_url_ = c_.path_style ? c_.endpoint + "/" + escaped(c_.bucket, false)
+    bucket_url_ = c_.path_style ? c_.endpoint + "/" + url_escaped(c_.bucket, false)
                                 : c_.endpoint.substr(0, scheme) + c_.bucket + "." +
                                       c_.endpoint.substr(scheme);
     if (c_.key) {
       signature_ = "aws:amz:" + c_.region + ":s3";
       userpwd_ = *c_.key + ":" + *c_.secret;
-      if (c_.token) {
-        const std::string header = "x-amz-security-token: " + *c_.token;
-        headers_ = curl().slist_append(nullptr, header.c_str());
-      }
     }
   }
-  ~S3Access() override {
-    if (headers_) curl().slist_free_all(headers_);
-  }
-  S3Access(const S3Access&) = delete;
-  S3Access& operator=(const S3Access&) = delete;
 
   const S3Config& config() const { return c_; }
 
@@ -71,14 +45,14 @@ class S3Access final : public HttpAccess {
   // A key starting with '?' is a request of the bucket itself (a listing's query).
   std::string url_of(const std::string& key) const override {
     if (!key.empty() && key.front() == '?') return bucket_url_ + "/" + key;
-    return bucket_url_ + "/" + escaped(object_key(key), true);
+    return bucket_url_ + "/" + url_escaped(object_key(key), true);
   }
 
-  void authorize(CURL* handle) const override {
+  void authorize(CURL* handle, std::vector<std::string>& headers) const override {
     if (!c_.key) return;
     curl().easy_setopt(handle, CURLOPT_AWS_SIGV4, signature_.c_str());
     curl().easy_setopt(handle, CURLOPT_USERPWD, userpwd_.c_str());
-    if (headers_) curl().easy_setopt(handle, CURLOPT_HTTPHEADER, headers_);
+    if (c_.token) headers.push_back("x-amz-security-token: " + *c_.token);
   }
 
   // A missing key, not a missing bucket (a HEAD's 404 has no body to tell: a missing key).
@@ -104,7 +78,6 @@ class S3Access final : public HttpAccess {
   S3Config c_;
   std::string bucket_url_;
   std::string signature_, userpwd_;
-  curl_slist* headers_ = nullptr;
 };
 
 class S3Store final : public Store {
@@ -128,6 +101,10 @@ class S3Store final : public Store {
   }
   bool remote() const override { return true; }
   void read_many(std::span<RangeRequest> requests) const override { http_->read_many(requests); }
+
+  bool writable() const override { return true; }
+  void write_many(std::span<const WriteRequest> values) override { s3_write_many(*http_, values); }
+  void erase_many(std::span<const std::string> keys) override { s3_erase_many(*http_, keys); }
 
   std::vector<std::string> subdirectories(const std::string& prefix) const override {
     const std::string start = listing_start(prefix);
@@ -155,7 +132,7 @@ class S3Store final : public Store {
   /// listing the credentials may not make, is left for the reads to meet).
   void check_bucket() const {
     const std::string query =
-        "?list-type=2&max-keys=1&prefix=" + escaped(access_->object_key(""), false);
+        "?list-type=2&max-keys=1&prefix=" + url_escaped(access_->object_key(""), false);
     try {
       (void)http_->get(query, kMaxListPage);
     } catch (const Error& e) {
@@ -178,9 +155,12 @@ class S3Store final : public Store {
             const std::function<void(const std::string&, bool)>& visit) const {
     std::string token;
     for (;;) {
-      std::string query = "?list-type=2&prefix=" + escaped(start, false);
-      if (delimited) query += "&delimiter=%2F";
-      if (!token.empty()) query += "&continuation-token=" + escaped(token, false);
+      // The parameters in the order a signature's canonical query puts them (libcurl 7.88
+      // signs the query as it is given).
+      std::string query = "?";
+      if (!token.empty()) query += "continuation-token=" + url_escaped(token, false) + "&";
+      if (delimited) query += "delimiter=%2F&";
+      query += "list-type=2&prefix=" + url_escaped(start, false);
       const std::string where = "s3://" + access_->config().bucket + "/" + start;
       std::optional<Bytes> body;
       try {
@@ -206,7 +186,7 @@ class S3Store final : public Store {
 
   std::string name_;
   std::shared_ptr<const S3Access> access_;
-  std::shared_ptr<Store> http_;
+  std::shared_ptr<HttpStore> http_;
 };
 
 }  // namespace

@@ -109,6 +109,20 @@ S3ListPage parse_s3_list(std::string_view xml, const std::string& where) {
   return page;
 }
 
+std::string parse_s3_upload_id(std::string_view xml, const std::string& where) {
+  std::string id;
+  Collector c;
+  c.closed = [&](const std::string& path, std::string text) {
+    if (path == "InitiateMultipartUploadResult/UploadId") id = std::move(text);
+  };
+  if (xml.size() > (uint64_t{1} << 20) || !parse(xml, c) || id.empty()) {
+    throw Error(ErrorCategory::kData,
+                "the server's answer to starting a multipart upload gives no UploadId",
+                Location::file(where));
+  }
+  return id;
+}
+
 S3ErrorText parse_s3_error(std::string_view xml) {
   S3ErrorText out;
   Collector c;

@@ -1,5 +1,5 @@
-// The two XML documents S3 answers with that a reader needs: a page of a listing
-// (ListObjectsV2) and an error. Parsed with expat; a document that is not one of them, or
+// The XML documents S3 answers with that a reader and a writer need: a page of a listing
+// (ListObjectsV2), a multipart upload's start, and an error. Parsed with expat; a document that is not one of them, or
 // is not XML, is an Error naming where it came from.
 #pragma once
 
@@ -19,6 +19,10 @@ struct S3ListPage {
 
 /// Parses a ListBucketResult document. Throws Error(kData) naming `where` when it is not one.
 S3ListPage parse_s3_list(std::string_view xml, const std::string& where);
+
+/// The UploadId of an InitiateMultipartUploadResult document. Throws Error(kData) naming
+/// `where` when it is not one.
+std::string parse_s3_upload_id(std::string_view xml, const std::string& where);
 
 /// An S3 error document's Code and Message; both empty when `xml` is not one (a HEAD's
 /// empty body, a proxy's HTML).

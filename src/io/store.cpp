@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "dudley/core/error.hpp"
+#include "dudley/io/atomic_file.hpp"
 
 namespace dudley::io {
 namespace {
@@ -95,6 +96,28 @@ class DirectoryStore final : public Store {
     return names;
   }
 
+  bool writable() const override { return true; }
+
+  void write_many(std::span<const WriteRequest> values) override {
+    for (const WriteRequest& v : values) {
+      const fs::path target = file(v.key);
+      std::error_code ec;
+      fs::create_directories(target.parent_path(), ec);  // AtomicFile names what fails
+      AtomicFile out(target.string());
+      out.copy_from(*v.value, 0, 0, v.value->size());
+      out.commit();
+    }
+  }
+
+  void erase_many(std::span<const std::string> keys) override {
+    for (const std::string& key : keys) {
+      if (::unlink(file(key).c_str()) != 0 && errno != ENOENT) {
+        throw Error(ErrorCategory::kIo, fmt::format("cannot remove: {}", std::strerror(errno)),
+                    Location::file(where(key)));
+      }
+    }
+  }
+
  private:
   std::string file(const std::string& key) const { return path_ + "/" + key; }
 
@@ -150,6 +173,19 @@ class MemoryStore final : public Store {
       if (names.empty() || names.back() != name) names.emplace_back(name);
     }
     return names;  // sorted: the map's order
+  }
+
+  // Not while another thread reads: a memory store serves tests.
+  bool writable() const override { return true; }
+  void write_many(std::span<const WriteRequest> values) override {
+    for (const WriteRequest& v : values) {
+      Bytes bytes(v.value->size());
+      v.value->read(0, bytes.size(), bytes.data());
+      values_[v.key] = std::move(bytes);
+    }
+  }
+  void erase_many(std::span<const std::string> keys) override {
+    for (const std::string& key : keys) values_.erase(key);
   }
 
  private:
@@ -214,6 +250,23 @@ void Store::read_many(std::span<RangeRequest> requests) const {
     r.out->resize(length);
     read(r.key, r.offset, length, r.out->data());
   }
+}
+
+void Store::write_many(std::span<const WriteRequest> values) {
+  if (values.empty()) return;
+  throw Error(ErrorCategory::kUsage, "this store is read only (a web server's)",
+              Location::file(where(values.front().key)));
+}
+
+void Store::erase_many(std::span<const std::string> keys) {
+  if (keys.empty()) return;
+  throw Error(ErrorCategory::kUsage, "this store is read only (a web server's)",
+              Location::file(where(keys.front())));
+}
+
+void Store::write(const std::string& key, std::span<const std::byte> bytes) {
+  const WriteRequest one{key, memory_source(bytes.data(), bytes.size(), where(key))};
+  write_many({&one, 1});
 }
 
 std::string Store::where(const std::string& key) const {

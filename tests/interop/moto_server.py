@@ -14,21 +14,23 @@ from nginx_server import free_port  # noqa: E402
 
 
 class MotoServer:
-    def __init__(self, scratch, require_auth=False):
+    def __init__(self, scratch, require_auth=False, program=None):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = os.path.join(scratch, f"moto-{self.port}.log")
         self.require_auth = require_auth
         self.process = None
+        # moto_server of the interpreter running the test, unless another is named (a test run
+        # by another virtual environment's interpreter, whose peers conflict with moto's).
+        self.program = program or os.path.join(os.path.dirname(sys.executable), "moto_server")
 
     def __enter__(self):
         env = dict(os.environ)
         if self.require_auth:
             # Every request is checked against moto's IAM: unknown keys are refused.
             env["INITIAL_NO_AUTH_ACTION_COUNT"] = "0"
-        server = os.path.join(os.path.dirname(sys.executable), "moto_server")
         self.log = open(self.log_path, "w")
-        self.process = subprocess.Popen([server, "-H", "127.0.0.1", "-p", str(self.port)],
+        self.process = subprocess.Popen([self.program, "-H", "127.0.0.1", "-p", str(self.port)],
                                         stdout=self.log, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + 30
         while True:

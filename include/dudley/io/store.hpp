@@ -31,6 +31,13 @@ struct RangeRequest {
   bool found = true;     ///< set false for a whole value whose key is absent
 };
 
+/// One value written by Store::write_many: all the bytes of `value` (a file, bytes in
+/// memory) as the value of `key`.
+struct WriteRequest {
+  std::string key;
+  std::shared_ptr<const ByteSource> value;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -75,6 +82,21 @@ class Store {
   virtual std::optional<uint64_t> read_tail(const std::string& key, uint64_t length,
                                             std::byte* out) const;
 
+  /// Whether the store takes writes (a directory, S3, memory; a web server is read only).
+  virtual bool writable() const { return false; }
+  /// Stores each request's bytes as the value of its key, replacing any value it had. A
+  /// reader sees a key's old value or its new one, never a part: a directory's file is
+  /// renamed into place; an object store writes several values at once, and a large one in
+  /// parts that become visible only when the last is in. Error(kUsage) naming the store when
+  /// it is read only; Error(kIo) naming the key of the first value that could not be
+  /// written (others may have been).
+  virtual void write_many(std::span<const WriteRequest> values);
+  /// Removes the values of `keys` (a key without one is no error), several at once where
+  /// the store can. Errors as write_many.
+  virtual void erase_many(std::span<const std::string> keys);
+  /// write_many of one value held in memory.
+  void write(const std::string& key, std::span<const std::byte> bytes);
+
   /// The whole value of `key`, or nullopt when absent (one request on a remote store).
   /// Error(kLimit) naming the key for a value of more than `max_bytes`.
   std::optional<Bytes> get(const std::string& key, uint64_t max_bytes = UINT64_MAX) const;
@@ -110,6 +132,13 @@ struct HttpLimits {
   /// (0.25 s, doubling), each within the deadline.
   int tries = 3;
 
+  /// These limits with `n` tries.
+  HttpLimits with_tries(int n) const {
+    HttpLimits out = *this;
+    out.tries = n;
+    return out;
+  }
+
   /// The defaults, with DUDLEY_HTTP_TIMEOUT and DUDLEY_HTTP_DEADLINE (seconds) applied.
   /// Error(kUsage) naming the variable when one is not a number of seconds.
   static HttpLimits from_environment();
@@ -141,8 +170,10 @@ struct S3Options {
   /// "path" (ENDPOINT/BUCKET/KEY), "virtual" (BUCKET.ENDPOINT/KEY), or "auto": virtual for
   /// AWS's own endpoints when the bucket name allows, path for any other endpoint.
   std::string addressing = "auto";
-  /// Request time bounds and tries, as for web servers.
-  HttpLimits limits = HttpLimits::from_environment();
+  /// Request time bounds and tries, as for web servers, with 5 tries (as the AWS SDKs'
+  /// legacy retry mode): S3 answers a burst of requests with 503 SlowDown, asking for them
+  /// again later.
+  HttpLimits limits = HttpLimits::from_environment().with_tries(5);
 };
 
 /// The store at `url` = s3://BUCKET/PREFIX in an S3 or S3-compatible object store, through

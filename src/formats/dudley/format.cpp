@@ -186,7 +186,7 @@ class DudleyFormat final : public BasicFormat {
 
 model::Tree open_dudley(const std::string& path, const DudleyOpenOptions& options,
                         const OpenOptions& common) {
-  return open_with_layout(path, options.layout, options.bind, common.wanted);
+  return open_with_layout(path, options.layout, options.bind, common.wanted, common.store);
 }
 
 SaveReport write_dudley(const model::Tree& tree, const std::string& path,

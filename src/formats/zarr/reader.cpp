@@ -67,7 +67,14 @@ NodeMetadata read_node_metadata(const io::Store& store, const std::string& prefi
       return parse_metadata_v2(*text, attributes, store.where(v2), name[2] == 'a');
     }
   }
-  throw Error(ErrorCategory::kData, "no zarr.json (or v2 .zarray, .zgroup) here: not a Zarr node",
+  // A URL without an extension is read as a store: it may be another format's object.
+  const bool remote_root = store.remote() && prefix.empty();
+  throw Error(ErrorCategory::kData,
+              fmt::format("no zarr.json (or v2 .zarray, .zgroup) here: not a Zarr node{}",
+                          remote_root ? " (a URL without an extension is read as a Zarr store; "
+                                        "for another format's object give --format, or --layout "
+                                        "for Dudley data)"
+                                      : ""),
               Location::file(store.where(key)));
 }
 

@@ -467,8 +467,41 @@ model::Tree dudley_tree(std::shared_ptr<const Layout> layout,
   return tree_of(compile(std::move(layout), absent), std::move(source), std::move(options));
 }
 
+namespace {
+
+// Whether `path` (a file here, or a URL) exists: for a URL, one request for its size.
+bool file_exists(const std::string& path, const io::StoreOptions& stores) {
+  if (!io::is_url(path)) return std::filesystem::exists(path);
+  const size_t slash = path.rfind('/');
+  return io::open_store(path.substr(0, slash), stores)->size(path.substr(slash + 1)).has_value();
+}
+
+// The bytes of `path`: a file here, or an object read by ranges.
+std::shared_ptr<io::ByteSource> open_bytes(const std::string& path, const io::StoreOptions& stores) {
+  return io::is_url(path) ? io::open_source(path, stores) : io::open_file(path);
+}
+
+// The layout in `path`, parsed and compiled; a file here through layout_file's cache.
+LayoutFile load_layout_file(const std::string& path, bool params_absent,
+                            const io::StoreOptions& stores) {
+  if (!io::is_url(path)) return layout_file(path, params_absent);
+  const std::shared_ptr<io::ByteSource> source = io::open_source(path, stores);
+  constexpr uint64_t kMaxLayoutBytes = uint64_t{1} << 30;
+  if (source->size() > kMaxLayoutBytes) {
+    throw Error(ErrorCategory::kLimit, "a layout of more than 1 GiB", Location::file(path));
+  }
+  std::string text(source->size(), '\0');
+  source->read(0, text.size(), text.data());
+  auto shared = std::make_shared<const std::string>(std::move(text));
+  return {compile(std::make_shared<const Layout>(layout_from_text(*shared, path)), params_absent),
+          shared};
+}
+
+}  // namespace
+
 model::Tree open_with_layout(const std::string& data_path, const std::string& layout_path,
-                             BindOptions options, std::vector<std::string> wanted) {
+                             BindOptions options, std::vector<std::string> wanted,
+                             const io::StoreOptions& stores) {
   std::string layout_file = layout_path;
   bool beside = false;  // NAME.dud found beside NAME.bin: the two must be one write's pair
   if (layout_file.empty()) {
@@ -479,7 +512,8 @@ model::Tree open_with_layout(const std::string& data_path, const std::string& la
                   Location::file(data_path));
     }
     layout_file = p.replace_extension(".dud").string();
-    beside = std::filesystem::exists(layout_file);
+    beside = file_exists(layout_file, stores);
+    bool found = beside;
     if (!beside) {
       // A family member STEM_NNNN.EXT shares the family's layout STEM.dud.
       const std::string stem = std::filesystem::path(data_path).stem().string();
@@ -487,12 +521,15 @@ model::Tree open_with_layout(const std::string& data_path, const std::string& la
       if (cut != std::string::npos && cut + 1 < stem.size() && stem[cut] == '_') {
         const auto shared =
             std::filesystem::path(data_path).parent_path() / (stem.substr(0, cut) + ".dud");
-        if (std::filesystem::exists(shared)) layout_file = shared.string();
+        if (file_exists(shared.string(), stores)) {
+          layout_file = shared.string();
+          found = true;
+        }
       }
     }
-    if (!std::filesystem::exists(layout_file)) {
+    if (!found) {
       // Last, the data file itself may carry its layout after the data.
-      std::shared_ptr<io::ByteSource> source = io::open_file(data_path);
+      std::shared_ptr<io::ByteSource> source = open_bytes(data_path, stores);
       if (std::optional<std::string> text = read_embedded_layout(*source)) {
         auto layout = std::make_shared<const Layout>(
             layout_from_text(*text, embedded_layout_name(data_path)));
@@ -504,8 +541,8 @@ model::Tree open_with_layout(const std::string& data_path, const std::string& la
                   Location::file(data_path));
     }
   }
-  const LayoutFile layout = dudley::layout::layout_file(layout_file, options.params_absent);
-  std::shared_ptr<io::ByteSource> source = io::open_file(data_path);
+  const LayoutFile layout = load_layout_file(layout_file, options.params_absent, stores);
+  std::shared_ptr<io::ByteSource> source = open_bytes(data_path, stores);
   if (beside) {
     if (std::optional<PairRecord> record = parse_pair_line(*layout.text)) {
       verify_pair(*record, *source, layout_file);

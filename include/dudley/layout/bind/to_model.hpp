@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "dudley/io/store.hpp"
 #include "dudley/layout/bind/binder.hpp"
 #include "dudley/model/tree.hpp"
 
@@ -17,9 +18,11 @@ model::Tree dudley_tree(std::shared_ptr<const Layout> layout,
 
 /// Opens DATA with its layout: `layout_path`, or else NAME.dud beside data file NAME.EXT.
 /// With `wanted` paths, group members that lead to none of them and lie below none are left
-/// out of the tree (and not bound): OpenOptions::wanted. Throws Error(kIo / kSyntax /
-/// kSemantic) naming the file that failed.
+/// out of the tree (and not bound): OpenOptions::wanted. Either path may be a URL (s3://,
+/// https://), reached with `stores`: the data is then read by ranges as it is needed.
+/// Throws Error(kIo / kSyntax / kSemantic) naming the file that failed.
 model::Tree open_with_layout(const std::string& data_path, const std::string& layout_path = {},
-                             BindOptions options = {}, std::vector<std::string> wanted = {});
+                             BindOptions options = {}, std::vector<std::string> wanted = {},
+                             const io::StoreOptions& stores = {});
 
 }  // namespace dudley::layout
