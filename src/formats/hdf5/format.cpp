@@ -8,17 +8,6 @@
 namespace dudley::hdf5 {
 namespace {
 
-// libhdf5 opens files by path: a URL is refused by name until a driver reads it through a
-// store.
-void refuse_url(const std::string& path) {
-  if (io::is_url(path)) {
-    throw Error(ErrorCategory::kUsage,
-                "HDF5 and netCDF-4 files are not read from URLs yet: copy the file here first "
-                "(Zarr, .npy, ASDF, netCDF classic and Avro files are)",
-                Location::file(path));
-  }
-}
-
 class Hdf5Format final : public BasicFormat {
  public:
   Hdf5Format()
@@ -34,7 +23,6 @@ class Hdf5Format final : public BasicFormat {
   }
 
   model::Tree open(const std::string& path, const OpenOptions& options) const override {
-    refuse_url(path);
     return backend().open(path, options);  // its own options are in options.formats
   }
 
@@ -69,7 +57,6 @@ class Hdf5Format final : public BasicFormat {
 
 model::Tree open_hdf5(const std::string& path, const Hdf5OpenOptions& options,
                       const OpenOptions& common) {
-  refuse_url(path);
   OpenOptions all = common;
   all.formats.set(options);
   return backend().open(path, all);

@@ -22,6 +22,7 @@
 #include "dudley/io/byte_source.hpp"
 #include "filters.hpp"
 #include "source.hpp"
+#include "store_driver.hpp"
 #include "stored_extents.hpp"
 
 namespace dudley::hdf5 {
@@ -485,36 +486,73 @@ class Reader {
 
 }  // namespace
 
-model::Tree read_hdf5_file(const std::string& path, const OpenOptions& options) {
-  prepare_library();
+namespace {
+
+// Whether `source` starts with HDF5's signature, at 0 or after a user block (512 bytes,
+// doubling).
+bool has_signature(const io::ByteSource& source) {
+  static constexpr unsigned char kSignature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  unsigned char head[8];
+  for (uint64_t at = 0; at + 8 <= source.size(); at = at == 0 ? 512 : at * 2) {
+    source.read(at, 8, head);
+    if (std::memcmp(head, kSignature, 8) == 0) return true;
+  }
+  return false;
+}
+
+// A file here, opened by libhdf5 by its path.
+void open_local(OpenFile& file, const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     throw Error(ErrorCategory::kIo, fmt::format("cannot open: {}", std::strerror(errno)),
                 Location::file(path));
   if (!S_ISREG(st.st_mode))
     throw Error(ErrorCategory::kIo, "not a regular file", Location::file(path));
+  Lock lock(library_mutex());
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    throw Error(ErrorCategory::kData, "not an HDF5 file (no signature found)",
+                Location::file(path));
+  }
+  // The library's default close degree (weak: every object is closed by its own handle
+  // here), as h5py and most programs use: libhdf5 refuses to open one file twice in a
+  // process with two degrees, so a Python user's h5py.File on a file dudley has open
+  // (or the other way round) would fail with "file close degree doesn't match".
+  Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
+  file.id = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()),
+                    "cannot open the HDF5 file", path);
+  // External links are resolved in this file's directory (libhdf5 would try the current
+  // directory first); link_node checks the target lies there before following one.
+  file.link_access = Handle(H5Pcreate(H5P_DATASET_ACCESS));  // link access, and more
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  H5Pset_elink_prefix(file.link_access.get(), dir.empty() ? "." : dir.c_str());
+}
+
+// A file at a URL, read by ranges through the store driver.
+void open_remote(OpenFile& file, const std::string& url, const io::StoreOptions& stores) {
+  file.remote = io::open_source(url, stores);
+  if (!has_signature(*file.remote)) {
+    throw Error(ErrorCategory::kData, "not an HDF5 file (no signature found)",
+                Location::file(url));
+  }
+  Lock lock(library_mutex());
+  Handle fapl(source_access_list(file.remote));
+  file.id = checked(H5Fopen(file.remote->name().c_str(), H5F_ACC_RDONLY, fapl.get()),
+                    "cannot open the HDF5 file", url);
+  file.link_access = Handle(H5Pcreate(H5P_DATASET_ACCESS));
+}
+
+}  // namespace
+
+model::Tree read_hdf5_file(const std::string& path, const OpenOptions& options) {
+  prepare_library();
   auto file = std::make_shared<OpenFile>();
   file->path = path;
   file->refs = std::make_shared<model::ReferenceTable>();
-  {
-    Lock lock(library_mutex());
-    if (H5Fis_hdf5(path.c_str()) <= 0) {
-      H5Eclear2(H5E_DEFAULT);
-      throw Error(ErrorCategory::kData, "not an HDF5 file (no signature found)",
-                  Location::file(path));
-    }
-    // The library's default close degree (weak: every object is closed by its own handle
-    // here), as h5py and most programs use: libhdf5 refuses to open one file twice in a
-    // process with two degrees, so a Python user's h5py.File on a file dudley has open
-    // (or the other way round) would fail with "file close degree doesn't match".
-    Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
-    file->id = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()),
-                       "cannot open the HDF5 file", path);
-    // External links are resolved in this file's directory (libhdf5 would try the current
-    // directory first); link_node checks the target lies there before following one.
-    file->link_access = Handle(H5Pcreate(H5P_DATASET_ACCESS));  // link access, and more
-    const std::string dir = std::filesystem::path(path).parent_path().string();
-    H5Pset_elink_prefix(file->link_access.get(), dir.empty() ? "." : dir.c_str());
+  if (io::is_url(path)) {
+    open_remote(*file, path, options.store);
+  } else {
+    open_local(*file, path);
   }
   return Reader(file, options.extent_offsets).read();
 }

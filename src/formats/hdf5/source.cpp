@@ -242,7 +242,7 @@ class DatasetSource final : public model::ArraySource {
     if (!contiguous_ || needs_conversion(dtype_)) return std::nullopt;
     const std::optional<uint64_t> bytes = Shape(shape_).byte_size(dtype_.size());
     if (!bytes || *bytes != contiguous_->second) return std::nullopt;
-    if (!bytes_) bytes_ = io::open_file(file_->path);
+    if (!bytes_) bytes_ = file_->remote ? file_->remote : io::open_file(file_->path);
     return StoredBytes{bytes_, contiguous_->first, *bytes, dtype_};
   }
 

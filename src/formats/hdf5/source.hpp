@@ -12,6 +12,9 @@ namespace dudley::hdf5 {
 
 /// An open file shared by the sources of its datasets.
 struct OpenFile {
+  /// The file's bytes when it is read from a URL (through store_driver.hpp); null for a
+  /// file here, read by libhdf5 by its path.
+  std::shared_ptr<io::ByteSource> remote;
   Handle id;
   std::string path;
   /// How links are followed: external links' files are looked for in this file's

@@ -18,6 +18,15 @@ class NetcdfFormat final : public BasicFormat {
   }
 
   model::Tree open(const std::string& path, const OpenOptions& options) const override {
+    // A .nc object at a URL was chosen by its name, its first bytes unread: netCDF-4 is an
+    // HDF5 file, read by that format.
+    if (io::is_url(path)) {
+      const std::shared_ptr<io::ByteSource> source = io::open_source(path, options.store);
+      unsigned char head[4] = {};
+      if (source->size() >= 4) source->read(0, 4, head);
+      const Format* hdf5 = FormatRegistry::builtin().find("hdf5");
+      if (std::memcmp(head, "\x89HDF", 4) == 0 && hdf5) return hdf5->open(path, options);
+    }
     return open_netcdf(path, options.formats.get<NetcdfOpenOptions>(), options);
   }
 };
