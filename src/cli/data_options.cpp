@@ -209,7 +209,9 @@ std::vector<DataOptions> family_members(const DataOptions& o) {
     }
     return out;
   }
-  for (const std::string& file : io::glob_files(o.family)) {
+  io::StoreOptions stores;
+  stores.s3 = o.s3;
+  for (const std::string& file : io::glob_files(o.family, stores)) {
     DataOptions m = o;
     m.data = file;
     out.push_back(std::move(m));

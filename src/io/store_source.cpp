@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "dudley/core/error.hpp"
+#include "dudley/core/file_io.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/io/store.hpp"
 
@@ -92,6 +93,13 @@ std::shared_ptr<ByteSource> open_source(const std::string& path_or_url,
                                         const StoreOptions& options) {
   if (!is_url(path_or_url)) return open_file(path_or_url);
   return std::make_shared<StoreSource>(open_store(path_or_url, options), path_or_url);
+}
+
+std::string read_text(const std::string& path_or_url, const StoreOptions& options) {
+  if (!is_url(path_or_url)) return read_text_file(path_or_url);
+  const std::optional<Bytes> bytes = open_store(path_or_url, options)->get("", kMaxTextFileBytes);
+  if (!bytes) throw Error(ErrorCategory::kIo, "no such object", Location::file(path_or_url));
+  return {reinterpret_cast<const char*>(bytes->data()), bytes->size()};
 }
 
 }  // namespace dudley::io

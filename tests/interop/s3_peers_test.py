@@ -131,6 +131,32 @@ def writes_to_s3(server, fs, tmp):
     check("and read back from S3 with its layout", proc.returncode == 0 and
           np.array_equal(dumped(proc, "/x"), x), proc.stderr)
 
+    # NDL (a text format) written to S3 and read back from it.
+    proc = run(url, "convert", "-q", f"{tmp}/x.bin", "s3://out/files/x.ndl")
+    back = run(url, "dump", "--json", "s3://out/files/x.ndl")
+    check("NDL to S3 and back", proc.returncode == 0 and back.returncode == 0 and
+          np.allclose(dumped(back, "/x"), x), proc.stderr + back.stderr)
+
+    # A family on S3: the pattern's directory listed, the members sharing one layout.
+    os.makedirs(f"{tmp}/fam", exist_ok=True)
+    open(f"{tmp}/fam/run.dud", "w").write("t = <i4\nv = <f8[3]\n")
+    for i in range(3):
+        with open(f"{tmp}/fam/run_{i:04d}.bin", "wb") as f:
+            f.write(np.int32(i).tobytes() + (np.arange(3.0) * i).tobytes())
+        fs.put(f"{tmp}/fam/run_{i:04d}.bin", f"out/fam/run_{i:04d}.bin")
+    fs.put(f"{tmp}/fam/run.dud", "out/fam/run.dud")
+    fs.put(f"{tmp}/fam/run.dud", "out/fam/other_0001.bin")  # not a member: another name
+    proc = run(url, "dump", "--json", "--family", "s3://out/fam/run_*.bin", "/v")
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()] \
+        if proc.returncode == 0 else []
+    check("--family 's3://out/fam/run_*.bin' lists the prefix and reads every member",
+          [d["file"] for d in lines] == [f"s3://out/fam/run_{i:04d}.bin" for i in range(3)] and
+          all(np.array_equal(d["root"]["members"]["v"]["data"], np.arange(3.0) * i)
+              for i, d in enumerate(lines)), proc.stdout[:500] + proc.stderr)
+    proc = run(url, "ls", "--family", "s3://out/fam/none_*.bin")
+    check("a family pattern matching no object: exit 2 naming it",
+          proc.returncode == 2 and "none_*.bin" in proc.stderr, proc.stderr)
+
     # More than 100 MiB: a multipart upload, the object whole only when complete.
     big = np.random.default_rng(7).random(13_200_000)  # 105.6 MB
     np.save(f"{tmp}/big.npy", big)

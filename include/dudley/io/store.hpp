@@ -201,6 +201,11 @@ std::shared_ptr<Store> open_store(const std::string& path_or_url, const StoreOpt
 std::shared_ptr<ByteSource> open_source(const std::string& path_or_url,
                                         const StoreOptions& options = {});
 
+/// The whole text of `path_or_url`: read_text_file for a file here, else the object at the
+/// URL (one request), at most kMaxTextFileBytes (Error(kLimit) naming it beyond). Error(kIo)
+/// naming it when it is absent.
+std::string read_text(const std::string& path_or_url, const StoreOptions& options = {});
+
 /// A store held in memory, keys to values (tests and fuzz targets). `name` is its name in
 /// messages.
 std::shared_ptr<Store> memory_store(std::map<std::string, Bytes> values,

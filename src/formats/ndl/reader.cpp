@@ -518,8 +518,8 @@ model::Tree read_ndl(std::string_view text, const std::string& path) {
   return Reader(doc, text.size(), path).read();
 }
 
-model::Tree open_ndl(const std::string& path, const NdlOpenOptions&, const OpenOptions&) {
-  const std::string text = read_text_file(path);
+model::Tree open_ndl(const std::string& path, const NdlOpenOptions&, const OpenOptions& common) {
+  const std::string text = io::read_text(path, common.store);
   return read_ndl(text, path);
 }
 

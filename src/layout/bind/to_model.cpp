@@ -485,13 +485,7 @@ std::shared_ptr<io::ByteSource> open_bytes(const std::string& path, const io::St
 LayoutFile load_layout_file(const std::string& path, bool params_absent,
                             const io::StoreOptions& stores) {
   if (!io::is_url(path)) return layout_file(path, params_absent);
-  const std::shared_ptr<io::ByteSource> source = io::open_source(path, stores);
-  constexpr uint64_t kMaxLayoutBytes = uint64_t{1} << 30;
-  if (source->size() > kMaxLayoutBytes) {
-    throw Error(ErrorCategory::kLimit, "a layout of more than 1 GiB", Location::file(path));
-  }
-  std::string text(source->size(), '\0');
-  source->read(0, text.size(), text.data());
+  std::string text = io::read_text(path, stores);
   auto shared = std::make_shared<const std::string>(std::move(text));
   return {compile(std::make_shared<const Layout>(layout_from_text(*shared, path)), params_absent),
           shared};
