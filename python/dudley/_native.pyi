@@ -2,7 +2,8 @@
 # and editors. tests/python/test_stubs.py checks that every public name of the module and of
 # its classes is declared here.
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Literal
+from types import EllipsisType
+from typing import Any, Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -31,7 +32,10 @@ class Diagnostic:
 class Group:
     """A group of an open file: h5py's Group, read-only."""
 
+    @overload
     def __getitem__(self, key: str) -> Group | Array: ...
+    @overload
+    def __getitem__(self, key: int | slice | tuple[Any, ...] | EllipsisType) -> Any: ...
     def __contains__(self, key: object) -> bool: ...
     def __iter__(self) -> Iterator[str]: ...
     def __len__(self) -> int: ...

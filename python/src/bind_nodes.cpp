@@ -110,10 +110,10 @@ void bind_nodes(py::module_& m) {
       .def("__getitem__",
            [](const Group& g, const std::string& key) { return wrap(lookup(g, key)); })
       .def("__getitem__",
-           [](const Group& g, int64_t i) {
+           [](const Group& g, int64_t i) -> py::object {
              if (g.node->kind == model::NodeKind::kArray) {
                // A file that is one array (.npy): the array is its root, f["/"].
-               throw py::type_error("this file is one array: read it as f[\"/\"][...]");
+               return wrap(lookup(g, "/")).attr("__getitem__")(i);
              }
              if (g.node->kind != model::NodeKind::kList) {
                throw py::type_error(g.path + " is a group: its members are named, not numbered");
@@ -128,6 +128,17 @@ void bind_nodes(py::module_& m) {
       .def_property_readonly(
           "is_list", [](const Group& g) { return g.node->kind == model::NodeKind::kList; },
           "True for a list (items by position), False for a group (members by name)")
+      .def("__getitem__",
+           [](const Group& g, const py::object& selection) -> py::object {
+             // A file that is one array (.npy, a Zarr array store): f[...] selects in it,
+             // as f["/"][...] does.
+             if (g.node->kind == model::NodeKind::kArray) {
+               return wrap(lookup(g, "/")).attr("__getitem__")(selection);
+             }
+             throw py::type_error(
+                 g.path + " is a group: take its members by name (g[\"x\"])" +
+                 std::string(g.node->kind == model::NodeKind::kList ? " or position (g[0])" : ""));
+           })
       .def("__contains__",
            [](const Group& g, const std::string& key) {
              return g.tree->find(key.starts_with("/") ? key : child_path(g.path, key)) != nullptr;

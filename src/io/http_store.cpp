@@ -337,8 +337,9 @@ class CurlStore final : public HttpStore {
             curl().easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
                                static_cast<curl_off_t>(request.body.size()));
             curl().easy_setopt(c, CURLOPT_POSTFIELDS,
-                               request.body.empty() ? static_cast<const void*>("")
-                                                    : static_cast<const void*>(request.body.data()));
+                               request.body.empty()
+                                   ? static_cast<const void*>("")
+                                   : static_cast<const void*>(request.body.data()));
           }
           answer.body.clear();
           answer.etag.clear();

@@ -83,7 +83,9 @@ struct Upload {
   uint64_t parts() const { return (value->value->size() + part - 1) / part; }
 };
 
-std::string upload_query(const Upload& u) { return "uploadId=" + url_escaped(u.id, false); }
+std::string upload_query(const Upload& u) {
+  return "uploadId=" + url_escaped(u.id, false);
+}
 
 void start_upload(const HttpStore& http, Upload& u) {
   HttpRequest r;
@@ -109,9 +111,10 @@ void send_part(const HttpStore& http, Upload& u, uint64_t index, Bytes& buffer) 
   r.body = read_part(*u.value->value, at, std::min(u.part, size - at), buffer);
   const HttpAnswer a = send_expecting_success(http, r);
   if (a.etag.empty()) {
-    throw Error(ErrorCategory::kIo,
-                fmt::format("the server named no ETag for part {} of a multipart upload", index + 1),
-                Location::file(http.where(u.value->key)));
+    throw Error(
+        ErrorCategory::kIo,
+        fmt::format("the server named no ETag for part {} of a multipart upload", index + 1),
+        Location::file(http.where(u.value->key)));
   }
   u.etags[index] = a.etag;
 }
@@ -119,8 +122,8 @@ void send_part(const HttpStore& http, Upload& u, uint64_t index, Bytes& buffer) 
 void complete_upload(const HttpStore& http, const Upload& u) {
   std::string xml = "<CompleteMultipartUpload>";
   for (size_t i = 0; i < u.etags.size(); ++i) {
-    xml += fmt::format("<Part><PartNumber>{}</PartNumber><ETag>{}</ETag></Part>", i + 1,
-                       u.etags[i]);
+    xml +=
+        fmt::format("<Part><PartNumber>{}</PartNumber><ETag>{}</ETag></Part>", i + 1, u.etags[i]);
   }
   xml += "</CompleteMultipartUpload>";
   HttpRequest r;

@@ -1,6 +1,6 @@
 // The XML documents S3 answers with that a reader and a writer need: a page of a listing
-// (ListObjectsV2), a multipart upload's start, and an error. Parsed with expat; a document that is not one of them, or
-// is not XML, is an Error naming where it came from.
+// (ListObjectsV2), a multipart upload's start, and an error. Parsed with expat; a document that is
+// not one of them, or is not XML, is an Error naming where it came from.
 #pragma once
 
 #include <string>

@@ -174,12 +174,22 @@ def test_view_maps_the_file_without_a_copy(tmp_path):
     assert np.array_equal(dudley.open(str(tmp_path / "n.npy"))["/"].view(), np.arange(6.0))
 
 
-def test_a_file_that_is_one_array_says_how_to_read_it(tmp_path):
-    np.save(tmp_path / "n.npy", np.arange(6.0))
+def test_a_file_that_is_one_array_selects_like_it(tmp_path):
+    # .npy and Zarr array stores are one array: the file selects as its array does (as
+    # zarr.open gives an array for an array store), and f["/"] is the array.
+    a = np.arange(12.0).reshape(3, 4)
+    np.save(tmp_path / "n.npy", a)
     f = dudley.open(str(tmp_path / "n.npy"))
-    with pytest.raises(TypeError, match=r'one array: read it as f\["/"\]'):
-        f[0]
-    assert np.array_equal(f["/"][1:3], np.arange(6.0)[1:3])
+    for sel in (Ellipsis, 0, -1, slice(1, 3), (slice(None), 2), (1, slice(None, None, 2))):
+        assert np.array_equal(f[sel], a[sel]), sel
+    assert np.array_equal(f["/"][1:3], a[1:3])
+    with h5py.File(tmp_path / "g.h5", "w") as h:
+        h["x"] = np.arange(3)
+    g = dudley.open(str(tmp_path / "g.h5"))
+    with pytest.raises(TypeError, match=r"is a group: take its members by name"):
+        g[1:2]
+    with pytest.raises(TypeError, match=r"members are named, not numbered"):
+        g[0]
 
 
 def test_field_names_index_compounds(tmp_path):

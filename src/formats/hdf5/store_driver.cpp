@@ -34,8 +34,12 @@ struct SourceFile {
   haddr_t eoa = 0;
 };
 
-SourceFile* own(H5FD_t* f) { return reinterpret_cast<SourceFile*>(f); }
-const SourceFile* own(const H5FD_t* f) { return reinterpret_cast<const SourceFile*>(f); }
+SourceFile* own(H5FD_t* f) {
+  return reinterpret_cast<SourceFile*>(f);
+}
+const SourceFile* own(const H5FD_t* f) {
+  return reinterpret_cast<const SourceFile*>(f);
+}
 
 // Puts `message` on libhdf5's error stack, where the reader's checked() finds it.
 herr_t failed(const char* function, H5E_major_t major, H5E_minor_t minor, const char* message) {
@@ -84,7 +88,9 @@ herr_t query(const H5FD_t*, unsigned long* flags) {
   return 0;
 }
 
-haddr_t get_eoa(const H5FD_t* f, H5FD_mem_t) { return own(f)->eoa; }
+haddr_t get_eoa(const H5FD_t* f, H5FD_mem_t) {
+  return own(f)->eoa;
+}
 
 herr_t set_eoa(H5FD_t* f, H5FD_mem_t, haddr_t address) {
   own(f)->eoa = address;
