@@ -33,6 +33,7 @@ class FaultProxy:
         self.fault = fault
         self.faults = []
         self.count = 0
+        self.body_bytes = 0  # bytes of the answers' bodies sent on (what clients read)
         self.lock = threading.Lock()
         self.server = None
 
@@ -74,10 +75,15 @@ class FaultProxy:
                 for k, v in answer.getheaders():
                     if k.lower() not in HOP_BY_HOP and k.lower() != "content-length":
                         self.send_header(k, v)
-                self.send_header("Content-Length", str(len(data)))
+                # A HEAD's answer has no body: its length is the object's, as sent.
+                length = answer.getheader("Content-Length", "0") if self.command == "HEAD" \
+                    else str(len(data))
+                self.send_header("Content-Length", length)
                 self.end_headers()
                 if self.command == "HEAD":
                     return
+                with proxy.lock:
+                    proxy.body_bytes += len(data)
                 if action == "reset" and len(data) > 1:
                     self.wfile.write(data[: len(data) // 2])
                     self.wfile.flush()
