@@ -73,11 +73,23 @@ std::vector<std::string> files_under(const std::string& dir) {
   return keys;
 }
 
-// Uploads the files `keys` of `staging` to the same keys of `store`, one batch.
+// Files open at once while uploading (each batch's): well below the usual limit of 1,024
+// open files, and many more than the requests in flight.
+constexpr size_t kFilesPerBatch = 256;
+
+// Uploads the files `keys` of `staging` to the same keys of `store`, in batches.
 void upload(io::Store& store, const std::string& staging, const std::vector<std::string>& keys) {
   std::vector<io::WriteRequest> batch;
-  for (const std::string& key : keys) batch.push_back({key, io::open_file(staging + "/" + key)});
-  store.write_many(batch);
+  batch.reserve(std::min(keys.size(), kFilesPerBatch));
+  for (size_t at = 0; at < keys.size(); at += kFilesPerBatch) {
+    batch.clear();
+    for (size_t i = at; i < std::min(keys.size(), at + kFilesPerBatch); ++i) {
+      std::string path = staging;
+      path.append("/").append(keys[i]);
+      batch.push_back({keys[i], io::open_file(path)});
+    }
+    store.write_many(batch);
+  }
 }
 
 // Uploads a staged store (the directory `name` in `staging`): chunks, then metadata in
@@ -86,7 +98,9 @@ void upload_store(io::Store& store, const std::string& staging, const std::strin
                   std::vector<std::string>& uploaded) {
   std::vector<std::string> data, metadata;
   for (const std::string& key : files_under(staging + "/" + name)) {
-    (is_metadata(key) ? metadata : data).push_back(name + "/" + key);
+    std::string full = name;
+    full.append("/").append(key);
+    (is_metadata(key) ? metadata : data).push_back(std::move(full));
   }
   std::vector<std::string> old_metadata, stale;
   const std::set<std::string> now(data.begin(), data.end());

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <future>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -154,56 +155,51 @@ class ZarrSource final : public model::ArraySource {
       out_stride[d - 1] = out_stride[d] * static_cast<uint64_t>(slab.count[d]);
     }
     // The chunks touched, in batches decoded on every core. A remote store's batch is
-    // fetched first, many transfers at once; a local one's is read by the decoding threads.
+    // fetched first, many transfers at once (overlapping the decoding of the one before);
+    // a local one's is read by the decoding threads.
     auto& pool = dudley::ThreadPool::shared();
     const bool remote = store_->remote();
     const size_t batch = remote
                              ? static_cast<size_t>(std::clamp<uint64_t>(
                                    kRemoteBatchBytes / std::max<uint64_t>(unit_bytes_, 1), 8, 256))
                              : 4 * (pool.helpers() + 1);
-    std::vector<std::vector<const Segment*>> tasks;
     std::vector<int64_t> at(rank, 0), first(rank, 0), end(rank);
     for (size_t d = 0; d < rank; ++d) end[d] = static_cast<int64_t>(segments[d].size());
-    std::vector<std::optional<Blob>> blobs;
-    std::vector<codec::Bytes> fetched;
-    std::vector<io::RangeRequest> requests;
+    auto decode = [&](RemoteBatch& b) {
+      pool.parallel_for(b.tasks.size(), [&](size_t t) {
+        read_chunk(b.tasks[t], slab, out_stride, static_cast<std::byte*>(out),
+                   remote ? (b.blobs[t] ? &*b.blobs[t] : nullptr) : nullptr,
+                   remote ? &b.fetched[t] : nullptr);
+      });
+      b.tasks.clear();
+    };
+    // A remote store's batches overlap: the next one is fetched (many transfers at once)
+    // while this one is decoded on every core.
+    RemoteBatch batches[2];
+    std::future<void> fetching;
+    size_t filling = 0;
     auto run = [&] {
       if (!remote) {
-        pool.parallel_for(tasks.size(), [&](size_t t) {
-          read_chunk(tasks[t], slab, out_stride, static_cast<std::byte*>(out), nullptr);
-        });
-        tasks.clear();
+        decode(batches[0]);
         return;
       }
-      blobs.assign(tasks.size(), std::nullopt);
-      pool.parallel_for(tasks.size(),
-                        [&](size_t t) { blobs[t] = locate(grid_of(tasks[t]), false); });
-      fetched.resize(tasks.size());
-      requests.clear();
-      std::vector<size_t> of;  // the task of each request
-      for (size_t t = 0; t < tasks.size(); ++t) {
-        if (!blobs[t]) continue;
-        const Blob& b = *blobs[t];
-        requests.push_back({b.key, b.offset, b.length, b.whole, &fetched[t], true});
-        of.push_back(t);
-      }
-      store_->read_many(requests);
-      for (size_t i = 0; i < requests.size(); ++i) {
-        if (!requests[i].found) blobs[of[i]].reset();  // a missing chunk: fill value
-      }
-      pool.parallel_for(tasks.size(), [&](size_t t) {
-        read_chunk(tasks[t], slab, out_stride, static_cast<std::byte*>(out),
-                   blobs[t] ? &*blobs[t] : nullptr, &fetched[t]);
-      });
-      tasks.clear();
+      RemoteBatch& full = batches[filling];
+      if (fetching.valid()) fetching.get();  // the other batch is in: errors surface here
+      fetching = std::async(std::launch::async, [this, &full] { fetch(full); });
+      filling ^= 1;
+      if (!batches[filling].tasks.empty()) decode(batches[filling]);
     };
     do {
       std::vector<const Segment*> task(rank);
       for (size_t d = 0; d < rank; ++d) task[d] = &segments[d][static_cast<size_t>(at[d])];
-      tasks.push_back(std::move(task));
-      if (tasks.size() == batch) run();
+      batches[filling].tasks.push_back(std::move(task));
+      if (batches[filling].tasks.size() == batch) run();
     } while (next_position(at, first, end));
-    if (!tasks.empty()) run();
+    if (!batches[filling].tasks.empty()) run();
+    if (fetching.valid()) {
+      fetching.get();
+      decode(batches[filling ^ 1]);
+    }
   }
 
   model::ReadUnit read_unit() const override { return {unit_, unit_bytes_}; }
@@ -215,6 +211,40 @@ class ZarrSource final : public model::ArraySource {
   }
 
  private:
+  // The chunks of one batch of a read, located and fetched from a remote store.
+  struct RemoteBatch {
+    std::vector<std::vector<const Segment*>> tasks;
+    std::vector<std::optional<Blob>> blobs;
+    std::vector<codec::Bytes> fetched;
+    std::vector<io::RangeRequest> requests;
+  };
+
+  // Locates every chunk of `b` and fetches those the store has, many at once. Without
+  // shards, locating is naming keys, done here while the pool decodes the other batch;
+  // shards' indexes are read on the pool (after its decoding: it takes one call at a time).
+  void fetch(RemoteBatch& b) const {
+    b.blobs.assign(b.tasks.size(), std::nullopt);
+    auto locate_one = [&](size_t t) { b.blobs[t] = locate(grid_of(b.tasks[t]), false); };
+    if (levels_.empty()) {
+      for (size_t t = 0; t < b.tasks.size(); ++t) locate_one(t);
+    } else {
+      dudley::ThreadPool::shared().parallel_for(b.tasks.size(), locate_one);
+    }
+    b.fetched.resize(b.tasks.size());
+    b.requests.clear();
+    std::vector<size_t> of;  // the task of each request
+    for (size_t t = 0; t < b.tasks.size(); ++t) {
+      if (!b.blobs[t]) continue;
+      const Blob& blob = *b.blobs[t];
+      b.requests.push_back({blob.key, blob.offset, blob.length, blob.whole, &b.fetched[t], true});
+      of.push_back(t);
+    }
+    store_->read_many(b.requests);
+    for (size_t i = 0; i < b.requests.size(); ++i) {
+      if (!b.requests[i].found) b.blobs[of[i]].reset();  // a missing chunk: fill value
+    }
+  }
+
   std::string key(const std::string& name) const {
     return prefix_.empty() ? name : prefix_ + "/" + name;
   }

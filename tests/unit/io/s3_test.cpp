@@ -7,9 +7,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <span>
 
 #include "dudley/core/error.hpp"
 #include "io/s3_config.hpp"
+#include "io/s3_upload.hpp"
 #include "io/s3_xml.hpp"
 
 namespace dudley::io {
@@ -37,6 +39,73 @@ TEST(S3Xml, ListPagesAndErrorsParse) {
   EXPECT_EQ(e.message, "Access Denied");
   EXPECT_TRUE(parse_s3_error("<html>proxy</html>").code.empty());
   EXPECT_TRUE(parse_s3_error("").code.empty());
+}
+
+TEST(S3Xml, AMultipartUploadsStartGivesItsId) {
+  EXPECT_EQ(
+      parse_s3_upload_id(
+          R"(<?xml version="1.0"?><InitiateMultipartUploadResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">)"
+          R"(<Bucket>b</Bucket><Key>k</Key><UploadId>abc.D-e_f</UploadId></InitiateMultipartUploadResult>)",
+          "s3://b/k"),
+      "abc.D-e_f");
+  for (const char* bad :
+       {"<InitiateMultipartUploadResult><Key>k</Key></InitiateMultipartUploadResult>",
+        "<Error><Code>AccessDenied</Code></Error>", "", "<UploadId>x</UploadId>"}) {
+    EXPECT_THROW(parse_s3_upload_id(bad, "s3://b/k"), Error) << bad;
+  }
+}
+
+TEST(S3Upload, PartsAreEightMiBUntilTenThousandWouldNotHoldTheObject) {
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  EXPECT_EQ(s3_part_size(100 * kMiB), 8 * kMiB);
+  EXPECT_EQ(s3_part_size(80000 * kMiB), 8 * kMiB);
+  // 100 GiB: 10,000 parts of 8 MiB hold 78 GiB; parts grow, in whole MiB.
+  const uint64_t big = uint64_t{100} << 30;
+  const uint64_t part = s3_part_size(big);
+  EXPECT_EQ(part % kMiB, 0u);
+  EXPECT_LE((big + part - 1) / part, 10000u);
+  EXPECT_GT((big + (part - kMiB) - 1) / (part - kMiB), 10000u);  // the smallest that does
+  // The threshold: 64 MiB, or DUDLEY_S3_MULTIPART_FROM (at least a part's 8 MiB).
+  ::unsetenv("DUDLEY_S3_MULTIPART_FROM");
+  EXPECT_EQ(s3_multipart_threshold(), 64 * kMiB);
+  ::setenv("DUDLEY_S3_MULTIPART_FROM", "16777216", 1);
+  EXPECT_EQ(s3_multipart_threshold(), 16 * kMiB);
+  for (const char* bad : {"1000", "lots", "16777216x"}) {
+    ::setenv("DUDLEY_S3_MULTIPART_FROM", bad, 1);
+    EXPECT_THROW(s3_multipart_threshold(), Error) << bad;
+  }
+  ::unsetenv("DUDLEY_S3_MULTIPART_FROM");
+}
+
+TEST(StoreWrites, DirectoryAndMemoryStoresWriteReplaceAndErase) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("dudley-sw-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (const std::shared_ptr<Store>& store :
+       {open_directory_store(dir.string()), memory_store({})}) {
+    ASSERT_TRUE(store->writable());
+    const std::string a = "first", b = "second value";
+    store->write("g/c/0", std::as_bytes(std::span(a)));
+    EXPECT_EQ(store->size("g/c/0"), a.size());
+    store->write("g/c/0", std::as_bytes(std::span(b)));  // replaced whole
+    const std::optional<Bytes> got = store->get("g/c/0");
+    ASSERT_TRUE(got);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(got->data()), got->size()), b);
+    const std::string keys[] = {"g/c/0", "never/written"};
+    store->erase_many(keys);  // an absent key is no error
+    EXPECT_FALSE(store->size("g/c/0"));
+  }
+  std::filesystem::remove_all(dir);
+  // A web server is read only: said, naming the key.
+  const std::shared_ptr<Store> web = open_http_store("http://127.0.0.1:9/x");
+  EXPECT_FALSE(web->writable());
+  try {
+    web->write("k", {});
+    FAIL() << "a web server took a write";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::kUsage);
+    EXPECT_NE(e.message().find("read only"), std::string::npos);
+  }
 }
 
 // Sets AWS_* variables for one test and clears the others, restoring them after.
