@@ -19,12 +19,10 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "interop"))
 from fault_proxy import FaultProxy  # noqa: E402
-from moto_server import MotoServer  # noqa: E402
+from moto_server import MotoServer, tool_environment  # noqa: E402
 
 BUILD = os.path.abspath(sys.argv[1])
-ENV = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-ENV.update(AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_REGION="us-east-1",
-           AWS_SHARED_CREDENTIALS_FILE="/nonexistent", AWS_CONFIG_FILE="/nonexistent")
+ENV = tool_environment("bench")
 H5PY_LS = """
 import sys, h5py, s3fs
 fs = s3fs.S3FileSystem(key="bench", secret="bench", client_kwargs={"endpoint_url": sys.argv[1]})

@@ -25,15 +25,13 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "interop"))
-from moto_server import MotoServer  # noqa: E402
+from moto_server import MotoServer, tool_environment  # noqa: E402
 
 BUILD = os.path.abspath(sys.argv[1])
 MIB = int(sys.argv[2]) if len(sys.argv) > 2 else 1024
 RUNS = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 CHUNK = (1 << 20) // 8  # 1 MiB of float64
-ENV = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-ENV.update(AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_REGION="us-east-1",
-           AWS_SHARED_CREDENTIALS_FILE="/nonexistent", AWS_CONFIG_FILE="/nonexistent")
+ENV = tool_environment("bench")
 
 ZARR_WRITE = """
 import sys, numpy as np, zarr

@@ -13,6 +13,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nginx_server import free_port  # noqa: E402
 
 
+def tool_environment(key="test"):
+    """The environment a tool runs in against the server: credentials `key`/`key`, no
+    profile or setting of the user's, and no preloaded sanitizer runtime (the sanitizer
+    build's Python tests preload it; servers and curl must not run under it)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_") and k != "LD_PRELOAD"}
+    env.update(AWS_ACCESS_KEY_ID=key, AWS_SECRET_ACCESS_KEY=key, AWS_REGION="us-east-1",
+               AWS_SHARED_CREDENTIALS_FILE="/nonexistent", AWS_CONFIG_FILE="/nonexistent")
+    return env
+
+
 class MotoServer:
     def __init__(self, scratch, require_auth=False, program=None):
         self.port = free_port()

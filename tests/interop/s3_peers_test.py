@@ -26,22 +26,15 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fault_proxy import FaultProxy  # noqa: E402
-from moto_server import MotoServer  # noqa: E402
+from moto_server import MotoServer, tool_environment  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checks import Checks  # noqa: E402
 
 DUDLEY = os.path.abspath(sys.argv[1])
 MOTO = os.path.abspath(sys.argv[2])
-failures = []
-checked = 0
-ENV = {k: v for k, v in os.environ.items() if not k.startswith("AWS_") and k != "LD_PRELOAD"}
-ENV.update(AWS_ACCESS_KEY_ID="test", AWS_SECRET_ACCESS_KEY="test", AWS_REGION="us-east-1",
-           AWS_SHARED_CREDENTIALS_FILE="/nonexistent", AWS_CONFIG_FILE="/nonexistent")
-
-
-def check(name, ok, detail=""):
-    global checked
-    checked += 1
-    if not ok:
-        failures.append(f"{name}: {str(detail)[-2000:]}")
+check = Checks()
+ENV = tool_environment()
 
 
 def run(endpoint, *args, extra_env=None):
@@ -276,10 +269,7 @@ def main():
                     import traceback
                     check(part.__name__, False, traceback.format_exc())
                 fs.invalidate_cache()
-    print(f"{checked} checks, {len(failures)} failed")
-    for f in failures:
-        print("FAIL", f)
-    return 1 if failures else 0
+    return check.report()
 
 
 if __name__ == "__main__":

@@ -18,22 +18,15 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from moto_server import MotoServer  # noqa: E402
+from moto_server import MotoServer, tool_environment  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checks import Checks  # noqa: E402
 
 DUDLEY = os.path.abspath(sys.argv[1])
-failures = []
-checked = 0
+check = Checks()
 # Credentials in the environment unless a check says otherwise; no profile of the user's.
-BASE_ENV = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-BASE_ENV.update(AWS_ACCESS_KEY_ID="test", AWS_SECRET_ACCESS_KEY="test",
-                AWS_SHARED_CREDENTIALS_FILE="/nonexistent", AWS_CONFIG_FILE="/nonexistent")
-
-
-def check(name, ok, detail=""):
-    global checked
-    checked += 1
-    if not ok:
-        failures.append(f"{name}: {detail}")
+BASE_ENV = tool_environment()
 
 
 def run(*args, env=None):
@@ -272,10 +265,7 @@ def main():
                   proc.returncode == 2 and "InvalidAccessKeyId" in proc.stderr and
                   "AWS_ACCESS_KEY_ID" in proc.stderr, proc.stderr)
 
-    print(f"s3: {checked - len(failures)}/{checked} checks passed")
-    for f in failures:
-        print("FAIL", f)
-    return 1 if failures else 0
+    return check.report()
 
 
 if __name__ == "__main__":
