@@ -73,12 +73,41 @@ def main():
     location = /broken.zarr/zarr.json { return 500; }
     location = /v3.zarr/x/c/1/1 { return 200 "not a chunk"; }"""
         np.save(f"{www}/x.npy", x)  # a file of another format, read by byte ranges
+        # Every other format, written by its reference library where there is one.
+        import asdf
+        import h5py
+        import netCDF4
+        with h5py.File(f"{www}/x.h5", "w") as f:
+            f.create_dataset("x", data=x, chunks=(5, 10), compression="gzip")
+        for name, form in (("x4.nc", "NETCDF4"), ("x3.nc", "NETCDF3_CLASSIC")):
+            with netCDF4.Dataset(f"{www}/{name}", "w", format=form) as nc:
+                nc.createDimension("r", 20)
+                nc.createDimension("c", 30)
+                nc.createVariable("x", "f8", ("r", "c"))[:] = x
+        asdf.AsdfFile({"x": x}).write_to(f"{www}/x.asdf")
+        os.chmod(f"{www}/x.asdf", 0o644)  # python-asdf makes it 0600: nginx's worker reads it
+        for name in ("x.bin", "x.ndl", "x.avro"):
+            proc = run("convert", "-q", f"{tmp}/x.bin", f"{www}/{name}")
+            check(f"write {name}", proc.returncode == 0, proc.stderr)
         with NginxServer(www, tmp, locations, access_log=True) as server:
             base = server.url
             proc = run("dump", "--json", f"{base}/x.npy", "/[3, 4:9]")
             ok = proc.returncode == 0 and np.array_equal(
                 np.array(json.loads(proc.stdout)["root"]["selections"]["[3, 4:9]"]["data"]), x[3, 4:9])
             check("an .npy file over HTTP", ok, proc.stdout[:300] + proc.stderr)
+            for name in ("x.h5", "x4.nc", "x3.nc", "x.asdf", "x.bin", "x.ndl", "x.avro"):
+                proc = run("dump", "--json", f"{base}/{name}")
+                ok = proc.returncode == 0
+                if ok:
+                    doc = json.loads(proc.stdout)["root"]
+                    # Avro keeps records as a list of ndarray records: its one array is /0.
+                    node = doc["members"]["x"] if "x" in doc.get("members", {}) else \
+                        doc["items"][0] if "items" in doc else doc
+                    ok = np.array_equal(np.array(node.get("data")), x)
+                check(f"{name} over HTTP matches numpy", ok, proc.stdout[:300] + proc.stderr)
+            proc = run("convert", "-q", f"{tmp}/x.bin", f"{base}/out.npy")
+            check("writing to a web server: refused (exit 2), saying it is read only",
+                  proc.returncode == 2 and "read only" in proc.stderr, proc.stderr)
             for name in ("v3.zarr", "v2.zarr"):
                 url = f"{base}/{name}/x"
                 proc = run("ls", url)
