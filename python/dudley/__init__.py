@@ -9,11 +9,13 @@ See docs/python.md for the whole interface.
 """
 from ._native import (Array, DataError, DataTypeError, Diagnostic, Error, Family, File,
                       FileError, Group, LimitError, LossError, ParseError, SemanticError,
-                      UsageError, __version__, check, fmt, open, open_family)
+                      UsageError, __version__, check, fmt, open_family)
+from ._native import open as _open_native
 from ._native import _family_native, _reopen_native
 from . import _h5py_habits  # noqa: F401  (adds get, values, in, len, visit; scalars)
 from ._dask import to_dask
 from ._empty import Empty
+from ._paths import resolve as _resolve_path
 from ._save import Item, save
 from ._writer import FamilyWriter, UnwrittenWarning, Writer
 
@@ -22,6 +24,16 @@ __all__ = ["Array", "DataError", "DataTypeError", "Diagnostic", "Empty", "Error"
            "ParseError",
            "SemanticError", "UnwrittenWarning", "UsageError", "Writer", "check", "fmt", "open", "open_family",
            "save", "to_dask"]
+
+
+def open(path, layout=None, order=None, params=None, format=None, storage_options=None):
+    path, storage_options = _resolve_path(path, storage_options)
+    return _open_native(path, layout, order, params, format, storage_options)
+
+
+open.__doc__ = (_open_native.__doc__ or "").split("\n\n", 1)[-1] + (
+    " path may also be a path object, or an fsspec file object (s3fs.S3FileSystem().open(...), "
+    "fsspec.open(...)): read at its URL with its file system's credentials.")
 
 
 def _reopen(path, request, node_path):

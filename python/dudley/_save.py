@@ -37,4 +37,6 @@ def save(obj, path, format=None, lossy=False, storage_options=None):
         # A bare array (or a list, or a scalar) is the file's one array, named "data" where
         # the format names arrays (.npy holds it as it is).
         obj = {"data": obj}
+    from ._paths import resolve
+    path, storage_options = resolve(path, storage_options)
     return _native._save(obj, path, format, Item, lossy, storage_options)

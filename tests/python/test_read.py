@@ -192,6 +192,22 @@ def test_a_file_that_is_one_array_selects_like_it(tmp_path):
         g[0]
 
 
+def test_paths_as_path_objects_open_files_and_fsspec_files(tmp_path):
+    import pathlib
+    a = np.arange(6.0)
+    np.save(tmp_path / "n.npy", a)
+    assert np.array_equal(dudley.open(pathlib.Path(tmp_path / "n.npy"))[...], a)
+    with open(tmp_path / "n.npy", "rb") as f:  # an open local file: read by its name
+        assert np.array_equal(dudley.open(f)[2:4], a[2:4])
+    fsspec = pytest.importorskip("fsspec")
+    with fsspec.open(f"file://{tmp_path}/n.npy", "rb") as f:
+        assert np.array_equal(dudley.open(f)[...], a)
+    with pytest.raises(TypeError, match="expected a path, a URL or an fsspec file object"):
+        dudley.open(3)
+    dudley.save({"x": a}, tmp_path / "out.h5")  # save takes path objects too
+    assert np.array_equal(dudley.open(str(tmp_path / "out.h5"))["x"][...], a)
+
+
 def test_field_names_index_compounds(tmp_path):
     rec = np.array([(1, 2.5), (3, 4.5)], dtype=[("a", "<i4"), ("b", "<f8")])
     with h5py.File(tmp_path / "r.h5", "w") as f:

@@ -110,3 +110,15 @@ def test_xarray_engine_on_s3(s3):
                          storage_options={**OPTIONS, "endpoint_url": url})
     (name,) = list(ds.data_vars)
     assert np.array_equal(ds[name].values, x)
+
+
+def test_an_s3fs_file_object_is_read_at_its_url(s3):
+    # What xarray and h5py users hold: an fsspec file object. dudley reads the object it
+    # names with its file system's credentials (its own reads, not the object's).
+    s3fs = pytest.importorskip("s3fs")
+    url, x = s3
+    fs = s3fs.S3FileSystem(key="test", secret="test", client_kwargs={"endpoint_url": url})
+    with fs.open("bkt/x.npy", "rb") as f:
+        got = dudley.open(f)
+        assert got.filename == "s3://bkt/x.npy"
+        assert np.array_equal(got[...], x)
