@@ -108,3 +108,7 @@ echo "   each of 1,000 family members against the C++ API and h5py; a Dask sum o
 /usr/bin/python3 bench/python_vs_numpy.py "$build"
 /usr/bin/python3 bench/python_family.py "$build"
 /usr/bin/python3 bench/python_dask.py "$build"
+echo
+echo "== issue 40: Zarr v3 on S3 (moto) against zarr 3 + s3fs and tensorstore; ls of HDF5 on S3"
+.venv-stack/bin/python bench/s3_zarr_vs_peers.py "$build" 1024 5
+.venv-stack/bin/python bench/s3_hdf5_ls.py "$build"
