@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <mutex>
 #include <set>
 
 #include "dudley/core/error.hpp"
@@ -198,7 +199,19 @@ bool is_s3_url(const std::string& path) {
 std::shared_ptr<Store> open_s3_store(const std::string& url, const S3Options& options) {
   auto access = std::make_shared<const S3Access>(resolve_s3(url, options));
   auto store = std::make_shared<S3Store>(access, options.limits);
+  // A bucket found once is not asked for again by this process: a family of 1,000 members
+  // would otherwise cost 1,000 listings besides its reads.
+  static std::mutex mutex;
+  static std::set<std::string> found;
+  const S3Config& c = access->config();
+  const std::string bucket = c.endpoint + "/" + c.bucket + " " + c.credentials_from;
+  {
+    const std::lock_guard<std::mutex> hold(mutex);
+    if (found.count(bucket)) return store;
+  }
   store->check_bucket();
+  const std::lock_guard<std::mutex> hold(mutex);
+  found.insert(bucket);
   return store;
 }
 
