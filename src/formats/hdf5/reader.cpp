@@ -519,8 +519,8 @@ void open_local(OpenFile& file, const std::string& path) {
   // process with two degrees, so a Python user's h5py.File on a file dudley has open
   // (or the other way round) would fail with "file close degree doesn't match".
   Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
-  file.id = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()),
-                    "cannot open the HDF5 file", path);
+  file.id =
+      checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()), "cannot open the HDF5 file", path);
   // External links are resolved in this file's directory (libhdf5 would try the current
   // directory first); link_node checks the target lies there before following one.
   file.link_access = Handle(H5Pcreate(H5P_DATASET_ACCESS));  // link access, and more
@@ -532,8 +532,7 @@ void open_local(OpenFile& file, const std::string& path) {
 void open_remote(OpenFile& file, const std::string& url, const io::StoreOptions& stores) {
   file.remote = io::open_source(url, stores);
   if (!has_signature(*file.remote)) {
-    throw Error(ErrorCategory::kData, "not an HDF5 file (no signature found)",
-                Location::file(url));
+    throw Error(ErrorCategory::kData, "not an HDF5 file (no signature found)", Location::file(url));
   }
   Lock lock(library_mutex());
   Handle fapl(source_access_list(file.remote));

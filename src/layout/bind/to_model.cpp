@@ -477,7 +477,8 @@ bool file_exists(const std::string& path, const io::StoreOptions& stores) {
 }
 
 // The bytes of `path`: a file here, or an object read by ranges.
-std::shared_ptr<io::ByteSource> open_bytes(const std::string& path, const io::StoreOptions& stores) {
+std::shared_ptr<io::ByteSource> open_bytes(const std::string& path,
+                                           const io::StoreOptions& stores) {
   return io::is_url(path) ? io::open_source(path, stores) : io::open_file(path);
 }
 
