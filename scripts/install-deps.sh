@@ -95,44 +95,30 @@ else
   echo "install-deps: npm peers present"
 fi
 
-# The PyPI peers, pinned in tests/requirements-peers.txt, in a virtual environment at
-# .venv (never committed) that also sees Debian's Python packages (numpy, h5py, zarr...):
-# fastavro reads and writes the Avro codecs python3-avro lacks (xz).
 root="$(cd "$(dirname "$0")/.." && pwd)"
-requirements="$root/tests/requirements-peers.txt"
-stamp="$root/.venv/requirements-peers.txt"
-if [ ! -x "$root/.venv/bin/python" ] || ! cmp -s "$requirements" "$stamp"; then
-  echo "install-deps: installing the PyPI peers in $root/.venv"
-  /usr/bin/python3 -m venv --system-site-packages "$root/.venv"
-  "$root/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
-  cp "$requirements" "$stamp"
-else
-  echo "install-deps: PyPI peers present"
-fi
 
-# The S3 test server (moto) and boto3, pinned in tests/requirements-s3.txt, in .venv-s3 (never
-# committed), apart from .venv: moto needs a jsonschema newer than Debian's python3-asdf takes.
-s3="$root/tests/requirements-s3.txt"
-s3_stamp="$root/.venv-s3/requirements-s3.txt"
-if [ ! -x "$root/.venv-s3/bin/python" ] || ! cmp -s "$s3" "$s3_stamp"; then
-  echo "install-deps: installing the S3 test server in $root/.venv-s3"
-  /usr/bin/python3 -m venv --system-site-packages "$root/.venv-s3"
-  "$root/.venv-s3/bin/pip" install --quiet --disable-pip-version-check -r "$s3"
-  cp "$s3" "$s3_stamp"
-else
-  echo "install-deps: S3 test server present"
-fi
+# A virtual environment DIR (never committed) holding the pins of REQUIREMENTS, made again
+# when they change (a copy of them in DIR is the stamp); any further arguments go to venv.
+python_env() {
+  local dir="$root/$1" requirements="$root/$2" what="$3"
+  shift 3
+  if [ ! -x "$dir/bin/python" ] || ! cmp -s "$requirements" "$dir/$(basename "$requirements")"; then
+    echo "install-deps: installing $what in $dir"
+    /usr/bin/python3 -m venv "$@" "$dir"
+    "$dir/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
+    cp "$requirements" "$dir/$(basename "$requirements")"
+  else
+    echo "install-deps: $what present"
+  fi
+}
 
-# The current Python stack from PyPI (numpy 2, xarray, Dask, h5py, zarr 3 and the build
-# backend), pinned in tests/requirements-stack.txt, in .venv-stack (never committed) without
-# Debian's packages: the tests build the package with `pip install .` there and run on it.
-stack="$root/tests/requirements-stack.txt"
-stack_stamp="$root/.venv-stack/requirements-stack.txt"
-if [ ! -x "$root/.venv-stack/bin/python" ] || ! cmp -s "$stack" "$stack_stamp"; then
-  echo "install-deps: installing the PyPI Python stack in $root/.venv-stack"
-  /usr/bin/python3 -m venv "$root/.venv-stack"
-  "$root/.venv-stack/bin/pip" install --quiet --disable-pip-version-check -r "$stack"
-  cp "$stack" "$stack_stamp"
-else
-  echo "install-deps: PyPI Python stack present"
-fi
+# The PyPI peers, beside Debian's Python packages (numpy, h5py, zarr...): fastavro reads and
+# writes the Avro codecs python3-avro lacks (xz).
+python_env .venv tests/requirements-peers.txt "the PyPI peers" --system-site-packages
+# The S3 test server (moto) and boto3, apart from .venv: moto needs a jsonschema newer than
+# Debian's python3-asdf takes.
+python_env .venv-s3 tests/requirements-s3.txt "the S3 test server" --system-site-packages
+# The current Python stack from PyPI (numpy 2, xarray, Dask, h5py, zarr 3, s3fs, tensorstore
+# and the build backend), without Debian's packages: the tests build the package with
+# `pip install .` there and run on it.
+python_env .venv-stack tests/requirements-stack.txt "the PyPI Python stack"

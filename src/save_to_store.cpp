@@ -24,7 +24,9 @@ namespace fs = std::filesystem;
 class StagingDirectory {
  public:
   StagingDirectory() {
-    std::string name = (fs::temp_directory_path() / "dudley-upload-XXXXXX").string();
+    // mkdtemp's template: it replaces the last six characters with random ones.
+    std::string name = (fs::temp_directory_path() / "dudley-upload-").string();
+    name.append(6, 'X');
     if (::mkdtemp(name.data()) == nullptr) {
       throw Error(ErrorCategory::kIo,
                   fmt::format("cannot create a directory to stage the upload in: {} (set TMPDIR "
