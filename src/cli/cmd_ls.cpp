@@ -44,9 +44,18 @@ std::string type_text(const DType& t) {
                                           : t.to_string();
 }
 
-// What stopped an item: its node's error, and the message that names the item.
+// What stopped an item: its node's error, and the message that names the item. Most
+// messages name their item already and are the cause itself; the cause is then not kept a
+// second time (a layout of 100,000 items past the end kept 11 MB of copies).
 struct Problem {
-  std::string cause;
+  Problem(std::string error, std::string text, bool unreadable = false)
+      : message(std::move(text)), unreadable_only(unreadable) {
+    if (error != message) cause = std::move(error);
+  }
+  /// What the items sharing one error have in common.
+  std::string_view shared_cause() const { return cause.empty() ? message : cause; }
+
+  std::string cause;  ///< empty when it is `message`
   std::string message;
   /// An array whose data this build cannot read (a type or codec it lacks,
   /// NodeError::unsupported): the listing is still complete, so it is reported and ls
@@ -311,7 +320,7 @@ int run_ls_one(const LsOptions& ls, const DataOptions& options, bool member) {
   // told once, naming the first item it stopped; the listing marks the others.
   std::unordered_set<std::string_view> reported;
   for (const Problem& p : errors) {
-    if (reported.insert(p.cause).second) fmt::print(stderr, "{}\n", p.message);
+    if (reported.insert(p.shared_cause()).second) fmt::print(stderr, "{}\n", p.message);
   }
   // Arrays this build cannot read are listed with the reason; the listing is whole.
   const bool complete =

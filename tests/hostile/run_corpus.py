@@ -2,9 +2,15 @@
 """Runs the hostile-input corpus (tests/data/hostile/*.json) against the dudley CLI.
 
 Each case is one JSON file: the files to create in a fresh directory, the command to run,
-and what must come out (exit code, patterns on stderr/stdout). Every case runs under a
-wall-clock limit and, in release builds, an address-space limit; its peak resident memory
-is measured with wait4() and must stay under the case's budget. Under ASan (--asan) the
+and what must come out (exit code, patterns on stderr/stdout). Every case has a time
+budget ("seconds") and, in release builds, an address-space limit; its peak resident memory
+is measured with wait4() and must stay under the case's budget.
+
+Time: a case fails when both its wall-clock time and its CPU time (user + system, all
+threads) pass the budget. On a busy machine the wall clock stretches while the CPU time
+does not; a multi-threaded command spends more CPU than wall time. Work that grows with
+what an input claims grows both. A command still running at 5 times the budget (at least
+20 s) is killed: a hang, which uses no CPU, is caught by that. Under ASan (--asan) the
 budgets are looser (the sanitizer's own memory and speed) and the memory cap is ASan's
 hard_rss_limit_mb. A case that crashes, hangs or grows past its budget fails.
 
@@ -144,25 +150,31 @@ def run_case(dudley, name, case, asan):
                 return [f"setup failed: {command}: {r.stderr.decode(errors='replace')}"], 0, 0.0
         argv = [dudley] + [a.replace("{dir}", work) for a in case["run"]]
         start = time.monotonic()
+        cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         # stdout goes to a file: a case may print hundreds of MB (streamed JSON), of which
         # the patterns need the start and the end.
         stdout_file = tempfile.TemporaryFile(dir=work)
         proc = subprocess.Popen(argv, cwd=work, stdout=stdout_file, stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL, env=env, preexec_fn=limits)
+        hang_limit = max(5 * seconds, 20.0)
         try:
-            _, err = proc.communicate(timeout=seconds)
+            _, err = proc.communicate(timeout=hang_limit)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
-            return [f"still running after {seconds:.0f} s (killed)"], 0, seconds
-        out = read_ends(stdout_file)
+            return [f"still running after {hang_limit:.0f} s (killed)"], 0, hang_limit
         elapsed = time.monotonic() - start
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (usage.ru_utime + usage.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime)
+        out = read_ends(stdout_file)
         # wait4 has already been done by communicate(); the children's usage is summed,
         # so the peak is measured with a fresh getrusage delta per case (cases run serially).
         peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         out = out.decode("utf-8", "replace")
         err = err.decode("utf-8", "replace")
         problems = []
+        if min(elapsed, cpu) > seconds:
+            problems.append(f"took {elapsed:.2f} s ({cpu:.2f} s of CPU), budget {seconds:.1f} s")
         code = proc.returncode
         if code < 0:
             problems.append(f"killed by signal {signal.Signals(-code).name}")
@@ -203,17 +215,24 @@ def main():
             one = {key: value for key, value in case.items() if key != "runs"}
             one.update(variant)
             cases.append((f"{name}#{k + 1}" if "runs" in case else name, one))
-    passed = failed = 0
+    passed = 0
+    failed = []
+    # Failures are printed as they happen and the passing cases after them all: a log cut
+    # to its first lines (as CI shows a failed test) still shows what failed.
+    passing_lines = []
     for name, case in cases:
         if asan and case.get("scale"):
             # A case about time complexity at scale: meaningful in the optimised build; the
             # sanitizers see the same code paths in the small cases.
-            print(f"skip {name}: a scale case (release build only)")
+            passing_lines.append(f"skip {name}: a scale case (release build only)")
             continue
         # One subprocess at a time: the child-usage peak is then this case's own, as long
-        # as it exceeds every earlier one; measure it exactly with a fork of our own.
+        # as it exceeds every earlier one; measure it exactly with a fork of our own, which
+        # sends its report back through a pipe.
+        read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:
+            os.close(read_end)
             try:
                 problems, peak, elapsed = run_case(dudley, name, case, asan)
             except Exception as e:  # a broken case file is a failure, not a crash
@@ -221,18 +240,28 @@ def main():
             budget = case.get("mib", 32) * 1024
             if not asan and peak > budget:
                 problems.append(f"peak memory {peak // 1024} MiB > {budget // 1024} MiB")
-            print(f"{'ok  ' if not problems else 'FAIL'} {name}: {elapsed:.2f} s, "
-                  f"{peak // 1024} MiB  ({case.get('what', '')})", flush=True)
-            for p in problems:
-                print(f"     {p}", flush=True)
+            lines = [f"{'ok  ' if not problems else 'FAIL'} {name}: {elapsed:.2f} s, "
+                     f"{peak // 1024} MiB  ({case.get('what', '')})"]
+            lines += [f"     {p}" for p in problems]
+            with os.fdopen(write_end, "w", encoding="utf-8") as report:
+                report.write("\n".join(lines))
             os._exit(1 if problems else 0)
+        os.close(write_end)
+        with os.fdopen(read_end, encoding="utf-8") as report:
+            text = report.read()
         _, status = os.waitpid(pid, 0)
         if os.waitstatus_to_exitcode(status) == 0:
             passed += 1
+            passing_lines.append(text)
         else:
-            failed += 1
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 and passed > 0 else 1
+            failed.append(name)
+            print(text or f"FAIL {name}: the runner's child died", flush=True)
+    for line in passing_lines:
+        print(line)
+    if failed:
+        print("failed: " + ", ".join(failed))
+    print(f"{passed} passed, {len(failed)} failed")
+    return 0 if not failed and passed > 0 else 1
 
 
 if __name__ == "__main__":
