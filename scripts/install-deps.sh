@@ -122,3 +122,19 @@ python_env .venv-s3 tests/requirements-s3.txt "the S3 test server" --system-site
 # and the build backend), without Debian's packages: the tests build the package with
 # `pip install .` there and run on it.
 python_env .venv-stack tests/requirements-stack.txt "the PyPI Python stack"
+
+# A second S3 server for the benchmarks, gofakes3 (Go, in memory), pinned here: moto is
+# Python, and its own speed bounds what it measures; a Go server lets the tools' differences
+# show. Built from the Go module proxy into .tools/bin (never committed); a machine without
+# Go runs the S3 benchmarks on moto alone.
+gofakes3_version=v1.2.0
+gofakes3="$root/.tools/bin/gofakes3"
+if [ -x "$gofakes3" ] && [ "$(cat "$root/.tools/gofakes3.version" 2>/dev/null)" = "$gofakes3_version" ]; then
+  echo "install-deps: gofakes3 present"
+elif command -v go >/dev/null; then
+  echo "install-deps: installing gofakes3 $gofakes3_version in $root/.tools/bin"
+  GOBIN="$root/.tools/bin" go install "github.com/johannesboyne/gofakes3/cmd/gofakes3@$gofakes3_version"
+  echo "$gofakes3_version" > "$root/.tools/gofakes3.version"
+else
+  echo "install-deps: no Go toolchain: the S3 benchmarks run on moto only"
+fi

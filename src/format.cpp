@@ -37,6 +37,13 @@ SaveReport Format::save(const model::Tree&, const std::string& path, const SaveO
               Location::file(path));
 }
 
+SaveReport Format::save_into_store(const model::Tree&, io::Store&, const std::string&,
+                                   const std::string& url, const SaveOptions&) const {
+  throw Error(ErrorCategory::kUsage,
+              fmt::format("format '{}' does not write into stores: stage it", name()),
+              Location::file(url));
+}
+
 void Format::apply_open_options(const GivenOptions&, OpenOptions&) const {}
 void Format::apply_save_options(const GivenOptions&, SaveOptions&) const {}
 std::vector<std::string> Format::inputs_besides(const std::string&, const OpenOptions&) const {

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <set>
-#include <tuple>
+#include <functional>
 #include <vector>
 
 #include "dudley/core/error.hpp"
@@ -25,7 +25,17 @@ class StagingDirectory {
  public:
   StagingDirectory() {
     // mkdtemp's template: it replaces the last six characters with random ones.
-    std::string name = (fs::temp_directory_path() / "dudley-upload-").string();
+    std::error_code ec;
+    const fs::path temporary = fs::temp_directory_path(ec);  // $TMPDIR, else /tmp
+    if (ec) {
+      const char* tmpdir = std::getenv("TMPDIR");
+      throw Error(ErrorCategory::kIo,
+                  fmt::format("no directory to stage the upload in: {} (set TMPDIR to a "
+                              "writable directory with room for the output)",
+                              ec.message()),
+                  Location::file(tmpdir ? tmpdir : "/tmp"));
+    }
+    std::string name = (temporary / "dudley-upload-").string();
     name.append(6, 'X');
     if (::mkdtemp(name.data()) == nullptr) {
       throw Error(ErrorCategory::kIo,
@@ -48,23 +58,6 @@ class StagingDirectory {
   std::string path_;
 };
 
-// Zarr's metadata documents: what makes a store's arrays and groups visible.
-bool is_metadata(const std::string& key) {
-  const std::string name = fs::path(key).filename().string();
-  return name == "zarr.json" || name == ".zarray" || name == ".zgroup" || name == ".zattrs" ||
-         name == ".zmetadata";
-}
-
-// Where a metadata document goes in the upload order: deeper ones first (an array before
-// the group holding it); at one depth attributes before the document that makes the node
-// appear, and the consolidated metadata last of all.
-std::tuple<int, int> metadata_rank(const std::string& key) {
-  const auto depth = static_cast<int>(std::count(key.begin(), key.end(), '/'));
-  const std::string name = fs::path(key).filename().string();
-  const int order = name == ".zattrs" ? 0 : name == ".zmetadata" ? 2 : 1;
-  return {-depth, order};
-}
-
 // The files under `dir`, as keys relative to it.
 std::vector<std::string> files_under(const std::string& dir) {
   std::vector<std::string> keys;
@@ -79,8 +72,10 @@ std::vector<std::string> files_under(const std::string& dir) {
 // open files, and many more than the requests in flight.
 constexpr size_t kFilesPerBatch = 256;
 
-// Uploads the files `keys` of `staging` to the same keys of `store`, in batches.
-void upload(io::Store& store, const std::string& staging, const std::vector<std::string>& keys) {
+// Uploads the files `keys` of `staging` to the same keys of `store`, in batches; each
+// value's stored bytes go to `on_stored` when it is set.
+void upload(io::Store& store, const std::string& staging, const std::vector<std::string>& keys,
+            const std::function<void(uint64_t)>* on_stored) {
   std::vector<io::WriteRequest> batch;
   batch.reserve(std::min(keys.size(), kFilesPerBatch));
   for (size_t at = 0; at < keys.size(); at += kFilesPerBatch) {
@@ -88,48 +83,9 @@ void upload(io::Store& store, const std::string& staging, const std::vector<std:
     for (size_t i = at; i < std::min(keys.size(), at + kFilesPerBatch); ++i) {
       std::string path = staging;
       path.append("/").append(keys[i]);
-      batch.push_back({keys[i], io::open_file(path)});
+      batch.push_back({keys[i], io::open_file(path), on_stored});
     }
     store.write_many(batch);
-  }
-}
-
-// Uploads a staged store (the directory `name` in `staging`): chunks, then metadata in
-// rank order; the old store's metadata removed before and its other keys after the chunks.
-void upload_store(io::Store& store, const std::string& staging, const std::string& name,
-                  std::vector<std::string>& uploaded) {
-  std::vector<std::string> data, metadata;
-  for (const std::string& key : files_under(staging + "/" + name)) {
-    std::string full = name;
-    full.append("/").append(key);
-    (is_metadata(key) ? metadata : data).push_back(std::move(full));
-  }
-  std::vector<std::string> old_metadata, stale;
-  const std::set<std::string> now(data.begin(), data.end());
-  store.for_each_key(name, [&](std::string_view rest) {
-    const std::string key = name + "/" + std::string(rest);
-    if (is_metadata(key)) {
-      old_metadata.push_back(key);
-    } else if (!now.count(key)) {
-      stale.push_back(key);
-    }
-  });
-  store.erase_many(old_metadata);
-  uploaded = data;
-  upload(store, staging, data);
-  store.erase_many(stale);
-  std::sort(metadata.begin(), metadata.end(), [](const std::string& a, const std::string& b) {
-    return metadata_rank(a) < metadata_rank(b);
-  });
-  for (size_t at = 0; at < metadata.size();) {
-    size_t end = at;
-    while (end < metadata.size() && metadata_rank(metadata[end]) == metadata_rank(metadata[at]))
-      ++end;
-    const std::vector<std::string> batch(metadata.begin() + static_cast<std::ptrdiff_t>(at),
-                                         metadata.begin() + static_cast<std::ptrdiff_t>(end));
-    uploaded.insert(uploaded.end(), batch.begin(), batch.end());
-    upload(store, staging, batch);
-    at = end;
   }
 }
 
@@ -148,26 +104,41 @@ SaveReport save_to_store(const Format& format, const model::Tree& tree, const st
   const std::string parent = target.substr(0, slash);  // s3://BUCKET[/DIR]
   const std::string name = target.substr(slash + 1);
   std::shared_ptr<io::Store> store = io::open_store(parent, options.store);
+  if (format.saves_into_stores())
+    return format.save_into_store(tree, *store, name, target, options);
 
   StagingDirectory staging;
   const std::string local = staging.path() + "/" + name;
   SaveReport report = format.save(tree, local, options);
 
+  if (fs::is_directory(local)) {
+    // A store of many values keeps its readers from half-written data only by the order of
+    // its writes, which its format knows (Format::save_into_store).
+    throw Error(
+        ErrorCategory::kUsage,
+        fmt::format("format '{}' writes a directory: it cannot be uploaded whole", format.name()),
+        Location::file(url));
+  }
   std::vector<std::string> uploaded;
   try {
-    if (fs::is_directory(local)) {
-      upload_store(*store, staging.path(), name, uploaded);
-    } else {
-      // The main output first, then what is written beside it (a layout naming it).
-      std::vector<std::string> rest;
-      for (const std::string& key : files_under(staging.path())) {
-        if (key != name) rest.push_back(key);
-      }
-      uploaded = {name};
-      upload(*store, staging.path(), {name});
-      uploaded.insert(uploaded.end(), rest.begin(), rest.end());
-      upload(*store, staging.path(), rest);
+    // The main output first, then what is written beside it (a layout naming it).
+    std::vector<std::string> rest;
+    for (const std::string& key : files_under(staging.path())) {
+      if (key != name) rest.push_back(key);
     }
+    uint64_t total = 0, stored = 0;
+    for (const std::string& key : files_under(staging.path())) {
+      total += fs::file_size(staging.path() + "/" + key);
+    }
+    const std::function<void(uint64_t)> on_stored = [&](uint64_t bytes) {
+      stored += bytes;
+      options.upload_progress(stored, total);
+    };
+    const std::function<void(uint64_t)>* progress = options.upload_progress ? &on_stored : nullptr;
+    uploaded = {name};
+    upload(*store, staging.path(), {name}, progress);
+    uploaded.insert(uploaded.end(), rest.begin(), rest.end());
+    upload(*store, staging.path(), rest, progress);
   } catch (...) {
     try {
       store->erase_many(uploaded);

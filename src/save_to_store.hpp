@@ -1,15 +1,11 @@
-// Saving to an object store (s3://BUCKET/NAME): the format writes into a temporary local
-// directory as it writes to any disk, and what it wrote is then uploaded, in an order that
-// keeps readers from half-written data:
-// - a file (.npy, ASDF, HDF5, ...) is one object, which S3 shows whole or not at all (a large
+// Saving to an object store (s3://BUCKET/NAME), in an order that keeps readers from
+// half-written data:
+// - a store (Zarr) is written straight into the bucket as it is encoded
+//   (Format::save_into_store; src/formats/zarr/store_output.hpp says in what order);
+// - a file (.npy, ASDF, HDF5, ...) is written by its format into a temporary local directory
+//   as to any disk, then uploaded as one object, which S3 shows whole or not at all (a large
 //   one goes up in parts, joined by the upload's last request); files beside it (a Dudley
-//   layout) follow it;
-// - a store (Zarr) is many objects: its chunks go first, then its metadata, each array's
-//   before the groups holding it and the consolidated metadata last, so a reader finds no
-//   array until all its chunks are there. Overwriting a store removes the old store's
-//   metadata first and its chunks the new one does not have after, so a reader never
-//   mixes old and new: while the new store is written, none is there.
-// A failed upload removes what it had uploaded.
+//   layout) follow it. A failed upload removes what it had uploaded.
 #pragma once
 
 #include <string>

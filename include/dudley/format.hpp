@@ -74,6 +74,9 @@ struct SaveOptions {
   bool fsync = false;
   /// Called with (bytes done, bytes in all) as array data is written.
   std::function<void(uint64_t, uint64_t)> progress;
+  /// Called with (bytes stored, bytes in all) while an output written locally first (a file
+  /// format saved to s3://) is uploaded.
+  std::function<void(uint64_t, uint64_t)> upload_progress;
   /// How an s3:// destination is reached (credentials, endpoint).
   io::StoreOptions store;
   /// Each format's own options.
@@ -246,6 +249,14 @@ class Format {
   /// Writes `tree` to `path`; says which files it wrote and what it could not keep.
   virtual SaveReport save(const model::Tree& tree, const std::string& path,
                           const SaveOptions& options) const;
+  /// Whether save_into_store() writes straight into a key-value store. Formats that do not
+  /// are written to a local staging directory and uploaded whole (save_to_store).
+  virtual bool saves_into_stores() const { return false; }
+  /// Writes `tree` under `name` in `store` (`url` names it for messages and the report).
+  /// Error(kUsage) for a format whose saves_into_stores() is false.
+  virtual SaveReport save_into_store(const model::Tree& tree, io::Store& store,
+                                     const std::string& name, const std::string& url,
+                                     const SaveOptions& options) const;
 
   /// The command-line options of this format (none by default).
   virtual std::vector<FormatOption> cli_options() const { return {}; }

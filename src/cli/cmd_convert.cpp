@@ -55,13 +55,19 @@ const Format& output_format(const ConvertOptions& o) {
 class ProgressBar {
  public:
   explicit ProgressBar(bool enabled) : enabled_(enabled && ::isatty(STDERR_FILENO)) {}
-  ~ProgressBar() {
-    if (shown_) std::fputs("\n", stderr);
-  }
+  ~ProgressBar() { finish(); }
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
 
-  void update(uint64_t done, uint64_t total) {
+  /// Ends the bar's line (once shown), so that what is printed next starts a line of its own.
+  void finish() {
+    if (shown_) std::fputs("\n", stderr);
+    shown_ = false;
+    enabled_ = false;
+  }
+
+  /// Shows `done` of `total` bytes of `what` ("converting", "uploading").
+  void update(uint64_t done, uint64_t total, const char* what = "converting") {
     if (!enabled_ || total == 0) return;
     const auto now = Clock::now();
     if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(100)) {
@@ -71,7 +77,7 @@ class ProgressBar {
     shown_ = true;
     const double share = static_cast<double>(done) / static_cast<double>(total);
     const int width = 30, filled = static_cast<int>(share * width);
-    fmt::print(stderr, "\rconverting [{:<{}}] {:3.0f}%  {:.0f} of {:.0f} MB",
+    fmt::print(stderr, "\r{} [{:<{}}] {:3.0f}%  {:.0f} of {:.0f} MB", what,
                std::string(filled, '#'), width, 100 * share, static_cast<double>(done) / 1e6,
                static_cast<double>(total) / 1e6);
     std::fflush(stderr);
@@ -181,6 +187,10 @@ int run_convert(const ConvertOptions& o) {
     check_interrupted();  // Ctrl-C: stop here, the temporaries removed as the save unwinds
     bar.update(done, total);
   };
+  save_options.upload_progress = [&](uint64_t done, uint64_t total) {
+    check_interrupted();
+    bar.update(done, total, "uploading ");
+  };
   apply_format_options(o.given, save_options);
   OpenOptions open_options;
   open_options.format = o.source.format;
@@ -206,6 +216,7 @@ int run_convert(const ConvertOptions& o) {
   SaveReport report;
   try {
     report = save(tree, o.destination, save_options);
+    bar.finish();
   } catch (const Interrupted& i) {
     (void)report_failure(Error(ErrorCategory::kIo, fmt::format("{}; nothing was written", i.what()),
                                Location::file(o.destination)),

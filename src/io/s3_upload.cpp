@@ -53,9 +53,15 @@ void run_all(size_t count, const std::function<void(size_t)>& task) {
   if (first) std::rethrow_exception(first);
 }
 
-// `length` bytes at `offset` of `value`, read into `buffer`.
+// `length` bytes at `offset` of `value`: where they are when in memory (a chunk just
+// encoded), else read into `buffer`.
 std::span<const std::byte> read_part(const ByteSource& value, uint64_t offset, uint64_t length,
                                      Bytes& buffer) {
+  if (!value.file_span() && length > 0) {
+    if (const unsigned char* at = value.view(offset, length)) {
+      return {reinterpret_cast<const std::byte*>(at), length};
+    }
+  }
   buffer.resize(length);
   if (length > 0) value.read(offset, length, buffer.data());
   return {buffer.data(), buffer.size()};
@@ -100,6 +106,14 @@ void start_upload(const HttpStore& http, Upload& u) {
   u.etags.assign(u.parts(), {});
 }
 
+// Tells `value`'s progress hook that `bytes` more are stored; calls never overlap.
+void report_stored(const WriteRequest& value, uint64_t bytes) {
+  if (!value.on_stored) return;
+  static std::mutex one_at_a_time;
+  const std::lock_guard<std::mutex> hold(one_at_a_time);
+  (*value.on_stored)(bytes);
+}
+
 void send_part(const HttpStore& http, Upload& u, uint64_t index, Bytes& buffer) {
   const uint64_t size = u.value->value->size();
   const uint64_t at = index * u.part;
@@ -117,6 +131,7 @@ void send_part(const HttpStore& http, Upload& u, uint64_t index, Bytes& buffer) 
         Location::file(http.where(u.value->key)));
   }
   u.etags[index] = a.etag;
+  report_stored(*u.value, r.body.size());
 }
 
 void complete_upload(const HttpStore& http, const Upload& u) {
@@ -173,7 +188,7 @@ void s3_write_many(const HttpStore& http, std::span<const WriteRequest> values) 
   std::vector<Upload> uploads;
   for (const WriteRequest& v : values) {
     if (v.value->size() >= threshold) {
-      uploads.push_back(Upload{&v});
+      uploads.emplace_back().value = &v;
     } else {
       small.push_back(&v);
     }
@@ -205,6 +220,7 @@ void s3_write_many(const HttpStore& http, std::span<const WriteRequest> values) 
       r.key = v.key;
       r.body = read_part(*v.value, 0, v.value->size(), buffer);
       send_expecting_success(http, r);
+      report_stored(v, r.body.size());
     });
     for (const Upload& u : uploads) complete_upload(http, u);
   } catch (...) {

@@ -106,6 +106,7 @@ class DirectoryStore final : public Store {
       AtomicFile out(target.string());
       out.copy_from(*v.value, 0, 0, v.value->size());
       out.commit();
+      if (v.on_stored) (*v.on_stored)(v.value->size());
     }
   }
 
@@ -182,6 +183,7 @@ class MemoryStore final : public Store {
       Bytes bytes(v.value->size());
       v.value->read(0, bytes.size(), bytes.data());
       values_[v.key] = std::move(bytes);
+      if (v.on_stored) (*v.on_stored)(v.value->size());
     }
   }
   void erase_many(std::span<const std::string> keys) override {

@@ -8,6 +8,7 @@ import os
 import socket
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -17,12 +18,14 @@ SLOW_DOWN = (b"<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>SlowDown</
              b"<Message>Please reduce your request rate.</Message></Error>")
 INTERNAL = (b"<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>InternalError</Code>"
             b"<Message>We encountered an internal error. Please try again.</Message></Error>")
+SLOW_SECONDS = 1.5
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "expect", "proxy-connection"}
 
 
 class FaultProxy:
-    """`fault(method, path, number)` -> None (forwarded), "503", "500" or "reset" (the
-    answer's headers and half its body, then the connection closed); `number` counts the
+    """`fault(method, path, number)` -> None (forwarded), "503", "500", "reset" (the
+    answer's headers and half its body, then the connection closed) or "slow" (forwarded
+    after SLOW_SECONDS: a long upload for a progress bar to show); `number` counts the
     requests the proxy has seen, from 1. `faults` lists (method, path, fault) of each one
     injected."""
 
@@ -65,6 +68,8 @@ class FaultProxy:
                     if self.command != "HEAD":
                         self.wfile.write(reply)
                     return
+                if action == "slow":
+                    time.sleep(SLOW_SECONDS)
                 upstream = http.client.HTTPConnection("127.0.0.1", proxy.upstream_port, timeout=60)
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
                 upstream.request(self.command, self.path, body=body or None, headers=headers)

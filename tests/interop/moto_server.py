@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -23,34 +24,42 @@ def tool_environment(key="test"):
     return env
 
 
-class MotoServer:
-    def __init__(self, scratch, require_auth=False, program=None):
+class LocalServer:
+    """A server process on 127.0.0.1 at a free port, its output logged to a file in
+    `scratch`; started by `with` and always stopped."""
+
+    name = "server"
+
+    def __init__(self, scratch):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = os.path.join(scratch, f"moto-{self.port}.log")
-        self.require_auth = require_auth
+        self.log_path = os.path.join(scratch, f"{self.name}-{self.port}.log")
         self.process = None
-        # moto_server of the interpreter running the test, unless another is named (a test run
-        # by another virtual environment's interpreter, whose peers conflict with moto's).
-        self.program = program or os.path.join(os.path.dirname(sys.executable), "moto_server")
+
+    def command(self):
+        raise NotImplementedError
+
+    def environment(self):
+        return dict(os.environ)
+
+    def ready_url(self):
+        return self.url + "/"
 
     def __enter__(self):
-        env = dict(os.environ)
-        if self.require_auth:
-            # Every request is checked against moto's IAM: unknown keys are refused.
-            env["INITIAL_NO_AUTH_ACTION_COUNT"] = "0"
         self.log = open(self.log_path, "w")
-        self.process = subprocess.Popen([self.program, "-H", "127.0.0.1", "-p", str(self.port)],
-                                        stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        self.process = subprocess.Popen(self.command(), stdout=self.log,
+                                        stderr=subprocess.STDOUT, env=self.environment())
         deadline = time.monotonic() + 30
         while True:
             try:
-                urllib.request.urlopen(self.url + "/moto-api/", timeout=1)
+                urllib.request.urlopen(self.ready_url(), timeout=1)
                 break
+            except urllib.error.HTTPError:
+                break  # it answers
             except OSError:
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     self.__exit__(None, None, None)
-                    raise RuntimeError(f"moto_server did not start: {open(self.log_path).read()}")
+                    raise RuntimeError(f"{self.name} did not start: {open(self.log_path).read()}")
                 time.sleep(0.1)
         return self
 
@@ -63,6 +72,30 @@ class MotoServer:
                 self.process.kill()
                 self.process.wait()
         self.log.close()
+
+
+class MotoServer(LocalServer):
+    name = "moto"
+
+    def __init__(self, scratch, require_auth=False, program=None):
+        super().__init__(scratch)
+        self.require_auth = require_auth
+        # moto_server of the interpreter running the test, unless another is named (a test run
+        # by another virtual environment's interpreter, whose peers conflict with moto's).
+        self.program = program or os.path.join(os.path.dirname(sys.executable), "moto_server")
+
+    def command(self):
+        return [self.program, "-H", "127.0.0.1", "-p", str(self.port)]
+
+    def environment(self):
+        env = dict(os.environ)
+        if self.require_auth:
+            # Every request is checked against moto's IAM: unknown keys are refused.
+            env["INITIAL_NO_AUTH_ACTION_COUNT"] = "0"
+        return env
+
+    def ready_url(self):
+        return self.url + "/moto-api/"
 
     def requests(self):
         """The request lines logged so far ("GET /bucket/key?query HTTP/1.1")."""
@@ -78,3 +111,21 @@ class MotoServer:
         import boto3
         return boto3.client("s3", endpoint_url=self.url, region_name="us-east-1",
                             aws_access_key_id="test", aws_secret_access_key="test")
+
+
+class GoFakeS3Server(LocalServer):
+    """gofakes3 (Go, objects in memory; installed by scripts/install-deps.sh into
+    .tools/bin) with bucket `bucket` made: a server fast enough that benchmarks measure the
+    tools rather than it. Only in benchmarks; no request log."""
+
+    name = "gofakes3"
+    PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), ".tools", "bin", "gofakes3")
+
+    def __init__(self, scratch, bucket):
+        super().__init__(scratch)
+        self.bucket = bucket
+
+    def command(self):
+        return [self.PROGRAM, "-host", f"127.0.0.1:{self.port}", "-backend", "memory",
+                "-initialbucket", self.bucket, "-quiet"]

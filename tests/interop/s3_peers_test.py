@@ -6,7 +6,9 @@ through s3fs file objects.
 - dudley writes Zarr v3 and v2 (consolidated), .npy, HDF5, ASDF and Dudley data to S3;
   zarr 3, xarray, numpy, h5py and asdf read them and agree with the source; a store's
   chunks are written before its metadata (checked from the server's log); an object over
-  100 MiB goes up in parts; overwriting a store removes the chunks the new one lacks.
+  100 MiB goes up in parts; overwriting a store removes the chunks the new one lacks; a
+  write that would lose an item is refused before the old store is touched; Zarr needs no
+  temporary directory (it streams), file formats say when theirs is missing.
 - zarr 3 and xarray write stores to S3 through s3fs; dudley reads them.
 - Through a proxy that injects faults: 503 SlowDown on a third of the requests (reads and
   writes retried, right values); connections reset halfway through an answer (retried,
@@ -170,6 +172,34 @@ def writes_to_s3(server, fs, tmp):
     check("overwriting a store leaves only the new store's keys",
           proc.returncode == 0 and keys == ["c/0", "zarr.json"], keys)
 
+    # A write that would lose an item is refused before anything of the old store goes: the
+    # source's /b lies past the end of its data, and the write is not --lossy.
+    np.arange(4.0).tofile(f"{tmp}/broken.bin")
+    open(f"{tmp}/broken.dud", "w").write("a = <f8[4]\nb = <f8[1000]\n")
+    before = len(server.requests())
+    proc = run(url, "convert", "-q", f"{tmp}/broken.bin", "s3://out/x.zarr")
+    touched = [r for r in server.requests()[before:]
+               if r.split(" ")[0] in ("PUT", "DELETE", "POST") and "/out/x.zarr" in r]
+    keys = sorted(k.split("out/x.zarr/", 1)[1] for k in fs.find("out/x.zarr", refresh=True))
+    check("a write losing an item is refused naming it, the old store untouched",
+          proc.returncode != 0 and "/b" in proc.stderr and not touched and
+          keys == ["c/0", "zarr.json"], (proc.returncode, proc.stderr, touched, keys))
+
+    # Zarr goes to S3 as it is encoded, with no local copy: it needs no temporary directory
+    # (a file format is staged there, and says so when it cannot be).
+    no_tmp = {"TMPDIR": f"{tmp}/no-such-directory"}
+    proc = run(url, "convert", "-q", "--chunks", "7,8", f"{tmp}/x.bin", "s3://out/direct.zarr",
+               extra_env=no_tmp)
+    check("a Zarr store written to S3 without a temporary directory",
+          proc.returncode == 0 and np.array_equal(
+              zarr.open_group("s3://out/direct.zarr", mode="r", storage_options=opts)["x"][...],
+              x), proc.stderr)
+    proc = run(url, "convert", "-q", f"{tmp}/x.bin", "s3://out/files/staged.npy",
+               extra_env=no_tmp)
+    check("a file format without one: exit 2, TMPDIR named",
+          proc.returncode == 2 and "TMPDIR" in proc.stderr and
+          not fs.exists("out/files/staged.npy"), proc.stderr)
+
 
 def reads_from_s3(server, fs, tmp):
     import xarray as xr
@@ -225,6 +255,20 @@ def faults(server, fs, tmp):
         check("connections reset mid-answer: retried, the right values",
               proc.returncode == 0 and np.array_equal(dumped(proc, "/x"), x), proc.stderr)
         check("resets were injected", len(proxy.faults) >= 5, len(proxy.faults))
+
+    # A long upload on a terminal shows its progress, after the local write's.
+    np.save(f"{tmp}/mid.npy", np.arange(2_500_000.0))  # 20 MB: 3 parts of 8 MiB
+    with FaultProxy(server.port, lambda m, p, n: "slow" if "partNumber=" in p else None) \
+            as proxy:
+        env = dict(ENV, DUDLEY_S3_MULTIPART_FROM=str(8 << 20))
+        command = (f"{DUDLEY} convert --endpoint-url {proxy.url} {tmp}/mid.npy "
+                   "s3://out/mid.npy")
+        proc = subprocess.run(["script", "-qec", command, "/dev/null"], capture_output=True,
+                              text=True, env=env, timeout=120)
+        screen = proc.stdout.replace("\r", "\n")
+        check("on a terminal, an upload's progress bar names it and ends its line",
+              proc.returncode == 0 and "uploading  [" in screen and
+              "\nwrote s3://out/mid.npy" in screen, screen[-800:])
 
     # Every request for the second part of a multipart upload fails: the upload is aborted.
     def fail_part_2(method, path, n):

@@ -95,6 +95,17 @@ model::Tree open_zarr(const std::shared_ptr<const io::Store>& store,
 SaveReport write_zarr(const model::Tree& tree, const std::string& destination,
                       const ZarrSaveOptions& options = {}, const SaveOptions& common = {});
 
+/// write_zarr into the key-value store `store` (S3) under `name`, with no local copy: chunks
+/// go up as they are encoded, then the metadata (arrays before the groups holding them, the
+/// consolidated metadata last), so a reader finds no array before all its chunks. An old
+/// store at `name` loses its metadata before the first chunk and, after the last, the chunks
+/// the new one lacks. What would be lost is checked before anything is written (LossError,
+/// the old store untouched); a write that fails later (a read error, the store refusing a
+/// value) removes what it wrote. `url` names the store in messages and in the report.
+SaveReport write_zarr_to_store(const model::Tree& tree, io::Store& store, const std::string& name,
+                               const std::string& url, const ZarrSaveOptions& options = {},
+                               const SaveOptions& common = {});
+
 /// Writes regions of an array of an existing directory store in place: the chunks a
 /// region covers whole are encoded from the new values alone; the chunks it covers in part
 /// are read, merged and re-encoded (read-modify-write); every chunk is replaced atomically

@@ -36,6 +36,10 @@ struct RangeRequest {
 struct WriteRequest {
   std::string key;
   std::shared_ptr<const ByteSource> value;
+  /// When set, called with a count of bytes each time that many more of the value are
+  /// stored (an S3 upload's parts as they go; the whole value at once elsewhere), from the
+  /// store's threads but never two calls at once: a progress bar's feed.
+  const std::function<void(uint64_t)>* on_stored = nullptr;
 };
 
 class Store {

@@ -129,6 +129,12 @@ class ZarrFormat final : public BasicFormat {
                   const SaveOptions& options) const override {
     return write_zarr(tree, path, options.formats.get<ZarrSaveOptions>(), options);
   }
+  bool saves_into_stores() const override { return true; }
+  SaveReport save_into_store(const model::Tree& tree, io::Store& store, const std::string& name,
+                             const std::string& url, const SaveOptions& options) const override {
+    return write_zarr_to_store(tree, store, name, url, options.formats.get<ZarrSaveOptions>(),
+                               options);
+  }
 
  private:
   static std::vector<int64_t> parse_shape(const std::string& text, const char* option) {

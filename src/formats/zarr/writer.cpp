@@ -5,12 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <future>
 #include <set>
 
 #include "chunk_encoder.hpp"
-#include "chunk_files.hpp"
 #include "datatype.hpp"
 #include "dudley/codec/chain.hpp"
 #include "dudley/core/box_copy.hpp"
@@ -27,12 +25,12 @@
 #include "dudley/model/value_json.hpp"
 #include "metadata.hpp"
 #include "segments.hpp"
+#include "store_output.hpp"
 #include "vlen_chunks.hpp"
 
 namespace dudley::zarr {
 namespace {
 
-namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
 // Chunks read before they are encoded together: at most this many bytes of them.
@@ -44,9 +42,13 @@ std::string join(const std::string& prefix, const std::string& name) {
 
 class StoreWriter {
  public:
-  StoreWriter(std::string root, std::string source_format, const ZarrSaveOptions& options,
-              const SaveOptions& common, std::vector<std::string>& notes, LossLog& losses)
-      : root_(std::move(root)),
+  // `plan_only`: the metadata is made and checked and nothing is read or written: what
+  // would be lost is known before a byte goes to a store that cannot be staged.
+  StoreWriter(StoreOutput& out, std::string source_format, const ZarrSaveOptions& options,
+              const SaveOptions& common, std::vector<std::string>& notes, LossLog& losses,
+              bool plan_only = false)
+      : out_(out),
+        plan_only_(plan_only),
         source_format_(std::move(source_format)),
         options_(options),
         common_(common),
@@ -81,7 +83,7 @@ class StoreWriter {
   uint64_t total = 0;  // array bytes to write, for progress
 
   void node(const model::Node& n, const std::string& prefix, const std::string& path) {
-    fs::create_directories(prefix.empty() ? fs::path(root_) : fs::path(root_) / prefix);
+    out_.begin_node(prefix);
     if (n.kind == model::NodeKind::kArray) {
       array(n, prefix, path);
       return;
@@ -116,7 +118,7 @@ class StoreWriter {
 
   void put(const std::string& key, const std::string& text) {
     documents.emplace_back(key, text);
-    write_file(root_ + "/" + key, text.data(), text.size());
+    out_.write_metadata(key, text);
     bytes_ += text.size();
   }
 
@@ -486,7 +488,7 @@ class StoreWriter {
       const std::string text = array_metadata_json_v2(a);
       const std::string attrs = attributes_json_v2(a.attributes, a.dimension_names);
       const ArrayMetadata checked =
-          *parse_metadata_v2(text, attrs, root_ + "/" + join(prefix, ".zarray"), true).array;
+          *parse_metadata_v2(text, attrs, out_.where(join(prefix, ".zarray")), true).array;
       chunks(data, checked, native, prefix);
       put(join(prefix, ".zarray"), text);
       if (!attrs.empty()) put(join(prefix, ".zattrs"), attrs);
@@ -494,7 +496,7 @@ class StoreWriter {
     }
     const std::string text = array_metadata_json(a);
     const ArrayMetadata checked =
-        *parse_metadata(text, root_ + "/" + join(prefix, "zarr.json")).array;
+        *parse_metadata(text, out_.where(join(prefix, "zarr.json"))).array;
     chunks(data, checked, native, prefix);
     put(join(prefix, "zarr.json"), text);
   }
@@ -554,14 +556,14 @@ class StoreWriter {
       written_ += elements.size() * a.dtype.size();
       if (common_.progress) common_.progress(written_, total);
       if (!all_fill) {
-        const std::string file = root_ + "/" + join(prefix, a.keys.key(at));
         try {
           codec.encode(items, encoded);
         } catch (const Error& e) {  // named as the user knows it, not by the staging path
           throw Error(e.category(),
                       fmt::format("/{}: chunk {}: {}", prefix, a.keys.key(at), e.message()));
         }
-        write_chunk(file, encoded);
+        const EncodedChunk chunk{join(prefix, a.keys.key(at)), &encoded};
+        out_.write_chunks({&chunk, 1});
         bytes_ += encoded.size();
       }
       if (only) {
@@ -578,6 +580,7 @@ class StoreWriter {
 
   void chunks(model::ArraySource& source, const ArrayMetadata& a, const DType& native,
               const std::string& prefix) {
+    if (plan_only_) return;
     if (native.kind() == DTypeKind::kVLen) {
       vlen_chunks(source, a, prefix);
       return;
@@ -613,9 +616,10 @@ class StoreWriter {
     const std::vector<int64_t> origin(rank, 0);
     bool done = only && only->chunks == 0;
     if (only && !done) at.assign(only->positions.begin(), only->positions.begin() + rank);
-    // Files are written on one thread while the next batch is read and encoded: creating
+    // Chunks are written on one thread while the next batch is read and encoded: creating
     // files in one directory from several threads serializes on the directory's lock, and
-    // the waiting threads spin (a tenth of a v2 write's time went to that).
+    // the waiting threads spin (a tenth of a v2 write's time went to that); an object
+    // store's output sends the batch's requests at once from there.
     std::future<void> writing;
     auto flush = [&] {
       encoder.encode(raw, encoded_, pool);
@@ -625,18 +629,14 @@ class StoreWriter {
       const bool overlap = batch > 1;
       if (overlap) std::swap(encoded_, writing_);
       auto& batch_out = overlap ? writing_ : encoded_;
-      writing_paths_.clear();
+      writing_chunks_.clear();
       for (size_t k = 0; k < indexes.size(); ++k) {
         // A chunk of nothing but the fill value is not written: it reads as that anyway.
-        writing_paths_.push_back(batch_out[k] ? root_ + "/" + join(prefix, a.keys.key(indexes[k]))
-                                              : std::string());
-        if (batch_out[k]) bytes_ += batch_out[k]->size();
+        if (!batch_out[k]) continue;
+        writing_chunks_.push_back({join(prefix, a.keys.key(indexes[k])), &*batch_out[k]});
+        bytes_ += batch_out[k]->size();
       }
-      auto write_batch = [this, &batch_out] {
-        for (size_t k = 0; k < writing_paths_.size(); ++k) {
-          if (!writing_paths_[k].empty()) write_chunk(writing_paths_[k], *batch_out[k]);
-        }
-      };
+      auto write_batch = [this] { out_.write_chunks(writing_chunks_); };
       if (overlap) {
         writing = std::async(std::launch::async, write_batch);
       } else {
@@ -690,7 +690,8 @@ class StoreWriter {
     }
   }
 
-  std::string root_;
+  StoreOutput& out_;
+  bool plan_only_ = false;
   std::string source_format_;
   std::optional<GroupMetadata> root_group_;
   const ZarrSaveOptions& options_;
@@ -705,7 +706,7 @@ class StoreWriter {
   std::vector<std::optional<codec::Bytes>> encoded_;
   // The batch being written while the next is encoded (buffers swapped, so memory is reused).
   std::vector<std::optional<codec::Bytes>> writing_;
-  std::vector<std::string> writing_paths_;
+  std::vector<EncodedChunk> writing_chunks_;
 };
 
 }  // namespace
@@ -739,26 +740,69 @@ std::vector<int64_t> choose_inner_chunk_shape(const std::vector<int64_t>& shard,
   return inner;
 }
 
-SaveReport write_zarr(const model::Tree& tree, const std::string& path,
-                      const ZarrSaveOptions& options, const SaveOptions& common) {
-  LossLog losses(tree, common.lossy, options.zarr_format == 2 ? "Zarr v2" : "Zarr v3", path);
+namespace {
+
+// The record of what a write of `tree` leaves out, starting with what no Zarr store holds.
+LossLog loss_log(const model::Tree& tree, bool lossy, const ZarrSaveOptions& options,
+                 const std::string& shown) {
+  LossLog losses(tree, lossy, options.zarr_format == 2 ? "Zarr v2" : "Zarr v3", shown);
   if (!tree.pointees.empty()) {
     losses.lose(
         fmt::format("{} pointee(s): Zarr has no references, not written", tree.pointees.size()));
   }
+  return losses;
+}
+
+// Writes `tree` to `out`, named `shown` in messages.
+SaveReport write_zarr_to(StoreOutput& out, const model::Tree& tree, const std::string& shown,
+                         const ZarrSaveOptions& options, const SaveOptions& common) {
+  LossLog losses = loss_log(tree, common.lossy, options, shown);
   std::vector<std::string> notes;
-  io::AtomicDirectory store(path);
-  StoreWriter writer(store.staging(), tree.format, options, common, notes, losses);
+  StoreWriter writer(out, tree.format, options, common, notes, losses);
   writer.total = model::array_bytes(*tree.root);
   writer.node(*tree.root, "", "");
   writer.consolidate();
-  losses.check();  // the staged store is removed: nothing appears
-  store.commit(common.fsync);
+  losses.check();  // without commit(), the output removes what was written: nothing appears
+  out.commit(common.fsync);
   SaveReport report;
-  report.files.push_back({path, "store", writer.bytes()});
+  report.files.push_back({shown, "store", writer.bytes()});
   report.notes = std::move(notes);
   report.lost = losses.take();
   return report;
+}
+
+// An output that keeps nothing: the planning pass of a write to a key-value store.
+class DiscardedOutput final : public StoreOutput {
+ public:
+  std::string where(const std::string& key) const override { return key; }
+  void write_chunks(std::span<const EncodedChunk> /*chunks*/) override {}
+  void write_metadata(const std::string& /*key*/, const std::string& /*text*/) override {}
+  void commit(bool /*fsync*/) override {}
+};
+
+}  // namespace
+
+SaveReport write_zarr(const model::Tree& tree, const std::string& path,
+                      const ZarrSaveOptions& options, const SaveOptions& common) {
+  const std::unique_ptr<StoreOutput> out = directory_output(path);
+  return write_zarr_to(*out, tree, path, options, common);
+}
+
+SaveReport write_zarr_to_store(const model::Tree& tree, io::Store& store, const std::string& name,
+                               const std::string& url, const ZarrSaveOptions& options,
+                               const SaveOptions& common) {
+  if (!common.lossy) {
+    // What would be lost, found before anything of the old store is removed: a refused
+    // write leaves it as it was. The pass makes the metadata only (no data is read).
+    DiscardedOutput nowhere;
+    std::vector<std::string> notes;
+    LossLog losses = loss_log(tree, false, options, url);
+    StoreWriter planner(nowhere, tree.format, options, common, notes, losses, true);
+    planner.node(*tree.root, "", "");
+    losses.check();
+  }
+  const std::unique_ptr<StoreOutput> out = key_value_output(store, name, url);
+  return write_zarr_to(*out, tree, url, options, common);
 }
 
 }  // namespace dudley::zarr

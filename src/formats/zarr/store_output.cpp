@@ -1,0 +1,160 @@
+#include "store_output.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <tuple>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "chunk_files.hpp"
+#include "dudley/io/atomic_outputs.hpp"
+#include "dudley/io/byte_source.hpp"
+
+namespace dudley::zarr {
+namespace {
+
+namespace fs = std::filesystem;
+
+class DirectoryOutput final : public StoreOutput {
+ public:
+  explicit DirectoryOutput(const std::string& path) : directory_(path) {}
+
+  std::string where(const std::string& key) const override {
+    return key.empty() ? directory_.path() : directory_.path() + "/" + key;
+  }
+  void begin_node(const std::string& prefix) override {
+    fs::create_directories(prefix.empty() ? fs::path(directory_.staging())
+                                          : fs::path(directory_.staging()) / prefix);
+  }
+  void write_chunks(std::span<const EncodedChunk> chunks) override {
+    for (const EncodedChunk& c : chunks) write_chunk(staged(c.key), *c.bytes);
+  }
+  void write_metadata(const std::string& key, const std::string& text) override {
+    write_file(staged(key), text.data(), text.size());
+  }
+  void commit(bool fsync) override { directory_.commit(fsync); }
+
+ private:
+  std::string staged(const std::string& key) const { return directory_.staging() + "/" + key; }
+
+  io::AtomicDirectory directory_;
+};
+
+// Zarr's metadata documents: what makes a store's arrays and groups visible.
+bool is_metadata(const std::string& key) {
+  const std::string name = fs::path(key).filename().string();
+  return name == "zarr.json" || name == ".zarray" || name == ".zgroup" || name == ".zattrs" ||
+         name == ".zmetadata";
+}
+
+// Where a metadata document goes in the writing order: deeper ones first (an array before
+// the group holding it); at one depth attributes before the document that makes the node
+// appear, and the consolidated metadata last of all.
+std::tuple<int, int> metadata_rank(const std::string& key) {
+  const auto depth = static_cast<int>(std::count(key.begin(), key.end(), '/'));
+  const std::string name = fs::path(key).filename().string();
+  const int order = name == ".zattrs" ? 0 : name == ".zmetadata" ? 2 : 1;
+  return {-depth, order};
+}
+
+class KeyValueOutput final : public StoreOutput {
+ public:
+  KeyValueOutput(io::Store& store, std::string name, std::string url)
+      : store_(store), name_(std::move(name)), url_(std::move(url)) {
+    store_.for_each_key(name_, [&](std::string_view rest) {
+      std::string key(rest);
+      if (is_metadata(key)) {
+        old_metadata_.push_back(full(key));
+      } else {
+        old_values_.insert(std::move(key));
+      }
+    });
+  }
+  ~KeyValueOutput() override {
+    if (committed_) return;
+    try {  // best effort: the write's own error is the one reported
+      store_.erase_many(written_);
+    } catch (...) {
+    }
+  }
+  KeyValueOutput(const KeyValueOutput&) = delete;
+  KeyValueOutput& operator=(const KeyValueOutput&) = delete;
+
+  std::string where(const std::string& key) const override {
+    return key.empty() ? url_ : url_ + "/" + key;
+  }
+  void write_chunks(std::span<const EncodedChunk> chunks) override {
+    remove_old_metadata();
+    std::vector<io::WriteRequest> requests;
+    requests.reserve(chunks.size());
+    for (const EncodedChunk& c : chunks) {
+      // Counted before the write: a failed batch may have written some of its values.
+      written_.push_back(full(c.key));
+      old_values_.erase(c.key);
+      requests.push_back(
+          {written_.back(), io::memory_source(c.bytes->data(), c.bytes->size(), where(c.key))});
+    }
+    store_.write_many(requests);
+  }
+  void write_metadata(const std::string& key, const std::string& text) override {
+    metadata_.emplace_back(key, text);
+  }
+  void commit(bool /*fsync: a store's write is durable when it answers*/) override {
+    remove_old_metadata();
+    std::vector<std::string> stale;
+    stale.reserve(old_values_.size());
+    for (const std::string& key : old_values_) stale.push_back(full(key));
+    store_.erase_many(stale);
+    std::stable_sort(metadata_.begin(), metadata_.end(), [](const auto& a, const auto& b) {
+      return metadata_rank(a.first) < metadata_rank(b.first);
+    });
+    // One batch per rank: the documents of a rank go up together, after the rank before.
+    for (size_t at = 0; at < metadata_.size();) {
+      size_t end = at;
+      std::vector<io::WriteRequest> batch;
+      while (end < metadata_.size() &&
+             metadata_rank(metadata_[end].first) == metadata_rank(metadata_[at].first)) {
+        const auto& [key, text] = metadata_[end++];
+        written_.push_back(full(key));
+        batch.push_back({written_.back(), io::memory_source(text.data(), text.size(), where(key))});
+      }
+      store_.write_many(batch);
+      at = end;
+    }
+    committed_ = true;
+  }
+
+ private:
+  std::string full(const std::string& key) const { return name_ + "/" + key; }
+
+  // Before the first value of the new store: a reader then finds no store while it is
+  // written, rather than old metadata over new chunks.
+  void remove_old_metadata() {
+    if (old_metadata_removed_) return;
+    store_.erase_many(old_metadata_);
+    old_metadata_removed_ = true;
+  }
+
+  io::Store& store_;
+  std::string name_, url_;
+  std::vector<std::string> old_metadata_;
+  std::unordered_set<std::string> old_values_;  ///< old chunks not written over yet
+  bool old_metadata_removed_ = false;
+  std::vector<std::pair<std::string, std::string>> metadata_;
+  std::vector<std::string> written_;  ///< full keys, removed again unless committed
+  bool committed_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<StoreOutput> directory_output(const std::string& path) {
+  return std::make_unique<DirectoryOutput>(path);
+}
+
+std::unique_ptr<StoreOutput> key_value_output(io::Store& store, const std::string& name,
+                                              const std::string& url) {
+  return std::make_unique<KeyValueOutput>(store, name, url);
+}
+
+}  // namespace dudley::zarr
