@@ -9,7 +9,8 @@ through s3fs file objects.
   100 MiB goes up in parts; overwriting a store removes the chunks the new one lacks; a
   write that would lose an item is refused before the old store is touched; Zarr needs no
   temporary directory (it streams), file formats say when theirs is missing.
-- zarr 3 and xarray write stores to S3 through s3fs; dudley reads them.
+- zarr 3 and xarray write stores to S3 through s3fs; dudley reads them, and ASDF files whose
+  arrays python asdf put in external files beside them.
 - Through a proxy that injects faults: 503 SlowDown on a third of the requests (reads and
   writes retried, right values); connections reset halfway through an answer (retried,
   right values); an upload whose parts always fail exits 2 naming the object and leaves no
@@ -228,6 +229,32 @@ def reads_from_s3(server, fs, tmp):
           np.array_equal(dumped(proc, "/t"), [10, 20, 30]), proc.stderr)
 
 
+def asdf_external_blocks(server, fs, tmp):
+    """ASDF arrays whose blocks are in other files beside the main one (python asdf's
+    external array storage) read from S3 through the same bucket and credentials."""
+    import asdf
+    os.makedirs(f"{tmp}/ext", exist_ok=True)
+    a, b = np.arange(12.0).reshape(3, 4), np.arange(5, dtype="<i2")
+    af = asdf.AsdfFile({"a": a, "b": b})
+    af.set_array_storage(a, "external")
+    af.set_array_storage(b, "external")
+    af.write_to(f"{tmp}/ext/main.asdf")
+    files = sorted(os.listdir(f"{tmp}/ext"))
+    for name in files:
+        fs.put(f"{tmp}/ext/{name}", f"out/ext/{name}")
+    proc = run(server.url, "dump", "--json", "s3://out/ext/main.asdf")
+    check("ASDF arrays in external files beside the main one, read from S3",
+          len(files) == 3 and proc.returncode == 0 and np.array_equal(dumped(proc, "/a"), a) and
+          np.array_equal(dumped(proc, "/b"), b), (files, proc.stderr))
+    # A source climbing out of the main file's directory is refused by name.
+    text = open(f"{tmp}/ext/main.asdf", "rb").read()
+    first = [n for n in files if n != "main.asdf"][0]
+    fs.pipe("out/ext/sub/escape.asdf", text.replace(first.encode(), b"../" + first.encode()))
+    proc = run(server.url, "dump", "--json", "s3://out/ext/sub/escape.asdf")
+    check("an external source outside the main file's directory: refused, named",
+          proc.returncode != 0 and "outside the directory" in proc.stderr, proc.stderr)
+
+
 def faults(server, fs, tmp):
     x = np.sin(np.arange(600, dtype="<f8") / 7).reshape(20, 30)
 
@@ -306,7 +333,7 @@ def main():
                                    client_kwargs={"endpoint_url": server.url})
             fs.mkdir("out")
             fs.mkdir("peer")
-            for part in (writes_to_s3, reads_from_s3, faults):
+            for part in (writes_to_s3, reads_from_s3, asdf_external_blocks, faults):
                 try:
                     part(server, fs, tmp)
                 except Exception as e:  # noqa: BLE001 - one part's crash is a failure, not the end

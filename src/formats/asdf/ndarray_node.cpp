@@ -150,6 +150,50 @@ std::optional<int64_t> int_of(const YamlNode& node, const std::string& path) {
   return std::nullopt;
 }
 
+// The blocks of the ASDF file `source`, kept in `context` under `key`.
+std::shared_ptr<const BlockStore> external_blocks(std::shared_ptr<io::ByteSource> source,
+                                                  const std::string& key, ArrayContext& context) {
+  const FileStructure structure = read_structure(*source);
+  auto blocks = locate_blocks(*source, structure.tree_end);
+  auto store =
+      std::make_shared<const BlockStore>(std::move(source), std::move(blocks), context.options);
+  context.external[key] = store;
+  return store;
+}
+
+// external_store() for a main file at a URL: the relative path `rel` resolved against the
+// URL's directory and read through the same store (bucket, credentials, endpoint). A path
+// climbing out of that directory is refused unless the caller allows it, and never climbs
+// above the bucket or server.
+std::shared_ptr<const BlockStore> external_store_at_url(const YamlNode& node,
+                                                        const std::string& uri,
+                                                        const std::string& rel,
+                                                        ArrayContext& context) {
+  const fs::path relative = fs::path(rel).lexically_normal();
+  const bool climbs = !relative.empty() && *relative.begin() == "..";
+  if (relative.is_absolute() || (climbs && !context.options.allow_external_outside)) {
+    bad(node, context.path,
+        fmt::format("source '{}' lies outside the directory of {} (allow it with "
+                    "--allow-external-outside)",
+                    uri, context.path));
+  }
+  const size_t scheme_end = context.path.find("://") + 3;
+  const size_t root_end = context.path.find('/', scheme_end);  // after the bucket or host
+  std::string dir = context.path.substr(0, context.path.rfind('/'));
+  for (const fs::path& part : relative) {
+    if (part == "..") {
+      if (root_end == std::string::npos || dir.size() <= root_end) {
+        bad(node, context.path, fmt::format("source '{}' climbs above {}", uri, dir));
+      }
+      dir.erase(dir.rfind('/'));
+    } else if (part != ".") {
+      dir += "/" + part.string();
+    }
+  }
+  if (auto it = context.external.find(dir); it != context.external.end()) return it->second;
+  return external_blocks(io::open_source(dir, context.store), dir, context);
+}
+
 // The store of an external file named by `source: URI`, resolved against the main file's
 // directory and kept inside it unless the caller allows otherwise.
 std::shared_ptr<const BlockStore> external_store(const YamlNode& node, const std::string& uri,
@@ -164,6 +208,7 @@ std::shared_ptr<const BlockStore> external_store(const YamlNode& node, const std
         fmt::format("source '{}': only relative paths and file: URIs are read, not remote ones",
                     uri));
   }
+  if (io::is_url(context.path)) return external_store_at_url(node, uri, rel, context);
   const fs::path dir = fs::path(context.path).parent_path();
   const fs::path target = (dir / fs::path(rel)).lexically_normal();
   std::error_code ec;
@@ -181,13 +226,7 @@ std::shared_ptr<const BlockStore> external_store(const YamlNode& node, const std
   }
   const std::string key = real_target.string();
   if (auto it = context.external.find(key); it != context.external.end()) return it->second;
-  auto source = io::open_file(target.string());
-  const FileStructure structure = read_structure(*source);
-  auto blocks = locate_blocks(*source, structure.tree_end);
-  auto store =
-      std::make_shared<const BlockStore>(std::move(source), std::move(blocks), context.options);
-  context.external[key] = store;
-  return store;
+  return external_blocks(io::open_file(target.string()), key, context);
 }
 
 // One bool per element of `a`, true where the inline data's leaf is `null`; nullopt when

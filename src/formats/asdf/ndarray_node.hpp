@@ -7,9 +7,11 @@
 #include <memory>
 #include <string>
 
+#include "dudley/io/store.hpp"
+
 #include "block_store.hpp"
-#include "yaml_names.hpp"
 #include "dudley/model/tree.hpp"
+#include "yaml_names.hpp"
 
 namespace dudley::asdf {
 
@@ -17,6 +19,7 @@ namespace dudley::asdf {
 struct ArrayContext {
   std::string path;  ///< the main file, for errors and external sources
   AsdfOpenOptions options;
+  io::StoreOptions store;  ///< how a main file at a URL reaches its external files
   std::shared_ptr<const BlockStore> blocks;
   ExpansionBudget* budget = nullptr;
   /// Stores of external files by resolved path, opened on first use.

@@ -161,7 +161,7 @@ bool has_asdf_signature(std::span<const std::byte> head) {
 }
 
 model::Tree open_asdf(std::shared_ptr<io::ByteSource> source, const std::string& path,
-                      const AsdfOpenOptions& options, const OpenOptions&) {
+                      const AsdfOpenOptions& options, const OpenOptions& common) {
   const FileStructure structure = read_structure(*source);
   YamlDocument doc;
   if (!structure.tree_text.empty()) doc = parse_yaml(structure.tree_text, path);
@@ -171,6 +171,7 @@ model::Tree open_asdf(std::shared_ptr<io::ByteSource> source, const std::string&
   ArrayContext context;
   context.path = path;
   context.options = options;
+  context.store = common.store;
   context.blocks =
       std::make_shared<const BlockStore>(std::move(source), std::move(blocks), options);
   context.budget = &budget;
