@@ -133,8 +133,13 @@ if [ -x "$gofakes3" ] && [ "$(cat "$root/.tools/gofakes3.version" 2>/dev/null)" 
   echo "install-deps: gofakes3 present"
 elif command -v go >/dev/null; then
   echo "install-deps: installing gofakes3 $gofakes3_version in $root/.tools/bin"
-  GOBIN="$root/.tools/bin" go install "github.com/johannesboyne/gofakes3/cmd/gofakes3@$gofakes3_version"
-  echo "$gofakes3_version" > "$root/.tools/gofakes3.version"
+  # Benchmarks only: a module proxy out of reach leaves the S3 benchmarks on moto, and the
+  # tests as they are.
+  if GOBIN="$root/.tools/bin" go install "github.com/johannesboyne/gofakes3/cmd/gofakes3@$gofakes3_version"; then
+    echo "$gofakes3_version" > "$root/.tools/gofakes3.version"
+  else
+    echo "install-deps: gofakes3 could not be built: the S3 benchmarks run on moto only"
+  fi
 else
   echo "install-deps: no Go toolchain: the S3 benchmarks run on moto only"
 fi
