@@ -92,6 +92,7 @@ PY
 echo
 echo "== issue 21: convert, first parse and first read in fresh processes, beside the peers"
 /usr/bin/python3 bench/convert_vs_peers.py "$build"
+/usr/bin/python3 bench/fresh_memory_read.py "$build" 10
 /usr/bin/python3 bench/zarr_vs_peers.py "$build"
 /usr/bin/python3 bench/zarr_shard_read.py "$build"
 /usr/bin/python3 bench/avro_vs_peers.py "$build"

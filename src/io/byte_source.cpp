@@ -4,7 +4,11 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <limits>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -14,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "dudley/core/error.hpp"
+#include "dudley/core/thread_pool.hpp"
 
 namespace dudley::io {
 
@@ -98,6 +103,60 @@ class FileSource final : public ByteSource {
   std::optional<FileSpan> file_span() const override { return FileSpan{fd_, 0}; }
 
   uint64_t read_some(uint64_t offset, uint64_t length, void* out) const override {
+    if (length >= kParallelReadFrom) return read_in_parallel(offset, length, out);
+    return read_serially(offset, length, out);
+  }
+
+ private:
+  // A bulk read into memory is two costs: the copy from the page cache and the kernel's
+  // zeroing of each fresh page the copy lands in. One thread does both at some 7 GB/s here;
+  // several reading pieces at once finish a fresh 1 GiB in 0.09 s instead of 0.16 s, and a
+  // page that is slow to get (a host reclaiming a VM's memory) holds up one piece, not
+  // all. Pieces go to threads of their own (not the shared pool, which may be running the
+  // very caller of this read).
+  static constexpr uint64_t kParallelReadFrom = uint64_t{32} << 20;
+  static constexpr uint64_t kPiece = uint64_t{8} << 20;  // a multiple of the 2 MiB huge page
+  static constexpr size_t kMaxReaders = 4;               // past this, the memory bus is the limit
+
+  uint64_t read_in_parallel(uint64_t offset, uint64_t length, void* out) const {
+    const size_t pieces = static_cast<size_t>((length + kPiece - 1) / kPiece);
+    const size_t readers =
+        std::min({kMaxReaders, dudley::ThreadPool::shared().helpers() + 1, pieces});
+    if (readers < 2) return read_serially(offset, length, out);
+    std::vector<uint64_t> got(pieces, 0);
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::exception_ptr first;
+    std::mutex lock;
+    auto work = [&] {
+      for (size_t i; !failed && (i = next++) < pieces;) {
+        const uint64_t at = i * kPiece, n = std::min(kPiece, length - at);
+        try {
+          got[i] = read_serially(offset + at, n, static_cast<unsigned char*>(out) + at);
+        } catch (...) {
+          const std::lock_guard<std::mutex> hold(lock);
+          if (!first) first = std::current_exception();
+          failed = true;
+        }
+      }
+    };
+    {
+      std::vector<std::jthread> threads;
+      for (size_t t = 1; t < readers; ++t) threads.emplace_back(work);
+      work();
+    }
+    if (first) std::rethrow_exception(first);
+    // What was read in one run from `offset`: the file may end inside a piece.
+    uint64_t done = 0;
+    for (size_t i = 0; i < pieces; ++i) {
+      done += got[i];
+      if (got[i] < std::min(kPiece, length - i * kPiece)) break;
+    }
+    return done;
+  }
+
+  // The pread loop: up to `length` bytes, fewer only where the file ends.
+  uint64_t read_serially(uint64_t offset, uint64_t length, void* out) const {
     auto* dst = static_cast<unsigned char*>(out);
     uint64_t done = 0;
     while (done < length) {

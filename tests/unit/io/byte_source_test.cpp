@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "dudley/core/error.hpp"
 
@@ -133,6 +135,30 @@ TEST(ByteSource, ReadSomeStopsAtTheEnd) {
   EXPECT_EQ(m->read_some(1, 8, buf), 2u);
   EXPECT_EQ(std::string(buf, 2), "bc");
   EXPECT_EQ(m->read_some(5, 8, buf), 0u);
+  fs::remove(p);
+}
+
+// Reads of 32 MiB and more are split into pieces read on several threads: every byte lands
+// in its place, and a read past the end stops exactly where the file does, also inside a
+// piece and with pieces after it empty.
+TEST(ByteSource, BulkReadsInPiecesKeepEveryByteAndStopAtTheEnd) {
+  fs::path p = fs::temp_directory_path() / ("dudley_bulk_" + std::to_string(::getpid()));
+  const uint64_t size = (uint64_t{41} << 20) + 12345;  // 5 pieces of 8 MiB and a part
+  std::vector<uint32_t> words(size / 4 + 1);
+  for (size_t i = 0; i < words.size(); ++i) words[i] = static_cast<uint32_t>(i * 2654435761u);
+  std::ofstream(p, std::ios::binary)
+      .write(reinterpret_cast<const char*>(words.data()), static_cast<std::streamsize>(size));
+  auto f = open_file(p.string());
+  std::vector<unsigned char> got(size + (uint64_t{20} << 20));
+  const auto* want = reinterpret_cast<const unsigned char*>(words.data());
+  EXPECT_EQ(f->read_some(0, size, got.data()), size);
+  EXPECT_EQ(std::memcmp(got.data(), want, size), 0);
+  // From an odd offset, asking for 20 MiB more than there is.
+  const uint64_t at = 3;
+  EXPECT_EQ(f->read_some(at, got.size(), got.data()), size - at);
+  EXPECT_EQ(std::memcmp(got.data(), want + at, size - at), 0);
+  // read() of a range past the end: the error names it, as for small reads.
+  EXPECT_THROW(f->read(1 << 20, size, got.data()), Error);
   fs::remove(p);
 }
 
