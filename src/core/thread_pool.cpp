@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -113,6 +114,31 @@ void ThreadPool::parallel_for(size_t n, const std::function<void(size_t)>& body)
   error_ = nullptr;
   lock.unlock();
   if (error) std::rethrow_exception(error);
+}
+
+void run_on_own_threads(size_t count, size_t threads, const std::function<void(size_t)>& task) {
+  if (count == 0) return;
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr first;
+  std::mutex lock;
+  auto work = [&] {
+    for (size_t i; !failed && (i = next++) < count;) {
+      try {
+        task(i);
+      } catch (...) {
+        const std::lock_guard<std::mutex> hold(lock);
+        if (!first) first = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (size_t t = 1; t < std::min(threads, count); ++t) helpers.emplace_back(work);
+    work();
+  }
+  if (first) std::rethrow_exception(first);
 }
 
 }  // namespace dudley

@@ -4,10 +4,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <exception>
 #include <limits>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 #include <fcntl.h>
@@ -124,28 +121,10 @@ class FileSource final : public ByteSource {
         std::min({kMaxReaders, dudley::ThreadPool::shared().helpers() + 1, pieces});
     if (readers < 2) return read_serially(offset, length, out);
     std::vector<uint64_t> got(pieces, 0);
-    std::atomic<size_t> next{0};
-    std::atomic<bool> failed{false};
-    std::exception_ptr first;
-    std::mutex lock;
-    auto work = [&] {
-      for (size_t i; !failed && (i = next++) < pieces;) {
-        const uint64_t at = i * kPiece, n = std::min(kPiece, length - at);
-        try {
-          got[i] = read_serially(offset + at, n, static_cast<unsigned char*>(out) + at);
-        } catch (...) {
-          const std::lock_guard<std::mutex> hold(lock);
-          if (!first) first = std::current_exception();
-          failed = true;
-        }
-      }
-    };
-    {
-      std::vector<std::jthread> threads;
-      for (size_t t = 1; t < readers; ++t) threads.emplace_back(work);
-      work();
-    }
-    if (first) std::rethrow_exception(first);
+    run_on_own_threads(pieces, readers, [&](size_t i) {
+      const uint64_t at = i * kPiece, n = std::min(kPiece, length - at);
+      got[i] = read_serially(offset + at, n, static_cast<unsigned char*>(out) + at);
+    });
     // What was read in one run from `offset`: the file may end inside a piece.
     uint64_t done = 0;
     for (size_t i = 0; i < pieces; ++i) {

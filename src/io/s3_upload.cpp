@@ -3,16 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
-#include <exception>
 #include <functional>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "dudley/core/error.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "io/curl_library.hpp"
 #include "io/s3_xml.hpp"
 
@@ -26,31 +24,9 @@ constexpr uint64_t kMinPart = 8 * kMiB;
 constexpr uint64_t kMaxParts = 10000;
 constexpr uint64_t kDefaultMultipartFrom = 64 * kMiB;
 
-// Runs `task(i)` for every i below `count` on up to kThreads threads. After a failure no
-// new task starts; the first error is thrown once the running ones are done.
+// Runs `task(i)` for every i below `count`, kThreads requests at once.
 void run_all(size_t count, const std::function<void(size_t)>& task) {
-  if (count == 0) return;
-  std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::exception_ptr first;
-  std::mutex lock;
-  auto work = [&] {
-    for (size_t i; !failed && (i = next++) < count;) {
-      try {
-        task(i);
-      } catch (...) {
-        const std::lock_guard<std::mutex> hold(lock);
-        if (!first) first = std::current_exception();
-        failed = true;
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  const size_t n = std::min(kThreads, count);
-  for (size_t t = 1; t < n; ++t) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
-  if (first) std::rethrow_exception(first);
+  run_on_own_threads(count, kThreads, task);
 }
 
 // `length` bytes at `offset` of `value`: where they are when in memory (a chunk just

@@ -49,4 +49,11 @@ class ThreadPool {
   std::exception_ptr error_;
 };
 
+/// Runs task(0) ... task(count - 1) on `threads` threads made for this call (the caller
+/// being one of them), each task once, handed out in order as threads come free. For work
+/// that waits (network requests, reads that fault in pages) and for callers that may be
+/// running inside ThreadPool::shared() already. After a task throws, no new task starts; the
+/// first exception is rethrown once the running ones are done.
+void run_on_own_threads(size_t count, size_t threads, const std::function<void(size_t)>& task);
+
 }  // namespace dudley
