@@ -40,11 +40,23 @@ TEST(OwnThreads, EveryTaskOnceOnSeveralThreads) {
 }
 
 TEST(OwnThreads, AFailureStopsNewTasksAndIsRethrown) {
+  // One thread: tasks run in order, and none after the one that threw.
   std::atomic<size_t> started{0};
+  EXPECT_THROW(run_on_own_threads(1000, 1,
+                                  [&](size_t i) {
+                                    ++started;
+                                    if (i == 3) throw std::runtime_error("task 3");
+                                  }),
+               std::runtime_error);
+  EXPECT_EQ(started.load(), 4u);
+  // Two threads: the other one stops soon after (each task takes a millisecond, so running
+  // them all would take half a second).
+  started = 0;
   EXPECT_THROW(run_on_own_threads(1000, 2,
                                   [&](size_t i) {
                                     ++started;
                                     if (i == 3) throw std::runtime_error("task 3");
+                                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
                                   }),
                std::runtime_error);
   EXPECT_LT(started.load(), 1000u);
