@@ -123,11 +123,9 @@ SaveReport save_to_store(const Format& format, const model::Tree& tree, const st
   try {
     // The main output first, then what is written beside it (a layout naming it).
     std::vector<std::string> rest;
-    for (const std::string& key : files_under(staging.path())) {
-      if (key != name) rest.push_back(key);
-    }
     uint64_t total = 0, stored = 0;
     for (const std::string& key : files_under(staging.path())) {
+      if (key != name) rest.push_back(key);
       total += fs::file_size(staging.path() + "/" + key);
     }
     const std::function<void(uint64_t)> on_stored = [&](uint64_t bytes) {

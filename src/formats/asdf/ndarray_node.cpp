@@ -179,19 +179,20 @@ std::shared_ptr<const BlockStore> external_store_at_url(const YamlNode& node,
   }
   const size_t scheme_end = context.path.find("://") + 3;
   const size_t root_end = context.path.find('/', scheme_end);  // after the bucket or host
-  std::string dir = context.path.substr(0, context.path.rfind('/'));
+  // The URL of the external file: the main file's directory, then `relative` part by part.
+  std::string target = context.path.substr(0, context.path.rfind('/'));
   for (const fs::path& part : relative) {
     if (part == "..") {
-      if (root_end == std::string::npos || dir.size() <= root_end) {
-        bad(node, context.path, fmt::format("source '{}' climbs above {}", uri, dir));
+      if (root_end == std::string::npos || target.size() <= root_end) {
+        bad(node, context.path, fmt::format("source '{}' climbs above {}", uri, target));
       }
-      dir.erase(dir.rfind('/'));
+      target.erase(target.rfind('/'));
     } else if (part != ".") {
-      dir += "/" + part.string();
+      target += "/" + part.string();
     }
   }
-  if (auto it = context.external.find(dir); it != context.external.end()) return it->second;
-  return external_blocks(io::open_source(dir, context.store), dir, context);
+  if (auto it = context.external.find(target); it != context.external.end()) return it->second;
+  return external_blocks(io::open_source(target, context.store), target, context);
 }
 
 // The store of an external file named by `source: URI`, resolved against the main file's

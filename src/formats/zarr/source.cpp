@@ -221,14 +221,16 @@ class ZarrSource final : public model::ArraySource {
 
   // Locates every chunk of `b` and fetches those the store has, many at once. Without
   // shards, locating is naming keys, done here while the pool decodes the other batch;
-  // shards' indexes are read on the pool (after its decoding: it takes one call at a time).
+  // shards' indexes are requests, made on threads of this call's own: the shared pool is
+  // busy decoding, and may be running the caller of this read, which waits for this fetch.
   void fetch(RemoteBatch& b) const {
     b.blobs.assign(b.tasks.size(), std::nullopt);
     auto locate_one = [&](size_t t) { b.blobs[t] = locate(grid_of(b.tasks[t]), false); };
     if (levels_.empty()) {
       for (size_t t = 0; t < b.tasks.size(); ++t) locate_one(t);
     } else {
-      dudley::ThreadPool::shared().parallel_for(b.tasks.size(), locate_one);
+      constexpr size_t kIndexReaders = 8;  // shard indexes asked for at once
+      run_on_own_threads(b.tasks.size(), kIndexReaders, locate_one);
     }
     b.fetched.resize(b.tasks.size());
     b.requests.clear();
