@@ -24,7 +24,9 @@
 
 #include <fmt/format.h>
 
+#include "dudley/io/batch_io.hpp"
 #include "dudley/layout/bind/reader.hpp"
+#include "dudley/layout/family/family_reader.hpp"
 #include "dudley/layout/syntax/parser.hpp"
 
 namespace {
@@ -270,7 +272,7 @@ const Family& family() {
     Family fam;
     fam.layout_text = "!TEMPLATE\nN := <i4\nM := <i4\n";
     for (int a = 0; a < kFamilyArrays; ++a) {
-      fam.layout_text += fmt::format("a{} = <f8[{}]\n", a, a % 2 ? "M" : "N");
+      fam.layout_text += fmt::format("a{} = <f8[{}]\n", a, a == 100 ? "8" : a % 2 ? "M" : "N");
     }
     fs::path dir = bench_dir() / "family";
     fs::create_directories(dir);
@@ -281,7 +283,7 @@ const Family& family() {
       std::memcpy(bytes.data() + 4, &m, 4);
       uint64_t off = 8;
       for (int a = 0; a < kFamilyArrays; ++a) {
-        const uint64_t count = a % 2 ? m : n;
+        const uint64_t count = a == 100 ? 8 : a % 2 ? m : n;
         if (a == 100) {
           fam.offset.push_back(off);
           fam.bytes.push_back(count * 8);
@@ -310,16 +312,29 @@ bool drop_caches() {
   return static_cast<bool>(drop);
 }
 
-// One pass over the family: the floor (open + pread of the known place + close, in C) or
-// dudley (open, bind with the shared plan, read array #100). Both read into the same
-// reused buffer. Returns the
-// sum of each file's first value, so nothing is optimized away and wrong reads show.
-double family_pass(const Family& fam, const layout::BindPlan& plan, layout::NodeId target,
-                   bool dudley_side, std::vector<char>& buf) {
+// How one pass reads the family.
+enum class FamilySide {
+  kFloor,     // open + pread of the known place + close, in C, one file after another
+  kBindings,  // dudley: open, bind with the shared plan, read array #100, file after file
+  kRows,      // dudley's FamilyReader::read_rows: batches in flight, on every core
+};
+
+// One pass over the family. Every side reads into buffers it reuses. Returns the sum of
+// each file's first value, so nothing is optimized away and wrong reads show.
+double family_pass(const Family& fam, const layout::FamilyReader& reader, layout::NodeId target,
+                   FamilySide side, std::vector<char>& buf) {
   double sum = 0;
+  if (side == FamilySide::kRows) {
+    static const std::optional<layout::FamilyItem> item = reader.item(target);
+    std::vector<double> rows(fam.files.size() * static_cast<size_t>(item->shape[0]));
+    if (reader.read_rows(target, *item, Hyperslab::all(item->shape), rows.data())) return -1;
+    for (size_t i = 0; i < fam.files.size(); ++i)
+      sum += rows[i * static_cast<size_t>(item->shape[0])];
+    return sum;
+  }
   for (size_t i = 0; i < fam.files.size(); ++i) {
-    if (dudley_side) {
-      layout::Binding binding(plan, io::open_file(fam.files[i]));
+    if (side == FamilySide::kBindings) {
+      layout::Binding binding(reader.plan(), io::open_file(fam.files[i]));
       layout::read_array_into(binding, target, std::as_writable_bytes(std::span(buf)));
       double v;
       std::memcpy(&v, buf.data(), 8);
@@ -336,39 +351,45 @@ double family_pass(const Family& fam, const layout::BindPlan& plan, layout::Node
   return sum;
 }
 
-// The machine is shared and noisy, so each iteration runs both sides back to back (the
-// order alternating) and the ratio is taken over the same stretch of time.
+// The machine is shared and noisy, so each iteration runs every side back to back (the
+// order rotating) and the ratios are taken over the same stretch of time.
 void family_run(benchmark::State& state, bool cold) {
   const Family& fam = family();
-  auto layout = layout::parse_layout(fam.layout_text).layout;  // parsed and planned once
-  const layout::BindPlan plan(layout);
-  const layout::NodeId target = layout.find("/a100");
+  // Parsed and planned once. Array #100 has the same shape in every member (its place
+  // moves with N and M), so the rows side stacks it.
+  auto layout =
+      std::make_shared<const layout::Layout>(layout::parse_layout(fam.layout_text).layout);
+  const layout::FamilyReader reader(layout, layout::FamilyReader::members_of(fam.files, {}));
+  const layout::NodeId target = layout->find("/a100");
   std::vector<char> buf(1 << 16);
   const double expected = 100000.0 * static_cast<double>(fam.files.size());
-  double seconds[2] = {0, 0};
-  bool dudley_first = false;
+  double seconds[3] = {0, 0, 0};
+  size_t first = 0;
   for (auto _ : state) {
     if (!cold) {
       for (const auto& f : fam.files) touch(f);
     }
-    for (int k = 0; k < 2; ++k) {
-      const bool dudley_side = (k == 0) == dudley_first;
+    for (size_t k = 0; k < 3; ++k) {
+      const auto side = static_cast<FamilySide>((first + k) % 3);
       if (cold && !drop_caches()) {
         state.SkipWithError("cannot drop the page cache (needs root)");
         return;
       }
       const auto t0 = std::chrono::steady_clock::now();
-      const double sum = family_pass(fam, plan, target, dudley_side, buf);
-      seconds[dudley_side] +=
+      const double sum = family_pass(fam, reader, target, side, buf);
+      seconds[static_cast<size_t>(side)] +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (sum != expected) state.SkipWithError("wrong values read");
     }
-    dudley_first = !dudley_first;
+    first = (first + 1) % 3;
   }
   const double files = static_cast<double>(state.iterations() * fam.files.size());
   state.counters["floor_us_per_file"] = seconds[0] / files * 1e6;
   state.counters["dudley_us_per_file"] = seconds[1] / files * 1e6;
+  state.counters["rows_us_per_file"] = seconds[2] / files * 1e6;
   state.counters["ratio"] = seconds[1] / seconds[0];
+  state.counters["rows_speedup"] = seconds[0] / seconds[2];
+  state.SetLabel(io::BatchIo::uses_io_uring() ? "io_uring" : "syscalls");
 }
 void BM_FamilyWarm(benchmark::State& s) {
   family_run(s, false);

@@ -12,6 +12,8 @@ packages=(
   libyaml-dev libssl-dev
   # S3: expat parses its XML answers, inih the AWS credentials and config files
   libexpat1-dev libinih-dev
+  # file families: many opens and reads in flight through the kernel's io_uring
+  liburing-dev
   # codecs (src/codec): deflate/zlib/gzip, bzip2, lz4 (block and frame), zstd, c-blosc 1
   zlib1g-dev libdeflate-dev libbz2-dev liblz4-dev libzstd-dev libblosc-dev
   # snappy: the codec Java and Spark Avro writers use most; python3-snappy lets the Avro

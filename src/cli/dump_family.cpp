@@ -52,7 +52,8 @@ bool fits(const model::Tree& tree, const MemberTemplate::Hole& hole) {
 // the options then are the same for every member.
 struct DirectBinding {
   std::unique_ptr<layout::FamilyReader> family;  ///< every member, bound alike
-  std::vector<layout::NodeId> nodes;  ///< the layout's item for each hole (kNone: the file)
+  std::vector<layout::NodeId> nodes;   ///< the layout's item for each hole (kNone: the file)
+  layout::MemberBatchPlan batch_plan;  ///< members are bound in batches, their items read ahead
 };
 
 std::optional<DirectBinding> direct_binding(const MemberTemplate& t,
@@ -81,6 +82,11 @@ std::optional<DirectBinding> direct_binding(const MemberTemplate& t,
     }
     d.nodes.push_back(id);
   }
+  std::vector<layout::NodeId> items;
+  for (layout::NodeId id : d.nodes) {
+    if (id != layout::kNone) items.push_back(id);
+  }
+  d.batch_plan = d.family->batch_plan(std::move(items));
   return d;
 }
 
@@ -102,15 +108,18 @@ std::optional<ArrayRef> bound_hole(layout::BoundMember& member, layout::NodeId n
 // A member printed by its family's template: its file opened, each hole filled with its
 // own name or values. The member's text when the whole member printed without a problem
 // and fits the template; nothing otherwise, for the member to be printed the long way.
+// `prebound`: the member already bound in a batch (with `direct`).
 std::optional<std::string> dump_by_template(const MemberTemplate& t, const DumpOptions& options,
-                                            size_t member, const DirectBinding* direct = nullptr) {
+                                            size_t member, const DirectBinding* direct = nullptr,
+                                            layout::BoundMember* prebound = nullptr) {
   try {
     // Bound directly, or through the member's tree.
     model::Tree tree;
-    layout::BoundMember bound_member;
-    if (direct) {
+    layout::BoundMember bound_here;
+    layout::BoundMember& bound_member = prebound ? *prebound : bound_here;
+    if (direct && !prebound) {
       bound_member = direct->family->bind(member);
-    } else {
+    } else if (!direct) {
       tree = open_data(options.data);
     }
     Output aside;
@@ -216,11 +225,26 @@ int run_dump_family(const DumpOptions& options) {
   size_t i = 0;
   for (; i < members.size() && (i < 2 || !template_); ++i) long_way(i);
   if (i >= members.size()) return status;
+  // Members bound directly go in batches: their opens and item reads in flight together.
+  constexpr size_t kBatch = 64;
+  const std::unique_ptr<io::BatchIo> batch_io = direct ? io::BatchIo::make(kBatch) : nullptr;
+  std::vector<layout::BatchMember> batch;
+  size_t batch_first = i;
   for (; i < members.size(); ++i) {
     std::optional<std::string> text;
+    if (direct && i - batch_first >= batch.size()) {
+      batch.clear();  // the last batch's files closed before the next are opened
+      batch_first = i;
+      batch = direct->family->bind_batch(direct->batch_plan, i,
+                                         std::min(kBatch, members.size() - i), *batch_io);
+    }
     if (members[i].given == template_given) {
       one.data = members[i];
-      text = dump_by_template(*template_, one, i, direct ? &*direct : nullptr);
+      if (!direct) {
+        text = dump_by_template(*template_, one, i);
+      } else if (layout::BatchMember& b = batch[i - batch_first]; !b.error) {
+        text = dump_by_template(*template_, one, i, &*direct, &b.bound);
+      }  // a member that could not be bound is printed the long way, which says why
     }
     if (text) {
       out.write(*text);

@@ -276,6 +276,10 @@ std::shared_ptr<ByteSource> open_file(const std::string& path) {
   return std::make_shared<FileSource>(path, fd);
 }
 
+std::shared_ptr<ByteSource> adopt_file(std::string path, int fd) {
+  return std::make_shared<FileSource>(std::move(path), fd);
+}
+
 std::shared_ptr<ByteSource> memory_source(const void* data, uint64_t size, std::string name) {
   return std::make_shared<MemorySource>(data, size, std::move(name));
 }

@@ -118,6 +118,57 @@ mv "$work/odd_9.h5" "$work/var_9.h5"
 $DUDLEY layout --family "$work/var_*.h5" -o "$work/var2.dud" 2> "$work/v.err"
 ok "an array at another address still breaks it, named (exit 1)" "[ $? -eq 1 ] && grep -q 'var_9.h5 breaks the family.s layout: /t is at' '$work/v.err' && [ ! -e '$work/var2.dud' ]"
 
+# A family larger than a batch (members are opened and read 64 at a time, io_uring where
+# the kernel has it, else system calls): 150 raw members whose item moves with N and M, one
+# missing and one truncated in different batches. Every other member's values as numpy
+# reads them; the two named, exit 2 (a file that cannot be opened), on both backends.
+$PY - "$work" <<'PY'
+import sys, numpy as np
+w = sys.argv[1]
+with open(f"{w}/big.dud", "w") as f:
+    f.write("!TEMPLATE\nN := <i4\nM := <i4\na = <f8[N]\nb = <i2[M]\nv = <f8[3]\n")
+for i in range(150):
+    n, m = 1 + i % 7, 2 + i % 5
+    with open(f"{w}/big_{i:03d}.bin", "wb") as f:
+        f.write(np.array([n, m], "<i4").tobytes() + np.zeros(n, "<f8").tobytes()
+                + np.zeros(m, "<i2").tobytes() + (np.arange(3, dtype="<f8") + 10 * i).tobytes())
+PY
+rm "$work/big_070.bin" && ln -s "$work/no-such-file" "$work/big_070.bin"  # listed, not openable
+head -c 30 "$work/big_130.bin" > "$work/t" && mv "$work/t" "$work/big_130.bin"
+cat > "$work/big_check.py" <<'PY'
+import json, sys, numpy as np
+w, kind = sys.argv[1], sys.argv[2]
+lines = open(f"{w}/big.{kind}").read().splitlines()
+# --json has a line for the two members too: their errors in place of the values.
+assert len(lines) == (150 if kind == "json" else 148), len(lines)
+seen = set()
+for line in lines:
+    if kind == "json":
+        d = json.loads(line)
+        i = int(d["file"][-7:-4])
+        if i in (70, 130):
+            error = json.dumps(d)
+            assert ("cannot open" if i == 70 else "ends beyond the end") in error, d
+            continue
+        got = d["root"]["members"]["v"]["data"]
+    else:
+        name, _, values = line.partition(" /v = ")
+        i = int(name[-7:-4])
+        got = json.loads(values)
+    assert np.array_equal(got, np.arange(3) + 10 * i), (i, got)
+    seen.add(i)
+assert seen == set(range(150)) - {70, 130}, sorted(set(range(150)) - seen)
+PY
+for backend in 1 0; do
+  DUDLEY_IO_URING=$backend $DUDLEY dump --family "$work/big_*.bin" --layout "$work/big.dud" /v > "$work/big.txt" 2> "$work/big.err"
+  ok "150 members (io_uring=$backend): exit 2" "[ $? -eq 2 ]"
+  ok "150 members (io_uring=$backend): the missing and the short member named" "grep -q 'big_070.bin.*cannot open' '$work/big.err' && grep -q 'big_130.bin.*/v' '$work/big.err'"
+  ok "150 members (io_uring=$backend): every other member's values" "$PY '$work/big_check.py' '$work' txt"
+  DUDLEY_IO_URING=$backend $DUDLEY dump --family "$work/big_*.bin" --layout "$work/big.dud" --json /v > "$work/big.json" 2> /dev/null
+  ok "150 members, --json (io_uring=$backend): exit 2" "[ $? -eq 2 ]"
+  ok "150 members, --json (io_uring=$backend): every other member's values" "$PY '$work/big_check.py' '$work' json"
+done
+
 # HDF5 is a module beside the program: a copy of the program without it reads other
 # formats and says what is missing for HDF5.
 mkdir "$work/bin" && cp "$DUDLEY" "$work/bin/dudley"

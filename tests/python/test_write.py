@@ -334,6 +334,30 @@ def test_family_reads_through_one_layout_equal_member_by_member(tmp_path):
         fam.read("/x")
 
 
+@pytest.mark.parametrize("io_uring", ["1", "0"])
+def test_a_family_larger_than_a_batch_reads_as_numpy_stacks_it(tmp_path, monkeypatch, io_uring):
+    # Members are opened and read 64 at a time on several threads (io_uring, or system calls
+    # where the kernel has none): 200 members whose item moves with N, read whole and as a
+    # selection, then one member truncated far into the family.
+    monkeypatch.setenv("DUDLEY_IO_URING", io_uring)
+    layout = SIGNATURE + "!TEMPLATE\nN := i4\npad = u1[N]\nx = <f4[2, 3]\n"
+    rng = np.random.default_rng(41)
+    xs = [rng.standard_normal((2, 3)).astype("<f4") for _ in range(200)]
+    with dudley.FamilyWriter(layout, tmp_path / "many") as family:
+        for i, x in enumerate(xs):
+            with family.add() as w:
+                w["/pad"], w["/x"] = np.zeros(1 + i % 9, "u1"), x
+    fam = dudley.open_family(str(tmp_path / "many.index.bin"))
+    stacked = np.stack(xs)
+    assert np.array_equal(fam.read("/x"), stacked)
+    assert np.array_equal(fam.read("/x", (1, slice(None, None, -1))), stacked[:, 1, ::-1])
+    member = fam.files[170]
+    with open(member, "r+b") as f:
+        f.truncate(f.seek(0, 2) - 4)
+    with pytest.raises(dudley.Error, match=os.path.basename(member)):
+        fam.read("/x")
+
+
 def test_family_with_parameters_only_in_its_index(tmp_path):
     layout = SIGNATURE + "!TEMPLATE\nN := i4\nx = f8[N]\n"
     with dudley.FamilyWriter(layout, tmp_path / "lean", params_in_files=False) as family:

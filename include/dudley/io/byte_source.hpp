@@ -67,6 +67,10 @@ class ByteSource {
 /// when first read or measured).
 std::shared_ptr<ByteSource> open_file(const std::string& path);
 
+/// A source over `fd`, already open read-only on `path` (opened by BatchIo, say): it reads
+/// and closes it as open_file's does.
+std::shared_ptr<ByteSource> adopt_file(std::string path, int fd);
+
 /// Wraps bytes the caller keeps alive for the source's lifetime.
 std::shared_ptr<ByteSource> memory_source(const void* data, uint64_t size,
                                           std::string name = "<memory>");

@@ -12,14 +12,17 @@
 #pragma once
 
 #include <cstddef>
+#include <exception>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "dudley/core/dtype.hpp"
 #include "dudley/core/hyperslab.hpp"
 #include "dudley/core/ndarray.hpp"
+#include "dudley/io/batch_io.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/layout/bind/bind_plan.hpp"
 #include "dudley/layout/bind/binder.hpp"
@@ -47,6 +50,21 @@ struct FamilyItem {
 struct BoundMember {
   std::shared_ptr<io::ByteSource> source;
   std::unique_ptr<Binding> binding;  ///< refers to the reader's plan: the reader outlives it
+};
+
+/// A member bound as part of a batch (FamilyReader::bind_batch): bound, or the Error its
+/// bind(i) throws.
+struct BatchMember {
+  BoundMember bound;
+  std::exception_ptr error;  ///< set when the member could not be opened or bound
+};
+
+/// What every member of a batch reads in advance, learned from member 0: the bytes its
+/// binding read (parameters, a signature) and the items to be read.
+struct MemberBatchPlan {
+  std::vector<NodeId> items;
+  uint64_t head_offset = 0;  ///< the range member 0's binding read, read from each member
+  uint64_t head_bytes = 0;   ///< 0: nothing read ahead (its binding read nothing, or too much)
 };
 
 class FamilyReader {
@@ -85,15 +103,42 @@ class FamilyReader {
   /// naming member 0 when it cannot be bound or does not hold the item.
   std::optional<FamilyItem> item(NodeId item) const;
 
+  /// The batch plan for reading `items` of many members: member 0 bound once, its reads
+  /// watched. Throws Error as bind(0) does.
+  MemberBatchPlan batch_plan(std::vector<NodeId> items) const;
+
+  /// Members [first, first + count) bound at once: their files opened, the range `plan`
+  /// names and the bytes of its items (those of at most kBatchItemBytes) read, each step in
+  /// one batch through `io`, so that binding, locating and reading the items then make no
+  /// system call. A member that cannot be opened or bound holds the Error bind(i) throws.
+  std::vector<BatchMember> bind_batch(const MemberBatchPlan& plan, size_t first, size_t count,
+                                      io::BatchIo& io) const;
+
+  /// Items larger than this are read when asked, not in the batch (memory stays bounded).
+  static constexpr uint64_t kBatchItemBytes = uint64_t{256} << 10;
+
   /// Reads selection `slab` of `item` from every member into consecutive rows of `out`
-  /// (each row.row_bytes(slab) bytes, native byte order), member after member. Stops at
-  /// the first member whose item differs from `expected` in type or shape and returns its
-  /// index (its row and those after it are not written); nullopt when every row is read.
-  /// Throws Error naming the member's file on a failed open, bind or read.
+  /// (each row.row_bytes(slab) bytes, native byte order). Many members are read at once:
+  /// batches of opens and reads in flight (io::BatchIo: io_uring where the kernel has it),
+  /// on as many threads as there are cores. Returns the first member whose item differs
+  /// from `expected` in type or shape (its row and those after it may or may not be
+  /// written); nullopt when every row is read. Throws the Error of the first member, in
+  /// member order, that could not be opened, bound or read, naming its file; a member
+  /// before one that differs is never skipped.
   std::optional<size_t> read_rows(NodeId item, const FamilyItem& expected, const Hyperslab& slab,
                                   void* out) const;
 
  private:
+  /// read_rows for the batch of members [first, end), through `io`; its first member with a
+  /// problem and, for an error, what it threw.
+  struct RowProblem {
+    size_t member = SIZE_MAX;
+    std::exception_ptr error;  ///< null: the member's item differs
+  };
+  RowProblem read_rows_of(const MemberBatchPlan& plan, size_t first, size_t end, NodeId item,
+                          const FamilyItem& expected, const Hyperslab& slab, unsigned char* out,
+                          io::BatchIo& io) const;
+
   std::shared_ptr<const Layout> layout_;
   std::unique_ptr<BindPlan> plan_;
   std::vector<FamilyMemberFile> members_;
