@@ -52,6 +52,7 @@ int run_dump(const DumpOptions& given) {
   if (given.data.family.empty()) {
     DumpOptions options = given;
     options.data.wanted = wanted_paths(options.items);
+    if (!options.binary.empty()) return run_dump_binary(options);
     Output out(stdout);
     return run_dump_one(options, false, out);
   }
@@ -62,6 +63,7 @@ int run_dump(const DumpOptions& given) {
     options.data.data.clear();
   }
   options.data.wanted = wanted_paths(options.items);
+  if (!options.binary.empty()) return run_dump_binary(options);
   return run_dump_family(options);
 }
 
@@ -99,6 +101,12 @@ void add_dump_command(CLI::App& app, int& exit_code) {
                   "with its indexes), 'value' (one value a line, with its indexes)")
       ->check(CLI::IsMember({"array", "row", "value"}))
       ->capture_default_str();
+  cmd->add_option("--binary", options->binary,
+                  "Write the one item's values as bytes to stdout (a file or a pipe), in this "
+                  "machine's byte order and C order: 'raw' (the bytes alone) or 'npy' (numpy's "
+                  "header first). With --family the members are stacked: the first dimension "
+                  "is the member")
+      ->check(CLI::IsMember({"raw", "npy"}));
   cmd->add_flag("--deref", options->deref,
                 "Follow pointers: print each pointer's target (its pointee, with data)");
   cmd->add_flag("--unmasked", options->unmasked,

@@ -34,6 +34,7 @@ struct DumpOptions {
   uint64_t max_values = 0;
   std::string lines = "array";
   bool unmasked = false;  ///< --unmasked: print the stored values under a mask
+  std::string binary;     ///< --binary: "raw" or "npy" bytes on stdout instead of text
 };
 
 /// The line style `--lines` names ("array", "row", "value").
@@ -83,6 +84,9 @@ class Dumper {
   json deref(const json& keys, size_t width, int depth);
 
   static constexpr uint64_t kMaxEmptyValues = uint64_t{1} << 20;
+
+  /// `t` in this machine's byte order (what reads give).
+  static DType native(const DType& t);
 
   // Reports an array that could not be located, naming it; an error that stopped several
   // arrays (a parameter they all depend on) is told in full once, then by reference.
@@ -145,8 +149,6 @@ class Dumper {
 
   void finish(ValueWriter& w, json& extra);
 
-  static DType native(const DType& t);
-
   const model::Tree& tree_;
   const DumpOptions& options_;
   Output& out_;
@@ -177,5 +179,9 @@ int run_dump_one(const DumpOptions& options, bool member, Output& out,
 
 /// dump --family: each member as `dump MEMBER` prints it, one after the other.
 int run_dump_family(const DumpOptions& options);
+
+/// `dump --binary raw|npy`: the one array of `options.items` (of every member, stacked, with
+/// --family) as bytes on stdout (dump_binary.cpp). Throws Error naming what it cannot write.
+int run_dump_binary(const DumpOptions& options);
 
 }  // namespace dudley::cli

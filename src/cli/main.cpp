@@ -2,10 +2,13 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
@@ -83,7 +86,19 @@ int main(int argc, char** argv) {
   // in a Python session lives longer than any command.
   ::setenv("DUDLEY_HTTP_DEADLINE", "3600", /*overwrite=*/0);
   try {
-    return run(argc, argv);
+    const int status = run(argc, argv);
+    // Output that could not be written (a full disk, a closed pipe) is a failure, whatever
+    // the command thought: exit 0 with output lost is the worst outcome.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      fmt::print(stderr, "dudley: error: cannot write the output: {}\n",
+                 std::strerror(errno != 0 ? errno : EIO));
+      return dudley::cli::kExitError;
+    }
+    return status;
+  } catch (const std::system_error& e) {
+    // fmt::print refused by stdout (the error is the system's, not a bug here).
+    fmt::print(stderr, "dudley: error: cannot write the output: {}\n", e.code().message());
+    return dudley::cli::kExitError;
   } catch (const dudley::Error& e) {
     fmt::print(stderr, "{}\n", e.what());
     // An input that was read but is wrong (a layout with a syntax error, a damaged file) is

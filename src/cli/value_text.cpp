@@ -1,10 +1,13 @@
 #include "cli/value_text.hpp"
 
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "cli/tree_json.hpp"
+#include "dudley/core/error.hpp"
 #include "dudley/core/float16.hpp"
 #include "dudley/core/text.hpp"
 #include "dudley/core/vlen.hpp"
@@ -13,10 +16,23 @@ namespace dudley::cli {
 
 void Output::flush() {
   if (buffer_.size() == 0 || file_ == nullptr) return;
-  std::fwrite(buffer_.data(), 1, buffer_.size(), file_);
+  const bool written = std::fwrite(buffer_.data(), 1, buffer_.size(), file_) == buffer_.size();
   flushed_ += buffer_.size();
   buffer_.clear();
-  std::fflush(file_);
+  // A full disk or a closed pipe: the command fails saying so, never exit 0 with output lost.
+  if (!written || std::fflush(file_) != 0) {
+    throw Error(ErrorCategory::kIo,
+                fmt::format("cannot write the output: {}", std::strerror(errno)));
+  }
+}
+
+Output::~Output() {
+  try {
+    flush();
+  } catch (const Error&) {
+    // Unwinding already, or at the end of main: the stream's error flag stays set, and
+    // main's last check of stdout reports it.
+  }
 }
 
 namespace {

@@ -28,17 +28,19 @@ class Output {
   Output() : file_(nullptr) {}
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
-  ~Output() { flush(); }
+  ~Output();
 
   fmt::memory_buffer& buffer() { return buffer_; }
   void write(std::string_view text) {
     buffer_.append(text.data(), text.data() + text.size());
     maybe_flush();
   }
-  /// Writes the buffer out once it holds a MiB.
+  /// Writes the buffer out once it holds a MiB. Throws Error(kIo) when the output refuses
+  /// it (a full disk, a closed pipe).
   void maybe_flush() {
     if (buffer_.size() >= kFlushAt) flush();
   }
+  /// Writes the buffer out; Error(kIo) when it cannot be.
   void flush();
   /// Bytes written so far, flushed or not: a mark for since().
   uint64_t written() const { return flushed_ + buffer_.size(); }

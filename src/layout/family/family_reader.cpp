@@ -270,7 +270,7 @@ FamilyReader::RowProblem FamilyReader::read_rows_of(const MemberBatchPlan& plan,
                                                     size_t end, NodeId item,
                                                     const FamilyItem& expected,
                                                     const Hyperslab& slab, unsigned char* out,
-                                                    io::BatchIo& io) const {
+                                                    size_t out_first, io::BatchIo& io) const {
   const uint64_t row = expected.row_bytes(slab);
   OpenedBatch batch = open_batch(members_, plan, first, end - first, io);
   // Each member located (its binding lives for that only: nothing allocated is kept per
@@ -305,7 +305,8 @@ FamilyReader::RowProblem FamilyReader::read_rows_of(const MemberBatchPlan& plan,
   for (size_t j = 0; j < located; ++j) {
     if (std::exception_ptr failed = error_of([&] {
           try {
-            read_bound_into(*batch.source(j), where[j], slab, out + (first + j) * row);
+            read_bound_into(*batch.source(j), where[j], slab,
+                            out + (first + j - out_first) * row);
           } catch (const Error& e) {
             throw Error(e.category(),
                         fmt::format("data item {}: {}", layout_->path(item), e.message()),
@@ -320,6 +321,16 @@ FamilyReader::RowProblem FamilyReader::read_rows_of(const MemberBatchPlan& plan,
 
 std::optional<size_t> FamilyReader::read_rows(NodeId item, const FamilyItem& expected,
                                               const Hyperslab& slab, void* out) const {
+  return read_rows(item, expected, slab, out, 0, members_.size());
+}
+
+std::optional<size_t> FamilyReader::read_rows(NodeId item, const FamilyItem& expected,
+                                              const Hyperslab& slab, void* out, size_t first,
+                                              size_t count) const {
+  if (first > members_.size() || count > members_.size() - first) {
+    throw Error(ErrorCategory::kUsage, "read_rows: members beyond the family's last");
+  }
+  if (count == 0) return std::nullopt;
   slab.check_fits(expected.shape);
   (void)expected.row_bytes(slab);  // a row too large to address throws here
   const MemberBatchPlan plan = batch_plan({item});
@@ -328,21 +339,21 @@ std::optional<size_t> FamilyReader::read_rows(NodeId item, const FamilyItem& exp
   const bool uring = io::BatchIo::uses_io_uring();
   const size_t cores = ThreadPool::shared().helpers() + 1;
   const size_t wanted = uring ? cores : std::max(cores, kSyscallThreads);
-  const size_t n = members_.size();
+  const size_t n = first + count;
   // Batches are handed out as threads come free (a core another program takes slows one
   // batch, not half the family). Without io_uring small ones, so that every thread has some.
   const size_t batch_size = uring ? kBatchMembers : kSyscallBatch;
-  const size_t batches = (n + batch_size - 1) / batch_size;
+  const size_t batches = (count + batch_size - 1) / batch_size;
   const size_t threads = std::min(wanted, batches);
   std::vector<RowProblem> problems(batches);
   std::atomic<size_t> next{0}, first_problem{SIZE_MAX};
   run_on_own_threads(threads, threads, [&](size_t) {
     const std::unique_ptr<io::BatchIo> io = io::BatchIo::make(static_cast<unsigned>(batch_size));
     for (size_t b = next++; b < batches; b = next++) {
-      const size_t first = b * batch_size;
-      if (first > first_problem.load()) continue;  // past a problem: not needed
-      problems[b] = read_rows_of(plan, first, std::min(n, first + batch_size), item, expected, slab,
-                                 static_cast<unsigned char*>(out), *io);
+      const size_t from = first + b * batch_size;
+      if (from > first_problem.load()) continue;  // past a problem: not needed
+      problems[b] = read_rows_of(plan, from, std::min(n, from + batch_size), item, expected, slab,
+                                 static_cast<unsigned char*>(out), first, *io);
       size_t known = first_problem.load();
       while (problems[b].member < known &&
              !first_problem.compare_exchange_weak(known, problems[b].member)) {

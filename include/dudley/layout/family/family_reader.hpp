@@ -128,16 +128,23 @@ class FamilyReader {
   std::optional<size_t> read_rows(NodeId item, const FamilyItem& expected, const Hyperslab& slab,
                                   void* out) const;
 
+  /// read_rows for members [first, first + count) only, into rows 0 .. count - 1 of `out`
+  /// (a family streamed in parts). Returns the index in the family of the member that
+  /// differs. Throws Error(kUsage) for members beyond the last.
+  std::optional<size_t> read_rows(NodeId item, const FamilyItem& expected, const Hyperslab& slab,
+                                  void* out, size_t first, size_t count) const;
+
  private:
-  /// read_rows for the batch of members [first, end), through `io`; its first member with a
-  /// problem and, for an error, what it threw.
+  /// read_rows for the batch of members [first, end), through `io`, member i's row at row
+  /// i - out_first of `out`; its first member with a problem and, for an error, what it
+  /// threw.
   struct RowProblem {
     size_t member = SIZE_MAX;
     std::exception_ptr error;  ///< null: the member's item differs
   };
   RowProblem read_rows_of(const MemberBatchPlan& plan, size_t first, size_t end, NodeId item,
                           const FamilyItem& expected, const Hyperslab& slab, unsigned char* out,
-                          io::BatchIo& io) const;
+                          size_t out_first, io::BatchIo& io) const;
 
   std::shared_ptr<const Layout> layout_;
   std::unique_ptr<BindPlan> plan_;
