@@ -211,10 +211,11 @@ std::vector<DataOptions> family_members(const DataOptions& o) {
   }
   io::StoreOptions stores;
   stores.s3 = o.s3;
-  for (const std::string& file : io::glob_files(o.family, stores)) {
-    DataOptions m = o;
-    m.data = file;
-    out.push_back(std::move(m));
+  std::vector<std::string> files = io::glob_files(o.family, stores);
+  out.reserve(files.size());
+  for (std::string& file : files) {
+    out.push_back(o);
+    out.back().data = std::move(file);
   }
   return out;
 }

@@ -61,12 +61,21 @@ class BinaryOut {
 // A --binary dump names exactly one item: Error(kUsage) naming what was given otherwise.
 void require_one_item(const DumpOptions& options) {
   if (options.items.size() != 1) {
+    // A glob left unquoted gives every file as an item: name a few, not thousands.
+    constexpr size_t kNamed = 4;
+    const size_t named = std::min(kNamed, options.items.size());
+    const std::string more =
+        options.items.size() > named ? fmt::format(", and {} more", options.items.size() - named)
+                                     : "";
     throw Error(ErrorCategory::kUsage,
                 fmt::format("--binary writes one array; {} items were given{}",
                             options.items.size(),
                             options.items.empty()
                                 ? ""
-                                : fmt::format(" ({})", fmt::join(options.items, ", "))));
+                                : fmt::format(" ({}{})",
+                                              fmt::join(options.items.begin(),
+                                                        options.items.begin() + named, ", "),
+                                              more)));
   }
 }
 

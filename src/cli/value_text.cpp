@@ -6,6 +6,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <algorithm>
+
+#include <fmt/compile.h>
+
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/float16.hpp"
@@ -68,12 +72,44 @@ void ensure_point(fmt::memory_buffer& b, size_t from) {
   put(b, ".0");
 }
 
+// The shortest text that reads back as v (fmt's Dragonbox, its format compiled: no format
+// string parsed per value), with a point or exponent.
 template <typename F>
 void float_text(fmt::memory_buffer& b, F v) {
   if (non_finite(b, static_cast<double>(v))) return;
   const size_t from = b.size();
-  fmt::format_to(std::back_inserter(b), "{}", v);  // shortest text that reads back as v
+  fmt::format_to(std::back_inserter(b), FMT_COMPILE("{}"), v);
   ensure_point(b, from);
+}
+
+// Most bytes float_text writes for one finite value ("-1.2345678901234567e-308").
+constexpr size_t kMaxFloatText = 32;
+
+// `count` floats of type F, `stride` bytes apart from `p`, separated by commas: the inner
+// loop of a dump, with the buffer grown once for the run and written through a pointer.
+template <typename F>
+void float_run(fmt::memory_buffer& b, const unsigned char* p, uint64_t count, uint64_t stride) {
+  const size_t from = b.size();
+  b.resize(from + count * (kMaxFloatText + 1));
+  char* out = b.data() + from;
+  for (uint64_t i = 0; i < count; ++i, p += stride) {
+    if (i > 0) *out++ = ',';
+    const F v = load<F>(p);
+    if (!std::isfinite(v)) {
+      fmt::memory_buffer special;
+      non_finite(special, static_cast<double>(v));
+      out = std::copy(special.begin(), special.end(), out);
+      continue;
+    }
+    char* start = out;
+    out = fmt::format_to(out, FMT_COMPILE("{}"), v);
+    // Integral values print without a point ("2"): a float stays one ("2.0").
+    if (std::find_if(start, out, [](char c) { return c == '.' || c == 'e'; }) == out) {
+      *out++ = '.';
+      *out++ = '0';
+    }
+  }
+  b.resize(static_cast<size_t>(out - b.data()));
 }
 
 void string_text(fmt::memory_buffer& b, const std::string& s) {
@@ -122,6 +158,8 @@ ValueWriter::ValueWriter(Output& out, DType dtype, std::vector<int64_t> shape, O
   for (int64_t d : nest_) units_ *= static_cast<uint64_t>(d);  // the caller checked the size
   wanted_ = options_.max_values == 0 ? units_ : std::min(units_, options_.max_values);
   index_.assign(nest_.size(), 0);
+  float_runs_ = dtype_.kind() == DTypeKind::kFloat && unit_bytes_ == dtype_.size() &&
+                (unit_bytes_ == 8 || unit_bytes_ == 4) && !dtype_.needs_swap();
 }
 
 void ValueWriter::unit(const unsigned char* p) {
@@ -247,6 +285,24 @@ bool ValueWriter::add(const void* data, uint64_t n, const uint8_t* masked) {
       }
     } else {
       if (done_ == 0) open_brackets(0);
+      if (float_runs_ && masked == nullptr && rank > 0) {
+        // The rest of this innermost row but its last value in one loop (bounded, so that
+        // the buffer flushes); the last goes the common way, which closes the row.
+        const uint64_t run = std::min({static_cast<uint64_t>(nest_.back() - index_.back()),
+                                       n - k, wanted_ - done_, kFloatRun}) - 1;
+        if (run > 0) {
+          if (unit_bytes_ == 8) {
+            float_run<double>(b, p, run, unit_bytes_);
+          } else {
+            float_run<float>(b, p, run, unit_bytes_);
+          }
+          b.push_back(',');
+          p += run * unit_bytes_;
+          k += run;
+          done_ += run;
+          index_.back() += static_cast<int64_t>(run);
+        }
+      }
       masked_unit(p, masked && masked[k]);
     }
     ++done_;

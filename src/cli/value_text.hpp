@@ -128,6 +128,9 @@ class ValueWriter {
   Options options_;
   uint64_t unit_bytes_ = 0, units_ = 0, done_ = 0, wanted_ = 0;
   std::vector<int64_t> index_;  ///< index of the next unit in nest_
+  /// float32 or float64 in native order: JSON and array lines print rows in one loop.
+  bool float_runs_ = false;
+  static constexpr uint64_t kFloatRun = 4096;  ///< values a loop prints before a flush
   bool truncated_ = false, finished_ = false;
 };
 
