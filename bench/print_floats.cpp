@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <random>
 #include <string>
 #include <vector>
@@ -78,7 +79,10 @@ int speed(size_t n) {
   for (int kind = 0; kind < 4; ++kind) {
     for (double& x : v) {
       const double r = d(g);
-      x = kind == 0 ? r : kind == 1 ? std::round(r) : kind == 2 ? double(float(r)) : std::round(r * 1000) / 1000;
+      x = kind == 0   ? r
+          : kind == 1 ? std::round(r)
+          : kind == 2 ? double(float(r))
+                      : std::round(r * 1000) / 1000;
     }
     const auto t0 = std::chrono::steady_clock::now();
     char* p = buf.data();
@@ -96,19 +100,21 @@ int speed(size_t n) {
     const auto rate = [n](auto a, auto b) {
       return static_cast<double>(n) / std::chrono::duration<double>(b - a).count() / 1e6;
     };
-    std::printf("%s: %.1f M values/s printed, %.1f bytes each; the shortest digits alone "
-                "(Dragonbox) %.1f M/s [%llu]\n",
-                names[kind], rate(t0, t1), static_cast<double>(p - buf.data()) / static_cast<double>(n),
-                rate(t1, t2), acc % 10);
+    std::printf(
+        "%s: %.1f M values/s printed, %.1f bytes each; the shortest digits alone "
+        "(Dragonbox) %.1f M/s [%llu]\n",
+        names[kind], rate(t0, t1), static_cast<double>(p - buf.data()) / static_cast<double>(n),
+        rate(t1, t2), acc % 10);
   }
   return 0;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: print_floats family OFFSET COUNT ITEM FILE... | npy FILE | speed N\n");
+    std::fprintf(stderr,
+                 "usage: print_floats family OFFSET COUNT ITEM FILE... | npy FILE | speed N\n");
     return 2;
   }
   const std::string mode = argv[1];
@@ -138,4 +144,7 @@ int main(int argc, char** argv) {
   }
   flush();
   return std::fflush(stdout) == 0 ? 0 : 1;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "print_floats: %s\n", e.what());
+  return 1;
 }

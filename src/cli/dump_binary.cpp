@@ -64,25 +64,24 @@ void require_one_item(const DumpOptions& options) {
     // A glob left unquoted gives every file as an item: name a few, not thousands.
     constexpr size_t kNamed = 4;
     const size_t named = std::min(kNamed, options.items.size());
-    const std::string more =
-        options.items.size() > named ? fmt::format(", and {} more", options.items.size() - named)
-                                     : "";
-    throw Error(ErrorCategory::kUsage,
-                fmt::format("--binary writes one array; {} items were given{}",
-                            options.items.size(),
-                            options.items.empty()
-                                ? ""
-                                : fmt::format(" ({}{})",
-                                              fmt::join(options.items.begin(),
-                                                        options.items.begin() + named, ", "),
-                                              more)));
+    const std::string more = options.items.size() > named
+                                 ? fmt::format(", and {} more", options.items.size() - named)
+                                 : "";
+    throw Error(
+        ErrorCategory::kUsage,
+        fmt::format(
+            "--binary writes one array; {} items were given{}", options.items.size(),
+            options.items.empty()
+                ? ""
+                : fmt::format(" ({}{})",
+                              fmt::join(options.items.begin(), options.items.begin() + named, ", "),
+                              more)));
   }
 }
 
 // The one array a --binary dump asks for: an array (with fields and a selection, or not).
 // Error(kUsage) naming the item otherwise.
-ArrayRef binary_item(const model::Tree& tree, const DumpOptions& options,
-                     const std::string& file) {
+ArrayRef binary_item(const model::Tree& tree, const DumpOptions& options, const std::string& file) {
   require_one_item(options);
   const std::vector<Request> wanted = resolve_items(tree, options.items, file);
   if (wanted.size() != 1 || wanted.front().kind != Request::Kind::kArray) {
@@ -155,6 +154,7 @@ bool write_family_direct(const DumpOptions& options, const std::vector<DataOptio
   OpenOptions open;
   apply_format_options(data.given, open);
   std::vector<std::string> files;
+  files.reserve(members.size());
   for (const DataOptions& m : members) files.push_back(m.data);
   const layout::FamilyReader family(
       std::make_shared<const layout::Layout>(
@@ -171,9 +171,8 @@ bool write_family_direct(const DumpOptions& options, const std::vector<DataOptio
   const std::string header = header_for(kind, item->dtype, stacked);
   out.write(header.data(), header.size());
   const uint64_t row = item->row_bytes(slab);
-  const size_t per_part =
-      static_cast<size_t>(std::clamp<uint64_t>(kFamilyPartBytes / std::max<uint64_t>(row, 1), 1,
-                                               members.size()));
+  const size_t per_part = static_cast<size_t>(
+      std::clamp<uint64_t>(kFamilyPartBytes / std::max<uint64_t>(row, 1), 1, members.size()));
   std::vector<std::byte> rows(per_part * row);
   for (size_t first = 0; first < members.size(); first += per_part) {
     const size_t count = std::min(per_part, members.size() - first);

@@ -143,8 +143,7 @@ std::optional<std::string> dump_by_template(const MemberTemplate& t, const DumpO
       if (!bound) return std::nullopt;
       ArrayRef& ref = *bound;
       dumper.count_empty(ref);
-      const std::string label =
-          options.data.json ? hole.label : path + " " + hole.label;
+      const std::string label = options.data.json ? hole.label : path + " " + hole.label;
       if (!dumper.values(ref, label).empty()) return std::nullopt;
     }
     aside.write(t.texts.back());

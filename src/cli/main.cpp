@@ -1,8 +1,8 @@
 // The `dudley` command-line tool.
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <exception>

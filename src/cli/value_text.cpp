@@ -288,8 +288,9 @@ bool ValueWriter::add(const void* data, uint64_t n, const uint8_t* masked) {
       if (float_runs_ && masked == nullptr && rank > 0) {
         // The rest of this innermost row but its last value in one loop (bounded, so that
         // the buffer flushes); the last goes the common way, which closes the row.
-        const uint64_t run = std::min({static_cast<uint64_t>(nest_.back() - index_.back()),
-                                       n - k, wanted_ - done_, kFloatRun}) - 1;
+        const uint64_t run = std::min({static_cast<uint64_t>(nest_.back() - index_.back()), n - k,
+                                       wanted_ - done_, kFloatRun}) -
+                             1;
         if (run > 0) {
           if (unit_bytes_ == 8) {
             float_run<double>(b, p, run, unit_bytes_);

@@ -1,13 +1,7 @@
 #!/usr/bin/env bash
 # `dudley describe` and `dudley layout` as a user runs them: text and --json, exit codes,
 # families of HDF5 files written by h5py, values checked against h5py's.
-set -uo pipefail
-DUDLEY=${DUDLEY:?}
-PY=/usr/bin/python3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-ok() { if eval "$2"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
+source "$(dirname "$0")/check_lib.sh"
 
 $PY - "$work" <<'PY'
 import sys, h5py, numpy as np
@@ -83,5 +77,4 @@ cp "$work/odd.h5" "$work/run_9.h5"
 $DUDLEY layout --family "$work/run_*.h5" 2> "$work/e.txt" > /dev/null
 ok "a member that breaks the layout is named (exit 1)" "[ $? -eq 1 ] && grep -q 'run_9.h5 breaks the family' '$work/e.txt'"
 
-echo "describe/layout CLI: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish "describe/layout CLI"

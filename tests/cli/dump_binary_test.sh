@@ -5,13 +5,7 @@
 # cannot write is an error naming it, exit 2 (or 1 for data), with nothing claimed done:
 # several items, a group, --json beside it, a terminal, a full disk. A full disk under the
 # text and JSON outputs too: never exit 0 with output lost.
-set -uo pipefail
-DUDLEY=${DUDLEY:?}
-PY=/usr/bin/python3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-ok() { if eval "$2"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
+source "$(dirname "$0")/check_lib.sh"
 
 $PY - "$work" <<'PY'
 import sys, h5py, numpy as np
@@ -92,5 +86,4 @@ for args in "dump $work/x.npy $item" "dump --json $work/x.npy $item" "dump --bin
   ok "full disk ($args): exit 2, said" "[ $? -eq 2 ] && grep -q 'cannot write the output' '$work/e'"
 done
 
-echo "dump --binary: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish "dump --binary"

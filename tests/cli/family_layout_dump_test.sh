@@ -4,13 +4,7 @@
 # member_template.hpp): each line must be what dumping that member alone prints, values
 # as h5py reads them, and a member that does not fit (damaged) must be reported as before.
 # Also: HDF5 support is a module loaded on first use; without it, other formats still work.
-set -uo pipefail
-DUDLEY=${DUDLEY:?}
-PY=/usr/bin/python3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-ok() { if eval "$2"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
+source "$(dirname "$0")/check_lib.sh"
 
 $PY - "$work" <<'PY'
 import sys, h5py, numpy as np
@@ -179,5 +173,4 @@ ok "without the HDF5 module: HDF5 is exit 2, naming the module" "[ $? -eq 2 ] &&
 "$work/bin/dudley" ls --json "$work/run_00.h5" > "$work/m.json" 2>/dev/null
 ok "without the HDF5 module: --json error" "$PY -c 'import json; assert \"dudley-hdf5.so\" in json.load(open(\"$work/m.json\"))[\"error\"][\"message\"]'"
 
-echo "family layout dump: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish "family layout dump"

@@ -305,8 +305,7 @@ FamilyReader::RowProblem FamilyReader::read_rows_of(const MemberBatchPlan& plan,
   for (size_t j = 0; j < located; ++j) {
     if (std::exception_ptr failed = error_of([&] {
           try {
-            read_bound_into(*batch.source(j), where[j], slab,
-                            out + (first + j - out_first) * row);
+            read_bound_into(*batch.source(j), where[j], slab, out + (first + j - out_first) * row);
           } catch (const Error& e) {
             throw Error(e.category(),
                         fmt::format("data item {}: {}", layout_->path(item), e.message()),

@@ -26,14 +26,15 @@ namespace {
 
 using FamilyReaderTest = dudley::testing::TempDirTest;
 
-// A family of three members: N = 2, 2, `last_n`; x[i] = 10 * member + i; s = member.
-std::string write_family(const Layout& l, const std::string& stem, int64_t last_n,
-                         bool params_in_files = true) {
+// A family of `count` members of family_layout(): N = n_of(member); x[i] = 10 * member + i;
+// s = member. Returns its index.
+std::string write_members(const Layout& l, const std::string& stem, int count,
+                          const std::function<int64_t(int)>& n_of, bool params_in_files = true) {
   FamilyOptions options;
   options.params_in_files = params_in_files;
   FamilyWriter family(l, stem, options);
-  for (int m = 0; m < 3; ++m) {
-    const int64_t n = m == 2 ? last_n : 2;
+  for (int m = 0; m < count; ++m) {
+    const int64_t n = n_of(m);
     std::vector<double> x;
     for (int64_t i = 0; i < n; ++i) x.push_back(10.0 * m + static_cast<double>(i));
     Writer& w = family.add();
@@ -42,6 +43,13 @@ std::string write_family(const Layout& l, const std::string& stem, int64_t last_
     w.commit();
   }
   return family.finish();
+}
+
+// Three members: N = 2, 2, `last_n`.
+std::string write_family(const Layout& l, const std::string& stem, int64_t last_n,
+                         bool params_in_files = true) {
+  return write_members(
+      l, stem, 3, [last_n](int m) { return m == 2 ? last_n : 2; }, params_in_files);
 }
 
 Layout family_layout() {
@@ -130,23 +138,12 @@ TEST_F(FamilyReaderTest, AFamilyIndexGivesItsMembersTheirParameters) {
   }
 }
 
-// A family of `count` members of family_layout(): N = `n` except where `odd_n` says;
-// x[i] = 10 * member + i; s = member. Returns the member files.
+// `count` members, N = `n` except where `odd_n` says. Returns the member files.
 std::vector<std::string> write_many(const Layout& l, const std::string& stem, int count,
                                     int64_t n = 2,
                                     const std::function<int64_t(int)>& odd_n = nullptr) {
-  FamilyWriter family(l, stem);
+  write_members(l, stem, count, [&](int m) { return odd_n ? odd_n(m) : n; });
   std::vector<std::string> files;
-  for (int m = 0; m < count; ++m) {
-    const int64_t here = odd_n ? odd_n(m) : n;
-    std::vector<double> x;
-    for (int64_t i = 0; i < here; ++i) x.push_back(10.0 * m + static_cast<double>(i));
-    Writer& w = family.add();
-    w.write("/x", testing::array_of<double>({here}, x, DType::float_(8)));
-    w.write("/s", testing::array_of<int32_t>({}, {m}, DType::int_(4)));
-    w.commit();
-  }
-  family.finish();
   for (int m = 0; m < count; ++m) files.push_back(fmt::format("{}_{:04d}.bin", stem, m));
   return files;
 }
