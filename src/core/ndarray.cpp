@@ -47,7 +47,17 @@ NDArray NDArray::borrow(void* data, DType dtype, Shape shape, std::vector<int64_
 }
 
 bool NDArray::is_c_contiguous() const noexcept {
-  return strides_ == shape_.c_strides(dtype_.size()) || shape_.empty_data();
+  // strides_ == shape_.c_strides(size) (saturating as it does), compared as they are made:
+  // asked once per small array read, a vector allocated each time showed in profiles.
+  if (strides_.size() != shape_.rank()) return shape_.empty_data();
+  int64_t stride = static_cast<int64_t>(dtype_.size());
+  for (size_t i = shape_.rank(); i-- > 0;) {
+    if (strides_[i] != stride) return shape_.empty_data();
+    if (__builtin_mul_overflow(stride, shape_[i] == 0 ? 1 : shape_[i], &stride)) {
+      stride = INT64_MAX;
+    }
+  }
+  return true;
 }
 
 const void* NDArray::element_ptr(const std::vector<int64_t>& index) const {

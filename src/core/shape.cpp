@@ -21,9 +21,18 @@ std::optional<uint64_t> checked_add(uint64_t a, uint64_t b) noexcept {
 Shape::Shape(std::initializer_list<int64_t> dims) : Shape(std::vector<int64_t>(dims)) {}
 
 Shape::Shape(std::vector<int64_t> dims) : dims_(std::move(dims)) {
+  // The count once, here: arrays ask for it many times (sizes, contiguity, copies).
+  bool overflow = false;
   for (int64_t d : dims_) {
     if (d < 0)
       throw Error(ErrorCategory::kUsage, fmt::format("negative dimension {} in a shape", d));
+    overflow |= __builtin_mul_overflow(count_, static_cast<uint64_t>(d), &count_);
+  }
+  // A zero anywhere makes the count 0, even after a product that overflowed.
+  if (empty_data()) {
+    count_ = 0;
+  } else if (overflow) {
+    count_overflows_ = true;
   }
 }
 
@@ -34,14 +43,8 @@ bool Shape::empty_data() const noexcept {
 }
 
 std::optional<uint64_t> Shape::element_count() const noexcept {
-  if (empty_data()) return 0;
-  uint64_t n = 1;
-  for (int64_t d : dims_) {
-    auto m = checked_mul(n, static_cast<uint64_t>(d));
-    if (!m) return std::nullopt;
-    n = *m;
-  }
-  return n;
+  if (count_overflows_) return std::nullopt;
+  return count_;
 }
 
 std::optional<uint64_t> Shape::byte_size(uint64_t element_size) const noexcept {

@@ -32,10 +32,12 @@ class Shape {
   /// "[3, 2]"; "[]" for a scalar.
   std::string to_string() const;
 
-  friend bool operator==(const Shape&, const Shape&) = default;
+  friend bool operator==(const Shape& a, const Shape& b) { return a.dims_ == b.dims_; }
 
  private:
   std::vector<int64_t> dims_;
+  uint64_t count_ = 1;            ///< the product of dims_ (0 with a zero among them)
+  bool count_overflows_ = false;  ///< the product does not fit in 64 bits
 };
 
 /// a * b, or nullopt on unsigned 64-bit overflow.
