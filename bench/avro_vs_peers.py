@@ -14,6 +14,7 @@ medians of RUNS alternating runs.
 
 Usage: avro_vs_peers.py BUILD_DIR [RUNS]
 """
+import json
 import os
 import statistics
 import subprocess
@@ -30,13 +31,16 @@ PY = "/usr/bin/python3"
 FAST_PY = os.path.join(HERE, "..", ".venv", "bin", "python")
 RECORDS = 100000
 
+# The ndarray record's schema, as every Python side's script parses it.
+SCHEMA = repr(json.dumps({"type": "record", "name": "ndarray", "fields": [
+    {"name": "shape", "type": {"type": "array", "items": "int"}}, {"name": "typestr", "type": "string"},
+    {"name": "data", "type": "bytes"}, {"name": "version", "type": "int"}]}))
+
 PY_RECORD = """
 import io, json, sys, time, warnings
 warnings.simplefilter("ignore")
 import avro.io, avro.schema, numpy as np
-S = avro.schema.parse(json.dumps({"type": "record", "name": "ndarray", "fields": [
-    {"name": "shape", "type": {"type": "array", "items": "int"}}, {"name": "typestr", "type": "string"},
-    {"name": "data", "type": "bytes"}, {"name": "version", "type": "int"}]}))
+S = avro.schema.parse(@SCHEMA@)
 a = np.arange((int(sys.argv[1]) << 20) // 8) * 0.5
 t0 = time.perf_counter()
 b = io.BytesIO()
@@ -53,9 +57,7 @@ PY_RECORDS = """
 import json, sys, time, warnings
 warnings.simplefilter("ignore")
 import avro.datafile, avro.io, avro.schema, numpy as np
-S = avro.schema.parse(json.dumps({"type": "record", "name": "ndarray", "fields": [
-    {"name": "shape", "type": {"type": "array", "items": "int"}}, {"name": "typestr", "type": "string"},
-    {"name": "data", "type": "bytes"}, {"name": "version", "type": "int"}]}))
+S = avro.schema.parse(@SCHEMA@)
 n, path = int(sys.argv[1]), sys.argv[2]
 t0 = time.perf_counter()
 with avro.datafile.DataFileWriter(open(path, "wb"), avro.io.DatumWriter(), S) as w:
@@ -71,10 +73,9 @@ print(f"write {t1 - t0} read {t2 - t1} {s}")
 
 FAST_RECORD = """
 import io, sys, time
+import json
 import fastavro, numpy as np
-S = fastavro.parse_schema({"type": "record", "name": "ndarray", "fields": [
-    {"name": "shape", "type": {"type": "array", "items": "int"}}, {"name": "typestr", "type": "string"},
-    {"name": "data", "type": "bytes"}, {"name": "version", "type": "int"}]})
+S = fastavro.parse_schema(json.loads(@SCHEMA@))
 a = np.arange((int(sys.argv[1]) << 20) // 8) * 0.5
 t0 = time.perf_counter()
 b = io.BytesIO()
@@ -88,10 +89,9 @@ print(f"encode {t1 - t0} decode {t2 - t1}")
 
 FAST_RECORDS = """
 import sys, time
+import json
 import fastavro, numpy as np
-S = fastavro.parse_schema({"type": "record", "name": "ndarray", "fields": [
-    {"name": "shape", "type": {"type": "array", "items": "int"}}, {"name": "typestr", "type": "string"},
-    {"name": "data", "type": "bytes"}, {"name": "version", "type": "int"}]})
+S = fastavro.parse_schema(json.loads(@SCHEMA@))
 n, path = int(sys.argv[1]), sys.argv[2]
 t0 = time.perf_counter()
 with open(path, "wb") as f:
@@ -105,6 +105,10 @@ with open(path, "rb") as f:
 t2 = time.perf_counter()
 print(f"write {t1 - t0} read {t2 - t1} {s}")
 """
+
+
+PY_RECORD, PY_RECORDS, FAST_RECORD, FAST_RECORDS = (
+    script.replace("@SCHEMA@", SCHEMA) for script in (PY_RECORD, PY_RECORDS, FAST_RECORD, FAST_RECORDS))
 
 
 def fields(cmd):
