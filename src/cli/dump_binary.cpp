@@ -94,7 +94,7 @@ ArrayRef binary_item(const model::Tree& tree, const DumpOptions& options, const 
   ArrayRef ref = ArrayRef::of(*r.node, r.path, r.spec);
   if (!ref.error.empty()) throw Error(ErrorCategory::kData, item_problem(r.path, ref.error));
   if (ref.dtype.kind() == DTypeKind::kVLen) {
-    throw Error(ErrorCategory::kType,
+    throw Error(ErrorCategory::kUsage,
                 fmt::format("{}: strings of varying length have no fixed bytes to write; "
                             "dump them as text or --json",
                             options.items.front()));

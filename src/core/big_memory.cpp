@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include <fmt/format.h>
@@ -124,9 +125,12 @@ std::shared_ptr<void> allocate_zeroed(uint64_t bytes) {
   if (bytes <= kSmallArrayBytes) {
     // The bytes and their owner's count in one allocation (calloc and a control block are
     // two): 100,000 small arrays read from records each pay one malloc, not two.
-    auto block = std::make_shared<std::max_align_t[]>(
-        static_cast<size_t>((bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t)) +
-        (bytes == 0 ? 1 : 0));
+    // Zeroed here: max_align_t's value-initialization leaves its padding bytes (those of a
+    // long double) as they were, and callers count on every byte being 0.
+    const size_t units =
+        static_cast<size_t>((bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t));
+    auto block = std::make_shared_for_overwrite<std::max_align_t[]>(units == 0 ? 1 : units);
+    std::memset(block.get(), 0, (units == 0 ? 1 : units) * sizeof(std::max_align_t));
     return std::shared_ptr<void>(block, block.get());
   }
   if (bytes < kBigMemoryThreshold) {

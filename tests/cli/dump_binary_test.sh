@@ -17,6 +17,7 @@ np.save(f"{w}/recs.npy", np.array([(1.5, (2, 3)), (4.5, (5, 6))], dtype=[("t", "
 np.save(f"{w}/s.npy", np.array(["ab", "cde"], dtype="U3"))
 with h5py.File(f"{w}/h.h5", "w") as f:
     f.create_dataset("g/v", data=rng.standard_normal((40, 30)).astype("<f4"), chunks=(8, 16), compression="gzip")
+    f["names"] = ["ab", "cde"]  # strings of varying length
 # A family: members with the same /v shape, /pad whose size moves /v.
 for i in range(90):
     with h5py.File(f"{w}/run_{i:03d}.h5", "w") as f:
@@ -51,6 +52,8 @@ ok "npy of a chunked, compressed HDF5 selection: as h5py reads it" "npy_equal '$
 
 $DUDLEY dump --binary npy "$work/x.npy" "$item" "$item" > "$work/o" 2> "$work/e"
 ok "two items: exit 2, both named" "[ $? -eq 2 ] && grep -q '2 items were given' '$work/e' && [ ! -s '$work/o' ]"
+$DUDLEY dump --binary npy "$work/h.h5" /names > "$work/o" 2> "$work/e"
+ok "strings of varying length: exit 2, said, nothing written" "[ $? -eq 2 ] && grep -q 'varying length' '$work/e' && [ ! -s '$work/o' ]"
 $DUDLEY dump --binary npy --json "$work/x.npy" "$item" > "$work/o" 2> "$work/e"
 ok "--binary with --json: exit 2" "[ $? -eq 2 ] && grep -q 'choose one' '$work/e'"
 $DUDLEY dump --binary tiff "$work/x.npy" "$item" > /dev/null 2> "$work/e"

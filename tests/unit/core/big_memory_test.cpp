@@ -1,10 +1,15 @@
 // Large buffers: zeroed, 2 MiB-aligned, advised for huge pages where the kernel has them.
 #include "dudley/core/big_memory.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -74,6 +79,38 @@ TEST(BigMemory, NDArrayStorageIsZeroed) {
   NDArray a(DType::float_(8), Shape({int64_t{1} << 20}));  // 8 MiB: the large path
   EXPECT_TRUE(all_zero(a.data(), a.byte_size()));
   EXPECT_EQ(a.get<double>({(int64_t{1} << 20) - 1}), 0.0);
+}
+
+}  // namespace
+}  // namespace dudley
+
+namespace dudley {
+namespace {
+
+// Small buffers share one allocation with their owner's count: every byte still reads 0,
+// padding included, on a heap whose freed memory was dirty (this failed when the block's
+// long doubles were value-initialized, which leaves their padding as it was).
+TEST(AllocateZeroed, SmallBuffersAreZeroEvenOnADirtyHeap) {
+  for (int round = 0; round < 3; ++round) {
+    {
+      std::vector<std::unique_ptr<unsigned char[]>> dirty;
+      for (size_t n = 1; n <= 2048; n += 7) {
+        dirty.emplace_back(new unsigned char[n]);
+        std::memset(dirty.back().get(), 0xA5, n);
+      }
+    }  // freed: the next allocations reuse this memory
+    for (uint64_t n :
+         {uint64_t{0}, uint64_t{1}, uint64_t{10}, uint64_t{31}, uint64_t{32}, uint64_t{33},
+          uint64_t{100}, uint64_t{1000}, uint64_t{1024}, uint64_t{1025}}) {
+      const std::shared_ptr<void> p = allocate_zeroed(n);
+      const auto* bytes = static_cast<const unsigned char*>(p.get());
+      ASSERT_NE(bytes, nullptr);
+      for (uint64_t i = 0; i < std::max<uint64_t>(n, 1); ++i) {
+        ASSERT_EQ(bytes[i], 0) << "byte " << i << " of " << n;
+      }
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(bytes) % alignof(std::max_align_t), 0u);
+    }
+  }
 }
 
 }  // namespace
