@@ -54,7 +54,7 @@ class BinaryOut {
  private:
   [[noreturn]] static void fail() {
     throw Error(ErrorCategory::kIo,
-                fmt::format("cannot write the output: {}", std::strerror(errno)));
+                fmt::format("cannot write the output (standard output): {}", std::strerror(errno)));
   }
 };
 
@@ -93,6 +93,15 @@ ArrayRef binary_item(const model::Tree& tree, const DumpOptions& options, const 
   const Request& r = wanted.front();
   ArrayRef ref = ArrayRef::of(*r.node, r.path, r.spec);
   if (!ref.error.empty()) throw Error(ErrorCategory::kData, item_problem(r.path, ref.error));
+  if (ref.mask && !options.unmasked) {
+    // Bytes cannot say which elements are masked: writing the stored values silently would
+    // hand masked ones on as data.
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{}: the array has a mask, which --binary cannot carry; add "
+                            "--unmasked to write the values stored under it, or dump it as "
+                            "text or --json",
+                            options.items.front()));
+  }
   if (ref.dtype.kind() == DTypeKind::kVLen) {
     throw Error(ErrorCategory::kUsage,
                 fmt::format("{}: strings of varying length have no fixed bytes to write; "
@@ -143,23 +152,16 @@ void write_array(const ArrayRef& ref, const std::string& kind, BinaryOut& out) {
                           first_type.to_string(), Shape(first_shape).to_string()));
 }
 
-// A family through one layout given with --layout alone: member 0 says the type and shape,
-// the rows are read in parts of the family, each part's members in batches in flight.
+// A family through one layout given with --layout alone (layout_family): member 0 says the
+// type and shape, the rows are read in parts of the family, each part's members in batches
+// in flight.
 bool write_family_direct(const DumpOptions& options, const std::vector<DataOptions>& members,
                          const std::string& kind, BinaryOut& out) {
-  const DataOptions& data = members.front();
-  if (data.given.size() != 1 || data.given.count("--layout") == 0) return false;
   const ItemSpec spec = parse_item(options.items.front());
   if (!spec.fields.empty()) return false;
-  OpenOptions open;
-  apply_format_options(data.given, open);
-  std::vector<std::string> files;
-  files.reserve(members.size());
-  for (const DataOptions& m : members) files.push_back(m.data);
-  const layout::FamilyReader family(
-      std::make_shared<const layout::Layout>(
-          layout::load_layout(data.given.at("--layout").front())),
-      layout::FamilyReader::members_of(files, open.formats.get<layout::DudleyOpenOptions>().bind));
+  const std::unique_ptr<layout::FamilyReader> reader = layout_family(members);
+  if (!reader) return false;
+  const layout::FamilyReader& family = *reader;
   const layout::NodeId node = family.layout().find(spec.path);
   if (node == layout::kNone) return false;
   const std::optional<layout::FamilyItem> item = family.item(node);
@@ -181,7 +183,7 @@ bool write_family_direct(const DumpOptions& options, const std::vector<DataOptio
       out.write(rows.data(), (*other - first) * row);  // the members before it
       const layout::BoundMember m = family.bind(*other);
       const layout::BoundArray a = m.binding->locate(node);
-      differs(files[*other], spec.path, a.dtype, a.shape, item->dtype, item->shape);
+      differs(members[*other].data, spec.path, a.dtype, a.shape, item->dtype, item->shape);
     }
     out.write(rows.data(), count * row);
   }

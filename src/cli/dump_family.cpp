@@ -58,22 +58,9 @@ struct DirectBinding {
 
 std::optional<DirectBinding> direct_binding(const MemberTemplate& t,
                                             const std::vector<DataOptions>& members) {
-  const DataOptions& data = members.front();
-  if (data.given.size() != 1 || data.given.count("--layout") == 0 ||
-      data.given.at("--layout").size() != 1) {
-    return std::nullopt;
-  }
-  OpenOptions open;
-  apply_format_options(data.given, open);
-  const layout::BindOptions bind = open.formats.get<layout::DudleyOpenOptions>().bind;
-  std::vector<std::string> files;
-  files.reserve(members.size());
-  for (const DataOptions& m : members) files.push_back(m.data);
   DirectBinding d;
-  d.family = std::make_unique<layout::FamilyReader>(
-      std::make_shared<const layout::Layout>(
-          layout::load_layout(data.given.at("--layout").front())),
-      layout::FamilyReader::members_of(files, bind));
+  d.family = layout_family(members);
+  if (!d.family) return std::nullopt;
   for (const MemberTemplate::Hole& hole : t.holes) {
     layout::NodeId id = layout::kNone;
     if (hole.kind == MemberTemplate::HoleKind::kValues) {
@@ -157,6 +144,26 @@ std::optional<std::string> dump_by_template(const MemberTemplate& t, const DumpO
 }
 
 }  // namespace
+
+std::unique_ptr<layout::FamilyReader> layout_family(const std::vector<DataOptions>& members) {
+  const DataOptions& data = members.front();
+  if (data.given.size() != 1 || data.given.count("--layout") == 0 ||
+      data.given.at("--layout").size() != 1) {
+    return nullptr;
+  }
+  for (const DataOptions& m : members) {
+    if (m.given != data.given) return nullptr;
+  }
+  OpenOptions open;
+  apply_format_options(data.given, open);
+  std::vector<std::string> files;
+  files.reserve(members.size());
+  for (const DataOptions& m : members) files.push_back(m.data);
+  return std::make_unique<layout::FamilyReader>(
+      std::make_shared<const layout::Layout>(
+          layout::load_layout(data.given.at("--layout").front())),
+      layout::FamilyReader::members_of(files, open.formats.get<layout::DudleyOpenOptions>().bind));
+}
 
 // dump --family: each member as `dump MEMBER` prints it, one after the other. Through one
 // Dudley layout (given, so the same for every member) the members print alike around their

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "cli/member_template.hpp"
 #include "cli/value_text.hpp"
 #include "dudley/core/hyperslab.hpp"
+#include "dudley/layout/family/family_reader.hpp"
 #include "dudley/model/tree.hpp"
 
 namespace dudley::cli {
@@ -179,6 +181,11 @@ int run_dump_one(const DumpOptions& options, bool member, Output& out,
 
 /// dump --family: each member as `dump MEMBER` prints it, one after the other.
 int run_dump_family(const DumpOptions& options);
+
+/// The members of a family read through one layout given by --layout alone, the same for
+/// every member: the layout parsed and planned once (members bound directly, in batches);
+/// nullptr for any other family (other options, or members whose options differ).
+std::unique_ptr<layout::FamilyReader> layout_family(const std::vector<DataOptions>& members);
 
 /// `dump --binary raw|npy`: the one array of `options.items` (of every member, stacked, with
 /// --family) as bytes on stdout (dump_binary.cpp). Throws Error naming what it cannot write.

@@ -90,14 +90,15 @@ int main(int argc, char** argv) {
     // Output that could not be written (a full disk, a closed pipe) is a failure, whatever
     // the command thought: exit 0 with output lost is the worst outcome.
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-      fmt::print(stderr, "dudley: error: cannot write the output: {}\n",
+      fmt::print(stderr, "dudley: error: cannot write the output (standard output): {}\n",
                  std::strerror(errno != 0 ? errno : EIO));
       return dudley::cli::kExitError;
     }
     return status;
   } catch (const std::system_error& e) {
     // fmt::print refused by stdout (the error is the system's, not a bug here).
-    fmt::print(stderr, "dudley: error: cannot write the output: {}\n", e.code().message());
+    fmt::print(stderr, "dudley: error: cannot write the output (standard output): {}\n",
+               e.code().message());
     return dudley::cli::kExitError;
   } catch (const dudley::Error& e) {
     fmt::print(stderr, "{}\n", e.what());

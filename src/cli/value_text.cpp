@@ -26,7 +26,7 @@ void Output::flush() {
   // A full disk or a closed pipe: the command fails saying so, never exit 0 with output lost.
   if (!written || std::fflush(file_) != 0) {
     throw Error(ErrorCategory::kIo,
-                fmt::format("cannot write the output: {}", std::strerror(errno)));
+                fmt::format("cannot write the output (standard output): {}", std::strerror(errno)));
   }
 }
 
@@ -72,21 +72,13 @@ void ensure_point(fmt::memory_buffer& b, size_t from) {
   put(b, ".0");
 }
 
-// The shortest text that reads back as v (fmt's Dragonbox, its format compiled: no format
-// string parsed per value), with a point or exponent.
-template <typename F>
-void float_text(fmt::memory_buffer& b, F v) {
-  if (non_finite(b, static_cast<double>(v))) return;
-  const size_t from = b.size();
-  fmt::format_to(std::back_inserter(b), FMT_COMPILE("{}"), v);
-  ensure_point(b, from);
-}
-
-// Most bytes float_text writes for one finite value ("-1.2345678901234567e-308").
+// Most bytes one float's text takes ("-1.2345678901234567e-308", "\"-Infinity\"").
 constexpr size_t kMaxFloatText = 32;
 
-// `count` floats of type F, `stride` bytes apart from `p`, separated by commas: the inner
-// loop of a dump, with the buffer grown once for the run and written through a pointer.
+// `count` floats of type F, `stride` bytes apart from `p`, separated by commas: each the
+// shortest text that reads back as it (fmt's Dragonbox, its format compiled: no format
+// string parsed per value), with a point or an exponent. The inner loop of a dump: the
+// buffer grown once for the run and written through a pointer.
 template <typename F>
 void float_run(fmt::memory_buffer& b, const unsigned char* p, uint64_t count, uint64_t stride) {
   const size_t from = b.size();
@@ -110,6 +102,12 @@ void float_run(fmt::memory_buffer& b, const unsigned char* p, uint64_t count, ui
     }
   }
   b.resize(static_cast<size_t>(out - b.data()));
+}
+
+// One float's text, as float_run writes it.
+template <typename F>
+void float_text(fmt::memory_buffer& b, F v) {
+  float_run<F>(b, reinterpret_cast<const unsigned char*>(&v), 1, sizeof v);
 }
 
 void string_text(fmt::memory_buffer& b, const std::string& s) {

@@ -50,6 +50,25 @@ ok "npy of fixed-length unicode strings" "npy_equal '$work/o.npy' 'np.load(w + \
 $DUDLEY dump --binary npy "$work/h.h5" '/g/v[3:33, 5]' > "$work/o.npy"
 ok "npy of a chunked, compressed HDF5 selection: as h5py reads it" "npy_equal '$work/o.npy' 'h5py.File(w + \"/h.h5\")[\"g/v\"][3:33, 5]'"
 
+# A masked array (python asdf writes numpy's masked arrays): the mask cannot travel as bytes.
+$PY -c "import asdf, numpy as np; asdf.AsdfFile({'m': np.ma.array([1.0, 2.0, 3.0], mask=[0, 1, 0])}).write_to('$work/m.asdf')"
+$DUDLEY dump --binary npy "$work/m.asdf" /m > "$work/o" 2> "$work/e"
+ok "a masked array is refused, exit 2, nothing written" "[ $? -eq 2 ] && grep -q 'has a mask' '$work/e' && [ ! -s '$work/o' ]"
+$DUDLEY dump --binary npy --unmasked "$work/m.asdf" /m > "$work/o.npy"
+ok "--unmasked writes the stored values" "npy_equal '$work/o.npy' 'np.array([1.0, 2.0, 3.0])'"
+
+# Files other projects wrote (tests/data/realworld/SOURCES.md): pyfive's compressed and
+# Fletcher-32 HDF5, h5py's big-endian complex, a netCDF-4 file from the netCDF tests.
+real="$(cd "$(dirname "$0")/../data/realworld" && pwd)"
+$DUDLEY dump --binary npy "$real/pyfive_compressed.hdf5" '/dataset3[::-2, 3:9]' > "$work/o.npy"
+ok "real file: pyfive's compressed dataset, a selection, as h5py reads it" "npy_equal '$work/o.npy' 'h5py.File(\"$real/pyfive_compressed.hdf5\")[\"dataset3\"][...][::-2, 3:9]'"
+$DUDLEY dump --binary npy "$real/pyfive_fletcher32.hdf5" /dataset1 > "$work/o.npy"
+ok "real file: a Fletcher-32 checked dataset" "npy_equal '$work/o.npy' 'h5py.File(\"$real/pyfive_fletcher32.hdf5\")[\"dataset1\"][...]'"
+$DUDLEY dump --binary npy "$real/h5py_compound-dtype-complex.h5" '/>c16' > "$work/o.npy"
+ok "real file: big-endian complex, written native" "npy_equal '$work/o.npy' 'h5py.File(\"$real/h5py_compound-dtype-complex.h5\")[\">c16\"][...].astype(\"=c16\")'"
+$DUDLEY dump --binary npy "$real/CRM032_test1.nc" /MSLP > "$work/o.npy"
+ok "real file: a netCDF-4 variable, as the netCDF4 module reads it" "$PY -c \"import numpy as np, netCDF4; d = netCDF4.Dataset('$real/CRM032_test1.nc'); d.set_auto_maskandscale(False); want = d['MSLP'][...]; got = np.load('$work/o.npy'); assert got.shape == want.shape and np.array_equal(got, want)\""
+
 $DUDLEY dump --binary npy "$work/x.npy" "$item" "$item" > "$work/o" 2> "$work/e"
 ok "two items: exit 2, both named" "[ $? -eq 2 ] && grep -q '2 items were given' '$work/e' && [ ! -s '$work/o' ]"
 $DUDLEY dump --binary npy "$work/h.h5" /names > "$work/o" 2> "$work/e"
