@@ -119,3 +119,7 @@ echo
 echo "== issue 41: the command line at its floor: a family printed as text against a C program"
 echo "   (same bytes, same formatter, equal output); 10^7 float64 printed; the formatter's speed"
 /usr/bin/python3 bench/family_cli_vs_c.py "$build" 7
+echo
+echo "== issue 41: conversions against GDAL's gdalmdimtranslate (netCDF-4 <-> Zarr), the reading"
+echo "   half against h5py, listings against gdalmdiminfo"
+/usr/bin/python3 bench/convert_vs_gdal.py "$build" 5

@@ -54,6 +54,9 @@ packages=(
   pybind11-dev python3-dev python3-pytest python3-dask python3-distributed python3-xarray
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libhdf5-dev
+  # GDAL's gdalmdimtranslate and gdalmdiminfo, the conversion tools our users already have:
+  # bench/convert_vs_gdal.py measures convert and ls against them
+  gdal-bin
   # GNU time: peak memory of a command (the dump benchmark); strace: bytes a command reads
   # (the sharded-read benchmark)
   time strace

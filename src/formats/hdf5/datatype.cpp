@@ -383,4 +383,17 @@ bool needs_conversion(const DType& t) {
   }
 }
 
+bool stored_as_is(const DType& t) {
+  switch (t.kind()) {
+    case DTypeKind::kBool:
+    case DTypeKind::kInt:
+    case DTypeKind::kUInt:
+    case DTypeKind::kFloat:
+    case DTypeKind::kComplex:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace dudley::hdf5

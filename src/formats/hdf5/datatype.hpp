@@ -32,4 +32,9 @@ void register_conversions();
 /// reads as its own pointers and handles (converted after reading).
 bool needs_conversion(const DType& type);
 
+/// Whether the elements of `type` are stored as the model holds them, byte order aside
+/// (bool, integers, floats, complex): a chunk's decoded bytes are then its elements, which
+/// chunk_reader.hpp and chunk_writer.hpp rely on.
+bool stored_as_is(const DType& type);
+
 }  // namespace dudley::hdf5

@@ -9,6 +9,7 @@
 #include <deque>
 #include <mutex>
 
+#include "chunk_reader.hpp"
 #include "datatype.hpp"
 #include "dudley/core/vlen.hpp"
 #include "dudley/io/byte_source.hpp"
@@ -203,16 +204,27 @@ class DatasetSource final : public model::ArraySource {
       temp.resize(n * native_.size());
       target = temp.data();
     }
+    Handle ds;
+    ChunkReader* chunks = nullptr;
     {
       Lock lock(library_mutex());
-      Handle ds = open();
-      Handle memtype = h5_type(native_, true);
-      Handle filespace, memspace;
-      select(ds, forward, filespace, memspace);
-      if (H5Dread(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT, target) <
-          0)
-        throw read_error(ds);
+      ds = open();
+      if (!chunks_tried_) {
+        chunks_ = ChunkReader::make(*file_, ds.get(), dtype_, shape_, chunk_);
+        chunks_tried_ = true;
+      }
+      chunks = chunks_.get();
+      if (!chunks) {
+        Handle memtype = h5_type(native_, true);
+        Handle filespace, memspace;
+        select(ds, forward, filespace, memspace);
+        if (H5Dread(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT, target) <
+            0)
+          throw read_error(ds);
+      }
     }
+    // Chunks this module decodes itself: on every core, outside the library's lock.
+    if (chunks) chunks->read_into(ds.get(), forward, target);
     if (reversed) {
       NDArray whole = NDArray::borrow(temp.data(), native_, Shape(forward.count));
       reorder(whole, slab).copy_native_into(out);
@@ -414,6 +426,10 @@ class DatasetSource final : public model::ArraySource {
   std::shared_ptr<const io::ByteSource> bytes_;
   std::mutex stored_mutex_;
   std::optional<model::StoredChunks> stored_;  // listed once
+  // The dataset's chunks as this module decodes them (chunk_reader.hpp); null when libhdf5
+  // reads them. Made under the library lock on the first read.
+  bool chunks_tried_ = false;
+  std::unique_ptr<ChunkReader> chunks_;
 };
 
 }  // namespace

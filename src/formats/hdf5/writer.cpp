@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "backend.hpp"
+#include "chunk_writer.hpp"
 #include "datatype.hpp"
 #include "dudley/core/big_memory.hpp"
 #include "dudley/core/path.hpp"
@@ -485,12 +486,23 @@ class Writer {
         io::check_room(path_of_file(),
                        Shape(n.shape).byte_size(native.size()).value_or(UINT64_MAX));
       }
+      // Compressed chunks are filtered here on every core (chunk_writer.hpp).
+      if (auto chunks = ChunkWriter::make(ds.get(), n.dtype, n.shape)) {
+        chunks->write(ds.get(), *n.data, path_of_file(), [&](uint64_t bytes) { progress(bytes); });
+        return;
+      }
       model::for_each_piece(n.shape, native.size(), unit, model::kPieceBytes, write_piece);
       return;
     }
     // Only the source's stored chunks, each in pieces; the rest is the fill value.
     const model::StoredChunks& stored = sparse->second;
     const uint64_t written_before = done_;
+    if (auto chunks = ChunkWriter::make(ds.get(), n.dtype, n.shape)) {
+      chunks->write(
+          ds.get(), *n.data, path_of_file(), [&](uint64_t bytes) { progress(bytes); }, &stored);
+      progress(written_before + Shape(n.shape).byte_size(native.size()).value_or(0) - done_);
+      return;
+    }
     for (uint64_t k = 0; k < stored.chunks; ++k) {
       const Hyperslab box =
           model::chunk_box(&stored.positions[k * n.shape.size()], stored.chunk_shape, n.shape);

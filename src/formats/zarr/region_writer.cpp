@@ -9,12 +9,12 @@
 #include "chunk_files.hpp"
 #include "dudley/core/box_copy.hpp"
 #include "dudley/core/byte_swap.hpp"
+#include "dudley/core/chunk_segments.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/thread_pool.hpp"
 #include "dudley/io/store.hpp"
 #include "reader.hpp"
-#include "segments.hpp"
 #include "source.hpp"
 
 namespace dudley::zarr {

@@ -2,7 +2,7 @@
 
 #include "chunk_listing.hpp"
 #include "dudley/core/box_copy.hpp"
-#include "segments.hpp"
+#include "dudley/core/chunk_segments.hpp"
 
 #include <fmt/format.h>
 

@@ -8,11 +8,11 @@
 #include <string>
 
 #include "chunk_listing.hpp"
+#include "dudley/core/chunk_segments.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/thread_pool.hpp"
 #include "dudley/core/vlen.hpp"
-#include "segments.hpp"
 #include "source.hpp"
 #include "vlen_chunks.hpp"
 

@@ -13,6 +13,7 @@
 #include "dudley/codec/chain.hpp"
 #include "dudley/core/box_copy.hpp"
 #include "dudley/core/byte_swap.hpp"
+#include "dudley/core/chunk_segments.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/thread_pool.hpp"
@@ -24,7 +25,6 @@
 #include "dudley/model/value_array.hpp"
 #include "dudley/model/value_json.hpp"
 #include "metadata.hpp"
-#include "segments.hpp"
 #include "store_output.hpp"
 #include "vlen_chunks.hpp"
 

@@ -1,13 +1,14 @@
 // A selection cut by a chunk grid, one dimension at a time: the runs of selected positions
 // that fall in one chunk each (a step of either sign keeps each chunk's positions together);
-// and the walk over a box of grid positions that every reader and writer of chunks makes.
+// and the walk over a box of grid positions that every reader and writer of chunks makes
+// (Zarr's chunks and shards, HDF5's chunks).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
-namespace dudley::zarr {
+namespace dudley {
 
 /// The selected elements of one dimension that fall in one chunk: chunk `chunk`, selection
 /// positions [k0, k1).
@@ -46,4 +47,4 @@ inline bool next_position(std::vector<int64_t>& at, const std::vector<int64_t>& 
   return false;
 }
 
-}  // namespace dudley::zarr
+}  // namespace dudley

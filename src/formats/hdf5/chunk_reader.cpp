@@ -1,0 +1,311 @@
+#include "chunk_reader.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "datatype.hpp"
+#include "dudley/core/byte_swap.hpp"
+#include "dudley/core/chunk_segments.hpp"
+#include "dudley/core/shape.hpp"
+#include "dudley/core/thread_pool.hpp"
+#include "source.hpp"
+
+namespace dudley::hdf5 {
+namespace {
+
+// Registered ids of the compressing filters decoded here (The HDF Group's list).
+constexpr H5Z_filter_t kZstd = 32015;
+constexpr H5Z_filter_t kBzip2 = 307;
+
+// Decoded chunks one read holds per batch, at most: the batch's chunks are decoded at once.
+constexpr uint64_t kBatchBytes = uint64_t{32} << 20;
+
+}  // namespace
+
+struct ChunkReader::Task {
+  std::vector<const Segment*> segments;  // one per dimension
+  std::vector<int64_t> grid;
+  enum class Source : uint8_t { kFetched, kMissing, kKept } source = Source::kFetched;
+  unsigned mask = 0;
+  bool whole = false;  // every element of the chunk selected, one run of the output
+  std::byte* direct = nullptr;
+};
+
+std::unique_ptr<ChunkReader> ChunkReader::make(const OpenFile& file, hid_t ds, const DType& dtype,
+                                               const std::vector<int64_t>& shape,
+                                               const std::vector<int64_t>& chunk) {
+  if (chunk.empty() || chunk.size() != shape.size() || !stored_as_is(dtype)) return nullptr;
+  Handle dcpl(H5Dget_create_plist(ds));
+  Handle ftype(H5Dget_type(ds));
+  if (!dcpl.valid() || !ftype.valid() || H5Pget_layout(dcpl.get()) != H5D_CHUNKED ||
+      H5Tget_size(ftype.get()) != dtype.size()) {
+    H5Eclear2(H5E_DEFAULT);
+    return nullptr;
+  }
+  unsigned options = 0;
+  H5D_fill_time_t fill_time = H5D_FILL_TIME_IFSET;
+  if (H5Pget_chunk_opts(dcpl.get(), &options) < 0 ||
+      (options & H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS) != 0 ||
+      H5Pget_fill_time(dcpl.get(), &fill_time) < 0 || fill_time == H5D_FILL_TIME_NEVER) {
+    H5Eclear2(H5E_DEFAULT);
+    return nullptr;
+  }
+  std::unique_ptr<ChunkReader> r(new ChunkReader());
+  r->path_ = file.path;
+  r->dtype_ = dtype;
+  r->shape_ = shape;
+  r->chunk_ = chunk;
+  r->element_ = dtype.size();
+  std::optional<uint64_t> bytes = r->element_;
+  for (int64_t c : chunk) bytes = bytes ? checked_mul(*bytes, static_cast<uint64_t>(c)) : bytes;
+  if (!bytes || *bytes == 0 || *bytes > (uint64_t{1} << 32)) return nullptr;  // HDF5's bound
+  r->chunk_bytes_ = *bytes;
+  // The pipeline: at most a shuffle, then at most one compressor (the order h5py, netCDF-4
+  // and every HDF5 tool write); anything else is libhdf5's to decode.
+  bool compressed = false;
+  const int n = H5Pget_nfilters(dcpl.get());
+  for (int i = 0; i < n; ++i) {
+    unsigned flags = 0, config = 0;
+    size_t nvalues = 8;
+    unsigned values[8] = {};
+    char name[64] = {};
+    const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues,
+                                           values, sizeof name, name, &config);
+    // A filter libhdf5 lacks here stays unreadable, as `ls` says it is: decoding it here
+    // is a faster way to the same data, not another answer.
+    if (H5Zfilter_avail(id) <= 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return nullptr;
+    }
+    Step step;
+    if (id == H5Z_FILTER_SHUFFLE && !compressed && r->steps_.empty()) {
+      step.shuffle_element = nvalues > 0 && values[0] > 0 ? values[0] : r->element_;
+      step.shuffle = codec::make_array_codec("shuffle", {{"elementsize", step.shuffle_element}});
+    } else if ((id == H5Z_FILTER_DEFLATE || id == kZstd || id == kBzip2) && !compressed) {
+      step.compressor = codec::make_bytes_codec(id == H5Z_FILTER_DEFLATE ? "zlib"
+                                                : id == kZstd            ? "zstd"
+                                                                         : "bz2");
+      compressed = true;
+    } else {
+      H5Eclear2(H5E_DEFAULT);
+      return nullptr;
+    }
+    r->steps_.push_back(std::move(step));
+  }
+  // What a chunk never written reads as: the fill value, zeros when none was set.
+  const DType native = dtype.needs_swap() ? dtype.with_byte_order(native_byte_order()) : dtype;
+  r->fill_.assign(r->element_, std::byte{0});
+  H5D_fill_value_t state;
+  Handle memtype = h5_type(native, true);
+  if (H5Pfill_value_defined(dcpl.get(), &state) < 0 ||
+      (state != H5D_FILL_VALUE_UNDEFINED &&
+       H5Pget_fill_value(dcpl.get(), memtype.get(), r->fill_.data()) < 0)) {
+    H5Eclear2(H5E_DEFAULT);
+    return nullptr;
+  }
+  hsize_t file_size = 0;
+  if (H5Fget_filesize(file.id.get(), &file_size) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return nullptr;
+  }
+  r->file_size_ = file_size;
+  return r;
+}
+
+bool ChunkReader::fetch(hid_t ds, const std::vector<int64_t>& grid, codec::Bytes& raw,
+                        unsigned& mask) const {
+  std::vector<hsize_t> offset(grid.size());
+  for (size_t d = 0; d < grid.size(); ++d) offset[d] = static_cast<hsize_t>(grid[d] * chunk_[d]);
+  Lock lock(library_mutex());
+  haddr_t address = HADDR_UNDEF;
+  hsize_t size = 0;
+  check(H5Dget_chunk_info_by_coord(ds, offset.data(), &mask, &address, &size),
+        fmt::format("cannot find chunk ({}) in the chunk index", fmt::join(grid, ", ")), path_);
+  if (address == HADDR_UNDEF) return false;
+  // The index's size is a claim: more than the file holds is damage, not an allocation.
+  if (size > file_size_) {
+    throw Error(ErrorCategory::kData,
+                fmt::format("chunk ({}): the chunk index says {} bytes, the file has {}",
+                            fmt::join(grid, ", "), size, file_size_),
+                Location::binary(path_, address));
+  }
+  raw.resize(size);
+  uint32_t filters = 0;
+  check(H5Dread_chunk(ds, H5P_DEFAULT, offset.data(), &filters, raw.data()),
+        fmt::format("cannot read chunk ({})", fmt::join(grid, ", ")), path_);
+  mask = filters;
+  return true;
+}
+
+void ChunkReader::decode(const codec::Bytes& raw, unsigned mask, std::byte* out,
+                         codec::Bytes& scratch, const std::vector<int64_t>& grid) const {
+  // The filters applied to this chunk, last applied first.
+  std::vector<const Step*> undo;
+  for (size_t i = steps_.size(); i-- > 0;) {
+    if ((mask & (1u << i)) == 0) undo.push_back(&steps_[i]);
+  }
+  try {
+    codec::ByteView in(raw.data(), raw.size());
+    if (undo.empty()) {
+      if (in.size() != chunk_bytes_) {
+        throw Error(ErrorCategory::kData,
+                    fmt::format("{} bytes stored, {} expected", in.size(), chunk_bytes_));
+      }
+      std::memcpy(out, in.data(), chunk_bytes_);
+    }
+    for (size_t k = 0; k < undo.size(); ++k) {
+      std::byte* target = out;
+      if (k + 1 < undo.size()) {
+        scratch.resize(chunk_bytes_);
+        target = scratch.data();
+      }
+      const Step& s = *undo[k];
+      if (s.compressor) {
+        s.compressor->decode_exact(in, {target, chunk_bytes_});
+      } else {
+        if (in.size() != chunk_bytes_) {
+          throw Error(ErrorCategory::kData,
+                      fmt::format("shuffle: {} bytes, {} expected", in.size(), chunk_bytes_));
+        }
+        s.shuffle->decode(
+            in, {target, chunk_bytes_},
+            {s.shuffle_element, {static_cast<int64_t>(chunk_bytes_ / s.shuffle_element)}});
+      }
+      in = codec::ByteView(target, chunk_bytes_);
+    }
+  } catch (const Error& e) {
+    throw Error(e.category(), fmt::format("chunk ({}): {}", fmt::join(grid, ", "), e.message()),
+                Location::file(path_));
+  }
+  if (dtype_.needs_swap()) swap_elements(out, chunk_bytes_ / element_, dtype_);
+}
+
+void ChunkReader::place(const Task& task, const Hyperslab& slab,
+                        const std::vector<uint64_t>& out_stride, const std::byte* chunk,
+                        std::byte* out) const {
+  const size_t rank = chunk_.size();
+  // The chunk's own C-order strides.
+  std::vector<uint64_t> chunk_stride(rank, element_);
+  for (size_t d = rank; d-- > 1;)
+    chunk_stride[d - 1] = chunk_stride[d] * static_cast<uint64_t>(chunk_[d]);
+  std::vector<int64_t> k(rank);
+  for (size_t d = 0; d < rank; ++d) k[d] = task.segments[d]->k0;
+  const int64_t last_step = slab.step(rank - 1);
+  const int64_t run = task.segments[rank - 1]->k1 - task.segments[rank - 1]->k0;
+  for (;;) {
+    uint64_t from = 0, to = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      const int64_t p = slab.start[d] + k[d] * slab.step(d) - task.grid[d] * chunk_[d];
+      from += static_cast<uint64_t>(p) * chunk_stride[d];
+      to += static_cast<uint64_t>(k[d]) * out_stride[d];
+    }
+    if (!chunk) {
+      for (int64_t i = 0; i < run; ++i)
+        std::memcpy(out + to + static_cast<uint64_t>(i) * element_, fill_.data(), element_);
+    } else if (last_step == 1) {
+      std::memcpy(out + to, chunk + from, static_cast<uint64_t>(run) * element_);
+    } else {
+      const uint64_t step = static_cast<uint64_t>(last_step) * element_;
+      for (int64_t i = 0; i < run; ++i) {
+        std::memcpy(out + to + static_cast<uint64_t>(i) * element_,
+                    chunk + from + static_cast<uint64_t>(i) * step, element_);
+      }
+    }
+    // The next row: every dimension but the last, in C order, within the task's segments.
+    size_t d = rank - 1;
+    for (;;) {
+      if (d == 0) return;
+      --d;
+      if (++k[d] < task.segments[d]->k1) break;
+      k[d] = task.segments[d]->k0;
+    }
+  }
+}
+
+void ChunkReader::read_into(hid_t ds, const Hyperslab& slab, void* out_memory) {
+  std::lock_guard own(mutex_);
+  const size_t rank = shape_.size();
+  auto* out = static_cast<std::byte*>(out_memory);
+  std::vector<std::vector<Segment>> segments(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    segments[d] = segments_of(slab.start[d], slab.count[d], slab.step(d), chunk_[d]);
+    if (segments[d].empty()) return;  // nothing selected
+  }
+  std::vector<uint64_t> out_stride(rank, element_);
+  for (size_t d = rank; d-- > 1;)
+    out_stride[d - 1] = out_stride[d] * static_cast<uint64_t>(slab.count[d]);
+  auto& pool = ThreadPool::shared();
+  const size_t threads = pool.helpers() + 1;
+  const size_t batch =
+      std::max<size_t>(threads, std::min<uint64_t>(4 * threads, kBatchBytes / chunk_bytes_));
+  if (raw_.size() < batch) {
+    raw_.resize(batch);
+    decoded_.resize(batch);
+    scratch_.resize(batch);
+  }
+  std::vector<Task> tasks;
+  tasks.reserve(batch);
+  auto run = [&] {
+    pool.parallel_for(tasks.size(), [&](size_t t) {
+      Task& task = tasks[t];
+      switch (task.source) {
+        case Task::Source::kMissing:
+          place(task, slab, out_stride, nullptr, out);
+          return;
+        case Task::Source::kKept:
+          place(task, slab, out_stride, kept_.data(), out);
+          return;
+        case Task::Source::kFetched:
+          break;
+      }
+      if (task.direct) {
+        decode(raw_[t], task.mask, task.direct, scratch_[t], task.grid);
+        return;
+      }
+      decoded_[t].resize(chunk_bytes_);
+      decode(raw_[t], task.mask, decoded_[t].data(), scratch_[t], task.grid);
+      place(task, slab, out_stride, decoded_[t].data(), out);
+    });
+    // The last chunk decoded whole is kept: a reader walking the array in slices thinner
+    // than the chunks asks for it again next.
+    for (size_t t = tasks.size(); t-- > 0;) {
+      if (tasks[t].source == Task::Source::kFetched && !tasks[t].direct) {
+        std::swap(kept_, decoded_[t]);
+        kept_at_ = tasks[t].grid;
+        break;
+      }
+    }
+    tasks.clear();
+  };
+  std::vector<int64_t> at(rank, 0), first(rank, 0), end(rank);
+  for (size_t d = 0; d < rank; ++d) end[d] = static_cast<int64_t>(segments[d].size());
+  do {
+    Task task;
+    task.grid.resize(rank);
+    task.segments.resize(rank);
+    bool whole = true;
+    for (size_t d = 0; d < rank; ++d) {
+      const Segment& s = segments[d][static_cast<size_t>(at[d])];
+      task.segments[d] = &s;
+      task.grid[d] = s.chunk;
+      // Every element of the chunk, in order, with rows as long as the output's.
+      whole = whole && slab.step(d) == 1 && s.k1 - s.k0 == chunk_[d] &&
+              slab.start[d] + s.k0 == s.chunk * chunk_[d] && (d == 0 || slab.count[d] == chunk_[d]);
+    }
+    if (!kept_at_.empty() && task.grid == kept_at_) {
+      task.source = Task::Source::kKept;
+    } else if (!fetch(ds, task.grid, raw_[tasks.size()], task.mask)) {
+      task.source = Task::Source::kMissing;
+    } else if (whole) {
+      task.direct = out + static_cast<uint64_t>(task.segments[0]->k0) * out_stride[0];
+    }
+    tasks.push_back(std::move(task));
+    if (tasks.size() == batch) run();
+  } while (next_position(at, first, end));
+  if (!tasks.empty()) run();
+}
+
+}  // namespace dudley::hdf5

@@ -1,0 +1,76 @@
+// Reading a chunked HDF5 dataset by its chunks, decoded here rather than by libhdf5.
+//
+// libhdf5 decodes on the calling thread, under the one lock every call takes (Debian's
+// library is not thread-safe), with zlib; and a read that covers part of a chunk decodes the
+// whole chunk again unless the dataset's chunk cache (1 MiB by default) holds it, so that
+// reading an 8 MiB chunk as eight slices decodes it eight times. Here each chunk's stored
+// bytes are fetched through the library (H5Dread_chunk: a copy, under the lock), and decoded
+// by the codec layer (libdeflate, zstd, bzip2, the byte shuffle) on every core, each chunk
+// once per read; the last chunk decoded is kept for the next read, which in a writer's
+// slice-by-slice walk usually wants it again.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "dudley/codec/codec.hpp"
+#include "dudley/core/dtype.hpp"
+#include "dudley/core/hyperslab.hpp"
+#include "library.hpp"
+
+namespace dudley::hdf5 {
+
+struct OpenFile;
+
+class ChunkReader {
+ public:
+  /// A reader for the open dataset `ds` of `file` (stored type `dtype`, current `shape`,
+  /// chunks of `chunk`), or null when libhdf5 must read it: a layout other than chunked,
+  /// filters other than deflate, shuffle, zstd and bzip2 (or two compressors), chunks at the
+  /// edges stored unfiltered, a fill value never written, or elements other than numbers
+  /// (bool, integers, floats, complex). Call under the library lock.
+  static std::unique_ptr<ChunkReader> make(const OpenFile& file, hid_t ds, const DType& dtype,
+                                           const std::vector<int64_t>& shape,
+                                           const std::vector<int64_t>& chunk);
+
+  /// Reads `slab` (every step positive; dimensions kept) of dataset `ds` into `out`: the
+  /// selected elements in C order, native byte order. Chunks never written read as the
+  /// fill value. Throws Error(kData) naming the chunk for damaged stored bytes.
+  void read_into(hid_t ds, const Hyperslab& slab, void* out);
+
+ private:
+  // One filter of the pipeline, in the order it was applied when writing.
+  struct Step {
+    std::unique_ptr<codec::BytesCodec> compressor;  ///< deflate, zstd or bzip2
+    std::unique_ptr<codec::ArrayCodec> shuffle;     ///< or the byte shuffle
+    size_t shuffle_element = 0;
+  };
+  // A chunk of a read: its grid position and the segments of the selection in it.
+  struct Task;
+
+  ChunkReader() = default;
+  // Fetches the stored bytes of the chunk at `grid` into `raw` (under the library lock);
+  // false for a chunk never written. `mask` gets the filters skipped for it.
+  bool fetch(hid_t ds, const std::vector<int64_t>& grid, codec::Bytes& raw, unsigned& mask) const;
+  // Undoes the filters of `raw` (those `mask` does not skip) into `out` (one chunk).
+  void decode(const codec::Bytes& raw, unsigned mask, std::byte* out, codec::Bytes& scratch,
+              const std::vector<int64_t>& grid) const;
+  // Copies the selected elements of the decoded chunk `chunk` (or the fill value, for null)
+  // to their places in `out`.
+  void place(const Task& task, const Hyperslab& slab, const std::vector<uint64_t>& out_stride,
+             const std::byte* chunk, std::byte* out) const;
+
+  std::string path_, name_;
+  DType dtype_;  // as stored
+  std::vector<int64_t> shape_, chunk_;
+  uint64_t element_ = 0, chunk_bytes_ = 0, file_size_ = 0;
+  std::vector<Step> steps_;
+  std::vector<std::byte> fill_;  // one element, native order
+  std::mutex mutex_;             // one read at a time: the buffers below are its
+  std::vector<codec::Bytes> raw_, decoded_, scratch_;
+  std::vector<int64_t> kept_at_;  // the grid position of the chunk kept in kept_ (empty: none)
+  codec::Bytes kept_;
+};
+
+}  // namespace dudley::hdf5
