@@ -1,5 +1,6 @@
 // Writes the generated benchmark description as DIR/big.dud, big.yaml and big.json; with
-// "plain" after the count, the plain layout (no documents, no parameters) as DIR/plain.dud.
+// "plain" after the count, the plain layout (no documents, no parameters) as DIR/plain.dud
+// and the same content as DIR/plain.json (simdjson's fresh-process baseline, parse_once).
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -17,8 +18,9 @@ int main(int argc, char** argv) {
   if (argc > 3 && std::string(argv[3]) == "plain") {
     const auto plain = dudley::bench::generate_plain(n);
     std::ofstream(dir + "/plain.dud") << plain.dudley;
-    std::printf("%zu plain declarations: %zu bytes of Dudley\n", plain.declarations,
-                plain.dudley.size());
+    std::ofstream(dir + "/plain.json") << plain.json;
+    std::printf("%zu plain declarations: %zu bytes of Dudley, %zu of JSON\n", plain.declarations,
+                plain.dudley.size(), plain.json.size());
     return 0;
   }
   auto d = dudley::bench::generate_description(n);

@@ -184,3 +184,17 @@ def test_big_endian_chunks_written_big_endian(chunked, tmp_path):
         for name in ("big_endian", "complex"):
             assert f[name].dtype == want[name].dtype and f[name].compression == "gzip"
             assert np.array_equal(f[name][...], want[name])
+
+
+def test_chunks_of_a_dataset_behind_an_external_link(tmp_path):
+    # The chunk index's sizes are checked against the file holding the dataset, which is
+    # larger here than the file holding the link.
+    data = np.random.default_rng(3).standard_normal((64, 4096)).astype("<f8")
+    with h5py.File(tmp_path / "other.h5", "w") as f:
+        f.create_dataset("x", data=data, chunks=(16, 4096), compression=1)
+    with h5py.File(tmp_path / "main.h5", "w") as f:
+        f["x"] = h5py.ExternalLink("other.h5", "/x")
+    assert (tmp_path / "main.h5").stat().st_size < 16 * 4096 * 8
+    with dudley.open(str(tmp_path / "main.h5")) as f:
+        assert np.array_equal(f["x"][...], data)
+        assert np.array_equal(f["x"][40:50, ::7], data[40:50, ::7])

@@ -106,8 +106,10 @@ std::unique_ptr<ChunkReader> ChunkReader::make(const OpenFile& file, hid_t ds, c
     H5Eclear2(H5E_DEFAULT);
     return nullptr;
   }
+  // The size of the file holding the dataset, which an external link may make another.
   hsize_t file_size = 0;
-  if (H5Fget_filesize(file.id.get(), &file_size) < 0) {
+  Handle own_file(H5Iget_file_id(ds));
+  if (!own_file.valid() || H5Fget_filesize(own_file.get(), &file_size) < 0) {
     H5Eclear2(H5E_DEFAULT);
     return nullptr;
   }
@@ -118,7 +120,8 @@ std::unique_ptr<ChunkReader> ChunkReader::make(const OpenFile& file, hid_t ds, c
 bool ChunkReader::fetch(hid_t ds, const std::vector<int64_t>& grid, codec::Bytes& raw,
                         unsigned& mask) const {
   std::vector<hsize_t> offset(grid.size());
-  for (size_t d = 0; d < grid.size(); ++d) offset[d] = static_cast<hsize_t>(grid[d] * chunk_[d]);
+  for (size_t d = 0; d < grid.size(); ++d)
+    offset[d] = static_cast<hsize_t>(grid[d]) * static_cast<hsize_t>(chunk_[d]);
   Lock lock(library_mutex());
   haddr_t address = HADDR_UNDEF;
   hsize_t size = 0;

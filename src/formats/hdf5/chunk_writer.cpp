@@ -109,7 +109,7 @@ void ChunkWriter::write(hid_t ds, model::ArraySource& source, const std::string&
     std::vector<hsize_t> offset(rank);
     for (size_t k = 0; k < positions.size(); ++k) {
       for (size_t d = 0; d < rank; ++d)
-        offset[d] = static_cast<hsize_t>(positions[k][d] * chunk_[d]);
+        offset[d] = static_cast<hsize_t>(positions[k][d]) * static_cast<hsize_t>(chunk_[d]);
       const codec::Bytes& bytes = filtered ? encoded[k] : raw[k];
       check(H5Dwrite_chunk(ds, H5P_DEFAULT, 0, offset.data(), bytes.size(), bytes.data()),
             fmt::format("cannot write chunk ({})", fmt::join(positions[k], ", ")), path,
