@@ -11,6 +11,7 @@
 #include "dudley/core/chunk_segments.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/thread_pool.hpp"
+#include "filters.hpp"
 #include "source.hpp"
 
 namespace dudley::hdf5 {
@@ -66,14 +67,8 @@ std::unique_ptr<ChunkReader> ChunkReader::make(const OpenFile& file, hid_t ds, c
   // The pipeline: at most a shuffle, then at most one compressor (the order h5py, netCDF-4
   // and every HDF5 tool write); anything else is libhdf5's to decode.
   bool compressed = false;
-  const int n = H5Pget_nfilters(dcpl.get());
-  for (int i = 0; i < n; ++i) {
-    unsigned flags = 0, config = 0;
-    size_t nvalues = 8;
-    unsigned values[8] = {};
-    char name[64] = {};
-    const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues,
-                                           values, sizeof name, name, &config);
+  for (const PipelineFilter& f : filter_pipeline(dcpl.get())) {
+    const H5Z_filter_t id = f.id;
     // A filter libhdf5 lacks here stays unreadable, as `ls` says it is: decoding it here
     // is a faster way to the same data, not another answer.
     if (H5Zfilter_avail(id) <= 0) {
@@ -82,7 +77,7 @@ std::unique_ptr<ChunkReader> ChunkReader::make(const OpenFile& file, hid_t ds, c
     }
     Step step;
     if (id == H5Z_FILTER_SHUFFLE && !compressed && r->steps_.empty()) {
-      step.shuffle_element = nvalues > 0 && values[0] > 0 ? values[0] : r->element_;
+      step.shuffle_element = !f.values.empty() && f.values[0] > 0 ? f.values[0] : r->element_;
       step.shuffle = codec::make_array_codec("shuffle", {{"elementsize", step.shuffle_element}});
     } else if ((id == H5Z_FILTER_DEFLATE || id == kZstd || id == kBzip2) && !compressed) {
       step.compressor = codec::make_bytes_codec(id == H5Z_FILTER_DEFLATE ? "zlib"

@@ -13,6 +13,7 @@
 #include "dudley/core/shape.hpp"
 #include "dudley/core/thread_pool.hpp"
 #include "dudley/model/sparse_chunks.hpp"
+#include "filters.hpp"
 
 namespace dudley::hdf5 {
 namespace {
@@ -47,20 +48,16 @@ std::unique_ptr<ChunkWriter> ChunkWriter::make(hid_t ds, const DType& stored,
   w->element_ = stored.size();
   w->chunk_bytes_ = *Shape(w->chunk_).byte_size(w->element_);  // at most 4 GiB in HDF5
   // Shuffle (optional) then deflate: what this module and h5py write.
-  const int n = H5Pget_nfilters(dcpl.get());
-  for (int i = 0; i < n; ++i) {
-    unsigned flags = 0, config = 0;
-    size_t nvalues = 8;
-    unsigned values[8] = {};
-    char name[64] = {};
-    const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &nvalues,
-                                           values, sizeof name, name, &config);
+  const std::vector<PipelineFilter> pipeline = filter_pipeline(dcpl.get());
+  for (size_t i = 0; i < pipeline.size(); ++i) {
+    const H5Z_filter_t id = pipeline[i].id;
+    const std::vector<unsigned>& values = pipeline[i].values;
     if (id == H5Z_FILTER_SHUFFLE && i == 0) {
-      w->shuffle_element_ = nvalues > 0 && values[0] > 0 ? values[0] : w->element_;
+      w->shuffle_element_ = !values.empty() && values[0] > 0 ? values[0] : w->element_;
       w->shuffle_ = codec::make_array_codec("shuffle", {{"elementsize", w->shuffle_element_}});
     } else if (id == H5Z_FILTER_DEFLATE && !w->deflate_) {
-      w->deflate_ =
-          codec::make_bytes_codec("zlib", {{"level", nvalues > 0 ? std::min(values[0], 9u) : 6u}});
+      w->deflate_ = codec::make_bytes_codec(
+          "zlib", {{"level", !values.empty() ? std::min(values[0], 9u) : 6u}});
     } else {
       H5Eclear2(H5E_DEFAULT);
       return nullptr;

@@ -384,16 +384,7 @@ bool needs_conversion(const DType& t) {
 }
 
 bool stored_as_is(const DType& t) {
-  switch (t.kind()) {
-    case DTypeKind::kBool:
-    case DTypeKind::kInt:
-    case DTypeKind::kUInt:
-    case DTypeKind::kFloat:
-    case DTypeKind::kComplex:
-      return true;
-    default:
-      return false;
-  }
+  return t.is_numeric() && t.kind() != DTypeKind::kPointer;
 }
 
 }  // namespace dudley::hdf5

@@ -62,6 +62,23 @@ Value codec(std::string name, ValueMap config = {}) {
 
 }  // namespace
 
+std::vector<PipelineFilter> filter_pipeline(hid_t dcpl) {
+  Lock lock(library_mutex());
+  std::vector<PipelineFilter> out;
+  const int n = H5Pget_nfilters(dcpl);
+  for (int i = 0; i < n; ++i) {
+    unsigned flags = 0, config = 0;
+    size_t nvalues = 8;
+    unsigned values[8] = {};
+    char name[64] = {};
+    const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &nvalues, values,
+                                           sizeof name, name, &config);
+    out.push_back({id, std::vector<unsigned>(values, values + std::min<size_t>(nvalues, 8))});
+  }
+  H5Eclear2(H5E_DEFAULT);
+  return out;
+}
+
 Value codecs_of(hid_t dcpl, const DType& type) {
   Lock lock(library_mutex());
   model::ValueList out;

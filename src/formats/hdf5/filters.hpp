@@ -8,6 +8,16 @@
 
 namespace dudley::hdf5 {
 
+/// One filter of a dataset's pipeline: its id and (up to 8 of) its parameters.
+struct PipelineFilter {
+  H5Z_filter_t id = -1;
+  std::vector<unsigned> values;
+};
+
+/// The filters of the dataset creation property list `dcpl`, in the order they are applied
+/// when writing (a chunk's filter mask counts them in this order).
+std::vector<PipelineFilter> filter_pipeline(hid_t dcpl);
+
 /// The codec list of a dataset creation property list's filters, in write order. Filters
 /// the codec layer has no name for are named "hdf5-filter-ID" with their parameters.
 model::Value codecs_of(hid_t dcpl, const DType& type);
