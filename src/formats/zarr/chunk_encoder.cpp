@@ -64,6 +64,9 @@ void ChunkEncoder::encode(const std::vector<std::byte*>& raw,
   });
 }
 
+// Inner chunks of a batch whose encoded buffers are kept for the next batch (see inner_).
+constexpr uint64_t kKeepInnerBytes = uint64_t{64} << 20;
+
 void ChunkEncoder::encode_shards(const std::vector<std::byte*>& raw,
                                  std::vector<std::optional<codec::Bytes>>& out,
                                  dudley::ThreadPool& pool) {
@@ -72,6 +75,8 @@ void ChunkEncoder::encode_shards(const std::vector<std::byte*>& raw,
   // Every inner chunk of every shard is one task: a batch of one big shard uses every core.
   const uint64_t tasks = raw.size() * inner_count_;
   inner_.resize(tasks);
+  inner_stored_.assign(tasks, 0);
+  const bool keep = tasks * inner_bytes_ <= kKeepInnerBytes;
   pool.parallel_for(tasks, [&](size_t t) {
     const size_t shard = t / inner_count_;
     uint64_t rest = t % inner_count_;
@@ -81,12 +86,23 @@ void ChunkEncoder::encode_shards(const std::vector<std::byte*>& raw,
       corner[d] = static_cast<int64_t>(rest % n) * s.chunk_shape[d];
       rest /= n;
     }
+    // An inner chunk as wide as its shard in every dimension but the first is one run of
+    // the shard's values, encoded where it lies; others are gathered first.
+    bool run = true;
+    for (size_t d = 1; d < rank; ++d) run = run && s.chunk_shape[d] == array_.chunk_shape[d];
+    if (run) {
+      const uint64_t offset = rank == 0
+                                  ? 0
+                                  : static_cast<uint64_t>(corner[0]) *
+                                        (inner_bytes_ / static_cast<uint64_t>(s.chunk_shape[0]));
+      inner_stored_[t] = encode_one(raw[shard] + offset, s.chunk_shape, chain_, inner_[t]);
+      return;
+    }
     thread_local codec::Bytes piece;
     piece.resize(inner_bytes_);
     copy_box({raw[shard], array_.chunk_shape, corner}, {piece.data(), s.chunk_shape, {}},
              s.chunk_shape, element_);
-    if (!inner_[t]) inner_[t].emplace();
-    if (!encode_one(piece.data(), s.chunk_shape, chain_, *inner_[t])) inner_[t].reset();
+    inner_stored_[t] = encode_one(piece.data(), s.chunk_shape, chain_, inner_[t]);
   });
   // Each shard: its stored inner chunks in C order, then (or first) the index.
   std::vector<int64_t> index_shape = per_shard_;
@@ -96,11 +112,12 @@ void ChunkEncoder::encode_shards(const std::vector<std::byte*>& raw,
     std::vector<uint64_t> entries(2 * inner_count_, kEmpty);
     uint64_t at = s.index_at_end ? 0 : index_bytes, size = 0;
     for (uint64_t j = 0; j < inner_count_; ++j) {
-      if (const auto& c = inner_[k * inner_count_ + j]) {
+      if (inner_stored_[k * inner_count_ + j]) {
+        const codec::Bytes& c = inner_[k * inner_count_ + j];
         entries[2 * j] = at;
-        entries[2 * j + 1] = c->size();
-        at += c->size();
-        size += c->size();
+        entries[2 * j + 1] = c.size();
+        at += c.size();
+        size += c.size();
       }
     }
     if (size == 0) {
@@ -119,12 +136,12 @@ void ChunkEncoder::encode_shards(const std::vector<std::byte*>& raw,
     shard.resize(size + index_bytes);
     std::byte* p = shard.data();
     if (!s.index_at_end) p = std::copy(index.begin(), index.end(), p);
-    // Each inner chunk is let go once copied: the shard's memory is its values, plus its
-    // encoded bytes once, not twice.
+    // Large shards let each inner chunk go once copied: the shard's memory is then its
+    // values, plus its encoded bytes once, not twice.
     for (uint64_t j = 0; j < inner_count_; ++j) {
-      std::optional<codec::Bytes>& c = inner_[k * inner_count_ + j];
-      if (c) p = std::copy(c->begin(), c->end(), p);
-      c.reset();
+      codec::Bytes& c = inner_[k * inner_count_ + j];
+      if (inner_stored_[k * inner_count_ + j]) p = std::copy(c.begin(), c.end(), p);
+      if (!keep) codec::Bytes().swap(c);
     }
     if (s.index_at_end) std::copy(index.begin(), index.end(), p);
   });
