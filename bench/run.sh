@@ -123,3 +123,7 @@ echo
 echo "== issue 41: conversions against GDAL's gdalmdimtranslate (netCDF-4 <-> Zarr), the reading"
 echo "   half against h5py, listings against gdalmdiminfo"
 /usr/bin/python3 bench/convert_vs_gdal.py "$build" 5
+echo
+echo "== issue 41: Zarr against tensorstore, zarrs, zarr-python 3 and python3-zarr: 1 GiB,"
+echo "   zstd and blosc, sharded and not, write, whole read and a 1% region, 1 and 2 threads"
+/usr/bin/python3 bench/zarr_vs_fastest.py "$build" 3 1

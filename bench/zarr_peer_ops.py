@@ -25,6 +25,18 @@ def checksum(a):
     return float(a.sum())
 
 
+def timed_read(open_array):
+    """Opens the array and reads what OP asks, timed; prints "SECONDS CHECKSUM"."""
+    t0 = time.perf_counter()
+    z = open_array()
+    if op == "region":
+        r0, r1, c0, c1 = map(int, rest[-4:])
+        a = z[r0:r1, c0:c1]
+    else:
+        a = z[:]
+    print(time.perf_counter() - t0, checksum(a))
+
+
 if tool == "tensorstore":
     import tensorstore as ts
 
@@ -93,14 +105,7 @@ if tool == "zarr2":
         z[:] = a
         print(time.perf_counter() - t0, checksum(a))
     else:
-        t0 = time.perf_counter()
-        z = zarr.open(store, mode="r")
-        if op == "region":
-            r0, r1, c0, c1 = map(int, rest[-4:])
-            a = z[r0:r1, c0:c1]
-        else:
-            a = z[:]
-        print(time.perf_counter() - t0, checksum(a))
+        timed_read(lambda: zarr.open(store, mode="r"))
     sys.exit(0)
 
 # zarr-python 3, with its own codec pipeline or zarrs'.
@@ -125,11 +130,4 @@ if op == "write":
     z[:] = a
     print(time.perf_counter() - t0, checksum(a))
 else:
-    t0 = time.perf_counter()
-    z = zarr.open_array(store, mode="r")
-    if op == "region":
-        r0, r1, c0, c1 = map(int, rest[-4:])
-        a = z[r0:r1, c0:c1]
-    else:
-        a = z[:]
-    print(time.perf_counter() - t0, checksum(a))
+    timed_read(lambda: zarr.open_array(store, mode="r"))

@@ -223,14 +223,15 @@ void ChunkReader::place(const Task& task, const Hyperslab& slab,
   }
 }
 
-void ChunkReader::read_into(hid_t ds, const Hyperslab& slab, void* out_memory) {
-  std::lock_guard own(mutex_);
+bool ChunkReader::try_read_into(hid_t ds, const Hyperslab& slab, void* out_memory) {
+  std::unique_lock own(mutex_, std::try_to_lock);
+  if (!own.owns_lock()) return false;
   const size_t rank = shape_.size();
   auto* out = static_cast<std::byte*>(out_memory);
   std::vector<std::vector<Segment>> segments(rank);
   for (size_t d = 0; d < rank; ++d) {
     segments[d] = segments_of(slab.start[d], slab.count[d], slab.step(d), chunk_[d]);
-    if (segments[d].empty()) return;  // nothing selected
+    if (segments[d].empty()) return true;  // nothing selected
   }
   std::vector<uint64_t> out_stride(rank, element_);
   for (size_t d = rank; d-- > 1;)
@@ -304,6 +305,7 @@ void ChunkReader::read_into(hid_t ds, const Hyperslab& slab, void* out_memory) {
     if (tasks.size() == batch) run();
   } while (next_position(at, first, end));
   if (!tasks.empty()) run();
+  return true;
 }
 
 }  // namespace dudley::hdf5

@@ -36,8 +36,11 @@ class ChunkReader {
 
   /// Reads `slab` (every step positive; dimensions kept) of dataset `ds` into `out`: the
   /// selected elements in C order, native byte order. Chunks never written read as the
-  /// fill value. Throws Error(kData) naming the chunk for damaged stored bytes.
-  void read_into(hid_t ds, const Hyperslab& slab, void* out);
+  /// fill value. Throws Error(kData) naming the chunk for damaged stored bytes. Returns
+  /// false, having done nothing, while another thread's read holds the decoder: that thread
+  /// may wait for the library lock the caller holds (a writer holds it while it reads its
+  /// sources), so the caller reads through the library instead of waiting.
+  bool try_read_into(hid_t ds, const Hyperslab& slab, void* out);
 
  private:
   // One filter of the pipeline, in the order it was applied when writing.

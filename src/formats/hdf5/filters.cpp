@@ -1,5 +1,7 @@
 #include "filters.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -68,12 +70,13 @@ std::vector<PipelineFilter> filter_pipeline(hid_t dcpl) {
   const int n = H5Pget_nfilters(dcpl);
   for (int i = 0; i < n; ++i) {
     unsigned flags = 0, config = 0;
-    size_t nvalues = 8;
-    unsigned values[8] = {};
-    char name[64] = {};
+    size_t nvalues = 16;
+    unsigned values[16] = {};
+    char name[256] = {};
     const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &nvalues, values,
                                            sizeof name, name, &config);
-    out.push_back({id, std::vector<unsigned>(values, values + std::min<size_t>(nvalues, 8))});
+    out.push_back(
+        {id, std::vector<unsigned>(values, values + std::min<size_t>(nvalues, 16)), name});
   }
   H5Eclear2(H5E_DEFAULT);
   return out;
@@ -82,14 +85,12 @@ std::vector<PipelineFilter> filter_pipeline(hid_t dcpl) {
 Value codecs_of(hid_t dcpl, const DType& type) {
   Lock lock(library_mutex());
   model::ValueList out;
-  const int n = H5Pget_nfilters(dcpl);
-  for (int i = 0; i < n; ++i) {
-    unsigned flags = 0, config = 0;
-    size_t nvalues = 16;
-    unsigned values[16] = {};
-    char name[256] = {};
-    const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &nvalues, values,
-                                           sizeof name, name, &config);
+  for (const PipelineFilter& f : filter_pipeline(dcpl)) {
+    const H5Z_filter_t id = f.id;
+    const size_t nvalues = f.values.size();
+    unsigned values[16] = {};  // zero past the filter's own
+    std::copy(f.values.begin(), f.values.end(), values);
+    const char* name = f.name.c_str();
     const size_t before = out.size();
     switch (id) {
       case H5Z_FILTER_DEFLATE:

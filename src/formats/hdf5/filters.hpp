@@ -2,16 +2,21 @@
 // codec layer's names: deflate is zlib's stream).
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "dudley/core/dtype.hpp"
 #include "dudley/model/value.hpp"
 #include "library.hpp"
 
 namespace dudley::hdf5 {
 
-/// One filter of a dataset's pipeline: its id and (up to 8 of) its parameters.
+/// One filter of a dataset's pipeline: its id, (up to 16 of) its parameters and the name
+/// stored with it.
 struct PipelineFilter {
   H5Z_filter_t id = -1;
   std::vector<unsigned> values;
+  std::string name;
 };
 
 /// The filters of the dataset creation property list `dcpl`, in the order they are applied

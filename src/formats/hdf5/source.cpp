@@ -214,17 +214,19 @@ class DatasetSource final : public model::ArraySource {
         chunks_tried_ = true;
       }
       chunks = chunks_.get();
-      if (!chunks) {
-        Handle memtype = h5_type(native_, true);
-        Handle filespace, memspace;
-        select(ds, forward, filespace, memspace);
-        if (H5Dread(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT, target) <
-            0)
-          throw read_error(ds);
-      }
     }
-    // Chunks this module decodes itself: on every core, outside the library's lock.
-    if (chunks) chunks->read_into(ds.get(), forward, target);
+    // Chunks this module decodes itself: on every core, outside the library's lock. A read
+    // finding the decoder busy with another thread's read goes through the library instead
+    // (see ChunkReader::try_read_into).
+    if (!chunks || !chunks->try_read_into(ds.get(), forward, target)) {
+      Lock lock(library_mutex());
+      Handle memtype = h5_type(native_, true);
+      Handle filespace, memspace;
+      select(ds, forward, filespace, memspace);
+      if (H5Dread(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT, target) <
+          0)
+        throw read_error(ds);
+    }
     if (reversed) {
       NDArray whole = NDArray::borrow(temp.data(), native_, Shape(forward.count));
       reorder(whole, slab).copy_native_into(out);
