@@ -283,6 +283,14 @@ class ZarrSource final : public model::ArraySource {
       if (whole) direct = out + static_cast<uint64_t>(task[0]->k0) * out_stride[0];
     }
     const std::byte* chunk = nullptr;
+    if (blob && direct && !fetched && wrapped_.empty() && chain_.empty() &&
+        blob->length == unit_bytes_) {
+      // An uncompressed chunk that is one run of the output is read straight into it (a
+      // copy through a buffer was an eighth of an uncompressed store's conversion).
+      store_->read(blob->key, blob->offset, blob->length, direct);
+      if (meta_.dtype.needs_swap()) swap_elements(direct, unit_bytes_ / element_, meta_.dtype);
+      return;
+    }
     if (blob) {
       if (!fetched) {
         encoded.resize(blob->length);
