@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "datatype.hpp"
@@ -23,6 +24,25 @@ constexpr H5Z_filter_t kBzip2 = 307;
 
 // Decoded chunks one read holds per batch, at most: the batch's chunks are decoded at once.
 constexpr uint64_t kBatchBytes = uint64_t{32} << 20;
+
+// The chunk kept for the next read (see ChunkReader): one for the whole process, so that
+// memory does not grow with the datasets open; chunks larger than kKeptBytes are not kept.
+constexpr uint64_t kKeptBytes = uint64_t{64} << 20;
+std::mutex g_kept_mutex;
+KeptChunk g_kept;
+
+// The kept chunk when reader `id` decoded it, else none.
+KeptChunk kept_chunk(uint64_t id) {
+  std::lock_guard lock(g_kept_mutex);
+  return g_kept.reader == id ? g_kept : KeptChunk{};
+}
+
+void keep_chunk(const KeptChunk& chunk) {
+  std::lock_guard lock(g_kept_mutex);
+  g_kept = chunk;
+}
+
+std::atomic<uint64_t> g_next_reader{1};
 
 }  // namespace
 
@@ -55,6 +75,7 @@ std::unique_ptr<ChunkReader> ChunkReader::make(const OpenFile& file, hid_t ds, c
     return nullptr;
   }
   std::unique_ptr<ChunkReader> r(new ChunkReader());
+  r->id_ = g_next_reader++;
   r->path_ = file.path;
   r->dtype_ = dtype;
   r->shape_ = shape;
@@ -240,11 +261,10 @@ bool ChunkReader::try_read_into(hid_t ds, const Hyperslab& slab, void* out_memor
   const size_t threads = pool.helpers() + 1;
   const size_t batch =
       std::max<size_t>(threads, std::min<uint64_t>(4 * threads, kBatchBytes / chunk_bytes_));
-  if (raw_.size() < batch) {
-    raw_.resize(batch);
-    decoded_.resize(batch);
-    scratch_.resize(batch);
-  }
+  // This read's buffers, given back when it ends: a reader per dataset kept them, and a
+  // file of many chunked datasets converted whole held every dataset's at once.
+  std::vector<codec::Bytes> raw(batch), decoded(batch), scratch(batch);
+  KeptChunk kept = kept_chunk(id_);
   std::vector<Task> tasks;
   tasks.reserve(batch);
   auto run = [&] {
@@ -255,25 +275,25 @@ bool ChunkReader::try_read_into(hid_t ds, const Hyperslab& slab, void* out_memor
           place(task, slab, out_stride, nullptr, out);
           return;
         case Task::Source::kKept:
-          place(task, slab, out_stride, kept_.data(), out);
+          place(task, slab, out_stride, kept.bytes->data(), out);
           return;
         case Task::Source::kFetched:
           break;
       }
       if (task.direct) {
-        decode(raw_[t], task.mask, task.direct, scratch_[t], task.grid);
+        decode(raw[t], task.mask, task.direct, scratch[t], task.grid);
         return;
       }
-      decoded_[t].resize(chunk_bytes_);
-      decode(raw_[t], task.mask, decoded_[t].data(), scratch_[t], task.grid);
-      place(task, slab, out_stride, decoded_[t].data(), out);
+      decoded[t].resize(chunk_bytes_);
+      decode(raw[t], task.mask, decoded[t].data(), scratch[t], task.grid);
+      place(task, slab, out_stride, decoded[t].data(), out);
     });
     // The last chunk decoded whole is kept: a reader walking the array in slices thinner
     // than the chunks asks for it again next.
-    for (size_t t = tasks.size(); t-- > 0;) {
+    for (size_t t = tasks.size(); t-- > 0 && chunk_bytes_ <= kKeptBytes;) {
       if (tasks[t].source == Task::Source::kFetched && !tasks[t].direct) {
-        std::swap(kept_, decoded_[t]);
-        kept_at_ = tasks[t].grid;
+        kept = {id_, tasks[t].grid, std::make_shared<codec::Bytes>(std::move(decoded[t]))};
+        keep_chunk(kept);
         break;
       }
     }
@@ -294,9 +314,9 @@ bool ChunkReader::try_read_into(hid_t ds, const Hyperslab& slab, void* out_memor
       whole = whole && slab.step(d) == 1 && s.k1 - s.k0 == chunk_[d] &&
               slab.start[d] + s.k0 == s.chunk * chunk_[d] && (d == 0 || slab.count[d] == chunk_[d]);
     }
-    if (!kept_at_.empty() && task.grid == kept_at_) {
+    if (kept.bytes && task.grid == kept.grid) {
       task.source = Task::Source::kKept;
-    } else if (!fetch(ds, task.grid, raw_[tasks.size()], task.mask)) {
+    } else if (!fetch(ds, task.grid, raw[tasks.size()], task.mask)) {
       task.source = Task::Source::kMissing;
     } else if (whole) {
       task.direct = out + static_cast<uint64_t>(task.segments[0]->k0) * out_stride[0];

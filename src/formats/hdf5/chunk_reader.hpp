@@ -6,8 +6,8 @@
 // reading an 8 MiB chunk as eight slices decodes it eight times. Here each chunk's stored
 // bytes are fetched through the library (H5Dread_chunk: a copy, under the lock), and decoded
 // by the codec layer (libdeflate, zstd, bzip2, the byte shuffle) on every core, each chunk
-// once per read; the last chunk decoded is kept for the next read, which in a writer's
-// slice-by-slice walk usually wants it again.
+// once per read; the last chunk decoded (one for the whole process) is kept for the next
+// read, which in a writer's slice-by-slice walk usually wants it again.
 #pragma once
 
 #include <memory>
@@ -22,6 +22,13 @@
 namespace dudley::hdf5 {
 
 struct OpenFile;
+
+/// A decoded chunk kept for the next read: its reader's id, its grid position and bytes.
+struct KeptChunk {
+  uint64_t reader = 0;
+  std::vector<int64_t> grid;
+  std::shared_ptr<const codec::Bytes> bytes;
+};
 
 class ChunkReader {
  public:
@@ -70,10 +77,8 @@ class ChunkReader {
   uint64_t element_ = 0, chunk_bytes_ = 0, file_size_ = 0;
   std::vector<Step> steps_;
   std::vector<std::byte> fill_;  // one element, native order
-  std::mutex mutex_;             // one read at a time: the buffers below are its
-  std::vector<codec::Bytes> raw_, decoded_, scratch_;
-  std::vector<int64_t> kept_at_;  // the grid position of the chunk kept in kept_ (empty: none)
-  codec::Bytes kept_;
+  uint64_t id_ = 0;              // names this reader's chunk in the process's kept chunk
+  std::mutex mutex_;             // one read at a time (try_read_into)
 };
 
 }  // namespace dudley::hdf5
