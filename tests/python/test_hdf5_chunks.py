@@ -137,6 +137,7 @@ def test_a_damaged_chunk_is_named(chunked, tmp_path):
     p = run("dump", str(damaged), "/deflate")
     assert p.returncode == 1, p.stderr
     assert "chunk (1, 1, 1)" in p.stderr and "damaged.h5" in p.stderr, p.stderr
+    assert f"damaged.h5:@{info.byte_offset}:" in p.stderr, p.stderr  # where the chunk lies
     p = run("dump", "--json", str(damaged), "/deflate[0]")  # chunk row 0 is intact
     assert p.returncode == 0, p.stderr
     with pytest.raises(dudley.DataError, match=r"chunk \(1, 1, 1\)"):

@@ -50,12 +50,13 @@ struct ChunkReader::Task {
   std::vector<const Segment*> segments;  // one per dimension
   std::vector<int64_t> grid;
   enum class Source : uint8_t { kFetched, kMissing, kKept } source = Source::kFetched;
-  unsigned mask = 0;
-  bool whole = false;  // every element of the chunk selected, one run of the output
-  std::byte* direct = nullptr;
+  unsigned mask = 0;            // the filters skipped for this chunk
+  uint64_t address = 0;         // where its stored bytes start in the file
+  std::byte* direct = nullptr;  // every element selected, one run of the output: here
 };
 
-std::unique_ptr<ChunkReader> ChunkReader::make(const OpenFile& file, hid_t ds, const DType& dtype,
+std::unique_ptr<ChunkReader> ChunkReader::make(const OpenFile& file, hid_t ds, std::string name,
+                                               const DType& dtype,
                                                const std::vector<int64_t>& shape,
                                                const std::vector<int64_t>& chunk) {
   if (chunk.empty() || chunk.size() != shape.size() || !stored_as_is(dtype)) return nullptr;
@@ -77,6 +78,7 @@ std::unique_ptr<ChunkReader> ChunkReader::make(const OpenFile& file, hid_t ds, c
   std::unique_ptr<ChunkReader> r(new ChunkReader());
   r->id_ = g_next_reader++;
   r->path_ = file.path;
+  r->name_ = std::move(name);
   r->dtype_ = dtype;
   r->shape_ = shape;
   r->chunk_ = chunk;
@@ -133,34 +135,39 @@ std::unique_ptr<ChunkReader> ChunkReader::make(const OpenFile& file, hid_t ds, c
   return r;
 }
 
-bool ChunkReader::fetch(hid_t ds, const std::vector<int64_t>& grid, codec::Bytes& raw,
-                        unsigned& mask) const {
+bool ChunkReader::fetch(hid_t ds, Task& task, codec::Bytes& raw) const {
+  const std::vector<int64_t>& grid = task.grid;
   std::vector<hsize_t> offset(grid.size());
   for (size_t d = 0; d < grid.size(); ++d)
     offset[d] = static_cast<hsize_t>(grid[d]) * static_cast<hsize_t>(chunk_[d]);
   Lock lock(library_mutex());
   haddr_t address = HADDR_UNDEF;
   hsize_t size = 0;
-  check(H5Dget_chunk_info_by_coord(ds, offset.data(), &mask, &address, &size),
-        fmt::format("cannot find chunk ({}) in the chunk index", fmt::join(grid, ", ")), path_);
+  check(H5Dget_chunk_info_by_coord(ds, offset.data(), &task.mask, &address, &size),
+        fmt::format("cannot read {}: chunk ({}) is not in the chunk index", name_,
+                    fmt::join(grid, ", ")),
+        path_);
   if (address == HADDR_UNDEF) return false;
+  task.address = address;
   // The index's size is a claim: more than the file holds is damage, not an allocation.
   if (size > file_size_) {
-    throw Error(ErrorCategory::kData,
-                fmt::format("chunk ({}): the chunk index says {} bytes, the file has {}",
-                            fmt::join(grid, ", "), size, file_size_),
-                Location::binary(path_, address));
+    throw Error(
+        ErrorCategory::kData,
+        fmt::format("cannot read {}: chunk ({}): the chunk index says {} bytes, the file has {}",
+                    name_, fmt::join(grid, ", "), size, file_size_),
+        Location::binary(path_, address));
   }
   raw.resize(size);
   uint32_t filters = 0;
   check(H5Dread_chunk(ds, H5P_DEFAULT, offset.data(), &filters, raw.data()),
-        fmt::format("cannot read chunk ({})", fmt::join(grid, ", ")), path_);
-  mask = filters;
+        fmt::format("cannot read {}: chunk ({})", name_, fmt::join(grid, ", ")), path_);
+  task.mask = filters;
   return true;
 }
 
-void ChunkReader::decode(const codec::Bytes& raw, unsigned mask, std::byte* out,
-                         codec::Bytes& scratch, const std::vector<int64_t>& grid) const {
+void ChunkReader::decode(const Task& task, const codec::Bytes& raw, std::byte* out,
+                         codec::Bytes& scratch) const {
+  const unsigned mask = task.mask;
   // The filters applied to this chunk, last applied first.
   std::vector<const Step*> undo;
   for (size_t i = steps_.size(); i-- > 0;) {
@@ -196,8 +203,10 @@ void ChunkReader::decode(const codec::Bytes& raw, unsigned mask, std::byte* out,
       in = codec::ByteView(target, chunk_bytes_);
     }
   } catch (const Error& e) {
-    throw Error(e.category(), fmt::format("chunk ({}): {}", fmt::join(grid, ", "), e.message()),
-                Location::file(path_));
+    throw Error(e.category(),
+                fmt::format("cannot read {}: chunk ({}): {}", name_, fmt::join(task.grid, ", "),
+                            e.message()),
+                Location::binary(path_, task.address));
   }
   if (dtype_.needs_swap()) swap_elements(out, chunk_bytes_ / element_, dtype_);
 }
@@ -281,11 +290,11 @@ bool ChunkReader::try_read_into(hid_t ds, const Hyperslab& slab, void* out_memor
           break;
       }
       if (task.direct) {
-        decode(raw[t], task.mask, task.direct, scratch[t], task.grid);
+        decode(task, raw[t], task.direct, scratch[t]);
         return;
       }
       decoded[t].resize(chunk_bytes_);
-      decode(raw[t], task.mask, decoded[t].data(), scratch[t], task.grid);
+      decode(task, raw[t], decoded[t].data(), scratch[t]);
       place(task, slab, out_stride, decoded[t].data(), out);
     });
     // The last chunk decoded whole is kept: a reader walking the array in slices thinner
@@ -316,7 +325,7 @@ bool ChunkReader::try_read_into(hid_t ds, const Hyperslab& slab, void* out_memor
     }
     if (kept.bytes && task.grid == kept.grid) {
       task.source = Task::Source::kKept;
-    } else if (!fetch(ds, task.grid, raw[tasks.size()], task.mask)) {
+    } else if (!fetch(ds, task, raw[tasks.size()])) {
       task.source = Task::Source::kMissing;
     } else if (whole) {
       task.direct = out + static_cast<uint64_t>(task.segments[0]->k0) * out_stride[0];

@@ -32,13 +32,13 @@ struct KeptChunk {
 
 class ChunkReader {
  public:
-  /// A reader for the open dataset `ds` of `file` (stored type `dtype`, current `shape`,
-  /// chunks of `chunk`), or null when libhdf5 must read it: a layout other than chunked,
-  /// filters other than deflate, shuffle, zstd and bzip2 (or two compressors), chunks at the
-  /// edges stored unfiltered, a fill value never written, or elements other than numbers
-  /// (bool, integers, floats, complex). Call under the library lock.
-  static std::unique_ptr<ChunkReader> make(const OpenFile& file, hid_t ds, const DType& dtype,
-                                           const std::vector<int64_t>& shape,
+  /// A reader for the open dataset `ds` (named `name`, for errors) of `file` (stored type `dtype`,
+  /// current `shape`, chunks of `chunk`), or null when libhdf5 must read it: a layout other than
+  /// chunked, filters other than deflate, shuffle, zstd and bzip2 (or two compressors), chunks at
+  /// the edges stored unfiltered, a fill value never written, or elements other than numbers (bool,
+  /// integers, floats, complex). Call under the library lock.
+  static std::unique_ptr<ChunkReader> make(const OpenFile& file, hid_t ds, std::string name,
+                                           const DType& dtype, const std::vector<int64_t>& shape,
                                            const std::vector<int64_t>& chunk);
 
   /// Reads `slab` (every step positive; dimensions kept) of dataset `ds` into `out`: the
@@ -60,12 +60,13 @@ class ChunkReader {
   struct Task;
 
   ChunkReader() = default;
-  // Fetches the stored bytes of the chunk at `grid` into `raw` (under the library lock);
-  // false for a chunk never written. `mask` gets the filters skipped for it.
-  bool fetch(hid_t ds, const std::vector<int64_t>& grid, codec::Bytes& raw, unsigned& mask) const;
-  // Undoes the filters of `raw` (those `mask` does not skip) into `out` (one chunk).
-  void decode(const codec::Bytes& raw, unsigned mask, std::byte* out, codec::Bytes& scratch,
-              const std::vector<int64_t>& grid) const;
+  // Fetches the stored bytes of the chunk at `task`'s grid position into `raw` (under the
+  // library lock); false for a chunk never written. Sets the task's filter mask and address.
+  bool fetch(hid_t ds, Task& task, codec::Bytes& raw) const;
+  // Undoes the filters of `raw` (those the task's mask does not skip) into `out` (one chunk);
+  // errors name the chunk, the dataset and where the chunk lies in the file.
+  void decode(const Task& task, const codec::Bytes& raw, std::byte* out,
+              codec::Bytes& scratch) const;
   // Copies the selected elements of the decoded chunk `chunk` (or the fill value, for null)
   // to their places in `out`.
   void place(const Task& task, const Hyperslab& slab, const std::vector<uint64_t>& out_stride,

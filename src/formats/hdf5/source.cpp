@@ -210,7 +210,7 @@ class DatasetSource final : public model::ArraySource {
       Lock lock(library_mutex());
       ds = open();
       if (!chunks_tried_) {
-        chunks_ = ChunkReader::make(*file_, ds.get(), dtype_, shape_, chunk_);
+        chunks_ = ChunkReader::make(*file_, ds.get(), name_, dtype_, shape_, chunk_);
         chunks_tried_ = true;
       }
       chunks = chunks_.get();
