@@ -16,6 +16,9 @@ packages=(
   liburing-dev
   # codecs (src/codec): deflate/zlib/gzip, bzip2, lz4 (block and frame), zstd, c-blosc 1
   zlib1g-dev libdeflate-dev libbz2-dev liblz4-dev libzstd-dev libblosc-dev
+  # ISA-L: zlib streams decoded piece by piece as fast as libdeflate decodes them whole, so
+  # an ASDF block's MD5 is taken on a second core while it decodes
+  libisal-dev
   # snappy: the codec Java and Spark Avro writers use most; python3-snappy lets the Avro
   # peer (python3-avro) read and write such containers in the tests; liblzma: Avro's xz
   libsnappy-dev python3-snappy liblzma-dev

@@ -18,6 +18,33 @@ json stream_marker(uint64_t id) {
 
 namespace {
 
+// Writes `text` as a JSON string: plain ASCII directly, anything needing escapes (or bytes
+// that are not UTF-8) as nlohmann prints it. A listing writes 10^6 keys and strings, and
+// json_text's serializer (a json value, a locale lookup and a string each) was a tenth of
+// its time.
+void write_string(Output& out, const std::string& s) {
+  const bool plain = std::all_of(
+      s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+  if (!plain) return out.write(json_text(json(s)));
+  fmt::memory_buffer& b = out.buffer();
+  b.push_back('"');
+  b.append(s.data(), s.data() + s.size());
+  b.push_back('"');
+}
+
+// A new line indented `spaces` deep, written without a temporary string.
+void write_newline(Output& out, size_t spaces) {
+  static constexpr char kSpaces[] =
+      "                                                                ";
+  fmt::memory_buffer& b = out.buffer();
+  b.push_back('\n');
+  for (size_t left = spaces; left > 0;) {
+    const size_t n = std::min(left, sizeof kSpaces - 1);
+    b.append(kSpaces, kSpaces + n);
+    left -= n;
+  }
+}
+
 class Printer {
  public:
   Printer(Output& out, int indent, const StreamValue& stream)
@@ -36,9 +63,8 @@ class Printer {
   }
 
  private:
-  // Integers and plain ASCII text are written directly; everything else (floats, escapes,
-  // bytes that are not UTF-8) as nlohmann prints it. A listing writes 10^5 such values, and
-  // json_text's serializer (a locale lookup and a string each) was a tenth of its time.
+  // Integers and text are written directly; everything else (floats, booleans, null) as
+  // nlohmann prints it.
   void scalar(const json& v) {
     fmt::memory_buffer& b = out_.buffer();
     if (v.is_number_integer()) {
@@ -49,31 +75,19 @@ class Printer {
       }
       return;
     }
-    if (v.is_string()) {
-      const std::string& s = v.get_ref<const std::string&>();
-      const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
-        return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-      });
-      if (plain) {
-        b.push_back('"');
-        b.append(s.data(), s.data() + s.size());
-        b.push_back('"');
-        return;
-      }
-    }
+    if (v.is_string()) return write_string(out_, v.get_ref<const std::string&>());
     out_.write(json_text(v));
   }
 
   void newline(int level) {
     if (indent_ < 0) return;
-    out_.write("\n");
-    out_.write(std::string(static_cast<size_t>(level * indent_), ' '));
+    write_newline(out_, static_cast<size_t>(level * indent_));
   }
 
   void member(const std::string& key, const json& v, int level, bool first, json* extra) {
     if (!first) out_.write(",");
     newline(level);
-    out_.write(json_text(json(key)));
+    write_string(out_, key);
     out_.write(indent_ < 0 ? ":" : ": ");
     value(v, level, extra);
   }
@@ -131,15 +145,14 @@ void write_json_at(Output& out, const json& value, int indent, int level,
 
 void write_json_key(Output& out, int indent, int level, const std::string& name, bool first) {
   write_json_separator(out, indent, level, first);
-  out.write(json_text(json(name)));
+  write_string(out, name);
   out.write(indent < 0 ? ":" : ": ");
 }
 
 void write_json_separator(Output& out, int indent, int level, bool first) {
   if (!first) out.write(",");
   if (indent < 0) return;
-  out.write("\n");
-  out.write(std::string(static_cast<size_t>(level * indent), ' '));
+  write_newline(out, static_cast<size_t>(level * indent));
 }
 
 }  // namespace dudley::cli

@@ -8,8 +8,8 @@
 #include <future>
 #include <optional>
 
-#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/big_memory.hpp"
+#include "dudley/core/thread_pool.hpp"
 #include "dudley/io/selection_read.hpp"
 
 namespace dudley::asdf {
@@ -227,8 +227,10 @@ void BlockStore::decode(size_t i, std::byte* out, bool verify_now, bool populate
     std::optional<codec::Md5> md5;
     if (verify_now && needs_verifying(i)) md5.emplace();
     codec::Md5* hash = md5 ? &*md5 : nullptr;
-    if (compression == "lz4" || b.data_size < kBigMemoryThreshold || !populate) {
-      // lz4's chunks are decoded on every core already.
+    if (compression == "lz4" || (hash && compression == "zlib") ||
+        b.data_size < kBigMemoryThreshold || !populate) {
+      // lz4's chunks are decoded on every core already; a zlib stream being verified is
+      // hashed piece by piece on a second core, which maps in pages ahead of it too.
       decompress_block(compression, stored.bytes, {out, b.data_size}, what, hash);
     } else {
       // One stream, one core: a second core maps in the output's pages ahead of it, piece

@@ -12,6 +12,8 @@
 
 #include "blocks.hpp"
 #include "dudley/codec/lz4_framed.hpp"
+#include "dudley/codec/zlib_pieces.hpp"
+#include "dudley/core/big_memory.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/thread_pool.hpp"
@@ -45,21 +47,21 @@ std::vector<Lz4Chunk> lz4_chunks(codec::ByteView in, codec::MutableByteView out,
   return chunks;
 }
 
-// Decodes the chunks in order on this core while a second core hashes each one as soon as it
-// is ready: MD5 is the slower of the two, and it never waits for more than one chunk.
-void lz4_decode_hashing(const std::vector<Lz4Chunk>& chunks, codec::MutableByteView out,
-                        codec::Md5& md5) {
-  std::atomic<size_t> ready{0};  // chunks decoded
+// Runs `decode`, which decodes in order and calls its argument with n each time the first n
+// bytes of `out` are final, on this core while a second core hashes each piece as soon as
+// it is ready (MD5 is about as slow as the decoder, and it never waits for more than one
+// piece) and, while it waits, maps in the output's pages ahead of the decoder.
+void decode_hashing(const std::function<void(const codec::DecodedSoFar&)>& decode,
+                    codec::MutableByteView out, codec::Md5& md5) {
+  std::atomic<size_t> ready{0};  // bytes decoded
   std::atomic<bool> failed{false};
   dudley::ThreadPool::shared().parallel_for(2, [&](size_t task) {
     if (task == 0) {
       try {
-        for (size_t c = 0; c < chunks.size(); ++c) {
-          lz4_block().decode_exact(chunks[c].in,
-                                   out.subspan(chunks[c].out_offset, chunks[c].out_size));
-          ready.store(c + 1);
+        decode([&](size_t n) {
+          ready.store(n);
           ready.notify_one();
-        }
+        });
       } catch (...) {
         failed.store(true);
         ready.store(SIZE_MAX);  // wakes the hashing task, which then stops
@@ -68,14 +70,30 @@ void lz4_decode_hashing(const std::vector<Lz4Chunk>& chunks, codec::MutableByteV
       }
       return;
     }
-    for (size_t c = 0; c < chunks.size(); ++c) {
+    constexpr size_t kPopulateAhead = size_t{32} << 20;
+    constexpr size_t kPopulateStep = size_t{2} << 20;
+    size_t hashed = 0;
+    size_t populated = 0;
+    while (hashed < out.size()) {
       size_t seen = ready.load();
-      while (seen <= c) {
-        ready.wait(seen);
-        seen = ready.load();
-      }
       if (failed.load()) return;
-      md5.update(out.subspan(chunks[c].out_offset, chunks[c].out_size));
+      if (seen > hashed) {
+        md5.update(out.subspan(hashed, seen - hashed));
+        hashed = seen;
+        continue;
+      }
+      // Pages mapped in here are ones the decoder need not fault in; MADV_POPULATE_WRITE
+      // leaves the bytes already written as they are.
+      populated = std::max(populated, seen);
+      if (populated < out.size() && populated < seen + kPopulateAhead) {
+        const size_t n = std::min(kPopulateStep, out.size() - populated);
+        if (populate_pages(out.data() + populated, n)) {
+          populated += n;
+          continue;
+        }
+        populated = out.size();  // not supported here: stop trying
+      }
+      ready.wait(seen);
     }
   });
 }
@@ -84,7 +102,16 @@ void lz4_decompress(codec::ByteView in, codec::MutableByteView out, const std::s
                     codec::Md5* md5) {
   const std::vector<Lz4Chunk> chunks = lz4_chunks(in, out, what);
   try {
-    if (md5) return lz4_decode_hashing(chunks, out, *md5);
+    if (md5) {
+      return decode_hashing(
+          [&](const codec::DecodedSoFar& ready) {
+            for (const Lz4Chunk& chunk : chunks) {
+              lz4_block().decode_exact(chunk.in, out.subspan(chunk.out_offset, chunk.out_size));
+              ready(chunk.out_offset + chunk.out_size);
+            }
+          },
+          out, *md5);
+    }
     dudley::ThreadPool::shared().parallel_for(chunks.size(), [&](size_t i) {
       lz4_block().decode_exact(chunks[i].in, out.subspan(chunks[i].out_offset, chunks[i].out_size));
     });
@@ -124,11 +151,18 @@ void decompress_block(const std::string& compression, codec::ByteView in,
                       codec::MutableByteView out, const std::string& what, codec::Md5* md5) {
   if (compression == "lz4") return lz4_decompress(in, out, what, md5);
   try {
+    if (md5 && compression == "zlib") {
+      // Decoded a piece at a time (ISA-L), each piece hashed on a second core as it is done;
+      // libdeflate, a little faster, hands back only the whole.
+      return decode_hashing(
+          [&](const codec::DecodedSoFar& ready) { codec::decode_zlib_in_pieces(in, out, ready); },
+          out, *md5);
+    }
     codec::make_bytes_codec(codec_name(compression))->decode_exact(in, out);
   } catch (const Error& e) {
     throw Error(e.category(), fmt::format("{}: {}", what, e.message()), e.location());
   }
-  if (md5) md5->update(out);  // one stream: nothing to hash until it is decoded
+  if (md5) md5->update(out);  // one stream (bzip2): nothing to hash until it is decoded
 }
 
 void encode_lz4_framed(codec::ByteView raw, codec::Md5* md5,
