@@ -3,12 +3,14 @@
 
 1. A tree of 10,000 small arrays: `dudley ls --json` (a whole process) against asdf.open +
    walking the tree (in process).
-2. 256 MiB of smooth float64, uncompressed, zlib and lz4: reading the array (ours in
+2. 256 MiB of smooth float64 in one block, uncompressed, zlib and lz4: reading the array (ours in
    process with bench's asdf_tool) against asdf.open(copy_arrays=True) + np.asarray, like
    for like: without MD5 verification (python's default) and with it (ours by default,
    python's validate_checksums=True), and numpy.fromfile of the same bytes for the
    uncompressed file; every reader sums the array it read (so a view of the file counts
    its page faults); writing it against AsdfFile.write_to.
+3. The same data as 8 arrays of 32 MiB, every array read and summed: ours verifying every
+   block, python3-asdf's validate_checksums checking the first (see below).
 Each timing is the best of REPEAT; files are read once right before timing (warm cache).
 
 Usage: asdf_vs_python.py BUILD_DIR [WORKDIR]
@@ -54,7 +56,7 @@ def tool(*args):
 
 def best_tool(*args, path=None):
     times = []
-    for _ in range(1 if args[0] == "read" else REPEAT):  # the tool repeats reads itself
+    for _ in range(1 if args[0].startswith("read") else REPEAT):  # the tool repeats reads itself
         if path:
             warm(path)
         times.append(tool(*args))
@@ -81,7 +83,7 @@ def ours_list():
 
 warm(many)
 tp, to = best(python_list), best(ours_list)
-rows.append(("open + list 10,000 arrays", to, tp, "python3-asdf", tp / to, "≥20x"))
+rows.append(("open + list 10,000 arrays", to, tp, "python3-asdf", tp / to, "≥50x"))
 
 # 2. 256 MiB of float64.
 n = 256 * 1024 * 1024 // 8
@@ -111,7 +113,7 @@ for comp in ["none", "zlib", "lz4"]:
     tor = best_tool("read", path, "/x", path=path)
     tor_nock = best_tool("read", path, "/x", "--no-checksums", path=path)
     rows.append((f"read {comp}, no MD5", tor_nock, tpr, "python3-asdf", tpr / tor_nock, "≥2x" if comp != "none" else "-"))
-    rows.append((f"read {comp}, MD5 verified", tor, tpr_ck, "python3-asdf, validate_checksums", tpr_ck / tor, "≥2x" if comp != "none" else "-"))
+    rows.append((f"read {comp}, MD5 verified", tor, tpr_ck, "python3-asdf, validate_checksums", tpr_ck / tor, "≥3x" if comp != "none" else "≥1.0x"))
     rows.append((f"write {comp}, MD5 stored", tow, tpw, "python3-asdf", tpw / tow, "≥2x" if comp != "none" else "-"))
     rows.append((f"write {comp}, no MD5", tow_nock, tpw, "python3-asdf", tpw / tow_nock, "-"))
     if comp == "none":
@@ -125,6 +127,32 @@ for comp in ["none", "zlib", "lz4"]:
         tff = best(fromfile)
         rows.append(("read none, no MD5 vs numpy.fromfile", tor_nock, tff, "numpy.fromfile", tff / tor_nock, "≥0.9x"))
         rows.append(("read none, MD5 verified vs numpy.fromfile", tor, tff, "numpy.fromfile", tff / tor, "-"))
+
+# 3. The same 256 MiB as 8 arrays of 32 MiB (8 blocks), every array read and summed. Ours
+#    verifies every block: uncompressed ones' checksums several at once on every core first
+#    (as convert does), compressed ones as they decode. python3-asdf 2.14's
+#    validate_checksums=True checks only the blocks it reads while opening, the first one of
+#    an indexed file: the others are loaded lazily without a check (asdf/block.py), and a
+#    damaged sixth block goes unnoticed. So this is not like for like: the single-block rows
+#    above are.
+# Copies: views of one array would share its one block.
+parts = [p.copy() for p in np.split(data, 8)]
+for comp in ["none", "zlib", "lz4"]:
+    path = os.path.join(WORK, f"eight_{comp}.asdf")
+    if not os.path.exists(path):
+        kwargs = {} if comp == "none" else {"all_array_compression": comp}
+        asdf.AsdfFile({f"x{k}": parts[k] for k in range(8)}).write_to(path, **kwargs)
+
+    def python_read_all(validate=True):
+        with asdf.open(path, copy_arrays=True, validate_checksums=validate) as f:
+            for k in range(8):
+                np.asarray(f.tree[f"x{k}"]).sum()
+
+    warm(path)
+    tp_all = best(python_read_all)
+    to_all = best_tool("read-all", path, path=path)
+    rows.append((f"read 8 blocks {comp}, all verified (python: first block only)", to_all, tp_all,
+                 "python3-asdf, validate_checksums", tp_all / to_all, "-"))
 
 print(f"| measurement | dudley (s) | baseline (s) | baseline | speed-up | target |")
 print("|---|---|---|---|---|---|")

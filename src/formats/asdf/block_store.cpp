@@ -37,7 +37,7 @@ BlockStore::BlockStore(std::shared_ptr<io::ByteSource> source, std::vector<Block
       blocks_(std::move(blocks)),
       verify_checksums_(options.verify_checksums),
       max_block_bytes_(options.max_block_bytes ? options.max_block_bytes : physical_memory()),
-      verified_(std::make_unique<std::atomic<bool>[]>(blocks_.size())) {}
+      verified_(std::make_unique<std::atomic<uint8_t>[]>(blocks_.size())) {}
 
 void BlockStore::check_size(size_t i) const {
   const BlockHeader& b = blocks_[i];
@@ -67,7 +67,7 @@ void BlockStore::verify(size_t i, const std::byte* data, uint64_t size) const {
 }
 
 bool BlockStore::needs_verifying(size_t i) const {
-  return verify_checksums_ && blocks_[i].has_checksum() && !verified_[i].load();
+  return verify_checksums_ && blocks_[i].has_checksum() && verified_[i].load() != kVerified;
 }
 
 void BlockStore::check_digest(size_t i, const codec::Md5Digest& got) const {
@@ -84,7 +84,8 @@ void BlockStore::check_digest(size_t i, const codec::Md5Digest& got) const {
                             i, hex(b.checksum), hex(got)),
                 Location::binary(source_->name(), b.offset));
   }
-  verified_[i].store(true);
+  verified_[i].store(kVerified);
+  verified_[i].notify_all();
 }
 
 void BlockStore::read_uncompressed(size_t i, uint64_t offset, uint64_t length, void* out) const {
@@ -103,7 +104,8 @@ void BlockStore::read_uncompressed(size_t i, uint64_t offset, uint64_t length, v
 }
 
 void BlockStore::read_hashing(size_t i, codec::Md5& md5,
-                              const std::function<std::byte*(uint64_t k)>& place) const {
+                              const std::function<std::byte*(uint64_t k)>& place,
+                              bool use_pool) const {
   // Piece k is hashed on a second core while piece k + 1 is read (MD5 runs at about
   // 0.6 GB/s; one after the other, reading would wait for it).
   const BlockHeader& b = blocks_[i];
@@ -119,6 +121,11 @@ void BlockStore::read_hashing(size_t i, codec::Md5& md5,
   };
   if (pieces > 0) read_piece(0);
   for (uint64_t k = 0; k < pieces; ++k) {
+    if (!use_pool) {
+      md5.update(piece(k));
+      if (k + 1 < pieces) read_piece(k + 1);
+      continue;
+    }
     dudley::ThreadPool::shared().parallel_for(2, [&](size_t task) {
       if (task == 0) {
         if (k + 1 < pieces) read_piece(k + 1);
@@ -167,6 +174,27 @@ bool BlockStore::hash_mapped(const io::ByteSource::FileSpan& span, uint64_t offs
 
 void BlockStore::verify_streaming(size_t i, codec::Md5* prepared) const {
   if (!needs_verifying(i)) return;
+  if (!prepared) return hash_streaming(i, nullptr, true);
+  // A job of model::verify_all. Several arrays may be views of one block (python3-asdf
+  // writes one block for a base array and its views), and each job hashed the whole block.
+  // One job hashes it, on its own thread only, so that it never waits for the pool that the
+  // others, waiting for its answer, may be holding.
+  uint8_t state = kUnchecked;
+  while (!verified_[i].compare_exchange_strong(state, kChecking)) {
+    if (state == kVerified) return;
+    verified_[i].wait(kChecking);
+    state = kUnchecked;  // unchecked again if that thread failed: hash it here, and fail here
+  }
+  try {
+    hash_streaming(i, prepared, false);
+  } catch (...) {
+    verified_[i].store(kUnchecked);
+    verified_[i].notify_all();
+    throw;
+  }
+}
+
+void BlockStore::hash_streaming(size_t i, codec::Md5* prepared, bool use_pool) const {
   const BlockHeader& b = blocks_[i];
   source_->check_range(b.data_offset(), b.used_size, fmt::format("block {}", i));
   std::optional<codec::Md5> own;
@@ -185,7 +213,8 @@ void BlockStore::verify_streaming(size_t i, codec::Md5* prepared) const {
   // The pointers, not `kept`, go into the lambda: it runs on the pool's threads too, where
   // `kept` names that thread's own (empty) buffers.
   std::byte* const buffers[2] = {kept[0].get(), kept[1].get()};
-  read_hashing(i, md5, [buffers](uint64_t k) { return buffers[k % 2]; });
+  read_hashing(
+      i, md5, [buffers](uint64_t k) { return buffers[k % 2]; }, use_pool);
 }
 
 BlockStore::Stored BlockStore::stored_bytes(size_t i) const {

@@ -51,8 +51,9 @@ class BlockStore {
   /// Checks uncompressed block `i`'s checksum (if asked for and not done yet) by reading it
   /// in pieces into two reused buffers, one hashed while the next is read: memory stays a
   /// few MiB whatever the block's size.
-  /// `md5`, when given, is a fresh context made by the caller's thread (see
-  /// ArraySource::prepare_verify); otherwise one is made here.
+  /// `md5`, when given, is a fresh context made by the caller's thread for a job of
+  /// model::verify_all (see ArraySource::prepare_verify): of several such jobs naming one
+  /// block, one hashes it and the others wait for its answer. Otherwise one is made here.
   void verify_streaming(size_t i, codec::Md5* md5 = nullptr) const;
 
   /// Decodes compressed block `i` into `out` (data_size bytes), verifying its checksum (if
@@ -86,10 +87,14 @@ class BlockStore {
     std::shared_ptr<void> mapping;  // unmapped when the decoder is done with it
   };
   Stored stored_bytes(size_t i) const;
+  // verify_streaming's work: hashes block i and checks its checksum (see read_hashing for
+  // `use_pool`).
+  void hash_streaming(size_t i, codec::Md5* prepared, bool use_pool) const;
   // Reads block i's stored bytes in pieces, piece k to place(k), hashing each into `md5`
   // on a second core while the next is read, and checks the checksum.
-  void read_hashing(size_t i, codec::Md5& md5,
-                    const std::function<std::byte*(uint64_t k)>& place) const;
+  // `use_pool`: false hashes and reads one after the other on this thread alone.
+  void read_hashing(size_t i, codec::Md5& md5, const std::function<std::byte*(uint64_t k)>& place,
+                    bool use_pool = true) const;
   // Hashes [offset, offset + length) of the file through short-lived mappings and checks
   // block i's checksum; false when the file cannot be mapped (nothing checked).
   bool hash_mapped(const io::ByteSource::FileSpan& span, uint64_t offset, uint64_t length, size_t i,
@@ -114,7 +119,10 @@ class BlockStore {
   std::vector<BlockHeader> blocks_;
   bool verify_checksums_;
   uint64_t max_block_bytes_;
-  mutable std::unique_ptr<std::atomic<bool>[]> verified_;
+  // Each block's checksum: kUnchecked, kChecking (a thread of verify_streaming hashes it;
+  // others asking for the same block wait for it) or kVerified.
+  enum CheckState : uint8_t { kUnchecked, kChecking, kVerified };
+  mutable std::unique_ptr<std::atomic<uint8_t>[]> verified_;
   mutable std::mutex cache_mutex_;
   mutable size_t cached_index_ = SIZE_MAX;
   mutable BlockData cached_;

@@ -350,3 +350,56 @@ TEST(AsdfBadInput, BlocksDecodedAheadReadAsAlone) {
 
 }  // namespace
 }  // namespace dudley::asdf
+
+namespace dudley::asdf {
+namespace {
+
+// Eight arrays viewing one block (as python3-asdf writes a base array's views), verified
+// several at once: one thread hashes the block while the others wait for its answer, and a
+// wrong checksum fails them, then and whenever they are verified again.
+TEST(AsdfBadInput, ViewsOfOneBlockVerifiedAtOnce) {
+  const size_t per_view = (size_t{1} << 20) / 8;  // 1 MiB of doubles per view
+  std::vector<double> values(8 * per_view);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(i);
+  const std::string data(reinterpret_cast<const char*>(values.data()), values.size() * 8);
+  std::string tree = kHead;
+  for (size_t k = 0; k < 8; ++k) {
+    tree += fmt::format(
+        "x{}: !core/ndarray-1.0.0 {{source: 0, datatype: float64, byteorder: little, "
+        "shape: [{}], offset: {}}}\n",
+        k, per_view, k * per_view * 8);
+  }
+  tree += "...\n";
+  for (const bool good : {true, false}) {
+    SCOPED_TRACE(good ? "right checksum" : "wrong checksum");
+    BlockHeader h;
+    h.allocated_size = h.used_size = h.data_size = data.size();
+    h.checksum = codec::md5({reinterpret_cast<const std::byte*>(data.data()), data.size()});
+    if (!good) h.checksum[0] ^= 1;
+    const std::string file = tree + block(data, h, false);  // read in place: kept alive
+    const model::Tree t = read(file);
+    std::vector<model::ArraySource*> sources;
+    for (size_t k = 0; k < 8; ++k) sources.push_back(t.find(fmt::format("/x{}", k))->data.get());
+    if (good) {
+      model::verify_all(sources);
+      for (size_t k = 0; k < 8; ++k) {
+        const NDArray x = sources[k]->read();
+        EXPECT_EQ(static_cast<const double*>(x.data())[0], static_cast<double>(k * per_view));
+      }
+    } else {
+      EXPECT_THROW(model::verify_all(sources), Error);
+      // Verified again when asked (a view of a large block is read without it).
+      for (size_t k = 0; k < 8; ++k) {
+        try {
+          sources[k]->verify();
+          ADD_FAILURE() << "view " << k << " verified with a wrong checksum";
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("MD5 checksum mismatch"), std::string::npos);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dudley::asdf
