@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import results  # noqa: E402  (bench/results.py: the table make bench writes)
 
 BUILD = os.path.abspath(sys.argv[1])
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
@@ -130,6 +131,7 @@ def report(name, ours, baseline, target, unit="s"):
     verdict = f" (target >= {target}x: {'met' if ratio >= target else 'NOT met'})" if target else ""
     print(f"{name}: dudley {ours * 1000:.2f} ms, baseline {baseline * 1000:.2f} ms, {ratio:.2f}x{verdict}",
           flush=True)
+    results.record_speedup(name, ours, baseline, target, RUNS)
 
 
 def main():

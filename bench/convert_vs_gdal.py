@@ -30,6 +30,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fresh_runs import arguments, clean, warm  # noqa: E402
+import results  # noqa: E402  (bench/results.py: the table make bench writes)
 
 BUILD, WORK, OWN_WORK, RUNS = arguments(sys.argv, "convert-gdal-", 5)
 DUDLEY = os.path.join(BUILD, "dudley")
@@ -71,7 +72,7 @@ def timed(cmd, inputs):
     return seconds, int(r.stderr.strip().splitlines()[-1])
 
 
-def side_by_side(name, ours, theirs, inputs, target=None):
+def side_by_side(name, ours, theirs, inputs, target=None, peer="gdalmdimtranslate"):
     """Alternating runs; prints and returns the ratio (peer time / ours)."""
     a, b = [], []
     for _ in range(RUNS):
@@ -86,6 +87,7 @@ def side_by_side(name, ours, theirs, inputs, target=None):
         f" (target >= {target}x: {'met' if ratio >= target else 'NOT met'})"
     print(f"{name}: dudley {ta * 1000:.0f} ms ({ma} MiB), peer {tb * 1000:.0f} ms ({mb} MiB), "
           f"{ratio:.2f}x{verdict}", flush=True)
+    results.record_speedup(f"{name} vs {peer}", ta, tb, target, RUNS)
     return ratio
 
 
@@ -147,15 +149,15 @@ side_by_side("4. Zarr v2 zstd -> netCDF-4 (dudley: deflate; GDAL: uncompressed)"
              [DUDLEY, "convert", "-q", "--to", "hdf5", "ours_zstd.zarr", "out.nc"],
              ["gdalmdimtranslate", "-q", "ours_zstd.zarr", "-of", "netCDF", "out_gdal.nc"],
              ["ours_zstd.zarr"])
-side_by_side("5. the whole variable read (dump --binary raw), vs h5py",
+side_by_side("5. the whole variable read (dump --binary raw)",
              ["sh", "-c", f"{DUDLEY} dump --binary raw big.nc /v > /dev/null"],
              [PY, "-c", "import h5py; h5py.File('big.nc', 'r')['v'][...]"],
-             ["big.nc"], 0.9)
-side_by_side("6a. dudley ls vs gdalmdiminfo, netCDF-4",
-             [DUDLEY, "ls", "big.nc"], ["gdalmdiminfo", "big.nc"], ["big.nc"])
-side_by_side("6b. dudley ls vs gdalmdiminfo, Zarr v2",
+             ["big.nc"], 0.9, peer="h5py")
+side_by_side("6a. dudley ls, netCDF-4",
+             [DUDLEY, "ls", "big.nc"], ["gdalmdiminfo", "big.nc"], ["big.nc"], peer="gdalmdiminfo")
+side_by_side("6b. dudley ls, Zarr v2",
              [DUDLEY, "ls", "ours_zstd.zarr"], ["gdalmdiminfo", "ours_zstd.zarr"],
-             ["ours_zstd.zarr/.zmetadata"])
+             ["ours_zstd.zarr/.zmetadata"], peer="gdalmdiminfo")
 clean(*OUTPUTS)
 if OWN_WORK:
     clean(WORK)

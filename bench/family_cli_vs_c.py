@@ -25,6 +25,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hdf5_vs_peers  # noqa: E402  (its family of 1,000 HDF5 files)
+import results  # noqa: E402  (bench/results.py: the table make bench writes)
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
@@ -77,6 +78,11 @@ def main():
     print(f"1,000 files, /a100 as text: dudley {ms('dudley text'):.1f} ms, C (same bytes, same "
           f"formatter, equal output) {ms('C text'):.1f} ms -> {t['dudley text'] / t['C text']:.2f}x "
           f"(target <= 1.5x)")
+    results.record("1,000 files, /a100 printed as text (whole command)", ms("dudley text"),
+                   "C open+pread+close, same formatter", ms("C text"), ">= 0.67x (<= 1.5x C)",
+                   t["dudley text"] / t["C text"] <= 1.5, REPEATS)
+    results.record("process start (--version)", ms("start dudley"), "C program, nothing to do",
+                   ms("start C"), runs=REPEATS)
     per = lambda name, start: (t[name] - t[start]) / len(files) * 1e6
     print(f"  per file after start: dudley {per('dudley text', 'start dudley'):.1f} us, "
           f"C {per('C text', 'start C'):.1f} us; --binary raw (no printing) {ms('dudley raw'):.1f} ms, "
@@ -89,8 +95,19 @@ def main():
     assert out["dudley"] == out["C"], "the outputs differ"
     print(f"10 million float64 as text: dudley {t['dudley']:.3f} s ({10 / t['dudley']:.1f} M/s), "
           f"C {t['C']:.3f} s ({10 / t['C']:.1f} M/s) -> {t['dudley'] / t['C']:.2f}x")
+    results.record("10 million float64 printed as text", t["dudley"] * 1e3,
+                   "C, same formatter", t["C"] * 1e3, runs=REPEATS)
     print("the formatter in memory, one core (target >= 50 M/s):")
-    sys.stdout.write("  " + run([PRINT, "speed", "10000000"]).decode().replace("\n", "\n  ").rstrip() + "\n")
+    speeds = run([PRINT, "speed", "10000000"]).decode()
+    sys.stdout.write("  " + speeds.replace("\n", "\n  ").rstrip() + "\n")
+    for line in speeds.splitlines():
+        # "random (17 digits): 39.1 M values/s printed, 18.0 bytes each; ... (Dragonbox) 95.2 M/s"
+        kind, rest = line.split(": ", 1)
+        printed = float(rest.split(" M values/s")[0])
+        digits = float(rest.split("(Dragonbox) ")[1].split(" M/s")[0])
+        results.record(f"formatter, one core, {kind} (M values/s; target is 50 M/s)", printed,
+                       "Dragonbox's shortest digits alone", digits, ">= 50 M/s", printed >= 50,
+                       1, unit="M/s", ratio=printed / digits)
 
 
 if __name__ == "__main__":

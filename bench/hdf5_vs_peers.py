@@ -26,6 +26,7 @@ import time
 
 import h5py
 import numpy as np
+import results  # noqa: E402  (bench/results.py: the table make bench writes)
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
@@ -88,6 +89,8 @@ def main():
     h5ls, _ = timed(["h5ls", "-r", many], [many])
     desc, _ = timed([DUDLEY, "describe", many], [many])
     print(f"describe, 100,000 datasets: dudley {desc:.3f} s, h5ls -r {h5ls:.3f} s -> {desc / h5ls:.2f}x h5ls (target <= 1.5x)")
+    results.record("describe, 100,000 datasets", desc * 1e3, "h5ls -r", h5ls * 1e3,
+                   ">= 0.67x (<= 1.5x h5ls)", desc / h5ls <= 1.5, REPEATS)
 
     d, files = family()
     layout = os.path.join(d, "run.dud")
@@ -114,6 +117,12 @@ def main():
     print(f"one array from each of 1,000 files (in process): open+pread+close {per(t_pread):.1f} us/file, "
           f"layout {per(t_dud):.1f} us/file -> {t_dud / t_pread:.2f}x the floor (target <= 1.2x); "
           f"libhdf5 {per(t_hdf5):.1f} us/file -> layout {t_hdf5 / t_dud:.1f}x faster (target >= 5x)")
+    results.record("one array from each of 1,000 files through a layout, in process",
+                   per(t_dud), "open+pread+close", per(t_pread), ">= 0.83x (<= 1.2x the floor)",
+                   t_dud / t_pread <= 1.2, REPEATS, unit="us/file")
+    results.record("one array from each of 1,000 files through a layout, in process",
+                   per(t_dud), "libhdf5", per(t_hdf5), ">= 5x", t_hdf5 / t_dud >= 5, REPEATS,
+                   unit="us/file")
 
     proc_c, c_sum = timed([PREAD_C, str(offset), "128", *files], files, stdout=None)
     proc_pread, _ = timed([PREAD, "pread", str(offset), "128", *files], files)
@@ -128,6 +137,9 @@ def main():
           f"({len(lines)} JSON lines); C open+pread+close (libc only) {proc_c * 1e3:.1f} ms -> "
           f"{proc_cli / proc_c:.1f}x (target <= 1.5x); the same reads by family_pread (linked with "
           f"libhdf5 and dudley) {proc_pread * 1e3:.1f} ms -> {proc_cli / proc_pread:.2f}x")
+    results.record("the CLI, dump --family --layout /a100 --json (whole process)", proc_cli * 1e3,
+                   "C open+pread+close (libc only)", proc_c * 1e3, ">= 0.67x (<= 1.5x C)",
+                   proc_cli / proc_c <= 1.5, REPEATS)
     print(f"process start alone: dudley --version {start_cli * 1e3:.1f} ms, pread_files without "
           f"files {start_c * 1e3:.1f} ms; per file: CLI {(proc_cli - start_cli) / len(files) * 1e6:.1f} us, "
           f"C {(proc_c - start_c) / len(files) * 1e6:.1f} us")

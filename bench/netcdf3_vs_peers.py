@@ -23,6 +23,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fresh_runs import wall, warm  # noqa: E402
+import results  # noqa: E402  (bench/results.py: the table make bench writes)
 
 build = os.path.abspath(sys.argv[1])
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
@@ -43,6 +44,7 @@ def median_pair(ours, peer, inputs):
 def report(what, ours, peer, peer_name):
     print(f"{what}: dudley {ours * 1000:.1f} ms, {peer_name} {peer * 1000:.1f} ms, "
           f"ratio {ours / peer:.2f}x")
+    results.record_speedup(f"{what} vs {peer_name}", ours, peer, None, runs)
 
 
 with tempfile.TemporaryDirectory() as tmp:

@@ -18,6 +18,7 @@ import sys
 import time
 
 import numpy as np
+import results  # noqa: E402  (bench/results.py: the table make bench writes)
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
@@ -106,6 +107,8 @@ def main():
             print(f"  array.chunk-size {chunk_size}{default}, {tasks} Dask chunks, {which}:")
             print(f"    1 worker {one:6.3f} s ({1 / one:4.2f} GiB/s), 2 workers {two:6.3f} s "
                   f"({1 / two:4.2f} GiB/s): {one / two:4.2f}x faster (target >= 1.6x)")
+            results.record_speedup(f"dask sum of 1 GiB, chunk-size {chunk_size}, {which}, "
+                                   "2 workers vs 1", two, one, 1.6, f"best of {REPEATS}")
     t1, total3, _ = best(store, 1, "threads")
     t2, total4, _ = best(store, 2, "threads")
     for total in (total3, total4):

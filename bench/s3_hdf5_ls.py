@@ -20,6 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "interop"))
 from fault_proxy import FaultProxy  # noqa: E402
 from moto_server import MotoServer, tool_environment  # noqa: E402
+import results  # noqa: E402  (bench/results.py: the table make bench writes)
 
 BUILD = os.path.abspath(sys.argv[1])
 ENV = tool_environment("bench")
@@ -67,6 +68,9 @@ def main():
     print(f"  h5py + s3fs      {peer[0] / 1e3:8.0f} kB in {peer[1]:3d} requests, {peer[2]:.2f} s")
     print(f"  dudley reads {ours[0] / max(peer[0], 1):.2f}x the bytes (target <= 2x), "
           f"takes {peer[2] / ours[2]:.2f}x less time")
+    results.record("ls of an HDF5 file on S3, bytes fetched", ours[0] / 1e3, "h5py + s3fs",
+                   peer[0] / 1e3, ">= 0.5x (<= 2x the bytes)", ours[0] <= 2 * peer[0], 1, "kB")
+    results.record_speedup("ls of an HDF5 file on S3, time vs h5py + s3fs", ours[2], peer[2], None, 1)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "interop"))
 from moto_server import GoFakeS3Server, MotoServer, tool_environment  # noqa: E402
+from results import record_speedup  # noqa: E402  (the table make bench writes)
 
 BUILD = os.path.abspath(sys.argv[1])
 MIB = int(sys.argv[2]) if len(sys.argv) > 2 else 1024
@@ -164,6 +165,8 @@ def main():
                 for tool, t in medians.items():
                     if tool != "dudley":
                         print(f"    {tool:15s} {t:.2f} s -> dudley {t / ours:.2f}x")
+                        record_speedup(f"Zarr v3 on S3 ({name}), {kind} vs {tool}", ours, t,
+                                       None, RUNS)
             sys.stdout.flush()
 
 

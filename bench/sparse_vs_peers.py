@@ -21,6 +21,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fresh_runs import clean, wall  # noqa: E402
+import results  # noqa: E402  (bench/results.py: the table make bench writes)
 
 build = sys.argv[1]
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
@@ -85,6 +86,8 @@ for k in rng.choice(10**5, 100, replace=False):
             a, b = statistics.median(t_ours), statistics.median(t_peer)
             print(f"  {name:26s} dudley {a * 1000:9.1f} ms   peer {b * 1000:9.1f} ms   "
                   f"-> {b / a:7.1f}x faster")
+            results.record_speedup(f"sparse Zarr store, {name} vs zarr-python / h5py", a, b,
+                                   None, runs)
         check(store, d)
 
 

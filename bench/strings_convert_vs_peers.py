@@ -30,6 +30,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fresh_runs import arguments, clean, wall  # noqa: E402
+import results  # noqa: E402  (bench/results.py: the table make bench writes)
 
 BUILD, WORK, OWN_WORK, RUNS = arguments(sys.argv, "strings-bench-", 3)
 DUDLEY = os.path.join(BUILD, "dudley")
@@ -94,6 +95,7 @@ def report(name, ours, theirs, memory, target):
     print(f"{name}: dudley {ours:.2f} s ({memory[0]:.0f} MiB), peer {theirs:.2f} s "
           f"({memory[1]:.0f} MiB), {ratio:.2f}x (target >= {target}x: "
           f"{'met' if ratio >= target else 'NOT met'})")
+    results.record_speedup(name, ours, theirs, target, RUNS)
 
 
 def main():

@@ -30,6 +30,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fresh_runs import clean, wall, warm  # noqa: E402
+import results  # noqa: E402  (bench/results.py: the table make bench writes)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.path.abspath(sys.argv[1])
@@ -160,6 +161,8 @@ def report(codec, sharded, op, times):
             ours = t["dudley_v2"] if tool == "zarr2" else t["dudley"]
             ratio = t[tool] / ours
             parts.append(f"{tool} {t[tool] * 1000:.0f} ms {ratio:.2f}x")
+            results.record_speedup(f"{name.strip()}, {threads} thread{'s' if threads > 1 else ''} "
+                                   f"vs {tool}", ours, t[tool], target, RUNS)
             if ratio < target:
                 misses.append(tool)
         verdict = "all targets met" if not misses else "NOT met: " + ", ".join(misses)
@@ -168,6 +171,8 @@ def report(codec, sharded, op, times):
     scaling = times[1]["dudley"] / times[2]["dudley"]
     print(f"{name} dudley 2 threads / 1: {scaling:.2f}x (target >= 1.7x: "
           f"{'met' if scaling >= 1.7 else 'NOT met'})", flush=True)
+    results.record_speedup(f"{name.strip()}, 2 threads vs dudley with 1", times[2]["dudley"],
+                           times[1]["dudley"], 1.7, RUNS)
 
 
 def main():

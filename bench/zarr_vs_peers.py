@@ -28,6 +28,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fresh_runs import clean, wall, warm  # noqa: E402
+import results  # noqa: E402  (bench/results.py: the table make bench writes)
 
 BUILD = os.path.abspath(sys.argv[1])
 OWN_WORK = len(sys.argv) <= 2
@@ -64,6 +65,7 @@ def report(name, ours, theirs, target):
     ratio = theirs / ours
     print(f"{name}: dudley {ours * 1000:.0f} ms, peer {theirs * 1000:.0f} ms, {ratio:.2f}x "
           f"(target >= {target}x: {'met' if ratio >= target else 'NOT met'})", flush=True)
+    results.record_speedup(name, ours, theirs, target, RUNS)
 
 
 PY_ZARR_WRITE = """
