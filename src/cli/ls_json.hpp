@@ -27,13 +27,6 @@ using ListingInspector =
 void write_listing_json(Output& out, const model::Node& node, const std::string& path,
                         uint64_t max_items, int indent, int level, const ListingInspector& inspect);
 
-/// Writes array `node` as `write_json_at(out, node_json(node, TreeWalk{}, path), indent,
-/// level)` would, without building its JSON, when there is nothing about it but its type,
-/// shape and contiguous (or unknown) storage: no link, error, attributes, doc, mask, extents
-/// or compound type. Returns false, having written nothing, for any other node. A listing
-/// of 10^5 arrays spent most of its printing time building and dropping their JSON.
-bool write_plain_array_json(Output& out, const model::Node& node, int indent, int level);
-
 /// The same, walked as `walk` says (items shown, lists reached, where to stop, arrays
 /// decorated as node_json does), each stream marker a decoration puts replaced by what
 /// `stream` writes: dump --json, printed as it is read.

@@ -14,7 +14,9 @@ namespace dudley::cli {
 namespace {
 using json = nlohmann::ordered_json;
 
-const char* order_name(ByteOrder order) {
+}  // namespace
+
+const char* byte_order_text(ByteOrder order) {
   switch (order) {
     case ByteOrder::kLittle:
       return "little";
@@ -24,7 +26,6 @@ const char* order_name(ByteOrder order) {
       return "none";
   }
 }
-}  // namespace
 
 json value_json(const model::Value& value) {
   return model::to_json(value);
@@ -77,7 +78,7 @@ json storage_json(const model::Storage& s) {
       out["layout"] = "contiguous";
       if (s.offset) out["offset"] = *s.offset;
       out["size"] = s.size;
-      out["byteorder"] = order_name(s.order);
+      out["byteorder"] = byte_order_text(s.order);
       break;
     case model::Storage::Kind::kChunked:
       out["layout"] = "chunked";

@@ -18,6 +18,9 @@ nlohmann::ordered_json value_json(const model::Value& value);
 /// {"dtype", "shape", "data"}.
 nlohmann::ordered_json attributes_json(const model::Attributes& attributes);
 
+/// A byte order as storage_json's "byteorder" names it: "little", "big" or "none".
+const char* byte_order_text(ByteOrder order);
+
 /// {"layout": "contiguous", "offset", "size", "byteorder"} or {"layout": "chunked",
 /// "chunk_shape", "codecs", "fill_value"}, with "mask" when the array has one; null for
 /// storage the format does not describe.

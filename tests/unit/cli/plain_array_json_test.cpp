@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/json_stream.hpp"
-#include "cli/ls_json.hpp"
+#include "cli/plain_array_json.hpp"
 #include "cli/tree_json.hpp"
 
 namespace dudley::cli {
