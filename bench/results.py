@@ -10,10 +10,15 @@ import os
 import sys
 
 
+# Taken when the script imports this module, before it changes into a working directory.
+_SCRIPT = os.path.relpath(os.path.abspath(sys.argv[0]),
+                          os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+_ARGS = sys.argv[1:]
+
+
 def _command():
     """The command that produced the figure, as a user would type it from the repository."""
-    script = os.path.relpath(os.path.abspath(sys.argv[0]), os.path.join(os.path.dirname(__file__), ".."))
-    return " ".join([script, *sys.argv[1:]])
+    return " ".join([_SCRIPT, *_ARGS])
 
 
 def record(case, ours, peer, theirs, target="", met=None, runs=None, unit="ms", ratio=None,
@@ -48,6 +53,7 @@ def record_speedup(name, ours_s, theirs_s, target=None, runs=None):
     case, sep, peer = name.rpartition(" vs ")
     if not sep:
         case, peer = name, "peer"
+    case = case.rstrip(", ")
     ratio = theirs_s / ours_s if ours_s else float("inf")
     record(case, ours_s * 1000, peer, theirs_s * 1000, f">= {target}x" if target else "",
            None if target is None else ratio >= target, runs)

@@ -12,22 +12,10 @@
 #include <random>
 
 #include "dudley/core/error.hpp"
+#include "sample_bytes.hpp"
 
 namespace dudley::codec {
 namespace {
-
-// Smooth doubles with some noise: compressible, not trivially.
-Bytes sample(size_t n) {
-  Bytes b(n);
-  std::mt19937 rng(5);
-  for (size_t i = 0; i + 8 <= n; i += 8) {
-    const double v =
-        std::sin(static_cast<double>(i) / 900.0) * 1000.0 + static_cast<double>(rng() % 16);
-    std::memcpy(b.data() + i, &v, 8);
-  }
-  for (size_t i = n / 8 * 8; i < n; ++i) b[i] = static_cast<std::byte>(rng());
-  return b;
-}
 
 // `data` fed to a streaming encoder of `codec` in pieces of `piece` bytes.
 Bytes streamed(const std::string& codec, const Configuration& config, const Bytes& data,
@@ -63,7 +51,7 @@ Bytes decoded_by_reference(const std::string& codec, const Bytes& stream, size_t
 }
 
 TEST(StreamEncoder, DecodesToWhatWasFedWhateverThePieces) {
-  const Bytes data = sample((size_t{2} << 20) + 12345);  // a piece of 2 MiB is split
+  const Bytes data = smooth_sample((size_t{2} << 20) + 12345);  // a piece of 2 MiB is split
   for (const std::string codec : {"zlib", "bz2"}) {
     for (int level : {1, 6, 9}) {
       for (size_t piece : {size_t{4096} + 7, (size_t{1} << 20) + 3, data.size()}) {

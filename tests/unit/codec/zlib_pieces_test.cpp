@@ -11,22 +11,10 @@
 #include <random>
 
 #include "dudley/core/error.hpp"
+#include "sample_bytes.hpp"
 
 namespace dudley::codec {
 namespace {
-
-// Smooth doubles with noise (matches and literals both), `n` bytes.
-Bytes sample(size_t n) {
-  Bytes b(n);
-  std::mt19937 rng(7);
-  for (size_t i = 0; i + 8 <= n; i += 8) {
-    const double v =
-        std::sin(static_cast<double>(i) / 700.0) * 100.0 + static_cast<double>(rng() % 8);
-    std::memcpy(b.data() + i, &v, 8);
-  }
-  for (size_t i = n / 8 * 8; i < n; ++i) b[i] = static_cast<std::byte>(rng());
-  return b;
-}
 
 // zlib's own stream of `data` (the reference encoder).
 Bytes zlib_stream(const Bytes& data, int level = 6) {
@@ -51,7 +39,7 @@ Bytes decode(const Bytes& stream, size_t size, std::vector<size_t>* calls = null
 TEST(ZlibPieces, DecodesWhatZlibWroteInOrderedPieces) {
   for (size_t n : {size_t{0}, size_t{1}, size_t{1000}, size_t{(9 << 20) + 13}}) {
     for (int level : {0, 1, 9}) {
-      const Bytes data = sample(n);
+      const Bytes data = smooth_sample(n);
       std::vector<size_t> calls;
       EXPECT_EQ(decode(zlib_stream(data, level), n, &calls), data) << n << " level " << level;
       ASSERT_FALSE(calls.empty());
@@ -65,7 +53,7 @@ TEST(ZlibPieces, DecodesWhatZlibWroteInOrderedPieces) {
 }
 
 TEST(ZlibPieces, RefusesADamagedStream) {
-  const Bytes data = sample(1 << 20);
+  const Bytes data = smooth_sample(1 << 20);
   Bytes stream = zlib_stream(data);
   stream[stream.size() / 2] ^= std::byte{0x5a};
   try {
@@ -78,14 +66,14 @@ TEST(ZlibPieces, RefusesADamagedStream) {
 }
 
 TEST(ZlibPieces, RefusesAWrongChecksum) {
-  const Bytes data = sample(4096);
+  const Bytes data = smooth_sample(4096);
   Bytes stream = zlib_stream(data);
   stream.back() ^= std::byte{1};  // the Adler-32's last byte
   EXPECT_THROW(decode(stream, data.size()), Error);
 }
 
 TEST(ZlibPieces, RefusesATruncatedStream) {
-  const Bytes data = sample(1 << 20);
+  const Bytes data = smooth_sample(1 << 20);
   const Bytes stream = zlib_stream(data);
   for (size_t keep :
        {size_t{0}, size_t{1}, stream.size() / 3, stream.size() - 4, stream.size() - 1}) {
@@ -95,7 +83,7 @@ TEST(ZlibPieces, RefusesATruncatedStream) {
 }
 
 TEST(ZlibPieces, RefusesAStreamOfAnotherSize) {
-  const Bytes data = sample(100'000);
+  const Bytes data = smooth_sample(100'000);
   const Bytes stream = zlib_stream(data);
   EXPECT_THROW(decode(stream, data.size() - 1), Error) << "more data than the output holds";
   EXPECT_THROW(decode(stream, data.size() + 1), Error) << "less data than the output holds";
@@ -103,7 +91,7 @@ TEST(ZlibPieces, RefusesAStreamOfAnotherSize) {
 }
 
 TEST(ZlibPieces, RefusesANonZlibHeader) {
-  Bytes stream = zlib_stream(sample(1000));
+  Bytes stream = zlib_stream(smooth_sample(1000));
   stream[0] = std::byte{0x1f};  // gzip's magic, not zlib's
   EXPECT_THROW(decode(stream, 1000), Error);
 }
