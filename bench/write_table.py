@@ -90,8 +90,9 @@ def main():
         doc = before + section + after
     else:
         # After the document's title and its first paragraph.
-        head, sep, tail = doc.partition("\n\n")
-        doc = head + sep + section + "\n\n" + tail
+        title, _, rest = doc.partition("\n\n")
+        intro, _, tail = rest.partition("\n\n")
+        doc = title + "\n\n" + intro + "\n\n" + section + "\n\n" + tail
     with open(doc_path, "w") as f:
         f.write(doc)
     print(f"wrote the table of {len(results)} comparisons ({met} targets met, {missed} not) "
