@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 out=$(mktemp)
 export DUDLEY_BENCH_RESULTS
 DUDLEY_BENCH_RESULTS=$(mktemp)
-trap 'rm -f "$out" "$DUDLEY_BENCH_RESULTS"' EXIT
+trap 'rm -f "$out" "$out.log" "$DUDLEY_BENCH_RESULTS"' EXIT
 failed=()
 
 # Runs one benchmark command; a failure is remembered, not fatal.
@@ -21,10 +21,20 @@ bench() {
   fi
 }
 
+# Runs a Google Benchmark program, its figures into $out (its output kept in $out.log);
+# false, with the failure remembered, when it fails.
+cpp_bench() {
+  if ! "$@" --benchmark_out="$out" --benchmark_out_format=json >"$out.log" 2>&1; then
+    tail -5 "$out.log" >&2
+    echo "  FAILED: $*" >&2
+    failed+=("$*")
+    return 1
+  fi
+}
+
 echo "== parse: 100,000-declaration layouts vs yaml-cpp / nlohmann-json / simdjson (same content)"
-"$build/bench/parse_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
-  --benchmark_out="$out" --benchmark_out_format=json >/dev/null 2>&1
-/usr/bin/python3 - "$out" "$build" <<'PY'
+cpp_bench "$build/bench/parse_bench" --benchmark_repetitions=3 \
+  --benchmark_report_aggregates_only=true && /usr/bin/python3 - "$out" "$build" <<'PY'
 import json, sys
 sys.path.insert(0, "bench")
 import results
@@ -52,8 +62,7 @@ PY
 
 echo
 echo "== read: 1 GiB array vs numpy.fromfile and C read() into huge pages; family of 1,000 files vs open+pread+close"
-"$build/bench/read_bench" --benchmark_out="$out" --benchmark_out_format=json >/dev/null 2>&1
-/usr/bin/python3 - "$out" "$build" <<'PY'
+cpp_bench "$build/bench/read_bench" && /usr/bin/python3 - "$out" "$build" <<'PY'
 import json, sys
 sys.path.insert(0, "bench")
 import results
@@ -89,8 +98,7 @@ PY
 
 echo
 echo "== write: 1 GiB array through a layout vs write() (issue 4)"
-"$build/bench/write_bench" --benchmark_out="$out" --benchmark_out_format=json >/dev/null 2>&1
-/usr/bin/python3 - "$out" "$build" <<'PY'
+cpp_bench "$build/bench/write_bench" && /usr/bin/python3 - "$out" "$build" <<'PY'
 import json, sys
 sys.path.insert(0, "bench")
 import results
@@ -107,8 +115,7 @@ PY
 
 echo
 echo "== family of 1,000 files written by dudley vs the same arrays in HDF5 files (issue 4)"
-"$build/bench/family_hdf5_bench" --benchmark_out="$out" --benchmark_out_format=json >/dev/null 2>&1
-/usr/bin/python3 - "$out" "$build" <<'PY'
+cpp_bench "$build/bench/family_hdf5_bench" && /usr/bin/python3 - "$out" "$build" <<'PY'
 import json, sys
 sys.path.insert(0, "bench")
 import results
@@ -125,8 +132,7 @@ bench /usr/bin/python3 bench/dump_bench.py "$build/dudley" 1024 2
 
 echo
 echo "== codecs: 256 MiB float64 in 4 MiB chunks vs the libraries called directly (issue 11)"
-"$build/bench/codec_bench" --benchmark_out="$out" --benchmark_out_format=json >/dev/null 2>&1
-/usr/bin/python3 - "$out" "$build" <<'PY'
+cpp_bench "$build/bench/codec_bench" && /usr/bin/python3 - "$out" "$build" <<'PY'
 import json, sys
 sys.path.insert(0, "bench")
 import results
