@@ -81,7 +81,7 @@ class Printer {
 
   void newline(int level) {
     if (indent_ < 0) return;
-    write_newline(out_, static_cast<size_t>(level * indent_));
+    write_newline(out_, static_cast<size_t>(level) * static_cast<size_t>(indent_));
   }
 
   void member(const std::string& key, const json& v, int level, bool first, json* extra) {
@@ -152,7 +152,7 @@ void write_json_key(Output& out, int indent, int level, const std::string& name,
 void write_json_separator(Output& out, int indent, int level, bool first) {
   if (!first) out.write(",");
   if (indent < 0) return;
-  write_newline(out, static_cast<size_t>(level * indent));
+  write_newline(out, static_cast<size_t>(level) * static_cast<size_t>(indent));
 }
 
 }  // namespace dudley::cli
