@@ -84,7 +84,7 @@ void ChunkWriter::encode(codec::Bytes& raw, codec::Bytes& out, codec::Bytes& scr
 }
 
 void ChunkWriter::write(hid_t ds, model::ArraySource& source, const std::string& path,
-                        const std::function<void(uint64_t)>& progress,
+                        const std::string& name, const std::function<void(uint64_t)>& progress,
                         const model::StoredChunks* stored) {
   const size_t rank = shape_.size();
   std::vector<int64_t> grid(rank);
@@ -109,7 +109,7 @@ void ChunkWriter::write(hid_t ds, model::ArraySource& source, const std::string&
         offset[d] = static_cast<hsize_t>(positions[k][d]) * static_cast<hsize_t>(chunk_[d]);
       const codec::Bytes& bytes = filtered ? encoded[k] : raw[k];
       check(H5Dwrite_chunk(ds, H5P_DEFAULT, 0, offset.data(), bytes.size(), bytes.data()),
-            fmt::format("cannot write chunk ({})", fmt::join(positions[k], ", ")), path,
+            fmt::format("cannot write {}: chunk ({})", name, fmt::join(positions[k], ", ")), path,
             ErrorCategory::kIo);
     }
     positions.clear();

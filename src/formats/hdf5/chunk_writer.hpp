@@ -31,11 +31,12 @@ class ChunkWriter {
   /// Writes every chunk of the dataset from `source` (of the dataset's shape; read in the
   /// machine's byte order), a batch of
   /// chunks at a time: read in the source's order, filtered on every core, stored in order.
-  /// `progress` gets the bytes of elements each batch carried. Errors name `path`. Call under
-  /// the library lock (the encoding threads never call the library).
+  /// `progress` gets the bytes of elements each batch carried. Errors name the file `path`
+  /// and the dataset `name` ("cannot write /x: chunk (1, 0)"). Call under the library lock
+  /// (the encoding threads never call the library).
   /// With `stored` (the source's stored chunks, whose missing ones read as the dataset's
   /// fill value), only the chunks touching them are written.
-  void write(hid_t ds, model::ArraySource& source, const std::string& path,
+  void write(hid_t ds, model::ArraySource& source, const std::string& path, const std::string& name,
              const std::function<void(uint64_t)>& progress,
              const model::StoredChunks* stored = nullptr);
 

@@ -488,7 +488,8 @@ class Writer {
       }
       // Compressed chunks are filtered here on every core (chunk_writer.hpp).
       if (auto chunks = ChunkWriter::make(ds.get(), n.dtype, n.shape)) {
-        chunks->write(ds.get(), *n.data, path_of_file(), [&](uint64_t bytes) { progress(bytes); });
+        chunks->write(ds.get(), *n.data, path_of_file(), full,
+                      [&](uint64_t bytes) { progress(bytes); });
         return;
       }
       model::for_each_piece(n.shape, native.size(), unit, model::kPieceBytes, write_piece);
@@ -499,7 +500,8 @@ class Writer {
     const uint64_t written_before = done_;
     if (auto chunks = ChunkWriter::make(ds.get(), n.dtype, n.shape)) {
       chunks->write(
-          ds.get(), *n.data, path_of_file(), [&](uint64_t bytes) { progress(bytes); }, &stored);
+          ds.get(), *n.data, path_of_file(), full, [&](uint64_t bytes) { progress(bytes); },
+          &stored);
       progress(written_before + Shape(n.shape).byte_size(native.size()).value_or(0) - done_);
       return;
     }
