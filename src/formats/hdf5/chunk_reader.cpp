@@ -25,6 +25,13 @@ constexpr H5Z_filter_t kBzip2 = 307;
 // Decoded chunks one read holds per batch, at most: the batch's chunks are decoded at once.
 constexpr uint64_t kBatchBytes = uint64_t{32} << 20;
 
+// A decoded chunk kept for the next read: its reader's id, its grid position and bytes.
+struct KeptChunk {
+  uint64_t reader = 0;
+  std::vector<int64_t> grid;
+  std::shared_ptr<const codec::Bytes> bytes;
+};
+
 // The chunk kept for the next read (see ChunkReader): one for the whole process, so that
 // memory does not grow with the datasets open; chunks larger than kKeptBytes are not kept.
 constexpr uint64_t kKeptBytes = uint64_t{64} << 20;

@@ -23,13 +23,6 @@ namespace dudley::hdf5 {
 
 struct OpenFile;
 
-/// A decoded chunk kept for the next read: its reader's id, its grid position and bytes.
-struct KeptChunk {
-  uint64_t reader = 0;
-  std::vector<int64_t> grid;
-  std::shared_ptr<const codec::Bytes> bytes;
-};
-
 class ChunkReader {
  public:
   /// A reader for the open dataset `ds` (named `name`, for errors) of `file` (stored type `dtype`,
