@@ -65,6 +65,10 @@ packages=(
   time strace
   # the HTTP fuzz target runs in a network namespace of loopback alone (unshare, ip)
   util-linux iproute2
+  # pictures (dudley plot, the viewer): PNG through libpng, text through FreeType in the
+  # DejaVu font built into the program; the tests decode the PNGs with PIL and take the
+  # colour maps' reference colours from matplotlib, which bench/plot_vs_matplotlib.py races
+  libpng-dev libfreetype-dev fonts-dejavu-core python3-pil python3-matplotlib
 )
 
 missing=()

@@ -1,0 +1,192 @@
+// `dudley plot DATA ITEM -o out.png`: a figure of an item's values, for scripts and papers.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/data_options.hpp"
+#include "cli/failure.hpp"
+#include "cli/plot_values.hpp"
+#include "dudley/core/error.hpp"
+#include "dudley/render/figure.hpp"
+#include "dudley/render/png.hpp"
+
+namespace dudley::cli {
+
+namespace {
+
+struct PlotOptions {
+  DataOptions data;
+  std::string item;
+  std::string output;
+  std::string colormap = "viridis";
+  bool reverse = false;
+  std::optional<double> vmin, vmax;
+  std::string scale = "linear";
+  bool log = false;
+  std::string size = "800x600";
+  std::string title;
+  bool fill = false;
+  bool phase = false;
+};
+
+// "WxH" as two sides.
+std::pair<int, int> parse_size(const std::string& text) {
+  int w = 0, h = 0;
+  char x = 0, extra = 0;
+  if (std::sscanf(text.c_str(), "%d%c%d%c", &w, &x, &h, &extra) != 3 || (x != 'x' && x != 'X')) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("--size {}: give the width and height in pixels, as 800x600", text));
+  }
+  return {w, h};
+}
+
+std::string kind_name(PlotValues::Kind k) {
+  switch (k) {
+    case PlotValues::Kind::kLine:
+      return "line";
+    case PlotValues::Kind::kRgb:
+      return "rgb";
+    case PlotValues::Kind::kHeatmap:
+      break;
+  }
+  return "heatmap";
+}
+
+nlohmann::ordered_json axis_json(const render::Axis& a) {
+  return {{"name", a.name.empty() ? nullptr : nlohmann::ordered_json(a.name)},
+          {"start", a.start},
+          {"step", a.step},
+          {"coordinates", !a.coordinates.empty()}};
+}
+
+int run_plot(const PlotOptions& o) {
+  render::FigureOptions figure;
+  std::tie(figure.width, figure.height) = parse_size(o.size);
+  figure.colormap = o.colormap;
+  figure.reversed = o.reverse;
+  figure.scale = o.log ? render::ScaleKind::kLog : render::scale_kind(o.scale);
+  figure.vmin = o.vmin;
+  figure.vmax = o.vmax;
+  figure.keep_aspect = !o.fill;
+  (void)render::Colormap::named(o.colormap);  // an unknown map fails before any reading
+  model::Tree tree = open_data(o.data);
+  PlotRead how;
+  how.max_rows = figure.height;
+  how.max_cols = figure.width;
+  how.phase = o.phase;
+  const PlotValues v = plot_values(tree, o.item, o.data.data, how);
+  figure.title = o.title.empty() ? o.item : o.title;
+  render::FigureLayout layout;
+  std::optional<render::Canvas> canvas;
+  switch (v.kind) {
+    case PlotValues::Kind::kLine:
+      canvas = render::line_figure(v.grid.values, v.x, figure, &layout);
+      break;
+    case PlotValues::Kind::kRgb:
+      canvas = render::rgb_figure(v.rgb, v.grid.rows, v.grid.cols, v.y, v.x, figure, &layout);
+      break;
+    case PlotValues::Kind::kHeatmap:
+      canvas = render::heatmap_figure(v.grid, v.y, v.x, figure, &layout);
+      break;
+  }
+  nlohmann::ordered_json summary = {
+      {"output", o.output},
+      {"data", o.data.data},
+      {"item", o.item},
+      {"kind", kind_name(v.kind)},
+      {"dtype", v.dtype},
+      {"selected", v.selected},
+      {"shown", v.kind == PlotValues::Kind::kLine
+                    ? nlohmann::ordered_json::array({v.grid.cols})
+                    : nlohmann::ordered_json::array({v.grid.rows, v.grid.cols})},
+      {"step", v.step},
+      {"width", figure.width},
+      {"height", figure.height},
+      {"plot",
+       {{"x", layout.plot_x},
+        {"y", layout.plot_y},
+        {"width", layout.plot_width},
+        {"height", layout.plot_height}}},
+  };
+  if (v.kind != PlotValues::Kind::kRgb) {
+    summary["scale"] = {{"kind", render::scale_name(layout.scale.kind)},
+                        {"vmin", layout.scale.vmin},
+                        {"vmax", layout.scale.vmax}};
+    summary["not_numbers"] = v.not_numbers;
+  }
+  if (v.kind == PlotValues::Kind::kHeatmap) {
+    summary["colormap"] = {{"name", figure.colormap}, {"reversed", figure.reversed}};
+  }
+  if (v.kind != PlotValues::Kind::kLine) summary["y_axis"] = axis_json(v.y);
+  summary["x_axis"] = axis_json(v.x);
+  render::write_png(o.output, *canvas,
+                    {{"Title", figure.title},
+                     {"Source", o.data.data},
+                     {"Software", "dudley " DUDLEY_VERSION},
+                     {"dudley-plot", summary.dump()}});
+  if (o.data.json) {
+    fmt::print("{}\n", summary.dump(2));
+    return kExitOk;
+  }
+  std::string shown = v.kind == PlotValues::Kind::kLine
+                          ? fmt::format("{}", v.grid.cols)
+                          : fmt::format("{} x {}", v.grid.rows, v.grid.cols);
+  std::string note;
+  for (int64_t s : v.step) {
+    if (s > 1) note = fmt::format(" (every {} along the longer sides)", fmt::join(v.step, " x "));
+  }
+  fmt::print("{}: {} x {} pixels, {} of {} {} values shown{}", o.output, figure.width,
+             figure.height, kind_name(v.kind), o.item, shown, note);
+  if (v.kind != PlotValues::Kind::kRgb) {
+    fmt::print(", {} scale from {:g} to {:g}", render::scale_name(layout.scale.kind),
+               layout.scale.vmin, layout.scale.vmax);
+  }
+  if (v.not_numbers > 0) fmt::print(", {} NaN shown in magenta", v.not_numbers);
+  fmt::print("\n");
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_plot_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<PlotOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "plot",
+      "Draw an item's values as a PNG figure: a 1-D selection as a line plot, 2-D as a "
+      "heatmap with a colour bar, H x W x 3 uint8 as an RGB picture; axes carry the "
+      "dimensions' names and coordinates where the file has them. Longer sides are read "
+      "every k-th element, about one value a pixel. Example: dudley plot run.nc "
+      "'/T[0, :, :]' -o t0.png");
+  add_data_options(*cmd, options->data, /*family=*/false);
+  cmd->add_option("item", options->item, "The array, with a selection ('/x[0, :, :]')")->required();
+  cmd->add_option("-o,--output", options->output, "The PNG file to write")->required();
+  cmd->add_option("--colormap", options->colormap,
+                  fmt::format("Heatmap colours: {}", fmt::join(render::Colormap::names(), ", ")))
+      ->capture_default_str();
+  cmd->add_flag("--reverse", options->reverse, "Reverse the colour map");
+  cmd->add_option("--vmin", options->vmin,
+                  "The value at the colour map's low end (or the "
+                  "line plot's bottom); default: the least value");
+  cmd->add_option("--vmax", options->vmax, "The value at the high end; default: the greatest");
+  cmd->add_option("--scale", options->scale, "linear, log or symlog")
+      ->check(CLI::IsMember({"linear", "log", "symlog"}))
+      ->capture_default_str();
+  cmd->add_flag("--log", options->log, "The same as --scale log");
+  cmd->add_option("--size", options->size, "The figure's width and height in pixels, WxH")
+      ->capture_default_str();
+  cmd->add_option("--title", options->title, "The title (default: the item)");
+  cmd->add_flag("--fill", options->fill,
+                "Stretch a heatmap over the whole area (default: square cells)");
+  cmd->add_flag("--phase", options->phase,
+                "Complex values: draw their phase (default: their amplitude)");
+  cmd->callback([options, &exit_code] {
+    exit_code = guarded(options->data.json, [&] { return run_plot(*options); });
+  });
+}
+
+}  // namespace dudley::cli

@@ -1,0 +1,225 @@
+// An item's values for a figure: resolved, checked, read with a stride where it is longer
+// than the pixels, converted to doubles, with axis names and coordinates.
+#include "cli/plot_values.hpp"
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "cli/dump_items.hpp"
+#include "dudley/core/error.hpp"
+#include "dudley/core/float16.hpp"
+#include "dudley/model/value.hpp"
+
+namespace dudley::cli {
+
+namespace {
+
+template <typename T>
+void widen(const void* data, size_t n, std::vector<double>& out) {
+  const auto* p = static_cast<const T*>(data);
+  for (size_t i = 0; i < n; ++i) out.push_back(static_cast<double>(p[i]));
+}
+
+// The values of `a` (native, packed) as doubles: complex numbers as amplitude or phase.
+std::vector<double> as_doubles(const NDArray& a, bool phase, const std::string& label) {
+  const DType& t = a.dtype().kind() == DTypeKind::kEnum ? a.dtype().base() : a.dtype();
+  const size_t n = a.element_count();
+  std::vector<double> out;
+  out.reserve(n);
+  const void* d = a.data();
+  const size_t size = t.size();
+  switch (t.kind()) {
+    case DTypeKind::kBool:
+      for (size_t i = 0; i < n; ++i) out.push_back(static_cast<const uint8_t*>(d)[i] != 0);
+      return out;
+    case DTypeKind::kInt:
+      if (size == 1) widen<int8_t>(d, n, out);
+      if (size == 2) widen<int16_t>(d, n, out);
+      if (size == 4) widen<int32_t>(d, n, out);
+      if (size == 8) widen<int64_t>(d, n, out);
+      return out;
+    case DTypeKind::kUInt:
+      if (size == 1) widen<uint8_t>(d, n, out);
+      if (size == 2) widen<uint16_t>(d, n, out);
+      if (size == 4) widen<uint32_t>(d, n, out);
+      if (size == 8) widen<uint64_t>(d, n, out);
+      return out;
+    case DTypeKind::kFloat:
+      if (size == 2) {
+        for (size_t i = 0; i < n; ++i) {
+          out.push_back(half_to_float(static_cast<const uint16_t*>(d)[i]));
+        }
+      }
+      if (size == 4) widen<float>(d, n, out);
+      if (size == 8) widen<double>(d, n, out);
+      return out;
+    case DTypeKind::kComplex:
+      for (size_t i = 0; i < n; ++i) {
+        std::complex<double> z;
+        if (size == 8) {
+          const auto* p = static_cast<const float*>(d) + 2 * i;
+          z = {p[0], p[1]};
+        } else if (size == 16) {
+          const auto* p = static_cast<const double*>(d) + 2 * i;
+          z = {p[0], p[1]};
+        } else {
+          const auto* p = static_cast<const uint16_t*>(d) + 2 * i;
+          z = {half_to_float(p[0]), half_to_float(p[1])};
+        }
+        out.push_back(phase ? std::arg(z) : std::abs(z));
+      }
+      return out;
+    default:
+      break;
+  }
+  throw Error(ErrorCategory::kUsage,
+              fmt::format("{} holds {} values: a figure draws numbers (integers, floats, complex "
+                          "numbers, booleans)",
+                          label, t.to_string()));
+}
+
+const model::ValueList* list_attribute(const model::Node& n, const char* name) {
+  const model::AttributeValue* a = n.attributes.find(name);
+  const model::Value* v = a ? std::get_if<model::Value>(a) : nullptr;
+  return v && v->is<model::ValueList>() ? &v->as<model::ValueList>() : nullptr;
+}
+
+std::string parent_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
+// Axis `d` of `node` over the elements h selects: its name and, where the file has a 1-D
+// numeric coordinate array of that dimension's length, the coordinates of those elements.
+render::Axis axis_of(const model::Tree& tree, const model::Node& node, const std::string& path,
+                     const Hyperslab& h, size_t d) {
+  render::Axis axis;
+  axis.start = h.start[d];
+  axis.step = h.step(d);
+  const model::ValueList* names = list_attribute(node, model::well_known::kDimensionNames);
+  if (names && names->size() == node.shape.size() && (*names)[d].is<std::string>()) {
+    axis.name = (*names)[d].as<std::string>();
+  }
+  std::string coordinate_path;
+  const model::ValueList* coords = list_attribute(node, model::well_known::kDimensionCoordinates);
+  if (coords && coords->size() == node.shape.size() && (*coords)[d].is<std::string>()) {
+    coordinate_path = (*coords)[d].as<std::string>();
+  } else if (!axis.name.empty()) {  // netCDF and xarray: the variable named as the dimension
+    const std::string group = parent_of(path);
+    coordinate_path = (group == "/" ? "" : group) + "/" + axis.name;
+  }
+  if (coordinate_path.empty() || coordinate_path == path) return axis;
+  const model::Node* c = tree.find(coordinate_path);
+  if (c == nullptr || c->kind != model::NodeKind::kArray || !c->data || c->shape.size() != 1 ||
+      c->shape[0] != node.shape[d] || !c->error.empty()) {
+    return axis;
+  }
+  try {
+    Hyperslab one;
+    one.start = {h.start[d]};
+    one.count = {h.count[d]};
+    one.stride = {h.step(d)};
+    const NDArray values = c->data->read(one);
+    axis.coordinates = as_doubles(values, false, coordinate_path);
+  } catch (const Error&) {
+    axis.coordinates.clear();  // coordinates that cannot be read: ticks say indexes
+  }
+  return axis;
+}
+
+// A 1-D selection up to this many values is read whole (128 MiB of doubles).
+constexpr int64_t kMaxLineValues = int64_t{1} << 24;
+
+// Every k-th element along dimension d when it has more than `most`.
+int64_t thin(Hyperslab& h, size_t d, int64_t most) {
+  if (h.count[d] <= most) return 1;
+  const int64_t k = (h.count[d] + most - 1) / most;
+  if (h.stride.empty()) h.stride.assign(h.count.size(), 1);
+  h.stride[d] *= k;
+  h.count[d] = (h.count[d] + k - 1) / k;
+  return k;
+}
+
+}  // namespace
+
+PlotValues plot_values(const model::Tree& tree, const std::string& item, const std::string& file,
+                       const PlotRead& how) {
+  const std::vector<Request> wanted = resolve_items(tree, {item}, file);
+  if (wanted.size() != 1 || wanted[0].kind != Request::Kind::kArray || !wanted[0].node) {
+    throw Error(
+        ErrorCategory::kUsage,
+        fmt::format("{}: a figure draws one array's values; {} is not an array", file, item));
+  }
+  const Request& r = wanted[0];
+  const ArrayRef ref = ArrayRef::of(*r.node, r.path, r.spec);
+  if (!ref.error.empty()) {
+    throw Error(ErrorCategory::kData, fmt::format("{}: {}: {}", file, r.path, ref.error));
+  }
+  if (!r.spec.fields.empty()) {
+    throw Error(
+        ErrorCategory::kUsage,
+        fmt::format("{}: plot draws arrays of numbers, not struct fields ({})", file, item));
+  }
+  PlotValues out;
+  out.label = item;
+  out.dtype = ref.dtype.typestr();
+  Hyperslab h = selection_of(ref);
+  std::vector<size_t> kept;
+  for (size_t d = 0; d < h.count.size(); ++d) {
+    if (d >= h.dropped.size() || !h.dropped[d]) kept.push_back(d);
+  }
+  for (size_t d : kept) out.selected.push_back(h.count[d]);
+  const bool rgb = kept.size() == 3 && h.count[kept[2]] == 3 &&
+                   ref.dtype.kind() == DTypeKind::kUInt && ref.dtype.size() == 1;
+  if (kept.empty() || (kept.size() > 2 && !rgb)) {
+    std::string example = r.path + "[";
+    for (size_t d = 0; d < ref.shape.size(); ++d) {
+      example += d == 0 ? "" : ", ";
+      example += d + 2 < ref.shape.size() ? "0" : ":";
+    }
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("{}: {} selects {} dimensions: a figure draws 1 (a line) or 2 (a "
+                            "heatmap, or H x W x 3 of uint8 as RGB); select some, as in {}]",
+                            file, item, kept.size(), example));
+  }
+  for (int64_t c : out.selected) {
+    if (c == 0) {
+      throw Error(ErrorCategory::kUsage, fmt::format("{}: {} selects no values", file, item));
+    }
+  }
+  if (kept.size() == 1) {
+    out.kind = PlotValues::Kind::kLine;
+    // A line is drawn from every value up to a bound (each pixel column its least and
+    // greatest), so that no spike between strided elements is lost.
+    out.step.push_back(thin(h, kept[0], kMaxLineValues));
+  } else {
+    out.kind = rgb ? PlotValues::Kind::kRgb : PlotValues::Kind::kHeatmap;
+    out.step.push_back(thin(h, kept[0], how.max_rows));
+    out.step.push_back(thin(h, kept[1], how.max_cols));
+  }
+  NDArray data = ref.data->read(h);
+  if (!data.is_c_contiguous()) data = data.to_native();
+  if (kept.size() == 1) {
+    out.x = axis_of(tree, *r.node, r.path, h, kept[0]);
+    out.grid.rows = 1;
+    out.grid.cols = h.count[kept[0]];
+  } else {
+    out.y = axis_of(tree, *r.node, r.path, h, kept[0]);
+    out.x = axis_of(tree, *r.node, r.path, h, kept[1]);
+    out.grid.rows = h.count[kept[0]];
+    out.grid.cols = h.count[kept[1]];
+  }
+  if (rgb) {
+    out.rgb.resize(data.byte_size());
+    std::memcpy(out.rgb.data(), data.data(), data.byte_size());
+    return out;
+  }
+  out.grid.values = as_doubles(data, how.phase, r.path);
+  for (double v : out.grid.values) out.not_numbers += std::isnan(v) ? 1 : 0;
+  return out;
+}
+
+}  // namespace dudley::cli

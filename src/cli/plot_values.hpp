@@ -1,0 +1,44 @@
+// What `dudley plot` (and the viewer) draws of an item: its selection read as a line, a grid
+// or an RGB picture, decimated to about the pixels there are, with its axes' names and
+// coordinates from the file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dudley/model/tree.hpp"
+#include "dudley/render/figure.hpp"
+
+namespace dudley::cli {
+
+/// An item's values, ready to draw.
+struct PlotValues {
+  enum class Kind { kLine, kHeatmap, kRgb };
+  Kind kind = Kind::kHeatmap;
+  std::string label;              ///< the item as given ("/x[0, :, :]")
+  std::string dtype;              ///< the array's type (numpy typestr)
+  std::vector<int64_t> selected;  ///< the selection's shape before decimation
+  std::vector<int64_t> step;      ///< the decimation step of each shown dimension (1: none)
+  render::Grid grid;              ///< kLine: one row; kHeatmap: rows x cols
+  std::vector<uint8_t> rgb;       ///< kRgb: rows x cols x 3
+  render::Axis y, x;              ///< kLine: x only
+  uint64_t not_numbers = 0;       ///< NaN values among those shown
+};
+
+/// How `plot_values` reads: at most about `max_rows` x `max_cols` values are read (every
+/// k-th element along a longer dimension), complex values as their amplitude or phase.
+struct PlotRead {
+  int max_rows = 1200;
+  int max_cols = 1600;
+  bool phase = false;
+};
+
+/// Resolves `item` in `tree` (`file` names it in messages) and reads what a figure of it
+/// shows: a 1-D selection as a line, 2-D as a heatmap, H x W x 3 of uint8 as RGB. Throws
+/// Error(kUsage) naming the item for anything else (with the selection to try), for types
+/// that are not numbers, and Error(kData) for an array that cannot be read.
+PlotValues plot_values(const model::Tree& tree, const std::string& item, const std::string& file,
+                       const PlotRead& how = {});
+
+}  // namespace dudley::cli
