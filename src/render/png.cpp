@@ -3,17 +3,16 @@
 
 #include <csetjmp>
 
-#include <png.h>
-
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
+#include "render/png_library.hpp"
 
 namespace dudley::render {
 
 namespace {
 
 void append(png_structp png, png_bytep data, png_size_t length) {
-  auto* out = static_cast<std::string*>(png_get_io_ptr(png));
+  auto* out = static_cast<std::string*>(render::png().get_io_ptr(png));
   out->append(reinterpret_cast<const char*>(data), length);
 }
 
@@ -21,9 +20,9 @@ void no_flush(png_structp) {}
 
 // libpng reports errors by longjmp after calling this; the message is kept for the Error.
 void on_error(png_structp png, png_const_charp message) {
-  auto* kept = static_cast<std::string*>(png_get_error_ptr(png));
+  auto* kept = static_cast<std::string*>(render::png().get_error_ptr(png));
   *kept = message;
-  png_longjmp(png, 1);
+  render::png().longjmp(png, 1);
 }
 
 void on_warning(png_structp, png_const_charp) {}
@@ -31,14 +30,16 @@ void on_warning(png_structp, png_const_charp) {}
 // The encoding itself, apart so that no object with a destructor lives across setjmp.
 bool encode(png_structp png, png_infop info, const Canvas& canvas, const PngText& text, bool fast,
             std::string& out, std::vector<png_text>& chunks, std::vector<png_bytep>& rows) {
-  if (setjmp(png_jmpbuf(png))) return false;
-  png_set_write_fn(png, &out, append, no_flush);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(canvas.width()),
+  const Png& lib = render::png();
+  // png_jmpbuf(png), spelled out: libpng is called through pointers.
+  if (setjmp(*lib.set_longjmp_fn(png, longjmp, sizeof(jmp_buf)))) return false;
+  lib.set_write_fn(png, &out, append, no_flush);
+  lib.set_IHDR(png, info, static_cast<png_uint_32>(canvas.width()),
                static_cast<png_uint_32>(canvas.height()), 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   if (fast) {
-    png_set_compression_level(png, 1);
-    png_set_filter(png, 0, PNG_FILTER_NONE);
+    lib.set_compression_level(png, 1);
+    lib.set_filter(png, 0, PNG_FILTER_NONE);
   }
   for (const auto& [key, value] : text) {
     png_text t{};
@@ -48,9 +49,9 @@ bool encode(png_structp png, png_infop info, const Canvas& canvas, const PngText
     t.text_length = value.size();
     chunks.push_back(t);
   }
-  if (!chunks.empty()) png_set_text(png, info, chunks.data(), static_cast<int>(chunks.size()));
-  png_set_rows(png, info, rows.data());
-  png_write_png(png, info, PNG_TRANSFORM_IDENTITY, nullptr);
+  if (!chunks.empty()) lib.set_text(png, info, chunks.data(), static_cast<int>(chunks.size()));
+  lib.set_rows(png, info, rows.data());
+  lib.write_png(png, info, PNG_TRANSFORM_IDENTITY, nullptr);
   return true;
 }
 
@@ -58,9 +59,10 @@ bool encode(png_structp png, png_infop info, const Canvas& canvas, const PngText
 
 std::string encode_png(const Canvas& canvas, const PngText& text, bool fast) {
   std::string message;
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &message, on_error, on_warning);
+  const Png& lib = render::png();
+  png_structp png = lib.create_write_struct(PNG_LIBPNG_VER_STRING, &message, on_error, on_warning);
   if (png == nullptr) throw Error(ErrorCategory::kIo, "libpng: cannot start a PNG");
-  png_infop info = png_create_info_struct(png);
+  png_infop info = lib.create_info_struct(png);
   std::string out;
   std::vector<png_text> chunks;
   std::vector<png_bytep> rows(static_cast<size_t>(canvas.height()));
@@ -69,7 +71,7 @@ std::string encode_png(const Canvas& canvas, const PngText& text, bool fast) {
     rows[y] = pixels + y * static_cast<size_t>(canvas.width()) * 3;
   }
   const bool ok = info != nullptr && encode(png, info, canvas, text, fast, out, chunks, rows);
-  png_destroy_write_struct(&png, info ? &info : nullptr);
+  lib.destroy_write_struct(&png, info ? &info : nullptr);
   if (!ok) throw Error(ErrorCategory::kIo, "libpng: " + (message.empty() ? "no memory" : message));
   return out;
 }

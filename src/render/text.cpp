@@ -6,10 +6,8 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <ft2build.h>
-#include FT_FREETYPE_H
-
 #include "dudley/core/error.hpp"
+#include "render/freetype_library.hpp"
 
 extern "C" const unsigned char dudley_font_data[];
 extern "C" const uint64_t dudley_font_size;
@@ -20,8 +18,8 @@ struct Font::Face {
   FT_Library library = nullptr;
   FT_Face face = nullptr;
   ~Face() {
-    if (face) FT_Done_Face(face);
-    if (library) FT_Done_FreeType(library);
+    if (face) freetype().done_face(face);
+    if (library) freetype().done(library);
   }
 };
 
@@ -53,13 +51,14 @@ std::vector<uint32_t> code_points(std::string_view text) {
 }  // namespace
 
 Font::Font(int pixels) : face_(std::make_unique<Face>()) {
-  if (FT_Init_FreeType(&face_->library) != 0 ||
-      FT_New_Memory_Face(face_->library, dudley_font_data, static_cast<FT_Long>(dudley_font_size),
-                         0, &face_->face) != 0 ||
-      FT_Set_Pixel_Sizes(face_->face, 0, static_cast<FT_UInt>(std::clamp(pixels, 4, 512))) != 0) {
+  if (freetype().init(&face_->library) != 0 ||
+      freetype().new_memory_face(face_->library, dudley_font_data,
+                                 static_cast<FT_Long>(dudley_font_size), 0, &face_->face) != 0 ||
+      freetype().set_pixel_sizes(face_->face, 0,
+                                 static_cast<FT_UInt>(std::clamp(pixels, 4, 512))) != 0) {
     throw Error(ErrorCategory::kIo, "FreeType could not load the built-in font");
   }
-  if (FT_Load_Char(face_->face, 'H', FT_LOAD_DEFAULT) == 0) {
+  if (freetype().load_char(face_->face, 'H', FT_LOAD_DEFAULT) == 0) {
     cap_height_ = static_cast<int>(face_->face->glyph->metrics.horiBearingY >> 6);
   }
 }
@@ -69,7 +68,7 @@ Font::~Font() = default;
 int Font::width(std::string_view text) {
   int pen = 0;
   for (uint32_t cp : code_points(text)) {
-    if (FT_Load_Char(face_->face, cp, FT_LOAD_DEFAULT) != 0) continue;
+    if (freetype().load_char(face_->face, cp, FT_LOAD_DEFAULT) != 0) continue;
     pen += static_cast<int>(face_->face->glyph->advance.x >> 6);
   }
   return pen;
@@ -83,7 +82,7 @@ void Font::draw(Canvas& canvas, std::string_view text, int x, int y, Rgb colour,
   if (vertical == Align::kCentre) y += cap_height_ / 2;
   int pen = x;
   for (uint32_t cp : code_points(text)) {
-    if (FT_Load_Char(face_->face, cp, FT_LOAD_RENDER) != 0) continue;
+    if (freetype().load_char(face_->face, cp, FT_LOAD_RENDER) != 0) continue;
     const FT_GlyphSlot g = face_->face->glyph;
     const FT_Bitmap& bm = g->bitmap;
     for (unsigned row = 0; row < bm.rows; ++row) {
