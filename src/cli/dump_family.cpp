@@ -10,6 +10,7 @@
 
 #include "cli/dumper.hpp"
 #include "cli/failure.hpp"
+#include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/formats/dudley.hpp"
 #include "dudley/layout/family/family_reader.hpp"
@@ -54,7 +55,38 @@ struct DirectBinding {
   std::unique_ptr<layout::FamilyReader> family;  ///< every member, bound alike
   std::vector<layout::NodeId> nodes;   ///< the layout's item for each hole (kNone: the file)
   layout::MemberBatchPlan batch_plan;  ///< members are bound in batches, their items read ahead
+  /// For each hole: the value writer's options when its values print plainly (below);
+  /// nullopt when they go through a Dumper.
+  std::vector<std::optional<ValueWriter::Options>> plain;
+  std::vector<std::byte> scratch;  ///< a plain hole's bytes, reused member after member
 };
+
+// The most bytes a plain hole holds: the Dumper too reads an array this size in one piece.
+constexpr uint64_t kPlainHoleBytes = uint64_t{1} << 20;
+
+// Options for values of `hole` that print without a Dumper, member after member: a whole
+// array of numbers, unmasked, read in one piece, printed one array a line (or in JSON) with
+// all its values. What the Dumper adds around such values (a selection's indexes, masks,
+// limits, pointer targets, notes of truncation) cannot occur; the second member's check
+// (printed by the template and the long way, compared) covers this path too.
+std::optional<ValueWriter::Options> plain_options(const MemberTemplate::Hole& hole,
+                                                  const DumpOptions& options) {
+  const ArrayRef& a = hole.array;
+  const DTypeKind kind = a.dtype.kind();
+  const bool number = kind == DTypeKind::kInt || kind == DTypeKind::kUInt ||
+                      kind == DTypeKind::kFloat || kind == DTypeKind::kBool;
+  if (hole.kind != MemberTemplate::HoleKind::kValues || !number || options.deref ||
+      options.max_values != 0 || line_style(options.lines) != LineStyle::kArray ||
+      !a.spec.selection.empty() || !a.spec.fields.empty() || a.mask || !a.error.empty() ||
+      hole.size == 0 || hole.size > kPlainHoleBytes) {
+    return std::nullopt;
+  }
+  ValueWriter::Options o;
+  o.json = options.data.json;
+  o.lines = LineStyle::kArray;
+  for (size_t d = 0; d < a.shape.size(); ++d) o.fixed.push_back(-1);
+  return o;
+}
 
 std::optional<DirectBinding> direct_binding(const MemberTemplate& t,
                                             const std::vector<DataOptions>& members) {
@@ -75,6 +107,34 @@ std::optional<DirectBinding> direct_binding(const MemberTemplate& t,
   }
   d.batch_plan = d.family->batch_plan(std::move(items));
   return d;
+}
+
+// Prints the values of plain `hole` of a member bound directly into `out` as the Dumper
+// would: the label (text), the values, the line's end. False when the member's array is
+// not where the template's was, or not of its type and shape.
+bool print_plain_hole(DirectBinding& d, size_t i, const MemberTemplate::Hole& hole,
+                      layout::BoundMember& member, const std::string& path, Output& out) {
+  const layout::BoundArray a = member.binding->locate(d.nodes[i]);
+  if (a.address != hole.offset || a.byte_size != hole.size || a.dtype != hole.array.dtype ||
+      a.shape != hole.array.shape) {
+    return false;
+  }
+  d.scratch.resize(hole.size);
+  member.source->read(a.address, hole.size, d.scratch.data(), hole.array.spec.path);
+  const uint64_t count = hole.size / a.dtype.size();
+  swap_elements(d.scratch.data(), count, a.dtype);
+  const ValueWriter::Options& o = *d.plain[i];
+  if (!o.json) {
+    out.write(path);
+    out.write(" ");
+    out.write(hole.label);
+    out.write(" = ");
+  }
+  ValueWriter w(out, Dumper::native(a.dtype), a.shape, o);
+  w.add(d.scratch.data(), count);
+  w.finish();
+  if (!o.json) out.write("\n");
+  return true;
 }
 
 // The array of `hole` in a member bound directly, when it lies where the template's did
@@ -99,7 +159,7 @@ std::optional<ArrayRef> bound_hole(layout::BoundMember& member, layout::NodeId n
 // already bound in a batch (with `direct`).
 std::optional<std::string> dump_by_template(const MemberTemplate& t, const DumpOptions& options,
                                             const std::string& path, size_t member,
-                                            const DirectBinding* direct = nullptr,
+                                            DirectBinding* direct = nullptr,
                                             layout::BoundMember* prebound = nullptr) {
   try {
     // Bound directly, or through the member's tree.
@@ -118,6 +178,10 @@ std::optional<std::string> dump_by_template(const MemberTemplate& t, const DumpO
       const MemberTemplate::Hole& hole = t.holes[i];
       if (hole.kind == MemberTemplate::HoleKind::kFile) {
         write_json_at(aside, json(path), -1, 1);
+        continue;
+      }
+      if (direct && direct->plain[i]) {
+        if (!print_plain_hole(*direct, i, hole, bound_member, path, aside)) return std::nullopt;
         continue;
       }
       std::optional<ArrayRef> bound;
@@ -206,6 +270,11 @@ int run_dump_family(const DumpOptions& options) {
           }
           template_given = m.given;
           if (template_) direct = direct_binding(*template_, members);
+          if (direct) {
+            for (const MemberTemplate::Hole& hole : template_->holes) {
+              direct->plain.push_back(plain_options(hole, options));
+            }
+          }
         }
       } else {
         const uint64_t mark = out.written();

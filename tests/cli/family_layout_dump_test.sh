@@ -14,10 +14,13 @@ for i in range(12):
         f["v"] = np.arange(6, dtype="<f8").reshape(2, 3) * 0.1 + i
         f["g/n"] = np.array([i, -i], dtype=">i4")
         f["s"] = np.arange(5, dtype="<u2") + i
+        # half and big-endian single floats: printed member after member without a Dumper
+        f["h"] = np.arange(3, dtype="<f2") * 0.1 + i
+        f["f"] = np.arange(4, dtype=">f4") / 3 + i
 PY
 $DUDLEY layout --family "$work/run_*.h5" -o "$work/run.dud" 2>/dev/null
 ok "layout --family exits 0" "[ $? -eq 0 ]"
-items=(/v /g/n '/v[1, ::-1]' /s)
+items=(/v /g/n '/v[1, ::-1]' /s /h /f)
 $DUDLEY dump --family "$work/run_*.h5" --layout "$work/run.dud" --json "${items[@]}" > "$work/f.json"
 ok "dump --family --json exits 0" "[ $? -eq 0 ]"
 for f in "$work"/run_*.h5; do
@@ -39,15 +42,17 @@ for line, path in zip(lines, files):
         assert np.array_equal(np.array(m["v"]["selections"]["[1, ::-1]"]["data"]), h["v"][...][1, ::-1]), path
         assert np.array_equal(np.array(m["g"]["members"]["n"]["data"]), h["g/n"][...]), path
         assert np.array_equal(np.array(m["s"]["data"]), h["s"][...]), path
+        assert np.array_equal(np.array(m["h"]["data"], dtype="<f2"), h["h"][...]), path
+        assert np.array_equal(np.array(m["f"]["data"], dtype="<f4"), h["f"][...]), path
 PY
 ok "each member's line is its own dump, values as h5py reads them" "$PY '$work/check.py' '$work'"
 
 # Text: each line is the member's own dump, prefixed by its name.
-$DUDLEY dump --family "$work/run_*.h5" --layout "$work/run.dud" /v /g/n > "$work/f.txt"
+$DUDLEY dump --family "$work/run_*.h5" --layout "$work/run.dud" /v /g/n /h /f > "$work/f.txt"
 ok "text: the family dump exits 0" "[ $? -eq 0 ]"
 alone_failed=0
 for f in "$work"/run_*.h5; do
-  $DUDLEY dump "$f" --layout "$work/run.dud" /v /g/n > "$work/one.txt" || alone_failed=1
+  $DUDLEY dump "$f" --layout "$work/run.dud" /v /g/n /h /f > "$work/one.txt" || alone_failed=1
   sed "s|^|$f |" "$work/one.txt"
 done > "$work/alone.txt"
 ok "text: every member dumped alone exits 0" "[ $alone_failed -eq 0 ]"
