@@ -2,9 +2,13 @@
 // one Dudley layout the members print alike around their values: the first is recorded as a
 // template and later members fill it, bound directly through a layout::FamilyReader.
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -207,6 +211,84 @@ std::optional<std::string> dump_by_template(const MemberTemplate& t, const DumpO
   }
 }
 
+// Batches of members bound on a thread of their own, at most two ahead of the printing:
+// the kernel's opens and reads of the next batch overlap the text of this one (printing a
+// member costs about half what opening and reading it does).
+class BatchesAhead {
+ public:
+  struct Batch {
+    size_t first = 0;
+    std::vector<layout::BatchMember> members;
+  };
+
+  BatchesAhead(const layout::FamilyReader& family, const layout::MemberBatchPlan& plan,
+               size_t first, size_t end)
+      : family_(family), plan_(plan), first_(first), end_(end), thread_([this] { run(); }) {}
+
+  ~BatchesAhead() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+
+  BatchesAhead(const BatchesAhead&) = delete;
+  BatchesAhead& operator=(const BatchesAhead&) = delete;
+
+  /// The next batch in member order; nullopt after the last. Rethrows what binding threw.
+  std::optional<Batch> next() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this] { return !ready_.empty() || finished_; });
+    if (ready_.empty()) {
+      if (error_) std::rethrow_exception(error_);
+      return std::nullopt;
+    }
+    Batch b = std::move(ready_.front());
+    ready_.pop_front();
+    changed_.notify_all();
+    return b;
+  }
+
+  static constexpr size_t kBatch = 64;
+
+ private:
+  static constexpr size_t kAhead = 2;
+
+  void run() {
+    try {
+      const std::unique_ptr<io::BatchIo> io = io::BatchIo::make(kBatch);
+      for (size_t at = first_; at < end_;) {
+        const size_t count = std::min(kBatch, end_ - at);
+        Batch b{at, family_.bind_batch(plan_, at, count, *io)};
+        at += count;
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [this] { return ready_.size() < kAhead || stop_; });
+        if (stop_) break;
+        ready_.push_back(std::move(b));
+        changed_.notify_all();
+      }
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      error_ = std::current_exception();
+    }
+    const std::lock_guard<std::mutex> lock(mutex_);
+    finished_ = true;
+    changed_.notify_all();
+  }
+
+  const layout::FamilyReader& family_;
+  const layout::MemberBatchPlan& plan_;
+  const size_t first_, end_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Batch> ready_;
+  bool stop_ = false, finished_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;  ///< last: started once the members above are made
+};
+
 }  // namespace
 
 std::unique_ptr<layout::FamilyReader> layout_family(const std::vector<DataOptions>& members) {
@@ -303,26 +385,24 @@ int run_dump_family(const DumpOptions& options) {
   for (; i < members.size() && (i < 2 || !template_); ++i) long_way(i);
   if (i >= members.size()) return status;
   if (direct) {
-    // Members bound directly go in batches: their opens and item reads in flight together.
-    // (Making their text on several cores at once was measured: no faster, the work is the
-    // kernel's opens and reads.)
-    constexpr size_t kBatch = 64;
-    const std::unique_ptr<io::BatchIo> batch_io = io::BatchIo::make(kBatch);
-    for (size_t count = 0; i < members.size(); i += count) {
-      count = std::min(kBatch, members.size() - i);
-      std::vector<layout::BatchMember> batch =
-          direct->family->bind_batch(direct->batch_plan, i, count, *batch_io);
-      for (size_t j = 0; j < count; ++j) {
+    // Members bound directly go in batches: their opens and item reads in flight together,
+    // the next batch's on another thread while this one prints. (Making the members' text
+    // on several cores at once was measured: no faster, the work is the kernel's opens and
+    // reads.)
+    BatchesAhead batches(*direct->family, direct->batch_plan, i, members.size());
+    while (std::optional<BatchesAhead::Batch> batch = batches.next()) {
+      for (size_t j = 0; j < batch->members.size(); ++j) {
+        const size_t m = batch->first + j;
         std::optional<std::string> text;
         // A member that could not be bound is printed the long way, which says why.
-        if (members[i + j].given == template_given && !batch[j].error) {
-          text = dump_by_template(*template_, one, members[i + j].data, i + j, &*direct,
-                                  &batch[j].bound);
+        if (members[m].given == template_given && !batch->members[j].error) {
+          text = dump_by_template(*template_, one, members[m].data, m, &*direct,
+                                  &batch->members[j].bound);
         }
         if (text) {
           out.write(*text);
         } else {
-          long_way(i + j);
+          long_way(m);
         }
       }
     }
