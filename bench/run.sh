@@ -196,6 +196,9 @@ bench /usr/bin/python3 bench/netcdf3_vs_peers.py "$build"
 bench /usr/bin/python3 bench/xarray_open_vs_h5netcdf.py "$build"
 bench /usr/bin/python3 bench/strings_convert_vs_peers.py "$build"
 bench /usr/bin/python3 bench/fancy_read_vs_h5py.py "$build"
+echo
+echo "== Pictures (issue 42): dudley plot against matplotlib"
+bench /usr/bin/python3 bench/plot_vs_matplotlib.py "$build" 5
 
 echo
 /usr/bin/python3 bench/write_table.py "$DUDLEY_BENCH_RESULTS" docs/performance.md

@@ -1,4 +1,5 @@
 // `dudley plot DATA ITEM -o out.png`: a figure of an item's values, for scripts and papers.
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -113,11 +114,15 @@ int run_plot(const PlotOptions& o) {
         {"width", layout.plot_width},
         {"height", layout.plot_height}}},
   };
+  // Values the figure cannot place (NaN; 0 and below on a log scale): said, not hidden.
+  uint64_t not_shown = 0;
   if (v.kind != PlotValues::Kind::kRgb) {
+    for (double x : v.grid.values) not_shown += std::isnan(layout.scale.position(x)) ? 1 : 0;
     summary["scale"] = {{"kind", render::scale_name(layout.scale.kind)},
                         {"vmin", layout.scale.vmin},
                         {"vmax", layout.scale.vmax}};
     summary["not_numbers"] = v.not_numbers;
+    summary["not_shown"] = not_shown;
   }
   if (v.kind == PlotValues::Kind::kHeatmap) {
     summary["colormap"] = {{"name", figure.colormap}, {"reversed", figure.reversed}};
@@ -146,7 +151,15 @@ int run_plot(const PlotOptions& o) {
     fmt::print(", {} scale from {:g} to {:g}", render::scale_name(layout.scale.kind),
                layout.scale.vmin, layout.scale.vmax);
   }
-  if (v.not_numbers > 0) fmt::print(", {} NaN shown in magenta", v.not_numbers);
+  if (not_shown > 0) {
+    const bool heatmap = v.kind == PlotValues::Kind::kHeatmap;
+    fmt::print(", {} {} not placed on the scale ({}){}", not_shown,
+               not_shown == 1 ? "value" : "values",
+               v.not_numbers == not_shown ? "NaN"
+               : v.not_numbers == 0      ? "at or below 0"
+                                         : "NaN, or at or below 0",
+               heatmap ? ", shown in magenta" : ", left as gaps in the line");
+  }
   fmt::print("\n");
   return kExitOk;
 }
