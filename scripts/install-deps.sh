@@ -69,6 +69,9 @@ packages=(
   # DejaVu font built into the program; the tests decode the PNGs with PIL and take the
   # colour maps' reference colours from matplotlib, which bench/plot_vs_matplotlib.py races
   libpng-dev libfreetype-dev fonts-dejavu-core python3-pil python3-matplotlib
+  # dudley view: its HTTP server (cpp-httplib, in a module loaded by `view` alone, so that
+  # other commands never map its OpenSSL), and the browser its tests drive (chromium)
+  libcpp-httplib-dev chromium
 )
 
 missing=()
@@ -105,6 +108,18 @@ if [ ! -f "$interop/node_modules/zarrita/package.json" ] ||
   (cd "$interop" && npm install --no-audit --no-fund --loglevel=error)
 else
   echo "install-deps: npm peers present"
+fi
+
+# The viewer's front-end tools (esbuild bundles it into the program at build time,
+# TypeScript checks it, playwright-core drives chromium in its tests), pinned in
+# web/package.json and its lock file.
+web="$(cd "$(dirname "$0")/../web" && pwd)"
+if [ ! -x "$web/node_modules/.bin/esbuild" ] || [ ! -x "$web/node_modules/.bin/tsc" ] ||
+   [ ! -f "$web/node_modules/playwright-core/package.json" ]; then
+  echo "install-deps: installing the viewer's front-end tools in $web"
+  (cd "$web" && npm ci --no-audit --no-fund --loglevel=error)
+else
+  echo "install-deps: the viewer's front-end tools present"
 fi
 
 root="$(cd "$(dirname "$0")/.." && pwd)"

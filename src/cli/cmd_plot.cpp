@@ -83,18 +83,7 @@ int run_plot(const PlotOptions& o) {
   const PlotValues v = plot_values(tree, o.item, o.data.data, how);
   figure.title = o.title.empty() ? o.item : o.title;
   render::FigureLayout layout;
-  std::optional<render::Canvas> canvas;
-  switch (v.kind) {
-    case PlotValues::Kind::kLine:
-      canvas = render::line_figure(v.grid.values, v.x, figure, &layout);
-      break;
-    case PlotValues::Kind::kRgb:
-      canvas = render::rgb_figure(v.rgb, v.grid.rows, v.grid.cols, v.y, v.x, figure, &layout);
-      break;
-    case PlotValues::Kind::kHeatmap:
-      canvas = render::heatmap_figure(v.grid, v.y, v.x, figure, &layout);
-      break;
-  }
+  const render::Canvas canvas = draw_figure(v, figure, &layout);
   nlohmann::ordered_json summary = {
       {"output", o.output},
       {"data", o.data.data},
@@ -129,7 +118,7 @@ int run_plot(const PlotOptions& o) {
   }
   if (v.kind != PlotValues::Kind::kLine) summary["y_axis"] = axis_json(v.y);
   summary["x_axis"] = axis_json(v.x);
-  render::write_png(o.output, *canvas,
+  render::write_png(o.output, canvas,
                     {{"Title", figure.title},
                      {"Source", o.data.data},
                      {"Software", "dudley " DUDLEY_VERSION},
@@ -156,8 +145,8 @@ int run_plot(const PlotOptions& o) {
     fmt::print(", {} {} not placed on the scale ({}){}", not_shown,
                not_shown == 1 ? "value" : "values",
                v.not_numbers == not_shown ? "NaN"
-               : v.not_numbers == 0      ? "at or below 0"
-                                         : "NaN, or at or below 0",
+               : v.not_numbers == 0       ? "at or below 0"
+                                          : "NaN, or at or below 0",
                heatmap ? ", shown in magenta" : ", left as gaps in the line");
   }
   fmt::print("\n");

@@ -29,6 +29,8 @@ void add_describe_command(CLI::App& app, int& exit_code);
 void add_layout_command(CLI::App& app, int& exit_code);
 /// `dudley plot DATA ITEM -o out.png`: a figure of an item's values
 void add_plot_command(CLI::App& app, int& exit_code);
+/// `dudley view DATA`: a local web viewer
+void add_view_command(CLI::App& app, int& exit_code);
 /// `dudley avro decode|encode` (builds with the Avro module)
 void add_avro_command(CLI::App& app, int& exit_code);
 

@@ -36,6 +36,7 @@ int run(int argc, char** argv) {
   dudley::cli::add_convert_command(app, exit_code);
   dudley::cli::add_layout_command(app, exit_code);
   dudley::cli::add_plot_command(app, exit_code);
+  dudley::cli::add_view_command(app, exit_code);
 #ifdef DUDLEY_WITH_NDL
   dudley::cli::add_describe_command(app, exit_code);
 #endif

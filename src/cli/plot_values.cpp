@@ -222,4 +222,17 @@ PlotValues plot_values(const model::Tree& tree, const std::string& item, const s
   return out;
 }
 
+render::Canvas draw_figure(const PlotValues& v, const render::FigureOptions& options,
+                           render::FigureLayout* layout) {
+  switch (v.kind) {
+    case PlotValues::Kind::kLine:
+      return render::line_figure(v.grid.values, v.x, options, layout);
+    case PlotValues::Kind::kRgb:
+      return render::rgb_figure(v.rgb, v.grid.rows, v.grid.cols, v.y, v.x, options, layout);
+    case PlotValues::Kind::kHeatmap:
+      break;
+  }
+  return render::heatmap_figure(v.grid, v.y, v.x, options, layout);
+}
+
 }  // namespace dudley::cli

@@ -41,4 +41,9 @@ struct PlotRead {
 PlotValues plot_values(const model::Tree& tree, const std::string& item, const std::string& file,
                        const PlotRead& how = {});
 
+/// The figure of `values` (a line plot, a heatmap or an RGB picture as their kind says),
+/// laid out as `layout` then tells. Throws as render's figures do.
+render::Canvas draw_figure(const PlotValues& values, const render::FigureOptions& options,
+                           render::FigureLayout* layout = nullptr);
+
 }  // namespace dudley::cli

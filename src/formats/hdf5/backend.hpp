@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "dudley/core/module_loader.hpp"
 #include "dudley/format.hpp"
 #include "dudley/model/tree.hpp"
 
@@ -46,7 +47,7 @@ const Backend& backend();
 /// What a module's entry point returns: its build tag, checked by the loader before
 /// anything else is used, and its backend.
 struct ModuleEntry {
-  const char* build_tag;
+  ModuleHeader header;  ///< first, as load_module reads it
   Backend backend;
 };
 

@@ -6,7 +6,7 @@
 namespace {
 
 const dudley::hdf5::ModuleEntry kEntry{
-    DUDLEY_BUILD_TAG, {&dudley::hdf5::read_hdf5_file, &dudley::hdf5::write_hdf5_file}};
+    {DUDLEY_BUILD_TAG}, {&dudley::hdf5::read_hdf5_file, &dudley::hdf5::write_hdf5_file}};
 
 }  // namespace
 

@@ -1,0 +1,473 @@
+// The viewer's API over one tree: requests parsed, bounded and answered (see api.hpp).
+#include "view/api.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/dump_items.hpp"
+#include "cli/plot_values.hpp"
+#include "cli/tree_json.hpp"
+#include "dudley/core/error.hpp"
+#include "dudley/render/colormap.hpp"
+#include "dudley/render/png.hpp"
+#include "formats/npy/metadata.hpp"
+#include "view/assets.hpp"
+
+namespace dudley::view {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// A query that cannot be answered as asked: its HTTP status and message.
+struct Refusal {
+  int status;
+  std::string message;
+};
+
+HttpReply json_reply(const json& body, int status = 200) {
+  HttpReply r;
+  r.status = status;
+  r.body = body.dump();
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+HttpReply refusal_reply(int status, std::string message) {
+  // An Error's text starts as the command line prints it; the page shows it under the item.
+  if (message.rfind("error: ", 0) == 0) message.erase(0, 7);
+  return json_reply(json{{"error", message}}, status);
+}
+
+const std::string& required(const HttpRequest& request, const std::string& key) {
+  auto it = request.query.find(key);
+  if (it == request.query.end() || it->second.empty()) {
+    throw Refusal{400, fmt::format("the query needs {}=", key)};
+  }
+  return it->second;
+}
+
+std::string optional_text(const HttpRequest& request, const std::string& key,
+                          const std::string& otherwise = {}) {
+  auto it = request.query.find(key);
+  return it == request.query.end() ? otherwise : it->second;
+}
+
+// An integer query value in [low, high]; `otherwise` when absent.
+int64_t integer(const HttpRequest& request, const std::string& key, int64_t otherwise, int64_t low,
+                int64_t high) {
+  auto it = request.query.find(key);
+  if (it == request.query.end() || it->second.empty()) return otherwise;
+  int64_t v = 0;
+  const char* end = it->second.data() + it->second.size();
+  auto [at, ec] = std::from_chars(it->second.data(), end, v);
+  if (ec != std::errc() || at != end || v < low || v > high) {
+    throw Refusal{
+        400, fmt::format("{}={}: give a whole number from {} to {}", key, it->second, low, high)};
+  }
+  return v;
+}
+
+std::optional<double> real(const HttpRequest& request, const std::string& key) {
+  auto it = request.query.find(key);
+  if (it == request.query.end() || it->second.empty()) return std::nullopt;
+  double v = 0;
+  const char* end = it->second.data() + it->second.size();
+  auto [at, ec] = std::from_chars(it->second.data(), end, v);
+  if (ec != std::errc() || at != end || !std::isfinite(v)) {
+    throw Refusal{400, fmt::format("{}={}: give a finite number", key, it->second)};
+  }
+  return v;
+}
+
+// The item a query names: its path and selection ("/x" and "[0, :, :]").
+std::string item_of(const HttpRequest& request) {
+  const std::string& path = required(request, "path");
+  if (path[0] != '/') throw Refusal{400, fmt::format("path={}: a path starts with /", path)};
+  return path + optional_text(request, "sel");
+}
+
+json axis_json(const render::Axis& a) {
+  json out = {{"name", a.name.empty() ? json(nullptr) : json(a.name)},
+              {"start", a.start},
+              {"step", a.step}};
+  if (!a.coordinates.empty()) out["coordinates"] = a.coordinates;
+  return out;
+}
+
+// A line of more values than `buckets` x 4: each bucket's least and greatest value, in that
+// order (NaN where a bucket has no number), so that a spike between pixels still shows.
+std::vector<double> least_and_greatest(const std::vector<double>& values, size_t buckets) {
+  std::vector<double> out;
+  out.reserve(buckets * 2);
+  const size_t n = values.size();
+  for (size_t b = 0; b < buckets; ++b) {
+    const size_t first = b * n / buckets, end = (b + 1) * n / buckets;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (size_t i = first; i < end; ++i) {
+      if (std::isnan(values[i])) continue;
+      lo = std::min(lo, values[i]);
+      hi = std::max(hi, values[i]);
+    }
+    const bool any = lo <= hi;
+    out.push_back(any ? lo : std::nan(""));
+    out.push_back(any ? hi : std::nan(""));
+  }
+  return out;
+}
+
+// Binary answer: a 4-byte little-endian length, that many bytes of JSON, padding to a
+// multiple of 8, then the values (float64 or uint8, as the JSON's "data" says).
+HttpReply binary_reply(const json& head, const void* data, size_t bytes) {
+  const std::string text = head.dump();
+  HttpReply r;
+  r.content_type = "application/octet-stream";
+  r.headers.emplace_back("Cache-Control", "no-store");
+  const auto length = static_cast<uint32_t>(text.size());
+  r.body.resize(4);
+  for (int i = 0; i < 4; ++i)
+    r.body[static_cast<size_t>(i)] = static_cast<char>((length >> (8 * i)) & 0xff);
+  r.body += text;
+  r.body.resize((r.body.size() + 7) / 8 * 8, ' ');
+  r.body.append(static_cast<const char*>(data), bytes);
+  return r;
+}
+
+// The selection of one array an item names, checked to be 1-D or 2-D, for pages of values.
+struct TablePart {
+  cli::ArrayRef ref;
+  Hyperslab slab;
+  std::vector<size_t> kept;  ///< the selection's dimensions that remain
+};
+
+TablePart table_part(const model::Tree& tree, const std::string& item, const std::string& data) {
+  const std::vector<cli::Request> found = cli::resolve_items(tree, {item}, data);
+  if (found.size() != 1 || found[0].kind != cli::Request::Kind::kArray || !found[0].node) {
+    throw Refusal{400, fmt::format("{} is not an array", item)};
+  }
+  TablePart t{cli::ArrayRef::of(*found[0].node, found[0].path, found[0].spec), {}, {}};
+  if (!t.ref.error.empty()) throw Error(ErrorCategory::kData, t.ref.error);
+  if (t.ref.spec.selection_first && !t.ref.spec.fields.empty()) {
+    throw Refusal{400, "select the array's elements before or after its fields, not both"};
+  }
+  t.slab = cli::selection_of(t.ref);
+  for (size_t d = 0; d < t.slab.count.size(); ++d) {
+    if (d >= t.slab.dropped.size() || !t.slab.dropped[d]) t.kept.push_back(d);
+  }
+  if (t.kept.size() > 2) {
+    throw Refusal{
+        400, fmt::format("{} selects {} dimensions: a table shows 1 or 2", item, t.kept.size())};
+  }
+  return t;
+}
+
+// Narrows dimension d of `slab` to `count` elements from element `first` of it.
+void narrow(Hyperslab& slab, size_t d, int64_t first, int64_t count) {
+  first = std::min(first, slab.count[d]);
+  slab.start[d] += first * slab.step(d);
+  slab.count[d] = std::min(count, slab.count[d] - first);
+}
+
+NDArray read_part(const TablePart& t, const Hyperslab& slab) {
+  NDArray data = t.ref.data->read(slab);
+  for (const std::string& f : t.ref.spec.fields) data = data.field(f);
+  return data.is_c_contiguous() ? std::move(data) : data.to_native();
+}
+
+// One element as CSV text: numbers in the shortest text that reads back the same, strings
+// and structured values quoted.
+std::string csv_text(const json& v) {
+  if (v.is_string() || v.is_structured()) {  // a struct or a complex number: its JSON, quoted
+    const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+    std::string quoted = "\"";
+    for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+  }
+  return v.dump();
+}
+
+}  // namespace
+
+ViewerApi::ViewerApi(model::Tree tree, std::string data)
+    : tree_(std::move(tree)), data_(std::move(data)) {}
+
+void ViewerApi::set_listening(const std::string& host, int port) {
+  const std::lock_guard lock(mutex_);
+  host_ = host;
+  port_ = port;
+}
+
+bool ViewerApi::host_allowed(const std::string& host) const {
+  const std::string port = fmt::format(":{}", port_);
+  for (const std::string& name :
+       {std::string("127.0.0.1"), std::string("localhost"), std::string("[::1]"), host_}) {
+    if (host == name + port || host == name) return true;
+  }
+  return false;
+}
+
+HttpReply ViewerApi::handle(const HttpRequest& request) {
+  const std::lock_guard lock(mutex_);
+  if (!host_allowed(request.host)) {
+    return refusal_reply(403,
+                         fmt::format("this viewer answers requests for 127.0.0.1:{} only", port_));
+  }
+  try {
+    return answer(request);
+  } catch (const Refusal& r) {
+    return refusal_reply(r.status, r.message);
+  } catch (const Error& e) {
+    const ErrorCategory c = e.category();
+    const int status =
+        c == ErrorCategory::kUsage || c == ErrorCategory::kSyntax || c == ErrorCategory::kType ? 400
+        : c == ErrorCategory::kLimit                                                           ? 413
+                                     : 500;
+    return refusal_reply(status, e.what());
+  } catch (const std::bad_alloc&) {
+    return refusal_reply(413, "not enough memory to answer this request");
+  } catch (const std::exception& e) {
+    return refusal_reply(500, e.what());
+  }
+}
+
+HttpReply ViewerApi::answer(const HttpRequest& request) {
+  const std::string& p = request.path;
+  if (p == "/" || p == "/index.html") {
+    HttpReply r;
+    r.content_type = "text/html; charset=utf-8";
+    r.body = std::string(asset_html());
+    return r;
+  }
+  if (p == "/viewer.js") {
+    HttpReply r;
+    r.content_type = "text/javascript; charset=utf-8";
+    r.body = std::string(asset_js());
+    return r;
+  }
+  if (p == "/viewer.css") {
+    HttpReply r;
+    r.content_type = "text/css; charset=utf-8";
+    r.body = std::string(asset_css());
+    return r;
+  }
+  if (p == "/favicon.ico") {
+    HttpReply r;
+    r.status = 204;  // none: said, so that browsers stop asking
+    r.content_type = "image/x-icon";
+    return r;
+  }
+  if (p == "/api/info") return info();
+  if (p == "/api/tree") return tree();
+  if (p == "/api/item") return item(request);
+  if (p == "/api/slice") return slice(request);
+  if (p == "/api/values") return values(request);
+  if (p == "/api/plot") return plot(request);
+  if (p == "/api/export") return exported(request);
+  return refusal_reply(404, fmt::format("nothing at {} (the API is /api/info, /api/tree, "
+                                        "/api/item, /api/slice, /api/values, /api/plot, "
+                                        "/api/export)",
+                                        p));
+}
+
+HttpReply ViewerApi::info() {
+  json maps = json::object();
+  for (const std::string& name : render::Colormap::names()) {
+    const render::Colormap map = render::Colormap::named(name);
+    json colours = json::array();
+    for (int i = 0; i < 256; ++i) {
+      const render::Rgb c = map.entry(i);
+      colours.push_back({c.r, c.g, c.b});
+    }
+    maps[name] = std::move(colours);
+  }
+  const render::Rgb nan = render::kNotANumber;
+  return json_reply(json{{"data", data_},
+                         {"format", tree_.format},
+                         {"version", DUDLEY_VERSION},
+                         {"colormaps", std::move(maps)},
+                         {"not_a_number", {nan.r, nan.g, nan.b}}});
+}
+
+HttpReply ViewerApi::tree() {
+  cli::TreeWalk walk;
+  walk.max_items = 1000;  // a list of 2^60 instances shows its first thousand
+  return json_reply(json{{"format", tree_.format}, {"root", cli::node_json(*tree_.root, walk)}});
+}
+
+HttpReply ViewerApi::item(const HttpRequest& request) {
+  const std::string& path = required(request, "path");
+  const std::vector<cli::Request> found = cli::resolve_items(tree_, {path}, data_);
+  if (found.size() != 1 || !found[0].node) throw Refusal{400, path + " is not an item"};
+  cli::TreeWalk walk;
+  walk.max_items = 1000;
+  walk.stop = [] { return false; };
+  json out = cli::node_json(*found[0].node, walk, found[0].path);
+  if (out.contains("members")) out.erase("members");  // one item, not its subtree
+  if (out.contains("items")) out.erase("items");
+  return json_reply(json{{"path", found[0].path}, {"item", std::move(out)}});
+}
+
+HttpReply ViewerApi::slice(const HttpRequest& request) {
+  const std::string item = item_of(request);
+  cli::PlotRead how;
+  how.max_rows = static_cast<int>(integer(request, "rows", 1024, 1, kMaxSliceSide));
+  how.max_cols = static_cast<int>(integer(request, "cols", 1024, 1, kMaxSliceSide));
+  how.phase = optional_text(request, "complex") == "phase";
+  cli::PlotValues v = cli::plot_values(tree_, item, data_, how);
+  json head = {{"item", item},
+               {"kind", v.kind == cli::PlotValues::Kind::kLine  ? "line"
+                        : v.kind == cli::PlotValues::Kind::kRgb ? "rgb"
+                                                                : "heatmap"},
+               {"dtype", v.dtype},
+               {"selected", v.selected},
+               {"step", v.step},
+               {"x", axis_json(v.x)}};
+  if (v.kind == cli::PlotValues::Kind::kRgb) {
+    head["shown"] = {v.grid.rows, v.grid.cols};
+    head["y"] = axis_json(v.y);
+    head["data"] = "uint8";
+    return binary_reply(head, v.rgb.data(), v.rgb.size());
+  }
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (double x : v.grid.values) {
+    if (std::isfinite(x)) {
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+  }
+  head["min"] = lo <= hi ? json(lo) : json(nullptr);
+  head["max"] = lo <= hi ? json(hi) : json(nullptr);
+  head["not_numbers"] = v.not_numbers;
+  head["data"] = "float64";
+  if (v.kind == cli::PlotValues::Kind::kLine) {
+    head["shown"] = {v.grid.cols};
+    const auto buckets = static_cast<size_t>(how.max_cols);
+    if (v.grid.values.size() > buckets * 4) {
+      // Each bucket's least and greatest: what a column of pixels shows of it.
+      v.grid.values = least_and_greatest(v.grid.values, buckets);
+      head["buckets"] = buckets;
+    }
+  } else {
+    head["shown"] = {v.grid.rows, v.grid.cols};
+    head["y"] = axis_json(v.y);
+  }
+  return binary_reply(head, v.grid.values.data(), v.grid.values.size() * sizeof(double));
+}
+
+HttpReply ViewerApi::values(const HttpRequest& request) {
+  const std::string item = item_of(request);
+  TablePart t = table_part(tree_, item, data_);
+  Hyperslab slab = t.slab;
+  const int64_t rows = integer(request, "rows", 100, 1, kMaxPageValues);
+  const int64_t row = integer(request, "row", 0, 0, std::numeric_limits<int64_t>::max());
+  int64_t cols = 1;
+  if (!t.kept.empty()) narrow(slab, t.kept[0], row, rows);
+  if (t.kept.size() == 2) {
+    cols = integer(request, "cols", 20, 1, kMaxPageValues);
+    narrow(slab, t.kept[1], integer(request, "col", 0, 0, std::numeric_limits<int64_t>::max()),
+           cols);
+  }
+  if (static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols) > kMaxPageValues) {
+    throw Refusal{413, fmt::format("a page holds at most {} values: ask for fewer rows or "
+                                   "columns",
+                                   kMaxPageValues)};
+  }
+  const NDArray data = read_part(t, slab);
+  std::vector<int64_t> selected;
+  for (size_t d : t.kept) selected.push_back(t.slab.count[d]);
+  json first = json::array();
+  for (size_t d : t.kept) first.push_back(slab.start[d]);
+  return json_reply(json{{"item", item},
+                         {"dtype", cli::dtype_json(data.dtype())},
+                         {"selected", selected},
+                         {"row", t.kept.empty() ? 0 : std::min(row, t.slab.count[t.kept[0]])},
+                         {"stored_start", first},
+                         {"values", cli::values_json(data)}});
+}
+
+HttpReply ViewerApi::plot(const HttpRequest& request) {
+  const std::string item = item_of(request);
+  render::FigureOptions figure;
+  figure.width = static_cast<int>(integer(request, "width", 800, 1, 4096));
+  figure.height = static_cast<int>(integer(request, "height", 600, 1, 4096));
+  figure.colormap = optional_text(request, "colormap", "viridis");
+  figure.reversed = optional_text(request, "reverse") == "1";
+  figure.scale = render::scale_kind(optional_text(request, "scale", "linear"));
+  figure.vmin = real(request, "vmin");
+  figure.vmax = real(request, "vmax");
+  figure.keep_aspect = optional_text(request, "fill") != "1";
+  figure.title = item;
+  (void)render::Colormap::named(figure.colormap);
+  cli::PlotRead how;
+  how.max_rows = figure.height;
+  how.max_cols = figure.width;
+  how.phase = optional_text(request, "complex") == "phase";
+  const cli::PlotValues v = cli::plot_values(tree_, item, data_, how);
+  HttpReply r;
+  r.content_type = "image/png";
+  r.body = render::encode_png(cli::draw_figure(v, figure), {{"Title", item}, {"Source", data_}});
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+HttpReply ViewerApi::exported(const HttpRequest& request) {
+  const std::string item = item_of(request);
+  const std::string format = optional_text(request, "format", "csv");
+  if (format != "csv" && format != "npy") {
+    throw Refusal{400, fmt::format("format={}: csv or npy", format)};
+  }
+  TablePart t = table_part(tree_, item, data_);
+  uint64_t elements = 1;
+  for (size_t d : t.kept) elements *= static_cast<uint64_t>(t.slab.count[d]);
+  const uint64_t unit = std::max<uint64_t>(t.ref.dtype.size(), 1);
+  if (elements > kMaxExportBytes / unit) {
+    throw Refusal{413, fmt::format("{} is {} elements: an export holds at most {} MiB; select "
+                                   "a part",
+                                   item, elements, kMaxExportBytes >> 20)};
+  }
+  const NDArray data = read_part(t, t.slab);
+  std::string name = t.ref.spec.path.substr(t.ref.spec.path.rfind('/') + 1);
+  if (name.empty()) name = "root";
+  HttpReply r;
+  r.headers.emplace_back("Cache-Control", "no-store");
+  if (format == "npy") {
+    const DTypeKind k = data.dtype().kind();
+    if (k == DTypeKind::kVLen || k == DTypeKind::kReference || k == DTypeKind::kPointer) {
+      throw Refusal{400, fmt::format("{} holds {} values, which .npy cannot carry; export CSV",
+                                     item, data.dtype().to_string())};
+    }
+    r.content_type = "application/octet-stream";
+    r.headers.emplace_back("Content-Disposition",
+                           fmt::format("attachment; filename=\"{}.npy\"", name));
+    r.body = npy::make_header(data.dtype(), data.shape().dims());
+    r.body.append(static_cast<const char*>(data.data()), data.byte_size());
+    return r;
+  }
+  const json all = cli::values_json(data);
+  r.content_type = "text/csv; charset=utf-8";
+  r.headers.emplace_back("Content-Disposition",
+                         fmt::format("attachment; filename=\"{}.csv\"", name));
+  auto row_text = [](const json& row) {
+    std::string line;
+    if (!row.is_array()) return csv_text(row);
+    for (size_t i = 0; i < row.size(); ++i) line += (i ? "," : "") + csv_text(row[i]);
+    return line;
+  };
+  if (t.kept.size() == 2) {
+    for (const json& row : all) r.body += row_text(row) + "\n";
+  } else if (all.is_array()) {
+    for (const json& v : all) r.body += csv_text(v) + "\n";
+  } else {
+    r.body = csv_text(all) + "\n";
+  }
+  return r;
+}
+
+}  // namespace dudley::view

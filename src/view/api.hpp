@@ -1,0 +1,67 @@
+// What `dudley view` answers: the page, and a JSON API over one opened tree.
+//
+//   GET /api/info                       the data's name and format, the colour maps
+//   GET /api/tree                       the tree, in the model JSON `ls --json` prints
+//   GET /api/item?path=P                one item's model JSON, and its dimensions
+//   GET /api/slice?path=P&sel=S&rows=R&cols=C
+//                                       a 1-D or 2-D selection, every k-th element along a
+//                                       side longer than R or C (a line: each bucket's least
+//                                       and greatest), binary (see below)
+//   GET /api/values?path=P&sel=S&row=I&rows=N&col=J&cols=M
+//                                       a page of a selection's values as `dump --json`
+//                                       prints them (strings, structs, complex numbers)
+//   GET /api/plot?path=P&sel=S&...      the PNG `dudley plot` draws, same options
+//   GET /api/export?path=P&sel=S&format=csv|npy
+//                                       the selection at full resolution, as a download
+//
+// Every answer is bounded: at most kMaxSliceValues drawn values, kMaxPageValues table values,
+// kMaxExportBytes exported. A query that is malformed or names nothing is answered with 400
+// or 404 and {"error": message}; paths are the tree's, never the file system's, so no query
+// reaches a file the viewer was not given. Requests are answered one at a time (the model's
+// readers are not shared between threads).
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "dudley/model/tree.hpp"
+#include "view/transport.hpp"
+
+namespace dudley::view {
+
+class ViewerApi {
+ public:
+  /// Answers for `tree`, opened from `data` (its name as the user gave it).
+  ViewerApi(model::Tree tree, std::string data);
+
+  /// The hosts requests may name, besides localhost and 127.0.0.1 (a --bind address): a page
+  /// of another site that a DNS name leads to this machine cannot read the viewer.
+  void set_listening(const std::string& host, int port);
+
+  /// The answer to `request`.
+  HttpReply handle(const HttpRequest& request);
+
+  static constexpr uint64_t kMaxSliceSide = 4096;
+  static constexpr uint64_t kMaxPageValues = 10000;
+  static constexpr uint64_t kMaxExportBytes = uint64_t{256} << 20;
+
+ private:
+  HttpReply answer(const HttpRequest& request);
+  HttpReply info();
+  HttpReply tree();
+  HttpReply item(const HttpRequest& request);
+  HttpReply slice(const HttpRequest& request);
+  HttpReply values(const HttpRequest& request);
+  HttpReply plot(const HttpRequest& request);
+  HttpReply exported(const HttpRequest& request);
+  bool host_allowed(const std::string& host) const;
+
+  std::mutex mutex_;
+  model::Tree tree_;
+  std::string data_;
+  std::string host_;
+  int port_ = 0;
+};
+
+}  // namespace dudley::view

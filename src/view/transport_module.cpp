@@ -1,0 +1,78 @@
+// The module dudley-view.so: the viewer's HTTP server, cpp-httplib (Debian's) behind the one
+// entry point of transport.hpp.
+#include <httplib.h>
+
+#include <fmt/format.h>
+
+#include "dudley/core/error.hpp"
+#include "view/transport.hpp"
+
+namespace {
+
+using dudley::view::HttpReply;
+using dudley::view::HttpRequest;
+
+void answer(const dudley::view::Handler& handler, const httplib::Request& req,
+            httplib::Response& res) {
+  HttpRequest request;
+  request.path = req.path;
+  for (const auto& [key, value] : req.params) request.query.emplace(key, value);
+  request.host = req.get_header_value("Host");
+  HttpReply reply = handler(request);
+  res.status = reply.status;
+  for (const auto& [key, value] : reply.headers) res.set_header(key, value);
+  res.set_content(std::move(reply.body), reply.content_type);
+}
+
+void serve(const dudley::view::ServeOptions& options, const dudley::view::Handler& handler,
+           const std::function<void(int)>& listening, std::function<void()>& stop) {
+  httplib::Server server;
+  server.new_task_queue = [n = options.threads] {
+    return new httplib::ThreadPool(static_cast<size_t>(n));
+  };
+  server.set_read_timeout(options.timeout_seconds, 0);
+  server.set_write_timeout(options.timeout_seconds, 0);
+  server.set_keep_alive_timeout(5);
+  server.set_payload_max_length(64 * 1024);
+  // SO_REUSEADDR alone: cpp-httplib's default adds SO_REUSEPORT, with which a second viewer
+  // (or any program) could listen on the same port and take half of the requests.
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
+  server.Get(".*", [&handler](const httplib::Request& req, httplib::Response& res) {
+    answer(handler, req, res);
+  });
+  auto refuse = [](const httplib::Request&, httplib::Response& res) {
+    res.status = 405;
+    res.set_header("Allow", "GET, HEAD");
+    res.set_content(R"({"error": "the viewer is read-only: only GET and HEAD are answered"})",
+                    "application/json");
+  };
+  server.Post(".*", refuse);
+  server.Put(".*", refuse);
+  server.Delete(".*", refuse);
+  server.Patch(".*", refuse);
+  const int port = options.port == 0
+                       ? server.bind_to_any_port(options.host)
+                       : (server.bind_to_port(options.host, options.port) ? options.port : -1);
+  if (port < 0) {
+    throw dudley::Error(dudley::ErrorCategory::kIo,
+                        fmt::format("cannot listen on {}:{} (in use, or not an address of this "
+                                    "machine)",
+                                    options.host, options.port));
+  }
+  stop = [&server] { server.stop(); };
+  listening(port);
+  server.listen_after_bind();
+  stop = [] {};
+}
+
+const dudley::view::Transport kTransport{{DUDLEY_BUILD_TAG}, &serve};
+
+}  // namespace
+
+/// The module's Transport.
+extern "C" __attribute__((visibility("default"))) const void* dudley_view_transport() {
+  return &kTransport;
+}

@@ -1,0 +1,255 @@
+"""`dudley view`: its JSON API answered as documented (src/view/api.hpp), bounded, read-only,
+for 127.0.0.1 only, and the server stopping cleanly (issue 42). The server runs on 127.0.0.1
+on a port the system picks, started by each test and always stopped."""
+import contextlib
+import json
+import signal
+import struct
+import subprocess
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import h5py
+import numpy as np
+import pytest
+
+from cli_runner import DUDLEY, ENV
+
+
+@contextlib.contextmanager
+def viewer(path, *options):
+    p = subprocess.Popen([DUDLEY, "view", str(path), "--json", *options], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=ENV)
+    try:
+        line = p.stdout.readline()
+        assert line, p.stderr.read()
+        started = json.loads(line)
+        host = options[options.index("--bind") + 1] if "--bind" in options else "127.0.0.1"
+        assert started["url"] == f"http://{host}:{started['port']}/"
+        yield started["port"], p
+    finally:
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                raise
+
+
+def get(port, path, params=None, headers=None):
+    """(status, content type, body bytes) of GET path?params."""
+    url = f"http://127.0.0.1:{port}{path}"
+    if params:
+        url += "?" + urllib.parse.urlencode(params)
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as r:
+            return r.status, r.headers.get("Content-Type"), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers.get("Content-Type"), e.read()
+
+
+def get_json(port, path, params=None):
+    status, kind, body = get(port, path, params)
+    assert kind.startswith("application/json"), (status, kind, body[:200])
+    return status, json.loads(body)
+
+
+def slice_of(body):
+    """The head and the values of a /api/slice answer."""
+    (length,) = struct.unpack_from("<I", body)
+    head = json.loads(body[4:4 + length])
+    at = (4 + length + 7) // 8 * 8
+    values = np.frombuffer(body[at:], dtype="<f8" if head["data"] == "float64" else "u1")
+    return head, values
+
+
+@pytest.fixture
+def sample(tmp_path):
+    path = tmp_path / "sample.h5"
+    with h5py.File(path, "w") as f:
+        f["cube"] = np.arange(4 * 30 * 50, dtype="<f4").reshape(4, 30, 50)
+        f["g/line"] = np.sin(np.arange(100_000) / 1000.0)
+        f["g/names"] = np.array([b"alpha", b"beta", b"gamma"])
+        f["big"] = np.zeros((5000, 3000), dtype="<f8")
+        f["recs"] = np.array([(1, 2.5), (3, 4.5)], dtype=[("a", "<i4"), ("b", "<f8")])
+        f["cube"].attrs["units"] = "K"
+    return path
+
+
+def test_page_and_info(sample):
+    with viewer(sample) as (port, _):
+        status, kind, body = get(port, "/")
+        assert status == 200 and kind.startswith("text/html") and b"viewer.js" in body
+        status, kind, body = get(port, "/viewer.js")
+        assert status == 200 and kind.startswith("text/javascript") and len(body) > 1000
+        status, info = get_json(port, "/api/info")
+        assert status == 200 and info["data"] == str(sample) and info["format"] == "hdf5"
+        assert set(info["colormaps"]) >= {"viridis", "magma", "grey", "coolwarm"}
+        assert len(info["colormaps"]["viridis"]) == 256
+
+
+def test_tree_is_the_model_json_ls_prints(sample):
+    with viewer(sample) as (port, _):
+        status, tree = get_json(port, "/api/tree")
+        assert status == 200
+    ls = json.loads(subprocess.run([DUDLEY, "ls", str(sample), "--json"], capture_output=True,
+                                   text=True, env=ENV, check=True).stdout)
+    assert tree["root"] == ls["root"] and tree["format"] == ls["format"]
+
+
+def test_item(sample):
+    with viewer(sample) as (port, _):
+        status, item = get_json(port, "/api/item", {"path": "/cube"})
+        assert status == 200 and item["item"]["shape"] == [4, 30, 50]
+        assert item["item"]["attributes"]["units"] == "K"
+        status, answer = get_json(port, "/api/item", {"path": "/nothing"})
+        assert status == 400 and "no item /nothing" in answer["error"]
+
+
+def test_slice_values_match_numpy(sample):
+    with viewer(sample) as (port, _):
+        status, kind, body = get(port, "/api/slice", {"path": "/cube", "sel": "[2, :, ::-1]"})
+        assert status == 200 and kind == "application/octet-stream"
+        head, values = slice_of(body)
+        want = np.arange(4 * 30 * 50, dtype="<f4").reshape(4, 30, 50)[2, :, ::-1]
+        assert head["kind"] == "heatmap" and head["shown"] == [30, 50] and head["step"] == [1, 1]
+        assert head["x"] == {"name": None, "start": 49, "step": -1}
+        assert np.array_equal(values.reshape(30, 50), want)
+        assert head["min"] == want.min() and head["max"] == want.max()
+
+
+def test_huge_slices_are_decimated_and_bounded(sample):
+    """A 5000 x 3000 array asked for 300 x 200 pixels: every k-th element, at most that many
+    values; asking for more than 4096 a side is refused."""
+    with viewer(sample) as (port, _):
+        status, _, body = get(port, "/api/slice", {"path": "/big", "rows": 300, "cols": 200})
+        head, values = slice_of(body)
+        assert status == 200 and head["step"] == [17, 15]
+        assert head["shown"] == [len(range(0, 5000, 17)), len(range(0, 3000, 15))]
+        assert values.size == head["shown"][0] * head["shown"][1] <= 300 * 200
+        status, answer = get_json(port, "/api/slice", {"path": "/big", "rows": 100000})
+        assert status == 400 and "rows=100000" in answer["error"]
+
+
+def test_long_lines_come_as_least_and_greatest(sample):
+    with viewer(sample) as (port, _):
+        status, _, body = get(port, "/api/slice", {"path": "/g/line", "cols": 500})
+        head, values = slice_of(body)
+    line = np.sin(np.arange(100_000) / 1000.0)
+    assert status == 200 and head["kind"] == "line" and head["buckets"] == 500
+    assert values.size == 1000
+    for b in (0, 123, 499):
+        part = line[b * 100_000 // 500:(b + 1) * 100_000 // 500]
+        assert values[2 * b] == part.min() and values[2 * b + 1] == part.max()
+
+
+def test_values_page(sample):
+    with viewer(sample) as (port, _):
+        status, page = get_json(port, "/api/values", {"path": "/cube", "sel": "[1]", "row": 10,
+                                                      "rows": 3, "col": 45, "cols": 10})
+        cube = np.arange(4 * 30 * 50, dtype="<f4").reshape(4, 30, 50)
+        assert status == 200 and page["selected"] == [30, 50]
+        assert np.array_equal(np.array(page["values"], dtype="<f4"), cube[1, 10:13, 45:50])
+        status, page = get_json(port, "/api/values", {"path": "/g/names"})
+        assert page["values"] == ["alpha", "beta", "gamma"]
+        status, page = get_json(port, "/api/values", {"path": "/recs"})
+        assert page["values"] == [{"a": 1, "b": 2.5}, {"a": 3, "b": 4.5}]
+        status, answer = get_json(port, "/api/values", {"path": "/big", "rows": 20000})
+        assert status == 400 and "rows=20000" in answer["error"]
+        status, answer = get_json(port, "/api/values", {"path": "/big", "rows": 1000, "cols": 1000})
+        assert status == 413 and "at most 10000 values" in answer["error"]
+
+
+def test_exports(sample, tmp_path):
+    with viewer(sample) as (port, _):
+        status, kind, body = get(port, "/api/export", {"path": "/cube", "sel": "[3, 0:2, 0:4]",
+                                                       "format": "csv"})
+        assert status == 200 and kind.startswith("text/csv")
+        cube = np.arange(4 * 30 * 50, dtype="<f4").reshape(4, 30, 50)
+        rows = [list(map(float, line.split(","))) for line in body.decode().splitlines()]
+        assert np.array_equal(np.array(rows, dtype="<f4"), cube[3, 0:2, 0:4])
+        status, kind, body = get(port, "/api/export", {"path": "/cube", "sel": "[3]",
+                                                       "format": "npy"})
+        (tmp_path / "x.npy").write_bytes(body)
+        assert np.array_equal(np.load(tmp_path / "x.npy"), cube[3])
+        status, kind, body = get(port, "/api/plot", {"path": "/cube", "sel": "[0]",
+                                                     "colormap": "magma"})
+        assert status == 200 and kind == "image/png" and body[:8] == b"\x89PNG\r\n\x1a\n"
+        status, answer = get_json(port, "/api/export", {"path": "/cube", "format": "xls"})
+        assert status == 400 and "csv or npy" in answer["error"]
+
+
+@pytest.mark.parametrize("path, params, status, words", [
+    ("/api/slice", {}, 400, "needs path="),
+    ("/api/slice", {"path": "cube"}, 400, "starts with /"),
+    ("/api/slice", {"path": "/cube", "sel": "[0, 0, 0]"}, 400, "selects 0 dimensions"),
+    ("/api/slice", {"path": "/cube", "sel": "[9]"}, 400, "out of bounds"),
+    ("/api/slice", {"path": "/cube", "sel": "[0", "rows": "x"}, 400, "rows=x"),
+    ("/api/slice", {"path": "/g/names"}, 400, "a figure draws numbers"),
+    ("/api/values", {"path": "/cube"}, 400, "a table shows 1 or 2"),
+    ("/api/plot", {"path": "/cube", "sel": "[0]", "colormap": "jet"}, 400, "no colour map"),
+    ("/api/plot", {"path": "/cube", "sel": "[0]", "vmin": "nan"}, 400, "finite number"),
+    ("/api/nothing", {}, 404, "nothing at /api/nothing"),
+    ("/../../etc/passwd", {}, 404, "nothing at"),
+])
+def test_malformed_queries_get_400_and_a_message(sample, path, params, status, words):
+    with viewer(sample) as (port, _):
+        got, answer = get_json(port, path, params)
+        assert got == status and words in answer["error"], answer
+
+
+def test_only_reads_and_only_for_this_host(sample):
+    with viewer(sample) as (port, _):
+        status, _, body = get(port, "/api/tree", headers={"Host": "evil.example:80"})
+        assert status == 403 and b"127.0.0.1" in body
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/api/tree", data=b"x",
+                                         method="POST")
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(request, timeout=10)
+        assert e.value.code == 405
+        assert get(port, "/api/tree", headers={"Host": f"localhost:{port}"})[0] == 200
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_server_stops_cleanly(sample, sig):
+    with viewer(sample) as (port, p):
+        assert get(port, "/api/info")[0] == 200
+        p.send_signal(sig)
+        assert p.wait(timeout=10) == 0
+        assert p.stdout.read() == ""  # --json: the one line, nothing after it
+    with pytest.raises(OSError):
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/api/info", timeout=2)
+
+
+def test_text_mode_and_refusals(sample, tmp_path):
+    p = subprocess.Popen([DUDLEY, "view", str(sample)], stdout=subprocess.PIPE, text=True, env=ENV)
+    line = p.stdout.readline()
+    assert line.startswith(f"dudley view: {sample} at http://127.0.0.1:") and "Ctrl-C" in line
+    p.send_signal(signal.SIGINT)
+    assert p.wait(timeout=10) == 0 and p.stdout.read() == "dudley view: stopped\n"
+    # A missing file: said at once, exit 2, no server left behind.
+    p = subprocess.run([DUDLEY, "view", str(tmp_path / "missing.h5")], capture_output=True,
+                       text=True, env=ENV, timeout=30)
+    assert p.returncode == 2 and "missing.h5" in p.stderr
+    p = subprocess.run([DUDLEY, "view", str(sample), "--port", "70000"], capture_output=True,
+                       text=True, env=ENV, timeout=30)
+    assert p.returncode != 0 and "70000" in p.stderr
+    # A port in use: refused with the address named.
+    with viewer(sample) as (port, _):
+        p = subprocess.run([DUDLEY, "view", str(sample), "--port", str(port), "--json"],
+                           capture_output=True, text=True, env=ENV, timeout=30)
+        assert p.returncode == 2
+        assert f"cannot listen on 127.0.0.1:{port}" in json.loads(p.stdout)["error"]["message"]
+
+
+def test_bind_elsewhere_warns(sample):
+    with viewer(sample, "--bind", "0.0.0.0") as (port, p):
+        time.sleep(0.2)
+        assert get(port, "/api/info", headers={"Host": f"127.0.0.1:{port}"})[0] == 200
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=10)
+        assert "warning: serving on 0.0.0.0" in p.stderr.read()

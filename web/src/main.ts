@@ -1,0 +1,417 @@
+// The viewer's page: the tree on the left, the chosen item's facts, its figure (a line, a
+// heatmap of a 2-D slice, an RGB picture) and a table of its values on the right.
+import { ApiError, Slice, getJson, getSlice, query } from "./api";
+import { Layout, drawHeatmap, drawLine, drawRgb, elementAt } from "./figure";
+import { Scale, ScaleKind, fitScale } from "./scale";
+
+interface Info { data: string; format: string; colormaps: Record<string, number[][]>; not_a_number: number[]; }
+interface Node { kind: string; dtype?: string; shape?: number[]; members?: Record<string, Node>;
+  items?: Node[]; attributes?: Record<string, unknown>; [key: string]: unknown; }
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+let info: Info;
+let current: { path: string; node: Node } | null = null;
+// Per dimension of the current array: "y", "x" or the index it is held at.
+let dimChoice: ("y" | "x" | number)[] = [];
+let tab: "plot" | "table" = "plot";
+let page = { row: 0, col: 0 };
+let shown: { slice: Slice; layout: Layout; scale?: Scale } | null = null;
+const look = { colormap: "viridis", reversed: false, scale: "linear" as ScaleKind, vmin: "", vmax: "",
+  keepAspect: true, complex: "amplitude" };
+
+function message(text: string) { $("message").textContent = text; }
+
+// ---- the tree ---------------------------------------------------------------------------
+
+function childPath(parent: string, name: string) { return parent === "/" ? `/${name}` : `${parent}/${name}`; }
+
+function nodeLabel(name: string, node: Node): HTMLElement {
+  const span = document.createElement("span");
+  span.className = "node";
+  span.textContent = name;
+  const kind = document.createElement("span");
+  kind.className = "kind";
+  kind.textContent = node.kind === "array" ? `${node.dtype ?? ""} ${JSON.stringify(node.shape ?? [])}` : node.kind;
+  span.append(kind);
+  return span;
+}
+
+function buildTree(ul: HTMLElement, path: string, node: Node) {
+  const children: [string, Node][] = node.members ? Object.entries(node.members)
+    : node.items ? node.items.map((n, i) => [String(i), n]) : [];
+  for (const [name, child] of children) {
+    const li = document.createElement("li");
+    const p = node.items ? `${path}[${name}]` : childPath(path, name);
+    li.dataset.path = p;
+    li.dataset.name = name.toLowerCase();
+    const label = nodeLabel(name, child);
+    li.append(label);
+    if (child.kind === "array") {
+      li.className = "array";
+      label.addEventListener("click", () => select(p, child, label));
+    } else if (child.members || child.items) {
+      li.className = "group";
+      label.addEventListener("click", () => li.classList.toggle("closed"));
+      const sub = document.createElement("ul");
+      buildTree(sub, p, child);
+      li.append(sub);
+    } else {
+      li.className = "other";
+    }
+    ul.append(li);
+  }
+}
+
+function search(text: string) {
+  const t = text.trim().toLowerCase();
+  const items = Array.from(document.querySelectorAll<HTMLLIElement>("#tree li"));
+  for (const li of items) li.hidden = t !== "";
+  if (t === "") return;
+  for (const li of items) {
+    if (!(li.dataset.name ?? "").includes(t)) continue;
+    // The match and the groups above it show.
+    for (let e: HTMLElement | null = li; e && e.id !== "tree"; e = e.parentElement) {
+      if (e.tagName === "LI") { e.hidden = false; e.classList.remove("closed"); }
+    }
+    li.querySelectorAll<HTMLLIElement>("li").forEach((d) => (d.hidden = false));
+  }
+}
+
+// ---- one item ---------------------------------------------------------------------------
+
+function dimNames(node: Node): string[] {
+  const names = (node.attributes?.["dimension_names"] as (string | null)[] | undefined) ?? [];
+  return (node.shape ?? []).map((_, d) => names[d] ?? `axis ${d}`);
+}
+
+function infoRows(node: Node): [string, string][] {
+  const rows: [string, string][] = [["type", node.dtype ?? ""], ["shape", JSON.stringify(node.shape ?? [])]];
+  const names = node.attributes?.["dimension_names"];
+  if (names) rows.push(["dimensions", JSON.stringify(names)]);
+  const storage = node["storage"] as Record<string, unknown> | undefined;
+  if (storage) {
+    for (const key of ["layout", "chunks", "codecs", "compressor", "filters", "byteorder", "fill_value"]) {
+      if (storage[key] !== undefined) rows.push([key === "byteorder" ? "byte order" : key, JSON.stringify(storage[key])]);
+    }
+  }
+  for (const [k, v] of Object.entries(node.attributes ?? {})) {
+    if (k === "dimension_names") continue;
+    rows.push([k === "fill_value" ? "fill value" : `@${k}`, JSON.stringify(v)]);
+  }
+  return rows;
+}
+
+function select(path: string, node: Node, label: HTMLElement) {
+  document.querySelectorAll("#tree .selected").forEach((e) => e.classList.remove("selected"));
+  label.classList.add("selected");
+  current = { path, node };
+  const shape = node.shape ?? [];
+  // The last two dimensions drawn, the others at index 0 (an H x W x 3 uint8 array: whole).
+  dimChoice = shape.map((_, d) => (shape.length === 1 ? "x" : d === shape.length - 2 ? "y" :
+    d === shape.length - 1 ? "x" : 0));
+  page = { row: 0, col: 0 };
+  $("welcome").hidden = true;
+  $("item").hidden = false;
+  $("item-path").textContent = path;
+  const table = $("item-info");
+  table.replaceChildren();
+  for (const [k, v] of infoRows(node)) {
+    const tr = document.createElement("tr");
+    const a = document.createElement("td"); a.textContent = k;
+    const b = document.createElement("td"); b.textContent = v;
+    tr.append(a, b); table.append(tr);
+  }
+  buildDims();
+  refresh();
+}
+
+function buildDims() {
+  const box = $("dims");
+  box.replaceChildren();
+  if (!current) return;
+  const shape = current.node.shape ?? [];
+  const names = dimNames(current.node);
+  if (shape.length < 2 || isRgb(current.node)) return;  // an RGB picture is drawn whole
+  shape.forEach((extent, d) => {
+    const row = document.createElement("div");
+    row.className = "dim";
+    const name = document.createElement("span");
+    name.textContent = `${names[d]} (${extent})`;
+    const role = document.createElement("select");
+    role.dataset.dim = String(d);
+    role.setAttribute("aria-label", `role of ${names[d]}`);
+    for (const r of ["y", "x", "index"]) {
+      const o = document.createElement("option");
+      o.value = r; o.textContent = r === "index" ? "at index" : `${r} axis`;
+      role.append(o);
+    }
+    const choice = dimChoice[d];
+    role.value = typeof choice === "number" ? "index" : choice;
+    const slider = document.createElement("input");
+    slider.type = "range"; slider.min = "0"; slider.max = String(Math.max(0, extent - 1));
+    slider.value = String(typeof choice === "number" ? choice : 0);
+    slider.dataset.dim = String(d);
+    slider.setAttribute("aria-label", `index of ${names[d]}`);
+    slider.hidden = typeof choice !== "number";
+    const value = document.createElement("span");
+    value.textContent = typeof choice === "number" ? String(choice) : "";
+    role.addEventListener("change", () => {
+      const r = role.value;
+      if (r === "index") dimChoice[d] = Number(slider.value);
+      else {
+        // One dimension per axis: the one that had this axis is held at 0.
+        dimChoice = dimChoice.map((c, e) => (c === r && e !== d ? 0 : c));
+        dimChoice[d] = r as "x" | "y";
+      }
+      buildDims(); refresh();
+    });
+    slider.addEventListener("input", () => {
+      dimChoice[d] = Number(slider.value);
+      value.textContent = slider.value;
+      refresh();
+    });
+    row.append(name, role, slider, value);
+    box.append(row);
+  });
+}
+
+// The numpy selection of what is shown: "[3, :, :]", the y axis before the x axis (a
+// transposed choice reads the same values; the figure takes them as they come).
+function isRgb(node: Node): boolean {
+  const shape = node.shape ?? [];
+  return shape.length === 3 && shape[2] === 3 && node.dtype === "|u1";
+}
+
+function selection(): string {
+  if (!current || (current.node.shape ?? []).length < 2 || isRgb(current.node)) return "";
+  return "[" + dimChoice.map((c) => (typeof c === "number" ? String(c) : ":")).join(", ") + "]";
+}
+
+function transposed(): boolean {
+  return dimChoice.indexOf("x") < dimChoice.indexOf("y");
+}
+
+// ---- the figure -------------------------------------------------------------------------
+
+function buildControls() {
+  const box = $("plot-controls");
+  const select = (label: string, id: string, options: string[], value: string, set: (v: string) => void) => {
+    const l = document.createElement("label"); l.textContent = label;
+    const s = document.createElement("select"); s.id = id;
+    for (const o of options) { const e = document.createElement("option"); e.value = o; e.textContent = o; s.append(e); }
+    s.value = value;
+    s.addEventListener("change", () => { set(s.value); redraw(); });
+    l.append(s); box.append(l);
+  };
+  select("colour map", "colormap", Object.keys(info.colormaps), look.colormap, (v) => (look.colormap = v));
+  const rev = document.createElement("label"); rev.textContent = "reversed";
+  const cb = document.createElement("input"); cb.type = "checkbox"; cb.id = "reverse";
+  cb.addEventListener("change", () => { look.reversed = cb.checked; redraw(); });
+  rev.prepend(cb); box.append(rev);
+  select("scale", "scale", ["linear", "log", "symlog"], look.scale, (v) => (look.scale = v as ScaleKind));
+  for (const k of ["vmin", "vmax"] as const) {
+    const l = document.createElement("label"); l.textContent = k;
+    const i = document.createElement("input"); i.type = "number"; i.id = k; i.placeholder = "auto"; i.step = "any";
+    i.addEventListener("change", () => { look[k] = i.value; redraw(); });
+    l.append(i); box.append(l);
+  }
+  select("aspect", "aspect", ["keep", "fill"], "keep", (v) => (look.keepAspect = v === "keep"));
+  select("complex", "complex", ["amplitude", "phase"], "amplitude", (v) => { look.complex = v; refresh(); });
+}
+
+function names(): string[] {
+  if (!current) return ["", ""];
+  const n = dimNames(current.node);
+  const y = dimChoice.indexOf("y"), x = dimChoice.indexOf("x");
+  return [y >= 0 ? n[y] : "", x >= 0 ? n[x] : n[0] ?? ""];
+}
+
+function redraw() {
+  if (!shown) return;
+  const s = shown.slice;
+  const canvas = $<HTMLCanvasElement>("canvas");
+  const vmin = look.vmin === "" ? undefined : Number(look.vmin);
+  const vmax = look.vmax === "" ? undefined : Number(look.vmax);
+  try {
+    if (s.kind === "rgb") {
+      shown.layout = drawRgb(canvas, s, look.keepAspect, names());
+    } else if (s.kind === "line") {
+      let scale = fitScale(look.scale, s.values as Float64Array, vmin, vmax);
+      if (vmin === undefined && vmax === undefined && look.scale === "linear") {
+        const pad = (scale.vmax - scale.vmin) * 0.05;
+        scale = new Scale("linear", scale.vmin - pad, scale.vmax + pad);
+      }
+      shown.scale = scale;
+      shown.layout = drawLine(canvas, s, scale, names()[1]);
+    } else {
+      const scale = fitScale(look.scale, s.values as Float64Array, vmin, vmax);
+      shown.scale = scale;
+      shown.layout = drawHeatmap(canvas, s, { map: info.colormaps[look.colormap], reversed: look.reversed,
+        scale, keepAspect: look.keepAspect, notANumber: info.not_a_number }, names());
+    }
+    canvas.dataset.vmin = String(shown.scale?.vmin ?? "");
+    canvas.dataset.vmax = String(shown.scale?.vmax ?? "");
+    canvas.dataset.layout = JSON.stringify(shown.layout);
+    message(s.not_numbers ? `${s.not_numbers} NaN values shown in magenta` : "");
+  } catch (e) {
+    message(String(e));
+  }
+  updateExports();
+}
+
+let request = 0;
+async function refresh() {
+  if (!current) return;
+  updateExports();
+  if (tab === "table") return loadTable();
+  const mine = ++request;
+  const canvas = $<HTMLCanvasElement>("canvas");
+  const started = performance.now();
+  try {
+    const s = await getSlice({ path: current.path, sel: selection(), rows: canvas.height,
+      cols: canvas.width, complex: look.complex === "phase" ? "phase" : undefined });
+    if (mine !== request) return;  // a later choice is already on its way
+    if (s.kind === "heatmap" && transposed()) transpose(s);
+    shown = { slice: s, layout: { x: 0, y: 0, width: 0, height: 0 } };
+    redraw();
+    canvas.dataset.item = s.item;
+    canvas.dataset.kind = s.kind;
+    canvas.dataset.ms = String(Math.round(performance.now() - started));
+    canvas.dataset.drawn = String(Number(canvas.dataset.drawn ?? 0) + 1);
+  } catch (e) {
+    if (mine !== request) return;
+    shown = null;
+    const g = canvas.getContext("2d")!; g.fillStyle = "#fff"; g.fillRect(0, 0, canvas.width, canvas.height);
+    message(e instanceof ApiError ? e.message : String(e));
+  }
+}
+
+// A heatmap whose x dimension comes before its y dimension: rows and columns swapped.
+function transpose(s: Slice) {
+  const [r, c] = s.shown, v = s.values as Float64Array, out = new Float64Array(v.length);
+  for (let i = 0; i < r; i++) for (let j = 0; j < c; j++) out[j * r + i] = v[i * c + j];
+  s.values = out; s.shown = [c, r];
+  [s.x, s.y] = [s.y!, s.x];
+}
+
+function hover(ev: MouseEvent) {
+  if (!shown) return;
+  const canvas = $<HTMLCanvasElement>("canvas");
+  const rect = canvas.getBoundingClientRect();
+  const px = ((ev.clientX - rect.left) * canvas.width) / rect.width - shown.layout.x;
+  const py = ((ev.clientY - rect.top) * canvas.height) / rect.height - shown.layout.y;
+  const l = shown.layout, s = shown.slice;
+  if (px < 0 || py < 0 || px >= l.width || py >= l.height) { $("hover").textContent = ""; return; }
+  const at = (axis: { start: number; step: number; coordinates?: number[] }, e: number) =>
+    `${axis.start + e * axis.step}${axis.coordinates ? ` (${axis.coordinates[e]})` : ""}`;
+  if (s.kind === "line") {
+    const points = s.buckets ?? s.shown[0];
+    const b = elementAt(Math.floor(px), l.width, points);
+    const v = s.values as Float64Array;
+    $("hover").textContent = s.buckets
+      ? `around ${s.x.start + Math.floor((b * s.shown[0]) / points) * s.x.step}: ${v[2 * b]} to ${v[2 * b + 1]}`
+      : `[${at(s.x, b)}] = ${v[b]}`;
+    return;
+  }
+  const r = elementAt(Math.floor(py), l.height, s.shown[0]), c = elementAt(Math.floor(px), l.width, s.shown[1]);
+  const value = s.kind === "rgb"
+    ? Array.from((s.values as Uint8Array).slice((r * s.shown[1] + c) * 3, (r * s.shown[1] + c) * 3 + 3)).join(", ")
+    : String((s.values as Float64Array)[r * s.shown[1] + c]);
+  $("hover").textContent = `${names()[0]} ${at(s.y!, r)}, ${names()[1]} ${at(s.x, c)}: ${value}`;
+}
+
+// ---- the table --------------------------------------------------------------------------
+
+const PAGE_ROWS = 50, PAGE_COLS = 20;
+
+async function loadTable() {
+  if (!current) return;
+  const two = (current.node.shape ?? []).length >= 2;
+  try {
+    const r = await getJson<{ values: unknown; selected: number[]; stored_start: number[] }>(
+      `/api/values?${query({ path: current.path, sel: selection(), row: page.row, rows: PAGE_ROWS,
+        col: two ? page.col : undefined, cols: two ? PAGE_COLS : undefined })}`);
+    const table = $("values");
+    table.replaceChildren();
+    const rows: unknown[] = Array.isArray(r.values) ? r.values : [r.values];
+    const head = document.createElement("tr");
+    head.append(document.createElement("th"));
+    const first = rows[0];
+    const fields = first && typeof first === "object" && !Array.isArray(first) ? Object.keys(first as object) : null;
+    const columns = two && Array.isArray(first) ? (first as unknown[]).length : fields ? fields.length : 1;
+    for (let c = 0; c < columns; c++) {
+      const th = document.createElement("th");
+      th.textContent = fields && !two ? fields[c] : two ? String(page.col + c) : "value";
+      head.append(th);
+    }
+    table.append(head);
+    rows.forEach((row, i) => {
+      const tr = document.createElement("tr");
+      const th = document.createElement("th"); th.textContent = String(page.row + i); tr.append(th);
+      const cells = two ? (row as unknown[]) : fields ? fields.map((f) => (row as Record<string, unknown>)[f]) : [row];
+      for (const v of cells) {
+        const td = document.createElement("td");
+        td.textContent = typeof v === "string" ? v : JSON.stringify(v);
+        tr.append(td);
+      }
+      table.append(tr);
+    });
+    const total = r.selected[0] ?? 1;
+    $("page-info").textContent = `rows ${page.row} to ${Math.min(total, page.row + PAGE_ROWS) - 1} of ${total}` +
+      (two ? `, columns ${page.col} to ${Math.min(r.selected[1], page.col + PAGE_COLS) - 1} of ${r.selected[1]}` : "");
+    message("");
+  } catch (e) {
+    message(e instanceof ApiError ? e.message : String(e));
+  }
+}
+
+function updateExports() {
+  if (!current) return;
+  const sel = selection();
+  $<HTMLAnchorElement>("export-csv").href = `/api/export?${query({ path: current.path, sel, format: "csv" })}`;
+  $<HTMLAnchorElement>("export-npy").href = `/api/export?${query({ path: current.path, sel, format: "npy" })}`;
+  $<HTMLAnchorElement>("export-png").href = `/api/plot?${query({ path: current.path, sel,
+    colormap: look.colormap, reverse: look.reversed ? 1 : undefined, scale: look.scale,
+    vmin: look.vmin, vmax: look.vmax, fill: look.keepAspect ? undefined : 1 })}`;
+}
+
+function setTab(t: "plot" | "table") {
+  tab = t;
+  $("tab-plot").setAttribute("aria-selected", String(t === "plot"));
+  $("tab-table").setAttribute("aria-selected", String(t === "table"));
+  $("plot-panel").hidden = t !== "plot";
+  $("table-panel").hidden = t !== "table";
+  refresh();
+}
+
+async function start() {
+  try {
+    info = await getJson<Info>("/api/info");
+    $("source").textContent = `${info.data} (${info.format})`;
+    document.title = `${info.data} - dudley view`;
+    const tree = await getJson<{ root: Node }>("/api/tree");
+    buildTree($("tree"), "/", tree.root);
+    if (tree.root.kind === "array") {
+      const li = document.createElement("li");
+      const label = nodeLabel("/", tree.root);
+      label.addEventListener("click", () => select("/", tree.root, label));
+      li.className = "array"; li.dataset.path = "/"; li.dataset.name = "/"; li.append(label);
+      $("tree").append(li);
+    }
+    buildControls();
+    $("search").addEventListener("input", (e) => search((e.target as HTMLInputElement).value));
+    $("tab-plot").addEventListener("click", () => setTab("plot"));
+    $("tab-table").addEventListener("click", () => setTab("table"));
+    $("canvas").addEventListener("mousemove", hover);
+    $("page-down").addEventListener("click", () => { page.row += PAGE_ROWS; loadTable(); });
+    $("page-up").addEventListener("click", () => { page.row = Math.max(0, page.row - PAGE_ROWS); loadTable(); });
+    $("page-right").addEventListener("click", () => { page.col += PAGE_COLS; loadTable(); });
+    $("page-left").addEventListener("click", () => { page.col = Math.max(0, page.col - PAGE_COLS); loadTable(); });
+    document.body.dataset.ready = "1";
+  } catch (e) {
+    message(String(e));
+    $("item").hidden = false;
+  }
+}
+
+start();
