@@ -1,0 +1,116 @@
+#!/usr/bin/python3
+"""Runs tests/viewer/viewer_test.mjs (playwright-core driving Debian's chromium) against
+`dudley view` of the same arrays in every format: HDF5 (h5py), netCDF-4 (netCDF4), Zarr v2
+(python3-zarr), ASDF (python3-asdf), .npy (numpy) and raw bytes through a Dudley layout. Each
+server runs on 127.0.0.1, started here and always stopped. The colours the page must show
+come from matplotlib, the values from numpy.
+
+Usage: run_viewer_test.py DUDLEY_BIN ARTIFACTS_DIR
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from matplotlib import colormaps
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DUDLEY, ARTIFACTS = sys.argv[1], os.path.abspath(sys.argv[2])
+os.makedirs(ARTIFACTS, exist_ok=True)
+CUBE = (np.arange(3 * 6 * 8, dtype="<f8").reshape(3, 6, 8) * 1.5 - 7) ** 2  # distinct per slice
+LINE = np.sin(np.arange(500) / 20.0)
+
+
+def colours(slice_, cmap):
+    lo, hi = slice_.min(), slice_.max()
+    rows, cols = slice_.shape
+    return [{"row": r, "col": c, "rows": rows, "cols": cols, "value": float(slice_[r, c]),
+             "rgb": [int(x) for x in colormaps[cmap](float((slice_[r, c] - lo) / (hi - lo)),
+                                                    bytes=True)[:3]]}
+            for r in range(rows) for c in range(cols)]
+
+
+def write_files(d):
+    """name -> (path, extra options, tree items, array path, line path or None, search)."""
+    import asdf
+    import h5py
+    import netCDF4
+    import zarr
+    out = {}
+    with h5py.File(f"{d}/a.h5", "w") as f:
+        f["cube"] = CUBE
+        f["g/line"] = LINE
+    out["hdf5"] = (f"{d}/a.h5", [], ["/cube", "/g", "/g/line"], "/cube", "/g/line",
+                   ("line", ["/g", "/g/line"]))
+    with netCDF4.Dataset(f"{d}/a.nc", "w") as n:
+        for name, size in (("t", 3), ("y", 6), ("x", 8), ("n", 500)):
+            n.createDimension(name, size)
+        n.createVariable("cube", "f8", ("t", "y", "x"))[:] = CUBE
+        n.createVariable("line", "f8", ("n",))[:] = LINE
+    out["netcdf"] = (f"{d}/a.nc", [], ["/cube", "/line"], "/cube", "/line", ("cu", ["/cube"]))
+    root = zarr.open_group(f"{d}/a.zarr", mode="w")
+    root.create_dataset("cube", data=CUBE, chunks=(1, 3, 4))
+    root.create_group("g").create_dataset("line", data=LINE, chunks=(100,))
+    out["zarr"] = (f"{d}/a.zarr", [], ["/cube", "/g", "/g/line"], "/cube", "/g/line",
+                   ("line", ["/g", "/g/line"]))
+    asdf.AsdfFile({"cube": CUBE, "line": LINE}).write_to(f"{d}/a.asdf")
+    out["asdf"] = (f"{d}/a.asdf", [], ["/cube", "/line"], "/cube", "/line", ("line", ["/line"]))
+    raw = np.concatenate([CUBE.ravel(), LINE]).astype("<f8")
+    raw.tofile(f"{d}/a.bin")
+    with open(f"{d}/a.dud", "w") as f:
+        f.write("cube = <f8[3, 6, 8]\nline = <f8[500]\n")
+    out["dudley"] = (f"{d}/a.bin", ["--layout", f"{d}/a.dud"], ["/cube", "/line"], "/cube", "/line",
+                     ("cube", ["/cube"]))
+    return out
+
+
+def run_case(name, path, extra, items, array, line, search):
+    p = subprocess.Popen([DUDLEY, "view", path, "--json", *extra], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        started = p.stdout.readline()
+        if not started:
+            return f"{name}: dudley view did not start: {p.stderr.read()}"
+        case = {
+            "name": name, "url": json.loads(started)["url"], "items": items,
+            "search": {"text": search[0], "visible": search[1]},
+            "array": {"path": array, "first": {"cells": colours(CUBE[0], "viridis")},
+                      "second": {"index": 2, "cells": colours(CUBE[2], "viridis"),
+                                 "magma_reversed": colours(CUBE[2], "magma_r"),
+                                 "table": CUBE[2].tolist()}},
+            "line": {"path": line},
+        }
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(case, f)
+        r = subprocess.run(["node", os.path.join(HERE, "viewer_test.mjs"), f.name, ARTIFACTS],
+                           capture_output=True, text=True, timeout=180)
+        os.unlink(f.name)
+        sys.stdout.write(r.stdout)
+        return None if r.returncode == 0 else (r.stderr or r.stdout)
+    finally:
+        p.send_signal(signal.SIGINT)
+        try:
+            if p.wait(timeout=15) != 0:
+                return f"{name}: dudley view exited {p.returncode}: {p.stderr.read()}"
+        except subprocess.TimeoutExpired:
+            p.kill()
+            return f"{name}: dudley view did not stop on SIGINT"
+
+
+def main():
+    failures = []
+    with tempfile.TemporaryDirectory() as d:
+        for name, args in write_files(d).items():
+            problem = run_case(name, *args)
+            if problem:
+                failures.append(problem)
+    for f in failures:
+        print(f, file=sys.stderr)
+    print(f"screenshots in {ARTIFACTS}")
+    sys.exit(1 if failures else 0)
+
+
+main()

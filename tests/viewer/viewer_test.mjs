@@ -1,0 +1,97 @@
+// The viewer in a real browser (issue 42): playwright-core (web/package.json) driving Debian's
+// chromium, headless, against `dudley view` of one file. The case (a JSON file written by
+// run_viewer_test.py) says the page's address, the items the tree must list, and for an array
+// the colours matplotlib gives to known cells of two of its slices and the values a table page
+// must show. Screenshots go to the artifacts directory. Exit 0 when every check holds.
+import { readFileSync } from "node:fs";
+import assert from "node:assert/strict";
+import { chromium } from "../../web/node_modules/playwright-core/index.mjs";
+
+const [casePath, artifacts] = process.argv.slice(2);
+const c = JSON.parse(readFileSync(casePath, "utf8"));
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu"] });
+const problems = [];
+try {
+  const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
+  page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
+  page.on("pageerror", (e) => problems.push(`page error: ${e}`));
+  await page.goto(c.url);
+  await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+
+  // The tree lists every item.
+  const listed = await page.$$eval("#tree li", (lis) => lis.map((li) => li.dataset.path).sort());
+  assert.deepEqual(listed, [...c.items].sort(), "the tree lists every item");
+
+  // Search by name keeps the matches (and the groups above them) and hides the rest.
+  await page.fill("#search", c.search.text);
+  const visible = await page.$$eval("#tree li", (lis) => lis.filter((li) => !li.hidden).map((li) => li.dataset.path).sort());
+  assert.deepEqual(visible, [...c.search.visible].sort(), "search shows the matches");
+  await page.fill("#search", "");
+
+  // Clicking the array draws its first slice as a heatmap with matplotlib's colours.
+  const drawn = async () => page.$eval("#canvas", (e) => Number(e.dataset.drawn ?? 0));
+  const before = await drawn();
+  await page.click(`#tree li[data-path='${c.array.path}'] > .node`);
+  await page.waitForFunction((n) => Number(document.querySelector("#canvas").dataset.drawn ?? 0) > n, before);
+  async function checkCells(cells, what) {
+    const got = await page.$eval("#canvas", (canvas, cells) => {
+      const l = JSON.parse(canvas.dataset.layout);
+      const g = canvas.getContext("2d");
+      return cells.map(([r, col, rows, cols]) => {
+        const x = l.x + Math.floor(((col + 0.5) * l.width) / cols);
+        const y = l.y + Math.floor(((r + 0.5) * l.height) / rows);
+        return Array.from(g.getImageData(x, y, 1, 1).data.slice(0, 3));
+      });
+    }, cells.map((e) => [e.row, e.col, e.rows, e.cols]));
+    cells.forEach((e, i) => assert.deepEqual(got[i], e.rgb, `${what}: cell (${e.row}, ${e.col}) of value ${e.value}`));
+  }
+  await checkCells(c.array.first.cells, "first slice");
+  await page.screenshot({ path: `${artifacts}/${c.name}-heatmap.png` });
+
+  // Moving the slider of the first dimension draws another slice.
+  const n = await drawn();
+  await page.$eval("#dims input[type=range][data-dim='0']", (s, v) => {
+    s.value = String(v); s.dispatchEvent(new Event("input"));
+  }, c.array.second.index);
+  await page.waitForFunction((n) => Number(document.querySelector("#canvas").dataset.drawn ?? 0) > n, n);
+  await checkCells(c.array.second.cells, "second slice");
+  await page.screenshot({ path: `${artifacts}/${c.name}-slider.png` });
+
+  // Another colour map, reversed: the same cells in its colours, without asking the server.
+  await page.selectOption("#colormap", "magma");
+  await page.check("#reverse");
+  await checkCells(c.array.second.magma_reversed, "magma reversed");
+
+  // The table shows the slice's values.
+  await page.click("#tab-table");
+  await page.waitForSelector("#values tr:nth-child(2) td");
+  const table = await page.$$eval("#values tr", (trs) => trs.slice(1).map((tr) =>
+    Array.from(tr.querySelectorAll("td")).map((td) => Number(td.textContent))));
+  assert.deepEqual(table, c.array.second.table, "the table's values");
+  await page.screenshot({ path: `${artifacts}/${c.name}-table.png` });
+
+  // A 1-D array as a line.
+  await page.click("#tab-plot");
+  await page.click(`#tree li[data-path='${c.line.path}'] > .node`);
+  await page.waitForFunction((p) => document.querySelector("#canvas").dataset.item === p, c.line.path);
+  assert.equal(await page.$eval("#canvas", (e) => e.dataset.kind), "line");
+  const blue = await page.$eval("#canvas", (canvas) => {
+    const l = JSON.parse(canvas.dataset.layout);
+    const d = canvas.getContext("2d").getImageData(l.x, l.y, l.width, l.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - 31) < 40 && Math.abs(d[i + 1] - 119) < 40 && d[i + 2] > 140) n++;
+    return n;
+  });
+  assert.ok(blue > 200, `the line is drawn (${blue} line-coloured pixels)`);
+  await page.screenshot({ path: `${artifacts}/${c.name}-line.png` });
+  console.log(`${c.name}: every check holds`);
+} catch (e) {
+  problems.push(String(e.stack ?? e));
+} finally {
+  await browser.close();
+}
+if (problems.length) {
+  console.error(`${c.name}:\n  ` + problems.join("\n  "));
+  process.exit(1);
+}
