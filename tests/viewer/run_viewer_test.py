@@ -58,6 +58,8 @@ def write_files(d):
                    ("line", ["/g", "/g/line"]))
     asdf.AsdfFile({"cube": CUBE, "line": LINE}).write_to(f"{d}/a.asdf")
     out["asdf"] = (f"{d}/a.asdf", [], ["/cube", "/line"], "/cube", "/line", ("line", ["/line"]))
+    np.save(f"{d}/a.npy", CUBE)  # one array, the root
+    out["npy"] = (f"{d}/a.npy", [], ["/"], "/", None, None)
     raw = np.concatenate([CUBE.ravel(), LINE]).astype("<f8")
     raw.tofile(f"{d}/a.bin")
     with open(f"{d}/a.dud", "w") as f:
@@ -76,7 +78,7 @@ def run_case(name, path, extra, items, array, line, search):
             return f"{name}: dudley view did not start: {p.stderr.read()}"
         case = {
             "name": name, "url": json.loads(started)["url"], "items": items,
-            "search": {"text": search[0], "visible": search[1]},
+            "search": {"text": search[0], "visible": search[1]} if search else None,
             "array": {"path": array, "first": {"cells": colours(CUBE[0], "viridis")},
                       "second": {"index": 2, "cells": colours(CUBE[2], "viridis"),
                                  "magma_reversed": colours(CUBE[2], "magma_r"),
