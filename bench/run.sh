@@ -199,6 +199,7 @@ bench /usr/bin/python3 bench/fancy_read_vs_h5py.py "$build"
 echo
 echo "== Pictures (issue 42): dudley plot against matplotlib"
 bench /usr/bin/python3 bench/plot_vs_matplotlib.py "$build" 5
+bench /usr/bin/python3 bench/viewer_first_paint.py "$build" 5
 
 echo
 /usr/bin/python3 bench/write_table.py "$DUDLEY_BENCH_RESULTS" docs/performance.md
