@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "nodes.hpp"
+#include "preview.hpp"
 #include "numpy_dtype.hpp"
 #include "save.hpp"
 
@@ -98,7 +99,8 @@ void bind_array(py::module_& m) {
           },
           "The shape a read decodes whole (a chunk or block), or None: what Dask chunks follow")
       .def("__reduce__", [](const Array& a) { return reduce_node(a, false); })
-      .def("__repr__", [](const Array& a) { return short_repr(a); });
+      .def("__repr__", [](const Array& a) { return short_repr(a); })
+      .def("_repr_html_", [](const Array& a) { return array_html(a); });
 }
 
 }  // namespace

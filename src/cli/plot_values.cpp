@@ -3,83 +3,18 @@
 #include "cli/plot_values.hpp"
 
 #include <cmath>
-#include <complex>
 #include <cstring>
 
 #include <fmt/format.h>
 
 #include "cli/dump_items.hpp"
 #include "dudley/core/error.hpp"
-#include "dudley/core/float16.hpp"
 #include "dudley/model/value.hpp"
+#include "dudley/render/figure_values.hpp"
 
 namespace dudley::cli {
 
 namespace {
-
-template <typename T>
-void widen(const void* data, size_t n, std::vector<double>& out) {
-  const auto* p = static_cast<const T*>(data);
-  for (size_t i = 0; i < n; ++i) out.push_back(static_cast<double>(p[i]));
-}
-
-// The values of `a` (native, packed) as doubles: complex numbers as amplitude or phase.
-std::vector<double> as_doubles(const NDArray& a, bool phase, const std::string& label) {
-  const DType& t = a.dtype().kind() == DTypeKind::kEnum ? a.dtype().base() : a.dtype();
-  const size_t n = a.element_count();
-  std::vector<double> out;
-  out.reserve(n);
-  const void* d = a.data();
-  const size_t size = t.size();
-  switch (t.kind()) {
-    case DTypeKind::kBool:
-      for (size_t i = 0; i < n; ++i) out.push_back(static_cast<const uint8_t*>(d)[i] != 0);
-      return out;
-    case DTypeKind::kInt:
-      if (size == 1) widen<int8_t>(d, n, out);
-      if (size == 2) widen<int16_t>(d, n, out);
-      if (size == 4) widen<int32_t>(d, n, out);
-      if (size == 8) widen<int64_t>(d, n, out);
-      return out;
-    case DTypeKind::kUInt:
-      if (size == 1) widen<uint8_t>(d, n, out);
-      if (size == 2) widen<uint16_t>(d, n, out);
-      if (size == 4) widen<uint32_t>(d, n, out);
-      if (size == 8) widen<uint64_t>(d, n, out);
-      return out;
-    case DTypeKind::kFloat:
-      if (size == 2) {
-        for (size_t i = 0; i < n; ++i) {
-          out.push_back(half_to_float(static_cast<const uint16_t*>(d)[i]));
-        }
-      }
-      if (size == 4) widen<float>(d, n, out);
-      if (size == 8) widen<double>(d, n, out);
-      return out;
-    case DTypeKind::kComplex:
-      for (size_t i = 0; i < n; ++i) {
-        std::complex<double> z;
-        if (size == 8) {
-          const auto* p = static_cast<const float*>(d) + 2 * i;
-          z = {p[0], p[1]};
-        } else if (size == 16) {
-          const auto* p = static_cast<const double*>(d) + 2 * i;
-          z = {p[0], p[1]};
-        } else {
-          const auto* p = static_cast<const uint16_t*>(d) + 2 * i;
-          z = {half_to_float(p[0]), half_to_float(p[1])};
-        }
-        out.push_back(phase ? std::arg(z) : std::abs(z));
-      }
-      return out;
-    default:
-      break;
-  }
-  throw Error(ErrorCategory::kUsage,
-              fmt::format("{} holds {} values: a figure draws numbers (integers, floats, complex "
-                          "numbers, booleans)",
-                          label, t.to_string()));
-}
 
 const model::ValueList* list_attribute(const model::Node& n, const char* name) {
   const model::AttributeValue* a = n.attributes.find(name);
@@ -111,6 +46,7 @@ render::Axis axis_of(const model::Tree& tree, const model::Node& node, const std
     const std::string group = parent_of(path);
     coordinate_path = (group == "/" ? "" : group) + "/" + axis.name;
   }
+  if (axis.name.empty()) axis.name = fmt::format("axis {}", d);  // its place in the array
   if (coordinate_path.empty() || coordinate_path == path) return axis;
   const model::Node* c = tree.find(coordinate_path);
   if (c == nullptr || c->kind != model::NodeKind::kArray || !c->data || c->shape.size() != 1 ||
@@ -123,7 +59,7 @@ render::Axis axis_of(const model::Tree& tree, const model::Node& node, const std
     one.count = {h.count[d]};
     one.stride = {h.step(d)};
     const NDArray values = c->data->read(one);
-    axis.coordinates = as_doubles(values, false, coordinate_path);
+    axis.coordinates = render::figure_values(values, false, coordinate_path);
   } catch (const Error&) {
     axis.coordinates.clear();  // coordinates that cannot be read: ticks say indexes
   }
@@ -217,7 +153,7 @@ PlotValues plot_values(const model::Tree& tree, const std::string& item, const s
     std::memcpy(out.rgb.data(), data.data(), data.byte_size());
     return out;
   }
-  out.grid.values = as_doubles(data, how.phase, r.path);
+  out.grid.values = render::figure_values(data, how.phase, r.path);
   for (double v : out.grid.values) out.not_numbers += std::isnan(v) ? 1 : 0;
   return out;
 }

@@ -121,7 +121,7 @@ def test_selection_of_a_3d_array_and_its_step(tmp_path):
     assert info["shown"] == [len(range(0, 1000, rows_step)), 50]
     shown = cube[2, ::rows_step, ::-1].astype("f8")
     assert info["y_axis"]["step"] == rows_step and info["x_axis"] == {
-        "name": None, "start": 49, "step": -1, "coordinates": False}
+        "name": "axis 2", "start": 49, "step": -1, "coordinates": False}
     vmin, vmax = info["scale"]["vmin"], info["scale"]["vmax"]
     assert (vmin, vmax) == (shown.min(), shown.max())
     # More rows than pixel rows: each pixel shows the element under its centre.
@@ -273,3 +273,27 @@ def test_every_format_draws_the_same_picture(tmp_path):
         pictures.append(pixels)
     for other in pictures[1:]:
         assert np.array_equal(pictures[0], other)
+
+
+def test_notebook_preview_of_arrays(tmp_path):
+    """Array._repr_html_ shows the text repr and a small figure from the same renderer."""
+    import base64
+    import io
+    import dudley
+    values = np.arange(12.0).reshape(3, 4)
+    path = tmp_path / "p.h5"
+    with h5py.File(path, "w") as f:
+        f["x"] = values
+        f["cube"] = np.zeros((5, 3, 4))
+        f["s"] = np.array([b"a", b"b"])
+    f = dudley.open(str(path))
+    html = f["x"]._repr_html_()
+    assert html.startswith("<pre>&lt;dudley.Array /x &lt;f8 shape=(3, 4)&gt;</pre><img")
+    png = base64.b64decode(html.split("base64,")[1].split('"')[0])
+    pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    assert pixels.shape == (260, 360, 3)
+    colours = {tuple(p) for p in pixels.reshape(-1, 3)}
+    for v in values.ravel():  # every cell's colour is in the picture
+        assert expected_colour(v, 0, 11) in colours, v
+    assert "<img" in f["cube"]._repr_html_()  # the last two dimensions at index 0
+    assert "no picture: " in f["s"]._repr_html_() and "a figure draws numbers" in f["s"]._repr_html_()

@@ -117,7 +117,7 @@ def test_slice_values_match_numpy(sample):
         head, values = slice_of(body)
         want = np.arange(4 * 30 * 50, dtype="<f4").reshape(4, 30, 50)[2, :, ::-1]
         assert head["kind"] == "heatmap" and head["shown"] == [30, 50] and head["step"] == [1, 1]
-        assert head["x"] == {"name": None, "start": 49, "step": -1}
+        assert head["x"] == {"name": "axis 2", "start": 49, "step": -1}
         assert np.array_equal(values.reshape(30, 50), want)
         assert head["min"] == want.min() and head["max"] == want.max()
 
