@@ -83,7 +83,7 @@ def run_case(name, path, extra, items, array, line, search):
                       "second": {"index": 2, "cells": colours(CUBE[2], "viridis"),
                                  "magma_reversed": colours(CUBE[2], "magma_r"),
                                  "table": CUBE[2].tolist()}},
-            "line": {"path": line},
+            "line": {"path": line, "length": len(LINE)},
         }
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             json.dump(case, f)

@@ -88,7 +88,37 @@ try {
   });
   assert.ok(blue > 200, `the line is drawn (${blue} line-coloured pixels)`);
   await page.screenshot({ path: `${artifacts}/${c.name}-line.png` });
+
+  // The wheel zooms in around the pointer: a narrower range is read; a double click shows
+  // all again.
+  const box = await page.$eval("#canvas", (e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; });
+  await page.mouse.move(box[0] + box[2] / 2, box[1] + box[3] / 2);
+  await page.mouse.wheel(0, -400);
+  await page.waitForFunction((p) => document.querySelector("#canvas").dataset.item.startsWith(`${p}[`), c.line.path);
+  const zoomed = await page.$eval("#canvas", (e) => e.dataset.item);
+  const [lo, hi] = zoomed.slice(c.line.path.length + 1, -1).split(":").map(Number);
+  assert.ok(hi - lo < c.line.length && hi - lo >= 2 && lo > 0, `zoomed in: ${zoomed}`);
+  await page.dblclick("#canvas");
+  await page.waitForFunction((p) => document.querySelector("#canvas").dataset.item === p, c.line.path);
   }
+
+  // A 2-D slice as lines, one per row, in matplotlib's colour cycle.
+  await page.click(`#tree li[data-path='${c.array.path}'] > .node`);
+  await page.waitForFunction((p) => document.querySelector("#canvas").dataset.item?.startsWith(p), c.array.path);
+  await page.selectOption("#style", "lines");
+  await page.waitForFunction(() => document.querySelector("#canvas").dataset.kind === "lines");
+  const cycle = await page.$eval("#canvas", (canvas) => {
+    const l = JSON.parse(canvas.dataset.layout);
+    const d = canvas.getContext("2d").getImageData(l.x, l.y, l.width, l.height).data;
+    const want = [[31, 119, 180], [255, 127, 14], [44, 160, 44], [214, 39, 40], [148, 103, 189], [140, 86, 75]];
+    return want.filter(([r, g, b]) => {
+      for (let i = 0; i < d.length; i += 4) if (d[i] === r && d[i + 1] === g && d[i + 2] === b) return true;
+      return false;
+    }).length;
+  });
+  assert.equal(cycle, 6, "six rows, six lines in six colours");
+  await page.screenshot({ path: `${artifacts}/${c.name}-lines.png` });
+  await page.selectOption("#style", "heatmap");
   console.log(`${c.name}: every check holds`);
 } catch (e) {
   problems.push(String(e.stack ?? e));

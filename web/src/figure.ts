@@ -141,40 +141,66 @@ export function drawRgb(canvas: HTMLCanvasElement, s: Slice, keepAspect: boolean
   return l;
 }
 
-// A line plot; a slice of buckets holds each bucket's least and greatest value, drawn as a
-// stroke between them. Returns the layout and the scale of the vertical axis.
-export function drawLine(canvas: HTMLCanvasElement, s: Slice, scale: Scale, name: string): Layout {
+// matplotlib's colour cycle (tab10): the lines of a plot of several.
+export const CYCLE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+  "#7f7f7f", "#bcbd22", "#17becf"];
+
+export interface Series { values: Float64Array; colour: string; label?: string; }
+
+// Line plots of one or more series of `count` values each along `x` (a series of `buckets`
+// holds each bucket's least and greatest value, drawn as a stroke between them); a legend
+// names the series when there are several. Returns the layout.
+export function drawSeries(canvas: HTMLCanvasElement, series: Series[], x: Axis, count: number,
+                           buckets: number | undefined, scale: Scale, name: string): Layout {
   const g = canvas.getContext("2d")!;
   g.fillStyle = "#fff"; g.fillRect(0, 0, canvas.width, canvas.height);
   const l: Layout = { x: 70, y: 10, width: canvas.width - 94, height: canvas.height - 58 };
-  const v = s.values as Float64Array;
-  const n = s.shown[0];
-  const rowOf = (x: number) => l.y + (1 - scale.position(x)) * (l.height - 1);
+  const rowOf = (v: number) => l.y + (1 - scale.position(v)) * (l.height - 1);
+  const points = buckets ?? count;
   g.save(); g.beginPath(); g.rect(l.x, l.y, l.width, l.height); g.clip();
-  g.strokeStyle = LINE; g.lineWidth = s.buckets ? 1 : 2; g.beginPath();
-  let drawing = false;
-  const points = s.buckets ? s.buckets : n;
-  for (let i = 0; i < points; i++) {
-    const x = l.x + ((i + 0.5) * l.width) / points;
-    if (s.buckets) {
-      const lo = v[2 * i], hi = v[2 * i + 1];
-      if (Number.isNaN(scale.position(lo)) || Number.isNaN(scale.position(hi))) { drawing = false; continue; }
-      if (drawing) g.lineTo(x, rowOf(lo)); else g.moveTo(x, rowOf(lo));
-      g.lineTo(x, rowOf(hi)); drawing = true;
-    } else {
-      if (Number.isNaN(scale.position(v[i]))) { drawing = false; continue; }
-      if (drawing) g.lineTo(x, rowOf(v[i])); else g.moveTo(x, rowOf(v[i]));
-      drawing = true;
+  for (const s of series) {
+    const v = s.values;
+    g.strokeStyle = s.colour; g.lineWidth = buckets ? 1 : series.length > 1 ? 1.5 : 2; g.beginPath();
+    let drawing = false;
+    for (let i = 0; i < points; i++) {
+      const px = l.x + ((i + 0.5) * l.width) / points;
+      if (buckets) {
+        const lo = v[2 * i], hi = v[2 * i + 1];
+        if (Number.isNaN(scale.position(lo)) || Number.isNaN(scale.position(hi))) { drawing = false; continue; }
+        if (drawing) g.lineTo(px, rowOf(lo)); else g.moveTo(px, rowOf(lo));
+        g.lineTo(px, rowOf(hi)); drawing = true;
+      } else {
+        if (Number.isNaN(scale.position(v[i]))) { drawing = false; continue; }
+        if (drawing) g.lineTo(px, rowOf(v[i])); else g.moveTo(px, rowOf(v[i]));
+        drawing = true;
+      }
     }
+    g.stroke();
   }
-  g.stroke(); g.restore();
-  drawAxes(g, l, s.x, n, null, 0, name, "");
-  g.fillStyle = INK; g.font = "12px sans-serif"; g.textAlign = "right"; g.textBaseline = "middle";
+  g.restore();
+  drawAxes(g, l, x, count, null, 0, name, "");
+  g.fillStyle = INK; g.strokeStyle = INK; g.font = "12px sans-serif"; g.textAlign = "right"; g.textBaseline = "middle";
   for (const t of niceTicks(scale.vmin, scale.vmax, Math.max(2, Math.floor(l.height / 60)))) {
     const py = Math.round(rowOf(t)) + 0.5;
     if (py < l.y || py > l.y + l.height) continue;
     g.beginPath(); g.moveTo(l.x - 5, py); g.lineTo(l.x, py); g.stroke();
     g.fillText(tickText(t), l.x - 7, py);
   }
+  if (series.length > 1) {
+    g.textAlign = "left";
+    series.forEach((s, i) => {
+      const y = l.y + 12 + i * 16, x0 = l.x + l.width - 120;
+      g.fillStyle = "rgba(255,255,255,0.85)"; g.fillRect(x0 - 4, y - 8, 120, 16);
+      g.strokeStyle = s.colour; g.lineWidth = 2;
+      g.beginPath(); g.moveTo(x0, y); g.lineTo(x0 + 20, y); g.stroke();
+      g.fillStyle = INK; g.fillText(s.label ?? "", x0 + 26, y);
+    });
+  }
   return l;
+}
+
+// A line plot of a 1-D slice.
+export function drawLine(canvas: HTMLCanvasElement, s: Slice, scale: Scale, name: string): Layout {
+  return drawSeries(canvas, [{ values: s.values as Float64Array, colour: LINE }], s.x, s.shown[0],
+                    s.buckets, scale, name);
 }

@@ -1,7 +1,7 @@
 // The viewer's page: the tree on the left, the chosen item's facts, its figure (a line, a
 // heatmap of a 2-D slice, an RGB picture) and a table of its values on the right.
 import { ApiError, Slice, getJson, getSlice, query } from "./api";
-import { Layout, drawHeatmap, drawLine, drawRgb, elementAt } from "./figure";
+import { CYCLE, Layout, drawHeatmap, drawLine, drawRgb, drawSeries, elementAt } from "./figure";
 import { Scale, ScaleKind, fitScale } from "./scale";
 
 interface Info { data: string; format: string; colormaps: Record<string, number[][]>; not_a_number: number[]; }
@@ -14,6 +14,11 @@ let current: { path: string; node: Node } | null = null;
 // Per dimension of the current array: "y", "x" or the index it is held at.
 let dimChoice: ("y" | "x" | number)[] = [];
 let tab: "plot" | "table" = "plot";
+// The part of each drawn dimension shown, [first, end) in its indexes (zoomed); none: all.
+let ranges: Record<number, [number, number]> = {};
+// A 2-D slice drawn as a heatmap, or as one line per row (at most kMaxLines, every k-th).
+let style: "heatmap" | "lines" = "heatmap";
+const kMaxLines = 10;
 let page = { row: 0, col: 0 };
 let shown: { slice: Slice; layout: Layout; scale?: Scale } | null = null;
 const look = { colormap: "viridis", reversed: false, scale: "linear" as ScaleKind, vmin: "", vmax: "",
@@ -110,6 +115,7 @@ function select(path: string, node: Node, label: HTMLElement) {
   dimChoice = shape.map((_, d) => (shape.length === 1 ? "x" : d === shape.length - 2 ? "y" :
     d === shape.length - 1 ? "x" : 0));
   page = { row: 0, col: 0 };
+  ranges = {};
   $("welcome").hidden = true;
   $("item").hidden = false;
   $("item-path").textContent = path;
@@ -183,8 +189,25 @@ function isRgb(node: Node): boolean {
 }
 
 function selection(): string {
-  if (!current || (current.node.shape ?? []).length < 2 || isRgb(current.node)) return "";
-  return "[" + dimChoice.map((c) => (typeof c === "number" ? String(c) : ":")).join(", ") + "]";
+  if (!current || isRgb(current.node)) return "";
+  const shape = current.node.shape ?? [];
+  if (shape.length === 0) return "";
+  const part = (d: number) => (ranges[d] ? `${ranges[d][0]}:${ranges[d][1]}` : ":");
+  if (shape.length === 1) return ranges[0] ? `[${part(0)}]` : "";
+  return "[" + dimChoice.map((c, d) => (typeof c === "number" ? String(c) : part(d))).join(", ") + "]";
+}
+
+// Zooms the drawn dimension d around element `at` (of its shown range) by `factor` (< 1:
+// in), or pans it by `shift` elements; the range stays inside the dimension.
+function zoom(d: number, at: number, factor: number, shift = 0) {
+  const extent = (current?.node.shape ?? [])[d];
+  if (extent === undefined) return;
+  const [lo, hi] = ranges[d] ?? [0, extent];
+  const width = Math.min(extent, Math.max(2, Math.round((hi - lo) * factor)));
+  let first = Math.round(at - ((at - lo) * width) / (hi - lo) + shift);
+  first = Math.max(0, Math.min(extent - width, first));
+  if (first === 0 && width === extent) delete ranges[d];
+  else ranges[d] = [first, first + width];
 }
 
 function transposed(): boolean {
@@ -216,6 +239,11 @@ function buildControls() {
     l.append(i); box.append(l);
   }
   select("aspect", "aspect", ["keep", "fill"], "keep", (v) => (look.keepAspect = v === "keep"));
+  const draw = document.createElement("label"); draw.textContent = "draw 2-D as";
+  const ds = document.createElement("select"); ds.id = "style";
+  for (const o of ["heatmap", "lines"]) { const e = document.createElement("option"); e.value = o; e.textContent = o; ds.append(e); }
+  ds.addEventListener("change", () => { style = ds.value as "heatmap" | "lines"; refresh(); });
+  draw.append(ds); box.append(draw);
   select("complex", "complex", ["amplitude", "phase"], "amplitude", (v) => { look.complex = v; refresh(); });
 }
 
@@ -243,6 +271,19 @@ function redraw() {
       }
       shown.scale = scale;
       shown.layout = drawLine(canvas, s, scale, names()[1]);
+    } else if (style === "lines") {
+      // One line per row of the slice (every k-th row of the y dimension), along x.
+      let scale = fitScale(look.scale, s.values as Float64Array, vmin, vmax);
+      if (vmin === undefined && vmax === undefined && look.scale === "linear") {
+        const pad = (scale.vmax - scale.vmin) * 0.05;
+        scale = new Scale("linear", scale.vmin - pad, scale.vmax + pad);
+      }
+      shown.scale = scale;
+      const [rows, cols] = s.shown, v = s.values as Float64Array, y = s.y!;
+      const series = Array.from({ length: rows }, (_, r) => ({
+        values: v.subarray(r * cols, (r + 1) * cols), colour: CYCLE[r % CYCLE.length],
+        label: `${names()[0]} ${y.start + r * y.step}${y.coordinates ? ` (${y.coordinates[r]})` : ""}` }));
+      shown.layout = drawSeries(canvas, series, s.x, cols, undefined, scale, names()[1]);
     } else {
       const scale = fitScale(look.scale, s.values as Float64Array, vmin, vmax);
       shown.scale = scale;
@@ -268,14 +309,15 @@ async function refresh() {
   const canvas = $<HTMLCanvasElement>("canvas");
   const started = performance.now();
   try {
-    const s = await getSlice({ path: current.path, sel: selection(), rows: canvas.height,
+    const lines = style === "lines" && (current.node.shape ?? []).length >= 2 && !transposed();
+    const s = await getSlice({ path: current.path, sel: selection(), rows: lines ? kMaxLines : canvas.height,
       cols: canvas.width, complex: look.complex === "phase" ? "phase" : undefined });
     if (mine !== request) return;  // a later choice is already on its way
     if (s.kind === "heatmap" && transposed()) transpose(s);
     shown = { slice: s, layout: { x: 0, y: 0, width: 0, height: 0 } };
     redraw();
     canvas.dataset.item = s.item;
-    canvas.dataset.kind = s.kind;
+    canvas.dataset.kind = s.kind === "heatmap" && style === "lines" ? "lines" : s.kind;
     canvas.dataset.ms = String(Math.round(performance.now() - started));
     canvas.dataset.drawn = String(Number(canvas.dataset.drawn ?? 0) + 1);
   } catch (e) {
@@ -292,6 +334,52 @@ function transpose(s: Slice) {
   for (let i = 0; i < r; i++) for (let j = 0; j < c; j++) out[j * r + i] = v[i * c + j];
   s.values = out; s.shown = [c, r];
   [s.x, s.y] = [s.y!, s.x];
+}
+
+// The drawn dimensions (the array's) under the figure's axes: x, and y for a heatmap.
+function drawnDims(): { x: number; y: number | null } {
+  const x = (current?.node.shape ?? []).length === 1 ? 0 : dimChoice.indexOf("x");
+  const lines = shown?.slice.kind === "line" || style === "lines";
+  return { x, y: lines ? null : dimChoice.indexOf("y") };
+}
+
+// The array index under a pixel of the plot area along a shown axis.
+function indexAt(p: number, pixels: number, count: number, axis: { start: number; step: number }): number {
+  return axis.start + elementAt(Math.max(0, Math.min(pixels - 1, Math.floor(p))), pixels, count) * axis.step;
+}
+
+let zoomTimer = 0;
+function wheel(ev: WheelEvent) {
+  if (!shown || shown.slice.kind === "rgb" || !current) return;
+  ev.preventDefault();
+  const canvas = $<HTMLCanvasElement>("canvas"), rect = canvas.getBoundingClientRect();
+  const l = shown.layout, s = shown.slice, dims = drawnDims();
+  const px = ((ev.clientX - rect.left) * canvas.width) / rect.width - l.x;
+  const py = ((ev.clientY - rect.top) * canvas.height) / rect.height - l.y;
+  const factor = ev.deltaY > 0 ? 1.25 : 0.8;
+  const xCount = s.kind === "line" ? s.shown[0] : s.shown[1];
+  zoom(dims.x, indexAt(px, l.width, xCount, s.x), factor);
+  if (dims.y !== null && s.y) zoom(dims.y, indexAt(py, l.height, s.shown[0], s.y), factor);
+  window.clearTimeout(zoomTimer);
+  zoomTimer = window.setTimeout(refresh, 60);
+}
+
+let dragFrom: { x: number; y: number } | null = null;
+function dragEnd(ev: MouseEvent) {
+  if (!dragFrom || !shown || !current) return;
+  const canvas = $<HTMLCanvasElement>("canvas"), rect = canvas.getBoundingClientRect();
+  const dx = ((ev.clientX - dragFrom.x) * canvas.width) / rect.width;
+  const dy = ((ev.clientY - dragFrom.y) * canvas.height) / rect.height;
+  dragFrom = null;
+  if (Math.abs(dx) < 3 && Math.abs(dy) < 3) return;
+  const shape = current.node.shape ?? [], dims = drawnDims(), l = shown.layout;
+  const pan = (d: number, pixels: number, delta: number) => {
+    const [lo, hi] = ranges[d] ?? [0, shape[d]];
+    zoom(d, lo, 1, (-delta * (hi - lo)) / pixels);
+  };
+  pan(dims.x, l.width, dx);
+  if (dims.y !== null) pan(dims.y, l.height, dy);
+  refresh();
 }
 
 function hover(ev: MouseEvent) {
@@ -403,6 +491,11 @@ async function start() {
     $("tab-plot").addEventListener("click", () => setTab("plot"));
     $("tab-table").addEventListener("click", () => setTab("table"));
     $("canvas").addEventListener("mousemove", hover);
+    // Zoom with the wheel, pan by dragging, all again with a double click.
+    $("canvas").addEventListener("wheel", wheel, { passive: false });
+    $("canvas").addEventListener("mousedown", (e) => { dragFrom = { x: e.clientX, y: e.clientY }; });
+    window.addEventListener("mouseup", dragEnd);
+    $("canvas").addEventListener("dblclick", () => { ranges = {}; refresh(); });
     $("page-down").addEventListener("click", () => { page.row += PAGE_ROWS; loadTable(); });
     $("page-up").addEventListener("click", () => { page.row = Math.max(0, page.row - PAGE_ROWS); loadTable(); });
     $("page-right").addEventListener("click", () => { page.col += PAGE_COLS; loadTable(); });
