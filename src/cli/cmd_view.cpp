@@ -58,6 +58,7 @@ int run_view(const ViewOptions& o) {
   sigemptyset(&stopping);
   sigaddset(&stopping, SIGINT);
   sigaddset(&stopping, SIGTERM);
+  sigaddset(&stopping, SIGUSR1);  // sent by this program: the server ended on its own
   pthread_sigmask(SIG_BLOCK, &stopping, nullptr);
   std::function<void()> stop = [] {};
   std::atomic<bool> served{false};
@@ -65,6 +66,7 @@ int run_view(const ViewOptions& o) {
   std::thread waiter([&] {
     int signal = 0;
     sigwait(&stopping, &signal);
+    if (signal == SIGUSR1) return;
     // Until the server has stopped (a stop before it listens would be lost).
     while (!served) {
       {
@@ -76,7 +78,7 @@ int run_view(const ViewOptions& o) {
   });
   auto end_waiter = [&] {
     served = true;
-    pthread_kill(waiter.native_handle(), SIGTERM);
+    pthread_kill(waiter.native_handle(), SIGUSR1);
     waiter.join();
   };
   view::ServeOptions serve;

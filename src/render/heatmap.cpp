@@ -111,6 +111,7 @@ Canvas heatmap_figure(const Grid& grid, const Axis& y, const Axis& x, const Figu
   Fonts fonts;
   std::vector<std::string> bar_texts;
   const std::vector<double> ticks = bar_ticks(scale, std::max(2, (o.height - 90) / 50));
+  bar_texts.reserve(ticks.size());
   for (double v : ticks) bar_texts.push_back(detail::tick_text(v));
   const int right = kBarGap + kBarWidth + kTickLength + 4 + widest_tick(fonts, bar_texts) + 12;
   FigureLayout l = place(o, margins(fonts, o, y, grid.rows, right), grid.rows, grid.cols);
