@@ -44,8 +44,10 @@ struct Transport {
   ModuleHeader header;  ///< first, as load_module reads it
   /// Binds `options.host`:`options.port`, calls `listening(port)` with the port bound, then
   /// answers requests with `handler` until `stop` (filled in before `listening` is called)
-  /// is called from another thread. Requests other than GET and HEAD are refused with 405,
-  /// bodies over 64 KiB with 413. Throws Error(kIo) when it cannot bind.
+  /// is called from another thread. `stop` may be called any number of times, also after
+  /// serve() has returned (it then does nothing); one called before the server listens may
+  /// be lost, so a caller asks again until serve() returns. Requests other than GET and HEAD are
+  /// refused with 405, bodies over 64 KiB with 413. Throws Error(kIo) when it cannot bind.
   void (*serve)(const ServeOptions& options, const Handler& handler,
                 const std::function<void(int port)>& listening, std::function<void()>& stop);
 };

@@ -2,6 +2,9 @@
 // entry point of transport.hpp.
 #include <httplib.h>
 
+#include <memory>
+#include <mutex>
+
 #include <fmt/format.h>
 
 #include "dudley/core/error.hpp"
@@ -62,10 +65,29 @@ void serve(const dudley::view::ServeOptions& options, const dudley::view::Handle
                                     "machine)",
                                     options.host, options.port));
   }
-  stop = [&server] { server.stop(); };
+  // `stop` may be called from any thread at any time, also after the server is gone (then
+  // it does nothing): the state it holds outlives this function. (A stop before the server
+  // listens is lost by cpp-httplib; the caller asks until serve() returns.)
+  struct Stopping {
+    std::mutex mutex;
+    httplib::Server* server = nullptr;
+  };
+  auto state = std::make_shared<Stopping>();
+  state->server = &server;
+  stop = [state] {
+    const std::lock_guard<std::mutex> lock(state->mutex);
+    if (state->server != nullptr) state->server->stop();
+  };
+  // However serve() ends, the server is forgotten before it goes (this is destroyed first).
+  struct Forget {
+    std::shared_ptr<Stopping> state;
+    ~Forget() {
+      const std::lock_guard<std::mutex> lock(state->mutex);
+      state->server = nullptr;
+    }
+  } forget{state};
   listening(port);
   server.listen_after_bind();
-  stop = [] {};
 }
 
 const dudley::view::Transport kTransport{{DUDLEY_BUILD_TAG}, &serve};
