@@ -2,11 +2,14 @@
 // 127.0.0.1 until Ctrl-C.
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -16,6 +19,8 @@
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
 #include "cli/failure.hpp"
+#include "dudley/core/error.hpp"
+#include "dudley/model/value.hpp"
 #include "view/api.hpp"
 #include "view/transport.hpp"
 
@@ -31,6 +36,62 @@ struct ViewOptions {
   int threads = 4;
 };
 
+// The most members a family's tree holds: each member keeps its file open while the viewer
+// runs (the soft limit of open files is raised to the hard one for them).
+constexpr size_t kMaxViewedMembers = 4000;
+
+// A family as one tree: a group per member, named by its file's name, holding that member's
+// tree (each member opened as `dump --family` opens it). A member that cannot be opened is a
+// group holding nothing, its error in the group's `error` attribute, and is named on stderr.
+model::Tree family_tree(const DataOptions& options) {
+  if (!options.data.empty()) {
+    throw Error(ErrorCategory::kUsage, "give DATA or --family, not both");
+  }
+  const std::vector<DataOptions> members = family_members(options);
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    (void)setrlimit(RLIMIT_NOFILE, &files);
+  }
+  if (members.size() > kMaxViewedMembers) {
+    throw Error(ErrorCategory::kLimit,
+                fmt::format("{} has {} members: the viewer shows at most {}; give a narrower "
+                            "pattern",
+                            options.family, members.size(), kMaxViewedMembers));
+  }
+  model::Tree family;
+  family.root = std::make_unique<model::Node>();
+  family.root->kind = model::NodeKind::kGroup;
+  std::set<std::string> names;
+  for (const DataOptions& m : members) {
+    std::string name = std::filesystem::path(m.data).filename().string();
+    for (int k = 2; !names.insert(name).second; ++k) {  // the same name in two directories
+      name = fmt::format("{} ({})", std::filesystem::path(m.data).filename().string(), k);
+    }
+    std::unique_ptr<model::Node> group;
+    try {
+      model::Tree tree = open_data(m);
+      if (family.format.empty()) family.format = tree.format + " family";
+      group = std::move(tree.root);
+      if (group->kind != model::NodeKind::kGroup) {  // a file that is one array (.npy)
+        auto holder = std::make_unique<model::Node>();
+        holder->kind = model::NodeKind::kGroup;
+        group->name = "data";
+        holder->children.push_back(std::move(group));
+        group = std::move(holder);
+      }
+    } catch (const Error& e) {
+      fmt::print(stderr, "{}\n", e.what());
+      group = std::make_unique<model::Node>();
+      group->kind = model::NodeKind::kGroup;
+      group->attributes.set("error", model::Value(std::string(e.what())));
+    }
+    group->name = name;
+    family.root->children.push_back(std::move(group));
+  }
+  return family;
+}
+
 // Starts the user's browser on `url` (xdg-open, detached); a failure is said, not fatal.
 void open_browser(const std::string& url) {
   const pid_t child = fork();
@@ -43,15 +104,16 @@ void open_browser(const std::string& url) {
 }
 
 int run_view(const ViewOptions& o) {
+  const std::string shown_name = o.data.family.empty() ? o.data.data : o.data.family;
   if (o.bind != "127.0.0.1" && o.bind != "localhost" && o.bind != "::1") {
     fmt::print(stderr,
                "warning: serving on {}: anyone who can reach this machine there can read {} "
                "(the viewer has no password)\n",
-               o.bind, o.data.data);
+               o.bind, shown_name);
   }
   const view::Transport& transport = view::transport();  // before reading: a missing module
                                                          // is said at once
-  view::ViewerApi api(open_data(o.data), o.data.data);
+  view::ViewerApi api(o.data.family.empty() ? open_data(o.data) : family_tree(o.data), shown_name);
   // SIGINT and SIGTERM end the server from a thread that waits for them: the server's own
   // threads never see them, and the answer being sent is finished first.
   sigset_t stopping;
@@ -100,9 +162,9 @@ int run_view(const ViewOptions& o) {
           const std::string url = fmt::format("http://{}:{}/", host, port);
           if (o.data.json) {
             fmt::print("{}\n",
-                       nlohmann::json{{"url", url}, {"port", port}, {"data", o.data.data}}.dump());
+                       nlohmann::json{{"url", url}, {"port", port}, {"data", shown_name}}.dump());
           } else {
-            fmt::print("dudley view: {} at {} (Ctrl-C stops it)\n", o.data.data, url);
+            fmt::print("dudley view: {} at {} (Ctrl-C stops it)\n", shown_name, url);
           }
           std::fflush(stdout);
           if (o.open) open_browser(url);
@@ -123,11 +185,12 @@ void add_view_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<ViewOptions>();
   CLI::App* cmd = app.add_subcommand(
       "view",
-      "Serve a web viewer of DATA (a file, store or URL) on 127.0.0.1: its tree with search, "
+      "Serve a web viewer of DATA (a file, store or URL, or with --family every member of a "
+      "family, a group each) on 127.0.0.1: its tree with search, "
       "each item's type, shape, chunks, codecs and attributes, 1-D arrays as line plots, 2-D "
       "slices of any array as heatmaps, a table of values, and the shown slice as CSV, .npy "
       "or PNG. Read-only; Ctrl-C stops it. Example: dudley view run.nc --open");
-  add_data_options(*cmd, options->data, /*family=*/false);
+  add_data_options(*cmd, options->data, /*family=*/true);
   cmd->add_option("--port", options->port, "The port (0: a free one, printed)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();

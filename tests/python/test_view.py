@@ -253,3 +253,28 @@ def test_bind_elsewhere_warns(sample):
         p.send_signal(signal.SIGINT)
         p.wait(timeout=10)
         assert "warning: serving on 0.0.0.0" in p.stderr.read()
+
+
+def test_family_shows_its_members(tmp_path):
+    """--family: one group per member, named by its file; a member's arrays read by their
+    quoted paths ('/"run_1.h5"/x'), as the page asks for them."""
+    for i in range(3):
+        with h5py.File(tmp_path / f"run_{i}.h5", "w") as f:
+            f["x"] = np.arange(6.0).reshape(2, 3) + 10 * i
+    p = subprocess.Popen([DUDLEY, "view", "--family", str(tmp_path / "run_*.h5"), "--json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    try:
+        started = json.loads(p.stdout.readline())
+        port = started["port"]
+        assert started["data"] == str(tmp_path / "run_*.h5")
+        status, tree = get_json(port, "/api/tree")
+        assert status == 200 and list(tree["root"]["members"]) == ["run_0.h5", "run_1.h5", "run_2.h5"]
+        assert tree["format"] == "hdf5 family"
+        status, page = get_json(port, "/api/values", {"path": '/"run_1.h5"/x'})
+        assert status == 200 and page["values"] == [[10.0, 11.0, 12.0], [13.0, 14.0, 15.0]]
+    finally:
+        p.send_signal(signal.SIGINT)
+        assert p.wait(timeout=10) == 0
+    p = subprocess.run([DUDLEY, "view", "--family", str(tmp_path / "none_*.h5")],
+                       capture_output=True, text=True, env=ENV, timeout=30)
+    assert p.returncode == 2 and "no file matches" in p.stderr

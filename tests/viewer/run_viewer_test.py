@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Runs tests/viewer/viewer_test.mjs (playwright-core driving Debian's chromium) against
 `dudley view` of the same arrays in every format: HDF5 (h5py), netCDF-4 (netCDF4), Zarr v2
-(python3-zarr), ASDF (python3-asdf), .npy (numpy) and raw bytes through a Dudley layout. Each
+(python3-zarr), ASDF (python3-asdf), .npy (numpy), raw bytes through a Dudley layout, and a
+family of HDF5 files (a group per member). Each
 server runs on 127.0.0.1, started here and always stopped. The colours the page must show
 come from matplotlib, the values from numpy.
 
@@ -66,11 +67,23 @@ def write_files(d):
         f.write("cube = <f8[3, 6, 8]\nline = <f8[500]\n")
     out["dudley"] = (f"{d}/a.bin", ["--layout", f"{d}/a.dud"], ["/cube", "/line"], "/cube", "/line",
                      ("cube", ["/cube"]))
+    # A family: a group per member, named by its file (quoted in item paths: '/"m_1.h5"/cube').
+    os.makedirs(f"{d}/fam")
+    for i in range(2):
+        with h5py.File(f"{d}/fam/m_{i}.h5", "w") as f:
+            f["cube"] = CUBE + (0 if i == 1 else 1000)
+            f["line"] = LINE
+    members = [f'/"m_{i}.h5"' for i in range(2)]
+    out["family"] = (None, ["--family", f"{d}/fam/m_*.h5"],
+                     members + [f"{m}/{a}" for m in members for a in ("cube", "line")],
+                     '/"m_1.h5"/cube', '/"m_1.h5"/line',
+                     ("m_1", ['/"m_1.h5"', '/"m_1.h5"/cube', '/"m_1.h5"/line']))
     return out
 
 
 def run_case(name, path, extra, items, array, line, search):
-    p = subprocess.Popen([DUDLEY, "view", path, "--json", *extra], stdout=subprocess.PIPE,
+    p = subprocess.Popen([DUDLEY, "view", *([path] if path else []), "--json", *extra],
+                         stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     try:
         started = p.stdout.readline()

@@ -28,7 +28,12 @@ function message(text: string) { $("message").textContent = text; }
 
 // ---- the tree ---------------------------------------------------------------------------
 
-function childPath(parent: string, name: string) { return parent === "/" ? `/${name}` : `${parent}/${name}`; }
+// A member's path as items are written: a name holding '.' or '[' (a field or a selection
+// otherwise) quoted, as `dump '/"run.ini"/x'` takes it.
+function childPath(parent: string, name: string) {
+  const quoted = /[.[\]]/.test(name) && !name.includes('"') ? `"${name}"` : name;
+  return parent === "/" ? `/${quoted}` : `${parent}/${quoted}`;
+}
 
 function nodeLabel(name: string, node: Node): HTMLElement {
   const span = document.createElement("span");
