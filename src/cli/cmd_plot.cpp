@@ -111,7 +111,8 @@ int run_plot(const PlotOptions& o) {
                         {"vmin", layout.scale.vmin},
                         {"vmax", layout.scale.vmax}};
     summary["not_numbers"] = v.not_numbers;
-    summary["not_shown"] = not_shown;
+    summary["masked"] = v.masked;
+    summary["not_shown"] = not_shown - v.masked;
   }
   if (v.kind == PlotValues::Kind::kHeatmap) {
     summary["colormap"] = {{"name", figure.colormap}, {"reversed", figure.reversed}};
@@ -139,6 +140,10 @@ int run_plot(const PlotOptions& o) {
   if (v.kind != PlotValues::Kind::kRgb) {
     fmt::print(", {} scale from {:g} to {:g}", render::scale_name(layout.scale.kind),
                layout.scale.vmin, layout.scale.vmax);
+  }
+  if (v.masked > 0) {
+    fmt::print(", {} masked {} shown in cyan", v.masked, v.masked == 1 ? "value" : "values");
+    not_shown -= v.masked;
   }
   if (not_shown > 0) {
     const bool heatmap = v.kind == PlotValues::Kind::kHeatmap;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/dump_items.hpp"
+#include "cli/dump_mask.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/model/value.hpp"
 #include "dudley/render/figure_values.hpp"
@@ -154,7 +155,18 @@ PlotValues plot_values(const model::Tree& tree, const std::string& item, const s
     return out;
   }
   out.grid.values = render::figure_values(data, how.phase, r.path);
+  if (ref.mask) {
+    MaskReader mask(tree, *ref.mask, ref.shape);
+    out.grid.masked = mask.masked(h, data);
+    for (size_t i = 0; i < out.grid.masked.size(); ++i) {
+      if (out.grid.masked[i] == 0) continue;
+      out.grid.values[i] = std::nan("");
+      ++out.masked;
+    }
+    if (out.masked == 0) out.grid.masked.clear();
+  }
   for (double v : out.grid.values) out.not_numbers += std::isnan(v) ? 1 : 0;
+  out.not_numbers -= out.masked;
   return out;
 }
 

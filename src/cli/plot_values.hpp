@@ -23,7 +23,10 @@ struct PlotValues {
   render::Grid grid;              ///< kLine: one row; kHeatmap: rows x cols
   std::vector<uint8_t> rgb;       ///< kRgb: rows x cols x 3
   render::Axis y, x;              ///< kLine: x only
-  uint64_t not_numbers = 0;       ///< NaN values among those shown
+  uint64_t not_numbers = 0;       ///< NaN values among those shown (masked ones aside)
+  /// Values a mask hides (ASDF masks): NaN in grid.values, so that limits ignore them as
+  /// numpy's masked arrays do, and flagged in grid.masked to be shown apart.
+  uint64_t masked = 0;
 };
 
 /// How `plot_values` reads: at most about `max_rows` x `max_cols` values are read (every

@@ -106,6 +106,9 @@ void check_grid(int64_t rows, int64_t cols, size_t have, size_t unit) {
 Canvas heatmap_figure(const Grid& grid, const Axis& y, const Axis& x, const FigureOptions& o,
                       FigureLayout* layout) {
   check_grid(grid.rows, grid.cols, grid.values.size(), 1);
+  if (!grid.masked.empty() && grid.masked.size() != grid.values.size()) {
+    throw Error(ErrorCategory::kUsage, "the mask does not cover the values");
+  }
   const Colormap map = Colormap::named(o.colormap, o.reversed);
   const Scale scale = fit_scale(o.scale, grid.values, o.vmin, o.vmax);
   Fonts fonts;
@@ -121,10 +124,17 @@ Canvas heatmap_figure(const Grid& grid, const Axis& y, const Axis& x, const Figu
   std::vector<int64_t> col_of(static_cast<size_t>(l.plot_width));
   for (int px = 0; px < l.plot_width; ++px)
     col_of[static_cast<size_t>(px)] = element_at(px, l.plot_width, grid.cols);
+  const bool any_masked = !grid.masked.empty();
   for (int py = 0; py < l.plot_height; ++py) {
-    const double* row = grid.values.data() + element_at(py, l.plot_height, grid.rows) * grid.cols;
+    const int64_t first = element_at(py, l.plot_height, grid.rows) * grid.cols;
+    const double* row = grid.values.data() + first;
     for (int px = 0; px < l.plot_width; ++px) {
-      const double p = scale.position(row[col_of[static_cast<size_t>(px)]]);
+      const int64_t c = col_of[static_cast<size_t>(px)];
+      if (any_masked && grid.masked[static_cast<size_t>(first + c)] != 0) {
+        canvas.set(l.plot_x + px, l.plot_y + py, kMasked);
+        continue;
+      }
+      const double p = scale.position(row[c]);
       canvas.set(l.plot_x + px, l.plot_y + py, std::isnan(p) ? kNotANumber : map.at(p));
     }
   }

@@ -124,7 +124,8 @@ std::vector<double> least_and_greatest(const std::vector<double>& values, size_t
 }
 
 // Binary answer: a 4-byte little-endian length, that many bytes of JSON, padding to a
-// multiple of 8, then the values (float64 or uint8, as the JSON's "data" says).
+// multiple of 8, then the values (float64 or uint8, as the JSON's "data" says) and, when
+// the JSON has "mask", one byte per value (1: masked).
 HttpReply binary_reply(const json& head, const void* data, size_t bytes) {
   const std::string text = head.dump();
   HttpReply r;
@@ -287,12 +288,13 @@ HttpReply ViewerApi::info() {
     }
     maps[name] = std::move(colours);
   }
-  const render::Rgb nan = render::kNotANumber;
+  const render::Rgb nan = render::kNotANumber, masked = render::kMasked;
   return json_reply(json{{"data", data_},
                          {"format", tree_.format},
                          {"version", DUDLEY_VERSION},
                          {"colormaps", std::move(maps)},
-                         {"not_a_number", {nan.r, nan.g, nan.b}}});
+                         {"not_a_number", {nan.r, nan.g, nan.b}},
+                         {"masked", {masked.r, masked.g, masked.b}}});
 }
 
 HttpReply ViewerApi::tree() {
@@ -345,6 +347,7 @@ HttpReply ViewerApi::slice(const HttpRequest& request) {
   head["min"] = lo <= hi ? json(lo) : json(nullptr);
   head["max"] = lo <= hi ? json(hi) : json(nullptr);
   head["not_numbers"] = v.not_numbers;
+  head["masked"] = v.masked;
   head["data"] = "float64";
   if (v.kind == cli::PlotValues::Kind::kLine) {
     head["shown"] = {v.grid.cols};
@@ -357,6 +360,14 @@ HttpReply ViewerApi::slice(const HttpRequest& request) {
   } else {
     head["shown"] = {v.grid.rows, v.grid.cols};
     head["y"] = axis_json(v.y);
+    if (!v.grid.masked.empty()) {
+      // One byte per value after the values, 1 where a mask hides it.
+      head["mask"] = "uint8";
+      std::string bytes(reinterpret_cast<const char*>(v.grid.values.data()),
+                        v.grid.values.size() * sizeof(double));
+      bytes.append(v.grid.masked.begin(), v.grid.masked.end());
+      return binary_reply(head, bytes.data(), bytes.size());
+    }
   }
   return binary_reply(head, v.grid.values.data(), v.grid.values.size() * sizeof(double));
 }

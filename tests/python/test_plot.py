@@ -297,3 +297,25 @@ def test_notebook_preview_of_arrays(tmp_path):
         assert expected_colour(v, 0, 11) in colours, v
     assert "<img" in f["cube"]._repr_html_()  # the last two dimensions at index 0
     assert "no picture: " in f["s"]._repr_html_() and "a figure draws numbers" in f["s"]._repr_html_()
+
+
+def test_masked_values_are_shown_apart(tmp_path):
+    """An ASDF masked array: masked cells in cyan, the limits those of the values not masked
+    (as numpy's masked arrays count them), the count said."""
+    import asdf
+    values = np.arange(12.0).reshape(3, 4)
+    mask = np.zeros((3, 4), bool)
+    mask[0, 0] = mask[2, 3] = mask[1, 2] = True  # the least and the greatest among them
+    path = tmp_path / "m.asdf"
+    asdf.AsdfFile({"m": np.ma.array(values, mask=mask)}).write_to(path)
+    info, pixels = plot(tmp_path, path, "/m")
+    assert info["masked"] == 3 and info["not_numbers"] == 0 and info["not_shown"] == 0
+    shown = np.ma.array(values, mask=mask)
+    assert info["scale"]["vmin"] == shown.min() and info["scale"]["vmax"] == shown.max()
+    for r in range(3):
+        for c in range(4):
+            y, x = cell_centre(info, r, c)
+            want = (0, 255, 255) if mask[r, c] else expected_colour(values[r, c], 1, 10)
+            assert tuple(pixels[y, x]) == want, (r, c)
+    p = run("plot", str(path), "/m", "-o", str(tmp_path / "t.png"))
+    assert ", 3 masked values shown in cyan" in p.stdout

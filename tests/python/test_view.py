@@ -278,3 +278,20 @@ def test_family_shows_its_members(tmp_path):
     p = subprocess.run([DUDLEY, "view", "--family", str(tmp_path / "none_*.h5")],
                        capture_output=True, text=True, env=ENV, timeout=30)
     assert p.returncode == 2 and "no file matches" in p.stderr
+
+
+def test_slices_carry_their_mask(tmp_path):
+    import asdf
+    values = np.arange(6.0).reshape(2, 3)
+    mask = np.array([[True, False, False], [False, False, True]])
+    path = tmp_path / "m.asdf"
+    asdf.AsdfFile({"m": np.ma.array(values, mask=mask)}).write_to(path)
+    with viewer(path) as (port, _):
+        status, _, body = get(port, "/api/slice", {"path": "/m"})
+    (length,) = struct.unpack_from("<I", body)
+    head = json.loads(body[4:4 + length])
+    at = (4 + length + 7) // 8 * 8
+    assert status == 200 and head["masked"] == 2 and head["mask"] == "uint8"
+    data = np.frombuffer(body[at:at + 48], "<f8").reshape(2, 3)
+    assert np.array_equal(np.frombuffer(body[at + 48:], "u1").reshape(2, 3), mask.astype("u1"))
+    assert np.array_equal(data[~mask], values[~mask]) and np.isnan(data[mask]).all()

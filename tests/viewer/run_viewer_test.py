@@ -23,14 +23,20 @@ DUDLEY, ARTIFACTS = sys.argv[1], os.path.abspath(sys.argv[2])
 os.makedirs(ARTIFACTS, exist_ok=True)
 CUBE = (np.arange(3 * 6 * 8, dtype="<f8").reshape(3, 6, 8) * 1.5 - 7) ** 2  # distinct per slice
 LINE = np.sin(np.arange(500) / 20.0)
+MASK = np.zeros(CUBE.shape, bool)
+MASK[2, 5, 7] = True
 
 
-def colours(slice_, cmap):
-    lo, hi = slice_.min(), slice_.max()
+def colours(slice_, cmap, mask=None):
+    """What the page must show at each cell: matplotlib's colour of the value between the
+    least and greatest values not masked, cyan where a mask hides the value."""
+    mask = np.zeros(slice_.shape, bool) if mask is None else mask
+    lo, hi = slice_[~mask].min(), slice_[~mask].max()
     rows, cols = slice_.shape
     return [{"row": r, "col": c, "rows": rows, "cols": cols, "value": float(slice_[r, c]),
-             "rgb": [int(x) for x in colormaps[cmap](float((slice_[r, c] - lo) / (hi - lo)),
-                                                    bytes=True)[:3]]}
+             "rgb": [0, 255, 255] if mask[r, c] else
+             [int(x) for x in colormaps[cmap](float((slice_[r, c] - lo) / (hi - lo)),
+                                             bytes=True)[:3]]}
             for r in range(rows) for c in range(cols)]
 
 
@@ -57,8 +63,10 @@ def write_files(d):
     root.create_group("g").create_dataset("line", data=LINE, chunks=(100,))
     out["zarr"] = (f"{d}/a.zarr", [], ["/cube", "/g", "/g/line"], "/cube", "/g/line",
                    ("line", ["/g", "/g/line"]))
-    asdf.AsdfFile({"cube": CUBE, "line": LINE}).write_to(f"{d}/a.asdf")
-    out["asdf"] = (f"{d}/a.asdf", [], ["/cube", "/line"], "/cube", "/line", ("line", ["/line"]))
+    # ASDF: the cube masked at the greatest value of slice 2, which then shows in cyan.
+    asdf.AsdfFile({"cube": np.ma.array(CUBE, mask=MASK), "line": LINE}).write_to(f"{d}/a.asdf")
+    out["asdf"] = (f"{d}/a.asdf", [], ["/cube", "/cube_mask", "/line"], "/cube", "/line",
+                   ("line", ["/line"]))  # python3-asdf keeps the mask as an array of its own
     np.save(f"{d}/a.npy", CUBE)  # one array, the root
     out["npy"] = (f"{d}/a.npy", [], ["/"], "/", None, None)
     raw = np.concatenate([CUBE.ravel(), LINE]).astype("<f8")
@@ -82,6 +90,7 @@ def write_files(d):
 
 
 def run_case(name, path, extra, items, array, line, search):
+    mask = MASK[2] if name == "asdf" else None
     p = subprocess.Popen([DUDLEY, "view", *([path] if path else []), "--json", *extra],
                          stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
@@ -93,8 +102,8 @@ def run_case(name, path, extra, items, array, line, search):
             "name": name, "url": json.loads(started)["url"], "items": items,
             "search": {"text": search[0], "visible": search[1]} if search else None,
             "array": {"path": array, "first": {"cells": colours(CUBE[0], "viridis")},
-                      "second": {"index": 2, "cells": colours(CUBE[2], "viridis"),
-                                 "magma_reversed": colours(CUBE[2], "magma_r"),
+                      "second": {"index": 2, "cells": colours(CUBE[2], "viridis", mask),
+                                 "magma_reversed": colours(CUBE[2], "magma_r", mask),
                                  "table": CUBE[2].tolist()}},
             "line": {"path": line, "length": len(LINE)},
         }

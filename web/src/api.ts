@@ -20,7 +20,9 @@ export interface Slice {
   max?: number | null;
   not_numbers?: number;
   buckets?: number;
+  masked?: number;
   values: Float64Array | Uint8Array;
+  mask?: Uint8Array;  // one byte per value, 1 where a mask hides it
 }
 
 export class ApiError extends Error {}
@@ -49,6 +51,12 @@ export async function getSlice(params: Record<string, string | number | undefine
   const length = new DataView(bytes).getUint32(0, true);
   const head = JSON.parse(new TextDecoder().decode(new Uint8Array(bytes, 4, length)));
   const at = Math.ceil((4 + length) / 8) * 8;
-  head.values = head.data === "uint8" ? new Uint8Array(bytes, at) : new Float64Array(bytes, at);
+  if (head.data === "uint8") {
+    head.values = new Uint8Array(bytes, at);
+  } else {
+    const n = head.mask ? (bytes.byteLength - at) / 9 : (bytes.byteLength - at) / 8;
+    head.values = new Float64Array(bytes, at, n);
+    if (head.mask) head.mask = new Uint8Array(bytes, at + 8 * n, n);
+  }
   return head as Slice;
 }

@@ -13,6 +13,7 @@ export interface HeatmapLook {
   scale: Scale;
   keepAspect: boolean;
   notANumber: number[];
+  masked: number[];
 }
 
 // The element under pixel p of `pixels` showing `count`: by the pixel's centre.
@@ -84,8 +85,10 @@ export function drawHeatmap(canvas: HTMLCanvasElement, s: Slice, look: HeatmapLo
   for (let py = 0; py < l.height; py++) {
     const row = elementAt(py, l.height, rows) * cols;
     for (let px = 0; px < l.width; px++) {
-      const p = look.scale.position(values[row + colOf[px]]);
-      const c = Number.isNaN(p) ? look.notANumber : colourAt(look.map, p, look.reversed);
+      const at_ = row + colOf[px];
+      const p = look.scale.position(values[at_]);
+      const c = s.mask && s.mask[at_] ? look.masked
+        : Number.isNaN(p) ? look.notANumber : colourAt(look.map, p, look.reversed);
       const at = (py * l.width + px) * 4;
       image.data[at] = c[0]; image.data[at + 1] = c[1]; image.data[at + 2] = c[2]; image.data[at + 3] = 255;
     }

@@ -4,7 +4,8 @@ import { ApiError, Slice, getJson, getSlice, query } from "./api";
 import { CYCLE, Layout, drawHeatmap, drawLine, drawRgb, drawSeries, elementAt } from "./figure";
 import { Scale, ScaleKind, fitScale } from "./scale";
 
-interface Info { data: string; format: string; colormaps: Record<string, number[][]>; not_a_number: number[]; }
+interface Info { data: string; format: string; colormaps: Record<string, number[][]>; not_a_number: number[];
+  masked: number[]; }
 interface Node { kind: string; dtype?: string; shape?: number[]; members?: Record<string, Node>;
   items?: Node[]; attributes?: Record<string, unknown>; [key: string]: unknown; }
 
@@ -293,12 +294,15 @@ function redraw() {
       const scale = fitScale(look.scale, s.values as Float64Array, vmin, vmax);
       shown.scale = scale;
       shown.layout = drawHeatmap(canvas, s, { map: info.colormaps[look.colormap], reversed: look.reversed,
-        scale, keepAspect: look.keepAspect, notANumber: info.not_a_number }, names());
+        scale, keepAspect: look.keepAspect, notANumber: info.not_a_number, masked: info.masked }, names());
     }
     canvas.dataset.vmin = String(shown.scale?.vmin ?? "");
     canvas.dataset.vmax = String(shown.scale?.vmax ?? "");
     canvas.dataset.layout = JSON.stringify(shown.layout);
-    message(s.not_numbers ? `${s.not_numbers} NaN values shown in magenta` : "");
+    const notes = [];
+    if (s.not_numbers) notes.push(`${s.not_numbers} NaN values shown in magenta`);
+    if (s.masked) notes.push(`${s.masked} masked values shown in cyan`);
+    message(notes.join("; "));
   } catch (e) {
     message(String(e));
   }
@@ -337,6 +341,11 @@ async function refresh() {
 function transpose(s: Slice) {
   const [r, c] = s.shown, v = s.values as Float64Array, out = new Float64Array(v.length);
   for (let i = 0; i < r; i++) for (let j = 0; j < c; j++) out[j * r + i] = v[i * c + j];
+  if (s.mask) {
+    const m = s.mask, mt = new Uint8Array(m.length);
+    for (let i = 0; i < r; i++) for (let j = 0; j < c; j++) mt[j * r + i] = m[i * c + j];
+    s.mask = mt;
+  }
   s.values = out; s.shown = [c, r];
   [s.x, s.y] = [s.y!, s.x];
 }

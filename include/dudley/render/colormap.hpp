@@ -45,4 +45,8 @@ class Colormap {
 /// matplotlib show "bad" values apart.
 inline constexpr Rgb kNotANumber{255, 0, 255};
 
+/// The colour of masked values (ASDF masks, as numpy's masked arrays hide them): cyan, apart
+/// from every map's colours and from kNotANumber.
+inline constexpr Rgb kMasked{0, 255, 255};
+
 }  // namespace dudley::render

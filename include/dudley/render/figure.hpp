@@ -29,6 +29,9 @@ struct Grid {
   int64_t rows = 0;
   int64_t cols = 0;
   std::vector<double> values;  ///< rows * cols; NaN is shown apart (kNotANumber)
+  /// One byte per value, non-zero where the value is masked (shown as kMasked); empty:
+  /// none is.
+  std::vector<uint8_t> masked;
 };
 
 /// What a figure looks like.
