@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/dump_items.hpp"
+#include "cli/dump_mask.hpp"
 #include "cli/plot_values.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
@@ -391,6 +392,23 @@ HttpReply ViewerApi::values(const HttpRequest& request) {
                                    kMaxPageValues)};
   }
   const NDArray data = read_part(t, slab);
+  json shown = cli::values_json(data);
+  if (t.ref.mask && t.ref.spec.fields.empty()) {
+    // Masked elements as null, as `dump --json` prints them (the page shows "--").
+    cli::MaskReader mask(tree_, *t.ref.mask, t.ref.shape);
+    const std::vector<uint8_t> hidden = mask.masked(slab, data);
+    const size_t width = t.kept.size() == 2 ? static_cast<size_t>(slab.count[t.kept[1]]) : 1;
+    for (size_t i = 0; i < hidden.size(); ++i) {
+      if (hidden[i] == 0) continue;
+      if (t.kept.size() == 2) {
+        shown[i / width][i % width] = nullptr;
+      } else if (t.kept.size() == 1) {
+        shown[i] = nullptr;
+      } else {
+        shown = nullptr;
+      }
+    }
+  }
   std::vector<int64_t> selected;
   for (size_t d : t.kept) selected.push_back(t.slab.count[d]);
   json first = json::array();
@@ -400,7 +418,7 @@ HttpReply ViewerApi::values(const HttpRequest& request) {
                          {"selected", selected},
                          {"row", t.kept.empty() ? 0 : std::min(row, t.slab.count[t.kept[0]])},
                          {"stored_start", first},
-                         {"values", cli::values_json(data)}});
+                         {"values", std::move(shown)}});
 }
 
 HttpReply ViewerApi::plot(const HttpRequest& request) {

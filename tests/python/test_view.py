@@ -295,3 +295,7 @@ def test_slices_carry_their_mask(tmp_path):
     data = np.frombuffer(body[at:at + 48], "<f8").reshape(2, 3)
     assert np.array_equal(np.frombuffer(body[at + 48:], "u1").reshape(2, 3), mask.astype("u1"))
     assert np.array_equal(data[~mask], values[~mask]) and np.isnan(data[mask]).all()
+
+    with viewer(path) as (port, _):
+        status, page = get_json(port, "/api/values", {"path": "/m"})
+    assert status == 200 and page["values"] == [[None, 1.0, 2.0], [3.0, 4.0, None]]

@@ -104,7 +104,9 @@ def run_case(name, path, extra, items, array, line, search):
             "array": {"path": array, "first": {"cells": colours(CUBE[0], "viridis")},
                       "second": {"index": 2, "cells": colours(CUBE[2], "viridis", mask),
                                  "magma_reversed": colours(CUBE[2], "magma_r", mask),
-                                 "table": CUBE[2].tolist()}},
+                                 "table": [[None if mask is not None and mask[r, c] else v
+                                            for c, v in enumerate(row)]
+                                           for r, row in enumerate(CUBE[2].tolist())]}},
             "line": {"path": line, "length": len(LINE)},
         }
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:

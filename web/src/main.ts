@@ -453,7 +453,7 @@ async function loadTable() {
       const cells = two ? (row as unknown[]) : fields ? fields.map((f) => (row as Record<string, unknown>)[f]) : [row];
       for (const v of cells) {
         const td = document.createElement("td");
-        td.textContent = typeof v === "string" ? v : JSON.stringify(v);
+        td.textContent = v === null ? "--" : typeof v === "string" ? v : JSON.stringify(v);  // null: masked
         tr.append(td);
       }
       table.append(tr);
