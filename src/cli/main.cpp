@@ -21,6 +21,28 @@
 
 namespace {
 
+// The commands, in the order --help lists them.
+struct Command {
+  const char* name;
+  void (*add)(CLI::App& app, int& exit_code);
+};
+constexpr Command kCommands[] = {
+    {"check", dudley::cli::add_check_command},
+    {"fmt", dudley::cli::add_fmt_command},
+    {"ls", dudley::cli::add_ls_command},
+    {"dump", dudley::cli::add_dump_command},
+    {"convert", dudley::cli::add_convert_command},
+    {"layout", dudley::cli::add_layout_command},
+    {"plot", dudley::cli::add_plot_command},
+    {"view", dudley::cli::add_view_command},
+#ifdef DUDLEY_WITH_NDL
+    {"describe", dudley::cli::add_describe_command},
+#endif
+#ifdef DUDLEY_WITH_AVRO
+    {"avro", dudley::cli::add_avro_command},
+#endif
+};
+
 int run(int argc, char** argv) {
   CLI::App app{
       "dudley: self-describing n-dimensional array data.\n"
@@ -29,30 +51,25 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer("Run 'dudley COMMAND --help' for the options of a command.");
   int exit_code = dudley::cli::kExitOk;
-  dudley::cli::add_check_command(app, exit_code);
-  dudley::cli::add_fmt_command(app, exit_code);
-  dudley::cli::add_ls_command(app, exit_code);
-  dudley::cli::add_dump_command(app, exit_code);
-  dudley::cli::add_convert_command(app, exit_code);
-  dudley::cli::add_layout_command(app, exit_code);
-  dudley::cli::add_plot_command(app, exit_code);
-  dudley::cli::add_view_command(app, exit_code);
-#ifdef DUDLEY_WITH_NDL
-  dudley::cli::add_describe_command(app, exit_code);
-#endif
-#ifdef DUDLEY_WITH_AVRO
-  dudley::cli::add_avro_command(app, exit_code);
-#endif
+  // Only the command being run is built: every command's options cost start time (CLI11
+  // makes an object per option; building all of them was a fifth of `dudley --version`).
+  // --help, --version and words naming no command get all of them.
+  const bool named = argc > 1 && argv[1][0] != '-';
+  bool known = false;
+  std::vector<std::string> names;
+  for (const Command& c : kCommands) {
+    names.emplace_back(c.name);
+    if (!named || std::strcmp(argv[1], c.name) == 0) {
+      c.add(app, exit_code);
+      known = known || named;
+    }
+  }
   // A word where the command goes that names none: say so, with the nearest command, rather
   // than CLI11's "A subcommand is required".
-  if (argc > 1 && argv[1][0] != '-') {
-    std::vector<std::string> names;
-    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
-    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-      fmt::print(stderr, "error: unknown command '{}'{}; the commands are {}\n", argv[1],
-                 dudley::did_you_mean(argv[1], names), fmt::join(names, ", "));
-      return dudley::cli::kExitError;
-    }
+  if (named && !known) {
+    fmt::print(stderr, "error: unknown command '{}'{}; the commands are {}\n", argv[1],
+               dudley::did_you_mean(argv[1], names), fmt::join(names, ", "));
+    return dudley::cli::kExitError;
   }
   try {
     app.parse(argc, argv);
