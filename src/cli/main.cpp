@@ -53,13 +53,14 @@ int run(int argc, char** argv) {
   int exit_code = dudley::cli::kExitOk;
   // Only the command being run is built: every command's options cost start time (CLI11
   // makes an object per option; building all of them was a fifth of `dudley --version`).
-  // --help, --version and words naming no command get all of them.
+  // --help and words naming no command get all of them; --version alone, none.
   const bool named = argc > 1 && argv[1][0] != '-';
+  const bool version = argc == 2 && std::strcmp(argv[1], "--version") == 0;
   bool known = false;
   std::vector<std::string> names;
   for (const Command& c : kCommands) {
     names.emplace_back(c.name);
-    if (!named || std::strcmp(argv[1], c.name) == 0) {
+    if ((!named && !version) || (named && std::strcmp(argv[1], c.name) == 0)) {
       c.add(app, exit_code);
       known = known || named;
     }
