@@ -24,7 +24,9 @@ void answer(const dudley::view::Handler& handler, const httplib::Request& req,
   HttpReply reply = handler(request);
   res.status = reply.status;
   for (const auto& [key, value] : reply.headers) res.set_header(key, value);
-  res.set_content(std::move(reply.body), reply.content_type);
+  // Moved, not copied (set_content copies): an export may be 256 MiB.
+  res.body = std::move(reply.body);
+  res.set_header("Content-Type", reply.content_type);
 }
 
 void serve(const dudley::view::ServeOptions& options, const dudley::view::Handler& handler,
@@ -36,7 +38,7 @@ void serve(const dudley::view::ServeOptions& options, const dudley::view::Handle
   server.set_read_timeout(options.timeout_seconds, 0);
   server.set_write_timeout(options.timeout_seconds, 0);
   server.set_keep_alive_timeout(5);
-  server.set_payload_max_length(64 * 1024);
+  server.set_payload_max_length(size_t{64} * 1024);
   // SO_REUSEADDR alone: cpp-httplib's default adds SO_REUSEPORT, with which a second viewer
   // (or any program) could listen on the same port and take half of the requests.
   server.set_socket_options([](socket_t sock) {
