@@ -60,4 +60,9 @@ printf '!DUDLEY := S1[8]\nNX := i4\nNY := i4\nhydro /\n  rho = >f8[NY, NX]\n' >"
 "$dudley" convert --to-layout "$work/rho-template.dud" "$work/restart.bin" "$work/rho.bin"
 "$dudley" dump "$work/rho.bin" /hydro/rho
 echo
+echo "== dudley plot: the restart file's density as a picture (open it to look)"
+picture="$(dirname "$dudley")/demo-rho.png"
+"$dudley" plot "$work/restart.bin" /hydro/rho -o "$picture" --colormap magma
+echo "   (dudley view FILE serves the same on 127.0.0.1 for a browser: docs/viewer.md)"
+echo
 echo "demo: ok"

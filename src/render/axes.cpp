@@ -45,6 +45,7 @@ std::vector<Tick> axis_ticks(const Axis& axis, int64_t count, int wanted) {
   const double first = static_cast<double>(axis.start);
   const double last = first + static_cast<double>(count - 1) * static_cast<double>(axis.step);
   for (double index : nice_ticks(std::min(first, last), std::max(first, last), wanted)) {
+    if (std::abs(index - std::round(index)) > 1e-9) continue;  // indexes are whole numbers
     const double element = (index - first) / static_cast<double>(axis.step);
     if (element < -1e-9 || element > static_cast<double>(count - 1) + 1e-9) continue;
     const double rounded = std::round(element);

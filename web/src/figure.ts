@@ -25,6 +25,7 @@ function axisTicks(axis: Axis, count: number, wanted: number): { element: number
   const first = axis.start, last = axis.start + (count - 1) * axis.step;
   const out: { element: number; text: string }[] = [];
   for (const index of niceTicks(Math.min(first, last), Math.max(first, last), wanted)) {
+    if (Math.abs(index - Math.round(index)) > 1e-9) continue;  // indexes are whole numbers
     const e = (index - first) / axis.step;
     if (e < -1e-9 || e > count - 1 + 1e-9) continue;
     if (axis.coordinates) {
