@@ -48,8 +48,9 @@ def make_input():
     rng = np.random.default_rng(5)
     y, x = np.mgrid[0:4096, 0:4096].astype("f4") / 512
     with h5py.File("view.h5", "w") as f:
-        f.create_dataset("square", data=np.sin(x) * np.cos(y) + rng.normal(scale=0.05, size=x.shape),
-                         chunks=(512, 512), compression="gzip", compression_opts=1)
+        square = (np.sin(x) * np.cos(y) + rng.normal(scale=0.05, size=x.shape)).astype("<f4")
+        f.create_dataset("square", data=square, chunks=(512, 512), compression="gzip",
+                         compression_opts=1)
         big = f.create_dataset("big", shape=(16384, 16384), dtype="<f4", chunks=(1024, 1024))
         for r in range(0, 16384, 1024):
             big[r:r + 1024] = rng.random((1024, 16384), dtype="f4")

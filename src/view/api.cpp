@@ -142,6 +142,17 @@ HttpReply binary_reply(const json& head, const void* data, size_t bytes) {
   return r;
 }
 
+// `values` as bytes: float64, or float32 when `narrow` (every value then fits exactly).
+std::string value_bytes(const std::vector<double>& values, bool narrow) {
+  if (!narrow) {
+    return {reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double)};
+  }
+  std::string out(values.size() * sizeof(float), '\0');
+  auto* p = reinterpret_cast<float*>(out.data());
+  for (size_t i = 0; i < values.size(); ++i) p[i] = static_cast<float>(values[i]);
+  return out;
+}
+
 // The selection of one array an item names, checked to be 1-D or 2-D, for pages of values.
 struct TablePart {
   cli::ArrayRef ref;
@@ -349,7 +360,15 @@ HttpReply ViewerApi::slice(const HttpRequest& request) {
   head["max"] = lo <= hi ? json(hi) : json(nullptr);
   head["not_numbers"] = v.not_numbers;
   head["masked"] = v.masked;
-  head["data"] = "float64";
+  // Values a float32 holds exactly (half and single floats, small integers, booleans) go as
+  // float32: half the bytes to send and for the page to take in.
+  const DType stored = DType::from_typestr(v.dtype);
+  const bool narrow = stored.kind() == DTypeKind::kBool ||
+                      (stored.kind() == DTypeKind::kFloat && stored.size() <= 4) ||
+                      ((stored.kind() == DTypeKind::kInt || stored.kind() == DTypeKind::kUInt ||
+                        stored.kind() == DTypeKind::kEnum) &&
+                       stored.size() <= 2);
+  head["data"] = narrow ? "float32" : "float64";
   if (v.kind == cli::PlotValues::Kind::kLine) {
     head["shown"] = {v.grid.cols};
     const auto buckets = static_cast<size_t>(how.max_cols);
@@ -361,16 +380,14 @@ HttpReply ViewerApi::slice(const HttpRequest& request) {
   } else {
     head["shown"] = {v.grid.rows, v.grid.cols};
     head["y"] = axis_json(v.y);
-    if (!v.grid.masked.empty()) {
-      // One byte per value after the values, 1 where a mask hides it.
-      head["mask"] = "uint8";
-      std::string bytes(reinterpret_cast<const char*>(v.grid.values.data()),
-                        v.grid.values.size() * sizeof(double));
-      bytes.append(v.grid.masked.begin(), v.grid.masked.end());
-      return binary_reply(head, bytes.data(), bytes.size());
-    }
   }
-  return binary_reply(head, v.grid.values.data(), v.grid.values.size() * sizeof(double));
+  std::string bytes = value_bytes(v.grid.values, narrow);
+  if (v.kind != cli::PlotValues::Kind::kLine && !v.grid.masked.empty()) {
+    // One byte per value after the values, 1 where a mask hides it.
+    head["mask"] = "uint8";
+    bytes.append(v.grid.masked.begin(), v.grid.masked.end());
+  }
+  return binary_reply(head, bytes.data(), bytes.size());
 }
 
 HttpReply ViewerApi::values(const HttpRequest& request) {

@@ -63,7 +63,9 @@ def slice_of(body):
     (length,) = struct.unpack_from("<I", body)
     head = json.loads(body[4:4 + length])
     at = (4 + length + 7) // 8 * 8
-    values = np.frombuffer(body[at:], dtype="<f8" if head["data"] == "float64" else "u1")
+    dtype = {"float64": "<f8", "float32": "<f4", "uint8": "u1"}[head["data"]]
+    count = (len(body) - at) // (np.dtype(dtype).itemsize + (1 if "mask" in head else 0))
+    values = np.frombuffer(body[at:], dtype=dtype, count=count)
     return head, values
 
 
@@ -117,6 +119,7 @@ def test_slice_values_match_numpy(sample):
         head, values = slice_of(body)
         want = np.arange(4 * 30 * 50, dtype="<f4").reshape(4, 30, 50)[2, :, ::-1]
         assert head["kind"] == "heatmap" and head["shown"] == [30, 50] and head["step"] == [1, 1]
+        assert head["data"] == "float32"  # float32 values go as float32: half the bytes
         assert head["x"] == {"name": "axis 2", "start": 49, "step": -1}
         assert np.array_equal(values.reshape(30, 50), want)
         assert head["min"] == want.min() and head["max"] == want.max()

@@ -7,6 +7,9 @@ export interface Axis {
   coordinates?: number[];
 }
 
+// Values of a slice as they come: float64, or float32 where that holds them exactly.
+export type Numbers = Float64Array | Float32Array;
+
 export interface Slice {
   item: string;
   kind: "line" | "heatmap" | "rgb";
@@ -21,7 +24,7 @@ export interface Slice {
   not_numbers?: number;
   buckets?: number;
   masked?: number;
-  values: Float64Array | Uint8Array;
+  values: Float64Array | Float32Array | Uint8Array;
   mask?: Uint8Array;  // one byte per value, 1 where a mask hides it
 }
 
@@ -54,9 +57,10 @@ export async function getSlice(params: Record<string, string | number | undefine
   if (head.data === "uint8") {
     head.values = new Uint8Array(bytes, at);
   } else {
-    const n = head.mask ? (bytes.byteLength - at) / 9 : (bytes.byteLength - at) / 8;
-    head.values = new Float64Array(bytes, at, n);
-    if (head.mask) head.mask = new Uint8Array(bytes, at + 8 * n, n);
+    const width = head.data === "float32" ? 4 : 8;
+    const n = (bytes.byteLength - at) / (head.mask ? width + 1 : width);
+    head.values = width === 4 ? new Float32Array(bytes, at, n) : new Float64Array(bytes, at, n);
+    if (head.mask) head.mask = new Uint8Array(bytes, at + width * n, n);
   }
   return head as Slice;
 }

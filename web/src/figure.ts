@@ -1,6 +1,6 @@
 // Figures on a canvas: heatmaps with a colour bar, line plots and RGB pictures, with axes
 // whose ticks say the array's indexes or coordinates (as `dudley plot` draws them).
-import { Axis, Slice } from "./api";
+import { Axis, Numbers, Slice } from "./api";
 import { Scale, colourAt, niceTicks, tickText } from "./scale";
 
 export interface Layout { x: number; y: number; width: number; height: number; }
@@ -82,7 +82,7 @@ export function drawHeatmap(canvas: HTMLCanvasElement, s: Slice, look: HeatmapLo
   const image = g.createImageData(l.width, l.height);
   const colOf = new Int32Array(l.width);
   for (let px = 0; px < l.width; px++) colOf[px] = elementAt(px, l.width, cols);
-  const values = s.values as Float64Array;
+  const values = s.values as Numbers;
   for (let py = 0; py < l.height; py++) {
     const row = elementAt(py, l.height, rows) * cols;
     for (let px = 0; px < l.width; px++) {
@@ -149,7 +149,7 @@ export function drawRgb(canvas: HTMLCanvasElement, s: Slice, keepAspect: boolean
 export const CYCLE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
   "#7f7f7f", "#bcbd22", "#17becf"];
 
-export interface Series { values: Float64Array; colour: string; label?: string; }
+export interface Series { values: Numbers; colour: string; label?: string; }
 
 // Line plots of one or more series of `count` values each along `x` (a series of `buckets`
 // holds each bucket's least and greatest value, drawn as a stroke between them); a legend
@@ -205,6 +205,6 @@ export function drawSeries(canvas: HTMLCanvasElement, series: Series[], x: Axis,
 
 // A line plot of a 1-D slice.
 export function drawLine(canvas: HTMLCanvasElement, s: Slice, scale: Scale, name: string): Layout {
-  return drawSeries(canvas, [{ values: s.values as Float64Array, colour: LINE }], s.x, s.shown[0],
+  return drawSeries(canvas, [{ values: s.values as Numbers, colour: LINE }], s.x, s.shown[0],
                     s.buckets, scale, name);
 }

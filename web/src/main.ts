@@ -1,6 +1,6 @@
 // The viewer's page: the tree on the left, the chosen item's facts, its figure (a line, a
 // heatmap of a 2-D slice, an RGB picture) and a table of its values on the right.
-import { ApiError, Slice, getJson, getSlice, query } from "./api";
+import { ApiError, Numbers, Slice, getJson, getSlice, query } from "./api";
 import { CYCLE, Layout, drawHeatmap, drawLine, drawRgb, drawSeries, elementAt } from "./figure";
 import { Scale, ScaleKind, fitScale } from "./scale";
 
@@ -270,7 +270,7 @@ function redraw() {
     if (s.kind === "rgb") {
       shown.layout = drawRgb(canvas, s, look.keepAspect, names());
     } else if (s.kind === "line") {
-      let scale = fitScale(look.scale, s.values as Float64Array, vmin, vmax);
+      let scale = fitScale(look.scale, s.values as Numbers, vmin, vmax);
       if (vmin === undefined && vmax === undefined && look.scale === "linear") {
         const pad = (scale.vmax - scale.vmin) * 0.05;
         scale = new Scale("linear", scale.vmin - pad, scale.vmax + pad);
@@ -279,19 +279,19 @@ function redraw() {
       shown.layout = drawLine(canvas, s, scale, names()[1]);
     } else if (style === "lines") {
       // One line per row of the slice (every k-th row of the y dimension), along x.
-      let scale = fitScale(look.scale, s.values as Float64Array, vmin, vmax);
+      let scale = fitScale(look.scale, s.values as Numbers, vmin, vmax);
       if (vmin === undefined && vmax === undefined && look.scale === "linear") {
         const pad = (scale.vmax - scale.vmin) * 0.05;
         scale = new Scale("linear", scale.vmin - pad, scale.vmax + pad);
       }
       shown.scale = scale;
-      const [rows, cols] = s.shown, v = s.values as Float64Array, y = s.y!;
+      const [rows, cols] = s.shown, v = s.values as Numbers, y = s.y!;
       const series = Array.from({ length: rows }, (_, r) => ({
         values: v.subarray(r * cols, (r + 1) * cols), colour: CYCLE[r % CYCLE.length],
         label: `${names()[0]} ${y.start + r * y.step}${y.coordinates ? ` (${y.coordinates[r]})` : ""}` }));
       shown.layout = drawSeries(canvas, series, s.x, cols, undefined, scale, names()[1]);
     } else {
-      const scale = fitScale(look.scale, s.values as Float64Array, vmin, vmax);
+      const scale = fitScale(look.scale, s.values as Numbers, vmin, vmax);
       shown.scale = scale;
       shown.layout = drawHeatmap(canvas, s, { map: info.colormaps[look.colormap], reversed: look.reversed,
         scale, keepAspect: look.keepAspect, notANumber: info.not_a_number, masked: info.masked }, names());
@@ -339,7 +339,7 @@ async function refresh() {
 
 // A heatmap whose x dimension comes before its y dimension: rows and columns swapped.
 function transpose(s: Slice) {
-  const [r, c] = s.shown, v = s.values as Float64Array, out = new Float64Array(v.length);
+  const [r, c] = s.shown, v = s.values as Numbers, out = new Float64Array(v.length);
   for (let i = 0; i < r; i++) for (let j = 0; j < c; j++) out[j * r + i] = v[i * c + j];
   if (s.mask) {
     const m = s.mask, mt = new Uint8Array(m.length);
@@ -409,7 +409,7 @@ function hover(ev: MouseEvent) {
   if (s.kind === "line") {
     const points = s.buckets ?? s.shown[0];
     const b = elementAt(Math.floor(px), l.width, points);
-    const v = s.values as Float64Array;
+    const v = s.values as Numbers;
     $("hover").textContent = s.buckets
       ? `around ${s.x.start + Math.floor((b * s.shown[0]) / points) * s.x.step}: ${v[2 * b]} to ${v[2 * b + 1]}`
       : `[${at(s.x, b)}] = ${v[b]}`;
@@ -418,7 +418,7 @@ function hover(ev: MouseEvent) {
   const r = elementAt(Math.floor(py), l.height, s.shown[0]), c = elementAt(Math.floor(px), l.width, s.shown[1]);
   const value = s.kind === "rgb"
     ? Array.from((s.values as Uint8Array).slice((r * s.shown[1] + c) * 3, (r * s.shown[1] + c) * 3 + 3)).join(", ")
-    : String((s.values as Float64Array)[r * s.shown[1] + c]);
+    : String((s.values as Numbers)[r * s.shown[1] + c]);
   $("hover").textContent = `${names()[0]} ${at(s.y!, r)}, ${names()[1]} ${at(s.x, c)}: ${value}`;
 }
 
