@@ -49,6 +49,17 @@ try {
     cells.forEach((e, i) => assert.deepEqual(got[i], e.rgb, `${what}: cell (${e.row}, ${e.col}) of value ${e.value}`));
   }
   await checkCells(c.array.first.cells, "first slice");
+  // Hovering a cell says its indexes and its value.
+  const cell = c.array.first.cells[3 * 8 + 5];  // row 3, column 5
+  const point = await page.$eval("#canvas", (canvas, [r, col, rows, cols]) => {
+    const l = JSON.parse(canvas.dataset.layout), box = canvas.getBoundingClientRect();
+    const x = l.x + ((col + 0.5) * l.width) / cols, y = l.y + ((r + 0.5) * l.height) / rows;
+    return [box.x + (x * box.width) / canvas.width, box.y + (y * box.height) / canvas.height];
+  }, [cell.row, cell.col, cell.rows, cell.cols]);
+  await page.mouse.move(point[0], point[1]);
+  const said = await page.textContent("#hover");
+  assert.ok(said.endsWith(`: ${cell.value}`) && said.includes(" 3, ") && said.includes(" 5:"),
+            `hover says the cell: ${said}`);
   await page.screenshot({ path: `${artifacts}/${c.name}-heatmap.png` });
 
   // Moving the slider of the first dimension draws another slice.

@@ -339,7 +339,8 @@ async function refresh() {
 
 // A heatmap whose x dimension comes before its y dimension: rows and columns swapped.
 function transpose(s: Slice) {
-  const [r, c] = s.shown, v = s.values as Numbers, out = new Float64Array(v.length);
+  const [r, c] = s.shown, v = s.values as Numbers;
+  const out = v instanceof Float32Array ? new Float32Array(v.length) : new Float64Array(v.length);
   for (let i = 0; i < r; i++) for (let j = 0; j < c; j++) out[j * r + i] = v[i * c + j];
   if (s.mask) {
     const m = s.mask, mt = new Uint8Array(m.length);
@@ -396,6 +397,17 @@ function dragEnd(ev: MouseEvent) {
   refresh();
 }
 
+// A value as the page shows it: float32 data in the shortest text that reads back as the
+// same float32 (0.3, not 0.30000001192092896), as numpy prints it.
+function valueText(v: number, single: boolean): string {
+  if (!single || !Number.isFinite(v)) return String(v);
+  for (let p = 1; p <= 9; p++) {
+    const t = Number(v.toPrecision(p));
+    if (Math.fround(t) === v) return String(t);
+  }
+  return String(v);
+}
+
 function hover(ev: MouseEvent) {
   if (!shown) return;
   const canvas = $<HTMLCanvasElement>("canvas");
@@ -409,16 +421,18 @@ function hover(ev: MouseEvent) {
   if (s.kind === "line") {
     const points = s.buckets ?? s.shown[0];
     const b = elementAt(Math.floor(px), l.width, points);
-    const v = s.values as Numbers;
+    const v = s.values as Numbers, single = v instanceof Float32Array;
     $("hover").textContent = s.buckets
-      ? `around ${s.x.start + Math.floor((b * s.shown[0]) / points) * s.x.step}: ${v[2 * b]} to ${v[2 * b + 1]}`
-      : `[${at(s.x, b)}] = ${v[b]}`;
+      ? `around ${s.x.start + Math.floor((b * s.shown[0]) / points) * s.x.step}: ` +
+        `${valueText(v[2 * b], single)} to ${valueText(v[2 * b + 1], single)}`
+      : `[${at(s.x, b)}] = ${valueText(v[b], single)}`;
     return;
   }
   const r = elementAt(Math.floor(py), l.height, s.shown[0]), c = elementAt(Math.floor(px), l.width, s.shown[1]);
   const value = s.kind === "rgb"
     ? Array.from((s.values as Uint8Array).slice((r * s.shown[1] + c) * 3, (r * s.shown[1] + c) * 3 + 3)).join(", ")
-    : String((s.values as Numbers)[r * s.shown[1] + c]);
+    : s.mask && s.mask[r * s.shown[1] + c] ? "-- (masked)"
+    : valueText((s.values as Numbers)[r * s.shown[1] + c], s.values instanceof Float32Array);
   $("hover").textContent = `${names()[0]} ${at(s.y!, r)}, ${names()[1]} ${at(s.x, c)}: ${value}`;
 }
 
