@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 
 #include <atomic>
 #include <chrono>
@@ -92,15 +93,24 @@ model::Tree family_tree(const DataOptions& options) {
   return family;
 }
 
-// Starts the user's browser on `url` (xdg-open, detached); a failure is said, not fatal.
+// Starts the user's browser on `url` (xdg-open, detached: a child that forks it and ends at
+// once, so that no process is left for the viewer to reap); a failure is said, not fatal.
 void open_browser(const std::string& url) {
   const pid_t child = fork();
   if (child == 0) {
     setsid();
-    execlp("xdg-open", "xdg-open", url.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
+    if (fork() == 0) {
+      execlp("xdg-open", "xdg-open", url.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    _exit(0);
   }
-  if (child < 0) fmt::print(stderr, "note: cannot start a browser; open {} yourself\n", url);
+  if (child < 0) {
+    fmt::print(stderr, "note: cannot start a browser; open {} yourself\n", url);
+    return;
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
 }
 
 int run_view(const ViewOptions& o) {
