@@ -12,6 +12,7 @@
 #include "cli/data_options.hpp"
 #include "cli/failure.hpp"
 #include "cli/plot_values.hpp"
+#include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/render/figure.hpp"
 #include "dudley/render/png.hpp"
@@ -46,18 +47,6 @@ std::pair<int, int> parse_size(const std::string& text) {
   return {w, h};
 }
 
-std::string kind_name(PlotValues::Kind k) {
-  switch (k) {
-    case PlotValues::Kind::kLine:
-      return "line";
-    case PlotValues::Kind::kRgb:
-      return "rgb";
-    case PlotValues::Kind::kHeatmap:
-      break;
-  }
-  return "heatmap";
-}
-
 nlohmann::ordered_json axis_json(const render::Axis& a) {
   return {{"name", a.name.empty() ? nullptr : nlohmann::ordered_json(a.name)},
           {"start", a.start},
@@ -89,7 +78,7 @@ int run_plot(const PlotOptions& o) {
       {"data", o.data.data},
       {"item", o.item},
       {"kind", kind_name(v.kind)},
-      {"dtype", v.dtype},
+      {"dtype", dtype_json(v.dtype)},
       {"selected", v.selected},
       {"shown", v.kind == PlotValues::Kind::kLine
                     ? nlohmann::ordered_json::array({v.grid.cols})
@@ -112,6 +101,7 @@ int run_plot(const PlotOptions& o) {
                         {"vmax", layout.scale.vmax}};
     summary["not_numbers"] = v.not_numbers;
     summary["masked"] = v.masked;
+    summary["missing"] = v.missing;
     summary["not_shown"] = not_shown - v.masked;
   }
   if (v.kind == PlotValues::Kind::kHeatmap) {
@@ -142,7 +132,12 @@ int run_plot(const PlotOptions& o) {
                layout.scale.vmin, layout.scale.vmax);
   }
   if (v.masked > 0) {
-    fmt::print(", {} masked {} shown in cyan", v.masked, v.masked == 1 ? "value" : "values");
+    const std::string which = v.missing == v.masked ? "missing (_FillValue)"
+                              : v.missing == 0
+                                  ? "masked"
+                                  : fmt::format("masked or missing ({} by _FillValue)", v.missing);
+    fmt::print(", {} {} {} {}", v.masked, which, v.masked == 1 ? "value" : "values",
+               v.kind == PlotValues::Kind::kHeatmap ? "shown in cyan" : "left as gaps in the line");
     not_shown -= v.masked;
   }
   if (not_shown > 0) {

@@ -67,9 +67,6 @@ render::Axis axis_of(const model::Tree& tree, const model::Node& node, const std
   return axis;
 }
 
-// A 1-D selection up to this many values is read whole (128 MiB of doubles).
-constexpr int64_t kMaxLineValues = int64_t{1} << 24;
-
 // Every k-th element along dimension d when it has more than `most`.
 int64_t thin(Hyperslab& h, size_t d, int64_t most) {
   if (h.count[d] <= most) return 1;
@@ -78,6 +75,28 @@ int64_t thin(Hyperslab& h, size_t d, int64_t most) {
   h.stride[d] *= k;
   h.count[d] = (h.count[d] + k - 1) / k;
   return k;
+}
+
+// The values an array's `_FillValue` and `missing_value` attributes (netCDF, CF) say mark
+// missing data, as numbers; none when it has neither.
+std::vector<double> missing_values(const model::Node& array) {
+  std::vector<double> out;
+  for (const char* name : {"_FillValue", "missing_value"}) {
+    const model::AttributeValue* a = array.attributes.find(name);
+    if (a == nullptr) continue;
+    if (const auto* v = std::get_if<model::Value>(a)) {
+      if (v->is<double>()) out.push_back(v->as<double>());
+      if (v->is<int64_t>()) out.push_back(static_cast<double>(v->as<int64_t>()));
+      if (v->is<uint64_t>()) out.push_back(static_cast<double>(v->as<uint64_t>()));
+    } else if (const auto* n = std::get_if<NDArray>(a)) {
+      try {
+        for (double x : render::figure_values(n->to_native(), false, name)) out.push_back(x);
+      } catch (const Error&) {
+        // not numbers (a string fill value): nothing is missing by it
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -90,19 +109,58 @@ PlotValues plot_values(const model::Tree& tree, const std::string& item, const s
         ErrorCategory::kUsage,
         fmt::format("{}: a figure draws one array's values; {} is not an array", file, item));
   }
-  const Request& r = wanted[0];
-  const ArrayRef ref = ArrayRef::of(*r.node, r.path, r.spec);
-  if (!ref.error.empty()) {
-    throw Error(ErrorCategory::kData, fmt::format("{}: {}: {}", file, r.path, ref.error));
+  PlotValues out = plot_array(tree, *wanted[0].node, wanted[0].path, wanted[0].spec, file, how);
+  out.label = item;
+  return out;
+}
+
+std::string preview_selection(const DType& dtype, const std::vector<int64_t>& shape) {
+  const bool rgb =
+      shape.size() == 3 && shape[2] == 3 && dtype.kind() == DTypeKind::kUInt && dtype.size() == 1;
+  if (shape.size() <= 2 || rgb) return "";
+  std::string out = "[";
+  for (size_t d = 0; d < shape.size(); ++d) {
+    out += d == 0 ? "" : ", ";
+    out += d + 2 < shape.size() ? "0" : ":";
   }
-  if (!r.spec.fields.empty()) {
+  return out + "]";
+}
+
+const char* kind_name(PlotValues::Kind kind) {
+  switch (kind) {
+    case PlotValues::Kind::kLine:
+      return "line";
+    case PlotValues::Kind::kRgb:
+      return "rgb";
+    case PlotValues::Kind::kHeatmap:
+      break;
+  }
+  return "heatmap";
+}
+
+PlotValues plot_array(const model::Tree& tree, const model::Node& array, const std::string& path,
+                      const ItemSpec& spec, const std::string& file, const PlotRead& how) {
+  const ArrayRef ref = ArrayRef::of(array, path, spec);
+  const std::string item = path + spec.suffix();
+  if (!ref.error.empty()) {
+    throw Error(ErrorCategory::kData, fmt::format("{}: {}: {}", file, path, ref.error));
+  }
+  if (!spec.fields.empty()) {
     throw Error(
         ErrorCategory::kUsage,
         fmt::format("{}: plot draws arrays of numbers, not struct fields ({})", file, item));
   }
+  if (!ref.data) {
+    throw Error(ErrorCategory::kData, fmt::format("{}: {}: no data to read", file, item));
+  }
+  if (ref.shape.empty()) {
+    throw Error(
+        ErrorCategory::kUsage,
+        fmt::format("{}: {} is a single value, not an array to draw (dump prints it)", file, item));
+  }
   PlotValues out;
   out.label = item;
-  out.dtype = ref.dtype.typestr();
+  out.dtype = ref.dtype;
   Hyperslab h = selection_of(ref);
   std::vector<size_t> kept;
   for (size_t d = 0; d < h.count.size(); ++d) {
@@ -112,15 +170,12 @@ PlotValues plot_values(const model::Tree& tree, const std::string& item, const s
   const bool rgb = kept.size() == 3 && h.count[kept[2]] == 3 &&
                    ref.dtype.kind() == DTypeKind::kUInt && ref.dtype.size() == 1;
   if (kept.empty() || (kept.size() > 2 && !rgb)) {
-    std::string example = r.path + "[";
-    for (size_t d = 0; d < ref.shape.size(); ++d) {
-      example += d == 0 ? "" : ", ";
-      example += d + 2 < ref.shape.size() ? "0" : ":";
-    }
+    std::string example = preview_selection(ref.dtype, ref.shape);
+    if (example.empty()) example = "[" + std::string(ref.shape.size() == 1 ? ":" : ":, :") + "]";
     throw Error(ErrorCategory::kUsage,
                 fmt::format("{}: {} selects {} dimensions: a figure draws 1 (a line) or 2 (a "
-                            "heatmap, or H x W x 3 of uint8 as RGB); select some, as in {}]",
-                            file, item, kept.size(), example));
+                            "heatmap, or H x W x 3 of uint8 as RGB); select some, as in {}{}",
+                            file, item, kept.size(), path, example));
   }
   for (int64_t c : out.selected) {
     if (c == 0) {
@@ -131,21 +186,22 @@ PlotValues plot_values(const model::Tree& tree, const std::string& item, const s
     out.kind = PlotValues::Kind::kLine;
     // A line is drawn from every value up to a bound (each pixel column its least and
     // greatest), so that no spike between strided elements is lost.
-    out.step.push_back(thin(h, kept[0], kMaxLineValues));
+    out.step.push_back(thin(h, kept[0], how.max_line_values));
   } else {
     out.kind = rgb ? PlotValues::Kind::kRgb : PlotValues::Kind::kHeatmap;
     out.step.push_back(thin(h, kept[0], how.max_rows));
     out.step.push_back(thin(h, kept[1], how.max_cols));
   }
+  if (!rgb) render::check_figure_type(ref.dtype, path);  // before reading anything
   NDArray data = ref.data->read(h);
   if (!data.is_c_contiguous()) data = data.to_native();
   if (kept.size() == 1) {
-    out.x = axis_of(tree, *r.node, r.path, h, kept[0]);
+    out.x = axis_of(tree, array, path, h, kept[0]);
     out.grid.rows = 1;
     out.grid.cols = h.count[kept[0]];
   } else {
-    out.y = axis_of(tree, *r.node, r.path, h, kept[0]);
-    out.x = axis_of(tree, *r.node, r.path, h, kept[1]);
+    out.y = axis_of(tree, array, path, h, kept[0]);
+    out.x = axis_of(tree, array, path, h, kept[1]);
     out.grid.rows = h.count[kept[0]];
     out.grid.cols = h.count[kept[1]];
   }
@@ -154,17 +210,30 @@ PlotValues plot_values(const model::Tree& tree, const std::string& item, const s
     std::memcpy(out.rgb.data(), data.data(), data.byte_size());
     return out;
   }
-  out.grid.values = render::figure_values(data, how.phase, r.path);
+  out.grid.values = render::figure_values(data, how.phase, path);
   if (ref.mask) {
     MaskReader mask(tree, *ref.mask, ref.shape);
     out.grid.masked = mask.masked(h, data);
-    for (size_t i = 0; i < out.grid.masked.size(); ++i) {
-      if (out.grid.masked[i] == 0) continue;
-      out.grid.values[i] = std::nan("");
-      ++out.masked;
-    }
-    if (out.masked == 0) out.grid.masked.clear();
   }
+  const std::vector<double> missing = missing_values(array);
+  if (!missing.empty()) {
+    out.grid.masked.resize(out.grid.values.size());
+    for (size_t i = 0; i < out.grid.values.size(); ++i) {
+      if (out.grid.masked[i] != 0) continue;
+      for (double m : missing) {
+        if (out.grid.values[i] == m) {
+          out.grid.masked[i] = 1;
+          ++out.missing;
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < out.grid.masked.size(); ++i) {
+    if (out.grid.masked[i] == 0) continue;
+    out.grid.values[i] = std::nan("");
+    ++out.masked;
+  }
+  if (out.masked == 0) out.grid.masked.clear();
   for (double v : out.grid.values) out.not_numbers += std::isnan(v) ? 1 : 0;
   out.not_numbers -= out.masked;
   return out;

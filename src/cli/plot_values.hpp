@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/dump_items.hpp"
 #include "dudley/model/tree.hpp"
 #include "dudley/render/figure.hpp"
 
@@ -17,7 +18,7 @@ struct PlotValues {
   enum class Kind { kLine, kHeatmap, kRgb };
   Kind kind = Kind::kHeatmap;
   std::string label;              ///< the item as given ("/x[0, :, :]")
-  std::string dtype;              ///< the array's type (numpy typestr)
+  DType dtype;                    ///< the array's type
   std::vector<int64_t> selected;  ///< the selection's shape before decimation
   std::vector<int64_t> step;      ///< the decimation step of each shown dimension (1: none)
   render::Grid grid;              ///< kLine: one row; kHeatmap: rows x cols
@@ -27,6 +28,9 @@ struct PlotValues {
   /// Values a mask hides (ASDF masks): NaN in grid.values, so that limits ignore them as
   /// numpy's masked arrays do, and flagged in grid.masked to be shown apart.
   uint64_t masked = 0;
+  /// Of those, values equal to the array's `_FillValue` or `missing_value` attribute: data
+  /// missing as netCDF and CF say (numpy's masked arrays from netCDF4 and xarray hide them).
+  uint64_t missing = 0;
 };
 
 /// How `plot_values` reads: at most about `max_rows` x `max_cols` values are read (every
@@ -34,6 +38,9 @@ struct PlotValues {
 struct PlotRead {
   int max_rows = 1200;
   int max_cols = 1600;
+  /// A 1-D selection is read whole up to this many values (each pixel column then draws
+  /// its least and greatest), every k-th element beyond.
+  int64_t max_line_values = int64_t{1} << 24;
   bool phase = false;
 };
 
@@ -43,6 +50,19 @@ struct PlotRead {
 /// that are not numbers, and Error(kData) for an array that cannot be read.
 PlotValues plot_values(const model::Tree& tree, const std::string& item, const std::string& file,
                        const PlotRead& how = {});
+
+/// The same for `array` (a node of `tree` at `path`) with the fields and selection of
+/// `spec`, already resolved (a notebook's array: no item text to parse).
+PlotValues plot_array(const model::Tree& tree, const model::Node& array, const std::string& path,
+                      const ItemSpec& spec, const std::string& file, const PlotRead& how = {});
+
+/// The selection a preview of a whole array of `dtype` and `shape` draws: the last two
+/// dimensions at index 0 of the others ("[0, :, :]"); "" (everything) for 1-D and 2-D
+/// arrays and H x W x 3 uint8 pictures.
+std::string preview_selection(const DType& dtype, const std::vector<int64_t>& shape);
+
+/// "line", "heatmap" or "rgb".
+const char* kind_name(PlotValues::Kind kind);
 
 /// The figure of `values` (a line plot, a heatmap or an RGB picture as their kind says),
 /// laid out as `layout` then tells. Throws as render's figures do.

@@ -71,10 +71,20 @@ std::vector<double> figure_values(const NDArray& a, bool phase, const std::strin
     default:
       break;
   }
+  check_figure_type(t, label);
+  return out;
+}
+
+void check_figure_type(const DType& dtype, const std::string& what) {
+  const DTypeKind k = (dtype.kind() == DTypeKind::kEnum ? dtype.base() : dtype).kind();
+  if (k == DTypeKind::kBool || k == DTypeKind::kInt || k == DTypeKind::kUInt ||
+      k == DTypeKind::kFloat || k == DTypeKind::kComplex) {
+    return;
+  }
   throw Error(ErrorCategory::kUsage,
               fmt::format("{} holds {} values: a figure draws numbers (integers, floats, complex "
                           "numbers, booleans)",
-                          label, t.to_string()));
+                          what, dtype.to_string()));
 }
 
 }  // namespace dudley::render

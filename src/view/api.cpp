@@ -194,9 +194,33 @@ NDArray read_part(const TablePart& t, const Hyperslab& slab) {
   return data.is_c_contiguous() ? std::move(data) : data.to_native();
 }
 
+// `shown` (values_json of `data`, the elements `slab` selects of `t`) with the elements a
+// mask hides as null, as `dump --json` prints them. The number hidden.
+uint64_t hide_masked(const model::Tree& tree, const TablePart& t, const Hyperslab& slab,
+                     const NDArray& data, json& shown) {
+  if (!t.ref.mask || !t.ref.spec.fields.empty()) return 0;
+  cli::MaskReader mask(tree, *t.ref.mask, t.ref.shape);
+  const std::vector<uint8_t> hidden = mask.masked(slab, data);
+  const size_t width = t.kept.size() == 2 ? static_cast<size_t>(slab.count[t.kept[1]]) : 1;
+  uint64_t count = 0;
+  for (size_t i = 0; i < hidden.size(); ++i) {
+    if (hidden[i] == 0) continue;
+    ++count;
+    if (t.kept.size() == 2) {
+      shown[i / width][i % width] = nullptr;
+    } else if (t.kept.size() == 1) {
+      shown[i] = nullptr;
+    } else {
+      shown = nullptr;
+    }
+  }
+  return count;
+}
+
 // One element as CSV text: numbers in the shortest text that reads back the same, strings
-// and structured values quoted.
+// and structured values quoted, a masked value (null) an empty field.
 std::string csv_text(const json& v) {
+  if (v.is_null()) return "";                // masked
   if (v.is_string() || v.is_structured()) {  // a struct or a complex number: its JSON, quoted
     const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
     std::string quoted = "\"";
@@ -319,12 +343,13 @@ HttpReply ViewerApi::item(const HttpRequest& request) {
   const std::string& path = required(request, "path");
   const std::vector<cli::Request> found = cli::resolve_items(tree_, {path}, data_);
   if (found.size() != 1 || !found[0].node) throw Refusal{400, path + " is not an item"};
+  // One item, not its subtree: no member walked, a list's first item only (then dropped).
   cli::TreeWalk walk;
-  walk.max_items = 1000;
-  walk.stop = [] { return false; };
+  walk.max_items = 1;
+  walk.include = [](const std::string&) { return false; };
   json out = cli::node_json(*found[0].node, walk, found[0].path);
-  if (out.contains("members")) out.erase("members");  // one item, not its subtree
-  if (out.contains("items")) out.erase("items");
+  out.erase("members");
+  out.erase("items");
   return json_reply(json{{"path", found[0].path}, {"item", std::move(out)}});
 }
 
@@ -336,10 +361,8 @@ HttpReply ViewerApi::slice(const HttpRequest& request) {
   how.phase = optional_text(request, "complex") == "phase";
   cli::PlotValues v = cli::plot_values(tree_, item, data_, how);
   json head = {{"item", item},
-               {"kind", v.kind == cli::PlotValues::Kind::kLine  ? "line"
-                        : v.kind == cli::PlotValues::Kind::kRgb ? "rgb"
-                                                                : "heatmap"},
-               {"dtype", v.dtype},
+               {"kind", cli::kind_name(v.kind)},
+               {"dtype", cli::dtype_json(v.dtype)},
                {"selected", v.selected},
                {"step", v.step},
                {"x", axis_json(v.x)}};
@@ -360,13 +383,13 @@ HttpReply ViewerApi::slice(const HttpRequest& request) {
   head["max"] = lo <= hi ? json(hi) : json(nullptr);
   head["not_numbers"] = v.not_numbers;
   head["masked"] = v.masked;
+  head["missing"] = v.missing;
   // Values a float32 holds exactly (half and single floats, small integers, booleans) go as
   // float32: half the bytes to send and for the page to take in.
-  const DType stored = DType::from_typestr(v.dtype);
+  const DType& stored = v.dtype.kind() == DTypeKind::kEnum ? v.dtype.base() : v.dtype;
   const bool narrow = stored.kind() == DTypeKind::kBool ||
                       (stored.kind() == DTypeKind::kFloat && stored.size() <= 4) ||
-                      ((stored.kind() == DTypeKind::kInt || stored.kind() == DTypeKind::kUInt ||
-                        stored.kind() == DTypeKind::kEnum) &&
+                      ((stored.kind() == DTypeKind::kInt || stored.kind() == DTypeKind::kUInt) &&
                        stored.size() <= 2);
   head["data"] = narrow ? "float32" : "float64";
   if (v.kind == cli::PlotValues::Kind::kLine) {
@@ -410,22 +433,7 @@ HttpReply ViewerApi::values(const HttpRequest& request) {
   }
   const NDArray data = read_part(t, slab);
   json shown = cli::values_json(data);
-  if (t.ref.mask && t.ref.spec.fields.empty()) {
-    // Masked elements as null, as `dump --json` prints them (the page shows "--").
-    cli::MaskReader mask(tree_, *t.ref.mask, t.ref.shape);
-    const std::vector<uint8_t> hidden = mask.masked(slab, data);
-    const size_t width = t.kept.size() == 2 ? static_cast<size_t>(slab.count[t.kept[1]]) : 1;
-    for (size_t i = 0; i < hidden.size(); ++i) {
-      if (hidden[i] == 0) continue;
-      if (t.kept.size() == 2) {
-        shown[i / width][i % width] = nullptr;
-      } else if (t.kept.size() == 1) {
-        shown[i] = nullptr;
-      } else {
-        shown = nullptr;
-      }
-    }
-  }
+  hide_masked(tree_, t, slab, data, shown);  // null: the page shows "--"
   std::vector<int64_t> selected;
   for (size_t d : t.kept) selected.push_back(t.slab.count[d]);
   json first = json::array();
@@ -478,6 +486,17 @@ HttpReply ViewerApi::exported(const HttpRequest& request) {
                                    "a part",
                                    item, elements, kMaxExportBytes >> 20)};
   }
+  // CSV goes through each value's JSON (tens of bytes a value in memory): fewer values.
+  if (format == "csv" && elements > kMaxCsvValues) {
+    throw Refusal{413, fmt::format("{} is {} elements: a CSV export holds at most {}; select a "
+                                   "part, or export .npy",
+                                   item, elements, kMaxCsvValues)};
+  }
+  if (format == "npy" && t.ref.mask) {
+    throw Refusal{400, fmt::format("{} is masked, which .npy cannot say: export CSV (masked "
+                                   "values are empty fields there)",
+                                   item)};
+  }
   const NDArray data = read_part(t, t.slab);
   std::string name = t.ref.spec.path.substr(t.ref.spec.path.rfind('/') + 1);
   if (name.empty()) name = "root";
@@ -496,7 +515,8 @@ HttpReply ViewerApi::exported(const HttpRequest& request) {
     r.body.append(static_cast<const char*>(data.data()), data.byte_size());
     return r;
   }
-  const json all = cli::values_json(data);
+  json all = cli::values_json(data);
+  hide_masked(tree_, t, t.slab, data, all);
   r.content_type = "text/csv; charset=utf-8";
   r.headers.emplace_back("Content-Disposition",
                          fmt::format("attachment; filename=\"{}.csv\"", name));

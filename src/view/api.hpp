@@ -14,11 +14,12 @@
 //   GET /api/export?path=P&sel=S&format=csv|npy
 //                                       the selection at full resolution, as a download
 //
-// Every answer is bounded: at most kMaxSliceValues drawn values, kMaxPageValues table values,
-// kMaxExportBytes exported. A query that is malformed or names nothing is answered with 400
-// or 404 and {"error": message}; paths are the tree's, never the file system's, so no query
-// reaches a file the viewer was not given. Requests are answered one at a time (the model's
-// readers are not shared between threads).
+// Every answer is bounded: at most kMaxSliceSide drawn values a side, kMaxPageValues table
+// values, kMaxExportBytes exported (kMaxCsvValues as CSV; a masked array's masked values
+// as empty fields, and no .npy of it, which cannot say what is masked). A query that is
+// malformed or names nothing is answered with 400 or 404 and {"error": message}; paths are
+// the tree's, never the file system's, so no query reaches a file the viewer was not given.
+// Requests are answered one at a time (the model's readers are not shared between threads).
 #pragma once
 
 #include <cstdint>
@@ -45,6 +46,7 @@ class ViewerApi {
   static constexpr uint64_t kMaxSliceSide = 4096;
   static constexpr uint64_t kMaxPageValues = 10000;
   static constexpr uint64_t kMaxExportBytes = uint64_t{256} << 20;
+  static constexpr uint64_t kMaxCsvValues = uint64_t{4} << 20;
 
  private:
   HttpReply answer(const HttpRequest& request);

@@ -319,3 +319,95 @@ def test_masked_values_are_shown_apart(tmp_path):
             assert tuple(pixels[y, x]) == want, (r, c)
     p = run("plot", str(path), "/m", "-o", str(tmp_path / "t.png"))
     assert ", 3 masked values shown in cyan" in p.stdout
+
+
+REALWORLD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "realworld")
+
+
+def realworld_arrays():
+    """(file, path, values as the peer reads them) of every numeric array of 1 or 2
+    dimensions in the files other projects wrote (h5py reads the HDF5 files, netCDF4 the
+    netCDF ones, raw: no mask or scale applied)."""
+    import netCDF4
+    for name in sorted(os.listdir(REALWORLD)):
+        path = os.path.join(REALWORLD, name)
+        found = []
+        if name.endswith(".nc"):
+            def walk(group, prefix=""):
+                for key, v in group.variables.items():
+                    v.set_auto_maskandscale(False)
+                    found.append((prefix + "/" + key, v[...]))
+                for key, g in group.groups.items():
+                    walk(g, prefix + "/" + key)
+            with netCDF4.Dataset(path) as d:
+                walk(d)
+        elif name.endswith((".h5", ".hdf5")):
+            with h5py.File(path) as f:
+                # Datasets netCDF-4 writes for a dimension with no variable are no data.
+                f.visititems(lambda key, o: found.append(("/" + key, o[()]))
+                             if isinstance(o, h5py.Dataset) and not str(
+                                 o.attrs.get("NAME", b"")).startswith(
+                                 "b'This is a netCDF dimension but not a netCDF variable")
+                             else None)
+        for item, values in found:
+            values = np.asarray(values)
+            if values.dtype.kind in "biuf" and values.ndim in (1, 2) and values.size > 1:
+                yield name, item, values
+
+
+def fills(name, item, attribute):
+    """The peer's value of `attribute` of the variable `item` of file `name`, or None."""
+    import netCDF4
+    with netCDF4.Dataset(os.path.join(REALWORLD, name)) as d:
+        group = d
+        parts = item.strip("/").split("/")
+        for p in parts[:-1]:
+            group = group.groups[p]
+        v = group.variables.get(parts[-1])
+        if v is None or attribute not in v.ncattrs():
+            return None
+        value = np.asarray(v.getncattr(attribute)).ravel()[0]
+        # A fill value written as text (issue1152.nc: "-1.e+34f") marks nothing.
+        return value if np.asarray(value).dtype.kind in "biuf" else None
+
+
+@pytest.mark.parametrize("name, item, values",
+                         [pytest.param(*a, id=f"{a[0]}:{a[1]}") for a in realworld_arrays()])
+def test_real_files_other_projects_wrote(tmp_path, name, item, values):
+    """Every 1-D and 2-D numeric array of the real-world files draws: a heatmap's corner
+    cells in matplotlib's colours of the values the peer reads, a line's limits those of the
+    values."""
+    info, pixels = plot(tmp_path, os.path.join(REALWORLD, name), item)
+    shown = values.astype("f8")[tuple(slice(None, None, s) for s in info["step"])]
+    assert list(shown.shape) == info["shown"]
+    # netCDF's missing data (_FillValue, missing_value): shown apart, out of the limits.
+    missing = np.zeros(shown.shape, bool)
+    for attribute in ("_FillValue", "missing_value"):
+        fill = fills(name, item, attribute)
+        if fill is not None:
+            missing |= shown == np.float64(fill)
+    assert info["missing"] == missing.sum()
+    shown[missing] = np.nan
+    finite = shown[np.isfinite(shown)]
+    if values.ndim == 1:
+        assert info["kind"] == "line"
+        if finite.size and finite.min() < finite.max():
+            pad = (finite.max() - finite.min()) * 0.05
+            assert info["scale"]["vmin"] == pytest.approx(finite.min() - pad)
+            assert info["scale"]["vmax"] == pytest.approx(finite.max() + pad)
+        return
+    assert info["kind"] == "heatmap"
+    if finite.size == 0:
+        return  # nothing but missing values: every cell cyan, checked by the count above
+    lo, hi = finite.min(), finite.max()
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    assert (info["scale"]["vmin"], info["scale"]["vmax"]) == (lo, hi)
+    rows, cols = shown.shape
+    for r, c in ((0, 0), (rows - 1, cols - 1), (rows // 2, cols // 2)):
+        y, x = cell_centre(info, r, c)
+        if info["plot"]["height"] < rows or info["plot"]["width"] < cols:
+            continue  # more cells than pixels: the cell may not own its centre pixel
+        want = (0, 255, 255) if missing[r, c] else MAGENTA if not np.isfinite(shown[r, c]) \
+            else expected_colour(shown[r, c], lo, hi)
+        assert tuple(pixels[y, x]) == want, (r, c, shown[r, c])

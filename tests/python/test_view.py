@@ -302,3 +302,15 @@ def test_slices_carry_their_mask(tmp_path):
     with viewer(path) as (port, _):
         status, page = get_json(port, "/api/values", {"path": "/m"})
     assert status == 200 and page["values"] == [[None, 1.0, 2.0], [3.0, 4.0, None]]
+    # Exports: masked values are empty CSV fields; .npy, which cannot say so, is refused.
+    with viewer(path) as (port, _):
+        status, _, body = get(port, "/api/export", {"path": "/m", "format": "csv"})
+        assert status == 200 and body.decode() == ",1.0,2.0\n3.0,4.0,\n"
+        status, answer = get_json(port, "/api/export", {"path": "/m", "format": "npy"})
+        assert status == 400 and "masked, which .npy cannot say" in answer["error"]
+
+
+def test_item_of_a_group_is_the_group_alone(sample):
+    with viewer(sample) as (port, _):
+        status, item = get_json(port, "/api/item", {"path": "/g"})
+    assert status == 200 and item["item"]["kind"] == "group" and "members" not in item["item"]

@@ -14,4 +14,8 @@ namespace dudley::render {
 /// naming `what` for any other type (strings, structs).
 std::vector<double> figure_values(const NDArray& array, bool phase, const std::string& what);
 
+/// Throws the Error(kUsage) figure_values throws for `dtype`, when its values are no
+/// numbers: a reader checks before it reads.
+void check_figure_type(const DType& dtype, const std::string& what);
+
 }  // namespace dudley::render
