@@ -9,7 +9,7 @@
 
 #include "datatype.hpp"
 #include "dudley/core/byte_swap.hpp"
-#include "dudley/core/chunk_segments.hpp"
+#include "dudley/core/chunk_rows.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/thread_pool.hpp"
 #include "filters.hpp"
@@ -56,7 +56,9 @@ std::atomic<uint64_t> g_next_reader{1};
 struct ChunkReader::Task {
   std::vector<const Segment*> segments;  // one per dimension
   std::vector<int64_t> grid;
-  enum class Source : uint8_t { kFetched, kMissing, kKept } source = Source::kFetched;
+  // Where its elements come from: its stored bytes fetched and decoded, the fill value, the
+  // chunk kept from the last read, or its selected rows read from the file.
+  enum class Source : uint8_t { kFetched, kMissing, kKept, kRows } source = Source::kFetched;
   unsigned mask = 0;            // the filters skipped for this chunk
   uint64_t address = 0;         // where its stored bytes start in the file
   std::byte* direct = nullptr;  // every element selected, one run of the output: here
@@ -139,31 +141,57 @@ std::unique_ptr<ChunkReader> ChunkReader::make(const OpenFile& file, hid_t ds, s
     return nullptr;
   }
   r->file_size_ = file_size;
+  // Rows of uncompressed chunks read straight from the file: only where the chunk index's
+  // addresses are offsets in the file given (no user block shifts them).
+  Handle plist(H5Fget_create_plist(own_file.get()));
+  hsize_t user_block = 1;
+  const ssize_t name_length = H5Fget_name(own_file.get(), nullptr, 0);
+  std::string own_name(name_length > 0 ? static_cast<size_t>(name_length) : 0, '\0');
+  if (name_length > 0) H5Fget_name(own_file.get(), own_name.data(), own_name.size() + 1);
+  r->rows_readable_ = r->steps_.empty() && !file.remote && plist.valid() &&
+                      H5Pget_userblock(plist.get(), &user_block) >= 0 && user_block == 0 &&
+                      own_name == file.path;
+  H5Eclear2(H5E_DEFAULT);
   return r;
 }
 
-bool ChunkReader::fetch(hid_t ds, Task& task, codec::Bytes& raw) const {
-  const std::vector<int64_t>& grid = task.grid;
+std::vector<hsize_t> ChunkReader::first_element(const std::vector<int64_t>& grid) const {
   std::vector<hsize_t> offset(grid.size());
   for (size_t d = 0; d < grid.size(); ++d)
     offset[d] = static_cast<hsize_t>(grid[d]) * static_cast<hsize_t>(chunk_[d]);
+  return offset;
+}
+
+bool ChunkReader::locate(hid_t ds, Task& task, uint64_t& size) const {
+  const std::vector<int64_t>& grid = task.grid;
+  const std::vector<hsize_t> offset = first_element(grid);
   Lock lock(library_mutex());
   haddr_t address = HADDR_UNDEF;
-  hsize_t size = 0;
-  check(H5Dget_chunk_info_by_coord(ds, offset.data(), &task.mask, &address, &size),
+  hsize_t stored = 0;
+  check(H5Dget_chunk_info_by_coord(ds, offset.data(), &task.mask, &address, &stored),
         fmt::format("cannot read {}: chunk ({}) is not in the chunk index", name_,
                     fmt::join(grid, ", ")),
         path_);
   if (address == HADDR_UNDEF) return false;
   task.address = address;
   // The index's size is a claim: more than the file holds is damage, not an allocation.
-  if (size > file_size_) {
+  if (stored > file_size_) {
     throw Error(
         ErrorCategory::kData,
         fmt::format("cannot read {}: chunk ({}): the chunk index says {} bytes, the file has {}",
-                    name_, fmt::join(grid, ", "), size, file_size_),
+                    name_, fmt::join(grid, ", "), stored, file_size_),
         Location::binary(path_, address));
   }
+  size = stored;
+  return true;
+}
+
+bool ChunkReader::fetch(hid_t ds, Task& task, codec::Bytes& raw) const {
+  uint64_t size = 0;
+  if (!locate(ds, task, size)) return false;
+  const std::vector<int64_t>& grid = task.grid;
+  const std::vector<hsize_t> offset = first_element(grid);
+  Lock lock(library_mutex());
   raw.resize(size);
   uint32_t filters = 0;
   check(H5Dread_chunk(ds, H5P_DEFAULT, offset.data(), &filters, raw.data()),
@@ -218,46 +246,31 @@ void ChunkReader::decode(const Task& task, const codec::Bytes& raw, std::byte* o
   if (dtype_.needs_swap()) swap_elements(out, chunk_bytes_ / element_, dtype_);
 }
 
-void ChunkReader::place(const Task& task, const Hyperslab& slab,
-                        const std::vector<uint64_t>& out_stride, const std::byte* chunk,
+void ChunkReader::place(const Task& task, const Hyperslab& slab, const std::byte* chunk,
                         std::byte* out) const {
-  const size_t rank = chunk_.size();
-  // The chunk's own C-order strides.
-  std::vector<uint64_t> chunk_stride(rank, element_);
-  for (size_t d = rank; d-- > 1;)
-    chunk_stride[d - 1] = chunk_stride[d] * static_cast<uint64_t>(chunk_[d]);
-  std::vector<int64_t> k(rank);
-  for (size_t d = 0; d < rank; ++d) k[d] = task.segments[d]->k0;
-  const int64_t last_step = slab.step(rank - 1);
-  const int64_t run = task.segments[rank - 1]->k1 - task.segments[rank - 1]->k0;
-  for (;;) {
-    uint64_t from = 0, to = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      const int64_t p = slab.start[d] + k[d] * slab.step(d) - task.grid[d] * chunk_[d];
-      from += static_cast<uint64_t>(p) * chunk_stride[d];
-      to += static_cast<uint64_t>(k[d]) * out_stride[d];
+  const ChunkRows rows{task.segments, slab, chunk_};
+  const auto length = static_cast<uint64_t>(rows.length());
+  rows.each([&](uint64_t from, uint64_t to) {
+    std::byte* target = out + to * element_;
+    if (chunk) {
+      rows.copy_row(target, chunk + from * element_, element_);
+      return;
     }
-    if (!chunk) {
-      for (int64_t i = 0; i < run; ++i)
-        std::memcpy(out + to + static_cast<uint64_t>(i) * element_, fill_.data(), element_);
-    } else if (last_step == 1) {
-      std::memcpy(out + to, chunk + from, static_cast<uint64_t>(run) * element_);
-    } else {
-      const uint64_t step = static_cast<uint64_t>(last_step) * element_;
-      for (int64_t i = 0; i < run; ++i) {
-        std::memcpy(out + to + static_cast<uint64_t>(i) * element_,
-                    chunk + from + static_cast<uint64_t>(i) * step, element_);
-      }
+    for (uint64_t i = 0; i < length; ++i) {
+      std::memcpy(target + i * element_, fill_.data(), element_);
     }
-    // The next row: every dimension but the last, in C order, within the task's segments.
-    size_t d = rank - 1;
-    for (;;) {
-      if (d == 0) return;
-      --d;
-      if (++k[d] < task.segments[d]->k1) break;
-      k[d] = task.segments[d]->k0;
-    }
+  });
+}
+
+bool ChunkReader::few_rows(const Task& task, const Hyperslab& slab) {
+  if (!rows_readable_) return false;
+  // Rows are worth reading apart when they span at most a quarter of the chunk: fewer bytes
+  // read, and no copy of the whole chunk.
+  if (ChunkRows{task.segments, slab, chunk_}.spanned_bytes(element_) > chunk_bytes_ / 4) {
+    return false;
   }
+  if (!rows_source_) rows_source_ = io::open_file(path_);
+  return true;
 }
 
 bool ChunkReader::try_read_into(hid_t ds, const Hyperslab& slab, void* out_memory) {
@@ -288,10 +301,16 @@ bool ChunkReader::try_read_into(hid_t ds, const Hyperslab& slab, void* out_memor
       Task& task = tasks[t];
       switch (task.source) {
         case Task::Source::kMissing:
-          place(task, slab, out_stride, nullptr, out);
+          place(task, slab, nullptr, out);
           return;
         case Task::Source::kKept:
-          place(task, slab, out_stride, kept.bytes->data(), out);
+          place(task, slab, kept.bytes->data(), out);
+          return;
+        case Task::Source::kRows:
+          read_chunk_rows(ChunkRows{task.segments, slab, chunk_}, dtype_, task.address, out,
+                          [&](uint64_t offset, uint64_t length, std::byte* into) {
+                            rows_source_->read(offset, length, into, name_);
+                          });
           return;
         case Task::Source::kFetched:
           break;
@@ -302,7 +321,7 @@ bool ChunkReader::try_read_into(hid_t ds, const Hyperslab& slab, void* out_memor
       }
       decoded[t].resize(chunk_bytes_);
       decode(task, raw[t], decoded[t].data(), scratch[t]);
-      place(task, slab, out_stride, decoded[t].data(), out);
+      place(task, slab, decoded[t].data(), out);
     });
     // The last chunk decoded whole is kept: a reader walking the array in slices thinner
     // than the chunks asks for it again next.
@@ -330,8 +349,18 @@ bool ChunkReader::try_read_into(hid_t ds, const Hyperslab& slab, void* out_memor
       whole = whole && slab.step(d) == 1 && s.k1 - s.k0 == chunk_[d] &&
               slab.start[d] + s.k0 == s.chunk * chunk_[d] && (d == 0 || slab.count[d] == chunk_[d]);
     }
+    uint64_t stored = 0;
     if (kept.bytes && task.grid == kept.grid) {
       task.source = Task::Source::kKept;
+    } else if (!whole && few_rows(task, slab)) {
+      // A small part of an uncompressed chunk: its rows, from the file.
+      if (!locate(ds, task, stored)) {
+        task.source = Task::Source::kMissing;
+      } else if (stored == chunk_bytes_) {
+        task.source = Task::Source::kRows;
+      } else if (!fetch(ds, task, raw[tasks.size()])) {  // decode() then says what is wrong
+        task.source = Task::Source::kMissing;
+      }
     } else if (!fetch(ds, task, raw[tasks.size()])) {
       task.source = Task::Source::kMissing;
     } else if (whole) {

@@ -7,7 +7,9 @@
 // bytes are fetched through the library (H5Dread_chunk: a copy, under the lock), and decoded
 // by the codec layer (libdeflate, zstd, bzip2, the byte shuffle) on every core, each chunk
 // once per read; the last chunk decoded (one for the whole process) is kept for the next
-// read, which in a writer's slice-by-slice walk usually wants it again.
+// read, which in a writer's slice-by-slice walk usually wants it again. A chunk stored without
+// filters, of which a read wants a small part (a picture's every k-th row), is read row by row
+// from the file instead (libhdf5 itself reads such a selection one element at a time).
 #pragma once
 
 #include <memory>
@@ -17,6 +19,7 @@
 #include "dudley/codec/codec.hpp"
 #include "dudley/core/dtype.hpp"
 #include "dudley/core/hyperslab.hpp"
+#include "dudley/io/byte_source.hpp"
 #include "library.hpp"
 
 namespace dudley::hdf5 {
@@ -62,8 +65,15 @@ class ChunkReader {
               codec::Bytes& scratch) const;
   // Copies the selected elements of the decoded chunk `chunk` (or the fill value, for null)
   // to their places in `out`.
-  void place(const Task& task, const Hyperslab& slab, const std::vector<uint64_t>& out_stride,
-             const std::byte* chunk, std::byte* out) const;
+  void place(const Task& task, const Hyperslab& slab, const std::byte* chunk, std::byte* out) const;
+  // Whether the selected elements of `task`'s chunk are better read as rows from the file
+  // (rows_readable_, a small part of the chunk); opens the file's bytes on first use.
+  bool few_rows(const Task& task, const Hyperslab& slab);
+  // The dataset coordinates of the first element of the chunk at grid position `grid`.
+  std::vector<hsize_t> first_element(const std::vector<int64_t>& grid) const;
+  // Finds where the chunk at `task`'s grid position is stored (its address and size), without
+  // reading it; false for a chunk never written.
+  bool locate(hid_t ds, Task& task, uint64_t& size) const;
 
   std::string path_, name_;
   DType dtype_;  // as stored
@@ -71,8 +81,13 @@ class ChunkReader {
   uint64_t element_ = 0, chunk_bytes_ = 0, file_size_ = 0;
   std::vector<Step> steps_;
   std::vector<std::byte> fill_;  // one element, native order
-  uint64_t id_ = 0;              // names this reader's chunk in the process's kept chunk
-  std::mutex mutex_;             // one read at a time (try_read_into)
+  // Whether a sparse selection's rows of a chunk are read from the file here rather than the
+  // chunk whole: chunks stored without filters, in the file given (not through an external
+  // link, not from a URL), which has no user block; and the file's bytes, opened on first use.
+  bool rows_readable_ = false;
+  std::shared_ptr<io::ByteSource> rows_source_;
+  uint64_t id_ = 0;   // names this reader's chunk in the process's kept chunk
+  std::mutex mutex_;  // one read at a time (try_read_into)
 };
 
 }  // namespace dudley::hdf5

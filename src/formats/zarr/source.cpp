@@ -2,7 +2,7 @@
 
 #include "chunk_listing.hpp"
 #include "dudley/core/box_copy.hpp"
-#include "dudley/core/chunk_segments.hpp"
+#include "dudley/core/chunk_rows.hpp"
 
 #include <fmt/format.h>
 
@@ -291,6 +291,17 @@ class ZarrSource final : public model::ArraySource {
       if (meta_.dtype.needs_swap()) swap_elements(direct, unit_bytes_ / element_, meta_.dtype);
       return;
     }
+    if (blob && !direct && !fetched && wrapped_.empty() && chain_.empty() &&
+        blob->length == unit_bytes_ &&
+        ChunkRows{task, slab, unit_}.spanned_bytes(element_) <= unit_bytes_ / 4) {
+      // A small part of an uncompressed chunk (a picture's every k-th row): its rows, read
+      // from the store, rather than every byte of the chunk for a few.
+      read_chunk_rows(ChunkRows{task, slab, unit_}, meta_.dtype, blob->offset, out,
+                      [&](uint64_t offset, uint64_t length, std::byte* into) {
+                        store_->read(blob->key, offset, length, into);
+                      });
+      return;
+    }
     if (blob) {
       if (!fetched) {
         encoded.resize(blob->length);
@@ -316,46 +327,18 @@ class ZarrSource final : public model::ArraySource {
       if (direct) return;
       chunk = decoded.data();
     }
-    // Chunk-local strides of the read unit, and where each dimension's selection starts.
-    std::vector<uint64_t> unit_stride(rank, element_);
-    for (size_t d = rank; d-- > 1;) {
-      unit_stride[d - 1] = unit_stride[d] * static_cast<uint64_t>(unit_[d]);
-    }
-    std::vector<int64_t> k(rank);
-    for (size_t d = 0; d < rank; ++d) k[d] = task[d]->k0;
-    const int64_t last_step = rank ? slab.step(rank - 1) : 1;
-    const int64_t run = rank ? task[rank - 1]->k1 - task[rank - 1]->k0 : 1;
-    for (;;) {
-      uint64_t src = 0, dst = 0;
-      for (size_t d = 0; d < rank; ++d) {
-        const int64_t p = slab.start[d] + k[d] * slab.step(d) - task[d]->chunk * unit_[d];
-        src += static_cast<uint64_t>(p) * unit_stride[d];
-        dst += static_cast<uint64_t>(k[d]) * out_stride[d];
+    const ChunkRows rows{task, slab, unit_};
+    const auto length = static_cast<uint64_t>(rows.length());
+    rows.each([&](uint64_t from, uint64_t to) {
+      std::byte* target = out + to * element_;
+      if (chunk) {
+        rows.copy_row(target, chunk + from * element_, element_);
+        return;
       }
-      if (!chunk) {
-        for (int64_t i = 0; i < run; ++i) {
-          std::memcpy(out + dst + static_cast<uint64_t>(i) * element_, meta_.fill.bytes.data(),
-                      element_);
-        }
-      } else if (last_step == 1 || run == 1) {  // one element: any step (even -2^63) alike
-        std::memcpy(out + dst, chunk + src, static_cast<uint64_t>(run) * element_);
-      } else {
-        const int64_t src_step = last_step * static_cast<int64_t>(element_);
-        for (int64_t i = 0; i < run; ++i) {
-          std::memcpy(out + dst + static_cast<uint64_t>(i) * element_,
-                      chunk + static_cast<int64_t>(src) + i * src_step, element_);
-        }
+      for (uint64_t i = 0; i < length; ++i) {
+        std::memcpy(target + i * element_, meta_.fill.bytes.data(), element_);
       }
-      // The next position of the dimensions before the last.
-      size_t d = rank > 0 ? rank - 1 : 0;
-      while (d > 0) {
-        --d;
-        if (++k[d] < task[d]->k1) break;
-        k[d] = task[d]->k0;
-        if (d == 0) return;
-      }
-      if (rank <= 1) return;
-    }
+    });
   }
 
   // Decodes the chunk `in` of wrapped level `depth` (past the last: an innermost chunk)

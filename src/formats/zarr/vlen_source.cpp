@@ -8,7 +8,7 @@
 #include <string>
 
 #include "chunk_listing.hpp"
-#include "dudley/core/chunk_segments.hpp"
+#include "dudley/core/chunk_rows.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/thread_pool.hpp"
@@ -120,36 +120,20 @@ class VLenZarrSource final : public model::ArraySource {
     }
     const std::string_view fill(reinterpret_cast<const char*>(meta_.fill.bytes.data()),
                                 meta_.fill.bytes.size());
-    // Strides of the selection's items and of the chunk's.
-    std::vector<uint64_t> out_stride(rank, 1), chunk_stride(rank, 1);
-    for (size_t d = rank; d-- > 1;) {
-      out_stride[d - 1] = out_stride[d] * static_cast<uint64_t>(slab.count[d]);
-      chunk_stride[d - 1] = chunk_stride[d] * static_cast<uint64_t>(meta_.chunk_shape[d]);
-    }
-    std::vector<int64_t> k(rank);
-    for (size_t d = 0; d < rank; ++d) k[d] = task[d]->k0;
-    for (;;) {
-      uint64_t src = 0, dst = 0;
-      for (size_t d = 0; d < rank; ++d) {
-        const int64_t p =
-            slab.start[d] + k[d] * slab.step(d) - task[d]->chunk * meta_.chunk_shape[d];
-        src += static_cast<uint64_t>(p) * chunk_stride[d];
-        dst += static_cast<uint64_t>(k[d]) * out_stride[d];
+    const ChunkRows rows{task, slab, meta_.chunk_shape};
+    const int64_t length = rows.length(), step = rows.step();
+    rows.each([&](uint64_t from, uint64_t to) {
+      for (int64_t i = 0; i < length; ++i) {
+        const std::string_view item =
+            found ? chunk[static_cast<uint64_t>(static_cast<int64_t>(from) + i * step)] : fill;
+        std::string& target = items[to + static_cast<uint64_t>(i)];
+        if (item.empty()) {
+          target.clear();  // its data may be null
+        } else {
+          target.assign(item.data(), item.size());
+        }
       }
-      const std::string_view item = found ? chunk[src] : fill;
-      if (item.empty()) {
-        items[dst].clear();  // its data may be null
-      } else {
-        items[dst].assign(item.data(), item.size());
-      }
-      size_t d = rank;
-      for (;;) {
-        if (d == 0) return;
-        --d;
-        if (++k[d] < task[d]->k1) break;
-        k[d] = task[d]->k0;
-      }
-    }
+    });
   }
 
   std::shared_ptr<const io::Store> store_;
