@@ -35,6 +35,7 @@ struct ViewOptions {
   std::string bind = "127.0.0.1";
   bool open = false;
   int threads = 4;
+  double time_limit = 20;  // seconds (view::ViewerApi::kDefaultTimeLimit)
 };
 
 // The most members a family's tree holds: each member keeps its file open while the viewer
@@ -123,7 +124,8 @@ int run_view(const ViewOptions& o) {
   }
   const view::Transport& transport = view::transport();  // before reading: a missing module
                                                          // is said at once
-  view::ViewerApi api(o.data.family.empty() ? open_data(o.data) : family_tree(o.data), shown_name);
+  view::ViewerApi api(o.data.family.empty() ? open_data(o.data) : family_tree(o.data), shown_name,
+                      std::chrono::milliseconds(static_cast<int64_t>(o.time_limit * 1000)));
   // SIGINT and SIGTERM end the server from a thread that waits for them: the server's own
   // threads never see them, and the answer being sent is finished first.
   sigset_t stopping;
@@ -209,6 +211,11 @@ void add_view_command(CLI::App& app, int& exit_code) {
                   "the data (a warning says so)")
       ->capture_default_str();
   cmd->add_flag("--open", options->open, "Open the viewer in the browser (xdg-open)");
+  cmd->add_option("--time-limit", options->time_limit,
+                  "Seconds a request may read before it is refused (503, saying how much was "
+                  "read): a heatmap of a slow store does not hold the viewer")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->capture_default_str();
   cmd->add_option("--threads", options->threads, "Connections served at once")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();

@@ -193,7 +193,8 @@ PlotValues plot_array(const model::Tree& tree, const model::Node& array, const s
     out.step.push_back(thin(h, kept[1], how.max_cols));
   }
   if (!rgb) render::check_figure_type(ref.dtype, path);  // before reading anything
-  NDArray data = ref.data->read(h);
+  NDArray data = read_by(*ref.data, ref.dtype, h, kept[0], how.deadline, how.limit,
+                         fmt::format("{}: {}", file, item));
   if (!data.is_c_contiguous()) data = data.to_native();
   if (kept.size() == 1) {
     out.x = axis_of(tree, array, path, h, kept[0]);

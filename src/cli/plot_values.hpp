@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/deadline_read.hpp"
 #include "cli/dump_items.hpp"
 #include "dudley/model/tree.hpp"
 #include "dudley/render/figure.hpp"
@@ -42,6 +43,10 @@ struct PlotRead {
   /// its least and greatest), every k-th element beyond.
   int64_t max_line_values = int64_t{1} << 24;
   bool phase = false;
+  /// The viewer's: the read stops there, throwing OutOfTime (deadline_read.hpp), `limit`
+  /// being the time it was given, for the message. None: read to the end.
+  std::optional<Deadline> deadline;
+  std::chrono::milliseconds limit{0};
 };
 
 /// Resolves `item` in `tree` (`file` names it in messages) and reads what a figure of it

@@ -188,8 +188,11 @@ void narrow(Hyperslab& slab, size_t d, int64_t first, int64_t count) {
   slab.count[d] = std::min(count, slab.count[d] - first);
 }
 
-NDArray read_part(const TablePart& t, const Hyperslab& slab) {
-  NDArray data = t.ref.data->read(slab);
+// The elements `slab` selects of `t`, read by `deadline` (see cli::read_by).
+NDArray read_part(const TablePart& t, const Hyperslab& slab, cli::Deadline deadline,
+                  std::chrono::milliseconds limit, const std::string& what) {
+  NDArray data = cli::read_by(*t.ref.data, t.ref.dtype, slab, t.kept.empty() ? 0 : t.kept[0],
+                              deadline, limit, what);
   for (const std::string& f : t.ref.spec.fields) data = data.field(f);
   return data.is_c_contiguous() ? std::move(data) : data.to_native();
 }
@@ -232,8 +235,12 @@ std::string csv_text(const json& v) {
 
 }  // namespace
 
-ViewerApi::ViewerApi(model::Tree tree, std::string data)
-    : tree_(std::move(tree)), data_(std::move(data)) {}
+ViewerApi::ViewerApi(model::Tree tree, std::string data, std::chrono::milliseconds time_limit)
+    : tree_(std::move(tree)), data_(std::move(data)), time_limit_(time_limit) {}
+
+cli::Deadline ViewerApi::deadline() const {
+  return std::chrono::steady_clock::now() + time_limit_;
+}
 
 void ViewerApi::set_listening(const std::string& host, int port) {
   const std::lock_guard lock(mutex_);
@@ -260,6 +267,8 @@ HttpReply ViewerApi::handle(const HttpRequest& request) {
     return answer(request);
   } catch (const Refusal& r) {
     return refusal_reply(r.status, r.message);
+  } catch (const cli::OutOfTime& e) {
+    return refusal_reply(503, e.what());
   } catch (const Error& e) {
     const ErrorCategory c = e.category();
     const int status =
@@ -359,6 +368,8 @@ HttpReply ViewerApi::slice(const HttpRequest& request) {
   how.max_rows = static_cast<int>(integer(request, "rows", 1024, 1, kMaxSliceSide));
   how.max_cols = static_cast<int>(integer(request, "cols", 1024, 1, kMaxSliceSide));
   how.phase = optional_text(request, "complex") == "phase";
+  how.deadline = deadline();
+  how.limit = time_limit_;
   cli::PlotValues v = cli::plot_values(tree_, item, data_, how);
   json head = {{"item", item},
                {"kind", cli::kind_name(v.kind)},
@@ -431,7 +442,7 @@ HttpReply ViewerApi::values(const HttpRequest& request) {
                                    "columns",
                                    kMaxPageValues)};
   }
-  const NDArray data = read_part(t, slab);
+  const NDArray data = read_part(t, slab, deadline(), time_limit_, item);
   json shown = cli::values_json(data);
   hide_masked(tree_, t, slab, data, shown);  // null: the page shows "--"
   std::vector<int64_t> selected;
@@ -463,6 +474,8 @@ HttpReply ViewerApi::plot(const HttpRequest& request) {
   how.max_rows = figure.height;
   how.max_cols = figure.width;
   how.phase = optional_text(request, "complex") == "phase";
+  how.deadline = deadline();
+  how.limit = time_limit_;
   const cli::PlotValues v = cli::plot_values(tree_, item, data_, how);
   HttpReply r;
   r.content_type = "image/png";
@@ -497,7 +510,7 @@ HttpReply ViewerApi::exported(const HttpRequest& request) {
                                    "values are empty fields there)",
                                    item)};
   }
-  const NDArray data = read_part(t, t.slab);
+  const NDArray data = read_part(t, t.slab, deadline(), time_limit_, item);
   std::string name = t.ref.spec.path.substr(t.ref.spec.path.rfind('/') + 1);
   if (name.empty()) name = "root";
   HttpReply r;

@@ -19,13 +19,17 @@
 // as empty fields, and no .npy of it, which cannot say what is masked). A query that is
 // malformed or names nothing is answered with 400 or 404 and {"error": message}; paths are
 // the tree's, never the file system's, so no query reaches a file the viewer was not given.
+// Reads stop at the time limit (read in bands, the clock looked at between them): a request
+// that would take longer is answered with 503 and a message saying how much was read.
 // Requests are answered one at a time (the model's readers are not shared between threads).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <string>
 
+#include "cli/deadline_read.hpp"
 #include "dudley/model/tree.hpp"
 #include "view/transport.hpp"
 
@@ -33,8 +37,10 @@ namespace dudley::view {
 
 class ViewerApi {
  public:
-  /// Answers for `tree`, opened from `data` (its name as the user gave it).
-  ViewerApi(model::Tree tree, std::string data);
+  /// Answers for `tree`, opened from `data` (its name as the user gave it), each request's
+  /// reads stopping after `time_limit`.
+  ViewerApi(model::Tree tree, std::string data,
+            std::chrono::milliseconds time_limit = kDefaultTimeLimit);
 
   /// The hosts requests may name, besides localhost and 127.0.0.1 (a --bind address): a page
   /// of another site that a DNS name leads to this machine cannot read the viewer.
@@ -47,6 +53,7 @@ class ViewerApi {
   static constexpr uint64_t kMaxPageValues = 10000;
   static constexpr uint64_t kMaxExportBytes = uint64_t{256} << 20;
   static constexpr uint64_t kMaxCsvValues = uint64_t{4} << 20;
+  static constexpr std::chrono::milliseconds kDefaultTimeLimit{20000};
 
  private:
   HttpReply answer(const HttpRequest& request);
@@ -57,11 +64,14 @@ class ViewerApi {
   HttpReply values(const HttpRequest& request);
   HttpReply plot(const HttpRequest& request);
   HttpReply exported(const HttpRequest& request);
+  // When this request's reads stop: its time limit from now.
+  cli::Deadline deadline() const;
   bool host_allowed(const std::string& host) const;
 
   std::mutex mutex_;
   model::Tree tree_;
   std::string data_;
+  std::chrono::milliseconds time_limit_;
   std::string host_;
   int port_ = 0;
 };

@@ -314,3 +314,54 @@ def test_item_of_a_group_is_the_group_alone(sample):
     with viewer(sample) as (port, _):
         status, item = get_json(port, "/api/item", {"path": "/g"})
     assert status == 200 and item["item"]["kind"] == "group" and "members" not in item["item"]
+
+
+@pytest.fixture
+def chunked(tmp_path):
+    """A gzip-chunked array whose chunks the viewer's bands follow (chunk rows of 37)."""
+    path = tmp_path / "chunked.h5"
+    values = np.random.default_rng(11).standard_normal((1000, 700))
+    with h5py.File(path, "w") as f:
+        f.create_dataset("x", data=values, chunks=(37, 50), compression="gzip")
+    return path, values
+
+
+@pytest.mark.parametrize("sel, rows, cols", [("", 100, 80), ("[::-1, 3:]", 1000, 700),
+                                             ("[5:990:3, ::-7]", 64, 64)])
+def test_slices_read_in_bands_match_numpy(chunked, sel, rows, cols):
+    """Slices are read in bands of whole chunk rows (so that the time limit is looked at
+    between them): the values are numpy's, steps and reversed selections alike."""
+    path, values = chunked
+    index = eval("np.s_" + (sel or "[:, :]"))
+    with viewer(path) as (port, _):
+        status, _, body = get(port, "/api/slice", {"path": "/x", "sel": sel, "rows": rows,
+                                                   "cols": cols})
+        assert status == 200
+        head, got = slice_of(body)
+        ry, rx = head["step"]
+        want = values[index][::ry, ::rx]
+        assert list(want.shape) == head["shown"]
+        assert np.array_equal(got.reshape(want.shape), want)
+        status, _, body = get(port, "/api/export", {"path": "/x", "sel": sel, "format": "npy"})
+        assert status == 200
+        assert np.array_equal(np.load(__import__("io").BytesIO(body)), values[index])
+
+
+def test_a_read_past_the_time_limit_is_refused(chunked):
+    """With a time limit of a millisecond, a slice that takes longer is answered 503 with a
+    message saying how much was read and what to do; the server answers on, and without the
+    limit the same slice is drawn."""
+    path, _ = chunked
+    with viewer(path, "--time-limit", "0.001") as (port, _):
+        for endpoint in ["/api/slice", "/api/plot", "/api/export"]:
+            status, answer = get_json(port, endpoint, {"path": "/x"})
+            assert status == 503, (endpoint, answer)
+            assert "time limit of 0.001 s" in answer["error"]
+            assert "selected rows read" in answer["error"] and "--time-limit" in answer["error"]
+        status, tree = get_json(port, "/api/tree")
+        assert status == 200 and tree["root"]["members"]
+    with viewer(path) as (port, _):
+        assert get(port, "/api/slice", {"path": "/x"})[0] == 200
+    help_text = subprocess.run([DUDLEY, "view", "--help"], capture_output=True, text=True,
+                               env=ENV).stdout
+    assert "--time-limit" in help_text
