@@ -160,7 +160,9 @@ struct TablePart {
   std::vector<size_t> kept;  ///< the selection's dimensions that remain
 };
 
-TablePart table_part(const model::Tree& tree, const std::string& item, const std::string& data) {
+// `most` dimensions the selection may keep (a table: 2; the values as JSON: any).
+TablePart table_part(const model::Tree& tree, const std::string& item, const std::string& data,
+                     size_t most = 2) {
   const std::vector<cli::Request> found = cli::resolve_items(tree, {item}, data);
   if (found.size() != 1 || found[0].kind != cli::Request::Kind::kArray || !found[0].node) {
     throw Refusal{400, fmt::format("{} is not an array", item)};
@@ -174,7 +176,7 @@ TablePart table_part(const model::Tree& tree, const std::string& item, const std
   for (size_t d = 0; d < t.slab.count.size(); ++d) {
     if (d >= t.slab.dropped.size() || !t.slab.dropped[d]) t.kept.push_back(d);
   }
-  if (t.kept.size() > 2) {
+  if (t.kept.size() > most) {
     throw Refusal{
         400, fmt::format("{} selects {} dimensions: a table shows 1 or 2", item, t.kept.size())};
   }
@@ -204,18 +206,30 @@ uint64_t hide_masked(const model::Tree& tree, const TablePart& t, const Hypersla
   if (!t.ref.mask || !t.ref.spec.fields.empty()) return 0;
   cli::MaskReader mask(tree, *t.ref.mask, t.ref.shape);
   const std::vector<uint8_t> hidden = mask.masked(slab, data);
-  const size_t width = t.kept.size() == 2 ? static_cast<size_t>(slab.count[t.kept[1]]) : 1;
+  if (t.kept.empty()) {
+    if (!hidden.empty() && hidden[0] != 0) shown = nullptr;
+    return hidden.empty() ? 0 : hidden[0];
+  }
+  // The values' nested arrays, one level a kept dimension, walked in C order.
   uint64_t count = 0;
-  for (size_t i = 0; i < hidden.size(); ++i) {
-    if (hidden[i] == 0) continue;
-    ++count;
-    if (t.kept.size() == 2) {
-      shown[i / width][i % width] = nullptr;
-    } else if (t.kept.size() == 1) {
-      shown[i] = nullptr;
-    } else {
-      shown = nullptr;
+  size_t at = 0;
+  std::vector<std::pair<json*, size_t>> stack{{&shown, 0}};
+  while (!stack.empty()) {
+    auto& [level, next] = stack.back();
+    if (next == level->size()) {
+      stack.pop_back();
+      continue;
     }
+    json& v = (*level)[next++];
+    if (stack.size() < t.kept.size()) {
+      stack.emplace_back(&v, 0);
+      continue;
+    }
+    if (at < hidden.size() && hidden[at] != 0) {
+      v = nullptr;
+      ++count;
+    }
+    ++at;
   }
   return count;
 }
@@ -314,11 +328,12 @@ HttpReply ViewerApi::answer(const HttpRequest& request) {
   if (p == "/api/item") return item(request);
   if (p == "/api/slice") return slice(request);
   if (p == "/api/values") return values(request);
+  if (p == "/api/array") return array(request);
   if (p == "/api/plot") return plot(request);
   if (p == "/api/export") return exported(request);
   return refusal_reply(404, fmt::format("nothing at {} (the API is /api/info, /api/tree, "
-                                        "/api/item, /api/slice, /api/values, /api/plot, "
-                                        "/api/export)",
+                                        "/api/item, /api/array, /api/slice, /api/values, "
+                                        "/api/plot, /api/export)",
                                         p));
 }
 
@@ -455,6 +470,28 @@ HttpReply ViewerApi::values(const HttpRequest& request) {
                          {"row", t.kept.empty() ? 0 : std::min(row, t.slab.count[t.kept[0]])},
                          {"stored_start", first},
                          {"values", std::move(shown)}});
+}
+
+HttpReply ViewerApi::array(const HttpRequest& request) {
+  const std::string item = item_of(request);
+  TablePart t = table_part(tree_, item, data_, SIZE_MAX);
+  uint64_t elements = 1;
+  for (size_t d : t.kept) elements *= static_cast<uint64_t>(t.slab.count[d]);
+  if (elements > kMaxArrayValues) {
+    throw Refusal{413, fmt::format("{} is {} elements: /api/array answers at most {}; select a "
+                                   "part, page through /api/values, or download /api/export",
+                                   item, elements, kMaxArrayValues)};
+  }
+  const NDArray data = read_part(t, t.slab, deadline(), time_limit_, item);
+  json shown = cli::values_json(data);
+  const uint64_t masked = hide_masked(tree_, t, t.slab, data, shown);
+  std::vector<int64_t> selected;
+  for (size_t d : t.kept) selected.push_back(t.slab.count[d]);
+  return json_reply(json{{"item", item},
+                         {"dtype", cli::dtype_json(data.dtype())},
+                         {"shape", selected},
+                         {"masked", masked},
+                         {"data", std::move(shown)}});
 }
 
 HttpReply ViewerApi::plot(const HttpRequest& request) {

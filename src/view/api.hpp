@@ -3,6 +3,9 @@
 //   GET /api/info                       the data's name and format, the colour maps
 //   GET /api/tree                       the tree, in the model JSON `ls --json` prints
 //   GET /api/item?path=P                one item's model JSON, and its dimensions
+//   GET /api/array?path=P&sel=S         a selection's values (any number of dimensions) as
+//                                       `dump --json` prints them under "data", masked values
+//                                       null; at most kMaxArrayValues
 //   GET /api/slice?path=P&sel=S&rows=R&cols=C
 //                                       a 1-D or 2-D selection, every k-th element along a
 //                                       side longer than R or C (a line: each bucket's least
@@ -15,11 +18,11 @@
 //                                       the selection at full resolution, as a download
 //
 // Every answer is bounded: at most kMaxSliceSide drawn values a side, kMaxPageValues table
-// values, kMaxExportBytes exported (kMaxCsvValues as CSV; a masked array's masked values
-// as empty fields, and no .npy of it, which cannot say what is masked). A query that is
-// malformed or names nothing is answered with 400 or 404 and {"error": message}; paths are
-// the tree's, never the file system's, so no query reaches a file the viewer was not given.
-// Reads stop at the time limit (read in bands, the clock looked at between them): a request
+// values, kMaxArrayValues as JSON, kMaxExportBytes exported (kMaxCsvValues as CSV; a masked
+// array's masked values as empty fields, and no .npy of it, which cannot say what is masked). A
+// query that is malformed or names nothing is answered with 400 or 404 and {"error": message};
+// paths are the tree's, never the file system's, so no query reaches a file the viewer was not
+// given. Reads stop at the time limit (read in bands, the clock looked at between them): a request
 // that would take longer is answered with 503 and a message saying how much was read.
 // Requests are answered one at a time (the model's readers are not shared between threads).
 #pragma once
@@ -51,6 +54,7 @@ class ViewerApi {
 
   static constexpr uint64_t kMaxSliceSide = 4096;
   static constexpr uint64_t kMaxPageValues = 10000;
+  static constexpr uint64_t kMaxArrayValues = uint64_t{1} << 20;
   static constexpr uint64_t kMaxExportBytes = uint64_t{256} << 20;
   static constexpr uint64_t kMaxCsvValues = uint64_t{4} << 20;
   static constexpr std::chrono::milliseconds kDefaultTimeLimit{20000};
@@ -62,6 +66,7 @@ class ViewerApi {
   HttpReply item(const HttpRequest& request);
   HttpReply slice(const HttpRequest& request);
   HttpReply values(const HttpRequest& request);
+  HttpReply array(const HttpRequest& request);
   HttpReply plot(const HttpRequest& request);
   HttpReply exported(const HttpRequest& request);
   // When this request's reads stop: its time limit from now.

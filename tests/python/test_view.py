@@ -308,6 +308,11 @@ def test_slices_carry_their_mask(tmp_path):
         assert status == 200 and body.decode() == ",1.0,2.0\n3.0,4.0,\n"
         status, answer = get_json(port, "/api/export", {"path": "/m", "format": "npy"})
         assert status == 400 and "masked, which .npy cannot say" in answer["error"]
+        status, whole = get_json(port, "/api/array", {"path": "/m"})
+        assert status == 200 and whole["masked"] == 2
+        assert whole["data"] == [[None, 1.0, 2.0], [3.0, 4.0, None]]
+        status, row = get_json(port, "/api/array", {"path": "/m", "sel": "[1]"})
+        assert status == 200 and row["data"] == [3.0, 4.0, None] and row["masked"] == 1
 
 
 def test_item_of_a_group_is_the_group_alone(sample):
@@ -365,3 +370,36 @@ def test_a_read_past_the_time_limit_is_refused(chunked):
     help_text = subprocess.run([DUDLEY, "view", "--help"], capture_output=True, text=True,
                                env=ENV).stdout
     assert "--time-limit" in help_text
+
+
+@pytest.mark.parametrize("path, sel", [("/cube", "[1:3, ::7, -3:]"), ("/cube", "[2, 4, 5]"),
+                                       ("/recs", ""), ("/g/names", "[::-1]"),
+                                       ("/g/line", "[10:20]")])
+def test_array_values_are_what_dump_json_prints(sample, path, sel):
+    """/api/array answers a selection of any number of dimensions with the values `dudley dump
+    --json` prints for it (checked against numpy's indexing where the values are numbers)."""
+    item = path + sel
+    dumped = json.loads(subprocess.run([DUDLEY, "dump", str(sample), item, "--json"],
+                                       check=True, capture_output=True, text=True,
+                                       env=ENV).stdout)
+    node = dumped["root"]
+    for name in path.strip("/").split("/"):
+        node = node["members"][name]
+    want = node["selections"][sel]["data"] if sel else node["data"]
+    with viewer(sample) as (port, _):
+        status, answer = get_json(port, "/api/array", {"path": path, "sel": sel})
+    assert status == 200 and answer["data"] == want and answer["masked"] == 0
+    if path == "/cube":
+        cube = np.arange(4 * 30 * 50, dtype="<f4").reshape(4, 30, 50)
+        numpy_values = cube[eval("np.s_" + sel)]
+        assert np.array_equal(np.array(answer["data"], "<f4"), numpy_values)
+        assert answer["shape"] == list(numpy_values.shape)
+
+
+def test_array_answers_are_bounded(sample):
+    with viewer(sample) as (port, _):
+        status, answer = get_json(port, "/api/array", {"path": "/big"})
+        assert status == 413 and "15000000 elements" in answer["error"]
+        assert "/api/export" in answer["error"]
+        status, answer = get_json(port, "/api/array", {"path": "/big", "sel": "[0, :]"})
+        assert status == 200 and answer["shape"] == [3000] and answer["data"][:2] == [0.0, 0.0]
