@@ -3,9 +3,14 @@ for 127.0.0.1 only, and the server stopping cleanly (issue 42). The server runs 
 on a port the system picks, started by each test and always stopped."""
 import contextlib
 import json
+import os
+import pathlib
+import shutil
 import signal
 import struct
 import subprocess
+import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -14,8 +19,12 @@ import urllib.request
 import h5py
 import numpy as np
 import pytest
+import zarr
 
 from cli_runner import DUDLEY, ENV
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from nginx_server import NginxServer  # noqa: E402  (tests/interop: nginx on 127.0.0.1)
 
 
 @contextlib.contextmanager
@@ -403,3 +412,46 @@ def test_array_answers_are_bounded(sample):
         assert "/api/export" in answer["error"]
         status, answer = get_json(port, "/api/array", {"path": "/big", "sel": "[0, :]"})
         assert status == 200 and answer["shape"] == [3000] and answer["data"][:2] == [0.0, 0.0]
+
+
+def test_a_url_is_viewed_as_a_file_is():
+    """`dudley view URL`: an HDF5 file and a Zarr store served by nginx (Debian's, on
+    127.0.0.1, started and stopped here); the tree is what `ls --json URL` prints, slices and
+    values are numpy's."""
+    # nginx's workers run as another user: a directory they can read (pytest's are the
+    # owner's alone), removed at the end.
+    top = pathlib.Path(tempfile.mkdtemp(prefix="dudley-view-url-"))
+    os.chmod(top, 0o755)
+    try:
+        www, scratch = top / "www", top / "nginx"
+        www.mkdir()
+        scratch.mkdir()
+        values = np.random.default_rng(2).standard_normal((300, 200)).astype("<f4")
+        with h5py.File(www / "v.h5", "w") as f:
+            f.create_dataset("x", data=values, chunks=(64, 64), compression="gzip")
+        more = {"zarr_format": 2} if int(zarr.__version__.split(".")[0]) >= 3 else {}
+        z = zarr.open_array(str(www / "v.zarr"), mode="w", shape=values.shape,
+                            chunks=(64, 64), dtype="<f4", **more)
+        z[...] = values
+        with NginxServer(str(www), str(scratch)) as server:
+            for name, path in [("v.h5", "/x"), ("v.zarr", "/")]:
+                check_viewed_url(f"{server.url}/{name}", path, values)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def check_viewed_url(url, path, values):
+    listed = json.loads(subprocess.run([DUDLEY, "ls", url, "--json"], check=True,
+                                       capture_output=True, text=True, env=ENV).stdout)
+    with viewer(url) as (port, _):
+        status, tree = get_json(port, "/api/tree")
+        assert status == 200 and tree == listed
+        status, _, body = get(port, "/api/slice", {"path": path, "sel": "[::-2, 5:]",
+                                                   "rows": 100, "cols": 100})
+        head, got = slice_of(body)
+        ry, rx = head["step"]
+        want = values[::-2, 5:][::ry, ::rx]
+        assert status == 200 and np.array_equal(got.reshape(want.shape), want)
+        status, answer = get_json(port, "/api/array", {"path": path, "sel": "[7, :4]"})
+        assert status == 200
+        assert np.array_equal(np.array(answer["data"], "<f4"), values[7, :4])
