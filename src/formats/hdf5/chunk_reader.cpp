@@ -352,15 +352,11 @@ bool ChunkReader::try_read_into(hid_t ds, const Hyperslab& slab, void* out_memor
     uint64_t stored = 0;
     if (kept.bytes && task.grid == kept.grid) {
       task.source = Task::Source::kKept;
-    } else if (!whole && few_rows(task, slab)) {
-      // A small part of an uncompressed chunk: its rows, from the file.
-      if (!locate(ds, task, stored)) {
-        task.source = Task::Source::kMissing;
-      } else if (stored == chunk_bytes_) {
-        task.source = Task::Source::kRows;
-      } else if (!fetch(ds, task, raw[tasks.size()])) {  // decode() then says what is wrong
-        task.source = Task::Source::kMissing;
-      }
+    } else if (!whole && few_rows(task, slab) && locate(ds, task, stored) &&
+               stored == chunk_bytes_) {
+      // A small part of an uncompressed chunk: its rows, from the file. (A chunk of another
+      // size is fetched below, and decode() says what is wrong with it.)
+      task.source = Task::Source::kRows;
     } else if (!fetch(ds, task, raw[tasks.size()])) {
       task.source = Task::Source::kMissing;
     } else if (whole) {
