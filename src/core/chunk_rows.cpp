@@ -2,6 +2,7 @@
 #include "dudley/core/chunk_rows.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "dudley/core/byte_swap.hpp"
 
@@ -39,6 +40,19 @@ uint64_t ChunkRows::spanned_bytes(uint64_t element) const {
     total += s.high - s.low;
   });
   return total;
+}
+
+void ChunkRows::place(const std::byte* chunk, const std::byte* fill, uint64_t element,
+                      std::byte* out) const {
+  const auto n = static_cast<uint64_t>(length());
+  each([&](uint64_t from, uint64_t to) {
+    std::byte* target = out + to * element;
+    if (chunk) {
+      copy_row(target, chunk + from * element, element);
+      return;
+    }
+    for (uint64_t i = 0; i < n; ++i) std::memcpy(target + i * element, fill, element);
+  });
 }
 
 void read_chunk_rows(const ChunkRows& rows, const DType& stored, uint64_t base, std::byte* out,

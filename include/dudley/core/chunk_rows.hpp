@@ -80,6 +80,11 @@ struct ChunkRows {
     }
   }
 
+  /// Places the selected elements of the decoded chunk `chunk` (C order, `element` bytes
+  /// each), or copies of the one element `fill` where `chunk` is null (a chunk never
+  /// written), at their places in `out`, the selection's result.
+  void place(const std::byte* chunk, const std::byte* fill, uint64_t element, std::byte* out) const;
+
   /// Bytes of the chunk the rows span, first to last element of each row, summed: what
   /// reading them row by row reads.
   uint64_t spanned_bytes(uint64_t element) const;

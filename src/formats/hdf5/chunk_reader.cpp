@@ -248,18 +248,7 @@ void ChunkReader::decode(const Task& task, const codec::Bytes& raw, std::byte* o
 
 void ChunkReader::place(const Task& task, const Hyperslab& slab, const std::byte* chunk,
                         std::byte* out) const {
-  const ChunkRows rows{task.segments, slab, chunk_};
-  const auto length = static_cast<uint64_t>(rows.length());
-  rows.each([&](uint64_t from, uint64_t to) {
-    std::byte* target = out + to * element_;
-    if (chunk) {
-      rows.copy_row(target, chunk + from * element_, element_);
-      return;
-    }
-    for (uint64_t i = 0; i < length; ++i) {
-      std::memcpy(target + i * element_, fill_.data(), element_);
-    }
-  });
+  ChunkRows{task.segments, slab, chunk_}.place(chunk, fill_.data(), element_, out);
 }
 
 bool ChunkReader::few_rows(const Task& task, const Hyperslab& slab) {

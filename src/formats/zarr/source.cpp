@@ -327,18 +327,7 @@ class ZarrSource final : public model::ArraySource {
       if (direct) return;
       chunk = decoded.data();
     }
-    const ChunkRows rows{task, slab, unit_};
-    const auto length = static_cast<uint64_t>(rows.length());
-    rows.each([&](uint64_t from, uint64_t to) {
-      std::byte* target = out + to * element_;
-      if (chunk) {
-        rows.copy_row(target, chunk + from * element_, element_);
-        return;
-      }
-      for (uint64_t i = 0; i < length; ++i) {
-        std::memcpy(target + i * element_, meta_.fill.bytes.data(), element_);
-      }
-    });
+    ChunkRows{task, slab, unit_}.place(chunk, meta_.fill.bytes.data(), element_, out);
   }
 
   // Decodes the chunk `in` of wrapped level `depth` (past the last: an innermost chunk)
