@@ -35,8 +35,9 @@ packages=(
   # Zarr stores over HTTP(S): libcurl; nginx serves stores to the tests on 127.0.0.1
   libcurl4-openssl-dev nginx-light
   # Avro: the Avro C library (schemas, generic datums); Apache Avro for Python is the peer
-  # (avsc, the other, comes from npm below)
-  libavro-dev python3-avro
+  # (avsc, the other, comes from npm below). libjansson-dev: the archive of the JSON library
+  # Avro C uses, so that programs link Avro statically (cmake/program_deps.cmake)
+  libavro-dev libjansson-dev python3-avro
   # HDF5 and NDL: the HDF5 C library (libhdf5-dev, below) and its peer h5py (above); the NDL
   # tests read what describe writes with PyYAML
   python3-yaml
