@@ -22,17 +22,17 @@ std::vector<std::pair<int64_t, int64_t>> bands_of(const model::ArraySource& sour
   const int64_t count = slab.count[along];
   const model::ReadUnit unit = source.read_unit();
   std::vector<Segment> pieces;
-  if (unit.shape.size() > along && unit.shape[along] > 0) {
+  if (unit.shape.empty()) {
+    // One run of bytes, cut anywhere: in equal parts.
+    const int64_t parts = std::min<int64_t>(count, kMostBands);
+    for (int64_t i = 0; i < parts; ++i) {
+      pieces.push_back({i, i * count / parts, (i + 1) * count / parts});
+    }
+  } else if (unit.shape.size() > along && unit.shape[along] > 0) {
+    // Whole rows of chunks, each decoded once (a selection inside one row stays whole).
     pieces = segments_of(slab.start[along], count, slab.step(along), unit.shape[along]);
   } else {
     pieces.push_back({0, 0, count});
-  }
-  // A source without read units (one run of bytes) is cut anywhere: in equal parts.
-  if (pieces.size() == 1 && count > 1) {
-    pieces.clear();
-    const int64_t parts = std::min<int64_t>(count, kMostBands);
-    for (int64_t i = 0; i < parts; ++i)
-      pieces.push_back({i, i * count / parts, (i + 1) * count / parts});
   }
   // Neighbouring pieces joined into at most kMostBands bands of about equal length.
   std::vector<std::pair<int64_t, int64_t>> bands;
