@@ -222,9 +222,10 @@ PlotValues plot_array(const model::Tree& tree, const model::Node& array, const s
     for (size_t i = 0; i < out.grid.values.size(); ++i) {
       if (out.grid.masked[i] != 0) continue;
       for (double m : missing) {
-        if (out.grid.values[i] == m) {
+        if (out.grid.values[i] == m) {  // once, though _FillValue and missing_value agree
           out.grid.masked[i] = 1;
           ++out.missing;
+          break;
         }
       }
     }

@@ -321,6 +321,29 @@ def test_masked_values_are_shown_apart(tmp_path):
     assert ", 3 masked values shown in cyan" in p.stdout
 
 
+def test_missing_values_are_counted_once(tmp_path):
+    """A CF variable whose _FillValue and missing_value agree (as netCDF4 writes them for
+    many models): each missing cell counted once, as netCDF4's masked array counts it."""
+    import netCDF4
+    path = tmp_path / "cf.nc"
+    values = np.arange(12.0).reshape(3, 4)
+    values[0, 1] = values[2, 2] = -999.0
+    with netCDF4.Dataset(path, "w") as d:
+        d.createDimension("y", 3)
+        d.createDimension("x", 4)
+        v = d.createVariable("t", "f8", ("y", "x"), fill_value=-999.0)
+        v.missing_value = -999.0
+        v[...] = np.ma.masked_equal(values, -999.0)
+    with netCDF4.Dataset(path) as d:
+        peer = d["t"][...]
+    info, _ = plot(tmp_path, path, "/t")
+    assert info["missing"] == info["masked"] == np.ma.count_masked(peer) == 2
+    shown = peer.compressed()
+    assert (info["scale"]["vmin"], info["scale"]["vmax"]) == (shown.min(), shown.max())
+    p = run("plot", str(path), "/t", "-o", str(tmp_path / "t.png"))
+    assert ", 2 missing (_FillValue) values shown in cyan" in p.stdout
+
+
 REALWORLD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "realworld")
 
 
