@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/formats/dudley.hpp"
 #include "dudley/io/byte_source.hpp"
@@ -53,7 +54,7 @@ py::object attributes(const model::Attributes& attrs) {
         out[py::str(name)] = py::module_::import("dudley").attr("Empty")(numpy_dtype(*empty));
         continue;
       }
-      out[py::str(name)] = json.attr("loads")(model::to_json(*v).dump());
+      out[py::str(name)] = json.attr("loads")(cli::json_text(model::to_json(*v)));
     } else {
       const NDArray& a = std::get<NDArray>(value);
       if (holds_objects(a.dtype())) {  // variable-length strings and sequences
@@ -481,9 +482,10 @@ py::dict storage_dict(const model::Node& node) {
   py::module_ json = py::module_::import("json");
   if (st.chunking) {
     out["chunk_shape"] = py::tuple(py::cast(st.chunking->chunk_shape));
-    out["codecs"] = json.attr("loads")(model::to_json(st.chunking->codecs).dump());
+    out["codecs"] = json.attr("loads")(cli::json_text(model::to_json(st.chunking->codecs)));
     if (st.chunking->fill_value) {
-      out["fill_value"] = json.attr("loads")(model::to_json(*st.chunking->fill_value).dump());
+      out["fill_value"] =
+          json.attr("loads")(cli::json_text(model::to_json(*st.chunking->fill_value)));
     }
   }
   if (!st.max_shape.empty()) {

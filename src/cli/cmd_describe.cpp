@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
 #include "cli/failure.hpp"
+#include "cli/tree_json.hpp"
 #include "cli/value_text.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/formats/ndl.hpp"
@@ -37,7 +38,7 @@ int run_describe(const DescribeCommandOptions& options) {
     out["warnings"] = problems.warnings;
     out["errors"] = problems.errors;
     out["notes"] = problems.notes;
-    const std::string json = out.dump(2) + "\n";
+    const std::string json = json_text(out, 2) + "\n";
     std::fwrite(json.data(), 1, json.size(), stdout);
     for (const std::string& e : problems.errors) {
       fmt::print(stderr, "{}: error: {}\n", options.data.data, e);

@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
 #include "cli/failure.hpp"
+#include "cli/tree_json.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/formats/netcdf.hpp"
@@ -290,7 +291,7 @@ int run_layout(const LayoutCommandOptions& options) {
       // Every variable is laid out: record variables as fields of /records.
       if (data.json) {
         nlohmann::ordered_json out{{"file", data.data}, {"layout", *nc}};
-        const std::string json = out.dump(2) + "\n";
+        const std::string json = json_text(out, 2) + "\n";
         std::fwrite(json.data(), 1, json.size(), stdout);
       } else {
         write_output(options, *nc, {data.data});
@@ -304,7 +305,7 @@ int run_layout(const LayoutCommandOptions& options) {
     if (data.json) {
       nlohmann::ordered_json out{{"file", data.data}, {"layout", text}};
       out.update(plan_json(plan));
-      const std::string json = out.dump(2) + "\n";
+      const std::string json = json_text(out, 2) + "\n";
       std::fwrite(json.data(), 1, json.size(), stdout);
     } else {
       write_output(options, text, {data.data});
@@ -354,7 +355,7 @@ int run_layout(const LayoutCommandOptions& options) {
     nlohmann::ordered_json extents = nlohmann::ordered_json::array();
     for (const auto& [path, dims] : varying) extents.push_back({{"path", path}, {"dims", dims}});
     out["varying_extents"] = extents;
-    const std::string json = out.dump(2) + "\n";
+    const std::string json = json_text(out, 2) + "\n";
     std::fwrite(json.data(), 1, json.size(), stdout);
     return first.status();
   }

@@ -113,9 +113,9 @@ int run_plot(const PlotOptions& o) {
                     {{"Title", figure.title},
                      {"Source", o.data.data},
                      {"Software", "dudley " DUDLEY_VERSION},
-                     {"dudley-plot", summary.dump()}});
+                     {"dudley-plot", json_text(summary)}});
   if (o.data.json) {
-    fmt::print("{}\n", summary.dump(2));
+    fmt::print("{}\n", json_text(summary, 2));
     return kExitOk;
   }
   std::string shown = v.kind == PlotValues::Kind::kLine

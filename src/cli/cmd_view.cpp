@@ -20,6 +20,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
 #include "cli/failure.hpp"
+#include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/model/value.hpp"
 #include "view/api.hpp"
@@ -173,8 +174,7 @@ int run_view(const ViewOptions& o) {
               o.bind.find(':') != std::string::npos ? "[" + o.bind + "]" : o.bind;
           const std::string url = fmt::format("http://{}:{}/", host, port);
           if (o.data.json) {
-            fmt::print("{}\n",
-                       nlohmann::json{{"url", url}, {"port", port}, {"data", shown_name}}.dump());
+            fmt::print("{}\n", json_text({{"url", url}, {"port", port}, {"data", shown_name}}));
           } else {
             fmt::print("dudley view: {} at {} (Ctrl-C stops it)\n", shown_name, url);
           }

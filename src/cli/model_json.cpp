@@ -119,15 +119,19 @@ std::string attributes_text(const model::Attributes& attributes, size_t limit) {
     std::string text;
     if (const auto* tree = std::get_if<model::Value>(&v)) {
       const std::optional<DType> empty = model::well_known::empty_type(*tree);
-      text = empty ? fmt::format("Empty({})", empty->to_string()) : value_json(*tree).dump();
+      text = empty ? fmt::format("Empty({})", empty->to_string()) : json_text(value_json(*tree));
     } else {
       // A typed array's values (cut below like any long value), as h5ls prints them.
       const NDArray& a = std::get<NDArray>(v);
       text = a.element_count() <= kAttributeValuesShown
-                 ? values_json(a.to_native()).dump()
+                 ? json_text(values_json(a.to_native()))
                  : fmt::format("{}{}", a.dtype().to_string(), a.shape().to_string());
     }
-    if (text.size() > 40) text = text.substr(0, 37) + "...";
+    if (text.size() > 40) {
+      size_t cut = 37;  // not inside a character's UTF-8 bytes
+      while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+      text = text.substr(0, cut) + "...";
+    }
     parts.push_back(fmt::format("{}={}", name, text));
   }
   return fmt::format("{}", fmt::join(parts, ", "));
@@ -135,7 +139,7 @@ std::string attributes_text(const model::Attributes& attributes, size_t limit) {
 
 // "masked by /m_mask", "masked where == -999", "masked where the data is null".
 std::string mask_text(const model::Masking& m) {
-  if (m.value) return "masked where == " + value_json(*m.value).dump();
+  if (m.value) return "masked where == " + json_text(value_json(*m.value));
   if (m.elements) return "masked where the data is null";
   return "masked by " + m.array;
 }

@@ -1,6 +1,9 @@
 #include "dudley/model/value.hpp"
 
+#include <algorithm>
+
 #include "dudley/core/error.hpp"
+#include "dudley/core/text.hpp"
 
 namespace dudley::model {
 
@@ -14,6 +17,23 @@ const Value* Value::find(std::string_view key) const {
 
 bool operator==(const Value& a, const Value& b) {
   return a.tag_ == b.tag_ && a.v_ == b.v_;
+}
+
+bool value_is_utf8(const Value& value) {
+  if (!is_utf8(value.tag())) return false;
+  // Values nest at most kMaxValueDepth deep (readers refuse deeper ones): bounded recursion.
+  if (value.is<std::string>()) return is_utf8(value.as<std::string>());
+  if (value.is<ValueList>()) {
+    const ValueList& list = value.as<ValueList>();
+    return std::all_of(list.begin(), list.end(), [](const Value& v) { return value_is_utf8(v); });
+  }
+  if (value.is<ValueMap>()) {
+    const ValueMap& map = value.as<ValueMap>();
+    return std::all_of(map.begin(), map.end(), [](const auto& entry) {
+      return is_utf8(entry.first) && value_is_utf8(entry.second);
+    });
+  }
+  return true;
 }
 
 void Attributes::set(std::string name, AttributeValue value) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "dudley/core/error.hpp"
 #include "dudley/core/text.hpp"
 #include "dudley/text/yaml.hpp"
 
@@ -101,6 +102,13 @@ std::string yaml_float(double v, bool single) {
 }
 
 std::string yaml_string(const std::string& s) {
+  // YAML is UTF-8 text (its readers refuse other bytes): writers leave out what is not
+  // (model::value_is_utf8) and list it; this stops anything that still gets here.
+  if (!is_utf8(s)) {
+    throw Error(
+        ErrorCategory::kLoss,
+        fmt::format("text that is not UTF-8 cannot be written as YAML: \"{}\"", decode_utf8(s)));
+  }
   return needs_quotes(s) ? quoted(s) : s;
 }
 

@@ -36,7 +36,7 @@ struct Refusal {
 HttpReply json_reply(const json& body, int status = 200) {
   HttpReply r;
   r.status = status;
-  r.body = body.dump();
+  r.body = cli::json_text(body);
   r.headers.emplace_back("Cache-Control", "no-store");
   return r;
 }
@@ -128,7 +128,7 @@ std::vector<double> least_and_greatest(const std::vector<double>& values, size_t
 // multiple of 8, then the values (float64 or uint8, as the JSON's "data" says) and, when
 // the JSON has "mask", one byte per value (1: masked).
 HttpReply binary_reply(const json& head, const void* data, size_t bytes) {
-  const std::string text = head.dump();
+  const std::string text = cli::json_text(head);
   HttpReply r;
   r.content_type = "application/octet-stream";
   r.headers.emplace_back("Cache-Control", "no-store");
@@ -239,12 +239,12 @@ uint64_t hide_masked(const model::Tree& tree, const TablePart& t, const Hypersla
 std::string csv_text(const json& v) {
   if (v.is_null()) return "";                // masked
   if (v.is_string() || v.is_structured()) {  // a struct or a complex number: its JSON, quoted
-    const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+    const std::string s = v.is_string() ? v.get<std::string>() : cli::json_text(v);
     std::string quoted = "\"";
     for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
     return quoted + "\"";
   }
-  return v.dump();
+  return cli::json_text(v);
 }
 
 }  // namespace

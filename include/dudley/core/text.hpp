@@ -23,6 +23,10 @@ std::string decode_utf32(const uint32_t* units, size_t count);
 
 /// Appends the UTF-8 form of a code point (U+FFFD for invalid ones).
 void append_utf8(std::string& out, uint32_t code_point);
+/// Whether `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
+/// above U+10FFFF): what JSON, YAML and Avro strings must hold. Names and attributes read
+/// from HDF5, netCDF or numpy's S type can be any bytes (Latin-1 "\xb5m" for micrometres).
+bool is_utf8(std::string_view text);
 /// The code points of UTF-8 text (for UCS-4 storage); nullopt when it is not valid UTF-8.
 std::optional<std::u32string> utf8_to_utf32(std::string_view text);
 

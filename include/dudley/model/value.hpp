@@ -74,6 +74,11 @@ class Value {
 /// readers refuse deeper input, so the tools that walk values recursively stay bounded.
 inline constexpr size_t kMaxValueDepth = 256;
 
+/// Whether every text in `value` (strings, map keys, its tag) is UTF-8: a writer whose
+/// metadata is JSON or YAML text (Zarr, ASDF, NDL) can carry it. Bytes (ValueBytes) are not
+/// text and always pass.
+bool value_is_utf8(const Value& value);
+
 /// An attribute's value: a JSON-like tree, or a typed array.
 using AttributeValue = std::variant<Value, NDArray>;
 

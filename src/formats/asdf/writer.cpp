@@ -176,8 +176,9 @@ class Writer {
       const bool reserved = root && (name == "asdf_library" || name == "history");
       const std::string key =
           reserved ? reserved_key(name, members, path) : key_for(name, "attribute");
-      const std::string where = fmt::format("{}@{}", path, name);
+      const std::string where = fmt::format("{}@{}", path.empty() ? "/" : path, name);
       if (const auto* v = std::get_if<Value>(&attr)) {
+        if (!is_text(*v, where)) continue;
         map.emplace_back(key, *v);
       } else {
         const NDArray& a = std::get<NDArray>(attr);
@@ -191,6 +192,7 @@ class Writer {
           scalar = element_value(native.dtype(), static_cast<const unsigned char*>(native.data()));
         }
         if (scalar) {
+          if (!is_text(*scalar, where)) continue;
           map.emplace_back(key, std::move(*scalar));
         } else if (inlinable(a.dtype()) && a.dtype().kind() != DTypeKind::kPointer) {
           map.emplace_back(key, array_value(a, where));
@@ -211,6 +213,13 @@ class Writer {
     for (const auto& child : g.children) {
       const std::string child_path = path + "/" + child->name;
       if (masks.count(child_path)) continue;
+      if (!is_utf8(child->name)) {
+        lost_.push_back(
+            fmt::format("{}: its name is not UTF-8 text, which ASDF's YAML tree is; "
+                        "left out",
+                        child_path));
+        continue;
+      }
       try {
         map.emplace_back(child->name, node(*child, child_path, &g, depth + 1));
       } catch (const Unwritable& e) {
@@ -264,6 +273,15 @@ class Writer {
       }
     }
     return group(n, path, false, depth);
+  }
+
+  // Whether an attribute at `where` ("PATH@NAME") with `value` is UTF-8 text throughout, as
+  // YAML must be; else it is recorded as lost (HDF5 and netCDF attributes may hold any bytes).
+  bool is_text(const Value& value, const std::string& where) {
+    if (is_utf8(where) && model::value_is_utf8(value)) return true;
+    lost_.push_back(fmt::format(
+        "{}: attribute not written: text that is not UTF-8 (ASDF's tree is YAML)", where));
+    return false;
   }
 
   const std::vector<BlockJob>& blocks() const { return blocks_; }
@@ -361,10 +379,11 @@ class Writer {
       // not one python-asdf's schema takes).
       std::optional<Value> typed;
       if (!v) typed = model::array_as_value(std::get<NDArray>(attr));
+      const std::string where = fmt::format("{}@{}", path, name);
       if (v && !taken) {
-        map.emplace_back(name, *v);
+        if (is_text(*v, where)) map.emplace_back(name, *v);
       } else if (typed && !taken) {
-        map.emplace_back(name, std::move(*typed));
+        if (is_text(*typed, where)) map.emplace_back(name, std::move(*typed));
       } else {
         lost_.push_back(fmt::format("{}@{}: attribute not written: {}", path, name,
                                     taken ? "the ndarray has a key of that name"

@@ -8,8 +8,10 @@
 #include <map>
 
 #include "datatype.hpp"
+#include "dudley/core/error.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/core/shape.hpp"
+#include "dudley/core/text.hpp"
 #include "dudley/formats/ndl.hpp"
 #include "dudley/io/atomic_file.hpp"
 #include "dudley/model/text_strings.hpp"
@@ -59,7 +61,14 @@ class Describer {
           dimcoords_[join_path(gpath, c->name)] = c.get();
       }
     }
-    for (const auto& [gpath, g] : groups_) group(gpath, *g);
+    for (const auto& [gpath, g] : groups_) {
+      if (!is_utf8(gpath)) {
+        warn(fmt::format("{}: its name is not UTF-8 text, which NDL (YAML) is; left out",
+                         decode_utf8(gpath)));
+        continue;
+      }
+      group(gpath, *g);
+    }
   }
 
  private:
@@ -136,6 +145,11 @@ class Describer {
       }
       if (c->empty) {
         warn(fmt::format("{}: an empty (null) dataspace; NDL has none, left out", p));
+        continue;
+      }
+      if (!is_utf8(c->name)) {
+        warn(fmt::format("{}: its name is not UTF-8 text, which NDL (YAML) is; left out",
+                         decode_utf8(p)));
         continue;
       }
       std::string why;
@@ -338,6 +352,35 @@ class Describer {
     return {};
   }
 
+  // Appends one attribute to `body`.
+  void attribute(std::string& body, const std::string& name, const model::AttributeValue& value,
+                 const std::string& owner, int indent) {
+    const std::string key = pad(indent) + yaml::yaml_string(name) + ":";
+    if (const Value* v = std::get_if<Value>(&value)) {
+      if (v->is<std::string>()) {
+        // P6: the short form, for scalar strings only.
+        body += key + " " + yaml::yaml_string(v->as<std::string>()) + "\n";
+        return;
+      }
+      std::string why;
+      std::optional<NDArray> a = model::value_as_array(*v, why);
+      if (!a) {
+        warn(fmt::format("{}: attribute '{}' is {}; NDL has no type for it, left out", owner, name,
+                         why));
+        return;
+      }
+      full_attribute(body, key, *a, indent);
+      return;
+    }
+    const NDArray& a = std::get<NDArray>(value);
+    std::string why;
+    if (!expressible(a.dtype(), &why)) {
+      warn(fmt::format("{}: attribute '{}' is {}; left out", owner, name, why));
+      return;
+    }
+    full_attribute(body, key, a, indent);
+  }
+
   void attributes(std::string& out, const model::Attributes& attrs, const std::string& owner,
                   int indent, const char* header = nullptr) {
     std::string body;
@@ -347,30 +390,20 @@ class Describer {
           model::well_known::is_bookkeeping(source_format_, name)) {
         continue;
       }
-      const std::string key = pad(indent) + yaml::yaml_string(name) + ":";
-      if (const Value* v = std::get_if<Value>(&value)) {
-        if (v->is<std::string>()) {
-          // P6: the short form, for scalar strings only.
-          body += key + " " + yaml::yaml_string(v->as<std::string>()) + "\n";
-          continue;
-        }
-        std::string why;
-        std::optional<NDArray> a = model::value_as_array(*v, why);
-        if (!a) {
-          warn(fmt::format("{}: attribute '{}' is {}; NDL has no type for it, left out", owner,
-                           name, why));
-          continue;
-        }
-        full_attribute(body, key, *a, indent);
+      // Each attribute is written apart, so that one holding text that is not UTF-8 (which
+      // YAML cannot hold: yaml_string refuses it) is left out whole, with a warning.
+      std::string one;
+      try {
+        attribute(one, name, value, owner, indent);
+      } catch (const Error& e) {
+        if (e.category() != ErrorCategory::kLoss) throw;
+        warn(
+            fmt::format("{}: attribute '{}' holds text that is not UTF-8; NDL is YAML text, "
+                        "left out",
+                        owner, decode_utf8(name)));
         continue;
       }
-      const NDArray& a = std::get<NDArray>(value);
-      std::string why;
-      if (!expressible(a.dtype(), &why)) {
-        warn(fmt::format("{}: attribute '{}' is {}; left out", owner, name, why));
-        continue;
-      }
-      full_attribute(body, key, a, indent);
+      body += one;
     }
     if (body.empty()) return;
     out += header ? header : "";

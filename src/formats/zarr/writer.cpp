@@ -16,6 +16,7 @@
 #include "dudley/core/chunk_segments.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
+#include "dudley/core/text.hpp"
 #include "dudley/core/thread_pool.hpp"
 #include "dudley/core/vlen.hpp"
 #include "dudley/io/atomic_outputs.hpp"
@@ -107,6 +108,13 @@ class StoreWriter {
     }
     model::for_each_child(n, [&](uint64_t i, const model::Node& c) {
       const std::string name = n.kind == model::NodeKind::kList ? std::to_string(i) : c.name;
+      if (!is_utf8(name)) {
+        losses_.lose(
+            fmt::format("{}/{}: its name is not UTF-8 text, which Zarr's keys and "
+                        "metadata are; left out",
+                        path, name));
+        return true;
+      }
       node(c, join(prefix, name), path + "/" + name);
       return true;
     });
@@ -137,6 +145,15 @@ class StoreWriter {
     return model::to_json(*v);
   }
 
+  // Whether the attribute `name` with `value` is UTF-8 text throughout, as JSON must be;
+  // else it is recorded as lost (HDF5 and netCDF attributes may hold any bytes).
+  bool is_text(const model::Value& value, const std::string& name, const std::string& path) {
+    if (is_utf8(name) && model::value_is_utf8(value)) return true;
+    losses_.lose(fmt::format("{}@{}: text that is not UTF-8 (Zarr metadata is JSON), not written",
+                             path.empty() ? "/" : path, name));
+    return false;
+  }
+
   Json attributes(const model::Node& n, const std::string& path) {
     Json out = Json::object();
     for (const auto& [name, value] : n.attributes) {
@@ -147,12 +164,13 @@ class StoreWriter {
       // The source format's own bookkeeping (ASDF's asdf_library, Avro's avro.schema).
       if (path.empty() && model::well_known::is_bookkeeping(source_format_, name)) continue;
       if (const auto* v = std::get_if<model::Value>(&value)) {
-        out[name] = model::to_json(*v);
+        if (is_text(*v, name, path)) out[name] = model::to_json(*v);
       } else if (std::optional<Json> scalar = scalar_json(std::get<NDArray>(value))) {
-        out[name] = std::move(*scalar);
+        if (is_text(model::Value(nullptr), name, path)) out[name] = std::move(*scalar);
       } else if (std::optional<model::Value> values =
                      model::array_as_value(std::get<NDArray>(value))) {
-        out[name] = model::to_json(*values);  // numbers and text as JSON lists
+        // Numbers and text as JSON lists.
+        if (is_text(*values, name, path)) out[name] = model::to_json(*values);
       } else {
         losses_.lose(fmt::format("{}@{}: a typed-array attribute, not written",
                                  path.empty() ? "/" : path, name));

@@ -73,3 +73,27 @@ TEST(Utf8ToUtf32, CodePointsAndInvalidText) {
 
 }  // namespace
 }  // namespace dudley
+
+// RFC 3629's well-formed byte sequences (Table 3-7 of the Unicode standard): Python's
+// bytes.decode("utf-8") accepts exactly the first group and refuses the second.
+TEST(Text, IsUtf8FollowsRfc3629) {
+  for (const char* ok : {"", "plain ASCII", "\xc2\xb5m", "caf\xc3\xa9", "\xe2\x82\xac",
+                         "\xed\x9f\xbf", "\xee\x80\x80", "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf"}) {
+    EXPECT_TRUE(dudley::is_utf8(ok)) << ok;
+  }
+  for (const char* bad : {"\xb5m",             // Latin-1 micro sign
+                          "caf\xe9",           // Latin-1 e acute, at the end
+                          "\xc0\x80",          // overlong NUL
+                          "\xc1\xbf",          // overlong
+                          "\xe0\x9f\xbf",      // overlong three-byte form
+                          "\xed\xa0\x80",      // a surrogate
+                          "\xf0\x8f\xbf\xbf",  // overlong four-byte form
+                          "\xf4\x90\x80\x80",  // past U+10FFFF
+                          "\xf5\x80\x80\x80",  // lead byte never used
+                          "\xe2\x82",          // cut short
+                          "\xe2\x28\xa1",      // a continuation byte missing
+                          "\xff\xfe"}) {
+    EXPECT_FALSE(dudley::is_utf8(bad)) << bad;
+  }
+  EXPECT_TRUE(dudley::is_utf8(std::string_view("a\0b", 3)));  // NUL is a character
+}

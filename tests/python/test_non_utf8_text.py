@@ -1,0 +1,183 @@
+"""Text that is not UTF-8 in a file's names and attributes (HDF5, netCDF and numpy's S type
+hold any bytes: old files carry Latin-1 "\\xb5m" for micrometres and "Temp\\xe9rature").
+
+JSON output is UTF-8 text: such bytes are printed as U+FFFD, as Python's own
+bytes.decode("utf-8", "replace") does, and never stop a command (`dudley ls` of such a file
+once failed with an internal error). Formats whose metadata is JSON or YAML (Zarr, ASDF) cannot
+carry them: convert fails naming each item, or with --lossy leaves them out and lists them,
+and what it writes opens in the peers. HDF5 carries the bytes as they are.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import asdf
+import h5py
+import numpy as np
+import pytest
+import zarr
+
+from cli_runner import DUDLEY, ENV, run
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_view import get, viewer  # noqa: E402
+
+TITLE = b"Temp\xe9rature"
+UNITS = b"\xb5m"
+NOTE = b"\xff\xfe"
+VNOTE = b"\xe9t\xe9"
+NAME = b"caf\xe9"
+# The items convert cannot carry to a JSON or YAML format, as it names them.
+NOT_CARRIED = ["/@title", "/caf", "/x@note", "/x@units", "/x@vnote"]
+
+
+ZARR3_PYTHON = os.path.join(os.path.dirname(__file__), "..", "..", ".venv-stack", "bin", "python")
+ZARR3_READ = """
+import json, sys, zarr
+g = zarr.open_group(sys.argv[1], mode="r")
+print(json.dumps({"members": sorted(g), "v": [bytes(s).hex() for s in g["v"][:]],
+                  "x": g["x"][:].tolist()}))
+"""
+
+
+@pytest.fixture(scope="module")
+def latin1_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("latin1") / "latin1.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset(NAME, data=np.arange(3))
+        x = f.create_dataset("x", data=np.arange(3.0))
+        x.attrs["units"] = np.bytes_(UNITS)
+        x.attrs.create("note", NOTE, dtype=h5py.string_dtype("ascii", 3))
+        x.attrs["vnote"] = VNOTE
+        f.create_dataset("v", data=[NOTE, b"ok"], dtype=h5py.string_dtype("ascii"))
+        f.attrs["title"] = np.bytes_(TITLE)
+    return path
+
+
+def as_bytes(v):
+    return v.encode("utf-8", "surrogateescape") if isinstance(v, str) else bytes(v)
+
+
+def replaced(b):
+    return b.decode("utf-8", "replace")
+
+
+def strict_json(stdout_bytes):
+    """The document, decoded as strict UTF-8 first: JSON text must be UTF-8."""
+    return json.loads(stdout_bytes.decode("utf-8"))
+
+
+def run_bytes(*args):
+    return subprocess.run([DUDLEY, *args], capture_output=True, env=ENV)
+
+
+def test_text_commands_print_the_bytes(latin1_file):
+    for command in (["ls"], ["dump"]):
+        r = run_bytes(*command, str(latin1_file))
+        assert r.returncode == 0, (command, r.stderr)
+        assert NAME in r.stdout, command  # text output keeps the bytes, as h5dump does
+
+
+def test_describe_warns_of_what_ndl_cannot_state(latin1_file):
+    # NDL is YAML: what it cannot state is a warning (exit 0), each item named.
+    r = run("describe", str(latin1_file), errors="replace")
+    assert r.returncode == 0, r.stderr
+    for item in ["/: attribute 'title'", "/caf", "/x: attribute 'note'", "/x: attribute 'units'",
+                 "/x: attribute 'vnote'"]:
+        assert item in r.stderr, (item, r.stderr)
+    assert "x:" in r.stdout and "v:" in r.stdout
+
+
+def test_json_outputs_are_utf8_with_replacement_characters(latin1_file):
+    r = run_bytes("ls", "--json", str(latin1_file))
+    assert r.returncode == 0, r.stderr
+    tree = strict_json(r.stdout)["root"]
+    assert tree["attributes"]["title"] == replaced(TITLE)
+    x = tree["members"]["x"]["attributes"]
+    assert x["note"] == replaced(NOTE) and x["vnote"] == replaced(VNOTE)
+    assert replaced(NAME) in tree["members"]
+
+    r = run_bytes("dump", "--json", str(latin1_file), "/v")
+    assert r.returncode == 0, r.stderr
+    assert strict_json(r.stdout)["root"]["members"]["v"]["data"] == [replaced(NOTE), "ok"]
+
+    for command in (["describe", "--json"], ["layout", "--json"], ["dump", "--json"]):
+        r = run_bytes(*command, str(latin1_file))
+        assert r.returncode == 0, (command, r.stderr)
+        strict_json(r.stdout)
+
+
+@pytest.mark.parametrize("suffix,options", [(".zarr", []), (".zarr", ["--zarr-format", "2"]),
+                                            (".asdf", [])])
+def test_convert_names_what_json_and_yaml_cannot_carry(latin1_file, tmp_path, suffix, options):
+    out = tmp_path / ("out" + suffix)
+    r = run("convert", str(latin1_file), str(out), *options, errors="replace")
+    assert r.returncode == 1, r.stderr
+    assert "5 items of the source cannot be carried" in r.stderr
+    for item in NOT_CARRIED:
+        assert item in r.stderr, (item, r.stderr)
+    assert not out.exists()
+
+    r = run("convert", "--lossy", "--json", str(latin1_file), str(out), *options,
+            errors="replace")
+    assert r.returncode == 0, r.stderr
+    lost = json.loads(r.stdout)["lost"]
+    assert len(lost) == 5 and all(any(i in line for line in lost) for i in NOT_CARRIED), lost
+    with h5py.File(latin1_file) as f:
+        v = [bytes(s) for s in f["v"][:]]
+        x = f["x"][:]
+    if suffix == ".asdf":
+        with asdf.open(out) as af:
+            assert sorted(k for k in af.tree if k != "asdf_library") == ["v", "x"]
+            assert [bytes(s) for s in af.tree["v"][:]] == v
+            np.testing.assert_array_equal(af.tree["x"][:], x)
+    elif options:  # v2: Debian's zarr 2.13
+        g = zarr.open(str(out), mode="r")
+        assert sorted(g) == ["v", "x"]
+        assert [bytes(s) for s in g["v"][:]] == v
+        np.testing.assert_array_equal(g["x"][:], x)
+    else:  # v3: zarr 3 from PyPI, in the environment scripts/install-deps.sh makes
+        read = subprocess.run([ZARR3_PYTHON, "-c", ZARR3_READ, str(out)], capture_output=True,
+                              text=True)
+        assert read.returncode == 0, read.stderr
+        got = json.loads(read.stdout)
+        assert got["members"] == ["v", "x"]
+        assert [bytes.fromhex(h) for h in got["v"]] == v and got["x"] == x.tolist()
+
+
+def test_hdf5_carries_the_bytes(latin1_file, tmp_path):
+    out = tmp_path / "out.h5"
+    r = run("convert", str(latin1_file), str(out), errors="replace")
+    assert r.returncode == 0, r.stderr
+    with h5py.File(out) as f:
+        assert NAME in list(f)  # h5py gives a name that is not UTF-8 as bytes
+        # h5py gives text it cannot decode with surrogate escapes: the bytes, unchanged.
+        assert as_bytes(f.attrs["title"]) == TITLE
+        assert as_bytes(f["x"].attrs["units"]) == UNITS
+        assert as_bytes(f["x"].attrs["vnote"]) == VNOTE
+        assert [bytes(s) for s in f["v"][:]] == [NOTE, b"ok"]
+
+
+def test_viewer_answers_json_for_such_text(latin1_file):
+    with viewer(latin1_file) as (port, _):
+        status, kind, body = get(port, "/api/item", {"path": "/x"})
+        assert status == 200 and kind.startswith("application/json")
+        attributes = strict_json(body)["item"]["attributes"]
+        assert attributes["units"] == replaced(UNITS) and attributes["note"] == replaced(NOTE)
+        # A query holding bytes that are not UTF-8 is refused with a JSON message, not 500.
+        for path, query in [("/api/item", "path=%FF"), ("/api/values", "path=/x&sel=%FF"),
+                            ("/api/slice", "path=/x&rows=%FF")]:
+            status, kind, body = get(port, path + "?" + query)
+            assert status in (400, 404), (path, query, status, body)
+            assert "error" in strict_json(body), body
+        status, _, body = get(port, "/api/tree")
+        assert status == 200 and replaced(NAME) in strict_json(body)["root"]["members"]
+
+
+def test_python_attributes_read(latin1_file):
+    import dudley
+    f = dudley.open(str(latin1_file))
+    assert dict(f.attrs)["title"] == replaced(TITLE)
+    assert f["x"].attrs["vnote"] == replaced(VNOTE)
+    np.testing.assert_array_equal(f["x"][...], np.arange(3.0))
