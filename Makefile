@@ -56,13 +56,8 @@ fuzz: deps
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
 
-# clang-tidy reads a compile database of its own, without precompiled headers: the build's
-# are GCC's, which clang cannot load (configured only; nothing is compiled).
-TIDY_BUILD ?= build-tidy
-tidy: deps
-	cmake -S . -B $(TIDY_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDUDLEY_PCH=OFF \
-	  -DDUDLEY_BENCH=OFF > /dev/null
-	clang-tidy -p $(TIDY_BUILD) --quiet $$(git ls-files 'src/*.cpp')
+tidy: build
+	clang-tidy -p $(BUILD) --quiet $$(git ls-files 'src/*.cpp')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(TIDY_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

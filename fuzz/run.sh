@@ -6,7 +6,7 @@ build=${1:-build-fuzz}
 seconds=${2:-60}
 cd "$(dirname "$0")/.."
 mkdir -p fuzz/artifacts
-for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to_model dudley_family_index codec_decode asdf_read zarr_metadata zarr_read avro_decode ndl_read npy_read netcdf3_header hdf5_extents python_index http_response}; do
+for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to_model dudley_family_index codec_decode asdf_read zarr_metadata zarr_read avro_decode ndl_read npy_read netcdf3_header hdf5_extents python_index http_response s3_xml view_api}; do
   work=$(mktemp -d)
   cp -r fuzz/corpus/$target/. "$work/"
   # The model target starts from the binder's seeds too.
@@ -24,6 +24,7 @@ for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to
   [ "$target" = netcdf3_header ] && dict=fuzz/netcdf.dict
   [ "$target" = hdf5_extents ] && dict=fuzz/hdf5.dict
   [ "$target" = http_response ] && dict=fuzz/http.dict
+  [ "$target" = view_api ] && dict=fuzz/view.dict
   dict_option=(-dict=$dict)
   # The HTTP target serves its responses on 127.0.0.1 and a mutated redirect may name any
   # address: it runs in a network namespace whose only interface is loopback.

@@ -21,13 +21,13 @@ py::object block_object(const DType& type, const std::vector<int64_t>& shape, co
   if (!holds_objects(type)) {
     py::array out(dt, shape);
     if (count) std::memcpy(out.mutable_data(), p, count * type.size());
-    return std::move(out);
+    return out;
   }
   py::array out(dt, shape);
   py::object flat = out.attr("reshape")(-1);
   for (uint64_t i = 0; i < count; ++i)
     flat[py::int_(i)] = element_object(type, p + i * type.size());
-  return std::move(out);
+  return out;
 }
 
 py::object element_object(const DType& type, const std::byte* p) {
