@@ -181,3 +181,27 @@ def test_python_attributes_read(latin1_file):
     assert dict(f.attrs)["title"] == replaced(TITLE)
     assert f["x"].attrs["vnote"] == replaced(VNOTE)
     np.testing.assert_array_equal(f["x"][...], np.arange(3.0))
+
+
+def test_a_dimension_scale_named_so(tmp_path):
+    # x's dimension is named after a scale whose own name is not UTF-8: Zarr's
+    # dimension_names cannot hold it and NDL cannot name the coordinate (convert once stopped
+    # with an internal error, describe with exit 1).
+    path = tmp_path / "dims.h5"
+    with h5py.File(path, "w") as f:
+        t = f.create_dataset(b"ti\xe9", data=np.arange(3.0))
+        t.make_scale(b"ti\xe9")
+        f.create_dataset("x", data=np.arange(3.0)).dims[0].attach_scale(t)
+    for options in ([], ["--zarr-format", "2"]):
+        out = tmp_path / f"d{len(options)}.zarr"
+        r = run("convert", str(path), str(out), *options, errors="replace")
+        assert r.returncode == 1 and "/x@dimension_names: text that is not UTF-8" in r.stderr, r.stderr
+        assert not out.exists()
+        r = run("convert", "--lossy", str(path), str(out), *options, errors="replace")
+        assert r.returncode == 0, r.stderr
+        assert "/x@dimension_names" in r.stderr
+        if options:
+            np.testing.assert_array_equal(zarr.open(str(out), mode="r")["x"][:], np.arange(3.0))
+    r = run("describe", str(path), errors="replace")
+    assert r.returncode == 0 and "its name is not UTF-8" in r.stderr, r.stderr
+    assert "x:" in r.stdout

@@ -57,6 +57,7 @@ class Describer {
     // P3: which arrays are DimCoords, known before any shape is written.
     for (const auto& [gpath, g] : groups_) {
       for (const auto& c : g->children) {
+        if (!is_utf8(c->name)) continue;  // left out (group() says so): no dimension's coordinate
         if (c->kind == model::NodeKind::kArray && is_dimcoord(*c, join_path(gpath, c->name)))
           dimcoords_[join_path(gpath, c->name)] = c.get();
       }

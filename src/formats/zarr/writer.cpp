@@ -436,6 +436,15 @@ class StoreWriter {
     }
     if (sharded) shard(a);
     a.dimension_names = dimension_names_of(n);
+    if (a.dimension_names &&
+        !std::all_of(a.dimension_names->begin(), a.dimension_names->end(),
+                     [](const auto& name) { return !name || is_utf8(*name); })) {
+      losses_.lose(
+          fmt::format("{}@dimension_names: text that is not UTF-8 (Zarr metadata is JSON), "
+                      "not written",
+                      path.empty() ? "/" : path));
+      a.dimension_names.reset();
+    }
     a.attributes = attributes(n, path);
     write_array(a, *data, native, prefix);
   }
