@@ -5,10 +5,15 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/dump_items.hpp"
@@ -86,6 +91,51 @@ std::optional<double> real(const HttpRequest& request, const std::string& key) {
     throw Refusal{400, fmt::format("{}={}: give a finite number", key, it->second)};
   }
   return v;
+}
+
+// One of `choices` (the first when absent): a flag "0"/"1", or a word.
+std::string choice(const HttpRequest& request, const std::string& key,
+                   std::initializer_list<std::string_view> choices) {
+  auto it = request.query.find(key);
+  if (it == request.query.end()) return std::string(*choices.begin());
+  for (std::string_view c : choices) {
+    if (it->second == c) return it->second;
+  }
+  throw Refusal{400, fmt::format("{}={}: give {}", key, it->second, fmt::join(choices, " or "))};
+}
+
+// The query parameters each endpoint reads. Any other is refused with the list: a misspelt
+// one ("cmap=" for "colormap=") would otherwise be dropped and the answer drawn as if it had
+// not been given.
+const std::vector<std::string_view>* parameters_of(std::string_view endpoint) {
+  static const std::vector<std::pair<std::string_view, std::vector<std::string_view>>> known = {
+      {"/api/info", {}},
+      {"/api/tree", {}},
+      {"/api/item", {"path"}},
+      {"/api/array", {"path", "sel"}},
+      {"/api/slice", {"path", "sel", "rows", "cols", "complex"}},
+      {"/api/values", {"path", "sel", "row", "rows", "col", "cols"}},
+      {"/api/plot",
+       {"path", "sel", "width", "height", "colormap", "reverse", "scale", "vmin", "vmax", "fill",
+        "complex"}},
+      {"/api/export", {"path", "sel", "format"}},
+  };
+  for (const auto& [name, parameters] : known) {
+    if (name == endpoint) return &parameters;
+  }
+  return nullptr;
+}
+
+void check_parameters(const HttpRequest& request) {
+  const std::vector<std::string_view>* parameters = parameters_of(request.path);
+  if (parameters == nullptr) return;
+  for (const auto& [key, value] : request.query) {
+    if (std::find(parameters->begin(), parameters->end(), key) != parameters->end()) continue;
+    throw Refusal{400, parameters->empty()
+                           ? fmt::format("{} takes no query parameters, not {}=", request.path, key)
+                           : fmt::format("{} takes {}, not {}=", request.path,
+                                         fmt::join(*parameters, ", "), key)};
+  }
 }
 
 // The item a query names: its path and selection ("/x" and "[0, :, :]").
@@ -323,6 +373,7 @@ HttpReply ViewerApi::answer(const HttpRequest& request) {
     r.content_type = "image/x-icon";
     return r;
   }
+  check_parameters(request);
   if (p == "/api/info") return info();
   if (p == "/api/tree") return tree();
   if (p == "/api/item") return item(request);
@@ -382,7 +433,7 @@ HttpReply ViewerApi::slice(const HttpRequest& request) {
   cli::PlotRead how;
   how.max_rows = static_cast<int>(integer(request, "rows", 1024, 1, kMaxSliceSide));
   how.max_cols = static_cast<int>(integer(request, "cols", 1024, 1, kMaxSliceSide));
-  how.phase = optional_text(request, "complex") == "phase";
+  how.phase = choice(request, "complex", {"magnitude", "phase"}) == "phase";
   how.deadline = deadline();
   how.limit = time_limit_;
   cli::PlotValues v = cli::plot_values(tree_, item, data_, how);
@@ -500,17 +551,17 @@ HttpReply ViewerApi::plot(const HttpRequest& request) {
   figure.width = static_cast<int>(integer(request, "width", 800, 1, 4096));
   figure.height = static_cast<int>(integer(request, "height", 600, 1, 4096));
   figure.colormap = optional_text(request, "colormap", "viridis");
-  figure.reversed = optional_text(request, "reverse") == "1";
+  figure.reversed = choice(request, "reverse", {"0", "1"}) == "1";
   figure.scale = render::scale_kind(optional_text(request, "scale", "linear"));
   figure.vmin = real(request, "vmin");
   figure.vmax = real(request, "vmax");
-  figure.keep_aspect = optional_text(request, "fill") != "1";
+  figure.keep_aspect = choice(request, "fill", {"0", "1"}) == "0";
   figure.title = item;
   (void)render::Colormap::named(figure.colormap);
   cli::PlotRead how;
   how.max_rows = figure.height;
   how.max_cols = figure.width;
-  how.phase = optional_text(request, "complex") == "phase";
+  how.phase = choice(request, "complex", {"magnitude", "phase"}) == "phase";
   how.deadline = deadline();
   how.limit = time_limit_;
   const cli::PlotValues v = cli::plot_values(tree_, item, data_, how);

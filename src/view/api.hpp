@@ -20,7 +20,8 @@
 // Every answer is bounded: at most kMaxSliceSide drawn values a side, kMaxPageValues table
 // values, kMaxArrayValues as JSON, kMaxExportBytes exported (kMaxCsvValues as CSV; a masked
 // array's masked values as empty fields, and no .npy of it, which cannot say what is masked). A
-// query that is malformed or names nothing is answered with 400 or 404 and {"error": message};
+// query that is malformed, takes a parameter its request does not read, or names nothing is
+// answered with 400 or 404 and {"error": message};
 // paths are the tree's, never the file system's, so no query reaches a file the viewer was not
 // given. Reads stop at the time limit (read in bands, the clock looked at between them): a request
 // that would take longer is answered with 503 and a message saying how much was read.

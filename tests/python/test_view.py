@@ -191,6 +191,17 @@ def test_exports(sample, tmp_path):
         status, kind, body = get(port, "/api/plot", {"path": "/cube", "sel": "[0]",
                                                      "colormap": "magma"})
         assert status == 200 and kind == "image/png" and body[:8] == b"\x89PNG\r\n\x1a\n"
+        # Every parameter the page's "export PNG" link sends is taken, and each tells.
+        every = {"path": "/cube", "sel": "[0]", "colormap": "magma", "scale": "symlog",
+                 "vmin": "1", "vmax": "900", "width": "320", "height": "200", "fill": "1",
+                 "complex": "magnitude"}
+        pictures = {}
+        for reverse in ("0", "1"):
+            status, kind, picture = get(port, "/api/plot", dict(every, reverse=reverse))
+            assert status == 200 and kind == "image/png", picture[:200]
+            assert struct.unpack(">II", picture[16:24]) == (320, 200)  # IHDR width, height
+            pictures[reverse] = picture
+        assert pictures["0"] != pictures["1"]
         status, answer = get_json(port, "/api/export", {"path": "/cube", "format": "xls"})
         assert status == 400 and "csv or npy" in answer["error"]
 
@@ -205,6 +216,18 @@ def test_exports(sample, tmp_path):
     ("/api/values", {"path": "/cube"}, 400, "a table shows 1 or 2"),
     ("/api/plot", {"path": "/cube", "sel": "[0]", "colormap": "jet"}, 400, "no colour map"),
     ("/api/plot", {"path": "/cube", "sel": "[0]", "vmin": "nan"}, 400, "finite number"),
+    # A parameter the request does not read is refused with the list of those it does (a
+    # misspelt cmap= was once drawn with the default colour map), and so are flag values
+    # other than those it takes (reverse=yes was once taken as not reversed).
+    ("/api/plot", {"path": "/cube", "sel": "[0]", "cmap": "magma"}, 400,
+     "/api/plot takes path, sel, width, height, colormap, reverse, scale, vmin, vmax, fill, "
+     "complex, not cmap="),
+    ("/api/tree", {"depth": "1"}, 400, "/api/tree takes no query parameters, not depth="),
+    ("/api/item", {"path": "/cube", "sel": "[0]"}, 400, "/api/item takes path, not sel="),
+    ("/api/plot", {"path": "/cube", "sel": "[0]", "reverse": "yes"}, 400, "reverse=yes: give 0 or 1"),
+    ("/api/plot", {"path": "/cube", "sel": "[0]", "fill": "true"}, 400, "fill=true: give 0 or 1"),
+    ("/api/slice", {"path": "/cube", "sel": "[0]", "complex": "angle"}, 400,
+     "complex=angle: give magnitude or phase"),
     ("/api/nothing", {}, 404, "nothing at /api/nothing"),
     ("/../../etc/passwd", {}, 404, "nothing at"),
 ])
