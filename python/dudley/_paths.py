@@ -10,12 +10,23 @@ import os
 _S3_OPTIONS = ("key", "secret", "token", "anon", "endpoint_url", "profile", "client_kwargs")
 
 
+def _native_path(path):
+    """A str path the native module can take: a name with bytes that are not UTF-8 arrives
+    from os.listdir or glob with surrogate escapes (PEP 383), which only its bytes carry."""
+    if isinstance(path, str):
+        try:
+            path.encode("utf-8")
+        except UnicodeEncodeError:
+            return os.fsencode(path)
+    return path
+
+
 def resolve(path, storage_options):
-    """(path as a str, storage_options) for `path`: a str, a path object, an open local
+    """(path as a str, or bytes for a name that is not UTF-8, storage_options) for `path`: a str, a path object, an open local
     file, or an fsspec file object of S3, HTTP(S) or local files. TypeError naming any
     other."""
-    if isinstance(path, (str, os.PathLike)):
-        return os.fspath(path), storage_options
+    if isinstance(path, (str, bytes, os.PathLike)):
+        return _native_path(os.fspath(path)), storage_options
     fs = getattr(path, "fs", None)
     inner = getattr(path, "path", None)
     if fs is not None and isinstance(inner, str):

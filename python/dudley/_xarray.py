@@ -69,7 +69,7 @@ def _dimension_names(name, a, attrs):
 def _zarr_v2(f, a):
     """Whether `a` is an array of a Zarr v2 store (its .zarray beside its chunks)."""
     return f.format == "zarr" and os.path.exists(
-        os.path.join(f.filename, a.name.strip("/"), ".zarray"))
+        os.path.join(f.filename, os.fsdecode(a.name).strip("/"), ".zarray"))
 
 
 def _attribute(value):

@@ -8,6 +8,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/format.hpp"
+#include "text_objects.hpp"
 
 #include "bindings.hpp"
 
@@ -52,11 +53,14 @@ void bind_errors(py::module_& m) {
       const auto* loss = dynamic_cast<const LossError*>(&e);
       std::string text = loss ? e.report() : std::string(e.what());
       while (!text.empty() && text.back() == '\n') text.pop_back();
-      py::object exc = py::handle(cls)(py::str(text));
-      exc.attr("lost") = loss ? py::cast(loss->items()) : py::object(py::list());
+      py::object exc = py::handle(cls)(readable_str(text));
+      py::list lost;
+      if (loss)
+        for (const std::string& item : loss->items()) lost.append(readable_str(item));
+      exc.attr("lost") = lost;
       const Location& at = e.location();
       exc.attr("category") = std::string(to_string(e.category()));
-      exc.attr("path") = at.path.empty() ? py::none() : py::cast(at.path);
+      exc.attr("path") = at.path.empty() ? py::object(py::none()) : py::object(path_str(at.path));
       exc.attr("line") = at.line ? py::cast(at.line) : py::none();
       exc.attr("column") = at.column ? py::cast(at.column) : py::none();
       exc.attr("offset") = at.byte_offset ? py::cast(*at.byte_offset) : py::none();

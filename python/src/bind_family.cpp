@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "family.hpp"
+#include "text_objects.hpp"
 
 #include "bindings.hpp"
 
@@ -32,9 +33,9 @@ void bind_family(py::module_& m) {
            })
       .def_property_readonly("files",
                              [](const Family& f) {
-                               std::vector<std::string> out;
+                               py::list out;
                                for (const FamilyFile& member : f.members)
-                                 out.push_back(member.path);
+                                 out.append(path_str(member.path));
                                return out;
                              })
       .def(
@@ -56,7 +57,8 @@ void bind_family(py::module_& m) {
              // parameters), so Dask's worker processes read members as this process would.
              py::list members;
              for (const FamilyFile& member : f.members)
-               members.append(py::make_tuple(member.path, request_state(member.request)));
+               members.append(
+                   py::make_tuple(name_object(member.path), request_state(member.request)));
              return py::make_tuple(py::module_::import("dudley").attr("_family"),
                                    py::make_tuple(members));
            })

@@ -7,9 +7,10 @@
 #include <optional>
 
 #include "nodes.hpp"
-#include "preview.hpp"
 #include "numpy_dtype.hpp"
+#include "preview.hpp"
 #include "save.hpp"
+#include "text_objects.hpp"
 
 #include "bindings.hpp"
 
@@ -60,12 +61,12 @@ void bind_array(py::module_& m) {
           "error",
           [](const Array& a) -> py::object {
             if (a.node->error.empty()) return py::none();
-            return py::str(a.node->error.text());
+            return readable_str(a.node->error.text());
           },
           "Why the array cannot be read (its reader's error, with the place), or None")
       .def_property_readonly("attrs", [](const Array& a) { return attributes(a.node->attributes); })
-      .def_property_readonly("doc", [](const Array& a) { return a.node->doc; })
-      .def_property_readonly("name", [](const Array& a) { return a.path; })
+      .def_property_readonly("doc", [](const Array& a) { return readable_str(a.node->doc); })
+      .def_property_readonly("name", [](const Array& a) { return name_object(a.path); })
       .def("__getitem__", [](const Array& a, py::handle index) { return a.read(index); })
       .def("_read_outer", &Array::read_outer, "axes"_a,
            "The outer selection `axes` (per dimension (start, count, step) or ascending "
@@ -99,8 +100,8 @@ void bind_array(py::module_& m) {
           },
           "The shape a read decodes whole (a chunk or block), or None: what Dask chunks follow")
       .def("__reduce__", [](const Array& a) { return reduce_node(a, false); })
-      .def("__repr__", [](const Array& a) { return short_repr(a); })
-      .def("_repr_html_", [](const Array& a) { return array_html(a); });
+      .def("__repr__", [](const Array& a) { return readable_str(short_repr(a)); })
+      .def("_repr_html_", [](const Array& a) { return readable_str(array_html(a)); });
 }
 
 }  // namespace
@@ -118,12 +119,13 @@ void bind_nodes(py::module_& m) {
                return wrap(lookup(g, "/")).attr("__getitem__")(i);
              }
              if (g.node->kind != model::NodeKind::kList) {
-               throw py::type_error(g.path + " is a group: its members are named, not numbered");
+               throw py::type_error(readable(g.path) +
+                                    " is a group: its members are named, not numbered");
              }
              const auto n = static_cast<int64_t>(model::child_count(*g.node));
              if (i < -n || i >= n) {
-               throw py::index_error(g.path + " has " + std::to_string(n) + " items, no " +
-                                     std::to_string(i));
+               throw py::index_error(readable(g.path) + " has " + std::to_string(n) +
+                                     " items, no " + std::to_string(i));
              }
              return wrap(lookup(g, std::to_string(i < 0 ? i + n : i)));
            })
@@ -138,18 +140,18 @@ void bind_nodes(py::module_& m) {
                return wrap(lookup(g, "/")).attr("__getitem__")(selection);
              }
              throw py::type_error(
-                 g.path + " is a group: take its members by name (g[\"x\"])" +
+                 readable(g.path) + " is a group: take its members by name (g[\"x\"])" +
                  std::string(g.node->kind == model::NodeKind::kList ? " or position (g[0])" : ""));
            })
       .def("__contains__",
            [](const Group& g, const std::string& key) {
              return g.tree->find(key.starts_with("/") ? key : child_path(g.path, key)) != nullptr;
            })
-      .def("keys", [](const Group& g) { return member_names(g); })
+      .def("keys", [](const Group& g) { return name_list(member_names(g)); })
       .def("__iter__",
            [](const Group& g) {
              if (g.node->kind != model::NodeKind::kList) {
-               return py::iter(py::cast(member_names(g)));
+               return py::iter(name_list(member_names(g)));
              }
              py::list items;
              for (const std::string& k : member_names(g)) items.append(wrap(lookup(g, k)));
@@ -160,7 +162,7 @@ void bind_nodes(py::module_& m) {
            [](const Group& g) {
              py::list out;
              for (const std::string& k : member_names(g))
-               out.append(py::make_tuple(k, wrap(lookup(g, k))));
+               out.append(py::make_tuple(name_object(k), wrap(lookup(g, k))));
              return out;
            })
       .def("visititems",
@@ -178,7 +180,8 @@ void bind_nodes(py::module_& m) {
              while (!todo.empty()) {
                NodeRef c = todo.back();
                todo.pop_back();
-               py::object r = fn(c.path.substr(g.path == "/" ? 1 : g.path.size() + 1), wrap(c));
+               py::object r =
+                   fn(name_object(c.path.substr(g.path == "/" ? 1 : g.path.size() + 1)), wrap(c));
                if (!r.is_none()) return r;
                if (c.node->kind != model::NodeKind::kArray) push_members(c);
              }
@@ -197,14 +200,14 @@ void bind_nodes(py::module_& m) {
             return py::module_::import("types").attr("MappingProxyType")(out);
           },
           "The group's parameters by name (Dudley layouts), read-only")
-      .def_property_readonly("doc", [](const Group& g) { return g.node->doc; })
-      .def_property_readonly("name", [](const Group& g) { return g.path; })
-      .def("__repr__", [](const Group& g) { return tree_repr(g, 40, false); })
-      .def("_repr_html_", [](const Group& g) { return tree_repr(g, 200, true); })
+      .def_property_readonly("doc", [](const Group& g) { return readable_str(g.node->doc); })
+      .def_property_readonly("name", [](const Group& g) { return name_object(g.path); })
+      .def("__repr__", [](const Group& g) { return readable_str(tree_repr(g, 40, false)); })
+      .def("_repr_html_", [](const Group& g) { return readable_str(tree_repr(g, 200, true)); })
       .def("__reduce__", [](const Group& g) { return reduce_node(g, false); });
 
   py::class_<File, Group>(m, "File", "An open file (dudley.open).")
-      .def_readonly("filename", &File::opened)
+      .def_property_readonly("filename", [](const File& f) { return path_str(f.opened); })
       .def_readonly("format", &File::format)
       .def("__reduce__", [](const File& f) { return reduce_node(f, true); })
       .def("__enter__", [](File& f) -> File& { return f; })

@@ -17,6 +17,7 @@
 #include "numpy_dtype.hpp"
 #include "object_elements.hpp"
 #include "selection.hpp"
+#include "text_objects.hpp"
 #include "writer.hpp"
 
 using namespace pybind11::literals;
@@ -31,7 +32,7 @@ std::string child_path(const std::string& parent, const std::string& name) {
 NodeRef lookup(const NodeRef& at, const std::string& key) {
   const std::string path = key.starts_with("/") ? key : child_path(at.path, key);
   const model::Node* n = at.tree->find(path);
-  if (n == nullptr) throw py::key_error(path);
+  if (n == nullptr) throw py::key_error(readable(path));
   return {at.tree, n, path, at.filename, at.opened_with};
 }
 
@@ -51,21 +52,21 @@ py::object attributes(const model::Attributes& attrs) {
   for (const auto& [name, value] : attrs) {
     if (const auto* v = std::get_if<model::Value>(&value)) {
       if (const std::optional<DType> empty = model::well_known::empty_type(*v)) {
-        out[py::str(name)] = py::module_::import("dudley").attr("Empty")(numpy_dtype(*empty));
+        out[name_object(name)] = py::module_::import("dudley").attr("Empty")(numpy_dtype(*empty));
         continue;
       }
-      out[py::str(name)] = json.attr("loads")(cli::json_text(model::to_json(*v)));
+      out[name_object(name)] = json.attr("loads")(cli::json_text(model::to_json(*v)));
     } else {
       const NDArray& a = std::get<NDArray>(value);
       if (holds_objects(a.dtype())) {  // variable-length strings and sequences
-        out[py::str(name)] = objects_to_numpy(a, numpy_dtype(a.dtype()), a.shape().dims());
+        out[name_object(name)] = objects_to_numpy(a, numpy_dtype(a.dtype()), a.shape().dims());
         continue;
       }
       const NDArray native = a.to_native();  // a big-endian attribute keeps its order
       py::array arr(numpy_dtype(native.dtype()), native.shape().dims());
       if (native.byte_size() > 0)
         std::memcpy(arr.mutable_data(), native.data(), native.byte_size());
-      out[py::str(name)] = arr;
+      out[name_object(name)] = arr;
     }
   }
   return py::module_::import("types").attr("MappingProxyType")(out);
@@ -119,7 +120,7 @@ py::object Array::read(py::handle index) const {
   // A field name of a compound: that field of the whole array, as numpy gives it.
   if (py::isinstance<py::str>(index)) {
     if (node->dtype.kind() != DTypeKind::kCompound) {
-      throw py::index_error(path + " has no fields (a name indexes a compound array)");
+      throw py::index_error(readable(path) + " has no fields (a name indexes a compound array)");
     }
     return read_selection(py::ellipsis())[index];
   }
@@ -306,7 +307,7 @@ py::tuple request_state(const OpenRequest& request) {
     py::object order = py::none();
     if (d.bind.default_order)
       order = py::str(*d.bind.default_order == ByteOrder::kLittle ? "little" : "big");
-    dudley = py::make_tuple(d.layout, order, params, d.bind.params_absent);
+    dudley = py::make_tuple(name_object(d.layout), order, params, d.bind.params_absent);
   }
   py::object s3 = py::none();
   if (request.s3) {
@@ -410,8 +411,11 @@ std::string short_repr(const NodeRef& r) {
 
 py::tuple reduce_node(const NodeRef& ref, bool file) {
   py::object reopen_fn = py::module_::import("dudley").attr("_reopen");
-  return py::make_tuple(reopen_fn, py::make_tuple(*ref.filename, request_state(*ref.opened_with),
-                                                  file ? "" : ref.path));
+  // Names as name_object gives them: a path that is not UTF-8 travels as bytes, which the
+  // reopening's std::string arguments take unchanged.
+  return py::make_tuple(reopen_fn,
+                        py::make_tuple(name_object(*ref.filename), request_state(*ref.opened_with),
+                                       file ? py::object(py::str("")) : name_object(ref.path)));
 }
 
 py::object reopen(const std::string& path, const py::tuple& state, const std::string& node_path) {
@@ -462,8 +466,9 @@ std::string tree_repr(const NodeRef& r, size_t limit, bool html) {
     return out;
   }
   py::module_ escape = py::module_::import("html");
-  std::string out = "<pre>" + escape.attr("escape")(title).cast<std::string>();
-  for (const std::string& l : lines) out += "\n" + escape.attr("escape")(l).cast<std::string>();
+  std::string out = "<pre>" + escape.attr("escape")(readable_str(title)).cast<std::string>();
+  for (const std::string& l : lines)
+    out += "\n" + escape.attr("escape")(readable_str(l)).cast<std::string>();
   return out + "</pre>";
 }
 

@@ -4,6 +4,7 @@
 #include "cli/plot_values.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/render/png.hpp"
+#include "text_objects.hpp"
 
 namespace dudley::python {
 
@@ -32,15 +33,17 @@ std::string preview_png(const NodeRef& r) {
 
 std::string array_html(const NodeRef& r) {
   py::module_ html = py::module_::import("html");
-  std::string out = "<pre>" + html.attr("escape")(short_repr(r)).cast<std::string>() + "</pre>";
+  std::string out =
+      "<pre>" + html.attr("escape")(readable_str(short_repr(r))).cast<std::string>() + "</pre>";
   try {
     const std::string png = preview_png(r);
     const py::bytes encoded =
         py::module_::import("base64").attr("b64encode")(py::bytes(png)).cast<py::bytes>();
-    out += "<img alt=\"" + html.attr("escape")(r.path).cast<std::string>() +
+    out += "<img alt=\"" + html.attr("escape")(readable_str(r.path)).cast<std::string>() +
            "\" src=\"data:image/png;base64," + std::string(encoded) + "\">";
   } catch (const Error& e) {
-    out += "<p><i>no picture: " + html.attr("escape")(e.what()).cast<std::string>() + "</i></p>";
+    out += "<p><i>no picture: " + html.attr("escape")(readable_str(e.what())).cast<std::string>() +
+           "</i></p>";
   }
   return out;
 }

@@ -11,6 +11,7 @@
 #include "dudley/model/memory_source.hpp"
 #include "dudley/model/value_json.hpp"
 #include "dudley/open.hpp"
+#include "text_objects.hpp"
 
 namespace dudley::python {
 namespace {
@@ -26,7 +27,7 @@ model::AttributeValue attribute_value(const std::string& where, py::handle value
   try {
     text = py::module_::import("json").attr("dumps")(value).cast<std::string>();
   } catch (py::error_already_set& e) {
-    throw py::type_error(where +
+    throw py::type_error(readable(where) +
                          ": an attribute must be a numpy array or scalar, or a "
                          "JSON-like value (str, number, bool, None, list, dict): " +
                          std::string(e.what()));
@@ -61,15 +62,15 @@ std::unique_ptr<model::Node> array_node(const std::string& name, py::handle valu
   return node;
 }
 
-// A nested dict of arrays (and dicts, and Items) as a model group. Keys must be strings.
+// A nested dict of arrays (and dicts, and Items) as a model group. Keys are str, or bytes
+// for a name that is not UTF-8 (h5py takes both).
 std::unique_ptr<model::Node> group_node(const std::string& name, const py::dict& d,
                                         const Given& given, int depth) {
   auto node = std::make_unique<model::Node>();
   node->kind = model::NodeKind::kGroup;
   node->name = name;
   for (auto [k, v] : d) {
-    if (!py::isinstance<py::str>(k)) throw py::type_error("member names must be strings");
-    node->children.push_back(node_of(k.cast<std::string>(), v, given, depth + 1));
+    node->children.push_back(node_of(name_bytes(k, "a member name"), v, given, depth + 1));
   }
   return node;
 }
@@ -82,7 +83,7 @@ std::unique_ptr<model::Node> node_of(const std::string& name, py::handle value, 
     std::unique_ptr<model::Node> node = node_of(name, value.attr("value"), given, depth + 1);
     node->doc = value.attr("doc").cast<std::string>();
     for (auto [k, v] : value.attr("attrs").cast<py::dict>()) {
-      const std::string key = py::str(k).cast<std::string>();
+      const std::string key = name_bytes(k, "an attribute name");
       std::string where = name;
       where += ": attribute ";
       where += key;
@@ -107,9 +108,9 @@ std::unique_ptr<model::Node> node_of(const std::string& name, py::handle value, 
 
 // dudley.save: an open file (any format) or a nested dict of numpy arrays, to `path` in the
 // format its extension names (or `format`). Never over one of its own inputs.
-std::vector<std::string> save_tree(py::handle obj, const std::string& path,
-                                   std::optional<std::string> format, py::handle item_class,
-                                   bool lossy, const std::optional<py::dict>& storage_options) {
+py::list save_tree(py::handle obj, const std::string& path, std::optional<std::string> format,
+                   py::handle item_class, bool lossy,
+                   const std::optional<py::dict>& storage_options) {
   std::shared_ptr<const model::Tree> tree;
   if (py::isinstance<File>(obj)) {
     const File& f = obj.cast<const File&>();
@@ -137,8 +138,10 @@ std::vector<std::string> save_tree(py::handle obj, const std::string& path,
     py::gil_scoped_release unlocked;
     report = dudley::save(*tree, path, options);
   }
-  std::vector<std::string> out = report.notes;
-  for (const std::string& item : report.lost) out.push_back("left out: " + item);
+  // Notes and lost items name members, whose names may not be UTF-8.
+  py::list out;
+  for (const std::string& note : report.notes) out.append(readable_str(note));
+  for (const std::string& item : report.lost) out.append(readable_str("left out: " + item));
   return out;
 }
 

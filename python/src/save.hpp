@@ -15,8 +15,8 @@ namespace dudley::python {
 /// `lossy` save left out (without it, such a save raises dudley.LossError naming them).
 /// Arrays are borrowed, not copied. An s3:// `path` is reached with `storage_options`
 /// (fsspec's names, as dudley.open takes them).
-std::vector<std::string> save_tree(py::handle obj, const std::string& path,
-                                   std::optional<std::string> format, py::handle item_class,
-                                   bool lossy, const std::optional<py::dict>& storage_options);
+py::list save_tree(py::handle obj, const std::string& path, std::optional<std::string> format,
+                   py::handle item_class, bool lossy,
+                   const std::optional<py::dict>& storage_options);
 
 }  // namespace dudley::python

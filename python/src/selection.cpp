@@ -4,6 +4,7 @@
 #include <string>
 
 #include "dudley/core/error.hpp"
+#include "text_objects.hpp"
 
 namespace py = pybind11;
 
@@ -150,7 +151,7 @@ Selection selection_of(py::handle index, const std::vector<int64_t>& shape) {
   try {
     s.slab = text == "[]" ? Hyperslab::all(shape) : Hyperslab::parse(text, shape);
   } catch (const Error& e) {
-    throw py::index_error(e.message());
+    throw py::index_error(readable(e.message()));
   }
   // numpy's shape: each new axis where it stands among the dimensions the others give.
   const std::vector<int64_t> kept = s.slab.result_shape();

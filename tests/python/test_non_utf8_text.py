@@ -9,6 +9,7 @@ and what it writes opens in the peers. HDF5 carries the bytes as they are.
 """
 import json
 import os
+import pickle
 import subprocess
 import sys
 
@@ -205,3 +206,93 @@ def test_a_dimension_scale_named_so(tmp_path):
     r = run("describe", str(path), errors="replace")
     assert r.returncode == 0 and "its name is not UTF-8" in r.stderr, r.stderr
     assert "x:" in r.stdout
+
+
+def test_python_names_follow_h5py(latin1_file):
+    # pybind11 converts text strictly: list(f) once raised UnicodeDecodeError. Names come as
+    # h5py gives them, str when UTF-8 and bytes when not, and go back into f[...] unchanged.
+    import dudley
+    f = dudley.open(str(latin1_file))
+    with h5py.File(latin1_file, "r") as h:
+        assert list(f) == list(h) and NAME in list(f)
+        assert list(f.keys()) == list(h.keys())
+        assert [k for k, _ in f.items()] == [k for k, _ in h.items()]
+        visited, h_visited = [], []
+        f.visititems(lambda name, obj: visited.append(name))
+        h.visititems(lambda name, obj: h_visited.append(name))
+        assert visited == h_visited
+        assert f[NAME].name == h[NAME].name == b"/" + NAME
+    assert NAME in f and b"caf\xe8" not in f
+    np.testing.assert_array_equal(f[NAME][...], np.arange(3))
+    np.testing.assert_array_equal(f["/" + "x"][...], np.arange(3.0))
+    # Text for people shows U+FFFD where the bytes are not UTF-8, as the JSON outputs do.
+    assert replaced(NAME) in repr(f) and replaced(NAME) in repr(f[NAME])
+    assert replaced(NAME) in f._repr_html_() and replaced(NAME) in f[NAME]._repr_html_()
+    with pytest.raises(KeyError, match="caf\ufffd"):
+        f[b"caf\xe8"]
+    with pytest.raises(IndexError, match="caf\ufffd has no fields"):
+        f[NAME]["field"]
+    # Pickled (what Dask sends its workers), the array reopens by the same bytes.
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(f[NAME]))[...], np.arange(3))
+
+
+def test_python_attribute_names_follow_h5py(tmp_path):
+    import dudley
+    path = tmp_path / "attrs.h5"
+    with h5py.File(path, "w") as h:
+        h.attrs[b"\xb5m"] = 1.5
+        h.attrs["ok"] = 2
+    with h5py.File(path, "r") as h:
+        expected = sorted(h.attrs.keys(), key=repr)
+    f = dudley.open(str(path))
+    assert sorted(f.attrs.keys(), key=repr) == expected and UNITS in f.attrs
+    assert f.attrs[UNITS] == 1.5
+
+
+def test_python_save_takes_bytes_names(tmp_path):
+    # h5py creates members from bytes names; dudley.save takes them too: HDF5 carries them,
+    # Zarr refuses them naming each (a LossError whose text and `lost` are str).
+    import dudley
+    tree = {NAME: np.arange(4), "x": dudley.Item(np.arange(2.0), attrs={b"\xb5": 1})}
+    out = tmp_path / "saved.h5"
+    dudley.save(tree, str(out))
+    with h5py.File(out, "r") as h:
+        assert NAME in list(h)
+        np.testing.assert_array_equal(h[NAME][...], np.arange(4))
+        assert h["x"].attrs[b"\xb5"] == 1
+    with pytest.raises(dudley.LossError) as caught:
+        dudley.save(tree, str(tmp_path / "saved.zarr"))
+    assert any("/caf\ufffd" in item for item in caught.value.lost), caught.value.lost
+    assert "/caf\ufffd" in str(caught.value)
+    notes = dudley.save(tree, str(tmp_path / "lossy.zarr"), lossy=True)
+    assert any(n.startswith("left out: /caf\ufffd") for n in notes), notes
+    with pytest.raises(TypeError, match="a member name must be str or bytes, not int"):
+        dudley.save({1: np.arange(2)}, str(tmp_path / "bad.h5"))
+
+
+def test_python_paths_that_are_not_utf8(latin1_file, tmp_path):
+    # A file name with bytes that are not UTF-8 comes from os.listdir and glob with
+    # surrogate escapes (PEP 383): open takes it (and bytes), filename gives it back, and
+    # errors name it the same way.
+    import dudley
+    name = os.fsdecode(b"r\xe9sultat.h5")
+    path = tmp_path / name
+    path.write_bytes(latin1_file.read_bytes())
+    for given in (str(path), path, os.fsencode(str(path))):
+        f = dudley.open(given)
+        assert f.filename == str(path)
+        np.testing.assert_array_equal(f["x"][...], np.arange(3.0))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(f["x"]))[...], np.arange(3.0))
+    family = dudley.open_family(str(tmp_path / "*.h5"))
+    assert family.files == [str(path)]
+    missing = tmp_path / os.fsdecode(b"abs\xe9nt.h5")
+    with pytest.raises(dudley.FileError) as caught:
+        dudley.open(str(missing))
+    assert caught.value.path == str(missing)
+
+
+def test_xarray_reads_such_a_file(latin1_file):
+    import xarray as xr
+    ds = xr.open_dataset(str(latin1_file), engine="dudley")
+    assert NAME in ds.variables
+    np.testing.assert_array_equal(ds[NAME].values, np.arange(3))
