@@ -170,7 +170,7 @@ const Format& FormatRegistry::for_writing(const std::string& path, const std::st
   }
   const std::string ext = lowercase_extension(path);
   for (const auto& f : formats_) {
-    const auto exts = f->extensions();
+    const auto exts = f->writing_extensions();
     if (f->can_save() && !ext.empty() && std::find(exts.begin(), exts.end(), ext) != exts.end()) {
       return *f;
     }

@@ -236,6 +236,9 @@ class Format {
   virtual std::string description() const = 0;
   /// File name extensions, with the dot (".asdf"); may be empty.
   virtual std::vector<std::string> extensions() const = 0;
+  /// The extensions of the files save() writes when no format is named: extensions() by
+  /// default. (HDF5 writes netCDF-4 files, ".nc", which the netCDF classic reader names.)
+  virtual std::vector<std::string> writing_extensions() const { return extensions(); }
   /// How sniff() recognises the format (the registry tries signatures first).
   virtual Recognition recognition() const { return Recognition::kSignature; }
   /// Whether the file at `path`, whose first bytes are `head` (up to 4 KiB), is surely of

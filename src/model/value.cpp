@@ -37,6 +37,9 @@ bool value_is_utf8(const Value& value) {
 }
 
 void Attributes::set(std::string name, AttributeValue value) {
+  if (!text_types_.empty()) {
+    std::erase_if(text_types_, [&](const auto& entry) { return entry.first == name; });
+  }
   if (!index_.empty()) {
     auto [it, fresh] = index_.emplace(name, items_.size());
     if (!fresh) {
@@ -57,6 +60,29 @@ void Attributes::set(std::string name, AttributeValue value) {
     index_.reserve(items_.size() * 2);
     for (size_t i = 0; i < items_.size(); ++i) index_.emplace(items_[i].first, i);
   }
+}
+
+void Attributes::set_text(std::string name, std::string text, DType stored) {
+  set(name, Value(std::move(text)));
+  text_types_.emplace_back(std::move(name), std::move(stored));
+}
+
+const DType* Attributes::stored_text_type(std::string_view name) const {
+  for (const auto& [k, type] : text_types_) {
+    if (k == name) return &type;
+  }
+  return nullptr;
+}
+
+void Attributes::erase(std::string_view name) {
+  std::erase_if(text_types_, [&](const auto& entry) { return entry.first == name; });
+  const auto it = std::find_if(items_.begin(), items_.end(),
+                               [&](const auto& item) { return item.first == name; });
+  if (it == items_.end()) return;
+  items_.erase(it);
+  if (index_.empty()) return;
+  index_.clear();  // positions after it moved: indexed again
+  for (size_t i = 0; i < items_.size(); ++i) index_.emplace(items_[i].first, i);
 }
 
 const AttributeValue* Attributes::find(std::string_view name) const {

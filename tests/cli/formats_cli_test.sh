@@ -49,12 +49,12 @@ assert d['files'][0]['bytes'] == d['bytes'] > 0 and d['files'][1]['bytes'] > 0, 
 assert d['notes'] == [] and d['lost'] == [], d" "$tmp/out" "$tmp"
 
 # An extension no format owns is refused instead of written as Dudley data.
-"$dudley" convert "$tmp/x.asdf" "$tmp/out.nc" 2>"$tmp/err"
-check "convert to .nc exits 2" test $? -eq 2
-check "and names the formats and --to" grep -q "no format writes '.nc' files (this build writes: asdf, zarr, avro, hdf5, npy, ndl, dudley; .*--to)" "$tmp/err"
-check "and writes nothing" test ! -e "$tmp/out.nc"
-"$dudley" convert --json "$tmp/x.asdf" "$tmp/out.nc" >"$tmp/out"
-check "convert --json to .nc exits 2" test $? -eq 2
+"$dudley" convert "$tmp/x.asdf" "$tmp/out.grib" 2>"$tmp/err"
+check "convert to .grib exits 2" test $? -eq 2
+check "and names the formats and --to" grep -q "no format writes '.grib' files (this build writes: asdf, zarr, avro, hdf5, npy, ndl, dudley; .*--to)" "$tmp/err"
+check "and writes nothing" test ! -e "$tmp/out.grib"
+"$dudley" convert --json "$tmp/x.asdf" "$tmp/out.grib" >"$tmp/out"
+check "convert --json to .grib exits 2" test $? -eq 2
 check "with a JSON error" $py -c "
 import json, sys; d = json.load(open(sys.argv[1])); assert d['error']['code'] == 'usage', d" "$tmp/out"
 "$dudley" convert --to dudley "$tmp/x.asdf" "$tmp/forced.h5" >/dev/null

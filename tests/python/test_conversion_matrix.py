@@ -412,6 +412,10 @@ def check_case(source, target, src, out, options, items, tmp):
         assert plain(values) == plain(item.values), case
         if target not in ("dudley", "avro"):  # neither has attributes
             for name, value in item.attrs.items():
+                if source == "nc" and target == "h5" and isinstance(value, str):
+                    # netCDF's char attribute stays fixed-length text, which h5py reads as
+                    # bytes in the source file and in ours alike (nccopy keeps it so too).
+                    value = value.encode()
                 assert attrs.get(name) == value, (case, name, attrs)
         if item.fill is not None and target in ("h5", "zarr2", "zarr3", "ndl"):
             assert fill == item.fill, (case, fill)

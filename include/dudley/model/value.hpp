@@ -87,6 +87,18 @@ class Attributes {
  public:
   /// Sets `name` (replacing a value of that name, keeping its place).
   void set(std::string name, AttributeValue value);
+  /// Sets `name` to `text` that the source stored as `stored`: fixed-length text (HDF5's
+  /// fixed-length strings; netCDF's char attributes, NC_CHAR) or variable-length text of an
+  /// encoding other than UTF-8 (HDF5's ASCII strings). Every reader sees text, as from set();
+  /// a writer with typed attributes (HDF5) stores it as `stored` again rather than as a
+  /// variable-length UTF-8 string, so a conversion keeps the type (h5py reads the two as
+  /// bytes and str, ncdump shows the second as `string`).
+  void set_text(std::string name, std::string text, DType stored);
+  /// The type text attribute `name` was stored as (set_text), or nullptr; a later set() of
+  /// the name forgets it.
+  const DType* stored_text_type(std::string_view name) const;
+  /// Removes attribute `name` (nothing when there is none), keeping the others' order.
+  void erase(std::string_view name);
   /// The attribute `name`, or nullptr.
   const AttributeValue* find(std::string_view name) const;
   bool empty() const { return items_.empty(); }
@@ -101,6 +113,8 @@ class Attributes {
   static constexpr size_t kIndexFrom = 16;
   std::vector<std::pair<std::string, AttributeValue>> items_;
   std::unordered_map<std::string, size_t> index_;  ///< name -> position, once indexed
+  /// set_text's stored types, by name: few (most attributes have none), searched in order.
+  std::vector<std::pair<std::string, DType>> text_types_;
 };
 
 /// Attribute names with one meaning across formats, so the same fact from different formats

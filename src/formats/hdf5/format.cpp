@@ -14,6 +14,13 @@ class Hdf5Format final : public BasicFormat {
       : BasicFormat("hdf5", "HDF5 files through the HDF5 library (groups, datasets, attributes)",
                     {".h5", ".hdf5", ".he5", ".nc4"}) {}
 
+  // A .nc file written is netCDF-4: an HDF5 file with dimension scales (and text attributes
+  // as netCDF's char), which netCDF-C, ncdump and xarray read. (Reading, a .nc file is
+  // recognised by its signature: netCDF classic or HDF5.)
+  std::vector<std::string> writing_extensions() const override {
+    return {".h5", ".hdf5", ".he5", ".nc4", ".nc"};
+  }
+
   bool sniff(const std::string&, std::span<const std::byte> head) const override {
     // The signature is at 0, or after a user block of 512, 1024, 2048 bytes...
     for (size_t at = 0; at + 8 <= head.size(); at = at == 0 ? 512 : at * 2) {

@@ -307,13 +307,7 @@ class Reader {
     return node;
   }
 
-  static void erase_attribute(Node& node, const std::string& name) {
-    model::Attributes kept;
-    for (const auto& [k, v] : node.attributes) {
-      if (k != name) kept.set(k, v);
-    }
-    node.attributes = std::move(kept);
-  }
+  static void erase_attribute(Node& node, const std::string& name) { node.attributes.erase(name); }
 
   void storage(hid_t ds, hid_t dcpl, Node& node, std::vector<int64_t>& chunk,
                std::optional<std::pair<uint64_t, uint64_t>>& contiguous) {
@@ -366,7 +360,13 @@ class Reader {
     try {
       Handle a =
           checked(H5Aopen(loc, name, H5P_DEFAULT), what + ": cannot open", v->self->file_->path);
-      v->out->set(n, read_attribute(*v->self->file_, a.get(), what));
+      ReadAttribute read = read_attribute(*v->self->file_, a.get(), what);
+      if (read.text_type) {
+        v->out->set_text(n, std::get<model::Value>(read.value).as<std::string>(),
+                         std::move(*read.text_type));
+      } else {
+        v->out->set(n, std::move(read.value));
+      }
     } catch (const Error& e) {
       H5Eclear2(H5E_DEFAULT);
       v->self->skipped_.push_back(e.message());

@@ -451,7 +451,7 @@ std::shared_ptr<model::ArraySource> dataset_source(
                                          std::move(shape), std::move(chunk), contiguous);
 }
 
-model::AttributeValue read_attribute(const OpenFile& file, hid_t attr, const std::string& what) {
+ReadAttribute read_attribute(const OpenFile& file, hid_t attr, const std::string& what) {
   Lock lock(library_mutex());
   Handle ftype = checked(H5Aget_type(attr), "cannot read an attribute's type", file.path);
   Handle space = checked(H5Aget_space(attr), "cannot read an attribute's dataspace", file.path);
@@ -463,7 +463,7 @@ model::AttributeValue read_attribute(const OpenFile& file, hid_t attr, const std
   H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
   std::vector<int64_t> shape(dims.begin(), dims.end());
   if (H5Sget_simple_extent_type(space.get()) == H5S_NULL)
-    return model::well_known::empty_value(stored);
+    return {model::well_known::empty_value(stored), std::nullopt};
   const std::optional<uint64_t> n = Shape(shape).element_count();
   const uint64_t file_size = [&] {
     hsize_t s = 0;
@@ -507,14 +507,17 @@ model::AttributeValue read_attribute(const OpenFile& file, hid_t attr, const std
     if (native.kind() == DTypeKind::kText) {
       s.assign(reinterpret_cast<const char*>(heap->main.data()), native.size());
       s.resize(std::strlen(s.c_str()));
-    } else {
-      VLenElement e;
-      std::memcpy(&e, heap->main.data(), sizeof e);
-      s.assign(reinterpret_cast<const char*>(e.data), e.count);
+      return {model::Value(std::move(s)), DType::string(stored.encoding(), stored.size())};
     }
-    return model::Value(std::move(s));
+    VLenElement e;
+    std::memcpy(&e, heap->main.data(), sizeof e);
+    s.assign(reinterpret_cast<const char*>(e.data), e.count);
+    // Variable-length UTF-8 is what writers make of text anyway; ASCII is said.
+    const TextEncoding encoding = native.base().encoding();
+    if (encoding == TextEncoding::kUtf8) return {model::Value(std::move(s)), std::nullopt};
+    return {model::Value(std::move(s)), DType::vlen(DType::text(encoding))};
   }
-  return a;
+  return {std::move(a), std::nullopt};
 }
 
 }  // namespace dudley::hdf5

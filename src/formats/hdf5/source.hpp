@@ -35,8 +35,15 @@ std::shared_ptr<model::ArraySource> dataset_source(
     std::shared_ptr<OpenFile> file, std::string name, DType dtype, std::vector<int64_t> shape,
     std::vector<int64_t> chunk, std::optional<std::pair<uint64_t, uint64_t>> contiguous);
 
-/// The value of attribute `attr` (open): a string for a scalar string, else an array in
-/// native byte order.
-model::AttributeValue read_attribute(const OpenFile& file, hid_t attr, const std::string& what);
+/// An attribute as read: its value, and for a scalar string of fixed length or of ASCII the
+/// type it was stored as (model::Attributes::set_text keeps it for writers).
+struct ReadAttribute {
+  model::AttributeValue value;
+  std::optional<DType> text_type;
+};
+
+/// Attribute `attr` (open): a string for a scalar string, else an array in native byte
+/// order.
+ReadAttribute read_attribute(const OpenFile& file, hid_t attr, const std::string& what);
 
 }  // namespace dudley::hdf5

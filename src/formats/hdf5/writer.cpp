@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -181,8 +182,11 @@ class Writer {
         notes_(notes),
         losses_(losses) {}
 
-  void run() {
+  // Writes the tree into the file, which will be renamed to `destination`.
+  void run(const std::string& destination) {
     total_ = options_.progress ? model::array_bytes(*tree_.root) : 0;
+    const std::string ext = lowercase_extension(destination);
+    netcdf_ = ext == ".nc" || ext == ".nc4";
     Handle root(H5Gopen2(file_, "/", H5P_DEFAULT));
     attributes(root.get(), *tree_.root, "/");
     if (tree_.root->kind == model::NodeKind::kList) {
@@ -536,7 +540,9 @@ class Writer {
           continue;
         }
         std::string why;
-        array = model::value_as_array(*v, why);
+        if (v->is<std::string>())
+          array = stored_text(v->as<std::string>(), n.attributes.stored_text_type(name));
+        if (!array) array = model::value_as_array(*v, why);
         if (!array && (v->is<model::ValueMap>() || v->is<model::ValueList>())) {
           // A tree value (ASDF's `meta: {units: m}`, an Avro record's nested field) as its
           // JSON text, which any reader parses back.
@@ -561,6 +567,29 @@ class Writer {
         losses_.lose(fmt::format("{}: attribute '{}': {}; left out", owner, name, e.message()));
       }
     }
+  }
+
+  // A text attribute as the source stored it (set_text: fixed-length text at its stored
+  // length when the text fits, or variable-length ASCII); in a netCDF file (.nc, .nc4) also
+  // ASCII text of no stored type as fixed-length text: netCDF's char attributes, as
+  // netCDF-C and netCDF4-python write a str. nullopt: a variable-length UTF-8 string (h5py's
+  // str; netCDF's NC_STRING, which ncdump shows as `string` and netCDF-3 tools cannot read).
+  std::optional<NDArray> stored_text(const std::string& text, const DType* stored) const {
+    const bool ascii = std::all_of(text.begin(), text.end(),
+                                   [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    if (!stored && !(netcdf_ && ascii)) return std::nullopt;
+    if (stored && stored->kind() == DTypeKind::kVLen) {
+      VLenArrayBuilder one(*stored, 1);
+      one.append(text.data(), text.size());
+      return one.finish(Shape(std::vector<int64_t>{}));
+    }
+    const TextEncoding encoding = stored ? stored->encoding() : TextEncoding::kAscii;
+    if (encoding != TextEncoding::kAscii && encoding != TextEncoding::kUtf8) return std::nullopt;
+    const uint64_t length =
+        std::max<uint64_t>({text.size(), stored ? stored->size() : 0, uint64_t{1}});
+    NDArray a(DType::string(encoding, length), Shape(std::vector<int64_t>{}));
+    std::memcpy(a.mutable_data(), text.data(), text.size());
+    return a;
   }
 
   // `stored`: the type in the file, when it differs from `a`'s (another byte order).
@@ -776,6 +805,7 @@ class Writer {
   };
   std::map<std::string, WrittenArray> written_;
   uint64_t total_ = 0, done_ = 0;
+  bool netcdf_ = false;  // the file is named as netCDF (.nc, .nc4): text attributes as char
   int lists_noted_ = 0;
 };
 
@@ -797,7 +827,7 @@ uint64_t write_hdf5_file(const model::Tree& source, const std::string& path,
     H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);
     Handle file = checked(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
                           "cannot create the HDF5 file", path, ErrorCategory::kIo);
-    Writer(tree, source.references.get(), file.get(), options, notes, losses).run();
+    Writer(tree, source.references.get(), file.get(), options, notes, losses).run(path);
     check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "cannot write the HDF5 file", path,
           ErrorCategory::kIo);
   }

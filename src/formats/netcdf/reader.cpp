@@ -71,6 +71,11 @@ void set_attributes(Node& node, const std::vector<NcAttribute>& attributes, bool
                             Shape(std::vector<int64_t>{}), {}, std::make_shared<NDArray>(*fill)));
       }
     }
+    if (a.type == NcType::kChar) {  // text that netCDF-4 writes as NC_CHAR again
+      node.attributes.set_text(a.name, std::get<Value>(v).as<std::string>(),
+                               DType::string(TextEncoding::kAscii, std::max<uint64_t>(a.count, 1)));
+      continue;
+    }
     node.attributes.set(a.name, std::move(v));
   }
 }
