@@ -21,6 +21,7 @@
 #include "cli/plot_values.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
+#include "dudley/core/shape.hpp"
 #include "dudley/render/colormap.hpp"
 #include "dudley/render/png.hpp"
 #include "formats/npy/metadata.hpp"
@@ -247,6 +248,20 @@ NDArray read_part(const TablePart& t, const Hyperslab& slab, cli::Deadline deadl
                               deadline, limit, what);
   for (const std::string& f : t.ref.spec.fields) data = data.field(f);
   return data.is_c_contiguous() ? std::move(data) : data.to_native();
+}
+
+// Refuses (413) a read of more than kMaxReadBytes: `slab`'s elements of `t`'s type.
+void check_read_bytes(const TablePart& t, const Hyperslab& slab, const std::string& item,
+                      const char* smaller) {
+  uint64_t elements = 1;
+  for (int64_t n : slab.count)
+    elements = checked_mul(elements, static_cast<uint64_t>(n)).value_or(UINT64_MAX);
+  const uint64_t unit = std::max<uint64_t>(t.ref.dtype.size(), 1);
+  const std::optional<uint64_t> bytes = checked_mul(elements, unit);
+  if (bytes && *bytes <= ViewerApi::kMaxReadBytes) return;
+  throw Refusal{413, fmt::format("{}: {} elements of {} bytes each are more than the {} MiB a "
+                                 "request reads; {}",
+                                 item, elements, unit, ViewerApi::kMaxReadBytes >> 20, smaller)};
 }
 
 // `shown` (values_json of `data`, the elements `slab` selects of `t`) with the elements a
@@ -508,6 +523,7 @@ HttpReply ViewerApi::values(const HttpRequest& request) {
                                    "columns",
                                    kMaxPageValues)};
   }
+  check_read_bytes(t, slab, item, "ask for fewer rows or columns");
   const NDArray data = read_part(t, slab, deadline(), time_limit_, item);
   json shown = cli::values_json(data);
   hide_masked(tree_, t, slab, data, shown);  // null: the page shows "--"
@@ -533,6 +549,7 @@ HttpReply ViewerApi::array(const HttpRequest& request) {
                                    "part, page through /api/values, or download /api/export",
                                    item, elements, kMaxArrayValues)};
   }
+  check_read_bytes(t, t.slab, item, "select a part, or page through /api/values");
   const NDArray data = read_part(t, t.slab, deadline(), time_limit_, item);
   json shown = cli::values_json(data);
   const uint64_t masked = hide_masked(tree_, t, t.slab, data, shown);

@@ -18,14 +18,14 @@
 //                                       the selection at full resolution, as a download
 //
 // Every answer is bounded: at most kMaxSliceSide drawn values a side, kMaxPageValues table
-// values, kMaxArrayValues as JSON, kMaxExportBytes exported (kMaxCsvValues as CSV; a masked
-// array's masked values as empty fields, and no .npy of it, which cannot say what is masked). A
-// query that is malformed, takes a parameter its request does not read, or names nothing is
-// answered with 400 or 404 and {"error": message};
-// paths are the tree's, never the file system's, so no query reaches a file the viewer was not
-// given. Reads stop at the time limit (read in bands, the clock looked at between them): a request
-// that would take longer is answered with 503 and a message saying how much was read.
-// Requests are answered one at a time (the model's readers are not shared between threads).
+// values, kMaxArrayValues as JSON (both at most kMaxReadBytes read), kMaxExportBytes exported
+// (kMaxCsvValues as CSV; a masked array's masked values as empty fields, and no .npy of it, which
+// cannot say what is masked). A query that is malformed, takes a parameter its request does not
+// read, or names nothing is answered with 400 or 404 and {"error": message}; paths are the tree's,
+// never the file system's, so no query reaches a file the viewer was not given. Reads stop at the
+// time limit (read in bands, the clock looked at between them): a request that would take longer is
+// answered with 503 and a message saying how much was read. Requests are answered one at a time
+// (the model's readers are not shared between threads).
 #pragma once
 
 #include <chrono>
@@ -58,6 +58,11 @@ class ViewerApi {
   static constexpr uint64_t kMaxArrayValues = uint64_t{1} << 20;
   static constexpr uint64_t kMaxExportBytes = uint64_t{256} << 20;
   static constexpr uint64_t kMaxCsvValues = uint64_t{4} << 20;
+  /// The most bytes a table page or /api/array reads (elements x element size): a type of
+  /// megabytes an element (a fixed string, a compound holding arrays) that the file need
+  /// not hold (unwritten data reads as its fill value) would otherwise make one request
+  /// allocate gigabytes.
+  static constexpr uint64_t kMaxReadBytes = uint64_t{64} << 20;
   static constexpr std::chrono::milliseconds kDefaultTimeLimit{20000};
 
  private:

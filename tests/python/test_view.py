@@ -237,6 +237,31 @@ def test_malformed_queries_get_400_and_a_message(sample, path, params, status, w
         assert got == status and words in answer["error"], answer
 
 
+def test_a_file_claiming_huge_elements_is_refused_not_read(tmp_path):
+    # A 2 KB file whose datasets were never written claims 16 MiB strings and 8000-byte
+    # compounds: a page of them read as fill values would allocate gigabytes (a page of
+    # 1000 strings once asked for 16 GB). Each request reads at most 64 MiB.
+    path = tmp_path / "claims.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("s", shape=(10000,), dtype="S16777216")
+        f.create_dataset("c", shape=(20000,), dtype=np.dtype([("a", "f8", (1000,))]))
+    assert path.stat().st_size < 4096
+    with viewer(path) as (port, _):
+        for endpoint, params, words in [
+                ("/api/values", {"path": "/s", "rows": "1000"}, "ask for fewer rows"),
+                ("/api/values", {"path": "/c", "rows": "10000"}, "10000 elements of 8000 bytes"),
+                ("/api/array", {"path": "/c", "sel": "[0:9000]"}, "select a part")]:
+            status, answer = get_json(port, endpoint, params)
+            assert status == 413 and words in answer["error"], (endpoint, answer)
+            assert "more than the 64 MiB a request reads" in answer["error"]
+        status, answer = get_json(port, "/api/values", {"path": "/c", "rows": "3"})
+        rows = np.array([v["a"] for v in answer["values"]])
+        assert status == 200 and rows.shape == (3, 1000)
+        assert not rows.any()  # the fill value, as h5py reads it
+        with h5py.File(path) as f:
+            assert not f["c"][:3]["a"].any()
+
+
 def test_only_reads_and_only_for_this_host(sample):
     with viewer(sample) as (port, _):
         status, _, body = get(port, "/api/tree", headers={"Host": "evil.example:80"})
