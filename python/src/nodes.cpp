@@ -5,19 +5,18 @@
 #include <charconv>
 #include <cstring>
 
-#include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/formats/dudley.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/layout/bind/to_model.hpp"
 #include "dudley/model/outer_read.hpp"
-#include "dudley/model/value_json.hpp"
 #include "dudley/open.hpp"
 #include "layout_tools.hpp"
 #include "numpy_dtype.hpp"
 #include "object_elements.hpp"
 #include "selection.hpp"
 #include "text_objects.hpp"
+#include "value_objects.hpp"
 #include "writer.hpp"
 
 using namespace pybind11::literals;
@@ -47,7 +46,6 @@ std::vector<std::string> member_names(const NodeRef& at) {
 
 // Attributes as Python values: JSON-like values as Python objects, typed arrays as numpy.
 py::object attributes(const model::Attributes& attrs) {
-  py::module_ json = py::module_::import("json");
   py::dict out;
   for (const auto& [name, value] : attrs) {
     if (const auto* v = std::get_if<model::Value>(&value)) {
@@ -55,7 +53,7 @@ py::object attributes(const model::Attributes& attrs) {
         out[name_object(name)] = py::module_::import("dudley").attr("Empty")(numpy_dtype(*empty));
         continue;
       }
-      out[name_object(name)] = json.attr("loads")(cli::json_text(model::to_json(*v)));
+      out[name_object(name)] = value_object(*v);
     } else {
       const NDArray& a = std::get<NDArray>(value);
       if (holds_objects(a.dtype())) {  // variable-length strings and sequences
@@ -484,13 +482,11 @@ py::dict storage_dict(const model::Node& node) {
   out["byteorder"] = node.dtype.byte_order() == ByteOrder::kBig      ? "big"
                      : node.dtype.byte_order() == ByteOrder::kLittle ? "little"
                                                                      : "none";
-  py::module_ json = py::module_::import("json");
   if (st.chunking) {
     out["chunk_shape"] = py::tuple(py::cast(st.chunking->chunk_shape));
-    out["codecs"] = json.attr("loads")(cli::json_text(model::to_json(st.chunking->codecs)));
+    out["codecs"] = value_object(st.chunking->codecs);
     if (st.chunking->fill_value) {
-      out["fill_value"] =
-          json.attr("loads")(cli::json_text(model::to_json(*st.chunking->fill_value)));
+      out["fill_value"] = value_object(*st.chunking->fill_value);
     }
   }
   if (!st.max_shape.empty()) {
