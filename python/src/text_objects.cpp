@@ -23,10 +23,24 @@ py::list name_list(const std::vector<std::string>& names) {
   return out;
 }
 
-py::str readable_str(std::string_view text) {
-  PyObject* s = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
+namespace {
+
+// `text` decoded as UTF-8, what is not UTF-8 handled as Python's `errors` handler says.
+py::str decoded(std::string_view text, const char* errors) {
+  if (is_utf8(text)) return py::str(text.data(), text.size());
+  PyObject* s = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), errors);
   if (s == nullptr) throw py::error_already_set();  // only when out of memory
   return py::reinterpret_steal<py::str>(s);
+}
+
+}  // namespace
+
+py::str readable_str(std::string_view text) {
+  return decoded(text, "replace");
+}
+
+py::str escaped_str(std::string_view text) {
+  return decoded(text, "surrogateescape");
 }
 
 std::string readable(std::string_view text) {

@@ -25,6 +25,10 @@ py::list name_list(const std::vector<std::string>& names);
 /// Text for people (a repr, a message, a doc): str, with U+FFFD for each byte sequence that
 /// is not UTF-8, as the command's JSON output prints it. Never raises.
 py::str readable_str(std::string_view text);
+/// Text kept whole (attribute values): str, with bytes that are not UTF-8 as surrogate
+/// escapes (PEP 383), as h5py gives such text; s.encode("utf-8", "surrogateescape") gives
+/// the bytes back.
+py::str escaped_str(std::string_view text);
 /// `text` as valid UTF-8 (U+FFFD for what is not): for messages built in C++ that pybind11
 /// turns into str strictly (py::key_error, py::type_error, returned std::string).
 std::string readable(std::string_view text);

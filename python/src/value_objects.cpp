@@ -2,26 +2,13 @@
 #include "value_objects.hpp"
 
 #include <cmath>
-#include <string>
-#include <string_view>
 #include <type_traits>
 #include <variant>
 
 #include "dudley/core/text.hpp"
+#include "text_objects.hpp"
 
 namespace dudley::python {
-namespace {
-
-py::str text_object(std::string_view text) {
-  if (is_utf8(text)) return py::str(text.data(), text.size());
-  PyObject* s =
-      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "surrogateescape");
-  if (s == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::str>(s);
-}
-
-}  // namespace
-
 // Recursive: model values nest at most kMaxValueDepth deep (readers refuse deeper ones).
 py::object value_object(const model::Value& value) {
   py::object out = std::visit(
@@ -38,7 +25,7 @@ py::object value_object(const model::Value& value) {
           if (std::isinf(v)) return py::str(v > 0 ? "Infinity" : "-Infinity");
           return py::float_(v);
         } else if constexpr (std::is_same_v<T, std::string>) {
-          return text_object(v);
+          return escaped_str(v);
         } else if constexpr (std::is_same_v<T, model::ValueBytes>) {
           py::dict bytes;
           bytes["base64"] = py::str(encode_base64(v));
@@ -49,14 +36,14 @@ py::object value_object(const model::Value& value) {
           return list;
         } else {
           py::dict map;
-          for (const auto& [key, item] : v) map[text_object(key)] = value_object(item);
+          for (const auto& [key, item] : v) map[escaped_str(key)] = value_object(item);
           return map;
         }
       },
       value.storage());
   if (value.tag().empty()) return out;
   py::dict tagged;
-  tagged["tag"] = text_object(value.tag());
+  tagged["tag"] = escaped_str(value.tag());
   tagged["value"] = out;
   return tagged;
 }
