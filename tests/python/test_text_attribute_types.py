@@ -6,6 +6,8 @@ its char attribute (NC_CHAR, what netCDF-C and netCDF4-python write for ASCII te
 string, changing both. A .nc output is netCDF-4 (HDF5), and its ASCII text attributes
 without a stored type are char, as netCDF4-python writes a str.
 """
+import os
+
 import h5py
 import netCDF4
 import numpy as np
@@ -123,3 +125,26 @@ def test_convert_names_the_output_nc_as_netcdf4(tmp_path):
         np.testing.assert_array_equal(d["v"][:], np.arange(6.0).reshape(2, 3))
         assert d["v"].units == "m"
     assert 'v:units = "m" ;' in header(out)
+
+
+def test_a_real_netcdf4_file_keeps_its_attributes(tmp_path):
+    # EUMETSAT's ASCAT soil moisture product cut by ncks (netcdf4-python's test file
+    # issue671.nc): every attribute reads the same in netCDF4-python, and none of its char
+    # attributes becomes a `string` one in ncdump.
+    source = os.path.join(os.path.dirname(__file__), "..", "data", "realworld", "issue671.nc")
+    out = tmp_path / "copy.nc"
+    r = run("convert", source, str(out))
+    assert r.returncode == 0, r.stderr
+
+    def attributes(path):
+        with netCDF4.Dataset(path) as d:
+            got = {"/": {k: d.getncattr(k) for k in d.ncattrs()}}
+            for name, v in d.variables.items():
+                got[name] = {k: v.getncattr(k) for k in v.ncattrs() if k != "_FillValue"}
+            return {k: {a: (x.tolist() if isinstance(x, np.ndarray) else x) for a, x in v.items()}
+                    for k, v in got.items()}
+
+    assert attributes(out) == attributes(source)
+    strings = [line for line in header(source).splitlines() if line.strip().startswith("string ")]
+    assert [line for line in header(out).splitlines()
+            if line.strip().startswith("string ")] == strings
