@@ -6,6 +6,9 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config clang lld libclang-rt-14-dev clang-format clang-tidy
+  # ccache: the wheel python_pypi_stack builds and a second build directory reuse what the
+  # first build compiled (a quarter of `make test`'s time on 2 cores without it)
+  ccache
   # libraries
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   # ASDF: YAML 1.1 events (the reference library's own C loader), MD5 of blocks (libcrypto)

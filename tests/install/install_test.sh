@@ -28,8 +28,8 @@ check_read_restart() {  # $1: the program
   done
 }
 
-# 1. CMake: find_package(dudley CONFIG), dudley::dudley. The compiler is the build's: the
-#    libraries hold its link-time-optimisation objects.
+# 1. CMake: find_package(dudley CONFIG), dudley::dudley. The compiler is the build's: built
+#    with link-time optimisation (`make build`), the libraries hold its objects.
 compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
 cmake -S "$root/tests/install/consumer" -B "$tmp/consumer" -G Ninja \
   -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_PREFIX_PATH="$prefix" \

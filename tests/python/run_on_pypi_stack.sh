@@ -12,12 +12,19 @@ if [ ! -x "$venv/bin/python" ]; then
   exit 1
 fi
 cd "$root"
-# At -O1: these tests check the package's surface, not its speed, and this build is the
-# longest step of `make test` (the whole library again: 8.4 min of 2 cores at the wheel's
-# -O2, 5.8 at -O1, measured alone on 2026-11-28). A wheel a user builds keeps -O2.
+# With the test build's compiler, build type and flags (the arguments: pip would take
+# Python's compiler, another name for the same g++, and the wheel's Release flags), so that
+# ccache hands this build every library object the test build compiled (the wheel turns
+# link-time optimisation off, as `make unit` does): compiling the whole library again was
+# the longest step of `make test` (8.4 min of 2 cores). A wheel a user builds keeps its own.
+settings=()
+if [ $# -ge 3 ]; then
+  export CXX="$1"
+  settings=(--config-settings=cmake.build-type="$2"
+            --config-settings=cmake.define.CMAKE_CXX_FLAGS_"${2^^}"="$3")
+fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check --no-build-isolation --no-deps \
-  --no-index --config-settings=cmake.define.CMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
-  --config-settings=cmake.define.CMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" .
+  --no-index "${settings[@]}" .
 # The package must be the one installed, not a build tree on PYTHONPATH.
 unset PYTHONPATH
 "$venv/bin/python" -c "import dudley, numpy, sys; assert dudley.__file__.startswith('$venv'), dudley.__file__; print('dudley from', dudley.__file__, 'numpy', numpy.__version__)"
