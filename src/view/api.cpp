@@ -264,6 +264,16 @@ void check_read_bytes(const TablePart& t, const Hyperslab& slab, const std::stri
                                  item, elements, unit, ViewerApi::kMaxReadBytes >> 20, smaller)};
 }
 
+// Fewer rows, then fewer columns, than a page asks for when its elements are large (long
+// fixed-length strings, wide structs): as many as one read may hold, at least one element.
+void fit_page(const TablePart& t, int64_t& rows, int64_t& cols) {
+  const uint64_t fit = ViewerApi::kMaxReadBytes / std::max<uint64_t>(t.ref.dtype.size(), 1);
+  if (fit == 0) return;  // one element is more than a read: check_read_bytes refuses it
+  cols = static_cast<int64_t>(std::min<uint64_t>(static_cast<uint64_t>(cols), fit));
+  rows = static_cast<int64_t>(std::min<uint64_t>(
+      static_cast<uint64_t>(rows), std::max<uint64_t>(1, fit / static_cast<uint64_t>(cols))));
+}
+
 // `shown` (values_json of `data`, the elements `slab` selects of `t`) with the elements a
 // mask hides as null, as `dump --json` prints them. The number hidden.
 uint64_t hide_masked(const model::Tree& tree, const TablePart& t, const Hyperslab& slab,
@@ -509,21 +519,21 @@ HttpReply ViewerApi::values(const HttpRequest& request) {
   const std::string item = item_of(request);
   TablePart t = table_part(tree_, item, data_);
   Hyperslab slab = t.slab;
-  const int64_t rows = integer(request, "rows", 100, 1, kMaxPageValues);
+  int64_t rows = integer(request, "rows", 100, 1, kMaxPageValues);
   const int64_t row = integer(request, "row", 0, 0, std::numeric_limits<int64_t>::max());
-  int64_t cols = 1;
-  if (!t.kept.empty()) narrow(slab, t.kept[0], row, rows);
-  if (t.kept.size() == 2) {
-    cols = integer(request, "cols", 20, 1, kMaxPageValues);
-    narrow(slab, t.kept[1], integer(request, "col", 0, 0, std::numeric_limits<int64_t>::max()),
-           cols);
-  }
+  int64_t cols = t.kept.size() == 2 ? integer(request, "cols", 20, 1, kMaxPageValues) : 1;
   if (static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols) > kMaxPageValues) {
     throw Refusal{413, fmt::format("a page holds at most {} values: ask for fewer rows or "
                                    "columns",
                                    kMaxPageValues)};
   }
-  check_read_bytes(t, slab, item, "ask for fewer rows or columns");
+  fit_page(t, rows, cols);
+  if (!t.kept.empty()) narrow(slab, t.kept[0], row, rows);
+  if (t.kept.size() == 2) {
+    narrow(slab, t.kept[1], integer(request, "col", 0, 0, std::numeric_limits<int64_t>::max()),
+           cols);
+  }
+  check_read_bytes(t, slab, item, "a table page holds one at least: `dudley dump` prints them");
   const NDArray data = read_part(t, slab, deadline(), time_limit_, item);
   json shown = cli::values_json(data);
   hide_masked(tree_, t, slab, data, shown);  // null: the page shows "--"
@@ -535,6 +545,7 @@ HttpReply ViewerApi::values(const HttpRequest& request) {
                          {"dtype", cli::dtype_json(data.dtype())},
                          {"selected", selected},
                          {"row", t.kept.empty() ? 0 : std::min(row, t.slab.count[t.kept[0]])},
+                         {"page", {rows, cols}},
                          {"stored_start", first},
                          {"values", std::move(shown)}});
 }

@@ -12,7 +12,9 @@
 //                                       and greatest), binary (see below)
 //   GET /api/values?path=P&sel=S&row=I&rows=N&col=J&cols=M
 //                                       a page of a selection's values as `dump --json`
-//                                       prints them (strings, structs, complex numbers)
+//                                       prints them (strings, structs, complex numbers);
+//                                       "page": [rows, columns] it holds, fewer than asked
+//                                       when N x M elements are more than kMaxReadBytes
 //   GET /api/plot?path=P&sel=S&...      the PNG `dudley plot` draws, same options
 //   GET /api/export?path=P&sel=S&format=csv|npy
 //                                       the selection at full resolution, as a download

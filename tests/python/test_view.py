@@ -164,7 +164,7 @@ def test_values_page(sample):
         status, page = get_json(port, "/api/values", {"path": "/cube", "sel": "[1]", "row": 10,
                                                       "rows": 3, "col": 45, "cols": 10})
         cube = np.arange(4 * 30 * 50, dtype="<f4").reshape(4, 30, 50)
-        assert status == 200 and page["selected"] == [30, 50]
+        assert status == 200 and page["selected"] == [30, 50] and page["page"] == [3, 10]
         assert np.array_equal(np.array(page["values"], dtype="<f4"), cube[1, 10:13, 45:50])
         status, page = get_json(port, "/api/values", {"path": "/g/names"})
         assert page["values"] == ["alpha", "beta", "gamma"]
@@ -237,29 +237,42 @@ def test_malformed_queries_get_400_and_a_message(sample, path, params, status, w
         assert got == status and words in answer["error"], answer
 
 
-def test_a_file_claiming_huge_elements_is_refused_not_read(tmp_path):
+def test_a_file_claiming_huge_elements_is_read_in_pages_that_fit(tmp_path):
     # A 2 KB file whose datasets were never written claims 16 MiB strings and 8000-byte
     # compounds: a page of them read as fill values would allocate gigabytes (a page of
-    # 1000 strings once asked for 16 GB). Each request reads at most 64 MiB.
+    # 1000 strings once asked for 16 GB). Each request reads at most 64 MiB: a table page
+    # holds fewer rows, then fewer columns, and says so; an element alone larger is refused.
     path = tmp_path / "claims.h5"
     with h5py.File(path, "w") as f:
         f.create_dataset("s", shape=(10000,), dtype="S16777216")
+        f.create_dataset("t", shape=(3, 100), dtype="S1048576")
         f.create_dataset("c", shape=(20000,), dtype=np.dtype([("a", "f8", (1000,))]))
+        f.create_dataset("huge", shape=(2,), dtype="S83886080")  # 80 MiB an element
     assert path.stat().st_size < 4096
     with viewer(path) as (port, _):
         for endpoint, params, words in [
-                ("/api/values", {"path": "/s", "rows": "1000"}, "ask for fewer rows"),
-                ("/api/values", {"path": "/c", "rows": "10000"}, "10000 elements of 8000 bytes"),
+                ("/api/values", {"path": "/huge", "rows": "1"},
+                 "1 elements of 83886080 bytes each are more than the 64 MiB a request reads; "
+                 "a table page holds one at least"),
                 ("/api/array", {"path": "/c", "sel": "[0:9000]"}, "select a part")]:
             status, answer = get_json(port, endpoint, params)
             assert status == 413 and words in answer["error"], (endpoint, answer)
             assert "more than the 64 MiB a request reads" in answer["error"]
-        status, answer = get_json(port, "/api/values", {"path": "/c", "rows": "3"})
-        rows = np.array([v["a"] for v in answer["values"]])
-        assert status == 200 and rows.shape == (3, 1000)
-        assert not rows.any()  # the fill value, as h5py reads it
         with h5py.File(path) as f:
-            assert not f["c"][:3]["a"].any()
+            for params, page, want in [
+                    ({"path": "/s", "row": "10", "rows": "1000"}, [4, 1], f["s"][10:14]),
+                    ({"path": "/t", "row": "1", "rows": "50", "cols": "20"}, [3, 20],
+                     f["t"][1:3, :20]),  # 64 MiB holds 64 strings: 20 columns, 3 rows
+                    ({"path": "/t", "rows": "50", "col": "10", "cols": "100"}, [1, 64],
+                     f["t"][0:1, 10:74])]:
+                status, answer = get_json(port, "/api/values", params)
+                assert status == 200 and answer["page"] == page, answer
+                expected = np.vectorize(bytes.decode, otypes=[object])(want).tolist()
+                assert answer["values"] == expected, params
+            status, answer = get_json(port, "/api/values", {"path": "/c", "rows": "3"})
+            rows = np.array([v["a"] for v in answer["values"]])
+            assert status == 200 and answer["page"] == [3, 1] and rows.shape == (3, 1000)
+            assert not rows.any() and not f["c"][:3]["a"].any()  # the fill value, as h5py reads it
 
 
 def test_only_reads_and_only_for_this_host(sample):

@@ -50,7 +50,12 @@ def write_files(d):
     with h5py.File(f"{d}/a.h5", "w") as f:
         f["cube"] = CUBE
         f["g/line"] = LINE
-    out["hdf5"] = (f"{d}/a.h5", [], ["/cube", "/g", "/g/line"], "/cube", "/g/line",
+        # 2 MiB strings, mostly never written: a table page of 50 x 20 would read 2 GB, so
+        # the server answers pages of 1 x 20 (64 MiB) and the buttons move by that.
+        names = f.create_dataset("g/names", shape=(6, 40), dtype="S2097152", chunks=(1, 1),
+                                 compression="gzip")
+        names[1, 3] = b"row 1 col 3"
+    out["hdf5"] = (f"{d}/a.h5", [], ["/cube", "/g", "/g/line", "/g/names"], "/cube", "/g/line",
                    ("line", ["/g", "/g/line"]))
     with netCDF4.Dataset(f"{d}/a.nc", "w") as n:
         for name, size in (("t", 3), ("y", 6), ("x", 8), ("n", 500)):
@@ -109,6 +114,12 @@ def run_case(name, path, extra, items, array, line, search):
                                            for r, row in enumerate(CUBE[2].tolist())]}},
             "line": {"path": line, "length": len(LINE)},
         }
+        if name == "hdf5":
+            import h5py
+            with h5py.File(path) as f:  # the second page's first row as h5py reads it
+                second = [v.decode() for v in f["g/names"][1, :20]]
+            case["paging"] = {"path": "/g/names", "first": "rows 0 to 0 of 6, columns 0 to 19 of 40",
+                              "second": "rows 1 to 1 of 6, columns 0 to 19 of 40", "row": second}
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             json.dump(case, f)
         r = subprocess.run(["node", os.path.join(HERE, "viewer_test.mjs"), f.name, ARTIFACTS],

@@ -438,13 +438,16 @@ function hover(ev: MouseEvent) {
 
 // ---- the table --------------------------------------------------------------------------
 
+// The page asked for; the server answers fewer rows or columns when the elements are large
+// (as many as one read may hold), and pages move by what it answered.
 const PAGE_ROWS = 50, PAGE_COLS = 20;
+let pageSize = [PAGE_ROWS, PAGE_COLS];
 
 async function loadTable() {
   if (!current) return;
   const two = (current.node.shape ?? []).length >= 2;
   try {
-    const r = await getJson<{ values: unknown; selected: number[]; stored_start: number[] }>(
+    const r = await getJson<{ values: unknown; selected: number[]; page: number[]; stored_start: number[] }>(
       `/api/values?${query({ path: current.path, sel: selection(), row: page.row, rows: PAGE_ROWS,
         col: two ? page.col : undefined, cols: two ? PAGE_COLS : undefined })}`);
     const table = $("values");
@@ -473,8 +476,9 @@ async function loadTable() {
       table.append(tr);
     });
     const total = r.selected[0] ?? 1;
-    $("page-info").textContent = `rows ${page.row} to ${Math.min(total, page.row + PAGE_ROWS) - 1} of ${total}` +
-      (two ? `, columns ${page.col} to ${Math.min(r.selected[1], page.col + PAGE_COLS) - 1} of ${r.selected[1]}` : "");
+    pageSize = r.page;
+    $("page-info").textContent = `rows ${page.row} to ${Math.min(total, page.row + pageSize[0]) - 1} of ${total}` +
+      (two ? `, columns ${page.col} to ${Math.min(r.selected[1], page.col + pageSize[1]) - 1} of ${r.selected[1]}` : "");
     message("");
   } catch (e) {
     message(e instanceof ApiError ? e.message : String(e));
@@ -524,10 +528,10 @@ async function start() {
     $("canvas").addEventListener("mousedown", (e) => { dragFrom = { x: e.clientX, y: e.clientY }; });
     window.addEventListener("mouseup", dragEnd);
     $("canvas").addEventListener("dblclick", () => { ranges = {}; refresh(); });
-    $("page-down").addEventListener("click", () => { page.row += PAGE_ROWS; loadTable(); });
-    $("page-up").addEventListener("click", () => { page.row = Math.max(0, page.row - PAGE_ROWS); loadTable(); });
-    $("page-right").addEventListener("click", () => { page.col += PAGE_COLS; loadTable(); });
-    $("page-left").addEventListener("click", () => { page.col = Math.max(0, page.col - PAGE_COLS); loadTable(); });
+    $("page-down").addEventListener("click", () => { page.row += pageSize[0]; loadTable(); });
+    $("page-up").addEventListener("click", () => { page.row = Math.max(0, page.row - pageSize[0]); loadTable(); });
+    $("page-right").addEventListener("click", () => { page.col += pageSize[1]; loadTable(); });
+    $("page-left").addEventListener("click", () => { page.col = Math.max(0, page.col - pageSize[1]); loadTable(); });
     document.body.dataset.ready = "1";
   } catch (e) {
     message(String(e));
