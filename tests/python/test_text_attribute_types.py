@@ -148,3 +148,18 @@ def test_a_real_netcdf4_file_keeps_its_attributes(tmp_path):
     strings = [line for line in header(source).splitlines() if line.strip().startswith("string ")]
     assert [line for line in header(out).splitlines()
             if line.strip().startswith("string ")] == strings
+    # Each text attribute is stored as netCDF-C stored it: the same length, character set and
+    # padding (null-terminated, which HDF5 must not shorten by a character) as h5py reads them.
+    def text_types(path):
+        with h5py.File(path, "r") as f:
+            out = {}
+            for name, obj in [("/", f), *f.items()]:
+                for k in obj.attrs:
+                    if k == "_NCProperties":  # the writing library's own, not the data's
+                        continue
+                    t = obj.attrs.get_id(k).get_type()
+                    if isinstance(t, h5py.h5t.TypeStringID) and not t.is_variable_str():
+                        out[(name, k)] = (t.get_size(), t.get_cset(), t.get_strpad())
+            return out
+    stored = text_types(source)
+    assert len(stored) > 10 and text_types(out) == stored

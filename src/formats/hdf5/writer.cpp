@@ -598,6 +598,13 @@ class Writer {
     const DType& t = a.dtype();
     Handle ftype = h5_type(stored ? *stored : t, false);
     Handle mtype = h5_type(t, true);
+    if (netcdf_ && t.kind() == DTypeKind::kText && !stored) {
+      // netCDF-C writes a char attribute null-terminated at its length (no byte for the
+      // terminator): so does this, and ncdump prints the two alike. The memory type must
+      // say the same, or HDF5's conversion would give the last character to a terminator.
+      H5Tset_strpad(ftype.get(), H5T_STR_NULLTERM);
+      H5Tset_strpad(mtype.get(), H5T_STR_NULLTERM);
+    }
     const auto& dims64 = a.shape().dims();
     std::vector<hsize_t> dims(dims64.begin(), dims64.end());
     Handle space(dims.empty()
