@@ -110,8 +110,15 @@ void bind_nodes(py::module_& m) {
   py::class_<Group>(m, "Group",
                     "A group (or list) of a file: members by name, h5py-style; a list's items "
                     "by position too, and iteration over a list gives its items.")
+      // Names as str or bytes, as h5py takes them (a str's surrogate escapes as their bytes).
       .def("__getitem__",
-           [](const Group& g, const std::string& key) { return wrap(lookup(g, key)); })
+           [](const Group& g, const py::str& key) {
+             return wrap(lookup(g, name_bytes(key, "a member name")));
+           })
+      .def("__getitem__",
+           [](const Group& g, const py::bytes& key) {
+             return wrap(lookup(g, name_bytes(key, "a member name")));
+           })
       .def("__getitem__",
            [](const Group& g, int64_t i) -> py::object {
              if (g.node->kind == model::NodeKind::kArray) {
@@ -144,7 +151,8 @@ void bind_nodes(py::module_& m) {
                  std::string(g.node->kind == model::NodeKind::kList ? " or position (g[0])" : ""));
            })
       .def("__contains__",
-           [](const Group& g, const std::string& key) {
+           [](const Group& g, py::handle name) {
+             const std::string key = name_bytes(name, "a member name");
              return g.tree->find(key.starts_with("/") ? key : child_path(g.path, key)) != nullptr;
            })
       .def("keys", [](const Group& g) { return name_list(member_names(g)); })

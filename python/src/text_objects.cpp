@@ -12,7 +12,13 @@ py::object name_object(std::string_view name) {
 
 std::string name_bytes(py::handle name, const char* what) {
   if (py::isinstance<py::bytes>(name)) return name.cast<std::string>();
-  if (py::isinstance<py::str>(name)) return name.cast<std::string>();
+  if (py::isinstance<py::str>(name)) {
+    // Surrogate escapes give back the bytes they stand for, as os.fsencode does: a name
+    // taken from os.listdir or glob, or one h5py 4 gives, finds its member.
+    PyObject* utf8 = PyUnicode_AsEncodedString(name.ptr(), "utf-8", "surrogateescape");
+    if (utf8 == nullptr) throw py::error_already_set();
+    return py::reinterpret_steal<py::bytes>(utf8).cast<std::string>();
+  }
   throw py::type_error(std::string(what) + " must be str or bytes, not " +
                        py::str(py::type::handle_of(name).attr("__name__")).cast<std::string>());
 }

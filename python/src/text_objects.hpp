@@ -17,8 +17,9 @@ namespace py = pybind11;
 /// A member or attribute name, or a path in a file, as h5py gives it: str when it is UTF-8,
 /// bytes when it is not (so it can be given back to f[...] unchanged).
 py::object name_object(std::string_view name);
-/// The bytes of a name given from Python: a str as UTF-8, bytes as they are (h5py takes
-/// both); TypeError naming `what` for anything else.
+/// The bytes of a name given from Python: a str as UTF-8 (surrogate escapes as the bytes
+/// they stand for), bytes as they are (h5py takes both); TypeError naming `what` for
+/// anything else, UnicodeEncodeError for a surrogate that stands for no byte.
 std::string name_bytes(py::handle name, const char* what);
 /// name_object of each name, as a list.
 py::list name_list(const std::vector<std::string>& names);
