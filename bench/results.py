@@ -16,6 +16,22 @@ _SCRIPT = os.path.relpath(os.path.abspath(sys.argv[0]),
 _ARGS = sys.argv[1:]
 
 
+def _warn_of_a_test_build():
+    """Says so when a build directory given to the script was built by `make test` (without
+    link-time optimisation): its figures are not the ones docs/performance.md records."""
+    for arg in _ARGS:
+        cache = os.path.join(arg, "CMakeCache.txt")
+        if os.path.isfile(cache):
+            with open(cache, encoding="utf-8", errors="replace") as f:
+                if "DUDLEY_LTO:BOOL=OFF" in f.read():
+                    print(f"warning: {arg} is a test build (no link-time optimisation): "
+                          "run `make build` first for figures comparable with "
+                          "docs/performance.md", file=sys.stderr)
+
+
+_warn_of_a_test_build()
+
+
 def _command():
     """The command that produced the figure, as a user would type it from the repository."""
     return " ".join([_SCRIPT, *_ARGS])
