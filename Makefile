@@ -35,7 +35,7 @@ test: unit asan
 
 # Everything the tests use, optimised as users get it (-O2), without the benchmarks, without
 # link-time optimisation (the objects are then the ones the wheel of python_pypi_stack
-# builds, which ccache hands it: 705 -> 161 s of that test) and with line tables only for
+# builds, which ccache hands it: 705 -> 140 s of that test) and with line tables only for
 # debug information (-g1: backtraces name file and line; full -g took a third of the compile
 # time). `make build` and `make bench` build with both (the sources compile again once; with
 # ccache, switching back and forth is links only).
