@@ -1,5 +1,6 @@
-// An HDF5 file -> model tree: groups and datasets by hard link (in name order, as h5ls
-// lists them), each object once (a second hard link to it is a link to the first, so cycles
+// An HDF5 file -> model tree: groups and datasets by hard link (in creation order where the
+// file keeps it, as netCDF, xarray and h5py list them; else in name order, as h5ls does),
+// each object once (a second hard link to it is a link to the first, so cycles
 // end), soft and external links as links (followed to arrays in this file's directory),
 // attributes read at open, dataset values read on demand through libhdf5.
 #include <hdf5_hl.h>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "backend.hpp"
 #include "datatype.hpp"
@@ -21,6 +23,7 @@
 #include "dudley/formats/hdf5.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "filters.hpp"
+#include "netcdf_names.hpp"
 #include "source.hpp"
 #include "store_driver.hpp"
 #include "stored_extents.hpp"
@@ -65,6 +68,14 @@ class Reader {
       members(*node, path, todo);
     }
     attach_scales();
+    coordinate_dimensions();
+    // A committed (named) datatype is not a member; one a dataset has as its type travels
+    // with the dataset (netCDF's enums and compounds), only its name does not.
+    for (const std::string& full : named_types_) {
+      if (!type_used(full))
+        skipped_.push_back(
+            fmt::format("{}: a committed datatype no dataset uses; not listed", full));
+    }
     tree.skipped = std::move(skipped_);
     tree.references = file_->refs;
     return tree;
@@ -81,15 +92,51 @@ class Reader {
     return 0;
   }
 
+  // The group's links in creation order where the group tracks it (netCDF-4 files, h5py's
+  // track_order): netCDF numbers dimensions and variables in that order, and a copy keeps
+  // it. Name order otherwise.
+  std::vector<Link> list_links(hid_t group, const std::string& path) {
+    std::vector<Link> links;
+    unsigned order_flags = 0;
+    Handle gcpl(H5Gget_create_plist(group));
+    if (!gcpl.valid() || H5Pget_link_creation_order(gcpl.get(), &order_flags) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      order_flags = 0;
+    }
+    hsize_t at = 0;
+    if ((order_flags & H5P_CRT_ORDER_TRACKED) != 0 &&
+        H5Literate(group, H5_INDEX_CRT_ORDER, H5_ITER_INC, &at, collect, &links) >= 0) {
+      return links;
+    }
+    H5Eclear2(H5E_DEFAULT);  // tracked without an index, in dense storage: name order
+    links.clear();
+    at = 0;
+    if (H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &at, collect, &links) < 0)
+      throw library_error(ErrorCategory::kData, fmt::format("cannot list group {}", path),
+                          file_->path);
+    return links;
+  }
+
+  // A dataset's name as a member: netCDF-C stores a variable named like a dimension of its
+  // group whose values it does not hold as "_nc4_non_coord_" and the name (the dimension
+  // has the name); netCDF readers list it by the name, and so does this one.
+  // `names` holds the group's link names once one is asked for.
+  static std::string variable_name(const std::string& stored, const std::vector<Link>& links,
+                                   std::unordered_set<std::string_view>& names) {
+    std::string name = dimension_name(stored);
+    if (name == stored) return stored;
+    if (names.empty()) {
+      for (const Link& link : links) names.insert(link.name);
+    }
+    return names.count(name) ? name : stored;
+  }
+
   void members(Node& group, const std::string& path,
                std::vector<std::pair<Node*, std::string>>& todo) {
     Handle g = checked(H5Gopen2(file_->id.get(), path.c_str(), H5P_DEFAULT),
                        fmt::format("cannot open group {}", path), file_->path);
-    std::vector<Link> links;
-    hsize_t at = 0;
-    if (H5Literate(g.get(), H5_INDEX_NAME, H5_ITER_INC, &at, collect, &links) < 0)
-      throw library_error(ErrorCategory::kData, fmt::format("cannot list group {}", path),
-                          file_->path);
+    std::vector<Link> links = list_links(g.get(), path);
+    std::unordered_set<std::string_view> link_names;  // made by variable_name() if needed
     std::vector<std::pair<Node*, std::string>> groups;
     for (const Link& link : links) {
       const std::string full = join_path(path, link.name);
@@ -140,24 +187,27 @@ class Reader {
         group.children.push_back(std::move(node));
       } else if (info.type == H5O_TYPE_DATASET) {
         std::unique_ptr<Node> array =
-            dataset(std::move(object), link.name, full, info.num_attrs > 0, info.addr);
+            dataset(std::move(object), variable_name(link.name, links, link_names), full,
+                    info.num_attrs > 0, info.addr);
         if (dimension_only_.count(full) && array->shape.size() == 1) {
           // A netCDF dimension without a variable: a named size of its group, no array.
           model::Parameter p;
-          p.name = link.name;
+          p.name = dimension_name(link.name);
           p.value = array->shape[0];
           const bool unlimited =
               !array->storage.max_shape.empty() && array->storage.max_shape[0] < 0;
           p.doc = unlimited ? "a netCDF dimension (unlimited)" : "a netCDF dimension";
+          p.members_before = group.children.size();
           group.params.push_back(std::move(p));
         } else {
           group.children.push_back(std::move(array));
         }
       } else {
-        skipped_.push_back(fmt::format("{}: a committed datatype; not listed", full));
+        named_types_.push_back(full);
       }
     }
-    // Depth first in name order: push in reverse.
+    place_dimensions(group, path);
+    // Depth first in the listing's order: push in reverse.
     for (auto it = groups.rbegin(); it != groups.rend(); ++it) todo.push_back(*it);
   }
 
@@ -244,6 +294,7 @@ class Reader {
       Handle space =
           checked(H5Dget_space(ds.get()), full + ": cannot read its dataspace", file_->path);
       node->dtype = dtype_of(type.get(), full);
+      note_user_type(type.get());
       if (H5Sget_simple_extent_type(space.get()) == H5S_NULL) {
         // No shape and no data (h5py's Empty): read as no element.
         node->empty = true;
@@ -282,14 +333,19 @@ class Reader {
         char scale_name[1024] = {};
         const ssize_t n = H5DSget_scale_name(ds.get(), scale_name, sizeof scale_name);
         std::string dim = n > 0 ? std::string(scale_name) : name;
-        if (dim.starts_with("This is a netCDF dimension but not a netCDF variable")) {
-          dim = name;
+        if (dim.starts_with(kDimensionOnlyLabel)) {
+          dim = dimension_name(name);
           dimension_only_.insert(full);
         }
-        node->attributes.set(model::well_known::kDimensionNames,
-                             Value(model::ValueList{Value(dim)}));
+        // Its first dimension; the others of a netCDF coordinate variable of more than one
+        // are named by coordinate_dimensions().
+        model::ValueList names(std::max<size_t>(node->shape.size(), 1)), coordinates(names.size());
+        names[0] = Value(dim);
+        coordinates[0] = Value(full);
+        node->attributes.set(model::well_known::kDimensionNames, Value(std::move(names)));
         node->attributes.set(model::well_known::kDimensionCoordinates,
-                             Value(model::ValueList{Value(full)}));
+                             Value(std::move(coordinates)));
+        netcdf_ids(ds.get(), *node, full);
         if (const auto* c = node->attributes.find("CLASS")) {
           if (const auto* v = std::get_if<Value>(c);
               v && v->is<std::string>() && v->as<std::string>() == "DIMENSION_SCALE")
@@ -446,7 +502,9 @@ class Reader {
         if (v.count == 1 && !v.path.empty()) {
           // A netCDF dimension without a variable names the dimension and has no values.
           paths.emplace_back(dimension_only_.count(v.path) ? Value() : Value(v.path));
-          names.emplace_back(v.path.substr(v.path.rfind('/') + 1));
+          names.emplace_back(dimension_only_.count(v.path)
+                                 ? dimension_name(v.path.substr(v.path.rfind('/') + 1))
+                                 : v.path.substr(v.path.rfind('/') + 1));
           any = true;
         } else {
           paths.emplace_back();
@@ -457,6 +515,124 @@ class Reader {
         node->attributes.set(model::well_known::kDimensionNames, Value(std::move(names)));
         node->attributes.set(model::well_known::kDimensionCoordinates, Value(std::move(paths)));
       }
+    }
+  }
+
+  // A dataset's type, kept when user-defined (an enum, a compound...) for type_used().
+  void note_user_type(hid_t type) {
+    const H5T_class_t kind = H5Tget_class(type);
+    if (kind != H5T_ENUM && kind != H5T_COMPOUND && kind != H5T_OPAQUE && kind != H5T_VLEN &&
+        kind != H5T_ARRAY)
+      return;
+    for (const Handle& seen : user_types_) {
+      if (H5Tequal(seen.get(), type) > 0) return;
+    }
+    if (user_types_.size() < kUserTypes) user_types_.emplace_back(H5Tcopy(type));
+    H5Eclear2(H5E_DEFAULT);
+  }
+
+  // Whether a dataset has the committed datatype at `full` as its type. netCDF-C's
+  // variables have a copy of their named type, so the types are compared, not their
+  // addresses.
+  bool type_used(const std::string& full) {
+    Handle named(H5Topen2(file_->id.get(), full.c_str(), H5P_DEFAULT));
+    bool used = false;
+    for (const Handle& seen : user_types_) {
+      if (named.valid() && H5Tequal(seen.get(), named.get()) > 0) used = true;
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return used;
+  }
+
+  // A scale's netCDF dimension id ("_Netcdf4Dimid"), and of a coordinate variable of more
+  // than one dimension (netCDF-C's "z(z, strlen)") the ids of its dimensions
+  // ("_Netcdf4Coordinates"): a scale cannot have scales attached, so they name its others.
+  void netcdf_ids(hid_t ds, Node& node, const std::string& full) {
+    if (auto id = int_attribute(ds, "_Netcdf4Dimid"); id.size() == 1) {
+      dimension_id_[full] = id[0];
+      dimension_of_id_.emplace(id[0], full);
+    }
+    if (node.shape.size() > 1) {
+      std::vector<int> ids = int_attribute(ds, "_Netcdf4Coordinates");
+      if (ids.size() == node.shape.size()) coordinate_ids_.push_back({&node, std::move(ids)});
+    }
+  }
+
+  // The integers of attribute `name` of `loc` (at most 64 of them: a rank); none when it
+  // is absent or not integers.
+  static std::vector<int> int_attribute(hid_t loc, const char* name) {
+    if (H5Aexists(loc, name) <= 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return {};
+    }
+    Handle attr(H5Aopen(loc, name, H5P_DEFAULT));
+    Handle space(attr.valid() ? H5Aget_space(attr.get()) : H5I_INVALID_HID);
+    Handle type(attr.valid() ? H5Aget_type(attr.get()) : H5I_INVALID_HID);
+    const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
+    std::vector<int> values;
+    if (n >= 1 && n <= 64 && H5Tget_class(type.get()) == H5T_INTEGER) {
+      values.resize(static_cast<size_t>(n));
+      if (H5Aread(attr.get(), H5T_NATIVE_INT, values.data()) < 0) values.clear();
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return values;
+  }
+
+  // A netCDF group's dimensions in netCDF's order, its dimension ids: each dimension
+  // without a variable placed after the coordinate variables of lower ids, so a copy
+  // numbers them as the source did (netCDF-C may create them in another order).
+  void place_dimensions(Node& group, const std::string& path) {
+    if (dimension_id_.empty() || group.params.empty()) return;
+    auto id_of = [&](const std::string& name) {
+      const auto id = dimension_id_.find(join_path(path, name));
+      return id == dimension_id_.end() ? std::optional<int>() : std::optional<int>(id->second);
+    };
+    for (const model::Parameter& p : group.params) {
+      if (!id_of(p.name)) return;  // not every dimension numbered: creation order stays
+    }
+    std::stable_sort(group.params.begin(), group.params.end(),
+                     [&](const model::Parameter& a, const model::Parameter& b) {
+                       return *id_of(a.name) < *id_of(b.name);
+                     });
+    // The coordinate variables' ids with their places, by id; after[i]: the place after
+    // the last of the first i + 1 of them.
+    std::vector<std::pair<int, size_t>> coordinates;
+    for (size_t k = 0; k < group.children.size(); ++k) {
+      const std::string member = join_path(path, group.children[k]->name);
+      const auto own = dimension_id_.find(member);
+      if (own != dimension_id_.end() && !dimension_only_.count(member))
+        coordinates.emplace_back(own->second, k + 1);
+    }
+    std::sort(coordinates.begin(), coordinates.end());
+    std::vector<size_t> after(coordinates.size());
+    for (size_t i = 0; i < coordinates.size(); ++i)
+      after[i] = std::max(coordinates[i].second, i ? after[i - 1] : 0);
+    for (model::Parameter& p : group.params) {
+      const auto lower = std::lower_bound(coordinates.begin(), coordinates.end(),
+                                          std::make_pair(*id_of(p.name), size_t{0}));
+      const size_t below = static_cast<size_t>(lower - coordinates.begin());
+      p.members_before = below ? after[below - 1] : 0;
+    }
+  }
+
+  // Coordinate variables of more than one dimension: their other dimensions by the ids
+  // "_Netcdf4Coordinates" lists.
+  void coordinate_dimensions() {
+    for (const auto& [node, ids] : coordinate_ids_) {
+      model::ValueList names, paths;
+      for (size_t d = 0; d < ids.size(); ++d) {
+        const auto scale = dimension_of_id_.find(ids[d]);
+        if (scale == dimension_of_id_.end()) {
+          names.emplace_back();
+          paths.emplace_back();
+          continue;
+        }
+        const std::string& at = scale->second;
+        names.emplace_back(dimension_name(at.substr(at.rfind('/') + 1)));
+        paths.emplace_back(dimension_only_.count(at) ? Value() : Value(at));
+      }
+      node->attributes.set(model::well_known::kDimensionNames, Value(std::move(names)));
+      node->attributes.set(model::well_known::kDimensionCoordinates, Value(std::move(paths)));
     }
   }
 
@@ -482,6 +658,14 @@ class Reader {
   std::vector<std::pair<Node*, std::string>> scaled_;
   /// Scales that are a netCDF dimension without a variable (read as group parameters).
   std::set<std::string> dimension_only_;
+  std::vector<std::string> named_types_;  ///< committed datatypes
+  /// The distinct user-defined types of datasets (at most kUserTypes of them).
+  std::vector<Handle> user_types_;
+  static constexpr size_t kUserTypes = 256;
+  std::unordered_map<std::string, int> dimension_id_;     ///< scale path -> _Netcdf4Dimid
+  std::unordered_map<int, std::string> dimension_of_id_;  ///< the first scale of each id
+  /// Coordinate variables of more than one dimension, and their _Netcdf4Coordinates.
+  std::vector<std::pair<Node*, std::vector<int>>> coordinate_ids_;
 };
 
 }  // namespace

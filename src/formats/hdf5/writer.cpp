@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_set>
 
 #include "backend.hpp"
 #include "chunk_writer.hpp"
@@ -27,6 +28,7 @@
 #include "dudley/model/value_array.hpp"
 #include "dudley/model/value_json.hpp"
 #include "filters.hpp"
+#include "netcdf_names.hpp"
 #include "source.hpp"
 
 namespace dudley::hdf5 {
@@ -202,12 +204,37 @@ class Writer {
     for (const auto& [path, node] : deferred_) write_data(path, *node);
     dimension_scales();
     netcdf_dimensions();
+    if (netcdf_) netcdf_dimension_ids();
   }
 
  private:
+  // The group's members in its order, its parameters (netCDF dimensions) at their places
+  // among them: the file tracks creation order, so readers list them as the source did.
   void members(hid_t group, const Node& node, const std::string& path) {
+    const std::set<std::string> non_coordinates = non_coordinate_members(node);
+    std::unordered_set<std::string_view> member_names;  // for the parameters, if any
+    if (!node.params.empty() && node.kind == model::NodeKind::kGroup) {
+      for (const auto& c : node.children) member_names.insert(c->name);
+    }
+    std::vector<size_t> params(node.params.size());  // indexes, by their place
+    for (size_t k = 0; k < params.size(); ++k) params[k] = k;
+    std::stable_sort(params.begin(), params.end(), [&](size_t a, size_t b) {
+      return node.params[a].members_before < node.params[b].members_before;
+    });
+    size_t next_param = 0;
+    auto params_before = [&](uint64_t members) {
+      for (;
+           next_param < params.size() && node.params[params[next_param]].members_before <= members;
+           ++next_param) {
+        dimension_param(group, node, path, node.params[params[next_param]], non_coordinates,
+                        member_names);
+      }
+    };
     model::for_each_child(node, [&](uint64_t i, const Node& c) {
-      const std::string name = node.kind == model::NodeKind::kList ? std::to_string(i) : c.name;
+      params_before(i);
+      const std::string name = node.kind == model::NodeKind::kList ? std::to_string(i)
+                               : non_coordinates.count(c.name)     ? non_coordinate_name(c.name)
+                                                                   : c.name;
       const std::string full = join_path(path, name);
       if (c.link && c.link->kind == "hard" && node.kind == model::NodeKind::kGroup) {
         hard_links_.emplace_back(full, &c);  // once its first name is written
@@ -224,9 +251,11 @@ class Writer {
       }
       if (c.kind == model::NodeKind::kArray) {
         dataset(group, name, c, full);
+        if (!c.shape.empty()) dimension_order_.push_back(full);  // perhaps a coordinate
       } else {
         Handle ocpl(H5Pcreate(H5P_GROUP_CREATE));
         H5Pset_attr_creation_order(ocpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+        H5Pset_link_creation_order(ocpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
         Handle g = checked(H5Gcreate2(group, name.c_str(), H5P_DEFAULT, ocpl.get(), H5P_DEFAULT),
                            fmt::format("cannot create group {}", full), path_of_file(),
                            ErrorCategory::kIo);
@@ -238,6 +267,57 @@ class Writer {
       }
       return true;
     });
+    params_before(UINT64_MAX);
+  }
+
+  // The group's members named like one of its parameters (a netCDF dimension) whose values
+  // they are not (a netCDF-3 "longitude(rgrid)" beside the dimension "longitude"): stored
+  // as "_nc4_non_coord_" and the name, as netCDF-C stores such a variable, so that the
+  // dimension keeps its name. netCDF readers and this one list them by their own name.
+  static std::set<std::string> non_coordinate_members(const Node& node) {
+    std::set<std::string> out;
+    if (node.kind != model::NodeKind::kGroup || node.params.empty()) return out;
+    std::map<std::string_view, int64_t> sizes;
+    for (const model::Parameter& p : node.params) {
+      if (p.value && *p.value >= 0) sizes.emplace(p.name, *p.value);
+    }
+    for (const auto& c : node.children) {
+      const auto size = sizes.find(c->name);
+      if (size == sizes.end() || c->kind != model::NodeKind::kArray || c->link) continue;
+      if (!WrittenArray::of(*c).is_coordinate(c->name, size->second)) out.insert(c->name);
+    }
+    return out;
+  }
+
+  // A parameter as the dimension scale netcdf_dimensions() would make of it, made at its
+  // place among the members; a member that is its coordinate becomes the scale when
+  // netcdf_dimensions() runs.
+  void dimension_param(hid_t group, const Node& node, const std::string& path,
+                       const model::Parameter& p, const std::set<std::string>& non_coordinates,
+                       const std::unordered_set<std::string_view>& member_names) {
+    if (!p.value || *p.value < 0 || node.kind != model::NodeKind::kGroup) return;
+    const std::string full = join_path(path, p.name);
+    dimension_order_.push_back(full);
+    if (!non_coordinates.count(p.name) && member_names.count(p.name)) return;  // a coordinate
+    if (dimension_scale(group, p.name, *p.value, full)) scale_of_[full] = full;
+  }
+
+  // A dimension without values: a dataset of its size and no storage, a scale named "This is
+  // a netCDF dimension but not a netCDF variable" as netCDF-C makes them.
+  bool dimension_scale(hid_t group, const std::string& name, int64_t size,
+                       const std::string& full) {
+    const hsize_t n = static_cast<hsize_t>(size);
+    Handle space(H5Screate_simple(1, &n, nullptr));
+    Handle ds(H5Dcreate2(group, name.c_str(), H5T_IEEE_F32BE, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT));
+    const std::string label = fmt::format("{}{:10}", kDimensionOnlyLabel, size);
+    if (!ds.valid() || H5DSset_scale(ds.get(), label.c_str()) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      losses_.lose(fmt::format("{}: the dimension {} of size {} cannot be written; left out", full,
+                               name, size));
+      return false;
+    }
+    return true;
   }
 
   // A link kept as a link: soft and external ones by what they name (followed or not), a
@@ -369,6 +449,7 @@ class Writer {
       losses_.lose(fmt::format("{}: {}; left out", full, e.message()));
       return;
     }
+    if (netcdf_) ftype = netcdf_type(std::move(ftype), name, full);
     const size_t rank = n.shape.size();
     std::vector<hsize_t> dims(n.shape.begin(), n.shape.end()), maxdims = dims;
     bool grows = false;
@@ -410,6 +491,44 @@ class Writer {
       return;
     }
     write_data(full, n);
+  }
+
+  // A dataset's type as netCDF can read it: netCDF-C skips, without a word, a variable
+  // whose type is user-defined (an enum, a compound, an opaque, a sequence) and not a
+  // committed datatype of the file. Such types are committed at the root, once each, named
+  // after the first variable that has it ("flag_t").
+  Handle netcdf_type(Handle type, const std::string& variable, const std::string& full) {
+    const H5T_class_t kind = H5Tget_class(type.get());
+    if (kind != H5T_ENUM && kind != H5T_COMPOUND && kind != H5T_OPAQUE && kind != H5T_VLEN &&
+        kind != H5T_ARRAY)
+      return type;
+    // The first types are looked for (a file has a few); a file of thousands commits each.
+    for (size_t k = 0; k < std::min<size_t>(netcdf_types_.size(), 256); ++k) {
+      const auto& [committed, path] = netcdf_types_[k];
+      if (H5Tequal(committed.get(), type.get()) > 0)
+        return Handle(H5Topen2(file_, path.c_str(), H5P_DEFAULT));
+    }
+    // A name no member of the root has or will have.
+    if (root_names_.empty()) {
+      for (const auto& c : tree_.root->children) root_names_.insert(c->name);
+    }
+    auto taken = [&](const std::string& name) {
+      return H5Lexists(file_, ("/" + name).c_str(), H5P_DEFAULT) > 0 || root_names_.count(name);
+    };
+    std::string name = variable + "_t";
+    for (int k = 2; taken(name); ++k) name = fmt::format("{}_t{}", variable, k);
+    const std::string path = "/" + name;
+    Handle copy(H5Tcopy(type.get()));
+    if (H5Tcommit2(file_, path.c_str(), copy.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      notes_.push_back(
+          fmt::format("{}: its type could not be named in the file; netCDF "
+                      "readers do not list it",
+                      full));
+      return type;
+    }
+    netcdf_types_.emplace_back(std::move(type), path);
+    return Handle(H5Topen2(file_, path.c_str(), H5P_DEFAULT));
   }
 
   void write_data(const std::string& full, const Node& n) {
@@ -647,21 +766,34 @@ class Writer {
     std::map<std::string, bool> scales;
     for (const auto& [path, node] : written_) {
       const auto& coords = node.coords;
-      if (node.rank == 1 && coords && coords->size() == 1 && (*coords)[0].is<std::string>() &&
-          (*coords)[0].as<std::string>() == path) {
+      // Its first dimension's coordinate: one dimension, or a netCDF coordinate variable of
+      // more ("z(z, strlen)"), whose other dimensions netcdf_dimension_ids() names.
+      if (node.rank >= 1 && coords && coords->size() == node.rank &&
+          (*coords)[0].is<std::string>() && (*coords)[0].as<std::string>() == path) {
         const auto& names = node.names;
-        std::string dim = names && names->size() == 1 && (*names)[0].is<std::string>()
+        std::string dim = names && names->size() == node.rank && (*names)[0].is<std::string>()
                               ? (*names)[0].as<std::string>()
                               : node.name;
         Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT));
-        if (H5DSset_scale(ds.get(), dim.c_str()) >= 0) scales[path] = true;
+        if (H5DSset_scale(ds.get(), dim.c_str()) >= 0) {
+          scales[path] = true;
+          scale_of_[path] = path;
+        }
         H5Eclear2(H5E_DEFAULT);
       }
     }
     for (const auto& [path, node] : written_) {
-      if (scales.count(path)) continue;
       const auto& coords = node.coords;
       if (!coords || coords->size() != node.rank) continue;
+      if (scales.count(path)) {
+        // A scale takes no scales: its other dimensions are named by netCDF's ids.
+        for (size_t d = 1; d < coords->size(); ++d) {
+          const Value& c = (*coords)[d];
+          if (c.is<std::string>() && scales.count(c.as<std::string>()))
+            scale_dimensions_[path][d] = c.as<std::string>();
+        }
+        continue;
+      }
       Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT));
       for (size_t d = 0; d < coords->size(); ++d) {
         const Value& c = (*coords)[d];
@@ -728,7 +860,6 @@ class Writer {
         attach.emplace_back(path, d, join_path(group, dim));
       }
     }
-    std::set<std::string> made;
     for (const auto& [group, names] : sizes) {
       Handle g(H5Oopen(file_, group.c_str(), H5P_DEFAULT));
       if (!g.valid()) {
@@ -737,47 +868,100 @@ class Writer {
       }
       for (const auto& [name, size] : names) {
         const std::string full = join_path(group, name);
+        if (scale_of_.count(full)) continue;  // made at its place among the members
         if (auto w = written_.find(full);
-            w != written_.end() && w->second.rank == 1 && w->second.shape[0] == size) {
-          // A same-named array of the dimension's size is its coordinate (xarray's Zarr
-          // coordinates, named only by _ARRAY_DIMENSIONS): a scale of its own name.
+            w != written_.end() && w->second.is_coordinate(name, size)) {
+          // A same-named array of the dimension's size is its coordinate (a netCDF
+          // coordinate variable; xarray's Zarr coordinates, named only by
+          // _ARRAY_DIMENSIONS): a scale of its own name.
           Handle ds(H5Dopen2(file_, full.c_str(), H5P_DEFAULT));
           if (H5DSis_scale(ds.get()) > 0 || H5DSset_scale(ds.get(), name.c_str()) >= 0) {
-            made.insert(full);
+            scale_of_[full] = full;
           }
           H5Eclear2(H5E_DEFAULT);
           continue;
         }
         if (H5Lexists(g.get(), name.c_str(), H5P_DEFAULT) > 0) {
-          notes_.push_back(
-              fmt::format("{}: the dimension {} of size {} is not written: the group "
-                          "has a member of that name",
-                          full, name, size));
+          // A dimension only arrays name (no parameter of the group), beside a member of its
+          // name that does not hold its values.
+          losses_.lose(fmt::format(
+              "{}: the dimension {} of size {} cannot be written: the group has a member of "
+              "that name; left out",
+              full, name, size));
           continue;
         }
-        const hsize_t n = static_cast<hsize_t>(size);
-        Handle space(H5Screate_simple(1, &n, nullptr));
-        Handle ds(H5Dcreate2(g.get(), name.c_str(), H5T_IEEE_F32BE, space.get(), H5P_DEFAULT,
-                             H5P_DEFAULT, H5P_DEFAULT));
-        const std::string label =
-            fmt::format("This is a netCDF dimension but not a netCDF variable.{:10}", size);
-        if (!ds.valid() || H5DSset_scale(ds.get(), label.c_str()) < 0) {
-          H5Eclear2(H5E_DEFAULT);
-          losses_.lose(fmt::format("{}: the dimension {} of size {} cannot be written; left out",
-                                   full, name, size));
-          continue;
-        }
-        made.insert(full);
+        if (dimension_scale(g.get(), name, size, full)) scale_of_[full] = full;
       }
     }
-    for (const auto& [path, d, scale] : attach) {
-      if (!made.count(scale) || path == scale) continue;
+    for (const auto& [path, d, dimension] : attach) {
+      const auto scale = scale_of_.find(dimension);
+      if (scale == scale_of_.end() || path == scale->second) continue;
+      if (scale_of_.count(path)) {  // a scale takes no scales: named by netCDF's ids
+        scale_dimensions_[path][d] = dimension;
+        continue;
+      }
       Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT));
-      Handle sc(H5Dopen2(file_, scale.c_str(), H5P_DEFAULT));
+      Handle sc(H5Dopen2(file_, scale->second.c_str(), H5P_DEFAULT));
       if (H5DSattach_scale(ds.get(), sc.get(), static_cast<unsigned>(d)) < 0) {
         H5Eclear2(H5E_DEFAULT);
         notes_.push_back(
-            fmt::format("{}: dimension {} could not be attached to {}", path, d, scale));
+            fmt::format("{}: dimension {} could not be attached to {}", path, d, scale->second));
+      }
+    }
+  }
+
+  // netCDF numbers a file's dimensions (ncdump lists them in that order) by the
+  // "_Netcdf4Dimid" attribute of each scale, as netCDF-C writes it: here in the order the
+  // source lists them (a group's parameters at their places among its members), the
+  // remaining scales after them.
+  void netcdf_dimension_ids() {
+    std::map<std::string, int> ids;  // scale path -> id
+    int id = 0;
+    auto number = [&](const std::string& dimension) {
+      const auto scale = scale_of_.find(dimension);
+      if (scale == scale_of_.end() || !ids.emplace(scale->second, id).second) return;
+      Handle ds(H5Dopen2(file_, scale->second.c_str(), H5P_DEFAULT));
+      if (H5Aexists(ds.get(), "_Netcdf4Dimid") > 0) H5Adelete(ds.get(), "_Netcdf4Dimid");
+      Handle space(H5Screate(H5S_SCALAR));
+      Handle attr(H5Acreate2(ds.get(), "_Netcdf4Dimid", H5T_NATIVE_INT, space.get(), H5P_DEFAULT,
+                             H5P_DEFAULT));
+      const int value = id++;  // ids[scale] as emplaced
+      if (!attr.valid() || H5Awrite(attr.get(), H5T_NATIVE_INT, &value) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        notes_.push_back(fmt::format(
+            "{}: its netCDF dimension id could not be written; netCDF numbers it itself",
+            scale->second));
+      }
+    };
+    for (const std::string& dimension : dimension_order_) number(dimension);
+    for (const auto& [dimension, scale] : scale_of_) number(dimension);
+    // Coordinate variables of more than one dimension: each dimension's id.
+    for (const auto& [path, dimensions] : scale_dimensions_) {
+      const auto written = written_.find(path);
+      const auto own = ids.find(path);
+      if (written == written_.end() || own == ids.end()) continue;
+      std::vector<int> coordinates(written->second.rank, -1);
+      coordinates[0] = own->second;
+      for (const auto& [d, dimension] : dimensions) {
+        const auto scale = scale_of_.find(dimension);
+        const auto found = scale == scale_of_.end() ? ids.end() : ids.find(scale->second);
+        if (found != ids.end()) coordinates[d] = found->second;
+      }
+      if (std::find(coordinates.begin(), coordinates.end(), -1) != coordinates.end()) {
+        notes_.push_back(
+            fmt::format("{}: not every dimension of it has a netCDF dimension; "
+                        "netCDF readers name them phony_dim_N",
+                        path));
+        continue;
+      }
+      Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT));
+      const hsize_t n = coordinates.size();
+      Handle space(H5Screate_simple(1, &n, nullptr));
+      Handle attr(H5Acreate2(ds.get(), "_Netcdf4Coordinates", H5T_NATIVE_INT, space.get(),
+                             H5P_DEFAULT, H5P_DEFAULT));
+      if (!attr.valid() || H5Awrite(attr.get(), H5T_NATIVE_INT, coordinates.data()) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        notes_.push_back(fmt::format("{}: its dimensions' netCDF ids could not be written", path));
       }
     }
   }
@@ -802,6 +986,14 @@ class Writer {
     size_t rank = 0;
     std::vector<int64_t> shape;
     std::optional<model::ValueList> coords, names;
+    // Whether it holds the values of the dimension `name` of `size`: one dimension of that
+    // size, named so (or not named).
+    bool is_coordinate(const std::string& dimension, int64_t size) const {
+      if (rank != 1 || shape[0] != size) return false;
+      if (!names || names->size() != 1 || !(*names)[0].is<std::string>()) return true;
+      const std::string& own = (*names)[0].as<std::string>();
+      return own.empty() || own == dimension;
+    }
     static WrittenArray of(const Node& n) {
       WrittenArray w{n.name, n.shape.size(), n.shape, std::nullopt, std::nullopt};
       if (const auto* c = list_attribute(n, model::well_known::kDimensionCoordinates))
@@ -812,6 +1004,18 @@ class Writer {
   };
   std::map<std::string, WrittenArray> written_;
   uint64_t total_ = 0, done_ = 0;
+  /// Each dimension's scale, by the dimension's path (a group's path and its name): its
+  /// coordinate array, or a dataset made for it.
+  std::map<std::string, std::string> scale_of_;
+  /// Dimensions in the order the source lists them: parameters at their places among
+  /// their group's members, one-dimensional arrays (perhaps coordinates) where written.
+  std::vector<std::string> dimension_order_;
+  /// User-defined types committed for netCDF (netcdf_type()), and where.
+  std::vector<std::pair<Handle, std::string>> netcdf_types_;
+  std::set<std::string> root_names_;  ///< the root's members, for netcdf_type()'s names
+  /// Scales of more than one dimension (netCDF's "z(z, strlen)"): each other dimension's
+  /// path by its index; netcdf_dimension_ids() writes their ids.
+  std::map<std::string, std::map<size_t, std::string>> scale_dimensions_;
   bool netcdf_ = false;  // the file is named as netCDF (.nc, .nc4): text attributes as char
   int lists_noted_ = 0;
 };
@@ -830,6 +1034,7 @@ uint64_t write_hdf5_file(const model::Tree& source, const std::string& path,
     Lock lock(library_mutex());
     Handle fcpl(H5Pcreate(H5P_FILE_CREATE));
     H5Pset_attr_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    H5Pset_link_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
     Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
     H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);
     Handle file = checked(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
