@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "dudley/core/thread_pool.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/core/shape.hpp"
+#include "dudley/core/thread_pool.hpp"
 
 namespace dudley::model {
 
@@ -121,6 +121,7 @@ const Tree& with_group_root(const Tree& tree, Tree& holder) {
   holder.root->kind = NodeKind::kGroup;
   holder.root->children.push_back(std::move(copy));
   holder.companions = tree.companions;
+  holder.netcdf_classic = tree.netcdf_classic;
   return holder;
 }
 

@@ -211,3 +211,62 @@ def test_netcdf_enum_types_survive_a_copy(tmp_path):
         assert got["cloud"].datatype.enum_dict == want["cloud"].datatype.enum_dict
         assert np.array_equal(got["cloud"][...].data, want["cloud"][...].data)
         assert list(got.dimensions) == ["t"]
+
+
+def test_issue671_copy_keeps_the_classic_model_and_its_header():
+    # A real netCDF-4 classic model file (EUMETSAT): the copy's kind and whole header are
+    # the source's, as ncdump prints them.
+    source = os.path.join(REALWORLD, "issue671.nc")
+    out = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"issue671-copy-{os.getpid()}.nc")
+    try:
+        r = run("convert", source, out, "--json")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["notes"] == []
+        assert program("ncdump", "-k", out).stdout.strip() == "netCDF-4 classic model"
+        heads = [program("ncdump", "-h", p).stdout.split("\n", 1)[1] for p in (source, out)]
+        assert heads[0] == heads[1]
+    finally:
+        if os.path.exists(out):
+            os.remove(out)
+
+
+def test_classic_files_become_netcdf4_classic_model_with_char_kept(tmp_path):
+    source = str(tmp_path / "classic.nc")
+    with netCDF4.Dataset(source, "w", format="NETCDF3_CLASSIC") as d:
+        d.title = "char and numbers"
+        d.createDimension("time", None)
+        d.createDimension("n", 2)
+        d.createDimension("len", 4)
+        name = d.createVariable("name", "S1", ("n", "len"))
+        name[:] = netCDF4.stringtochar(np.array(["ab", "wxyz"], "S4"))
+        t = d.createVariable("time", "f8", ("time",))
+        t[:] = [0.0, 1.5, 3.0]
+        v = d.createVariable("v", "i2", ("time", "n"), fill_value=-1)
+        v[:] = np.arange(6).reshape(3, 2)
+    out = str(tmp_path / "copy.nc")
+    r = run("convert", source, out, "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["notes"] == []
+    assert program("ncdump", "-k", out).stdout.strip() == "netCDF-4 classic model"
+    # Everything ncdump prints, data included, is the source's: char stays char.
+    dumps = [program("ncdump", p).stdout.split("\n", 1)[1] for p in (source, out)]
+    assert dumps[0] == dumps[1]
+    assert "char name(n, len) ;" in dumps[1]
+
+
+def test_a_source_the_classic_model_cannot_hold_says_why(tmp_path):
+    source = str(tmp_path / "cdf5.nc")
+    with netCDF4.Dataset(source, "w", format="NETCDF3_64BIT_DATA") as d:
+        d.createDimension("n", 3)
+        u = d.createVariable("counts", "u2", ("n",))
+        u[:] = [1, 2, 65535]
+    out = str(tmp_path / "copy.nc")
+    for args in [[], ["--json"]]:
+        r = run("convert", source, out, *args)
+        assert r.returncode == 0, r.stderr
+        text = r.stdout + r.stderr
+        assert "not the source's classic data model: /counts is uint16" in text, text
+    assert program("ncdump", "-k", out).stdout.strip() == "netCDF-4"
+    with netCDF4.Dataset(out) as d:
+        d.set_auto_mask(False)  # 65535 is also u2's default fill value
+        assert d["counts"][...].tolist() == [1, 2, 65535]

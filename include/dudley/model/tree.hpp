@@ -348,6 +348,9 @@ struct Tree {
   /// datatypes, attributes of types the model lacks), one line each naming the item: tools
   /// that describe the whole file say so.
   std::vector<std::string> skipped;
+  /// The source holds netCDF's classic data model (a netCDF-3 file, or a netCDF-4 file
+  /// marked `_nc3_strict`): a netCDF-4 copy keeps the mark where its content fits the model.
+  bool netcdf_classic = false;
 
   /// The node at "/g/x" (list items by index, "/L/2"); nullptr when there is none. Items
   /// made on demand are kept by the tree from then on, so the pointer stays valid.

@@ -11,6 +11,9 @@ namespace dudley::hdf5 {
 inline constexpr std::string_view kDimensionOnlyLabel =
     "This is a netCDF dimension but not a netCDF variable.";
 
+/// The root attribute netCDF-C writes in a netCDF-4 file of the classic data model.
+inline constexpr const char* kClassicModelMark = "_nc3_strict";
+
 /// The prefix netCDF-C puts before a dimension's dataset name when a variable that is not
 /// the dimension's coordinate has the dimension's name.
 inline constexpr std::string_view kNonCoordinatePrefix = "_nc4_non_coord_";

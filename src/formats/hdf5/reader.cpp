@@ -58,6 +58,8 @@ class Reader {
     if (H5Oget_info2(root.get(), &info, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS) >= 0) {
       seen_[info.addr] = "/";
       if (info.num_attrs > 0) group_attributes(root.get(), "/", tree.root->attributes);
+      tree.netcdf_classic = H5Aexists(root.get(), kClassicModelMark) > 0;
+      H5Eclear2(H5E_DEFAULT);
     }
     // Groups are walked with an explicit stack: a file may nest groups deeper than the
     // call stack could follow.

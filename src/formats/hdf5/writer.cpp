@@ -205,6 +205,7 @@ class Writer {
     dimension_scales();
     netcdf_dimensions();
     if (netcdf_) netcdf_dimension_ids();
+    if (netcdf_ && tree_.netcdf_classic) classic_model();
   }
 
  private:
@@ -423,8 +424,10 @@ class Writer {
   }
 
   void dataset(hid_t group, const std::string& name, const Node& n, const std::string& full) {
-    if (model::has_joined_units(n)) {
-      // Text units along the last dimension (a Dudley S1[2, 4]): strings, as h5py writes S4.
+    if (model::has_joined_units(n) && !(netcdf_ && n.dtype.encoding() == TextEncoding::kAscii)) {
+      // Text units along the last dimension (a Dudley S1[2, 4]): strings, as h5py writes S4;
+      // in a netCDF file, ASCII ones stay netCDF's char arrays (a netCDF-3 char variable's
+      // last dimension keeps its name).
       converted_.push_back(model::as_joined_strings_node(n));
       dataset(group, name, *converted_.back(), full);
       return;
@@ -491,6 +494,141 @@ class Writer {
       return;
     }
     write_data(full, n);
+  }
+
+  // A source of netCDF's classic data model stays one ("netCDF-4 classic model" in ncdump
+  // -k, as netCDF-C marks it with `_nc3_strict`) when what was written fits the model; a
+  // note says why not otherwise (the data is all there, in netCDF-4's full model).
+  void classic_model() {
+    if (const std::optional<std::string> misfit = classic_model_misfit()) {
+      notes_.push_back(
+          fmt::format("written as netCDF-4, not the source's classic data model: {}", *misfit));
+      return;
+    }
+    Handle root(H5Gopen2(file_, "/", H5P_DEFAULT));
+    Handle space(H5Screate(H5S_SCALAR));
+    Handle mark(H5Acreate2(root.get(), kClassicModelMark, H5T_NATIVE_INT, space.get(), H5P_DEFAULT,
+                           H5P_DEFAULT));
+    const int one = 1;
+    if (!mark.valid() || H5Awrite(mark.get(), H5T_NATIVE_INT, &one) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      notes_.push_back(
+          "written as netCDF-4, not the source's classic data model: the mark "
+          "could not be written");
+    }
+  }
+
+  // The first thing of the written file netCDF's classic model has no place for: a group,
+  // a named type, a type other than byte, char, short, int, float and double (text
+  // attributes as char), a second unlimited dimension.
+  std::optional<std::string> classic_model_misfit() {
+    Handle root(H5Gopen2(file_, "/", H5P_DEFAULT));
+    std::optional<std::string> misfit = attributes_misfit(root.get(), "/");
+    if (misfit) return misfit;
+    std::vector<std::string> names;
+    hsize_t at = 0;
+    auto collect = [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {
+      static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+      return 0;
+    };
+    if (H5Literate(root.get(), H5_INDEX_CRT_ORDER, H5_ITER_INC, &at, collect, &names) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return "its members could not be listed";
+    }
+    int unlimited = 0;
+    for (const std::string& name : names) {
+      const std::string full = "/" + name;
+      H5O_info_t info;
+      Handle object(H5Oopen(root.get(), name.c_str(), H5P_DEFAULT));
+      if (!object.valid() || H5Oget_info2(object.get(), &info, H5O_INFO_BASIC) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return fmt::format("{} could not be opened", full);
+      }
+      if (info.type == H5O_TYPE_GROUP) return fmt::format("{} is a group", full);
+      if (info.type != H5O_TYPE_DATASET) return fmt::format("{} is a named type", full);
+      Handle type(H5Dget_type(object.get()));
+      Handle space(H5Dget_space(object.get()));
+      if (!classic_type(type.get(), false))
+        return fmt::format("{} is {}", full, type_words(type.get()));
+      if (H5DSis_scale(object.get()) > 0 && H5Sget_simple_extent_ndims(space.get()) == 1) {
+        hsize_t size = 0, max = 0;
+        H5Sget_simple_extent_dims(space.get(), &size, &max);
+        if (max == H5S_UNLIMITED && ++unlimited > 1)
+          return fmt::format("{} is a second unlimited dimension", full);
+      }
+      H5Eclear2(H5E_DEFAULT);
+      if ((misfit = attributes_misfit(object.get(), full))) return misfit;
+    }
+    return std::nullopt;
+  }
+
+  // The first attribute of `object` the classic model has no type for; HDF5's and
+  // netCDF's own bookkeeping aside.
+  static std::optional<std::string> attributes_misfit(hid_t object, const std::string& owner) {
+    struct Visit {
+      std::string owner;
+      std::optional<std::string> misfit;
+    } visit{owner, std::nullopt};
+    auto check = [](hid_t loc, const char* name, const H5A_info_t*, void* data) -> herr_t {
+      auto* v = static_cast<Visit*>(data);
+      static const std::set<std::string_view> kBookkeeping = {
+          "CLASS",          "NAME",           "REFERENCE_LIST",
+          "DIMENSION_LIST", "_Netcdf4Dimid",  "_Netcdf4Coordinates",
+          "_NCProperties",  kClassicModelMark};
+      if (kBookkeeping.count(name)) return 0;
+      Handle attr(H5Aopen(loc, name, H5P_DEFAULT));
+      Handle type(attr.valid() ? H5Aget_type(attr.get()) : H5I_INVALID_HID);
+      Handle space(attr.valid() ? H5Aget_space(attr.get()) : H5I_INVALID_HID);
+      const bool scalar = space.valid() && H5Sget_simple_extent_type(space.get()) == H5S_SCALAR;
+      if (!type.valid() || !classic_type(type.get(), scalar)) {
+        v->misfit = fmt::format("{}: the attribute {} is {}", v->owner, name,
+                                type.valid() ? type_words(type.get()) : "of an unknown type");
+        return 1;
+      }
+      return 0;
+    };
+    hsize_t at = 0;
+    if (H5Aiterate2(object, H5_INDEX_NAME, H5_ITER_INC, &at, check, &visit) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return fmt::format("{}: its attributes could not be listed", owner);
+    }
+    return visit.misfit;
+  }
+
+  // `type` for a note: "uint16", "strings of 64 bytes", "an enum".
+  static std::string type_words(hid_t type) {
+    const size_t size = H5Tget_size(type);
+    switch (H5Tget_class(type)) {
+      case H5T_INTEGER:
+        return fmt::format("{}int{}", H5Tget_sign(type) == H5T_SGN_2 ? "" : "u", size * 8);
+      case H5T_FLOAT:
+        return fmt::format("float{}", size * 8);
+      case H5T_STRING:
+        return H5Tis_variable_str(type) > 0 ? "variable-length strings"
+                                            : fmt::format("strings of {} bytes", size);
+      case H5T_ENUM:
+        return "an enum";
+      case H5T_COMPOUND:
+        return "a compound";
+      default:
+        return "of a type netCDF-3 lacks";
+    }
+  }
+
+  // Whether `type` is one of the classic model's: byte, short, int (signed), float,
+  // double, char (one character; a scalar text attribute of any length).
+  static bool classic_type(hid_t type, bool text_attribute) {
+    const size_t size = H5Tget_size(type);
+    switch (H5Tget_class(type)) {
+      case H5T_INTEGER:
+        return H5Tget_sign(type) == H5T_SGN_2 && (size == 1 || size == 2 || size == 4);
+      case H5T_FLOAT:
+        return size == 4 || size == 8;
+      case H5T_STRING:
+        return H5Tis_variable_str(type) == 0 && (size == 1 || text_attribute);
+      default:
+        return false;
+    }
   }
 
   // A dataset's type as netCDF can read it: netCDF-C skips, without a word, a variable

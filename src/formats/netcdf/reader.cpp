@@ -108,6 +108,7 @@ model::Tree open_netcdf(const std::string& path, const NetcdfOpenOptions&,
 
   model::Tree tree;
   tree.format = "netcdf3";
+  tree.netcdf_classic = true;
   tree.root = std::make_unique<Node>();
   tree.root->kind = model::NodeKind::kGroup;
   set_attributes(*tree.root, h.attributes, false);
