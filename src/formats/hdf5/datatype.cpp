@@ -387,4 +387,10 @@ bool stored_as_is(const DType& t) {
   return t.is_numeric() && t.kind() != DTypeKind::kPointer;
 }
 
+bool is_user_defined(hid_t type) {
+  const H5T_class_t kind = H5Tget_class(type);
+  return kind == H5T_ENUM || kind == H5T_COMPOUND || kind == H5T_OPAQUE || kind == H5T_VLEN ||
+         kind == H5T_ARRAY;
+}
+
 }  // namespace dudley::hdf5

@@ -37,4 +37,8 @@ bool needs_conversion(const DType& type);
 /// chunk_reader.hpp and chunk_writer.hpp rely on.
 bool stored_as_is(const DType& type);
 
+/// Whether `type` is what netCDF calls user-defined (an enum, a compound, an opaque, a
+/// sequence, an array type), which netCDF-C knows only as a committed datatype of the file.
+bool is_user_defined(hid_t type);
+
 }  // namespace dudley::hdf5

@@ -503,7 +503,7 @@ class Reader {
           H5Eclear2(H5E_DEFAULT);
         if (v.count == 1 && !v.path.empty()) {
           // A netCDF dimension without a variable names the dimension and has no values.
-          paths.emplace_back(dimension_only_.count(v.path) ? Value() : Value(v.path));
+          paths.emplace_back(coordinate_of(v.path));
           names.emplace_back(dimension_only_.count(v.path)
                                  ? dimension_name(v.path.substr(v.path.rfind('/') + 1))
                                  : v.path.substr(v.path.rfind('/') + 1));
@@ -522,10 +522,7 @@ class Reader {
 
   // A dataset's type, kept when user-defined (an enum, a compound...) for type_used().
   void note_user_type(hid_t type) {
-    const H5T_class_t kind = H5Tget_class(type);
-    if (kind != H5T_ENUM && kind != H5T_COMPOUND && kind != H5T_OPAQUE && kind != H5T_VLEN &&
-        kind != H5T_ARRAY)
-      return;
+    if (!is_user_defined(type)) return;
     for (const Handle& seen : user_types_) {
       if (H5Tequal(seen.get(), type) > 0) return;
     }
@@ -617,6 +614,13 @@ class Reader {
     }
   }
 
+  // The coordinate a dimension's scale at `scale` gives: the scale, or none for a netCDF
+  // dimension without a variable.
+  Value coordinate_of(const std::string& scale) const {
+    if (dimension_only_.count(scale)) return Value();
+    return Value(scale);
+  }
+
   // Coordinate variables of more than one dimension: their other dimensions by the ids
   // "_Netcdf4Coordinates" lists.
   void coordinate_dimensions() {
@@ -631,7 +635,7 @@ class Reader {
         }
         const std::string& at = scale->second;
         names.emplace_back(dimension_name(at.substr(at.rfind('/') + 1)));
-        paths.emplace_back(dimension_only_.count(at) ? Value() : Value(at));
+        paths.emplace_back(coordinate_of(at));
       }
       node->attributes.set(model::well_known::kDimensionNames, Value(std::move(names)));
       node->attributes.set(model::well_known::kDimensionCoordinates, Value(std::move(paths)));

@@ -636,10 +636,7 @@ class Writer {
   // committed datatype of the file. Such types are committed at the root, once each, named
   // after the first variable that has it ("flag_t").
   Handle netcdf_type(Handle type, const std::string& variable, const std::string& full) {
-    const H5T_class_t kind = H5Tget_class(type.get());
-    if (kind != H5T_ENUM && kind != H5T_COMPOUND && kind != H5T_OPAQUE && kind != H5T_VLEN &&
-        kind != H5T_ARRAY)
-      return type;
+    if (!is_user_defined(type.get())) return type;
     // The first types are looked for (a file has a few); a file of thousands commits each.
     for (size_t k = 0; k < std::min<size_t>(netcdf_types_.size(), 256); ++k) {
       const auto& [committed, path] = netcdf_types_[k];
