@@ -172,6 +172,19 @@ class RawElements {
   std::vector<std::string> missing_;
 };
 
+// Whether readers list the group's members in the model's order only if the file tracks
+// their creation order: a list's items ("10" comes before "2" by name), a group with
+// parameters (dimensions made among its members) or with members out of name order. The
+// others are not tracked: they list the same by name, and tracking costs (about 15% of a
+// copy of 22,000 small datasets). netCDF files always track it, as netCDF-C's do.
+bool needs_creation_order(const model::Node& group) {
+  if (group.kind == model::NodeKind::kList) return true;
+  if (!group.params.empty()) return true;
+  return !std::is_sorted(group.children.begin(), group.children.end(),
+                         [](const std::unique_ptr<model::Node>& a,
+                            const std::unique_ptr<model::Node>& b) { return a->name < b->name; });
+}
+
 class Writer {
  public:
   Writer(const model::Tree& tree, const model::ReferenceTable* refs, hid_t file,
@@ -256,7 +269,8 @@ class Writer {
       } else {
         Handle ocpl(H5Pcreate(H5P_GROUP_CREATE));
         H5Pset_attr_creation_order(ocpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
-        H5Pset_link_creation_order(ocpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+        if (netcdf_ || needs_creation_order(c))
+          H5Pset_link_creation_order(ocpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
         Handle g = checked(H5Gcreate2(group, name.c_str(), H5P_DEFAULT, ocpl.get(), H5P_DEFAULT),
                            fmt::format("cannot create group {}", full), path_of_file(),
                            ErrorCategory::kIo);
@@ -1169,7 +1183,9 @@ uint64_t write_hdf5_file(const model::Tree& source, const std::string& path,
     Lock lock(library_mutex());
     Handle fcpl(H5Pcreate(H5P_FILE_CREATE));
     H5Pset_attr_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
-    H5Pset_link_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    const std::string ext = lowercase_extension(path);
+    if (ext == ".nc" || ext == ".nc4" || needs_creation_order(*tree.root))
+      H5Pset_link_creation_order(fcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
     Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
     H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);
     Handle file = checked(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
