@@ -270,3 +270,16 @@ def test_a_source_the_classic_model_cannot_hold_says_why(tmp_path):
     with netCDF4.Dataset(out) as d:
         d.set_auto_mask(False)  # 65535 is also u2's default fill value
         assert d["counts"][...].tolist() == [1, 2, 65535]
+
+
+def test_a_named_type_only_an_attribute_has_is_not_lost(tmp_path):
+    source = str(tmp_path / "named.h5")
+    with h5py.File(source, "w") as f:
+        f["level_t"] = h5py.enum_dtype({"LOW": 0, "HIGH": 1}, basetype="u1")
+        f.attrs.create("level", 1, dtype=f["level_t"])
+        f["unused_t"] = h5py.enum_dtype({"A": 1}, basetype="i2")
+        f["x"] = np.arange(3)
+    r = run("convert", source, str(tmp_path / "copy.h5"), "--json")
+    assert r.returncode == 1, r.stdout
+    lost = json.loads(r.stdout)["error"]["lost"]
+    assert [item.split(":")[0] for item in lost] == ["/unused_t"], lost

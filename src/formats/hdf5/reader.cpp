@@ -76,7 +76,7 @@ class Reader {
     for (const std::string& full : named_types_) {
       if (!type_used(full))
         skipped_.push_back(
-            fmt::format("{}: a committed datatype no dataset uses; not listed", full));
+            fmt::format("{}: a committed datatype no dataset or attribute uses; not listed", full));
     }
     tree.skipped = std::move(skipped_);
     tree.references = file_->refs;
@@ -419,6 +419,8 @@ class Reader {
       Handle a =
           checked(H5Aopen(loc, name, H5P_DEFAULT), what + ": cannot open", v->self->file_->path);
       ReadAttribute read = read_attribute(*v->self->file_, a.get(), what);
+      Handle type(H5Aget_type(a.get()));
+      if (type.valid()) v->self->note_user_type(type.get());  // a named type it has is used
       if (read.text_type) {
         v->out->set_text(n, std::get<model::Value>(read.value).as<std::string>(),
                          std::move(*read.text_type));
@@ -520,7 +522,8 @@ class Reader {
     }
   }
 
-  // A dataset's type, kept when user-defined (an enum, a compound...) for type_used().
+  // A dataset's or attribute's type, kept when user-defined (an enum, a compound...) for
+  // type_used().
   void note_user_type(hid_t type) {
     if (!is_user_defined(type)) return;
     for (const Handle& seen : user_types_) {
@@ -530,9 +533,9 @@ class Reader {
     H5Eclear2(H5E_DEFAULT);
   }
 
-  // Whether a dataset has the committed datatype at `full` as its type. netCDF-C's
-  // variables have a copy of their named type, so the types are compared, not their
-  // addresses.
+  // Whether a dataset or an attribute read has the committed datatype at `full` as its type.
+  // netCDF-C's variables have a copy of their named type, so the types are compared, not
+  // their addresses.
   bool type_used(const std::string& full) {
     Handle named(H5Topen2(file_->id.get(), full.c_str(), H5P_DEFAULT));
     bool used = false;
