@@ -18,6 +18,13 @@ inline constexpr const char* kClassicModelMark = "_nc3_strict";
 /// the dimension's coordinate has the dimension's name.
 inline constexpr std::string_view kNonCoordinatePrefix = "_nc4_non_coord_";
 
+/// Whether attribute `name` is HDF5's dimension-scale or netCDF-4's bookkeeping, whose
+/// meaning the model carries as dimension names and coordinates (not as attributes).
+inline bool is_bookkeeping_attribute(std::string_view name) {
+  return name == "REFERENCE_LIST" || name == "DIMENSION_LIST" || name == "_Netcdf4Dimid" ||
+         name == "_Netcdf4Coordinates" || name == "_NCProperties" || name == kClassicModelMark;
+}
+
 /// The dimension's name stored as the dataset `stored`: without kNonCoordinatePrefix.
 inline std::string dimension_name(std::string_view stored) {
   if (stored.starts_with(kNonCoordinatePrefix) && stored.size() > kNonCoordinatePrefix.size())

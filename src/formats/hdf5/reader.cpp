@@ -34,13 +34,6 @@ namespace {
 using model::Node;
 using model::Value;
 
-// Bookkeeping attributes of HDF5 dimension scales and netCDF-4: their meaning is carried by
-// the model's dimension attributes.
-bool bookkeeping(const std::string& name) {
-  return name == "REFERENCE_LIST" || name == "DIMENSION_LIST" || name == "_Netcdf4Dimid" ||
-         name == "_Netcdf4Coordinates" || name == "_NCProperties" || name == "_nc3_strict";
-}
-
 class Reader {
  public:
   Reader(std::shared_ptr<OpenFile> file, bool extent_offsets)
@@ -413,7 +406,7 @@ class Reader {
   static herr_t attribute(hid_t loc, const char* name, const H5A_info_t*, void* data) {
     auto* v = static_cast<AttrVisit*>(data);
     const std::string n = name;
-    if (bookkeeping(n)) return 0;
+    if (is_bookkeeping_attribute(n)) return 0;
     const std::string what = fmt::format("{}: attribute '{}'", *v->owner, n);
     try {
       Handle a =

@@ -510,6 +510,19 @@ class Writer {
     write_data(full, n);
   }
 
+  // Attribute `name` of `object`: native ints, as netCDF-C writes its own (a scalar when
+  // `scalar`), replacing one of that name. False when it could not be written.
+  static bool write_ints(hid_t object, const char* name, const std::vector<int>& values,
+                         bool scalar) {
+    if (H5Aexists(object, name) > 0) H5Adelete(object, name);
+    const hsize_t n = values.size();
+    Handle space(scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr));
+    Handle attr(H5Acreate2(object, name, H5T_NATIVE_INT, space.get(), H5P_DEFAULT, H5P_DEFAULT));
+    const bool written = attr.valid() && H5Awrite(attr.get(), H5T_NATIVE_INT, values.data()) >= 0;
+    H5Eclear2(H5E_DEFAULT);
+    return written;
+  }
+
   // A source of netCDF's classic data model stays one ("netCDF-4 classic model" in ncdump
   // -k, as netCDF-C marks it with `_nc3_strict`) when what was written fits the model; a
   // note says why not otherwise (the data is all there, in netCDF-4's full model).
@@ -520,12 +533,7 @@ class Writer {
       return;
     }
     Handle root(H5Gopen2(file_, "/", H5P_DEFAULT));
-    Handle space(H5Screate(H5S_SCALAR));
-    Handle mark(H5Acreate2(root.get(), kClassicModelMark, H5T_NATIVE_INT, space.get(), H5P_DEFAULT,
-                           H5P_DEFAULT));
-    const int one = 1;
-    if (!mark.valid() || H5Awrite(mark.get(), H5T_NATIVE_INT, &one) < 0) {
-      H5Eclear2(H5E_DEFAULT);
+    if (!write_ints(root.get(), kClassicModelMark, {1}, true)) {
       notes_.push_back(
           "written as netCDF-4, not the source's classic data model: the mark "
           "could not be written");
@@ -585,11 +593,8 @@ class Writer {
     } visit{owner, std::nullopt};
     auto check = [](hid_t loc, const char* name, const H5A_info_t*, void* data) -> herr_t {
       auto* v = static_cast<Visit*>(data);
-      static const std::set<std::string_view> kBookkeeping = {
-          "CLASS",          "NAME",           "REFERENCE_LIST",
-          "DIMENSION_LIST", "_Netcdf4Dimid",  "_Netcdf4Coordinates",
-          "_NCProperties",  kClassicModelMark};
-      if (kBookkeeping.count(name)) return 0;
+      const std::string_view n = name;
+      if (n == "CLASS" || n == "NAME" || is_bookkeeping_attribute(n)) return 0;
       Handle attr(H5Aopen(loc, name, H5P_DEFAULT));
       Handle type(attr.valid() ? H5Aget_type(attr.get()) : H5I_INVALID_HID);
       Handle space(attr.valid() ? H5Aget_space(attr.get()) : H5I_INVALID_HID);
@@ -1070,13 +1075,7 @@ class Writer {
       const auto scale = scale_of_.find(dimension);
       if (scale == scale_of_.end() || !ids.emplace(scale->second, id).second) return;
       Handle ds(H5Dopen2(file_, scale->second.c_str(), H5P_DEFAULT));
-      if (H5Aexists(ds.get(), "_Netcdf4Dimid") > 0) H5Adelete(ds.get(), "_Netcdf4Dimid");
-      Handle space(H5Screate(H5S_SCALAR));
-      Handle attr(H5Acreate2(ds.get(), "_Netcdf4Dimid", H5T_NATIVE_INT, space.get(), H5P_DEFAULT,
-                             H5P_DEFAULT));
-      const int value = id++;  // ids[scale] as emplaced
-      if (!attr.valid() || H5Awrite(attr.get(), H5T_NATIVE_INT, &value) < 0) {
-        H5Eclear2(H5E_DEFAULT);
+      if (!write_ints(ds.get(), "_Netcdf4Dimid", {id++}, true)) {  // ids[scale] as emplaced
         notes_.push_back(fmt::format(
             "{}: its netCDF dimension id could not be written; netCDF numbers it itself",
             scale->second));
@@ -1104,12 +1103,7 @@ class Writer {
         continue;
       }
       Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT));
-      const hsize_t n = coordinates.size();
-      Handle space(H5Screate_simple(1, &n, nullptr));
-      Handle attr(H5Acreate2(ds.get(), "_Netcdf4Coordinates", H5T_NATIVE_INT, space.get(),
-                             H5P_DEFAULT, H5P_DEFAULT));
-      if (!attr.valid() || H5Awrite(attr.get(), H5T_NATIVE_INT, coordinates.data()) < 0) {
-        H5Eclear2(H5E_DEFAULT);
+      if (!write_ints(ds.get(), "_Netcdf4Coordinates", coordinates, false)) {
         notes_.push_back(fmt::format("{}: its dimensions' netCDF ids could not be written", path));
       }
     }
