@@ -64,7 +64,9 @@ def main():
     try:
         url = json.loads(p.stdout.readline())["url"]
         out = subprocess.run(["node", os.path.join(HERE, "viewer_first_paint.mjs"), url, str(RUNS),
-                              "/square", "/big"], capture_output=True, text=True, check=True)
+                              "/square", "/big"], capture_output=True, text=True)
+        if out.returncode != 0:  # say why (a browser's timeout names what it waited for)
+            sys.exit(f"viewer_first_paint.mjs failed (exit {out.returncode}):\n{out.stderr}")
         times = json.loads(out.stdout)
     finally:
         p.send_signal(signal.SIGINT)
