@@ -20,6 +20,9 @@ namespace {
 constexpr int kMaxDerefDepth = 16;
 // Bytes of an array read at once while printing it.
 constexpr uint64_t kBlockBytes = uint64_t{8} << 20;
+// Bytes of fill value (chunks never written) a dump reads unasked: about a second of
+// libhdf5 filling them in.
+constexpr uint64_t kMaxUnbackedBytes = uint64_t{1} << 30;
 
 }  // namespace
 
@@ -202,16 +205,24 @@ void Dumper::check_backed(const ArrayRef& ref, const Hyperslab& h) const {
   uint64_t values = 1;
   for (int64_t c : h.count)
     values = checked_mul(values, static_cast<uint64_t>(c)).value_or(UINT64_MAX);
-  if (options_.max_values != 0 || values <= kMaxUnbackedValues) return;
+  const uint64_t unit = std::max<uint64_t>(ref.dtype.size(), 1);
+  auto too_many = [unit](uint64_t n) {
+    return n > kMaxUnbackedValues || checked_mul(n, unit).value_or(UINT64_MAX) > kMaxUnbackedBytes;
+  };
+  if (options_.max_values != 0 || !too_many(values)) return;
   const std::optional<model::StoredChunks> stored = ref.data->stored_chunks();
   if (!stored) return;
   const uint64_t backed = stored->stored_elements();
-  if (values - std::min(values, backed) <= kMaxUnbackedValues) return;
+  const uint64_t unbacked = values - std::min(values, backed);
+  if (!too_many(unbacked)) return;
+  // Few values of large elements: their size says why so few are refused.
+  const std::string each =
+      values > kMaxUnbackedValues ? "" : fmt::format(" of {} bytes each", ref.dtype.size());
   throw Error(ErrorCategory::kLimit,
-              fmt::format("{} values, of which at most {} are stored ({} of its chunks): the "
+              fmt::format("{} values{}, of which at most {} are stored ({} of its chunks): the "
                           "rest are the fill value of chunks never written; give --max-values "
                           "N to print the first N, or select a part",
-                          values, backed, stored->chunks));
+                          values, each, backed, stored->chunks));
 }
 
 uint64_t Dumper::piece_bytes(uint64_t unit_bytes) const {

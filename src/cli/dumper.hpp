@@ -110,7 +110,8 @@ class Dumper {
                         ValueWriter::Options& o);
 
   // Values of chunks never written are the fill value, backed by nothing in the file (a
-  // 333-byte Zarr document may declare 10^12 chunks): past kMaxUnbackedValues of them, an
+  // 333-byte Zarr document may declare 10^12 chunks, a 1.6 KB HDF5 file 10,000 strings of
+  // 16 MiB): past kMaxUnbackedValues of them, or kMaxUnbackedBytes of their elements, an
   // output must be asked for with --max-values, as Dudley's arrays of no bytes are, so
   // that what a dump costs follows what the file holds. Only large selections list chunks.
   void check_backed(const ArrayRef& ref, const Hyperslab& h) const;

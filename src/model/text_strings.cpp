@@ -11,57 +11,69 @@
 namespace dudley::model {
 namespace {
 
+// The text of one fixed-length string of `type` at `at`: its units before the trailing zero
+// units (numpy's padding), as UTF-8.
+std::string fixed_text(const DType& type, const std::byte* at) {
+  const uint64_t unit = type.unit_size();
+  uint64_t used = type.size() / unit;
+  while (used > 0) {
+    bool zero = true;
+    for (uint64_t b = 0; b < unit; ++b) zero = zero && at[(used - 1) * unit + b] == std::byte{0};
+    if (!zero) break;
+    --used;
+  }
+  if (unit == 4) {
+    std::vector<uint32_t> code(used);
+    if (used > 0) std::memcpy(code.data(), at, used * 4);
+    return decode_utf32(code.data(), code.size());
+  }
+  if (unit == 2) {
+    std::vector<uint16_t> code(used);
+    if (used > 0) std::memcpy(code.data(), at, used * 2);
+    return decode_utf16(code.data(), code.size());
+  }
+  return {reinterpret_cast<const char*>(at), used};
+}
+
 class FixedTextAsStrings final : public ArraySource {
  public:
   FixedTextAsStrings(std::shared_ptr<ArraySource> source, DType type, std::vector<int64_t> shape)
       : source_(std::move(source)), type_(std::move(type)), shape_(std::move(shape)) {}
 
-  NDArray read() override {
-    Hyperslab all;
-    for (int64_t d : shape_) {
-      all.start.push_back(0);
-      all.count.push_back(d);
-    }
-    return read(all);
-  }
+  NDArray read() override { return read(Hyperslab::all(shape_)); }
 
+  // Read in pieces of at most kPieceBytes of fixed text (one string at least), so that the
+  // memory held follows the strings' lengths, not the fixed size: 10,000 strings of 16 MiB,
+  // all empty, are 160 GB fixed and nothing as strings.
   NDArray read(const Hyperslab& slab) override {
-    const NDArray fixed = source_->read(slab);
-    const uint64_t n = fixed.element_count();
-    const uint64_t unit = type_.unit_size();
-    const uint64_t units = type_.size() / unit;
-    VLenArrayBuilder out(utf8_strings_type(), n);
-    const auto* base = static_cast<const std::byte*>(fixed.data());
-    std::string text;
-    for (uint64_t i = 0; i < n; ++i) {
-      const std::byte* at = base + i * type_.size();
-      // The string ends before its trailing zero units (numpy's padding).
-      uint64_t used = units;
-      while (used > 0) {
-        bool zero = true;
-        for (uint64_t b = 0; b < unit; ++b)
-          zero = zero && at[(used - 1) * unit + b] == std::byte{0};
-        if (!zero) break;
-        --used;
+    const std::vector<int64_t> shape = slab.result_shape();
+    VLenArrayBuilder out(utf8_strings_type(), *Shape(shape).element_count());
+    for_each_piece(slab, type_.size(), source_->read_unit(), kPieceBytes, [&](const Piece& piece) {
+      const NDArray fixed = source_->read(piece.slab);
+      const auto* base = static_cast<const std::byte*>(fixed.data());
+      for (uint64_t i = 0, n = fixed.element_count(); i < n; ++i) {
+        const std::string text = fixed_text(type_, base + i * type_.size());
+        out.append(text.data(), text.size());
       }
-      if (unit == 4) {
-        std::vector<uint32_t> code(used);
-        if (used > 0) std::memcpy(code.data(), at, used * 4);
-        text = decode_utf32(code.data(), code.size());
-      } else if (unit == 2) {
-        std::vector<uint16_t> code(used);
-        if (used > 0) std::memcpy(code.data(), at, used * 2);
-        text = decode_utf16(code.data(), code.size());
-      } else {
-        text.assign(reinterpret_cast<const char*>(at), used);
-      }
-      out.append(text.data(), text.size());
-    }
-    return out.finish(Shape(slab.result_shape()));
+      return true;
+    });
+    return out.finish(Shape(shape));
   }
 
   void verify() override { source_->verify(); }
   ReadUnit read_unit() const override { return source_->read_unit(); }
+
+  // The source's chunks, its fill value as the string it reads as: a writer of strings then
+  // skips what was never written as it does for the fixed text.
+  std::optional<StoredChunks> stored_chunks() override {
+    std::optional<StoredChunks> stored = source_->stored_chunks();
+    if (!stored) return std::nullopt;
+    if (stored->fill.size() != type_.size()) return std::nullopt;
+    const std::string fill = fixed_text(type_, stored->fill.data());
+    const auto* bytes = reinterpret_cast<const std::byte*>(fill.data());
+    stored->fill.assign(bytes, bytes + fill.size());
+    return stored;
+  }
 
  private:
   std::shared_ptr<ArraySource> source_;

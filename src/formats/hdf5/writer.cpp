@@ -199,6 +199,7 @@ class Writer {
 
   // Writes the tree into the file, which will be renamed to `destination`.
   void run(const std::string& destination) {
+    destination_ = destination;
     total_ = options_.progress ? model::array_bytes(*tree_.root) : 0;
     const std::string ext = lowercase_extension(destination);
     netcdf_ = ext == ".nc" || ext == ".nc4";
@@ -354,11 +355,9 @@ class Writer {
     }
   }
 
-  std::string path_of_file() const {
-    char name[4096] = {};
-    H5Fget_name(file_, name, sizeof name);
-    return name;
-  }
+  // The output as the user named it: libhdf5 writes a temporary file beside it, whose name
+  // would mean nothing in a message.
+  const std::string& path_of_file() const { return destination_; }
 
   // The dataset's chunks: the source's, or pieces of at most 1024 per dimension when
   // compressing, or about 1 MiB along the first dimensions when it only grows; its filters:
@@ -429,8 +428,12 @@ class Writer {
         const DType native =
             n.dtype.size() > 1 ? n.dtype.with_byte_order(native_byte_order()) : n.dtype;
         Handle mt = h5_type(native, true);
+        // A fill of zeros is HDF5's default: not stated, so that an element too large for
+        // an object header's fill value message (64 KiB; h5py's 16 MiB strings) is written.
+        const bool zeros = std::all_of(stored->fill.begin(), stored->fill.end(),
+                                       [](std::byte b) { return b == std::byte{0}; });
         if (stored->fill.size() == native.size() &&
-            H5Pset_fill_value(dcpl, mt.get(), stored->fill.data()) >= 0) {
+            (zeros || H5Pset_fill_value(dcpl, mt.get(), stored->fill.data()) >= 0)) {
           sparse_[full] = std::move(*stored);
         }
       }
@@ -1112,6 +1115,7 @@ class Writer {
   const model::Tree& tree_;
   const model::ReferenceTable* refs_;
   hid_t file_;
+  std::string destination_;  ///< the output's path, as given to run()
   const SaveOptions& options_;
   const Hdf5SaveOptions& own_;
   std::vector<std::string>& notes_;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <utility>
 
 #include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
@@ -226,20 +227,43 @@ void take_dimension_names(Json& attrs, ArrayMetadata& a) {
   attrs.erase(kDimensionsAttribute);
 }
 
-// The same limits and checks as a v3 array: made into one and read back (a numpy-only type
-// as raw bytes of its size, which v3 checks the same way).
-ArrayMetadata checked_as_v3(const ArrayMetadata& a, const std::string& path) {
+// A chunk decodes whole: its bytes, at the element size `a` claims, are checked against
+// kMaxChunkBytes before anything of that size (the fill value) is made. Object arrays hold
+// strings of any length, checked as they are decoded.
+void check_chunk_bytes(const ArrayMetadata& a, bool fixed_size, const std::string& path) {
+  if (!fixed_size) return;
+  std::optional<uint64_t> bytes = a.dtype.size();
+  for (int64_t c : a.chunk_shape) {
+    if (bytes) bytes = checked_mul(*bytes, static_cast<uint64_t>(c));
+  }
+  if (!bytes || *bytes > kMaxChunkBytes) {
+    refuse(path,
+           fmt::format("chunks of {} elements of {} bytes are more than the {} bytes a chunk "
+                       "may decode to",
+                       Shape(a.chunk_shape).to_string(), a.dtype.size(), kMaxChunkBytes),
+           ErrorCategory::kLimit);
+  }
+}
+
+// The same limits and checks as a v3 array: made into one and read back. A numpy-only type
+// is probed as one raw byte (r8), not as raw bytes of its size: v3 states a raw type's fill
+// value as a list of its bytes, and a 120-byte .zarray claiming "|S500000000" made a list of
+// 500 million JSON numbers (20 GB, minutes). What the element's size decides, the chunk's
+// decoded bytes, check_chunk_bytes checked before.
+ArrayMetadata checked_as_v3(ArrayMetadata a, const std::string& path) {
+  const bool numpy_only = numpy_only_type(a.dtype);
+  FillValue fill;
+  if (numpy_only) fill = std::exchange(a.fill, FillValue{{std::byte{0}}});  // held once
   ArrayMetadata probe = a;
-  if (numpy_only_type(a.dtype)) {
-    probe.dtype = DType::raw_bits(a.dtype.size() * 8);
-    probe.fill = FillValue{std::vector<std::byte>(a.dtype.size(), std::byte{0})};
+  if (numpy_only) {
+    probe.dtype = DType::raw_bits(8);
     probe.codecs.array_to_bytes.configuration = Json::object();
   }
   ArrayMetadata checked = *parse_metadata(array_metadata_json(probe), path).array;
   checked.zarr_format = 2;
   checked.keys = a.keys;
   checked.dtype = a.dtype;
-  checked.fill = a.fill;
+  checked.fill = numpy_only ? std::move(fill) : std::move(a.fill);
   checked.fill_null = a.fill_null;
   checked.codecs.endian = a.codecs.endian;
   return checked;
@@ -294,10 +318,11 @@ NodeMetadata parse_metadata_v2(std::string_view meta, std::string_view attribute
     }
     a.keys.separator = sep.get<std::string>()[0];
   }
+  check_chunk_bytes(a, object_codec.empty(), path);
   v2_fill(d["fill_value"], a, !object_codec.empty(), doc, path);
   take_dimension_names(attrs, a);
   a.attributes = std::move(attrs);
-  node.array = checked_as_v3(a, path);
+  node.array = checked_as_v3(std::move(a), path);
   return node;
 }
 
