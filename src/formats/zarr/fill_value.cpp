@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cfenv>
 #include <charconv>
@@ -445,18 +446,27 @@ FillValue v2_fill_from_json(const Json& value, const DType& stored, const std::s
 
 // The v2 fill_value of a numpy-only type (`fill` in native order), as zarr-python writes it.
 Json v2_fill_to_json(const FillValue& fill, const DType& stored) {
-  std::vector<std::byte> bytes = fill.bytes;
+  // Only the text before the trailing zeros is copied: an element may be as large as a chunk
+  // (2 GiB) and its fill mostly padding.
+  const std::vector<std::byte>& b = fill.bytes;
   if (stored.kind() == DTypeKind::kText && stored.encoding() == TextEncoding::kUtf32) {
-    std::u32string units(bytes.size() / 4, U'\0');
-    std::memcpy(units.data(), bytes.data(), units.size() * 4);
-    while (!units.empty() && units.back() == U'\0') units.pop_back();
-    return decode_utf32(reinterpret_cast<const uint32_t*>(units.data()), units.size());
+    size_t units = b.size() / 4;
+    while (units > 0 && std::all_of(b.begin() + static_cast<std::ptrdiff_t>(4 * units - 4),
+                                    b.begin() + static_cast<std::ptrdiff_t>(4 * units),
+                                    [](std::byte x) { return x == std::byte{0}; })) {
+      --units;
+    }
+    std::vector<uint32_t> code(units);
+    if (units > 0) std::memcpy(code.data(), b.data(), units * 4);
+    return decode_utf32(code.data(), code.size());
   }
-  if (stored.needs_swap()) swap_elements(bytes.data(), 1, stored);
   // numpy's S<n> ends at its first trailing zero: b"ab" is stored as "YWI=", not "YWIAAAA=".
+  size_t used = b.size();
   if (stored.kind() == DTypeKind::kText) {
-    while (!bytes.empty() && bytes.back() == std::byte{0}) bytes.pop_back();
+    while (used > 0 && b[used - 1] == std::byte{0}) --used;
   }
+  std::vector<std::byte> bytes(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(used));
+  if (stored.needs_swap()) swap_elements(bytes.data(), 1, stored);
   return encode_base64({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
 }
 

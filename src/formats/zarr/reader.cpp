@@ -142,13 +142,14 @@ std::unique_ptr<model::Node> array_node(std::shared_ptr<const io::Store> store,
     chunking->fill_value = model::Value(model::ValueBytes(b, b + a.fill.bytes.size()));
   } else {
     // Fixed strings: the fill as text.
-    const nlohmann::ordered_json text = v2_fill_to_json(a.fill, a.dtype);
-    chunking->fill_value =
-        a.dtype.encoding() == TextEncoding::kUtf32
-            ? model::Value(text.get<std::string>())
-            : model::Value(std::string(reinterpret_cast<const char*>(a.fill.bytes.data()),
-                                       strnlen(reinterpret_cast<const char*>(a.fill.bytes.data()),
-                                               a.fill.bytes.size())));
+    std::string text;
+    if (a.dtype.encoding() == TextEncoding::kUtf32) {
+      text = v2_fill_to_json(a.fill, a.dtype).get<std::string>();
+    } else {
+      const auto* bytes = reinterpret_cast<const char*>(a.fill.bytes.data());
+      text.assign(bytes, strnlen(bytes, a.fill.bytes.size()));
+    }
+    chunking->fill_value = model::Value(std::move(text));
   }
   node->storage.chunking = std::move(chunking);
   try {

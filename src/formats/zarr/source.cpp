@@ -127,9 +127,12 @@ class ZarrSource final : public model::ArraySource {
         meta_.dtype.needs_swap() ? meta_.dtype.with_byte_order(native_byte_order()) : meta_.dtype;
     unit_bytes_ = *Shape(unit_).element_count() * element_;  // checked by the metadata
     // Decoding works on the stored bytes, swapped at the end: a missing inner chunk of a
-    // decoded shard is filled in the stored order.
-    stored_fill_ = meta_.fill.bytes;
-    if (meta_.dtype.needs_swap()) swap_elements(stored_fill_.data(), 1, meta_.dtype);
+    // decoded shard is filled in the stored order. Only shards need it: an element may be
+    // as large as a chunk, and a copy of its fill for nothing doubles what opening costs.
+    if (meta_.codecs.sharding) {
+      stored_fill_ = meta_.fill.bytes;
+      if (meta_.dtype.needs_swap()) swap_elements(stored_fill_.data(), 1, meta_.dtype);
+    }
   }
 
   NDArray read() override { return read(Hyperslab::all(meta_.shape)); }
