@@ -11,30 +11,6 @@
 namespace dudley::model {
 namespace {
 
-// The text of one fixed-length string of `type` at `at`: its units before the trailing zero
-// units (numpy's padding), as UTF-8.
-std::string fixed_text(const DType& type, const std::byte* at) {
-  const uint64_t unit = type.unit_size();
-  uint64_t used = type.size() / unit;
-  while (used > 0) {
-    bool zero = true;
-    for (uint64_t b = 0; b < unit; ++b) zero = zero && at[(used - 1) * unit + b] == std::byte{0};
-    if (!zero) break;
-    --used;
-  }
-  if (unit == 4) {
-    std::vector<uint32_t> code(used);
-    if (used > 0) std::memcpy(code.data(), at, used * 4);
-    return decode_utf32(code.data(), code.size());
-  }
-  if (unit == 2) {
-    std::vector<uint16_t> code(used);
-    if (used > 0) std::memcpy(code.data(), at, used * 2);
-    return decode_utf16(code.data(), code.size());
-  }
-  return {reinterpret_cast<const char*>(at), used};
-}
-
 class FixedTextAsStrings final : public ArraySource {
  public:
   FixedTextAsStrings(std::shared_ptr<ArraySource> source, DType type, std::vector<int64_t> shape)
@@ -52,7 +28,7 @@ class FixedTextAsStrings final : public ArraySource {
       const NDArray fixed = source_->read(piece.slab);
       const auto* base = static_cast<const std::byte*>(fixed.data());
       for (uint64_t i = 0, n = fixed.element_count(); i < n; ++i) {
-        const std::string text = fixed_text(type_, base + i * type_.size());
+        const std::string text = fixed_text_utf8(type_, base + i * type_.size());
         out.append(text.data(), text.size());
       }
       return true;
@@ -69,7 +45,7 @@ class FixedTextAsStrings final : public ArraySource {
     std::optional<StoredChunks> stored = source_->stored_chunks();
     if (!stored) return std::nullopt;
     if (stored->fill.size() != type_.size()) return std::nullopt;
-    const std::string fill = fixed_text(type_, stored->fill.data());
+    const std::string fill = fixed_text_utf8(type_, stored->fill.data());
     const auto* bytes = reinterpret_cast<const std::byte*>(fill.data());
     stored->fill.assign(bytes, bytes + fill.size());
     return stored;
@@ -150,6 +126,28 @@ class StringsAsFixedText final : public ArraySource {
 };
 
 }  // namespace
+
+std::string fixed_text_utf8(const DType& type, const std::byte* element) {
+  const uint64_t unit = type.unit_size();
+  uint64_t used = type.size() / unit;
+  auto zero = [&](uint64_t u) {
+    for (uint64_t b = 0; b < unit; ++b)
+      if (element[u * unit + b] != std::byte{0}) return false;
+    return true;
+  };
+  while (used > 0 && zero(used - 1)) --used;
+  if (unit == 4) {
+    std::vector<uint32_t> code(used);
+    if (used > 0) std::memcpy(code.data(), element, used * 4);
+    return decode_utf32(code.data(), code.size());
+  }
+  if (unit == 2) {
+    std::vector<uint16_t> code(used);
+    if (used > 0) std::memcpy(code.data(), element, used * 2);
+    return decode_utf16(code.data(), code.size());
+  }
+  return {reinterpret_cast<const char*>(element), used};
+}
 
 bool is_text_strings(const DType& type) {
   return type.kind() == DTypeKind::kVLen && type.base().kind() == DTypeKind::kText &&

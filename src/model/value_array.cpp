@@ -5,6 +5,7 @@
 
 #include "dudley/core/text.hpp"
 #include "dudley/core/vlen.hpp"
+#include "dudley/model/text_strings.hpp"
 
 namespace dudley::model {
 
@@ -109,27 +110,8 @@ std::optional<Value> element(const DType& t, const std::byte* p) {
       if (t.size() == 4) return Value(static_cast<double>(load(float{})));
       if (t.size() == 8) return Value(load(double{}));
       return std::nullopt;
-    case DTypeKind::kText: {
-      const uint64_t unit = t.unit_size(), units = t.size() / unit;
-      uint64_t used = units;
-      auto zero = [&](uint64_t u) {
-        for (uint64_t b = 0; b < unit; ++b)
-          if (p[u * unit + b] != std::byte{0}) return false;
-        return true;
-      };
-      while (used > 0 && zero(used - 1)) --used;
-      if (unit == 4) {
-        std::vector<uint32_t> code(used);
-        if (used > 0) std::memcpy(code.data(), p, used * 4);
-        return Value(decode_utf32(code.data(), code.size()));
-      }
-      if (unit == 2) {
-        std::vector<uint16_t> code(used);
-        if (used > 0) std::memcpy(code.data(), p, used * 2);
-        return Value(decode_utf16(code.data(), code.size()));
-      }
-      return Value(std::string(reinterpret_cast<const char*>(p), used));
-    }
+    case DTypeKind::kText:
+      return Value(fixed_text_utf8(t, p));
     default:
       return std::nullopt;
   }

@@ -3,7 +3,9 @@
 // UTF-32) carries them without losing a character.
 #pragma once
 
+#include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "dudley/model/tree.hpp"
@@ -16,10 +18,14 @@ bool is_fixed_text(const DType& type);
 /// The type fixed_text_as_strings() reads as: vlen of UTF-8 text.
 DType utf8_strings_type();
 
+/// One element of the fixed text `type` at `element` as UTF-8: its units before the zero
+/// units numpy pads with; UTF-16 and UTF-32 re-encoded, ASCII and UTF-8 bytes as they are.
+std::string fixed_text_utf8(const DType& type, const std::byte* element);
+
 /// `source` (an array of `shape` whose elements are the fixed text `type`) read as UTF-8
-/// strings, each without the zero units numpy pads with; UTF-16 and UTF-32 text is
-/// re-encoded, ASCII and UTF-8 bytes are kept as they are. Reads follow the source's (one
-/// selection in, one out): memory stays that of the selection.
+/// strings (fixed_text_utf8). A selection is read from the source in pieces of at most
+/// kPieceBytes, so memory follows the strings' lengths, not their fixed size. Its
+/// stored_chunks() are the source's, the fill value as the string it reads as.
 std::shared_ptr<ArraySource> fixed_text_as_strings(std::shared_ptr<ArraySource> source,
                                                    const DType& type, std::vector<int64_t> shape);
 

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <bit>
 #include <cfenv>
 #include <charconv>
@@ -17,6 +16,7 @@
 #include "dudley/core/error.hpp"
 #include "dudley/core/float16.hpp"
 #include "dudley/core/text.hpp"
+#include "dudley/model/text_strings.hpp"
 
 namespace dudley::zarr {
 namespace {
@@ -449,17 +449,9 @@ Json v2_fill_to_json(const FillValue& fill, const DType& stored) {
   // Only the text before the trailing zeros is copied: an element may be as large as a chunk
   // (2 GiB) and its fill mostly padding.
   const std::vector<std::byte>& b = fill.bytes;
-  if (stored.kind() == DTypeKind::kText && stored.encoding() == TextEncoding::kUtf32) {
-    size_t units = b.size() / 4;
-    while (units > 0 && std::all_of(b.begin() + static_cast<std::ptrdiff_t>(4 * units - 4),
-                                    b.begin() + static_cast<std::ptrdiff_t>(4 * units),
-                                    [](std::byte x) { return x == std::byte{0}; })) {
-      --units;
-    }
-    std::vector<uint32_t> code(units);
-    if (units > 0) std::memcpy(code.data(), b.data(), units * 4);
-    return decode_utf32(code.data(), code.size());
-  }
+  if (stored.kind() == DTypeKind::kText && stored.encoding() == TextEncoding::kUtf32 &&
+      b.size() == stored.size())
+    return model::fixed_text_utf8(stored, b.data());  // the fill is in native order
   // numpy's S<n> ends at its first trailing zero: b"ab" is stored as "YWI=", not "YWIAAAA=".
   size_t used = b.size();
   if (stored.kind() == DTypeKind::kText) {
