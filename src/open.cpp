@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dudley/core/error.hpp"
+#include "save_destination.hpp"
 #include "save_to_store.hpp"
 
 namespace dudley {
@@ -53,6 +54,7 @@ SaveReport save(const model::Tree& tree, const std::string& path, const SaveOpti
                 "a web server is read only: write to a file, a directory or s3://BUCKET/NAME",
                 Location::file(path));
   }
+  if (!io::is_s3_url(path)) check_replaceable(format, path, options);
   SaveReport report = io::is_s3_url(path) ? save_to_store(format, tree, path, options)
                                           : format.save(tree, path, options);
   // Only HDF5 files have links and empty arrays, and only HDF5 keeps them as they are.

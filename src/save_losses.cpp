@@ -3,6 +3,7 @@
 // what it left out.
 #include <fmt/format.h>
 
+#include "dudley/core/text.hpp"
 #include "dudley/format.hpp"
 
 namespace dudley {
@@ -28,7 +29,9 @@ LossError::LossError(const std::string& format, const std::string& path,
 
 std::string LossError::report() const {
   std::string out = std::string(what()) + "\n";
-  for (size_t i = 0; i < items_.size() && i < kItemsShown; ++i) out += "  " + items_[i] + "\n";
+  // One line an item: a name with a line end in it stays on its item's line.
+  for (size_t i = 0; i < items_.size() && i < kItemsShown; ++i)
+    out += "  " + escape_controls(items_[i]) + "\n";
   if (items_.size() > kItemsShown) {
     out += fmt::format("  ... and {} more\n", items_.size() - kItemsShown);
   }

@@ -14,6 +14,7 @@
 #include "dudley/core/error.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/io/store.hpp"
+#include "save_destination.hpp"
 
 namespace dudley {
 namespace {
@@ -106,6 +107,7 @@ SaveReport save_to_store(const Format& format, const model::Tree& tree, const st
   std::shared_ptr<io::Store> store = io::open_store(parent, options.store);
   if (format.saves_into_stores())
     return format.save_into_store(tree, *store, name, target, options);
+  check_replaceable_in_store(format, *store, name, target, options);
 
   StagingDirectory staging;
   const std::string local = staging.path() + "/" + name;

@@ -72,6 +72,13 @@ struct SaveOptions {
   bool lossy = false;
   /// Make the output durable (fsync) before it appears under its name.
   bool fsync = false;
+  /// Replace what exists at the destination although it is no output of this format
+  /// (--overwrite). Without it, a save writes only where nothing is, into an empty
+  /// directory, or over an output of its own format (a file its format recognises, a store
+  /// holding nothing but its own keys), and refuses anything else (Error(kUsage) naming the
+  /// destination and what is there). Even with it, a store is written among files that are
+  /// not its own and removes only its own keys: a save deletes only what its format wrote.
+  bool overwrite = false;
   /// Called with (bytes done, bytes in all) as array data is written.
   std::function<void(uint64_t, uint64_t)> progress;
   /// Called with (bytes stored, bytes in all) while an output written locally first (a file

@@ -19,6 +19,7 @@
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
+#include "dudley/core/text.hpp"
 #include "dudley/format.hpp"
 #include "dudley/model/keep_items.hpp"
 #include "dudley/open.hpp"
@@ -35,6 +36,7 @@ struct ConvertOptions {
   bool fsync = false;
   bool quiet = false;
   bool lossy = false;                ///< --lossy: write what DST can carry, list the rest
+  bool overwrite = false;            ///< --overwrite: replace what is not DST's format's
   std::string to;                    ///< --to: the format of DST (default: by its extension)
   std::vector<std::string> items;    ///< ITEM...: only these (groups with what is below)
   std::vector<std::string> exclude;  ///< --exclude ITEM: all but these
@@ -182,6 +184,7 @@ int run_convert(const ConvertOptions& o) {
   save_options.format = out_format.name();
   save_options.fsync = o.fsync;
   save_options.lossy = o.lossy;
+  save_options.overwrite = o.overwrite;
   save_options.store.s3 = o.source.s3;  // --endpoint-url, --profile ... serve both ends
   save_options.progress = [&](uint64_t done, uint64_t total) {
     check_interrupted();  // Ctrl-C: stop here, the temporaries removed as the save unwinds
@@ -242,9 +245,12 @@ int run_convert(const ConvertOptions& o) {
     return kExitOk;
   }
   // What --lossy left out is said even with --quiet: a partial result is never silent.
-  for (const std::string& item : report.lost) fmt::print(stderr, "note: left out: {}\n", item);
+  // One line a note: names in them are the file's text, printed with controls escaped.
+  for (const std::string& item : report.lost)
+    fmt::print(stderr, "note: left out: {}\n", escape_controls(item));
   if (o.quiet) return kExitOk;
-  for (const std::string& note : report.notes) fmt::print(stderr, "note: {}\n", note);
+  for (const std::string& note : report.notes)
+    fmt::print(stderr, "note: {}\n", escape_controls(note));
   std::vector<std::string> besides;
   for (size_t i = 1; i < report.files.size(); ++i) besides.push_back(report.files[i].path);
   const WrittenFile& main_file = report.files.front();
@@ -287,6 +293,10 @@ void add_convert_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember(format_names(true)));
   cmd->add_flag("--fsync", options->fsync, "Make the files durable before they appear");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress bar and no summary");
+  cmd->add_flag("--overwrite", options->overwrite,
+                "Replace DST although it is not an output of DST's format (without it, DST "
+                "must not exist, be an empty folder, or be a file or store of that format); a "
+                "store is then written among the folder's other files, which are kept");
   cmd->add_flag("--lossy", options->lossy,
                 "Write what DST can carry and list what it leaves out (without it, a "
                 "conversion that would lose anything fails, naming every item, and writes "

@@ -18,6 +18,7 @@
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/suggest.hpp"
+#include "dudley/core/text.hpp"
 #include "dudley/format.hpp"
 
 namespace dudley::cli {
@@ -72,12 +73,16 @@ std::string attrs_suffix(const model::Node& node) {
 // resolved, each naming its item.
 void print_node(const model::Node& node, const std::string& path, std::vector<Problem>& errors,
                 uint64_t max_items) {
-  std::string doc = node.doc.empty() ? "" : "  # " + node.doc.substr(0, node.doc.find('\n'));
+  // Names and documents are the file's text: printed with their control characters
+  // escaped, never as terminal controls or lines of their own.
+  const std::string doc =
+      node.doc.empty() ? "" : "  # " + escape_controls(node.doc.substr(0, node.doc.find('\n')));
+  const std::string shown = escape_controls(path.empty() ? "/" : path);
   switch (node.kind) {
     case model::NodeKind::kGroup: {
-      fmt::print("{:<32} group{}{}\n", path.empty() ? "/" : path, attrs_suffix(node), doc);
+      fmt::print("{:<32} group{}{}\n", shown, attrs_suffix(node), doc);
       for (const auto& p : node.params) {
-        std::string where = path + "/" + p.name;
+        const std::string where = escape_controls(path + "/" + p.name);
         if (!p.error.empty()) {
           fmt::print("{:<32} parameter: ERROR\n", where);
           errors.push_back({p.error.text(), p.error.text()});
@@ -95,17 +100,16 @@ void print_node(const model::Node& node, const std::string& path, std::vector<Pr
     }
     case model::NodeKind::kList: {
       const uint64_t count = model::child_count(node);
-      fmt::print("{:<32} list of {}{}{}\n", path.empty() ? "/" : path, count, attrs_suffix(node),
-                 doc);
-      uint64_t shown = 0;
+      fmt::print("{:<32} list of {}{}{}\n", shown, count, attrs_suffix(node), doc);
+      uint64_t listed = 0;
       for_each_child(node, [&](uint64_t i, const model::Node& c) {
         if (max_items != 0 && i >= max_items) return false;
         print_node(c, fmt::format("{}/{}", path, i), errors, max_items);
-        shown = i + 1;
+        listed = i + 1;
         return true;
       });
-      if (max_items != 0 && shown == max_items && count > shown) {
-        fmt::print("{:<32} ... {} more items (--max-items 0 lists all)\n", path, count - shown);
+      if (max_items != 0 && listed == max_items && count > listed) {
+        fmt::print("{:<32} ... {} more items (--max-items 0 lists all)\n", shown, count - listed);
       }
       break;
     }
@@ -114,21 +118,22 @@ void print_node(const model::Node& node, const std::string& path, std::vector<Pr
         // A link not followed is listed, where it points and why: ls shows it all.
         std::string why = node.error.message;
         if (why.starts_with(path + ": ")) why.erase(0, path.size() + 2);
-        fmt::print("{:<32} link -> {} ({})\n", path, node.link->text(), why);
+        fmt::print("{:<32} link -> {} ({})\n", shown, escape_controls(node.link->text()),
+                   escape_controls(why));
         break;
       }
       if (!node.error.empty()) {
-        fmt::print("{:<32} array: ERROR\n", path.empty() ? "/" : path);  // "": the root
+        fmt::print("{:<32} array: ERROR\n", shown);
         errors.push_back(
             {node.error.text(), item_problem(path, node.error.text()), node.error.unsupported});
         break;
       }
       const std::string stored = storage_text(node.storage);
-      fmt::print("{:<32} array {} {}{}{}{}\n", path.empty() ? "/" : path, type_text(node.dtype),
-                 shape_text(node),
+      fmt::print("{:<32} array {} {}{}{}{}\n", shown, type_text(node.dtype), shape_text(node),
                  node.storage.offset ? fmt::format(" @ {}", *node.storage.offset) : "",
                  stored.empty() ? "" : " " + stored,
-                 (!node.link ? "" : " -> " + node.link->text()) + attrs_suffix(node) + doc);
+                 (!node.link ? "" : " -> " + escape_controls(node.link->text())) +
+                     attrs_suffix(node) + doc);
       break;
   }
 }
@@ -297,13 +302,13 @@ int run_ls_one(const LsOptions& ls, const DataOptions& options, bool member) {
   } else if (!ls.paths.empty()) {
     for (const Request& r : subtrees) {
       if (r.kind == Request::Kind::kValue) {
-        fmt::print("{:<32} value = {}\n", r.path, r.value_text);
+        fmt::print("{:<32} value = {}\n", escape_controls(r.path), r.value_text);
       } else if (r.kind == Request::Kind::kParameter) {
         const model::Parameter& p = *r.parameter;
         if (p.error.empty()) {
-          fmt::print("{:<32} parameter = {}\n", r.path, *p.value);
+          fmt::print("{:<32} parameter = {}\n", escape_controls(r.path), *p.value);
         } else {
-          fmt::print("{:<32} parameter: ERROR\n", r.path);
+          fmt::print("{:<32} parameter: ERROR\n", escape_controls(r.path));
           errors.push_back({p.error.text(), p.error.text()});
         }
       } else {
@@ -320,7 +325,8 @@ int run_ls_one(const LsOptions& ls, const DataOptions& options, bool member) {
   // told once, naming the first item it stopped; the listing marks the others.
   std::unordered_set<std::string_view> reported;
   for (const Problem& p : errors) {
-    if (reported.insert(p.shared_cause()).second) fmt::print(stderr, "{}\n", p.message);
+    if (reported.insert(p.shared_cause()).second)
+      fmt::print(stderr, "{}\n", escape_controls(p.message, true));
   }
   // Arrays this build cannot read are listed with the reason; the listing is whole.
   const bool complete =

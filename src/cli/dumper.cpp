@@ -10,6 +10,7 @@
 #include "dudley/core/error.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/core/shape.hpp"
+#include "dudley/core/text.hpp"
 #include "dudley/model/read_pieces.hpp"
 
 namespace dudley::cli {
@@ -78,10 +79,13 @@ void Dumper::count_empty(const ArrayRef& ref) {
                           empty_budget_, ref.label));
 }
 
-json Dumper::values(const ArrayRef& ref, const std::string& label) {
+json Dumper::values(const ArrayRef& ref, const std::string& given) {
   json extra = json::object();
   ValueWriter::Options o;
   o.json = options_.data.json;
+  // Text lines start with the path: its names are the file's, printed with their control
+  // characters escaped (JSON escapes them itself).
+  const std::string label = o.json ? given : escape_controls(given);
   o.lines = line_style(options_.lines);
   o.max_values = options_.max_values;
   // Row and value lines carry their own indexes: the label is the array (and fields).

@@ -10,6 +10,7 @@
 #include "cli/data_options.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/suggest.hpp"
+#include "dudley/core/text.hpp"
 #include "dudley/format.hpp"
 
 namespace dudley::cli {
@@ -39,7 +40,8 @@ json error_json(const Error& e) {
 
 int report_failure(const Error& e, bool json_output, const std::string& member) {
   std::fflush(stdout);
-  fmt::print(stderr, "{}", e.report());
+  // A message may quote a file's names: their control characters are printed escaped.
+  fmt::print(stderr, "{}", escape_controls(e.report(), true));
   if (json_output) {
     json doc = json::object();
     if (!member.empty()) doc["file"] = member;

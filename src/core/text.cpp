@@ -1,5 +1,6 @@
 #include "dudley/core/text.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace dudley {
@@ -204,6 +205,35 @@ std::string decode_utf32(const uint32_t* units, size_t count) {
   count = trimmed(units, count);
   std::string out;
   for (size_t i = 0; i < count; ++i) append_utf8(out, units[i]);
+  return out;
+}
+
+std::string escape_controls(std::string_view text, bool keep_line_ends) {
+  auto is_control = [&](unsigned char c) {
+    return (c < 0x20 || c == 0x7F) && !(keep_line_ends && (c == '\n' || c == '\t'));
+  };
+  if (std::none_of(text.begin(), text.end(),
+                   [&](char c) { return is_control(static_cast<unsigned char>(c)); }))
+    return std::string(text);
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (!is_control(c)) {
+      out += ch;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "dudley/core/error.hpp"
+#include "dudley/core/text.hpp"
 #include "dudley/io/atomic_file.hpp"
 
 namespace dudley::io {
@@ -25,6 +26,20 @@ struct Fd {
     if (fd >= 0) ::close(fd);
   }
 };
+
+// Whether `key` names a file below a directory: '/'-separated parts, none empty, "." or
+// "..", and no NUL.
+bool is_plain_key(std::string_view key) {
+  if (key.empty() || key.find('\0') != std::string_view::npos) return false;
+  size_t at = 0;
+  for (;;) {
+    const size_t slash = std::min(key.find('/', at), key.size());
+    const std::string_view part = key.substr(at, slash - at);
+    if (part.empty() || part == "." || part == "..") return false;
+    if (slash == key.size()) return true;
+    at = slash + 1;
+  }
+}
 
 class DirectoryStore final : public Store {
  public:
@@ -112,15 +127,34 @@ class DirectoryStore final : public Store {
 
   void erase_many(std::span<const std::string> keys) override {
     for (const std::string& key : keys) {
-      if (::unlink(file(key).c_str()) != 0 && errno != ENOENT) {
+      if (::unlink(file(key).c_str()) != 0) {
+        if (errno == ENOENT) continue;
         throw Error(ErrorCategory::kIo, fmt::format("cannot remove: {}", std::strerror(errno)),
                     Location::file(where(key)));
+      }
+      // The key's folders exist for its keys: those it leaves empty go too (a folder that
+      // holds anything else stays, and stops the walk).
+      for (size_t slash = key.rfind('/'); slash != std::string::npos && slash > 0;
+           slash = key.rfind('/', slash - 1)) {
+        if (::rmdir((path_ + "/" + key.substr(0, slash)).c_str()) != 0) break;
       }
     }
   }
 
  private:
-  std::string file(const std::string& key) const { return path_ + "/" + key; }
+  // A key's file. Keys are data (a store's listing, a file's names): one that would climb
+  // out of the directory ("..", "a/../../b", "/abs") or name no file (NUL, "a//b") is
+  // refused here, whoever asks, before the file system sees it.
+  std::string file(const std::string& key) const {
+    if (!is_plain_key(key)) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("key '{}' is not a plain key of a directory store (empty, '.' "
+                              "or '..' parts, a leading '/', a NUL): not read or written",
+                              escape_controls(key)),
+                  Location::file(path_));
+    }
+    return path_ + "/" + key;
+  }
 
   [[noreturn]] void fail(const std::string& key, int error) const {
     throw Error(ErrorCategory::kIo, fmt::format("cannot read: {}", std::strerror(error)),

@@ -20,6 +20,7 @@
 #include "dudley/core/thread_pool.hpp"
 #include "dudley/io/atomic_file.hpp"
 #include "dudley/io/disk_room.hpp"
+#include "dudley/model/member_names.hpp"
 #include "dudley/model/text_strings.hpp"
 #include "dudley/model/value_array.hpp"
 #include "inline_data.hpp"
@@ -210,14 +211,21 @@ class Writer {
       if (child->storage.mask && !child->storage.mask->array.empty())
         masks.insert(child->storage.mask->array);
     }
+    // Two members of one name would make a mapping with a repeated key, which no ASDF
+    // reader takes: the first is written, the others are named as lost.
+    model::MemberNames names(model::NameUse::kDocumentKey);
     for (const auto& child : g.children) {
       const std::string child_path = path + "/" + child->name;
       if (masks.count(child_path)) continue;
       if (!is_utf8(child->name)) {
         lost_.push_back(
-            fmt::format("{}: its name is not UTF-8 text, which ASDF's YAML tree is; "
-                        "left out",
-                        child_path));
+            fmt::format("{}: a member named {}: its name is not UTF-8 text, which "
+                        "ASDF's YAML tree is; left out",
+                        path.empty() ? "/" : path, model::quoted_name(child->name)));
+        continue;
+      }
+      if (const std::optional<std::string> why = names.refuse(child->name)) {
+        lost_.push_back(fmt::format("{}: {}; left out", path.empty() ? "/" : path, *why));
         continue;
       }
       try {

@@ -23,6 +23,7 @@
 #include "dudley/formats/hdf5.hpp"
 #include "dudley/io/atomic_outputs.hpp"
 #include "dudley/io/disk_room.hpp"
+#include "dudley/model/member_names.hpp"
 #include "dudley/model/sparse_chunks.hpp"
 #include "dudley/model/text_strings.hpp"
 #include "dudley/model/value_array.hpp"
@@ -245,11 +246,18 @@ class Writer {
                         member_names);
       }
     };
+    // A name with a '/' would be a path inside the file (another group's member, or the
+    // root's), and a second member of one name would replace the first.
+    model::MemberNames names(model::NameUse::kLinkName);
     model::for_each_child(node, [&](uint64_t i, const Node& c) {
       params_before(i);
       const std::string name = node.kind == model::NodeKind::kList ? std::to_string(i)
                                : non_coordinates.count(c.name)     ? non_coordinate_name(c.name)
                                                                    : c.name;
+      if (const std::optional<std::string> why = names.refuse(name)) {
+        losses_.lose(fmt::format("{}: {}; left out", path.empty() ? "/" : path, *why));
+        return true;
+      }
       const std::string full = join_path(path, name);
       if (c.link && c.link->kind == "hard" && node.kind == model::NodeKind::kGroup) {
         hard_links_.emplace_back(full, &c);  // once its first name is written
@@ -312,6 +320,12 @@ class Writer {
                        const model::Parameter& p, const std::set<std::string>& non_coordinates,
                        const std::unordered_set<std::string_view>& member_names) {
     if (!p.value || *p.value < 0 || node.kind != model::NodeKind::kGroup) return;
+    if (const std::optional<std::string> why =
+            model::name_problem(p.name, model::NameUse::kLinkName)) {
+      losses_.lose(fmt::format("{}: a dimension not written: its name {} {}; left out",
+                               path.empty() ? "/" : path, model::quoted_name(p.name), *why));
+      return;
+    }
     const std::string full = join_path(path, p.name);
     dimension_order_.push_back(full);
     if (!non_coordinates.count(p.name) && member_names.count(p.name)) return;  // a coordinate

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "datatype.hpp"
 #include "dudley/core/error.hpp"
@@ -14,6 +15,7 @@
 #include "dudley/core/text.hpp"
 #include "dudley/formats/ndl.hpp"
 #include "dudley/io/atomic_file.hpp"
+#include "dudley/model/member_names.hpp"
 #include "dudley/model/text_strings.hpp"
 #include "dudley/model/value_array.hpp"
 #include "filters.hpp"
@@ -57,7 +59,8 @@ class Describer {
     // P3: which arrays are DimCoords, known before any shape is written.
     for (const auto& [gpath, g] : groups_) {
       for (const auto& c : g->children) {
-        if (!is_utf8(c->name)) continue;  // left out (group() says so): no dimension's coordinate
+        // Left out (group() or collect() says so): no dimension's coordinate.
+        if (!is_utf8(c->name) || refused_.count(c.get())) continue;
         if (c->kind == model::NodeKind::kArray && is_dimcoord(*c, join_path(gpath, c->name)))
           dimcoords_[join_path(gpath, c->name)] = c.get();
       }
@@ -78,7 +81,17 @@ class Describer {
 
   void collect(const std::string& gpath, const Node& g) {
     groups_[gpath] = &g;
+    // NDL names groups by their paths: a name with a '/' or of dots only would be another
+    // group's path, and a second member of one name a repeated YAML key.
+    model::MemberNames names(model::NameUse::kKey);
     for (const auto& c : g.children) {
+      if (is_utf8(c->name)) {
+        if (const std::optional<std::string> why = names.refuse(c->name)) {
+          warn(fmt::format("{}: {}; left out", gpath, *why));
+          refused_.insert(c.get());
+          continue;
+        }
+      }
       const std::string p = join_path(gpath, c->name);
       if (c->kind == model::NodeKind::kGroup) collect(p, *c);
       if (c->kind == model::NodeKind::kList)
@@ -134,7 +147,7 @@ class Describer {
     std::string attrs, coords, arrays;
     attributes(attrs, g.attributes, gpath, 4);
     for (const auto& c : g.children) {
-      if (c->kind != model::NodeKind::kArray) continue;
+      if (c->kind != model::NodeKind::kArray || refused_.count(c.get())) continue;
       const std::string p = join_path(gpath, c->name);
       if (c->link) {  // NDL has no links (and no second names)
         warn(fmt::format("{}: {}; NDL has no links, left out", p, c->link->describe()));
@@ -436,6 +449,7 @@ class Describer {
   ValueEmitter emitter_;
   std::vector<std::unique_ptr<Node>> converted_;  // joined text units, alive while written
   std::map<std::string, const Node*> groups_;     // sorted by path (P1)
+  std::set<const Node*> refused_;                 // members whose names NDL cannot hold
   std::map<std::string, const Node*> dimcoords_;
 };
 

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
+#include "dudley/model/member_names.hpp"
 #include "metadata.hpp"
 
 namespace dudley::netcdf {
@@ -45,16 +47,37 @@ bool identifier(const std::string& s) {
   return true;
 }
 
-// `name` as an identifier not in `taken` (which it joins).
-std::string unique_identifier(const std::string& name, std::set<std::string>& taken) {
-  std::string base;
-  for (char c : name) base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v_" + base;
-  std::string out = base;
-  for (int i = 2; taken.count(out); ++i) out = fmt::format("{}_{}", base, i);
-  taken.insert(out);
-  return out;
-}
+// Identifiers made from names, each one not taken before. Linear in the names' length: a
+// base taken before continues from the suffix it reached (20,000 names that all respell to
+// "v_" cost 20,000 steps, not 20,000^2).
+class Identifiers {
+ public:
+  explicit Identifiers(std::set<std::string> taken) : taken_(std::move(taken)) {}
+
+  /// Reserves `name` as it is (an identifier of the file's own).
+  void reserve(const std::string& name) { taken_.insert(name); }
+
+  /// `name` as an identifier not taken (which it then is).
+  std::string unique(const std::string& name) {
+    std::string base;
+    for (char c : name) base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v_" + base;
+    std::string out = base;
+    if (taken_.count(out)) {
+      uint64_t& next = next_suffix_[base];
+      if (next < 2) next = 2;
+      do {
+        out = fmt::format("{}_{}", base, next++);
+      } while (taken_.count(out));
+    }
+    taken_.insert(out);
+    return out;
+  }
+
+ private:
+  std::set<std::string> taken_;
+  std::map<std::string, uint64_t> next_suffix_;
+};
 
 std::string shape_text(const NcVariable& v, const std::vector<std::string>& dim_names) {
   std::vector<std::string> dims;
@@ -65,18 +88,17 @@ std::string shape_text(const NcVariable& v, const std::vector<std::string>& dim_
 }  // namespace
 
 std::vector<std::string> layout_names(const Header& header) {
-  std::set<std::string> taken{"NREC", "record", "records"};
+  const std::set<std::string> reserved{"NREC", "record", "records"};
+  Identifiers ids(reserved);
   for (const NcVariable& v : header.vars)
-    if (identifier(v.name)) taken.insert(v.name);
+    if (identifier(v.name)) ids.reserve(v.name);
   std::vector<std::string> out;
   std::set<std::string> used;
   for (const NcVariable& v : header.vars) {
-    if (identifier(v.name) && !used.count(v.name) && v.name != "NREC" && v.name != "record" &&
-        v.name != "records") {
-      used.insert(v.name);
+    if (identifier(v.name) && !reserved.count(v.name) && used.insert(v.name).second) {
       out.push_back(v.name);
     } else {
-      out.push_back(unique_identifier(v.name, taken));
+      out.push_back(ids.unique(v.name));
     }
   }
   return out;
@@ -89,16 +111,19 @@ std::string layout_text(const Header& h) {
       h.version);
   // Dimensions as parameters (the record count read from the header, where it is stored).
   std::vector<std::string> dim_names;
-  std::set<std::string> taken{"NREC", "record", "records"};
-  for (const NcVariable& v : h.vars) taken.insert(v.name);
+  const std::vector<std::string> names = layout_names(h);
+  Identifiers ids({"NREC", "record", "records"});
+  for (const std::string& name : names) ids.reserve(name);
   for (const NcDimension& d : h.dims) {
     if (d.length == 0) {
       dim_names.push_back("NREC");
       continue;
     }
-    const std::string name = unique_identifier("DIM_" + d.name, taken);
+    const std::string name = ids.unique("DIM_" + d.name);
     dim_names.push_back(name);
-    out += fmt::format("{} := {}  #! dimension '{}'\n", name, d.length, d.name);
+    // The file's name of it, quoted with its control characters escaped: a line end in a
+    // name would end the comment and make the rest of the name layout text.
+    out += fmt::format("{} := {}  #! dimension {}\n", name, d.length, model::quoted_name(d.name));
   }
   const bool records = std::any_of(h.vars.begin(), h.vars.end(), [](auto& v) { return v.record; });
   if (records) {
@@ -110,7 +135,6 @@ std::string layout_text(const Header& h) {
                          h.version == 5 ? ">i8" : ">i4");
     }
   }
-  const std::vector<std::string> names = layout_names(h);
   uint64_t first_record = UINT64_MAX;
   for (const NcVariable& v : h.vars)
     if (v.record) first_record = std::min(first_record, v.begin);
@@ -118,7 +142,8 @@ std::string layout_text(const Header& h) {
   uint64_t data_end = 0;
   for (size_t i = 0; i < h.vars.size(); ++i) {
     const NcVariable& v = h.vars[i];
-    const std::string doc = names[i] == v.name ? "" : fmt::format("  #! variable '{}'", v.name);
+    const std::string doc =
+        names[i] == v.name ? "" : fmt::format("  #! variable {}", model::quoted_name(v.name));
     if (!v.record) {
       out += fmt::format("{} = {}{} @ {}{}\n", names[i], dudley_type(v.type),
                          shape_text(v, dim_names), v.begin, doc);

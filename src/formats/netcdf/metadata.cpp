@@ -70,6 +70,11 @@ class Cursor {
   std::string name(const char* what) {
     const uint64_t where = at_;
     const uint64_t n = count(what, 1);
+    // netCDF-C writes no longer name (NC_MAX_NAME): a longer one is damage, refused before
+    // the header is read as far as it claims.
+    if (n > kMaxNameBytes)
+      fail(where,
+           fmt::format("a {} of {} bytes; netCDF names are at most {}", what, n, kMaxNameBytes));
     std::string_view text = take(n, what);
     skip_padding(n);
     if (decode_utf8(text) != text) fail(where, fmt::format("{} is not UTF-8", what));
@@ -116,7 +121,12 @@ std::vector<NcAttribute> attributes(Cursor& c, int version) {
     a.name = c.name("attribute name");
     a.type = nc_type(c, version);
     const uint64_t size = type_size(a.type);
+    const uint64_t where = c.at();
     a.count = c.count("attribute values", size);
+    if (a.count * size > kMaxAttributeBytes)
+      c.fail(where, fmt::format("attribute '{}' holds {} bytes; this reader takes attributes of "
+                                "at most {} bytes",
+                                a.name, a.count * size, kMaxAttributeBytes));
     a.bytes = std::string(c.take(a.count * size, "attribute values"));
     c.skip_padding(a.count * size);
     out.push_back(std::move(a));

@@ -63,18 +63,30 @@ struct Header {
   uint64_t record_size = 0;  ///< bytes of one record (all record variables' slabs)
 };
 
+/// The longest name netCDF-C writes (NC_MAX_NAME): a longer one is refused where it starts.
+constexpr uint64_t kMaxNameBytes = 256;
+/// The most bytes one attribute may hold (64 MiB; netCDF sets no bound, and the longest
+/// real attributes, histories and embedded documents, are kilobytes): a header claiming more
+/// is refused where the attribute starts, before the header is read that far.
+constexpr uint64_t kMaxAttributeBytes = uint64_t{64} << 20;
+/// The most bytes a header may take (256 MiB: 100,000 variables with long names and
+/// attributes take a few MB): past it, the header is refused rather than read on.
+constexpr uint64_t kMaxHeaderBytes = uint64_t{256} << 20;
+
 /// Thrown by parse_header when the bytes given end before the header does but the file
 /// goes on: the caller reads more and parses again.
 struct NeedMore {};
 
 /// Parses the header at the start of `bytes` (the whole header; `file_size` the file's).
 /// Throws Error(kData) naming `path` and the byte offset of what is wrong: a bad magic or
-/// version, a count or name longer than the file, an unknown type, a dimension id out of
-/// range, a variable whose data lies past the end, sizes that overflow.
+/// version, a count or name longer than the file, a name longer than kMaxNameBytes or an
+/// attribute larger than kMaxAttributeBytes, an unknown type, a dimension id out of range,
+/// a variable whose data lies past the end, sizes that overflow.
 Header parse_header(std::string_view bytes, uint64_t file_size, const std::string& path);
 
 /// The header of the file `source` reads (named `path` in errors), read in growing pieces
 /// until it parses (a header of 1,000 variables is some 100 KB; most are a few KB).
+/// Error(kLimit) at offset 0 for a header longer than kMaxHeaderBytes.
 Header read_header(const io::ByteSource& source, const std::string& path);
 
 /// The Dudley layout that reads the file `header` describes: fixed variables at their

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 #include "datatype.hpp"
 #include "dudley/formats/netcdf.hpp"
 #include "dudley/io/byte_source.hpp"
 #include "dudley/layout/bind/to_model.hpp"
 #include "dudley/layout/syntax/parser.hpp"
+#include "dudley/model/member_names.hpp"
 #include "metadata.hpp"
 
 namespace dudley::netcdf {
@@ -80,6 +82,43 @@ void set_attributes(Node& node, const std::vector<NcAttribute>& attributes, bool
   }
 }
 
+// The tree bound from the layout made of `h` describes exactly h's variables: the same
+// arrays, at the same addresses, of the same sizes and shapes, and nothing else. The layout
+// is made from the header's numbers and respelled names only, so this holds by
+// construction; it is checked because a layout is code to the binder, and a name that
+// reached it as text could have declared arrays of its own.
+void check_bound_layout(const Header& h, const std::vector<std::string>& names,
+                        const model::Tree& bound, const std::string& path) {
+  auto wrong = [&](const std::string& what) {
+    throw Error(ErrorCategory::kData,
+                fmt::format("netCDF header: the layout made of it does not describe it ({})", what),
+                Location::file(path));
+  };
+  std::set<std::string> expected;
+  bool records = false;
+  for (size_t i = 0; i < h.vars.size(); ++i) {
+    const NcVariable& v = h.vars[i];
+    if (v.record) {
+      records = true;
+      continue;
+    }
+    expected.insert(names[i]);
+    const Node* laid = bound.root->member(names[i]);
+    if (!laid) wrong(fmt::format("variable {} is missing", model::quoted_name(v.name)));
+    std::vector<int64_t> shape;
+    for (uint64_t d : v.dims) shape.push_back(static_cast<int64_t>(h.dims[d].length));
+    if (laid->error.empty() && (laid->shape != shape || laid->dtype.size() != type_size(v.type) ||
+                                (v.vsize > 0 && laid->storage.offset != v.begin))) {
+      wrong(fmt::format("variable {} is laid out otherwise", model::quoted_name(v.name)));
+    }
+  }
+  if (records) expected.insert("records");
+  for (const auto& c : bound.root->children) {
+    if (!expected.erase(c->name)) wrong(fmt::format("it declares {}", model::quoted_name(c->name)));
+  }
+  if (!expected.empty()) wrong(fmt::format("{} is missing", *expected.begin()));
+}
+
 }  // namespace
 
 Header read_header(const io::ByteSource& source, const std::string& path) {
@@ -91,7 +130,15 @@ Header read_header(const io::ByteSource& source, const std::string& path) {
     try {
       return parse_header(bytes, size, path);
     } catch (const NeedMore&) {
-      want = std::min<uint64_t>(size, want * 4);  // the bytes exist: the file holds them
+      if (want >= kMaxHeaderBytes) {
+        throw Error(ErrorCategory::kLimit,
+                    fmt::format("netCDF header: longer than {} bytes; this reader takes "
+                                "headers of at most that",
+                                kMaxHeaderBytes),
+                    Location::binary(path, 0));
+      }
+      // The bytes exist (the file holds them), up to the bound.
+      want = std::min({size, want * 4, kMaxHeaderBytes});
     }
   }
 }
@@ -105,6 +152,7 @@ model::Tree open_netcdf(const std::string& path, const NetcdfOpenOptions&,
       layout::layout_from_text(text, path + "#netcdf-layout"));
   model::Tree bound = layout::dudley_tree(layout, source);
   const std::vector<std::string> names = layout_names(h);
+  check_bound_layout(h, names, bound, path);
 
   model::Tree tree;
   tree.format = "netcdf3";

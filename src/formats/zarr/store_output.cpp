@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "chunk_files.hpp"
+#include "dudley/core/error.hpp"
 #include "dudley/io/atomic_outputs.hpp"
 #include "dudley/io/byte_source.hpp"
 
@@ -41,13 +42,6 @@ class DirectoryOutput final : public StoreOutput {
   io::AtomicDirectory directory_;
 };
 
-// Zarr's metadata documents: what makes a store's arrays and groups visible.
-bool is_metadata(const std::string& key) {
-  const std::string name = fs::path(key).filename().string();
-  return name == "zarr.json" || name == ".zarray" || name == ".zgroup" || name == ".zattrs" ||
-         name == ".zmetadata";
-}
-
 // Where a metadata document goes in the writing order: deeper ones first (an array before
 // the group holding it); at one depth attributes before the document that makes the node
 // appear, and the consolidated metadata last of all.
@@ -60,16 +54,11 @@ std::tuple<int, int> metadata_rank(const std::string& key) {
 
 class KeyValueOutput final : public StoreOutput {
  public:
-  KeyValueOutput(io::Store& store, std::string name, std::string url)
+  KeyValueOutput(io::Store& store, std::string name, std::string url, ExistingStore existing)
       : store_(store), name_(std::move(name)), url_(std::move(url)) {
-    store_.for_each_key(name_, [&](std::string_view rest) {
-      std::string key(rest);
-      if (is_metadata(key)) {
-        old_metadata_.push_back(full(key));
-      } else {
-        old_values_.insert(std::move(key));
-      }
-    });
+    for (const std::string& key : existing.metadata) old_metadata_.push_back(full(key));
+    old_values_.insert(existing.chunks.begin(), existing.chunks.end());
+    foreign_.insert(existing.foreign.begin(), existing.foreign.end());
   }
   ~KeyValueOutput() override {
     if (committed_) return;
@@ -85,6 +74,7 @@ class KeyValueOutput final : public StoreOutput {
     return key.empty() ? url_ : url_ + "/" + key;
   }
   void write_chunks(std::span<const EncodedChunk> chunks) override {
+    for (const EncodedChunk& c : chunks) keep_foreign(c.key);
     remove_old_metadata();
     std::vector<io::WriteRequest> requests;
     requests.reserve(chunks.size());
@@ -98,6 +88,7 @@ class KeyValueOutput final : public StoreOutput {
     store_.write_many(requests);
   }
   void write_metadata(const std::string& key, const std::string& text) override {
+    keep_foreign(key);
     metadata_.emplace_back(key, text);
   }
   void commit(bool /*fsync: a store's write is durable when it answers*/) override {
@@ -126,7 +117,18 @@ class KeyValueOutput final : public StoreOutput {
   }
 
  private:
-  std::string full(const std::string& key) const { return name_ + "/" + key; }
+  std::string full(const std::string& key) const { return name_.empty() ? key : name_ + "/" + key; }
+
+  // A key of the new store that is something else's (a user's file where a chunk would
+  // go): refused, before anything of this batch is written.
+  void keep_foreign(const std::string& key) const {
+    if (foreign_.count(key)) {
+      throw Error(ErrorCategory::kUsage,
+                  "is no part of the Zarr store written here, and the new store would "
+                  "replace it: choose another destination",
+                  Location::file(where(key)));
+    }
+  }
 
   // Before the first value of the new store: a reader then finds no store while it is
   // written, rather than old metadata over new chunks.
@@ -140,6 +142,7 @@ class KeyValueOutput final : public StoreOutput {
   std::string name_, url_;
   std::vector<std::string> old_metadata_;
   std::unordered_set<std::string> old_values_;  ///< old chunks not written over yet
+  std::unordered_set<std::string> foreign_;     ///< keys no part of the old store: kept
   bool old_metadata_removed_ = false;
   std::vector<std::pair<std::string, std::string>> metadata_;
   std::vector<std::string> written_;  ///< full keys, removed again unless committed
@@ -153,8 +156,8 @@ std::unique_ptr<StoreOutput> directory_output(const std::string& path) {
 }
 
 std::unique_ptr<StoreOutput> key_value_output(io::Store& store, const std::string& name,
-                                              const std::string& url) {
-  return std::make_unique<KeyValueOutput>(store, name, url);
+                                              const std::string& url, ExistingStore existing) {
+  return std::make_unique<KeyValueOutput>(store, name, url, std::move(existing));
 }
 
 }  // namespace dudley::zarr

@@ -8,6 +8,7 @@
 //   metadata last, so a reader finds no array until all its chunks are there;
 // - overwriting a store removes the old store's metadata before the first chunk and its
 //   chunks the new store does not have after the last, so a reader never mixes old and new;
+//   keys that are no part of the old store (a user's files beside it) are never removed;
 // - a write that fails removes what it had written.
 #pragma once
 
@@ -17,6 +18,7 @@
 
 #include "dudley/codec/codec.hpp"
 #include "dudley/io/store.hpp"
+#include "existing_store.hpp"
 
 namespace dudley::zarr {
 
@@ -50,9 +52,12 @@ class StoreOutput {
 /// place by commit() (io::AtomicDirectory).
 std::unique_ptr<StoreOutput> directory_output(const std::string& path);
 
-/// The store at `name` in `store` (a bucket, or a directory of one), which must outlive the
-/// output; `url` names it in messages. Lists the old store's keys when created.
+/// The store at `name` in `store` ("" for its root; a bucket, a directory of one, a local
+/// directory written in place), which must outlive the output; `url` names it in messages.
+/// `existing` is what lies there (existing_store): the old store's keys are removed as the
+/// new one is written, the other keys are never touched, and a new key that is one of them
+/// is an error naming it, before it is written.
 std::unique_ptr<StoreOutput> key_value_output(io::Store& store, const std::string& name,
-                                              const std::string& url);
+                                              const std::string& url, ExistingStore existing);
 
 }  // namespace dudley::zarr

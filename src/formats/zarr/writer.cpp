@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <future>
 #include <set>
 
@@ -20,11 +21,13 @@
 #include "dudley/core/thread_pool.hpp"
 #include "dudley/core/vlen.hpp"
 #include "dudley/io/atomic_outputs.hpp"
+#include "dudley/model/member_names.hpp"
 #include "dudley/model/numpy_descr.hpp"
 #include "dudley/model/sparse_chunks.hpp"
 #include "dudley/model/text_strings.hpp"
 #include "dudley/model/value_array.hpp"
 #include "dudley/model/value_json.hpp"
+#include "existing_store.hpp"
 #include "metadata.hpp"
 #include "store_output.hpp"
 #include "vlen_chunks.hpp"
@@ -41,6 +44,19 @@ constexpr uint64_t kOverlapBytes = uint64_t{32} << 20;
 
 std::string join(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : prefix + "/" + name;
+}
+
+// The names Zarr keeps for itself: a member so named would be taken for its group's
+// metadata (zarr.json, .zarray, ...) or is reserved (v3's "__" prefix).
+model::MemberNames::Rule reserved_names(int zarr_format) {
+  return [zarr_format](std::string_view name) -> std::optional<std::string> {
+    if (zarr_format == 3 && name.substr(0, 2) == "__")
+      return std::string("starts with '__', which Zarr v3 reserves");
+    for (const char* doc : {"zarr.json", ".zarray", ".zgroup", ".zattrs", ".zmetadata"}) {
+      if (name == doc) return std::string("is the name of a Zarr metadata document");
+    }
+    return std::nullopt;
+  };
 }
 
 class StoreWriter {
@@ -106,13 +122,20 @@ class StoreWriter {
     } else {
       root_group_ = g;  // written last, holding its members' metadata
     }
+    model::MemberNames names(model::NameUse::kKey, reserved_names(options_.zarr_format));
     model::for_each_child(n, [&](uint64_t i, const model::Node& c) {
       const std::string name = n.kind == model::NodeKind::kList ? std::to_string(i) : c.name;
       if (!is_utf8(name)) {
         losses_.lose(
-            fmt::format("{}/{}: its name is not UTF-8 text, which Zarr's keys and "
-                        "metadata are; left out",
-                        path, name));
+            fmt::format("{}: a member named {}: its name is not UTF-8 text, which "
+                        "Zarr's keys and metadata are; left out",
+                        path.empty() ? "/" : path, model::quoted_name(name)));
+        return true;
+      }
+      // A name is a key, and so a path of a directory store: never one that climbs out of
+      // its group ("..", "a/../../x") or takes another member's place.
+      if (const std::optional<std::string> why = names.refuse(name)) {
+        losses_.lose(fmt::format("{}: {}; left out", path.empty() ? "/" : path, *why));
         return true;
       }
       node(c, join(prefix, name), path + "/" + name);
@@ -813,8 +836,58 @@ class DiscardedOutput final : public StoreOutput {
 
 }  // namespace
 
+namespace {
+
+// Refuses a store among things that are no part of a Zarr store (a user's folder, a prefix
+// of other objects) unless the caller said to write among them.
+void check_foreign(const ExistingStore& existing, const std::string& shown,
+                   const SaveOptions& common) {
+  if (existing.foreign.empty() || common.overwrite) return;
+  throw Error(
+      ErrorCategory::kUsage,
+      fmt::format("holds {} {} that {} no part of a Zarr store ({}): give --overwrite "
+                  "to write the store among them (they are kept; only a Zarr store's "
+                  "own keys there are replaced), or choose another name",
+                  existing.foreign.size(), existing.foreign.size() == 1 ? "entry" : "entries",
+                  existing.foreign.size() == 1 ? "is" : "are", first_foreign(existing)),
+      Location::file(shown));
+}
+
+// What would be lost, found before anything of an old store is removed: a refused write
+// leaves it as it was. The pass makes the metadata only (no data is read).
+void plan(const model::Tree& tree, const std::string& shown, const ZarrSaveOptions& options,
+          const SaveOptions& common) {
+  if (common.lossy) return;
+  DiscardedOutput nowhere;
+  std::vector<std::string> notes;
+  LossLog losses = loss_log(tree, false, options, shown);
+  StoreWriter planner(nowhere, tree.format, options, common, notes, losses, true);
+  planner.node(*tree.root, "", "");
+  losses.check();
+}
+
+}  // namespace
+
 SaveReport write_zarr(const model::Tree& tree, const std::string& path,
                       const ZarrSaveOptions& options, const SaveOptions& common) {
+  std::string dir = path;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  std::error_code ec;
+  if (std::filesystem::is_directory(std::filesystem::symlink_status(dir, ec))) {
+    ExistingStore existing = existing_directory(dir);
+    check_foreign(existing, path, common);
+    if (!existing.foreign.empty()) {
+      // Among the user's files: written in place, key by key, and only the old store's own
+      // keys removed (a directory swapped whole would take the user's files with it).
+      plan(tree, path, options, common);
+      const std::shared_ptr<io::Store> store = io::open_directory_store(dir);
+      const std::unique_ptr<StoreOutput> out =
+          key_value_output(*store, "", path, std::move(existing));
+      return write_zarr_to(*out, tree, path, options, common);
+    }
+  }
+  // Nothing there, an empty folder or a store of nothing but its own keys: staged beside
+  // and swapped in whole (io::AtomicDirectory).
   const std::unique_ptr<StoreOutput> out = directory_output(path);
   return write_zarr_to(*out, tree, path, options, common);
 }
@@ -822,17 +895,10 @@ SaveReport write_zarr(const model::Tree& tree, const std::string& path,
 SaveReport write_zarr_to_store(const model::Tree& tree, io::Store& store, const std::string& name,
                                const std::string& url, const ZarrSaveOptions& options,
                                const SaveOptions& common) {
-  if (!common.lossy) {
-    // What would be lost, found before anything of the old store is removed: a refused
-    // write leaves it as it was. The pass makes the metadata only (no data is read).
-    DiscardedOutput nowhere;
-    std::vector<std::string> notes;
-    LossLog losses = loss_log(tree, false, options, url);
-    StoreWriter planner(nowhere, tree.format, options, common, notes, losses, true);
-    planner.node(*tree.root, "", "");
-    losses.check();
-  }
-  const std::unique_ptr<StoreOutput> out = key_value_output(store, name, url);
+  ExistingStore existing = existing_store(store, name);
+  check_foreign(existing, url, common);
+  plan(tree, url, options, common);
+  const std::unique_ptr<StoreOutput> out = key_value_output(store, name, url, std::move(existing));
   return write_zarr_to(*out, tree, url, options, common);
 }
 

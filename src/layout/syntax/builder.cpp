@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "dudley/core/error.hpp"
+#include "dudley/layout/syntax/doc_lines.hpp"
 #include "dudley/layout/syntax/parser.hpp"
 
 namespace dudley::layout {
@@ -220,18 +221,11 @@ LayoutBuilder& LayoutBuilder::doc(std::string_view text) {
   if (!can_document_) {
     throw Error(ErrorCategory::kUsage, "doc: no declaration to document yet");
   }
-  if (text.find('\n') != std::string_view::npos) {
-    size_t start = 0;
-    while (start <= text.size()) {
-      const size_t stop = std::min(text.find('\n', start), text.size());
-      doc(text.substr(start, stop - start));
-      start = stop + 1;
-    }
-    return *this;
-  }
   // The item's line is the one above: a `#!` first on its line continues that item's doc.
-  text_.append(2 * open_.size() + 2, ' ');
-  text_ += text.empty() ? "#!\n" : fmt::format("#! {}\n", text);
+  for (const std::string& line : doc_lines(text)) {
+    text_.append(2 * open_.size() + 2, ' ');
+    text_ += line.empty() ? "#!\n" : fmt::format("#! {}\n", line);
+  }
   return *this;
 }
 

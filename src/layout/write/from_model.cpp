@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include "dudley/core/error.hpp"
+#include "dudley/layout/syntax/doc_lines.hpp"
 #include "dudley/layout/syntax/parser.hpp"
+#include "dudley/model/member_names.hpp"
 #include "spelled_names.hpp"
 
 namespace dudley::layout {
@@ -27,7 +29,9 @@ std::vector<std::string> member_spellings(const model::Node& group) {
 
 // The source's own name, kept in a document line when the layout had to spell it otherwise.
 std::string renamed_note(const std::string& original, const std::string& spelled) {
-  return original == spelled ? std::string() : fmt::format("(named '{}' in the source)", original);
+  return original == spelled
+             ? std::string()
+             : fmt::format("(named {} in the source)", model::quoted_name(original));
 }
 
 // "a, b, c and 4 more": the first few of a list, for a note that stays one line.
@@ -176,7 +180,8 @@ class Emitter {
       check_rank(shape, field_where);
       text += fmt::format("  {} = {}{} @ {}\n", spelled[i], ft, shape_text(shape), f.offset);
       doc(renamed_note(f.name, spelled[i]), text);
-      if (f.name != spelled[i]) renamed_.push_back(fmt::format("'{}' -> {}", f.name, spelled[i]));
+      if (f.name != spelled[i])
+        renamed_.push_back(fmt::format("{} -> {}", model::quoted_name(f.name), spelled[i]));
     }
     text += "}\n";
     types_ += text;
@@ -184,16 +189,11 @@ class Emitter {
     return name;
   }
 
+  // Text from the source (its documents, names) becomes comment lines only: doc_lines
+  // splits it at every line end, so none of it can become a declaration.
   void doc(const std::string& d, std::string& out) {
     if (d.empty()) return;
-    size_t start = 0;
-    while (start <= d.size()) {
-      const size_t end = d.find('\n', start);
-      out += "#! " + d.substr(start, end == std::string::npos ? std::string::npos : end - start) +
-             "\n";
-      if (end == std::string::npos) break;
-      start = end + 1;
-    }
+    for (const std::string& line : doc_lines(d)) out += "#! " + line + "\n";
   }
 
   // What of a node's own the layout cannot hold.
@@ -248,7 +248,7 @@ class Emitter {
       const std::string item_doc =
           in_list ? c.doc : joined_doc(c.doc, renamed_note(c.name, spelled[i]));
       if (!in_list && c.name != spelled[i]) {
-        renamed_.push_back(fmt::format("'{}' -> {}", c.name, spelled[i]));
+        renamed_.push_back(fmt::format("{} -> {}", model::quoted_name(c.name), spelled[i]));
       }
       switch (c.kind) {
         // A "#!" line documents the item declared just before it [C24]: right after the
