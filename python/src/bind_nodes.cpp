@@ -232,7 +232,7 @@ void bind_nodes(py::module_& m) {
         "(key, secret, token, anon, endpoint_url, profile, client_kwargs={endpoint_url, "
         "region_name}).");
   m.def("_save", &save_tree, "obj"_a, "path"_a, "format"_a, "item_class"_a, "lossy"_a = false,
-        "storage_options"_a = py::none());
+        "storage_options"_a = py::none(), "overwrite"_a = false);
   // dudley._reopen (python/dudley/__init__.py) calls this: pickle rebuilds objects by the
   // name of a Python function.
   m.def("_reopen_native", &reopen, "path"_a, "request"_a, "node_path"_a);

@@ -110,7 +110,7 @@ std::unique_ptr<model::Node> node_of(const std::string& name, py::handle value, 
 // format its extension names (or `format`). Never over one of its own inputs.
 py::list save_tree(py::handle obj, const std::string& path, std::optional<std::string> format,
                    py::handle item_class, bool lossy,
-                   const std::optional<py::dict>& storage_options) {
+                   const std::optional<py::dict>& storage_options, bool overwrite) {
   std::shared_ptr<const model::Tree> tree;
   if (py::isinstance<File>(obj)) {
     const File& f = obj.cast<const File&>();
@@ -132,6 +132,7 @@ py::list save_tree(py::handle obj, const std::string& path, std::optional<std::s
   SaveOptions options;
   if (format) options.format = *format;
   options.lossy = lossy;
+  options.overwrite = overwrite;
   if (storage_options) options.store.s3 = s3_options(*storage_options);
   SaveReport report;
   {

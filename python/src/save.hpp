@@ -17,6 +17,6 @@ namespace dudley::python {
 /// (fsspec's names, as dudley.open takes them).
 py::list save_tree(py::handle obj, const std::string& path, std::optional<std::string> format,
                    py::handle item_class, bool lossy,
-                   const std::optional<py::dict>& storage_options);
+                   const std::optional<py::dict>& storage_options, bool overwrite = false);
 
 }  // namespace dudley::python

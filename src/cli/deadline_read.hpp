@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "dudley/core/deadline.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/hyperslab.hpp"
 #include "dudley/core/ndarray.hpp"
@@ -17,10 +18,11 @@ namespace dudley::cli {
 
 using Deadline = std::chrono::steady_clock::time_point;
 
-/// A read stopped at its deadline (category kLimit): the viewer answers it with 503.
-class OutOfTime : public Error {
+/// A read stopped at its deadline between bands (category kLimit): the viewer answers it,
+/// as any read stopped at the thread's deadline, with 503.
+class OutOfTime : public DeadlinePassed {
  public:
-  using Error::Error;
+  using DeadlinePassed::DeadlinePassed;
 };
 
 /// `source.read(slab)`, and without a deadline exactly that. With one, the selection is read

@@ -26,6 +26,7 @@
 #include "dudley/render/png.hpp"
 #include "formats/npy/metadata.hpp"
 #include "view/assets.hpp"
+#include "view/tree_pages.hpp"
 
 namespace dudley::view {
 
@@ -112,6 +113,8 @@ const std::vector<std::string_view>* parameters_of(std::string_view endpoint) {
   static const std::vector<std::pair<std::string_view, std::vector<std::string_view>>> known = {
       {"/api/info", {}},
       {"/api/tree", {}},
+      {"/api/members", {"path", "start"}},
+      {"/api/search", {"q"}},
       {"/api/item", {"path"}},
       {"/api/array", {"path", "sel"}},
       {"/api/slice", {"path", "sel", "rows", "cols", "complex"}},
@@ -309,6 +312,17 @@ uint64_t hide_masked(const model::Tree& tree, const TablePart& t, const Hypersla
   return count;
 }
 
+// Answers that read nothing of the data (the page, its scripts, /api/info): never queued
+// behind a read.
+bool answered_at_once(const std::string& path) {
+  return path == "/" || path == "/index.html" || path == "/viewer.js" || path == "/viewer.css" ||
+         path == "/favicon.ico" || path == "/api/info";
+}
+
+double seconds(std::chrono::milliseconds t) {
+  return static_cast<double>(t.count()) / 1000.0;
+}
+
 // One element as CSV text: numbers in the shortest text that reads back the same, strings
 // and structured values quoted, a masked value (null) an empty field.
 std::string csv_text(const json& v) {
@@ -332,7 +346,7 @@ cli::Deadline ViewerApi::deadline() const {
 }
 
 void ViewerApi::set_listening(const std::string& host, int port) {
-  const std::lock_guard lock(mutex_);
+  const std::lock_guard lock(host_mutex_);
   host_ = host;
   port_ = port;
 }
@@ -347,16 +361,34 @@ bool ViewerApi::host_allowed(const std::string& host) const {
 }
 
 HttpReply ViewerApi::handle(const HttpRequest& request) {
-  const std::lock_guard lock(mutex_);
-  if (!host_allowed(request.host)) {
-    return refusal_reply(403,
-                         fmt::format("this viewer answers requests for 127.0.0.1:{} only", port_));
+  {
+    const std::lock_guard lock(host_mutex_);
+    if (!host_allowed(request.host)) {
+      return refusal_reply(
+          403, fmt::format("this viewer answers requests for 127.0.0.1:{} only", port_));
+    }
   }
   try {
+    if (answered_at_once(request.path)) return answer(request);
+    // One request at a time walks the tree or reads; one that cannot start within its own
+    // time limit is refused rather than queued for minutes.
+    const cli::Deadline until = deadline();
+    const std::unique_lock lock(reading_, until);
+    if (!lock.owns_lock()) {
+      return refusal_reply(503, fmt::format("{}: the viewer is still answering another request "
+                                            "after {} s; try again",
+                                            request.path, seconds(time_limit_)));
+    }
+    // Reads end at the deadline inside them too (a slow server's answers).
+    const ThreadDeadline stop(
+        until, fmt::format("{}: reading took longer than the viewer's time limit of {} s; "
+                           "select a smaller part, or start the viewer with a longer "
+                           "--time-limit",
+                           request.path, seconds(time_limit_)));
     return answer(request);
   } catch (const Refusal& r) {
     return refusal_reply(r.status, r.message);
-  } catch (const cli::OutOfTime& e) {
+  } catch (const DeadlinePassed& e) {
     return refusal_reply(503, e.what());
   } catch (const Error& e) {
     const ErrorCategory c = e.category();
@@ -401,6 +433,8 @@ HttpReply ViewerApi::answer(const HttpRequest& request) {
   check_parameters(request);
   if (p == "/api/info") return info();
   if (p == "/api/tree") return tree();
+  if (p == "/api/members") return members(request);
+  if (p == "/api/search") return search(request);
   if (p == "/api/item") return item(request);
   if (p == "/api/slice") return slice(request);
   if (p == "/api/values") return values(request);
@@ -408,8 +442,8 @@ HttpReply ViewerApi::answer(const HttpRequest& request) {
   if (p == "/api/plot") return plot(request);
   if (p == "/api/export") return exported(request);
   return refusal_reply(404, fmt::format("nothing at {} (the API is /api/info, /api/tree, "
-                                        "/api/item, /api/array, /api/slice, /api/values, "
-                                        "/api/plot, /api/export)",
+                                        "/api/members, /api/search, /api/item, /api/array, "
+                                        "/api/slice, /api/values, /api/plot, /api/export)",
                                         p));
 }
 
@@ -434,9 +468,21 @@ HttpReply ViewerApi::info() {
 }
 
 HttpReply ViewerApi::tree() {
-  cli::TreeWalk walk;
-  walk.max_items = 1000;  // a list of 2^60 instances shows its first thousand
-  return json_reply(json{{"format", tree_.format}, {"root", cli::node_json(*tree_.root, walk)}});
+  return json_reply(json{{"format", tree_.format}, {"root", first_view(*tree_.root)}});
+}
+
+HttpReply ViewerApi::members(const HttpRequest& request) {
+  const std::string& path = required(request, "path");
+  const std::vector<cli::Request> found = cli::resolve_items(tree_, {path}, data_);
+  if (found.size() != 1 || !found[0].node || found[0].node->kind != model::NodeKind::kGroup) {
+    throw Refusal{400, fmt::format("{} is not a group", path)};
+  }
+  const int64_t start = integer(request, "start", 0, 0, std::numeric_limits<int64_t>::max());
+  return json_reply(members_page(*found[0].node, found[0].path, static_cast<uint64_t>(start)));
+}
+
+HttpReply ViewerApi::search(const HttpRequest& request) {
+  return json_reply(view::search(*tree_.root, required(request, "q")));
 }
 
 HttpReply ViewerApi::item(const HttpRequest& request) {

@@ -1,7 +1,11 @@
 // What `dudley view` answers: the page, and a JSON API over one opened tree.
 //
 //   GET /api/info                       the data's name and format, the colour maps
-//   GET /api/tree                       the tree, in the model JSON `ls --json` prints
+//   GET /api/tree                       the tree's first view, in the model JSON `ls --json`
+//                                       prints: at most kFirstViewNodes nodes and kPageMembers
+//                                       members a group, each group's "members_count"
+//   GET /api/members?path=P&start=N     a page of a group's members (kPageMembers)
+//   GET /api/search?q=TEXT              the items whose names hold TEXT (kSearchMatches)
 //   GET /api/item?path=P                one item's model JSON, and its dimensions
 //   GET /api/array?path=P&sel=S         a selection's values (any number of dimensions) as
 //                                       `dump --json` prints them under "data", masked values
@@ -26,8 +30,11 @@
 // read, or names nothing is answered with 400 or 404 and {"error": message}; paths are the tree's,
 // never the file system's, so no query reaches a file the viewer was not given. Reads stop at the
 // time limit (read in bands, the clock looked at between them): a request that would take longer is
-// answered with 503 and a message saying how much was read. Requests are answered one at a time
-// (the model's readers are not shared between threads).
+// answered with 503 and a message saying how much was read; the deadline holds inside reads too
+// (a web server's or object store's answers end at it: dudley/core/deadline.hpp). Requests that
+// walk the tree or read are answered one at a time (the model's readers and lists made on demand
+// are not shared between threads), each waiting for the one before no longer than its own time
+// limit (then 503); the page, its scripts and /api/info are answered at once, whatever is read.
 #pragma once
 
 #include <chrono>
@@ -71,6 +78,8 @@ class ViewerApi {
   HttpReply answer(const HttpRequest& request);
   HttpReply info();
   HttpReply tree();
+  HttpReply members(const HttpRequest& request);
+  HttpReply search(const HttpRequest& request);
   HttpReply item(const HttpRequest& request);
   HttpReply slice(const HttpRequest& request);
   HttpReply values(const HttpRequest& request);
@@ -81,7 +90,8 @@ class ViewerApi {
   cli::Deadline deadline() const;
   bool host_allowed(const std::string& host) const;
 
-  std::mutex mutex_;
+  std::mutex host_mutex_;     ///< host_ and port_
+  std::timed_mutex reading_;  ///< held by a request that walks the tree or reads
   model::Tree tree_;
   std::string data_;
   std::chrono::milliseconds time_limit_;

@@ -4,6 +4,7 @@
 // answers is made by the program (api.cpp).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <string>
@@ -37,6 +38,9 @@ struct ServeOptions {
   int port = 0;              ///< 0: a free port the system picks
   int threads = 4;           ///< requests answered at once
   int timeout_seconds = 30;  ///< a client that sends nothing for this long is dropped
+  /// A connection that takes longer than this to send a whole request (half-sent, or a
+  /// byte every few seconds) is dropped: such clients cannot hold the server's threads.
+  std::chrono::milliseconds request_time{5000};
 };
 
 /// The transport's one function, from the module.

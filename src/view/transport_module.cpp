@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "dudley/core/error.hpp"
+#include "view/request_watch.hpp"
 #include "view/transport.hpp"
 
 namespace {
@@ -15,8 +16,15 @@ namespace {
 using dudley::view::HttpReply;
 using dudley::view::HttpRequest;
 
-void answer(const dudley::view::Handler& handler, const httplib::Request& req,
-            httplib::Response& res) {
+void answer(const dudley::view::Handler& handler, dudley::view::RequestWatch& watch,
+            const httplib::Request& req, httplib::Response& res) {
+  // Sent whole: the connection's time to send a request stops while it is answered.
+  watch.answering(req.remote_addr, req.remote_port);
+  struct Done {
+    dudley::view::RequestWatch& watch;
+    const httplib::Request& req;
+    ~Done() { watch.done(req.remote_addr, req.remote_port); }
+  } done{watch, req};
   HttpRequest request;
   request.path = req.path;
   for (const auto& [key, value] : req.params) request.query.emplace(key, value);
@@ -45,8 +53,10 @@ void serve(const dudley::view::ServeOptions& options, const dudley::view::Handle
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
-  server.Get(".*", [&handler](const httplib::Request& req, httplib::Response& res) {
-    answer(handler, req, res);
+  // Made once the port is known; the routes are only called after that.
+  std::unique_ptr<dudley::view::RequestWatch> watch;
+  server.Get(".*", [&handler, &watch](const httplib::Request& req, httplib::Response& res) {
+    answer(handler, *watch, req, res);
   });
   auto refuse = [](const httplib::Request&, httplib::Response& res) {
     res.status = 405;
@@ -88,6 +98,7 @@ void serve(const dudley::view::ServeOptions& options, const dudley::view::Handle
       state->server = nullptr;
     }
   } forget{state};
+  watch = std::make_unique<dudley::view::RequestWatch>(port, options.request_time);
   listening(port);
   server.listen_after_bind();
 }

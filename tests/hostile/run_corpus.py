@@ -65,9 +65,43 @@ def asdf_file(tree, blocks=()):
     return (ASDF_HEAD + tree + "...\n").encode() + b"".join(blocks)
 
 
+def cdf_name(name):
+    """A netCDF classic name: its length, its bytes, padding to 4 bytes."""
+    b = name.encode() if isinstance(name, str) else name
+    return struct.pack(">I", len(b)) + b + b"\0" * ((4 - len(b) % 4) % 4)
+
+
+def cdf_file(dims, variables):
+    """A netCDF classic (CDF-1) file as netCDF-C lays one out, names taken as given (any
+    bytes: '../x', a line end, two variables of one name). `dims`: [(name, length)];
+    `variables`: [(name, [dimension ids], type (1 byte .. 6 double), big-endian data)]."""
+    head = b"CDF\x01" + struct.pack(">I", 0)
+    head += (struct.pack(">II", 0x0A, len(dims)) +
+             b"".join(cdf_name(n) + struct.pack(">I", n_) for n, n_ in dims)) if dims else b"\0" * 8
+    head += b"\0" * 8  # no global attributes
+    entries = [cdf_name(n) + struct.pack(">I", len(ids)) + b"".join(struct.pack(">I", i) for i in ids)
+               + b"\0" * 8 + struct.pack(">II", t, len(data)) for n, ids, t, data in variables]
+    head += struct.pack(">II", 0x0B, len(variables)) if variables else b"\0" * 8
+    at = len(head) + sum(len(e) + 4 for e in entries)
+    body = b""
+    for entry, (_, _, _, data) in zip(entries, variables):
+        head += entry + struct.pack(">I", at)
+        padded = data + b"\0" * ((4 - len(data) % 4) % 4)
+        body += padded
+        at += len(padded)
+    return head + body
+
+
+def npy_file(dtype, shape, data):
+    """A version 1.0 .npy file of `data` (bytes) described as numpy describes one."""
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (dtype, repr(tuple(shape)))
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data
+
+
 # What the "python" kind's code may use: it assigns the file's content (str or bytes) to `out`.
 GENERATORS = {"asdf_file": asdf_file, "asdf_block": asdf_block, "zlib": zlib, "struct": struct,
-              "ASDF_HEAD": ASDF_HEAD}
+              "ASDF_HEAD": ASDF_HEAD, "cdf_file": cdf_file, "npy_file": npy_file}
 
 
 def make_files(case, work):

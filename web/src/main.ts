@@ -6,8 +6,13 @@ import { Scale, ScaleKind, fitScale } from "./scale";
 
 interface Info { data: string; format: string; colormaps: Record<string, number[][]>; not_a_number: number[];
   masked: number[]; }
+// A tree node as /api/tree and /api/members give it: a group lists the members sent so far and
+// says how many it has ("members_count"); the rest come a page at a time (/api/members).
 interface Node { kind: string; dtype?: string; shape?: number[]; members?: Record<string, Node>;
-  items?: Node[]; attributes?: Record<string, unknown>; [key: string]: unknown; }
+  members_count?: number; items?: Node[]; omitted?: number; attributes?: Record<string, unknown>;
+  [key: string]: unknown; }
+interface MembersPage { path: string; start: number; members_count: number; members: Record<string, Node>; }
+interface SearchAnswer { matches: { path: string; kind: string }[]; complete: boolean; }
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 let info: Info;
@@ -29,10 +34,10 @@ function message(text: string) { $("message").textContent = text; }
 
 // ---- the tree ---------------------------------------------------------------------------
 
-// A member's path as items are written: a name holding '.' or '[' (a field or a selection
-// otherwise) quoted, as `dump '/"run.ini"/x'` takes it.
+// A member's path as items are written: a name holding '.', '[', ']', '"' or '\' (a field or
+// a selection otherwise) quoted, '"' and '\' escaped, as `dump '/"run.ini"/x'` takes it.
 function childPath(parent: string, name: string) {
-  const quoted = /[.[\]]/.test(name) && !name.includes('"') ? `"${name}"` : name;
+  const quoted = /[.[\]"\\]/.test(name) ? `"${name.replace(/["\\]/g, (c) => `\\${c}`)}"` : name;
   return parent === "/" ? `/${quoted}` : `${parent}/${quoted}`;
 }
 
@@ -42,17 +47,21 @@ function nodeLabel(name: string, node: Node): HTMLElement {
   span.textContent = name;
   const kind = document.createElement("span");
   kind.className = "kind";
-  kind.textContent = node.kind === "array" ? `${node.dtype ?? ""} ${JSON.stringify(node.shape ?? [])}` : node.kind;
+  kind.textContent = node.kind === "array" ? `${node.dtype ?? ""} ${JSON.stringify(node.shape ?? [])}` :
+    node.kind === "group" && node.members_count !== undefined ? `group of ${node.members_count}` : node.kind;
   span.append(kind);
   return span;
 }
 
-function buildTree(ul: HTMLElement, path: string, node: Node) {
-  const children: [string, Node][] = node.members ? Object.entries(node.members)
-    : node.items ? node.items.map((n, i) => [String(i), n]) : [];
+// Whether every member of every group has been sent (then a search looks at the page's tree;
+// otherwise the server searches).
+let wholeTree = true;
+
+// Appends `children` (members or items of the node at `path`) to `ul`.
+function addChildren(ul: HTMLElement, path: string, children: [string, Node][], items: boolean) {
   for (const [name, child] of children) {
     const li = document.createElement("li");
-    const p = node.items ? `${path}[${name}]` : childPath(path, name);
+    const p = items ? `${path}[${name}]` : childPath(path, name);
     li.dataset.path = p;
     li.dataset.name = name.toLowerCase();
     const label = nodeLabel(name, child);
@@ -60,16 +69,72 @@ function buildTree(ul: HTMLElement, path: string, node: Node) {
     if (child.kind === "array") {
       li.className = "array";
       label.addEventListener("click", () => select(p, child, label));
-    } else if (child.members || child.items) {
+    } else if (child.members || child.items || (child.members_count ?? 0) > 0) {
       li.className = "group";
-      label.addEventListener("click", () => li.classList.toggle("closed"));
       const sub = document.createElement("ul");
-      buildTree(sub, p, child);
       li.append(sub);
+      const sent = buildTree(sub, p, child);
+      // A group none of whose members came with the tree: closed, its first page asked for
+      // when it is opened.
+      let loaded = sent > 0 || !child.members_count;
+      if (!loaded) li.classList.add("closed");
+      label.addEventListener("click", () => {
+        li.classList.toggle("closed");
+        if (!loaded && !li.classList.contains("closed")) {
+          loaded = true;
+          void morePage(sub, p, 0);
+        }
+      });
     } else {
       li.className = "other";
     }
     ul.append(li);
+  }
+}
+
+// Fills `ul` with `node`'s members or items as sent; a "more" entry when the group has more.
+// How many were sent.
+function buildTree(ul: HTMLElement, path: string, node: Node): number {
+  const items = !!node.items;
+  const children: [string, Node][] = node.members ? Object.entries(node.members)
+    : node.items ? node.items.map((n, i) => [String(i), n]) : [];
+  addChildren(ul, path, children, items);
+  const total = items ? children.length + (node.omitted ?? 0) : node.members_count ?? children.length;
+  if (total > children.length) {
+    wholeTree = false;
+    if (items) {
+      const li = document.createElement("li");
+      li.className = "other";
+      li.textContent = `… ${total - children.length} more items (not shown)`;
+      ul.append(li);
+    } else if (children.length > 0) {
+      moreEntry(ul, path, children.length, total);
+    }
+  }
+  return children.length;
+}
+
+// A "… N more" entry at the end of `ul` that asks for the group's next page.
+function moreEntry(ul: HTMLElement, path: string, start: number, total: number) {
+  const li = document.createElement("li");
+  li.className = "more";
+  const button = document.createElement("button");
+  button.textContent = `… ${total - start} more`;
+  button.addEventListener("click", () => { li.remove(); void morePage(ul, path, start); });
+  li.append(button);
+  ul.append(li);
+}
+
+// Members [start, start + a page) of the group at `path`, appended to `ul`.
+async function morePage(ul: HTMLElement, path: string, start: number) {
+  try {
+    const page = await getJson<MembersPage>(`/api/members?${query({ path, start })}`);
+    const members = Object.entries(page.members);
+    addChildren(ul, path, members, false);
+    const end = start + members.length;
+    if (members.length > 0 && end < page.members_count) moreEntry(ul, path, end, page.members_count);
+  } catch (e) {
+    message(String(e));
   }
 }
 
@@ -86,6 +151,64 @@ function search(text: string) {
     }
     li.querySelectorAll<HTMLLIElement>("li").forEach((d) => (d.hidden = false));
   }
+}
+
+// A tree the page holds in part is searched by the server: its matches listed by path, each
+// opened as its item.
+let searchTimer = 0;
+let searchAsked = "";
+function searchServer(text: string) {
+  const t = text.trim();
+  window.clearTimeout(searchTimer);
+  const results = $("search-results");
+  if (t === "") {
+    results.hidden = true;
+    $("tree").hidden = false;
+    return;
+  }
+  searchTimer = window.setTimeout(async () => {
+    searchAsked = t;
+    try {
+      const answer = await getJson<SearchAnswer>(`/api/search?${query({ q: t })}`);
+      if (searchAsked !== t) return;  // a later search was asked for meanwhile
+      results.replaceChildren();
+      for (const m of answer.matches) {
+        const li = document.createElement("li");
+        li.className = m.kind === "array" ? "array" : "other";
+        li.dataset.path = m.path;
+        const label = document.createElement("span");
+        label.className = "node";
+        label.textContent = m.path;
+        li.append(label);
+        if (m.kind === "array") {
+          label.addEventListener("click", async () => {
+            try {
+              const item = await getJson<{ path: string; item: Node }>(`/api/item?${query({ path: m.path })}`);
+              select(m.path, item.item, label);
+            } catch (e) {
+              message(String(e));
+            }
+          });
+        }
+        results.append(li);
+      }
+      if (!answer.complete) {
+        const li = document.createElement("li");
+        li.className = "other";
+        li.textContent = `the first ${answer.matches.length} matches; narrow the search for others`;
+        results.append(li);
+      } else if (answer.matches.length === 0) {
+        const li = document.createElement("li");
+        li.className = "other";
+        li.textContent = "no name holds this";
+        results.append(li);
+      }
+      results.hidden = false;
+      $("tree").hidden = true;
+    } catch (e) {
+      message(String(e));
+    }
+  }, 250);
 }
 
 // ---- one item ---------------------------------------------------------------------------
@@ -519,7 +642,10 @@ async function start() {
       $("tree").append(li);
     }
     buildControls();
-    $("search").addEventListener("input", (e) => search((e.target as HTMLInputElement).value));
+    $("search").addEventListener("input", (e) => {
+      const text = (e.target as HTMLInputElement).value;
+      if (wholeTree) search(text); else searchServer(text);
+    });
     $("tab-plot").addEventListener("click", () => setTab("plot"));
     $("tab-table").addEventListener("click", () => setTab("table"));
     $("canvas").addEventListener("mousemove", hover);

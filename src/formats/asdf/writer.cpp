@@ -218,10 +218,8 @@ class Writer {
       const std::string child_path = path + "/" + child->name;
       if (masks.count(child_path)) continue;
       if (!is_utf8(child->name)) {
-        lost_.push_back(
-            fmt::format("{}: a member named {}: its name is not UTF-8 text, which "
-                        "ASDF's YAML tree is; left out",
-                        path.empty() ? "/" : path, model::quoted_name(child->name)));
+        lost_.push_back(fmt::format(
+            "{}: its name is not UTF-8 text, which ASDF's YAML tree is; left out", child_path));
         continue;
       }
       if (const std::optional<std::string> why = names.refuse(child->name)) {

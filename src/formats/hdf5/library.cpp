@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+
 #include "datatype.hpp"
 #include "plugins.hpp"
 
@@ -16,6 +18,12 @@ void prepare_library() {
   static std::once_flag once;
   std::call_once(once, [] {
     Lock lock(library_mutex());
+    // Before any other call (which would start the library and register its exit handler):
+    // libhdf5 closes at exit the files still open, and a file whose close failed (a write
+    // past the file size limit, a full disk) is still open to it, in a state its exit
+    // handler crashed on after the error had been reported. Every file this module opens
+    // is closed by its owner; an unfinished output is a temporary file removed anyway.
+    (void)H5dont_atexit();
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     register_conversions();
     find_filter_plugins();
@@ -34,6 +42,22 @@ herr_t innermost(unsigned n, const H5E_error2_t* e, void* out) {
 
 }  // namespace
 
+// The system's reason in a description of a failed write or read ("file write failed:
+// time = ..., filename = './.x.h5.tmp-A1b2C3', file descriptor = 4, errno = 27, error message
+// = 'File too large', buf = 0x..."): the rest names libhdf5's temporary file, descriptors
+// and addresses, which mean nothing to a user.
+std::string system_reason(const std::string& why) {
+  static constexpr std::string_view kMark = "error message = '";
+  const size_t at = why.find(kMark);
+  if (at == std::string::npos) return why;
+  const size_t start = at + kMark.size();
+  const size_t end = why.find('\'', start);
+  if (end == std::string::npos) return why;
+  const size_t colon = why.find(':');
+  const std::string what = colon < at ? why.substr(0, colon) : std::string("system call failed");
+  return fmt::format("{}: {}", what, why.substr(start, end - start));
+}
+
 Error library_error(ErrorCategory category, const std::string& message, const std::string& path) {
   std::string why;
   {
@@ -41,6 +65,7 @@ Error library_error(ErrorCategory category, const std::string& message, const st
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, &why);
     H5Eclear2(H5E_DEFAULT);
   }
+  why = system_reason(why);
   return Error(category, why.empty() ? message : fmt::format("{}: {}", message, why),
                Location::file(path));
 }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "datatype.hpp"
 #include "dudley/formats/netcdf.hpp"
@@ -87,8 +89,25 @@ void set_attributes(Node& node, const std::vector<NcAttribute>& attributes, bool
 // is made from the header's numbers and respelled names only, so this holds by
 // construction; it is checked because a layout is code to the binder, and a name that
 // reached it as text could have declared arrays of its own.
+// The members of the bound root by name: a header of 20,000 variables looks each one up
+// (Node::member searches, which would make it quadratic).
+std::unordered_map<std::string_view, const Node*> members_by_name(const model::Tree& bound) {
+  std::unordered_map<std::string_view, const Node*> out;
+  out.reserve(bound.root->children.size());
+  for (const auto& c : bound.root->children) out.emplace(c->name, c.get());
+  return out;
+}
+
+const Node* member_of(const std::unordered_map<std::string_view, const Node*>& members,
+                      std::string_view name) {
+  auto it = members.find(name);
+  return it == members.end() ? nullptr : it->second;
+}
+
 void check_bound_layout(const Header& h, const std::vector<std::string>& names,
-                        const model::Tree& bound, const std::string& path) {
+                        const model::Tree& bound,
+                        const std::unordered_map<std::string_view, const Node*>& members,
+                        const std::string& path) {
   auto wrong = [&](const std::string& what) {
     throw Error(ErrorCategory::kData,
                 fmt::format("netCDF header: the layout made of it does not describe it ({})", what),
@@ -103,7 +122,7 @@ void check_bound_layout(const Header& h, const std::vector<std::string>& names,
       continue;
     }
     expected.insert(names[i]);
-    const Node* laid = bound.root->member(names[i]);
+    const Node* laid = member_of(members, names[i]);
     if (!laid) wrong(fmt::format("variable {} is missing", model::quoted_name(v.name)));
     std::vector<int64_t> shape;
     for (uint64_t d : v.dims) shape.push_back(static_cast<int64_t>(h.dims[d].length));
@@ -152,7 +171,8 @@ model::Tree open_netcdf(const std::string& path, const NetcdfOpenOptions&,
       layout::layout_from_text(text, path + "#netcdf-layout"));
   model::Tree bound = layout::dudley_tree(layout, source);
   const std::vector<std::string> names = layout_names(h);
-  check_bound_layout(h, names, bound, path);
+  const auto members = members_by_name(bound);
+  check_bound_layout(h, names, bound, members, path);
 
   model::Tree tree;
   tree.format = "netcdf3";
@@ -173,12 +193,12 @@ model::Tree open_netcdf(const std::string& path, const NetcdfOpenOptions&,
     if (v.dims.size() == 1 && h.dims[v.dims[0]].name == v.name)
       coordinate[v.dims[0]] = "/" + v.name;
 
-  const Node* records = bound.root->member("records");
+  const Node* records = member_of(members, "records");
   for (size_t i = 0; i < h.vars.size(); ++i) {
     const NcVariable& v = h.vars[i];
     std::unique_ptr<Node> node;
     if (!v.record) {
-      const Node* laid = bound.root->member(names[i]);
+      const Node* laid = member_of(members, names[i]);
       node = std::make_unique<Node>();
       if (laid) {
         node->dtype = laid->dtype;

@@ -57,6 +57,9 @@ class Sorter {
  public:
   Sorter(const io::Store& store, std::string prefix) : store_(store), prefix_(std::move(prefix)) {}
 
+  // Whether `dir` and every folder above it up to the root is a node.
+  bool node_folder(std::string_view dir) { return reachable(dir); }
+
   ExistingStore sort(const std::vector<std::string>& keys) {
     for (const std::string& key : keys) {
       const auto [dir, name] = split(key);
@@ -184,9 +187,12 @@ ExistingStore existing_directory(const std::string& path) {
                 Location::file(path));
   }
   std::sort(keys.begin(), keys.end());
-  ExistingStore out = Sorter(*io::open_directory_store(path), "").sort(keys);
-  // A folder is the store's when a key of the store lies below it; one holding nothing is
-  // the user's (one holding other things is named by them).
+  const std::shared_ptr<io::Store> store = io::open_directory_store(path);
+  Sorter sorter(*store, "");
+  ExistingStore out = sorter.sort(keys);
+  // A folder holding anything is named by what it holds. An empty one in a node's folder is
+  // the store's (a writer made an array's folder and left the array out); another empty one
+  // is the user's.
   std::unordered_set<std::string> used;
   for (const auto* list : {&out.metadata, &out.chunks, &out.foreign}) {
     for (const std::string& key : *list) {
@@ -196,7 +202,10 @@ ExistingStore existing_directory(const std::string& path) {
     }
   }
   for (const std::string& f : folders) {
-    if (!used.count(f)) out.foreign.push_back(f + "/");
+    if (used.count(f)) continue;
+    std::error_code empty_ec;
+    if (!fs::is_empty(fs::path(path) / f, empty_ec) || empty_ec) continue;
+    if (!sorter.node_folder(split(f).first)) out.foreign.push_back(f + "/");
   }
   out.foreign.insert(out.foreign.end(), others.begin(), others.end());
   std::sort(out.foreign.begin(), out.foreign.end());

@@ -32,7 +32,10 @@ class DirectoryOutput final : public StoreOutput {
     for (const EncodedChunk& c : chunks) write_chunk(staged(c.key), *c.bytes);
   }
   void write_metadata(const std::string& key, const std::string& text) override {
-    write_file(staged(key), text.data(), text.size());
+    const std::string path = staged(key);
+    std::error_code ec;
+    fs::create_directories(fs::path(path).parent_path(), ec);  // write_file names what fails
+    write_file(path, text.data(), text.size());
   }
   void commit(bool fsync) override { directory_.commit(fsync); }
 

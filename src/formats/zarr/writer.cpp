@@ -102,11 +102,12 @@ class StoreWriter {
   uint64_t total = 0;  // array bytes to write, for progress
 
   void node(const model::Node& n, const std::string& prefix, const std::string& path) {
-    out_.begin_node(prefix);
     if (n.kind == model::NodeKind::kArray) {
+      // Its folder comes with its metadata: an array left out leaves none behind.
       array(n, prefix, path);
       return;
     }
+    out_.begin_node(prefix);
     GroupMetadata g;
     g.attributes = attributes(n, path);
     if (n.kind == model::NodeKind::kList) {
@@ -126,10 +127,9 @@ class StoreWriter {
     model::for_each_child(n, [&](uint64_t i, const model::Node& c) {
       const std::string name = n.kind == model::NodeKind::kList ? std::to_string(i) : c.name;
       if (!is_utf8(name)) {
-        losses_.lose(
-            fmt::format("{}: a member named {}: its name is not UTF-8 text, which "
-                        "Zarr's keys and metadata are; left out",
-                        path.empty() ? "/" : path, model::quoted_name(name)));
+        losses_.lose(fmt::format(
+            "{}/{}: its name is not UTF-8 text, which Zarr's keys and metadata are; left out", path,
+            name));
         return true;
       }
       // A name is a key, and so a path of a directory store: never one that climbs out of

@@ -97,3 +97,14 @@ TEST(Text, IsUtf8FollowsRfc3629) {
   }
   EXPECT_TRUE(dudley::is_utf8(std::string_view("a\0b", 3)));  // NUL is a character
 }
+
+// Text from a file printed to a terminal: control characters come out as escapes, so a name
+// holding ESC [ 2 J cannot clear the screen, nor a line end start a line of its own.
+TEST(Text, EscapeControls) {
+  EXPECT_EQ(dudley::escape_controls("plain /g/x \xc2\xb5m"), "plain /g/x \xc2\xb5m");
+  EXPECT_EQ(dudley::escape_controls("a\nb\rc\td"), "a\\nb\\rc\\td");
+  EXPECT_EQ(dudley::escape_controls("\x1b[2J\x7f"), "\\x1b[2J\\x7f");
+  EXPECT_EQ(dudley::escape_controls(std::string_view("a\0b", 3)), "a\\x00b");
+  // A report of several lines keeps its line ends and tabs, not its other controls.
+  EXPECT_EQ(dudley::escape_controls("one\n\ttwo\r\x1b", true), "one\n\ttwo\\r\\x1b");
+}
