@@ -128,7 +128,10 @@ json search(const model::Node& root, const std::string& text) {
   // (a group or list, its item path)
   std::vector<std::pair<const model::Node*, std::string>> todo{{&root, "/"}};
   while (!todo.empty() && complete) {
-    const auto [node, path] = std::move(todo.back());
+    // Plain names, not a structured binding: the lambda below uses them (clang 14 cannot
+    // capture bindings).
+    const model::Node* node = todo.back().first;
+    const std::string path = std::move(todo.back().second);
     todo.pop_back();
     std::vector<std::pair<const model::Node*, std::string>> below;
     // Lists made on demand build their items during the visit only: their groups are

@@ -37,6 +37,13 @@ def wide(tmp_path_factory):
 
 
 def test_a_huge_tree_comes_in_pages(wide):
+    # What opening the file costs (its 600,000 nodes in the model), measured by ls of one
+    # small group: the viewer answering the tree must cost little on top of it.
+    import resource
+    import subprocess
+    from cli_runner import DUDLEY, ENV
+    subprocess.run([DUDLEY, "ls", str(wide), "/small"], check=True, capture_output=True, env=ENV)
+    opened_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     with viewer(wide) as (port, p):
         started = time.monotonic()
         status, _, body = get(port, "/api/tree")
@@ -65,8 +72,13 @@ def test_a_huge_tree_comes_in_pages(wide):
         status, found = get_json(port, "/api/search", {"q": "a"})
         assert status == 200 and not found["complete"] and len(found["matches"]) == 500
         assert took < 5, took
-        # Before: the whole tree as one answer of 83 MiB, 1.4 GiB resident.
-        assert peak_memory_mib(p.pid) < 600, peak_memory_mib(p.pid)
+        # Before: the whole tree as one answer of 83 MiB, 1.4 GiB resident. (Under the
+        # sanitizers memory is theirs to count.)
+        peak = peak_memory_mib(p.pid)
+        print(f"/api/tree {took:.2f} s, {len(body)} bytes; viewer peak {peak:.0f} MiB, "
+              f"ls {opened_mib:.0f} MiB")
+        if "asan" not in os.environ.get("LD_PRELOAD", ""):
+            assert peak < opened_mib + 100, (peak, opened_mib)
 
 
 def test_half_sent_requests_cannot_hold_the_viewer(tmp_path):
