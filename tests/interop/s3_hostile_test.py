@@ -504,11 +504,11 @@ def secrets(tmp, npy):
                               any(SIGNATURE in line for line in web.lines()), web.shown())
         # A URL that reads: its name in the output (describe's "file", view's first line).
         url = f"http://user:{PASSWORD}@127.0.0.1:{web.port}/plain/x.npy{query}"
-        for args in (["describe", "--json", "--format", "npy", url], ["ls", "--json", "--format", "npy", url],
-                     ["dump", "--json", "--format", "npy", url]):
-            ran = run(*args, env=ENV)
-            check(f"{' '.join(args[:2])} of a presigned URL: read, no secret printed",
-                  ran.returncode == 0 and not leaked(ran), leaked(ran) or ran)
+        for command in ("describe", "ls", "dump"):
+            for extra in ([], ["--json"]):
+                ran = run(command, *extra, "--format", "npy", url, env=ENV)
+                check(f"{command} {extra} of a presigned URL: read, no secret printed",
+                      ran.returncode == 0 and not leaked(ran), leaked(ran) or ran)
         for extra in ([], ["--json"]):
             view = subprocess.Popen([DUDLEY, "view", *extra, "--port", "0", "--format",
                                      "npy", url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
