@@ -395,7 +395,9 @@ class CurlStore final : public HttpStore {
         &sink);
     if (answer.status >= 300) {
       answer.body.resize(sink.error.size());
-      std::memcpy(answer.body.data(), sink.error.data(), sink.error.size());
+      // A redirect or a HEAD's failure has no body (memcpy of none from null is undefined).
+      if (!sink.error.empty())
+        std::memcpy(answer.body.data(), sink.error.data(), sink.error.size());
     }
     return answer;
   }
