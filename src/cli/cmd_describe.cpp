@@ -11,6 +11,7 @@
 #include "dudley/core/file_io.hpp"
 #include "dudley/formats/ndl.hpp"
 #include "dudley/io/atomic_file.hpp"
+#include "dudley/io/redact.hpp"
 
 namespace dudley::cli {
 
@@ -32,7 +33,7 @@ int run_describe(const DescribeCommandOptions& options) {
   if (options.data.json) {
     const std::string text = ndl::describe_text(tree, describe, problems);
     nlohmann::ordered_json out;
-    out["file"] = options.data.data;
+    out["file"] = io::redacted_url(options.data.data);
     out["format"] = tree.format;
     out["ndl"] = text;
     out["warnings"] = problems.warnings;
@@ -41,7 +42,8 @@ int run_describe(const DescribeCommandOptions& options) {
     const std::string json = json_text(out, 2) + "\n";
     std::fwrite(json.data(), 1, json.size(), stdout);
     for (const std::string& e : problems.errors) {
-      fmt::print(stderr, "{}: error: {}\n", options.data.data, e);
+      fmt::print(stderr, "{}\n",
+                 io::redacted_text(fmt::format("{}: error: {}", options.data.data, e)));
     }
     return problems.errors.empty() ? kExitOk : kExitInvalid;
   }
@@ -67,7 +69,8 @@ int run_describe(const DescribeCommandOptions& options) {
   for (const std::string& n : problems.notes) fmt::print(stderr, "note: {}\n", n);
   for (const std::string& w : problems.warnings) fmt::print(stderr, "warning: {}\n", w);
   for (const std::string& e : problems.errors) {
-    fmt::print(stderr, "{}: error: {}\n", options.data.data, e);
+    fmt::print(stderr, "{}\n",
+               io::redacted_text(fmt::format("{}: error: {}", options.data.data, e)));
   }
   return problems.errors.empty() ? kExitOk : kExitInvalid;
 }

@@ -20,6 +20,7 @@
 #include "dudley/core/suggest.hpp"
 #include "dudley/core/text.hpp"
 #include "dudley/format.hpp"
+#include "dudley/io/redact.hpp"
 
 namespace dudley::cli {
 
@@ -339,7 +340,7 @@ int run_ls(const LsOptions& ls) {
   if (options.family.empty()) return run_ls_one(ls, options, false);
   if (!options.data.empty()) throw Error(ErrorCategory::kUsage, "give DATA or --family, not both");
   return for_each_member(options, [&](const DataOptions& m) {
-    if (!options.json) fmt::print("== {}\n", m.data);
+    if (!options.json) fmt::print("== {}\n", io::redacted_url(m.data));
     return run_ls_one(ls, m, true);
   });
 }

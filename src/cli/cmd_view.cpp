@@ -22,6 +22,7 @@
 #include "cli/failure.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
+#include "dudley/io/redact.hpp"
 #include "dudley/model/value.hpp"
 #include "view/api.hpp"
 #include "view/transport.hpp"
@@ -84,10 +85,11 @@ model::Tree family_tree(const DataOptions& options) {
         group = std::move(holder);
       }
     } catch (const Error& e) {
-      fmt::print(stderr, "{}\n", e.what());
+      const std::string why = io::redacted_text(e.what());
+      fmt::print(stderr, "{}\n", why);
       group = std::make_unique<model::Node>();
       group->kind = model::NodeKind::kGroup;
-      group->attributes.set("error", model::Value(std::string(e.what())));
+      group->attributes.set("error", model::Value(why));
     }
     group->name = name;
     family.root->children.push_back(std::move(group));
@@ -116,7 +118,9 @@ void open_browser(const std::string& url) {
 }
 
 int run_view(const ViewOptions& o) {
-  const std::string shown_name = o.data.family.empty() ? o.data.data : o.data.family;
+  // Shown in the startup line and the page without what authenticates a URL.
+  const std::string shown_name =
+      io::redacted_url(o.data.family.empty() ? o.data.data : o.data.family);
   if (o.bind != "127.0.0.1" && o.bind != "localhost" && o.bind != "::1") {
     fmt::print(stderr,
                "warning: serving on {}: anyone who can reach this machine there can read {} "

@@ -11,6 +11,7 @@
 #include "dudley/core/path.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/text.hpp"
+#include "dudley/io/redact.hpp"
 #include "dudley/model/read_pieces.hpp"
 
 namespace dudley::cli {
@@ -65,7 +66,7 @@ bool is_picked(const std::string& path, const std::string& list, const ListPick&
 void Dumper::report(const std::string& message, int status) {
   if (trial_) throw TrialFailed{};
   out_.flush();  // what came before the problem appears before it
-  fmt::print(stderr, "{}\n", message);
+  fmt::print(stderr, "{}\n", escape_controls(io::redacted_text(message), true));
   status_ = std::max(status_, status);
 }
 

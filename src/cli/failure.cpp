@@ -12,26 +12,34 @@
 #include "dudley/core/suggest.hpp"
 #include "dudley/core/text.hpp"
 #include "dudley/format.hpp"
+#include "dudley/io/redact.hpp"
 
 namespace dudley::cli {
 
 using json = nlohmann::ordered_json;
 
 json error_json(const Error& e) {
-  json out = {{"code", to_string(e.category())}, {"message", e.message()}};
+  // URLs without what authenticates them (a presigned URL's signature, user:password@).
+  json out = {{"code", to_string(e.category())}, {"message", io::redacted_text(e.message())}};
   const Location& at = e.location();
-  if (!at.path.empty()) out["file"] = at.path;
+  if (!at.path.empty()) out["file"] = io::redacted_text(at.path);
   if (at.line > 0) {
     out["line"] = at.line;
     out["column"] = at.column;
   }
   if (at.byte_offset) out["offset"] = *at.byte_offset;
-  if (const auto* loss = dynamic_cast<const LossError*>(&e)) out["lost"] = loss->items();
+  if (const auto* loss = dynamic_cast<const LossError*>(&e)) {
+    json lost = json::array();
+    for (const std::string& item : loss->items()) lost.push_back(io::redacted_text(item));
+    out["lost"] = std::move(lost);
+  }
   if (const std::vector<ErrorDetail> details = e.details(); !details.empty()) {
     json list = json::array();
     for (const ErrorDetail& d : details) {
-      list.push_back(
-          {{"line", d.line}, {"column", d.column}, {"code", d.code}, {"message", d.message}});
+      list.push_back({{"line", d.line},
+                      {"column", d.column},
+                      {"code", d.code},
+                      {"message", io::redacted_text(d.message)}});
     }
     out["diagnostics"] = std::move(list);
   }
@@ -40,11 +48,12 @@ json error_json(const Error& e) {
 
 int report_failure(const Error& e, bool json_output, const std::string& member) {
   std::fflush(stdout);
-  // A message may quote a file's names: their control characters are printed escaped.
-  fmt::print(stderr, "{}", escape_controls(e.report(), true));
+  // A message may quote a file's names (their control characters are printed escaped) and
+  // URLs (printed without their secrets).
+  fmt::print(stderr, "{}", escape_controls(io::redacted_text(e.report()), true));
   if (json_output) {
     json doc = json::object();
-    if (!member.empty()) doc["file"] = member;
+    if (!member.empty()) doc["file"] = io::redacted_url(member);
     doc["error"] = error_json(e);
     fmt::print("{}\n", json_text(doc, member.empty() ? 2 : -1));
     std::fflush(stdout);
@@ -85,16 +94,18 @@ int guarded(bool json_output, const std::function<int()>& command) {
 
 std::string item_problem(const std::string& path, const std::string& node_error) {
   static constexpr std::string_view kMark = "error: ";
-  const size_t at = node_error.find(kMark);
-  if (at == std::string::npos) return fmt::format("error: {}: {}", path, node_error);
+  const std::string error = io::redacted_text(node_error);
+  const size_t at = error.find(kMark);
+  if (at == std::string::npos) return fmt::format("error: {}: {}", path, error);
   const size_t rest = at + kMark.size();
   // "data item /x of 32 bytes ..." names its item already.
-  if (node_error.find(" " + path + " ", rest) != std::string::npos) return node_error;
-  return fmt::format("{}{}: {}", node_error.substr(0, rest), path, node_error.substr(rest));
+  if (error.find(" " + path + " ", rest) != std::string::npos) return error;
+  return fmt::format("{}{}: {}", error.substr(0, rest), path, error.substr(rest));
 }
 
-std::string json_error_text(const std::string& text) {
+std::string json_error_text(const std::string& raw) {
   static constexpr std::string_view kMark = "error: ";
+  const std::string text = io::redacted_text(raw);
   if (text.rfind(kMark, 0) == 0) return text.substr(kMark.size());
   const size_t at = text.find(": error: ");
   if (at == std::string::npos) return text;

@@ -30,7 +30,11 @@ const Curl& curl() {
                 lib.function<decltype(&curl_multi_strerror)>("curl_multi_strerror"),
                 lib.function<decltype(&curl_slist_append)>("curl_slist_append"),
                 lib.function<decltype(&curl_slist_free_all)>("curl_slist_free_all"),
-                lib.function<decltype(&curl_free)>("curl_free")};
+                lib.function<decltype(&curl_free)>("curl_free"),
+                lib.function<decltype(&curl_url)>("curl_url"),
+                lib.function<decltype(&curl_url_cleanup)>("curl_url_cleanup"),
+                lib.function<decltype(&curl_url_get)>("curl_url_get"),
+                lib.function<decltype(&curl_url_set)>("curl_url_set")};
   }();
   return functions;
 }

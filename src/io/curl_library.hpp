@@ -30,6 +30,10 @@ struct Curl {
   decltype(&curl_slist_append) slist_append;
   decltype(&curl_slist_free_all) slist_free_all;
   decltype(&curl_free) free;
+  decltype(&curl_url) url;
+  decltype(&curl_url_cleanup) url_cleanup;
+  decltype(&curl_url_get) url_get;
+  decltype(&curl_url_set) url_set;
 };
 
 /// The functions, libcurl opened on first use. Throws Error (kIo) when it cannot be.

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "dudley/core/error.hpp"
+#include "dudley/io/redact.hpp"
 
 namespace dudley::io {
 namespace {
@@ -20,8 +21,9 @@ std::vector<std::string> glob_objects(const std::string& pattern, const StoreOpt
   const std::string name = pattern.substr(slash + 1);
   if (dir.find_first_of("*?[") != std::string::npos) {
     throw Error(ErrorCategory::kUsage,
-                "in a URL, only the last part of a pattern may hold wildcards (s3://b/run/x_*.bin)",
-                Location::file(pattern));
+                "in a URL, only the last part of a pattern may hold wildcards "
+                "(s3://bucket/run/x_*.bin)",
+                Location::file(redacted_url(pattern)));
   }
   const std::shared_ptr<Store> store = open_store(dir, stores);
   std::vector<std::string> out;
@@ -33,7 +35,7 @@ std::vector<std::string> glob_objects(const std::string& pattern, const StoreOpt
   if (!listed) {
     throw Error(ErrorCategory::kUsage,
                 "a web server lists nothing: name the family's members, or its index file",
-                Location::file(pattern));
+                Location::file(redacted_url(pattern)));
   }
   return out;
 }
@@ -56,7 +58,7 @@ std::vector<std::string> glob_files(const std::string& pattern, const StoreOptio
     throw Error(ErrorCategory::kUsage,
                 fmt::format("no file matches {} (the pattern is matched in its directory: "
                             "check the directory and the name's case)",
-                            pattern));
+                            redacted_url(pattern)));
   }
   return out;
 }

@@ -3,6 +3,9 @@
 // a batch of chunks (read_many) is fetched with many transfers in flight on one multi handle.
 // Every request keeps to the store's HttpLimits: a time bound of its own, the store's
 // deadline, a floor on its speed, and a bounded number of tries for failures that may pass.
+// libcurl follows no redirect itself: an answer that points elsewhere is followed here only
+// where the store's access allows (a web server: the same scheme, host and port), so that
+// no request, and no credential, goes where the user did not point.
 #include <curl/curl.h>
 #include <fmt/format.h>
 
@@ -20,14 +23,17 @@
 #include <thread>
 
 #include "dudley/core/error.hpp"
+#include "dudley/io/redact.hpp"
 #include "dudley/io/store.hpp"
 #include "io/curl_library.hpp"
 #include "io/http_access.hpp"
+#include "io/url_parts.hpp"
 
 namespace dudley::io {
 namespace {
 
-constexpr long kMaxRedirects = 5;
+// Redirects followed in a row for one request (each to the same origin).
+constexpr int kMaxRedirects = 5;
 // Transfers in flight at once in read_many (one connection each, reused between batches).
 constexpr size_t kInFlight = 16;
 // The wait before the second try of a request; doubled for each further one.
@@ -46,6 +52,19 @@ bool may_pass(CURLcode rc, long status) {
   // again whole: what came of it is dropped.
   return rc == CURLE_COULDNT_CONNECT || rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR ||
          rc == CURLE_GOT_NOTHING || rc == CURLE_PARTIAL_FILE;
+}
+
+// Whether `status` is a redirect that names a target (Location).
+bool is_redirect(long status) {
+  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+// The absolute URL a redirect answer on `handle` points to ("" when it names none), as
+// libcurl resolves its Location header against the URL requested.
+std::string redirect_target(CURL* handle) {
+  char* target = nullptr;
+  curl().easy_getinfo(handle, CURLINFO_REDIRECT_URL, &target);
+  return target ? std::string(target) : std::string();
 }
 
 // A number of seconds from the environment variable `name`, or `fallback` when it is unset.
@@ -83,7 +102,7 @@ struct MultiFree {
 constexpr size_t kMaxErrorBody = size_t{16} * 1024;
 
 // Where the body of a response goes: at most `room` bytes into `out`, or, with `grow`, into
-// that buffer as it comes; the body of a failed answer into `error` instead.
+// that buffer as it comes; the body of a failed answer or a redirect into `error` instead.
 struct Sink {
   std::byte* out = nullptr;
   uint64_t room = 0;
@@ -99,7 +118,7 @@ size_t take(char* data, size_t size, size_t count, void* user) {
   const uint64_t n = static_cast<uint64_t>(size) * count;
   long status = 0;
   if (sink->handle) curl().easy_getinfo(sink->handle, CURLINFO_RESPONSE_CODE, &status);
-  if (status >= 400) {
+  if (status >= 300) {
     sink->error.append(
         data, std::min<size_t>(n, kMaxErrorBody - std::min(kMaxErrorBody, sink->error.size())));
     return n;
@@ -117,21 +136,23 @@ size_t take(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
-// Keeps the value of a Content-Range header (a ranged answer's place in the whole value).
-size_t content_range_header(char* data, size_t size, size_t count, void* user) {
+// Keeps the headers of an answer its callers need (AnswerHeaders), by their names in any
+// case. Set on every request; what an earlier try or redirect heard is cleared first.
+size_t answer_header(char* data, size_t size, size_t count, void* user) {
   const size_t n = size * count;
   const std::string_view line(data, n);
-  constexpr std::string_view kName = "content-range:";
-  if (line.size() > kName.size()) {
-    std::string head(line.substr(0, kName.size()));
-    for (char& ch : head) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (head == kName) {
-      std::string value(line.substr(kName.size()));
-      while (!value.empty() && (value.front() == ' ')) value.erase(0, 1);
-      while (!value.empty() && (value.back() == '\r' || value.back() == '\n')) value.pop_back();
-      *static_cast<std::string*>(user) = value;
-    }
-  }
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return n;
+  std::string name(line.substr(0, colon));
+  for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  std::string_view value = line.substr(colon + 1);
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
+    value.remove_suffix(1);
+  auto* heard = static_cast<AnswerHeaders*>(user);
+  if (name == "content-range") heard->content_range = value;
+  if (name == "etag") heard->etag = value;
+  if (name == "x-amz-bucket-region") heard->bucket_region = value;
   return n;
 }
 
@@ -157,24 +178,6 @@ struct HeaderList {
   }
 };
 
-// Keeps the value of an ETag header (an uploaded part's name in a multipart upload).
-size_t etag_header(char* data, size_t size, size_t count, void* user) {
-  const size_t n = size * count;
-  std::string line(data, n);
-  constexpr std::string_view kName = "etag:";
-  if (line.size() > kName.size()) {
-    std::string head = line.substr(0, kName.size());
-    for (char& ch : head) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (head == kName) {
-      std::string value = line.substr(kName.size());
-      while (!value.empty() && value.front() == ' ') value.erase(0, 1);
-      while (!value.empty() && (value.back() == '\r' || value.back() == '\n')) value.pop_back();
-      *static_cast<std::string*>(user) = value;
-    }
-  }
-  return n;
-}
-
 // One transfer of a batch: its handle, the request it serves, where the body goes.
 struct Transfer {
   size_t slot = 0;  // its handle in the batch's handles
@@ -182,42 +185,76 @@ struct Transfer {
   Sink sink;
   std::string range;
   HeaderList headers;
+  AnswerHeaders heard;
   char message[CURL_ERROR_SIZE] = {0};
 };
 
-// A plain web server: the key after the store's URL, anonymous.
+// A plain web server: the key after the store's URL (before its query, which goes with every
+// request: a token that grants the whole store), escaped, anonymous.
 class PlainHttp final : public HttpAccess {
  public:
-  explicit PlainHttp(std::string url) : url_(std::move(url)) {}
+  explicit PlainHttp(const std::string& url) {
+    // Dot segments resolved once, as libcurl would have; keys are then sent as they are.
+    std::string resolved = resolved_url(url);
+    const size_t query = resolved.find('?');
+    if (query != std::string::npos) {
+      query_ = resolved.substr(query);
+      resolved.resize(query);
+    }
+    while (resolved.size() > 1 && resolved.back() == '/') resolved.pop_back();
+    base_ = std::move(resolved);
+  }
   std::string url_of(const std::string& key) const override {
-    return key.empty() ? url_ : url_ + "/" + key;
+    return key.empty() ? base_ + query_ : base_ + "/" + url_escaped(key, true) + query_;
+  }
+  // A web server resolves "." and ".." (escaped or not): such a key would leave the store.
+  void check_key(const std::string& key) const override {
+    size_t at = 0;
+    while (at <= key.size()) {
+      const size_t slash = std::min(key.find('/', at), key.size());
+      const std::string_view segment = std::string_view(key).substr(at, slash - at);
+      if (segment == "." || segment == "..") {
+        throw Error(ErrorCategory::kData,
+                    fmt::format("the key {:?} has a '{}' segment: it is not requested from a web "
+                                "server, where it would leave the store",
+                                key, segment),
+                    Location::file(redacted_url(base_)));
+      }
+      at = slash + 1;
+    }
   }
 
  private:
-  std::string url_;
+  std::string base_;   // scheme, host and path, without a trailing '/'
+  std::string query_;  // "?..." or ""
 };
 
 class CurlStore final : public HttpStore {
  public:
-  CurlStore(std::string url, std::shared_ptr<const HttpAccess> access, const HttpLimits& limits)
-      : url_(std::move(url)), access_(std::move(access)), limits_(limits) {
+  CurlStore(const std::string& name, std::shared_ptr<const HttpAccess> access,
+            const HttpLimits& limits)
+      : name_(redacted_url(name)), access_(std::move(access)), limits_(limits) {
     if (limits_.total_seconds > 0) {
       deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                      std::chrono::duration<double>(limits_.total_seconds));
     }
   }
-  const std::string& name() const override { return url_; }
+  const std::string& name() const override { return name_; }
 
   std::optional<uint64_t> size(const std::string& key) const override {
+    access_->check_key(key);
     CURL* c = nullptr;
     HeaderList headers;
-    const long status = perform_tried(key, [&] {
-      c = prepare(key, headers);
-      curl().easy_setopt(c, CURLOPT_NOBODY, 1L);
-      return c;
-    });
+    AnswerHeaders heard;
+    const long status =
+        perform_tried(key, access_->url_of(key), heard, [&](const std::string& url) {
+          c = handle();
+          configure(c, url, headers, heard);
+          curl().easy_setopt(c, CURLOPT_NOBODY, 1L);
+          return c;
+        });
     if (access_->absent(status, {})) return std::nullopt;
-    expect(status == 200, key, status);
+    expect(status == 200, key, status, 1, {}, heard);
     curl_off_t length = -1;
     curl().easy_getinfo(c, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
     if (length < 0) {
@@ -231,10 +268,11 @@ class CurlStore final : public HttpStore {
             std::byte* out) const override {
     if (length == 0) return;
     Sink sink;
+    AnswerHeaders heard;
     const long status =
-        get_range(key, fmt::format("{}-{}", offset, offset + length - 1), out, length, sink);
+        get_range(key, fmt::format("{}-{}", offset, offset + length - 1), out, length, sink, heard);
     // 206: the range; 200: the whole value, acceptable when that is what was asked for.
-    expect(status == 206 || (status == 200 && offset == 0), key, status, 1, sink.error);
+    expect(status == 206 || (status == 200 && offset == 0), key, status, 1, sink.error, heard);
     if (sink.got != length) {
       throw Error(ErrorCategory::kData,
                   fmt::format("{} bytes at offset {} were asked for; the server sent {}", length,
@@ -247,22 +285,21 @@ class CurlStore final : public HttpStore {
                                     std::byte* out) const override {
     if (length == 0) return size(key);
     Sink sink;
-    std::string content_range;
-    const long status =
-        get_range(key, fmt::format("-{}", length), out, length, sink, &content_range);
+    AnswerHeaders heard;
+    const long status = get_range(key, fmt::format("-{}", length), out, length, sink, heard);
     if (access_->absent(status, sink.error)) return std::nullopt;
     if (status == 416) return 0;  // an empty value has no last bytes
-    expect(status == 206 || status == 200, key, status, 1, sink.error);
+    expect(status == 206 || status == 200, key, status, 1, sink.error, heard);
     if (status == 200) return sink.got;  // the whole value, no longer than asked
     // "bytes FIRST-LAST/TOTAL": the value's size, and the bytes sent its last ones.
     uint64_t first = 0, last = 0, total = 0;
-    if (std::sscanf(content_range.c_str(), "bytes %" SCNu64 "-%" SCNu64 "/%" SCNu64, &first, &last,
-                    &total) != 3 ||
+    if (std::sscanf(heard.content_range.c_str(), "bytes %" SCNu64 "-%" SCNu64 "/%" SCNu64, &first,
+                    &last, &total) != 3 ||
         last + 1 != total || last - first + 1 != sink.got || sink.got > length) {
       throw Error(ErrorCategory::kData,
                   fmt::format("the server's answer to a request for the last {} bytes is not "
-                              "them (Content-Range '{}', {} bytes)",
-                              length, content_range, sink.got),
+                              "them (Content-Range {:?}, {} bytes)",
+                              length, heard.content_range, sink.got),
                   Location::file(where(key)));
     }
     return total;
@@ -271,6 +308,8 @@ class CurlStore final : public HttpStore {
   bool remote() const override { return true; }
 
   void read_many(std::span<RangeRequest> requests) const override {
+    // Every key checked before the first transfer starts: none is left in flight by a throw.
+    for (const RangeRequest& r : requests) access_->check_key(r.key);
     // Handles kept by the thread between batches: their connections stay open.
     thread_local std::unique_ptr<CURLM, MultiFree> multi(curl().multi_init());
     thread_local std::vector<std::unique_ptr<CURL, HandleFree>> easies;
@@ -286,6 +325,8 @@ class CurlStore final : public HttpStore {
     for (size_t i = easies.size(); i-- > 0;) batch.idle.push_back(i);
     for (size_t i = 0; i < requests.size(); ++i) batch.queue.push_back(i);
     batch.tries.assign(requests.size(), 0);
+    batch.urls.assign(requests.size(), {});
+    batch.redirects.assign(requests.size(), 0);
     while (batch.waiting() || batch.running > 0) {
       // Retries whose backoff has passed go first.
       const Clock::time_point now = Clock::now();
@@ -316,6 +357,7 @@ class CurlStore final : public HttpStore {
   }
 
   HttpAnswer send(const HttpRequest& request) const override {
+    access_->check_key(request.key);
     HttpAnswer answer;
     HeaderList headers;
     Sink sink;
@@ -328,10 +370,10 @@ class CurlStore final : public HttpStore {
     std::vector<std::string> extra;
     if (has_body) extra = {"Content-Type:", "Expect:"};
     answer.status = perform_tried(
-        request.key,
-        [&] {
+        request.key, url, answer.headers,
+        [&](const std::string& at) {
           CURL* c = handle();
-          configure(c, url, headers, extra);
+          configure(c, at, headers, answer.headers, extra);
           curl().easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
           if (has_body) {
             curl().easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
@@ -342,21 +384,20 @@ class CurlStore final : public HttpStore {
                                    : static_cast<const void*>(request.body.data()));
           }
           answer.body.clear();
-          answer.etag.clear();
           sink = Sink{};
           sink.grow = &answer.body;
           sink.room = request.max_answer;
           sink.handle = c;
           curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
           curl().easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-          curl().easy_setopt(c, CURLOPT_HEADERFUNCTION, etag_header);
-          curl().easy_setopt(c, CURLOPT_HEADERDATA, &answer.etag);
           return c;
         },
         &sink);
-    if (answer.status >= 400) {
+    if (answer.status >= 300) {
       answer.body.resize(sink.error.size());
-      std::memcpy(answer.body.data(), sink.error.data(), sink.error.size());
+      // A redirect or a HEAD's failure has no body (memcpy of none from null is undefined).
+      if (!sink.error.empty())
+        std::memcpy(answer.body.data(), sink.error.data(), sink.error.size());
     }
     return answer;
   }
@@ -369,7 +410,8 @@ class CurlStore final : public HttpStore {
  private:
   // One read_many call: its requests, the transfers in flight, the requests waiting to
   // start. A request that failed in a way that may pass waits in `later` until its backoff
-  // has passed, then goes to the front of `queue`.
+  // has passed, then goes to the front of `queue`; one redirected where the access allows
+  // goes there at once, to its new URL.
   struct Batch {
     std::span<RangeRequest> requests;
     CURLM* multi = nullptr;
@@ -379,9 +421,14 @@ class CurlStore final : public HttpStore {
     std::deque<size_t> queue = {};  ///< requests to start, in order
     std::vector<std::pair<Clock::time_point, size_t>> later = {};
     std::vector<int> tries = {};
+    std::vector<std::string> urls = {};  ///< a redirected request's URL ("": its key's)
+    std::vector<int> redirects = {};     ///< redirects each request has followed
     size_t running = 0;
     std::optional<Error> failure = {};
     bool waiting() const { return !failure && (!queue.empty() || !later.empty()); }
+    std::string url(const HttpAccess& access, size_t index) const {
+      return urls[index].empty() ? access.url_of(requests[index].key) : urls[index];
+    }
   };
 
   // Starts request `index` on transfer `t`.
@@ -393,7 +440,7 @@ class CurlStore final : public HttpStore {
     ++batch.tries[index];
     CURL* c = batch.easies[t].get();
     curl().easy_reset(c);
-    configure(c, access_->url_of(r.key), x.headers);
+    configure(c, batch.url(*access_, index), x.headers, x.heard);
     x.sink = Sink{};
     x.sink.handle = c;
     if (r.whole) {
@@ -415,14 +462,25 @@ class CurlStore final : public HttpStore {
     ++batch.running;
   }
 
-  // Transfer `t` ended with `rc`: retried later, or its request done (the batch's first
-  // failure kept).
+  // Transfer `t` ended with `rc`: redirected, retried later, or its request done (the
+  // batch's first failure kept).
   void finish_transfer(Batch& batch, size_t t, CURLcode rc) const {
     Transfer& x = batch.transfers[t];
     RangeRequest& r = batch.requests[x.request];
+    CURL* c = batch.easies[t].get();
     long status = 0;
-    curl().easy_getinfo(batch.easies[t].get(), CURLINFO_RESPONSE_CODE, &status);
+    curl().easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     const int tries = batch.tries[x.request];
+    if (rc == CURLE_OK && is_redirect(status)) {
+      x.heard.location = redirect_target(c);
+      if (follows(batch.url(*access_, x.request), x.heard.location, batch.redirects[x.request])) {
+        batch.urls[x.request] = x.heard.location;
+        ++batch.redirects[x.request];
+        --batch.tries[x.request];  // a redirect is no failed try
+        batch.queue.push_front(x.request);
+        return;
+      }
+    }
     if (may_pass(rc, status) && !x.sink.overflow && tries < limits_.tries) {
       batch.later.emplace_back(Clock::now() + backoff(tries), x.request);
       return;
@@ -454,11 +512,12 @@ class CurlStore final : public HttpStore {
     if (r.whole) {
       r.found = !access_->absent(status, x.sink.error);
       if (!r.found) return;
-      expect(status == 200, r.key, status, tries, x.sink.error);
+      expect(status == 200, r.key, status, tries, x.sink.error, x.heard);
       r.out->resize(x.sink.got);
       return;
     }
-    expect(status == 206 || (status == 200 && r.offset == 0), r.key, status, tries, x.sink.error);
+    expect(status == 206 || (status == 200 && r.offset == 0), r.key, status, tries, x.sink.error,
+           x.heard);
     if (x.sink.got != r.length) {
       throw Error(ErrorCategory::kData,
                   fmt::format("{} bytes at offset {} were asked for; the server sent {}", r.length,
@@ -505,13 +564,13 @@ class CurlStore final : public HttpStore {
   [[noreturn]] void fail_all(Batch& batch, CURLMcode mc) const {
     for (auto& e : batch.easies) curl().multi_remove_handle(batch.multi, e.get());
     throw Error(ErrorCategory::kIo, fmt::format("cannot fetch: {}", curl().multi_strerror(mc)),
-                Location::file(url_));
+                Location::file(name_));
   }
 
-  CURL* prepare(const std::string& key, HeaderList& headers) const {
-    CURL* c = handle();
-    configure(c, access_->url_of(key), headers);
-    return c;
+  // Whether a request to `from` that was redirected to `to` (after `redirects` others)
+  // follows it.
+  bool follows(const std::string& from, const std::string& to, int redirects) const {
+    return !to.empty() && redirects < kMaxRedirects && access_->may_follow(from, to);
   }
 
   bool deadline_passed() const { return deadline_ && Clock::now() >= *deadline_; }
@@ -521,7 +580,7 @@ class CurlStore final : public HttpStore {
                  fmt::format("the deadline for this store's requests, {} s after it was opened, "
                              "has passed (--http-deadline SECONDS, 0 for none)",
                              limits_.total_seconds),
-                 Location::file(url_));
+                 Location::file(name_));
   }
 
   // The wait before try number `tried` + 1.
@@ -531,8 +590,9 @@ class CurlStore final : public HttpStore {
 
   // The options of every request to `url`: its time bound (its own, or what is left of the
   // store's deadline, whichever ends first), speed floor and authentication, with the
-  // header lines `extra` besides (kept in `headers` for the transfer).
-  void configure(CURL* c, const std::string& url, HeaderList& headers,
+  // header lines `extra` besides (kept in `headers` for the transfer); the answer's headers
+  // go to `heard` (cleared here).
+  void configure(CURL* c, const std::string& url, HeaderList& headers, AnswerHeaders& heard,
                  const std::vector<std::string>& extra = {}) const {
     if (deadline_passed()) throw deadline_error();
     double seconds = limits_.request_seconds;
@@ -541,10 +601,13 @@ class CurlStore final : public HttpStore {
     }
     const long ms = seconds > 0 ? std::max(1L, static_cast<long>(seconds * 1000)) : 0L;
     curl().easy_setopt(c, CURLOPT_URL, url.c_str());
-    curl().easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-    curl().easy_setopt(c, CURLOPT_MAXREDIRS, kMaxRedirects);
+    // Redirects are looked at here (CurlStore::follows), never followed by libcurl: it would
+    // take the request, and headers such as x-amz-security-token, to any host.
+    curl().easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    // The path as it is: a key's "." and ".." segments are part of an S3 key, and the
+    // signature covers the path sent.
+    curl().easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
     curl().easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl().easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl().easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ms > 0 ? std::min(ms, 30000L) : 30000L);
     curl().easy_setopt(c, CURLOPT_TIMEOUT_MS, ms);
     // A server that stops sending, or drips, fails the read instead of holding it.
@@ -552,6 +615,9 @@ class CurlStore final : public HttpStore {
     curl().easy_setopt(c, CURLOPT_LOW_SPEED_TIME, limits_.slow_seconds);
     curl().easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl().easy_setopt(c, CURLOPT_USERAGENT, "dudley");
+    heard = AnswerHeaders{};
+    curl().easy_setopt(c, CURLOPT_HEADERFUNCTION, answer_header);
+    curl().easy_setopt(c, CURLOPT_HEADERDATA, &heard);
     std::vector<std::string> lines = extra;
     access_->authorize(c, lines);
     headers.set(lines);
@@ -559,15 +625,17 @@ class CurlStore final : public HttpStore {
   }
 
   // GETs `range` of `key` ("FIRST-LAST", or "-N": the last N bytes) into at most `room` bytes
-  // at `out`, tried as perform_tried tries; `content_range`, when given, receives the
-  // answer's Content-Range. Returns the HTTP status; `sink` says what came.
+  // at `out`, tried as perform_tried tries. Returns the HTTP status; `sink` says what came,
+  // `heard` the answer's headers.
   long get_range(const std::string& key, const std::string& range, std::byte* out, uint64_t room,
-                 Sink& sink, std::string* content_range = nullptr) const {
+                 Sink& sink, AnswerHeaders& heard) const {
+    access_->check_key(key);
     HeaderList headers;
     return perform_tried(
-        key,
-        [&] {
-          CURL* c = prepare(key, headers);
+        key, access_->url_of(key), heard,
+        [&](const std::string& url) {
+          CURL* c = handle();
+          configure(c, url, headers, heard);
           curl().easy_setopt(c, CURLOPT_RANGE, range.c_str());
           sink = Sink{};
           sink.out = out;
@@ -575,38 +643,45 @@ class CurlStore final : public HttpStore {
           sink.handle = c;
           curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
           curl().easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-          if (content_range) {
-            content_range->clear();
-            curl().easy_setopt(c, CURLOPT_HEADERFUNCTION, content_range_header);
-            curl().easy_setopt(c, CURLOPT_HEADERDATA, content_range);
-          }
           return c;
         },
         &sink);
   }
 
-  // Runs the request `make` prepares (again for each try, after a backoff) until it
-  // succeeds, fails for good, or has had its tries. Returns the last HTTP status.
-  long perform_tried(const std::string& key, const std::function<CURL*()>& make,
+  // Runs the request `make` prepares for a URL, first `url` (again for each try, after a
+  // backoff; at a redirect's target when the access follows it) until it succeeds, fails for
+  // good, or has had its tries. Returns the last HTTP status (a redirect not followed is
+  // returned as it is: the caller's expect names its target, in `heard`).
+  long perform_tried(const std::string& key, std::string url, AnswerHeaders& heard,
+                     const std::function<CURL*(const std::string&)>& make,
                      const Sink* sink = nullptr) const {
-    for (int tried = 1;; ++tried) {
-      CURL* c = make();
+    int redirects = 0;
+    for (int tried = 1;;) {
+      CURL* c = make(url);
       char message[CURL_ERROR_SIZE] = {0};
       curl().easy_setopt(c, CURLOPT_ERRORBUFFER, message);
       const CURLcode rc = curl().easy_perform(c);
       long status = 0;
       if (rc == CURLE_OK) curl().easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+      if (rc == CURLE_OK && is_redirect(status)) {
+        heard.location = redirect_target(c);
+        if (!follows(url, heard.location, redirects)) return status;
+        url = heard.location;
+        ++redirects;
+        continue;
+      }
       const bool overflow = sink && sink->overflow;
       if (!overflow && may_pass(rc, status) && tried < limits_.tries) {
         const Clock::time_point resume = Clock::now() + backoff(tried);
         if (!deadline_ || resume < *deadline_) {
           std::this_thread::sleep_until(resume);
+          ++tried;
           continue;
         }
       }
       if (rc == CURLE_OK) {
         if (may_pass(rc, status) && tried > 1)
-          expect(false, key, status, tried, sink ? sink->error : std::string());
+          expect(false, key, status, tried, sink ? sink->error : std::string(), heard);
         return status;
       }
       if (overflow) {
@@ -618,9 +693,10 @@ class CurlStore final : public HttpStore {
     }
   }
 
-  // A transfer that failed, said with the bound it met when it met one.
+  // A transfer that failed, said with the bound it met when it met one (libcurl's text
+  // redacted: it may quote a URL).
   Error transfer_error(CURLcode rc, const char* message, const std::string& key, int tried) const {
-    std::string why = message && message[0] ? message : curl().easy_strerror(rc);
+    std::string why = redacted_text(message && message[0] ? message : curl().easy_strerror(rc));
     if (rc == CURLE_OPERATION_TIMEDOUT) {
       // A request cut short by the deadline (libcurl's timer may fire a little early).
       if (deadline_ && Clock::now() + std::chrono::milliseconds(100) >= *deadline_) {
@@ -637,21 +713,31 @@ class CurlStore final : public HttpStore {
   }
 
   void expect(bool ok, const std::string& key, long status, int tried = 1,
-              std::string_view body = {}) const override {
+              std::string_view body = {}, const AnswerHeaders& headers = {}) const override {
     if (ok) return;
-    std::string why = access_->failure(status, body);
+    std::string why;
+    if (is_redirect(status) && !headers.location.empty()) {
+      why = fmt::format("the server redirects (HTTP {}) to {}: not followed ({})", status,
+                        redacted_url(headers.location), access_->redirect_rule());
+    }
+    const std::string more = access_->failure(status, body, headers);
+    if (!more.empty()) why += (why.empty() ? "" : "; ") + more;
     if (why.empty()) why = fmt::format("the server answered HTTP {}", status);
     if (tried > 1) why += fmt::format(", after {} tries", tried);
     throw Error(ErrorCategory::kIo, why, Location::file(where(key)));
   }
 
-  std::string url_;
+  std::string name_;  // redacted: it names the store in messages
   std::shared_ptr<const HttpAccess> access_;
   HttpLimits limits_;
   std::optional<Clock::time_point> deadline_;
 };
 
 }  // namespace
+
+bool HttpAccess::may_follow(const std::string& from, const std::string& to) const {
+  return same_origin(from, to);
+}
 
 bool is_url(const std::string& path) {
   return path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0 ||
@@ -668,7 +754,7 @@ HttpLimits HttpLimits::from_environment() {
 std::shared_ptr<Store> open_http_store(const std::string& url, const HttpLimits& limits) {
   std::string base = url;
   while (base.size() > 1 && base.back() == '/') base.pop_back();
-  return std::make_shared<CurlStore>(base, std::make_shared<PlainHttp>(base), limits);
+  return std::make_shared<CurlStore>(base, std::make_shared<PlainHttp>(url), limits);
 }
 
 std::shared_ptr<HttpStore> open_http_store(std::string name,

@@ -8,6 +8,9 @@
 #include <fmt/format.h>
 
 #include "dudley/core/error.hpp"
+#include "dudley/io/redact.hpp"
+#include "io/curl_library.hpp"
+#include "io/s3_names.hpp"
 
 namespace dudley::io {
 namespace {
@@ -65,6 +68,26 @@ const std::string* find(const Section* s, const std::string& name) {
   return it == s->end() || it->second.empty() ? nullptr : &it->second;
 }
 
+// Refuses a credential holding a control character (a line break would end its header and
+// start another); says which one and where it came from, never its value.
+void check_credential(const std::optional<std::string>& value, const char* what,
+                      const std::string& from) {
+  if (!value) return;
+  for (char ch : *value) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u == 0x7f) {
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("the {} (from {}) holds a control character", what, from));
+    }
+  }
+}
+
+// Where virtual-hosted addressing cannot reach a bucket: a name with dots (TLS names one
+// level under the endpoint) or with characters no host name has.
+bool host_label(const std::string& bucket) {
+  return bucket.find('.') == std::string::npos && bucket_name_problem(bucket, false).empty();
+}
+
 }  // namespace
 
 S3Config resolve_s3(const std::string& url, const S3Options& options) {
@@ -74,9 +97,16 @@ S3Config resolve_s3(const std::string& url, const S3Options& options) {
   c.bucket = rest.substr(0, slash);
   if (slash != std::string::npos) c.prefix = rest.substr(slash + 1);
   while (!c.prefix.empty() && c.prefix.back() == '/') c.prefix.pop_back();
+  const std::string shown = redacted_url(url);
   if (c.bucket.empty()) {
     throw Error(ErrorCategory::kUsage, "an S3 URL names its bucket: s3://BUCKET/KEY",
-                Location::file(url));
+                Location::file(shown));
+  }
+  if (c.bucket.find('@') != std::string::npos) {
+    throw Error(ErrorCategory::kUsage,
+                "an s3:// URL carries no user name or password: s3://BUCKET/KEY (credentials "
+                "come from the environment, a profile or the options)",
+                Location::file(shown));
   }
 
   const std::string profile =
@@ -125,47 +155,99 @@ S3Config resolve_s3(const std::string& url, const S3Options& options) {
       throw Error(ErrorCategory::kUsage,
                   fmt::format("an access key without its secret (from {})", c.credentials_from));
     }
+    check_credential(c.key, "access key id", c.credentials_from);
+    check_credential(c.secret, "secret access key", c.credentials_from);
+    check_credential(c.token, "session token", c.credentials_from);
   }
   if (!c.key)
     c.credentials_from =
         unsigned_asked ? "none asked: requests are unsigned" : "none found: requests are unsigned";
 
-  // Region and endpoint.
+  // Region and endpoint: the region goes into the signature and AWS's host name, the
+  // endpoint is where every request goes; both checked before any request.
+  std::string region_from;
   if (options.region) {
     c.region = *options.region;
+    region_from = "--region";
   } else if (auto r = env("AWS_REGION")) {
     c.region = *r;
+    region_from = "AWS_REGION";
   } else if (auto d = env("AWS_DEFAULT_REGION")) {
     c.region = *d;
+    region_from = "AWS_DEFAULT_REGION";
   } else if (const std::string* p = find(from_config, "region")) {
     c.region = *p;
+    region_from = fmt::format("profile {} in {}", profile, config_path);
   } else {
     c.region = "us-east-1";
+    region_from = "the default";
+  }
+  if (std::string why = region_problem(c.region, region_from); !why.empty()) {
+    throw Error(ErrorCategory::kUsage, why, Location::file(shown));
   }
   std::optional<std::string> endpoint = options.endpoint_url;
-  if (!endpoint) endpoint = env("AWS_ENDPOINT_URL_S3");
-  if (!endpoint) endpoint = env("AWS_ENDPOINT_URL");
+  std::string endpoint_from = "--endpoint-url";
+  if (!endpoint && (endpoint = env("AWS_ENDPOINT_URL_S3"))) endpoint_from = "AWS_ENDPOINT_URL_S3";
+  if (!endpoint && (endpoint = env("AWS_ENDPOINT_URL"))) endpoint_from = "AWS_ENDPOINT_URL";
   if (!endpoint) {
-    if (const std::string* e = find(from_config, "endpoint_url")) endpoint = *e;
+    if (const std::string* e = find(from_config, "endpoint_url")) {
+      endpoint = *e;
+      endpoint_from = fmt::format("profile {} in {}", profile, config_path);
+    }
   }
-  const bool aws = !endpoint;
-  c.endpoint = endpoint ? *endpoint : "https://s3." + c.region + ".amazonaws.com";
-  while (!c.endpoint.empty() && c.endpoint.back() == '/') c.endpoint.pop_back();
-  if (c.endpoint.rfind("http://", 0) != 0 && c.endpoint.rfind("https://", 0) != 0) {
-    throw Error(ErrorCategory::kUsage,
-                fmt::format("the S3 endpoint {} is no http:// or https:// URL", c.endpoint));
-  }
+  c.endpoint_from_region = !endpoint;
+  c.endpoint = endpoint ? checked_endpoint(*endpoint, endpoint_from) : aws_endpoint(c.region);
+  c.aws = is_aws_host(c.endpoint.substr(c.endpoint.find("://") + 3));
   std::string addressing = options.addressing;
   if (addressing == "auto") {
     if (const std::string* a = find(from_config, "s3.addressing_style")) addressing = *a;
   }
   if (addressing != "auto" && addressing != "path" && addressing != "virtual") {
     throw Error(ErrorCategory::kUsage,
-                fmt::format("S3 addressing '{}': give path, virtual or auto", addressing));
+                fmt::format("S3 addressing {:?}: give path, virtual or auto", addressing));
   }
-  // Virtual-hosted names need a bucket that is a DNS label (no dots: TLS names one level).
-  const bool dns_name = c.bucket.find('.') == std::string::npos;
-  c.path_style = addressing == "path" || (addressing == "auto" && (!aws || !dns_name));
+  // Virtual-hosted names need a bucket that is a DNS label; path-style requests to AWS's
+  // own endpoints are kept for names that are not (AWS answers them for old buckets).
+  c.path_style =
+      addressing == "path" || (addressing == "auto" && (!c.aws || !host_label(c.bucket)));
+  // The name as AWS takes it; on another endpoint, path-style, also the names S3 took before
+  // 2018 (uppercase letters, '_'), which S3-compatible stores (Ceph) still make: there the
+  // name is a path segment, never part of a host name.
+  const bool legacy = c.path_style && !c.aws;
+  if (std::string why = bucket_name_problem(c.bucket, legacy); !why.empty()) {
+    if (!legacy && bucket_name_problem(c.bucket, true).empty()) {
+      why += c.aws ? " (names S3 took before 2018, with uppercase letters or '_', are read only "
+                     "from an S3-compatible endpoint, path-style)"
+                   : " (names with uppercase letters or '_' are read path-style only: "
+                     "s3 addressing_style = path)";
+    }
+    throw Error(ErrorCategory::kUsage, why, Location::file(shown));
+  }
+  if (!c.path_style && !host_label(c.bucket)) {
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("the bucket name {:?} cannot be a host name (virtual-hosted "
+                            "addressing): give s3 addressing_style = path",
+                            c.bucket),
+                Location::file(shown));
+  }
+  return c;
+}
+
+std::string s3_bucket_url(const S3Config& c) {
+  if (c.path_style) return c.endpoint + "/" + url_escaped(c.bucket, false);
+  const size_t host = c.endpoint.find("://") + 3;
+  return c.endpoint.substr(0, host) + c.bucket + "." + c.endpoint.substr(host);
+}
+
+std::string s3_object_url(const S3Config& c, const std::string& object_key) {
+  return s3_bucket_url(c) + "/" + url_escaped(object_key, true);
+}
+
+S3Config in_region(S3Config c, const std::string& region) {
+  c.region = region;
+  c.endpoint = aws_endpoint(region);
+  c.aws = true;
+  c.endpoint_from_region = true;
   return c;
 }
 

@@ -1,10 +1,13 @@
 // S3 and S3-compatible object stores, read over HTTP (http_store.cpp) with every request
 // signed by libcurl's AWS Signature V4, keys addressed path-style or virtual-hosted, and
-// listings by ListObjectsV2, page after page.
+// listings by ListObjectsV2, page after page. Requests go only to the endpoint: no redirect
+// is followed but AWS's region redirect, once, when the store is opened.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include "dudley/core/error.hpp"
@@ -12,6 +15,7 @@
 #include "io/curl_library.hpp"
 #include "io/http_access.hpp"
 #include "io/s3_config.hpp"
+#include "io/s3_names.hpp"
 #include "io/s3_upload.hpp"
 #include "io/s3_xml.hpp"
 
@@ -20,15 +24,14 @@ namespace {
 
 // The largest listing page read (S3 sends at most 1,000 keys a page, some 300 KB).
 constexpr uint64_t kMaxListPage = uint64_t{64} << 20;
+// The longest continuation token taken (S3's are a few hundred bytes): every token of a
+// listing is kept to find one that comes again.
+constexpr size_t kMaxToken = size_t{16} << 10;
 
 // A bucket's requests: their URLs, their signature, what S3's errors say.
 class S3Access final : public HttpAccess {
  public:
-  explicit S3Access(S3Config config) : c_(std::move(config)) {
-    const size_t scheme = c_.endpoint.find("://") + 3;
-    bucket_url_ = c_.path_style ? c_.endpoint + "/" + url_escaped(c_.bucket, false)
-                                : c_.endpoint.substr(0, scheme) + c_.bucket + "." +
-                                      c_.endpoint.substr(scheme);
+  explicit S3Access(S3Config config) : c_(std::move(config)), bucket_url_(s3_bucket_url(c_)) {
     if (c_.key) {
       signature_ = "aws:amz:" + c_.region + ":s3";
       userpwd_ = *c_.key + ":" + *c_.secret;
@@ -43,10 +46,19 @@ class S3Access final : public HttpAccess {
     return key.empty() ? c_.prefix : c_.prefix + "/" + key;
   }
 
-  // A key starting with '?' is a request of the bucket itself (a listing's query).
+  // A key starting with '?' is a request of the bucket itself (a listing's query). Each
+  // segment of a key is escaped as Signature V4 wants (all but unreserved characters), and
+  // sent as it is: "s3://bucket/../other/x" is key "../other/x" of bucket "bucket".
   std::string url_of(const std::string& key) const override {
     if (!key.empty() && key.front() == '?') return bucket_url_ + "/" + key;
-    return bucket_url_ + "/" + url_escaped(object_key(key), true);
+    return s3_object_url(c_, object_key(key));
+  }
+
+  // A request of S3 goes to the endpoint and nowhere else: a redirect to another host would
+  // take the signed request and the session token with it.
+  bool may_follow(const std::string&, const std::string&) const override { return false; }
+  std::string redirect_rule() const override {
+    return "S3 requests go only to the endpoint; a bucket in another region needs --region";
   }
 
   void authorize(CURL* handle, std::vector<std::string>& headers) const override {
@@ -63,14 +75,25 @@ class S3Access final : public HttpAccess {
     return e.code.empty() || e.code == "NoSuchKey";
   }
 
-  std::string failure(long status, std::string_view body) const override {
+  std::string failure(long status, std::string_view body,
+                      const AnswerHeaders& headers) const override {
     const S3ErrorText e = parse_s3_error(body);
-    std::string why = e.code.empty() ? fmt::format("S3 answered HTTP {}", status)
-                                     : fmt::format("{}: {}", e.code, e.message);
+    std::string why;
+    if (!e.code.empty()) {
+      why = fmt::format("{}: {}", e.code, e.message);
+    } else if (status < 300 || status >= 400) {
+      why = fmt::format("S3 answered HTTP {}", status);
+    }
     const bool credentials = status == 403 || e.code == "InvalidAccessKeyId" ||
                              e.code == "SignatureDoesNotMatch" || e.code == "ExpiredToken";
     if (credentials) {
       why += fmt::format(" (check the credentials: {}; region {})", c_.credentials_from, c_.region);
+    }
+    // A region from the server is shown only when it is a region name.
+    if (!headers.bucket_region.empty() && headers.bucket_region != c_.region &&
+        region_problem(headers.bucket_region, "").empty()) {
+      why += fmt::format("{}the bucket is in region {} (--region {})", why.empty() ? "" : "; ",
+                         headers.bucket_region, headers.bucket_region);
     }
     return why;
   }
@@ -129,18 +152,30 @@ class S3Store final : public Store {
     return true;
   }
 
-  /// Throws Error naming the bucket when it does not exist (any other refusal, such as a
-  /// listing the credentials may not make, is left for the reads to meet).
-  void check_bucket() const {
-    const std::string query =
-        "?list-type=2&max-keys=1&prefix=" + url_escaped(access_->object_key(""), false);
-    try {
-      (void)http_->get(query, kMaxListPage);
-    } catch (const Error& e) {
-      if (e.message().find("NoSuchBucket") != std::string::npos) {
-        throw Error(e.category(), e.message(), Location::file("s3://" + access_->config().bucket));
+  /// Asks for one key of the store's prefix: throws Error naming the bucket when it does not
+  /// exist, or naming where S3 points when it answers with a redirect; returns the region
+  /// to move to when the answer is AWS's region redirect (aws_region_redirect). Any other
+  /// refusal, such as a listing the credentials may not make, is left for the reads to meet.
+  std::optional<std::string> check_bucket() const {
+    const S3Config& c = access_->config();
+    HttpRequest request;
+    request.key = "?list-type=2&max-keys=1&prefix=" + url_escaped(access_->object_key(""), false);
+    request.max_answer = kMaxListPage;
+    const HttpAnswer a = http_->send(request);
+    const std::string_view body(reinterpret_cast<const char*>(a.body.data()), a.body.size());
+    if (auto region = aws_region_redirect(a.status, a.headers.bucket_region, c.aws, c.region)) {
+      return region;
+    }
+    // A redirect elsewhere (named, not followed) or no such bucket: the bucket named.
+    if ((a.status >= 300 && a.status < 400) ||
+        (a.status == 404 && parse_s3_error(body).code == "NoSuchBucket")) {
+      try {
+        http_->expect(false, "", a.status, 1, body, a.headers);
+      } catch (const Error& e) {
+        throw Error(e.category(), e.message(), Location::file("s3://" + c.bucket));
       }
     }
+    return std::nullopt;
   }
 
  private:
@@ -151,10 +186,14 @@ class S3Store final : public Store {
   }
 
   // Calls `visit` with every key (and, with `delimited`, every common prefix) starting with
-  // `start`, page after page.
+  // `start`, page after page. A server that names a continuation token a second time (a
+  // listing going round) or a key outside `start` (an answer to another question) fails
+  // the listing, naming it.
   void list(const std::string& start, bool delimited,
             const std::function<void(const std::string&, bool)>& visit) const {
+    const std::string where = "s3://" + access_->config().bucket + "/" + start;
     std::string token;
+    std::set<std::string> tokens;
     for (;;) {
       // The parameters in the order a signature's canonical query puts them (libcurl 7.88
       // signs the query as it is given).
@@ -162,7 +201,6 @@ class S3Store final : public Store {
       if (!token.empty()) query += "continuation-token=" + url_escaped(token, false) + "&";
       if (delimited) query += "delimiter=%2F&";
       query += "list-type=2&prefix=" + url_escaped(start, false);
-      const std::string where = "s3://" + access_->config().bucket + "/" + start;
       std::optional<Bytes> body;
       try {
         body = http_->get(query, kMaxListPage);
@@ -174,11 +212,32 @@ class S3Store final : public Store {
       }
       const S3ListPage page =
           parse_s3_list({reinterpret_cast<const char*>(body->data()), body->size()}, where);
+      for (const std::vector<std::string>* names : {&page.keys, &page.prefixes}) {
+        for (const std::string& k : *names) {
+          if (k.compare(0, start.size(), start) != 0) {
+            throw Error(ErrorCategory::kData,
+                        fmt::format("the server's listing names {:?}, which does not start with "
+                                    "the prefix asked for",
+                                    k),
+                        Location::file(where));
+          }
+        }
+      }
       for (const std::string& k : page.keys) visit(k, false);
       for (const std::string& p : page.prefixes) visit(p, true);
       if (!page.truncated) return;
-      if (page.next_token == token) {
-        throw Error(ErrorCategory::kData, "the listing repeats its continuation token",
+      if (page.next_token.size() > kMaxToken) {
+        throw Error(ErrorCategory::kData,
+                    fmt::format("the listing's continuation token has {} bytes; at most {} are "
+                                "taken",
+                                page.next_token.size(), kMaxToken),
+                    Location::file(where));
+      }
+      if (!tokens.insert(page.next_token).second) {
+        throw Error(ErrorCategory::kData,
+                    fmt::format("the listing goes round: continuation token {:?} came before, "
+                                "after {} pages",
+                                page.next_token.substr(0, 64), tokens.size()),
                     Location::file(where));
       }
       token = page.next_token;
@@ -197,21 +256,36 @@ bool is_s3_url(const std::string& path) {
 }
 
 std::shared_ptr<Store> open_s3_store(const std::string& url, const S3Options& options) {
-  auto access = std::make_shared<const S3Access>(resolve_s3(url, options));
-  auto store = std::make_shared<S3Store>(access, options.limits);
+  S3Config config = resolve_s3(url, options);
   // A bucket found once is not asked for again by this process: a family of 1,000 members
-  // would otherwise cost 1,000 listings besides its reads.
+  // would otherwise cost 1,000 listings besides its reads. Its region, when AWS redirected
+  // the first request to another, is kept with it.
   static std::mutex mutex;
-  static std::set<std::string> found;
-  const S3Config& c = access->config();
-  const std::string bucket = c.endpoint + "/" + c.bucket + " " + c.credentials_from;
+  static std::map<std::string, std::string> found;  // bucket -> region
+  const std::string bucket = config.endpoint + "/" + config.bucket + " " + config.credentials_from;
   {
     const std::lock_guard<std::mutex> hold(mutex);
-    if (found.count(bucket)) return store;
+    if (auto it = found.find(bucket); it != found.end()) {
+      if (it->second != config.region) config = in_region(config, it->second);
+      return std::make_shared<S3Store>(std::make_shared<const S3Access>(config), options.limits);
+    }
   }
-  store->check_bucket();
+  auto store = std::make_shared<S3Store>(std::make_shared<const S3Access>(config), options.limits);
+  if (std::optional<std::string> region = store->check_bucket()) {
+    // AWS's region redirect: the request signed again for the bucket's region and sent to
+    // that region's endpoint, once; a second redirect is refused.
+    config = in_region(config, *region);
+    store = std::make_shared<S3Store>(std::make_shared<const S3Access>(config), options.limits);
+    if (std::optional<std::string> again = store->check_bucket()) {
+      throw Error(ErrorCategory::kIo,
+                  fmt::format("AWS redirects the bucket to region {}, then again to region {}: "
+                              "not followed (--region)",
+                              config.region, *again),
+                  Location::file("s3://" + config.bucket));
+    }
+  }
   const std::lock_guard<std::mutex> hold(mutex);
-  found.insert(bucket);
+  found.emplace(bucket, config.region);
   return store;
 }
 

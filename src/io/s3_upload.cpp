@@ -51,7 +51,7 @@ HttpAnswer send_expecting_success(const HttpStore& http, const HttpRequest& requ
                               answer.body.size());
   const bool success = answer.status >= 200 && answer.status < 300;
   if (!success || !parse_s3_error(body).code.empty()) {
-    http.expect(false, request.key, success ? 500 : answer.status, 1, body);
+    http.expect(false, request.key, success ? 500 : answer.status, 1, body, answer.headers);
   }
   return answer;
 }
@@ -100,13 +100,13 @@ void send_part(const HttpStore& http, Upload& u, uint64_t index, Bytes& buffer) 
   r.query = fmt::format("partNumber={}&{}", index + 1, upload_query(u));
   r.body = read_part(*u.value->value, at, std::min(u.part, size - at), buffer);
   const HttpAnswer a = send_expecting_success(http, r);
-  if (a.etag.empty()) {
+  if (a.headers.etag.empty()) {
     throw Error(
         ErrorCategory::kIo,
         fmt::format("the server named no ETag for part {} of a multipart upload", index + 1),
         Location::file(http.where(u.value->key)));
   }
-  u.etags[index] = a.etag;
+  u.etags[index] = a.headers.etag;
   report_stored(*u.value, r.body.size());
 }
 
@@ -213,7 +213,8 @@ void s3_erase_many(const HttpStore& http, std::span<const std::string> keys) {
     const HttpAnswer a = http.send(r);
     if (a.status == 404 || (a.status >= 200 && a.status < 300)) return;  // 404: gone already
     http.expect(false, r.key, a.status, 1,
-                std::string_view(reinterpret_cast<const char*>(a.body.data()), a.body.size()));
+                std::string_view(reinterpret_cast<const char*>(a.body.data()), a.body.size()),
+                a.headers);
   });
 }
 

@@ -13,6 +13,7 @@
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/io/byte_source.hpp"
+#include "dudley/io/redact.hpp"
 #include "dudley/io/store.hpp"
 
 namespace dudley::io {
@@ -92,13 +93,16 @@ class StoreSource final : public ByteSource {
 std::shared_ptr<ByteSource> open_source(const std::string& path_or_url,
                                         const StoreOptions& options) {
   if (!is_url(path_or_url)) return open_file(path_or_url);
-  return std::make_shared<StoreSource>(open_store(path_or_url, options), path_or_url);
+  // Named in messages without what authenticates it (a presigned URL's signature).
+  return std::make_shared<StoreSource>(open_store(path_or_url, options), redacted_url(path_or_url));
 }
 
 std::string read_text(const std::string& path_or_url, const StoreOptions& options) {
   if (!is_url(path_or_url)) return read_text_file(path_or_url);
   const std::optional<Bytes> bytes = open_store(path_or_url, options)->get("", kMaxTextFileBytes);
-  if (!bytes) throw Error(ErrorCategory::kIo, "no such object", Location::file(path_or_url));
+  if (!bytes) {
+    throw Error(ErrorCategory::kIo, "no such object", Location::file(redacted_url(path_or_url)));
+  }
   return {reinterpret_cast<const char*>(bytes->data()), bytes->size()};
 }
 

@@ -1,11 +1,16 @@
 """dudley.open on s3:// paths with fsspec's storage_options, against moto's S3 server (from
 PyPI in the repository's .venv-s3, scripts/install-deps.sh) on 127.0.0.1, started and stopped
 here. Objects are uploaded with curl's own AWS SigV4 signing, so the test needs no boto3 in
-the interpreter it runs under."""
+the interpreter it runs under.
+
+Debian's interpreter (python_module) has no s3fs; the PyPI stack (python_pypi_stack, whose
+tests/requirements-stack.txt pins s3fs and xarray) runs this file too, and there what needs
+them is never skipped."""
 import os
 import pickle
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 
@@ -18,12 +23,22 @@ from cli_runner import run
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MOTO = os.path.join(ROOT, ".venv-s3", "bin", "moto_server")
 OPTIONS = {"key": "test", "secret": "test"}
+# The PyPI stack's interpreter (.venv-stack): s3fs and xarray are installed there, so a test
+# needing them runs, or fails, but is not skipped.
+ON_PYPI_STACK = os.path.basename(sys.prefix) == ".venv-stack"
+
+
+def needed(module):
+    """`module`, imported; skipped for want of it only off the PyPI stack."""
+    if ON_PYPI_STACK:
+        return __import__(module)
+    return pytest.importorskip(module, reason=f"{module}: the PyPI stack's tests run this")
 
 
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory):
-    if not os.path.exists(MOTO):
-        pytest.skip("moto_server is not installed (scripts/install-deps.sh puts it in .venv-s3)")
+    # Not a skip: without the server nothing here would be checked.
+    assert os.path.exists(MOTO), "no moto_server: run scripts/install-deps.sh (it puts it in .venv-s3)"
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -101,10 +116,18 @@ def test_unknown_options_and_missing_buckets_are_named(s3):
         dudley.open("s3://bkt/x.npy", storage_options={"cache_type": "bytes"})
     with pytest.raises(dudley.Error, match="NoSuchBucket"):
         dudley.open("s3://nobucket/x.zarr", storage_options={**OPTIONS, "endpoint_url": url})
+    # Names S3 would not take, and an endpoint with a path, are refused before any request.
+    with pytest.raises(dudley.UsageError, match="bucket name"):
+        dudley.open("s3://a..b/x.npy", storage_options={**OPTIONS, "endpoint_url": url})
+    with pytest.raises(dudley.UsageError, match="region"):
+        dudley.open("s3://bkt/x.npy", storage_options={**OPTIONS, "endpoint_url": url,
+                                                         "client_kwargs": {"region_name": "x@h:1#"}})
+    with pytest.raises(dudley.UsageError, match="endpoint"):
+        dudley.open("s3://bkt/x.npy", storage_options={**OPTIONS, "endpoint_url": url + "/bkt"})
 
 
 def test_xarray_engine_on_s3(s3):
-    xr = pytest.importorskip("xarray")
+    xr = needed("xarray")
     url, x = s3
     ds = xr.open_dataset("s3://bkt/x.npy", engine="dudley",
                          storage_options={**OPTIONS, "endpoint_url": url})
@@ -115,7 +138,7 @@ def test_xarray_engine_on_s3(s3):
 def test_an_s3fs_file_object_is_read_at_its_url(s3):
     # What xarray and h5py users hold: an fsspec file object. dudley reads the object it
     # names with its file system's credentials (its own reads, not the object's).
-    s3fs = pytest.importorskip("s3fs")
+    s3fs = needed("s3fs")
     url, x = s3
     fs = s3fs.S3FileSystem(key="test", secret="test", client_kwargs={"endpoint_url": url})
     with fs.open("bkt/x.npy", "rb") as f:

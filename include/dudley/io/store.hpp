@@ -150,9 +150,13 @@ struct HttpLimits {
 
 /// The read-only store at `url` on a web server (libcurl): sizes by HEAD, values and byte
 /// ranges by GET with Range (a 404 is a missing key; other statuses, short or long bodies
-/// and transfers that stall fail naming the URL). Redirects are followed (at most 5, http
-/// and https only). A web server lists nothing: subdirectories() is empty. Requests keep to
-/// `limits`: past them, Error(kIo) naming the URL and the bound.
+/// and transfers that stall fail naming the URL). A key goes after the URL's path, each
+/// segment escaped, before its query (which goes with every request); a key with a "." or
+/// ".." segment is Error(kData), never requested. Redirects are followed only to the same
+/// scheme, host and port (at most 5); any other is Error(kIo) naming its target. The store
+/// is named in messages without the URL's query and `user:password@` (redacted_url). A web
+/// server lists nothing: subdirectories() is empty. Requests keep to `limits`: past them,
+/// Error(kIo) naming the URL and the bound.
 std::shared_ptr<Store> open_http_store(const std::string& url,
                                        const HttpLimits& limits = HttpLimits::from_environment());
 
@@ -167,8 +171,9 @@ struct S3Options {
   std::optional<std::string> secret;  ///< secret access key
   std::optional<std::string> token;   ///< session token (temporary credentials)
   std::optional<std::string> profile;
-  std::optional<std::string> region;        ///< default us-east-1
-  std::optional<std::string> endpoint_url;  ///< default https://s3.REGION.amazonaws.com
+  std::optional<std::string> region;  ///< default us-east-1; [a-z0-9-] ("us-gov-west-1")
+  /// Default https://s3.REGION.amazonaws.com; scheme, host and port only.
+  std::optional<std::string> endpoint_url;
   /// Send requests unsigned (--no-sign-request): public buckets.
   bool anonymous = false;
   /// "path" (ENDPOINT/BUCKET/KEY), "virtual" (BUCKET.ENDPOINT/KEY), or "auto": virtual for
@@ -185,8 +190,13 @@ struct S3Options {
 /// ListObjectsV2 (every page). Requests keep to `options.limits` (failures that may pass,
 /// S3's 500/503 SlowDown and 429, are tried again with backoff). Errors say what S3 said
 /// ("NoSuchBucket: The specified bucket does not exist", "AccessDenied ... check the
-/// credentials of profile X"). Throws Error(kUsage) for a URL that is no s3://BUCKET[/PREFIX]
-/// and Error(kIo) naming the bucket when it does not exist.
+/// credentials of profile X"). Keys are sent as they are ("s3://b/../x" is key "../x" of
+/// bucket b). No redirect is followed but AWS's region redirect, once, when the store is
+/// opened (another is Error(kIo) naming its target); a listing whose continuation token
+/// comes again, or that names a key outside its prefix, is Error(kData). Throws
+/// Error(kUsage), before any request, for a URL that is no s3://BUCKET[/PREFIX] or a bucket
+/// name, region or endpoint S3 would not take (docs/stores.md), and Error(kIo) naming the
+/// bucket when it does not exist.
 std::shared_ptr<Store> open_s3_store(const std::string& url, const S3Options& options = {});
 
 /// How open_store reaches stores that are not directories.

@@ -155,11 +155,11 @@ TEST_F(S3Environment, TheEnvironmentThenTheProfileFiles) {
   write("config",
         "[profile dev]\nregion = eu-west-3\nendpoint_url = http://127.0.0.1:9000/\n"
         "s3 =\n  addressing_style = virtual\n");
-  S3Config c = resolve_s3("s3://b/k", {});
+  S3Config c = resolve_s3("s3://bkt/k", {});
   EXPECT_EQ(c.key, "D");
   EXPECT_EQ(c.secret, "DS");
   ::setenv("AWS_PROFILE", "dev", 1);
-  c = resolve_s3("s3://b/k", {});
+  c = resolve_s3("s3://bkt/k", {});
   EXPECT_EQ(c.key, "K");
   EXPECT_EQ(c.token, "T");
   EXPECT_EQ(c.region, "eu-west-3");
@@ -170,21 +170,77 @@ TEST_F(S3Environment, TheEnvironmentThenTheProfileFiles) {
   ::setenv("AWS_ACCESS_KEY_ID", "EK", 1);
   ::setenv("AWS_SECRET_ACCESS_KEY", "ES", 1);
   ::setenv("AWS_REGION", "ap-south-1", 1);
-  c = resolve_s3("s3://b/k", {});
+  c = resolve_s3("s3://bkt/k", {});
   EXPECT_EQ(c.key, "EK");
   EXPECT_EQ(c.region, "ap-south-1");
   S3Options given;
   given.region = "sa-east-1";
   given.anonymous = true;
-  c = resolve_s3("s3://b/k", given);
+  c = resolve_s3("s3://bkt/k", given);
   EXPECT_EQ(c.region, "sa-east-1");
   EXPECT_FALSE(c.key.has_value());
   // A profile named but found nowhere, and a key without its secret, are refused.
   given = {};
   given.profile = "nosuch";
-  EXPECT_THROW(resolve_s3("s3://b/k", given), Error);
+  EXPECT_THROW(resolve_s3("s3://bkt/k", given), Error);
   ::unsetenv("AWS_SECRET_ACCESS_KEY");
-  EXPECT_THROW(resolve_s3("s3://b/k", {}), Error);
+  EXPECT_THROW(resolve_s3("s3://bkt/k", {}), Error);
+}
+
+// Every part that says where a request goes is checked before any request: a usage error
+// naming the part and where it came from, never a credential's value.
+TEST_F(S3Environment, NamesRegionsAndEndpointsAreCheckedFirst) {
+  const auto refused = [](const std::string& url, const S3Options& o, const std::string& says) {
+    try {
+      resolve_s3(url, o);
+      ADD_FAILURE() << "taken: " << url;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.category(), ErrorCategory::kUsage) << e.what();
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find("SECRET"), std::string::npos) << e.what();
+    }
+  };
+  S3Options o;
+  refused("s3://2130706433:8080#/x.npy", o, "':'");
+  refused("s3://user:SECRET@bucket/x", o, "no user name or password");
+  refused("s3://Legacy_Bucket/x", o, "before 2018");  // AWS: lowercase names only
+  o.region = "x@127.0.0.1:8080#";
+  refused("s3://bucket/x", o, "--region");
+  o = {};
+  ::setenv("AWS_REGION", "US-EAST-1", 1);
+  refused("s3://bucket/x", o, "AWS_REGION");
+  ::unsetenv("AWS_REGION");
+  write("config", "[default]\nendpoint_url = http://127.0.0.1:9000/prefix\n");
+  refused("s3://bucket/x", o, "profile default");
+  write("config", "[default]\nregion = a:b\n");
+  refused("s3://bucket/x", o, "profile default");
+  write("config", "");
+  o.endpoint_url = "http://u:SECRET@127.0.0.1:9000";
+  refused("s3://bucket/x", o, "--endpoint-url");
+  // A token with a line break would start another header: refused, never printed.
+  o = {};
+  o.key = "K";
+  o.secret = "S";
+  o.token = "SECRET\r\nx-evil: 1";
+  refused("s3://bucket/x", o, "session token");
+  // S3-compatible endpoints take legacy names, path-style.
+  o = {};
+  o.endpoint_url = "http://127.0.0.1:9000";
+  const S3Config c = resolve_s3("s3://Legacy_Bucket/../other/x", o);
+  EXPECT_TRUE(c.path_style);
+  EXPECT_FALSE(c.aws);
+  EXPECT_EQ(c.prefix, "../other/x");  // a key, as it is
+  EXPECT_EQ(s3_object_url(c, c.prefix), "http://127.0.0.1:9000/Legacy_Bucket/../other/x");
+  o.addressing = "virtual";
+  refused("s3://Legacy_Bucket/x", o, "path-style");
+  // AWS's endpoints, given or not, are AWS's (their region redirects are followed).
+  EXPECT_TRUE(resolve_s3("s3://bucket/x", {}).aws);
+  o = {};
+  o.endpoint_url = "https://s3.eu-west-1.amazonaws.com";
+  EXPECT_TRUE(resolve_s3("s3://bucket/x", o).aws);
+  const S3Config moved = in_region(resolve_s3("s3://bucket/x", {}), "eu-west-1");
+  EXPECT_EQ(moved.endpoint, "https://s3.eu-west-1.amazonaws.com");
+  EXPECT_EQ(moved.region, "eu-west-1");
 }
 
 }  // namespace
