@@ -18,6 +18,18 @@ ThreadDeadline::ThreadDeadline(DeadlineClock::time_point at, std::string message
   }
 }
 
+ThreadDeadline::ThreadDeadline(const DeadlineScope& carried)
+    : outer_at_(current_at), outer_message_(current_message) {
+  if (carried.at && (!current_at || *carried.at < *current_at)) {
+    current_at = carried.at;
+    current_message = carried.message;
+  }
+}
+
+DeadlineScope current_deadline() {
+  return {current_at, current_message};
+}
+
 ThreadDeadline::~ThreadDeadline() {
   current_at = outer_at_;
   current_message = std::move(outer_message_);

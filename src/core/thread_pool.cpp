@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "dudley/core/deadline.hpp"
+
 namespace dudley {
 namespace {
 thread_local bool inside_iteration = false;
@@ -122,7 +124,10 @@ void run_on_own_threads(size_t count, size_t threads, const std::function<void(s
   std::atomic<bool> failed{false};
   std::exception_ptr first;
   std::mutex lock;
+  // The helpers work to the caller's deadline (a viewer request's fetches end with it).
+  const DeadlineScope deadline = current_deadline();
   auto work = [&] {
+    const ThreadDeadline carried(deadline);
     for (size_t i; !failed && (i = next++) < count;) {
       try {
         task(i);

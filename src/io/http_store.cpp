@@ -22,6 +22,7 @@
 #include <optional>
 #include <thread>
 
+#include "dudley/core/deadline.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/io/redact.hpp"
 #include "dudley/io/store.hpp"
@@ -242,164 +243,174 @@ class CurlStore final : public HttpStore {
   const std::string& name() const override { return name_; }
 
   std::optional<uint64_t> size(const std::string& key) const override {
-    access_->check_key(key);
-    CURL* c = nullptr;
-    HeaderList headers;
-    AnswerHeaders heard;
-    const long status =
-        perform_tried(key, access_->url_of(key), heard, [&](const std::string& url) {
-          c = handle();
-          configure(c, url, headers, heard);
-          curl().easy_setopt(c, CURLOPT_NOBODY, 1L);
-          return c;
-        });
-    if (access_->absent(status, {})) return std::nullopt;
-    expect(status == 200, key, status, 1, {}, heard);
-    curl_off_t length = -1;
-    curl().easy_getinfo(c, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
-    if (length < 0) {
-      throw Error(ErrorCategory::kIo, "the server gives no Content-Length",
-                  Location::file(where(key)));
-    }
-    return static_cast<uint64_t>(length);
+    return within_caller_deadline([&]() -> std::optional<uint64_t> {
+      access_->check_key(key);
+      CURL* c = nullptr;
+      HeaderList headers;
+      AnswerHeaders heard;
+      const long status =
+          perform_tried(key, access_->url_of(key), heard, [&](const std::string& url) {
+            c = handle();
+            configure(c, url, headers, heard);
+            curl().easy_setopt(c, CURLOPT_NOBODY, 1L);
+            return c;
+          });
+      if (access_->absent(status, {})) return std::nullopt;
+      expect(status == 200, key, status, 1, {}, heard);
+      curl_off_t length = -1;
+      curl().easy_getinfo(c, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+      if (length < 0) {
+        throw Error(ErrorCategory::kIo, "the server gives no Content-Length",
+                    Location::file(where(key)));
+      }
+      return static_cast<uint64_t>(length);
+    });
   }
 
   void read(const std::string& key, uint64_t offset, uint64_t length,
             std::byte* out) const override {
-    if (length == 0) return;
-    Sink sink;
-    AnswerHeaders heard;
-    const long status =
-        get_range(key, fmt::format("{}-{}", offset, offset + length - 1), out, length, sink, heard);
-    // 206: the range; 200: the whole value, acceptable when that is what was asked for.
-    expect(status == 206 || (status == 200 && offset == 0), key, status, 1, sink.error, heard);
-    if (sink.got != length) {
-      throw Error(ErrorCategory::kData,
-                  fmt::format("{} bytes at offset {} were asked for; the server sent {}", length,
-                              offset, sink.got),
-                  Location::binary(where(key), offset));
-    }
+    within_caller_deadline([&] {
+      if (length == 0) return;
+      Sink sink;
+      AnswerHeaders heard;
+      const long status = get_range(key, fmt::format("{}-{}", offset, offset + length - 1), out,
+                                    length, sink, heard);
+      // 206: the range; 200: the whole value, acceptable when that is what was asked for.
+      expect(status == 206 || (status == 200 && offset == 0), key, status, 1, sink.error, heard);
+      if (sink.got != length) {
+        throw Error(ErrorCategory::kData,
+                    fmt::format("{} bytes at offset {} were asked for; the server sent {}", length,
+                                offset, sink.got),
+                    Location::binary(where(key), offset));
+      }
+    });
   }
 
   std::optional<uint64_t> read_tail(const std::string& key, uint64_t length,
                                     std::byte* out) const override {
-    if (length == 0) return size(key);
-    Sink sink;
-    AnswerHeaders heard;
-    const long status = get_range(key, fmt::format("-{}", length), out, length, sink, heard);
-    if (access_->absent(status, sink.error)) return std::nullopt;
-    if (status == 416) return 0;  // an empty value has no last bytes
-    expect(status == 206 || status == 200, key, status, 1, sink.error, heard);
-    if (status == 200) return sink.got;  // the whole value, no longer than asked
-    // "bytes FIRST-LAST/TOTAL": the value's size, and the bytes sent its last ones.
-    uint64_t first = 0, last = 0, total = 0;
-    if (std::sscanf(heard.content_range.c_str(), "bytes %" SCNu64 "-%" SCNu64 "/%" SCNu64, &first,
-                    &last, &total) != 3 ||
-        last + 1 != total || last - first + 1 != sink.got || sink.got > length) {
-      throw Error(ErrorCategory::kData,
-                  fmt::format("the server's answer to a request for the last {} bytes is not "
-                              "them (Content-Range {:?}, {} bytes)",
-                              length, heard.content_range, sink.got),
-                  Location::file(where(key)));
-    }
-    return total;
+    return within_caller_deadline([&]() -> std::optional<uint64_t> {
+      if (length == 0) return size(key);
+      Sink sink;
+      AnswerHeaders heard;
+      const long status = get_range(key, fmt::format("-{}", length), out, length, sink, heard);
+      if (access_->absent(status, sink.error)) return std::nullopt;
+      if (status == 416) return 0;  // an empty value has no last bytes
+      expect(status == 206 || status == 200, key, status, 1, sink.error, heard);
+      if (status == 200) return sink.got;  // the whole value, no longer than asked
+      // "bytes FIRST-LAST/TOTAL": the value's size, and the bytes sent its last ones.
+      uint64_t first = 0, last = 0, total = 0;
+      if (std::sscanf(heard.content_range.c_str(), "bytes %" SCNu64 "-%" SCNu64 "/%" SCNu64, &first,
+                      &last, &total) != 3 ||
+          last + 1 != total || last - first + 1 != sink.got || sink.got > length) {
+        throw Error(ErrorCategory::kData,
+                    fmt::format("the server's answer to a request for the last {} bytes is not "
+                                "them (Content-Range {:?}, {} bytes)",
+                                length, heard.content_range, sink.got),
+                    Location::file(where(key)));
+      }
+      return total;
+    });
   }
 
   bool remote() const override { return true; }
 
   void read_many(std::span<RangeRequest> requests) const override {
-    // Every key checked before the first transfer starts: none is left in flight by a throw.
-    for (const RangeRequest& r : requests) access_->check_key(r.key);
-    // Handles kept by the thread between batches: their connections stay open.
-    thread_local std::unique_ptr<CURLM, MultiFree> multi(curl().multi_init());
-    thread_local std::vector<std::unique_ptr<CURL, HandleFree>> easies;
-    if (!multi) throw Error(ErrorCategory::kIo, "cannot start libcurl");
-    handle();  // libcurl initialised
-    while (easies.size() < std::min(kInFlight, requests.size())) {
-      easies.emplace_back(curl().easy_init());
-      if (!easies.back()) throw Error(ErrorCategory::kIo, "cannot start libcurl");
-    }
-    Batch batch{requests, multi.get(), easies};
-    batch.transfers = std::vector<Transfer>(easies.size());
-    for (size_t t = 0; t < batch.transfers.size(); ++t) batch.transfers[t].slot = t;
-    for (size_t i = easies.size(); i-- > 0;) batch.idle.push_back(i);
-    for (size_t i = 0; i < requests.size(); ++i) batch.queue.push_back(i);
-    batch.tries.assign(requests.size(), 0);
-    batch.urls.assign(requests.size(), {});
-    batch.redirects.assign(requests.size(), 0);
-    while (batch.waiting() || batch.running > 0) {
-      // Retries whose backoff has passed go first.
-      const Clock::time_point now = Clock::now();
-      for (auto it = batch.later.begin(); it != batch.later.end();) {
-        if (it->first <= now) {
-          batch.queue.push_front(it->second);
-          it = batch.later.erase(it);
-        } else {
-          ++it;
-        }
+    within_caller_deadline([&] {
+      // Every key checked before the first transfer starts: none is left in flight by a throw.
+      for (const RangeRequest& r : requests) access_->check_key(r.key);
+      // Handles kept by the thread between batches: their connections stay open.
+      thread_local std::unique_ptr<CURLM, MultiFree> multi(curl().multi_init());
+      thread_local std::vector<std::unique_ptr<CURL, HandleFree>> easies;
+      if (!multi) throw Error(ErrorCategory::kIo, "cannot start libcurl");
+      handle();  // libcurl initialised
+      while (easies.size() < std::min(kInFlight, requests.size())) {
+        easies.emplace_back(curl().easy_init());
+        if (!easies.back()) throw Error(ErrorCategory::kIo, "cannot start libcurl");
       }
-      while (!batch.failure && !batch.queue.empty() && !batch.idle.empty()) {
-        if (deadline_passed()) {
-          batch.failure = deadline_error();
-          break;
+      Batch batch{requests, multi.get(), easies};
+      batch.transfers = std::vector<Transfer>(easies.size());
+      for (size_t t = 0; t < batch.transfers.size(); ++t) batch.transfers[t].slot = t;
+      for (size_t i = easies.size(); i-- > 0;) batch.idle.push_back(i);
+      for (size_t i = 0; i < requests.size(); ++i) batch.queue.push_back(i);
+      batch.tries.assign(requests.size(), 0);
+      batch.urls.assign(requests.size(), {});
+      batch.redirects.assign(requests.size(), 0);
+      while (batch.waiting() || batch.running > 0) {
+        // Retries whose backoff has passed go first.
+        const Clock::time_point now = Clock::now();
+        for (auto it = batch.later.begin(); it != batch.later.end();) {
+          if (it->first <= now) {
+            batch.queue.push_front(it->second);
+            it = batch.later.erase(it);
+          } else {
+            ++it;
+          }
         }
-        start_transfer(batch, batch.idle.back(), batch.queue.front());
-        batch.queue.pop_front();
-        batch.idle.pop_back();
+        while (!batch.failure && !batch.queue.empty() && !batch.idle.empty()) {
+          if (deadline_passed()) {
+            batch.failure = deadline_error();
+            break;
+          }
+          start_transfer(batch, batch.idle.back(), batch.queue.front());
+          batch.queue.pop_front();
+          batch.idle.pop_back();
+        }
+        int still = 0;
+        const CURLMcode mc = curl().multi_perform(batch.multi, &still);
+        if (mc != CURLM_OK) fail_all(batch, mc);
+        collect_done(batch);
+        wait_for_sockets(batch);
       }
-      int still = 0;
-      const CURLMcode mc = curl().multi_perform(batch.multi, &still);
-      if (mc != CURLM_OK) fail_all(batch, mc);
-      collect_done(batch);
-      wait_for_sockets(batch);
-    }
-    if (batch.failure) throw *batch.failure;
+      if (batch.failure) throw *batch.failure;
+    });
   }
 
   HttpAnswer send(const HttpRequest& request) const override {
-    access_->check_key(request.key);
-    HttpAnswer answer;
-    HeaderList headers;
-    Sink sink;
-    const std::string url =
-        access_->url_of(request.key) + (request.query.empty() ? "" : "?" + request.query);
-    const bool has_body = request.method == "PUT" || request.method == "POST";
-    // A body goes as the request's fields, so that the signature covers its hash; without
-    // libcurl's form Content-Type (S3 would keep it as the object's) or a wait for
-    // "100 Continue" before each large part.
-    std::vector<std::string> extra;
-    if (has_body) extra = {"Content-Type:", "Expect:"};
-    answer.status = perform_tried(
-        request.key, url, answer.headers,
-        [&](const std::string& at) {
-          CURL* c = handle();
-          configure(c, at, headers, answer.headers, extra);
-          curl().easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-          if (has_body) {
-            curl().easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
-                               static_cast<curl_off_t>(request.body.size()));
-            curl().easy_setopt(c, CURLOPT_POSTFIELDS,
-                               request.body.empty()
-                                   ? static_cast<const void*>("")
-                                   : static_cast<const void*>(request.body.data()));
-          }
-          answer.body.clear();
-          sink = Sink{};
-          sink.grow = &answer.body;
-          sink.room = request.max_answer;
-          sink.handle = c;
-          curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
-          curl().easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-          return c;
-        },
-        &sink);
-    if (answer.status >= 300) {
-      answer.body.resize(sink.error.size());
-      // A redirect or a HEAD's failure has no body (memcpy of none from null is undefined).
-      if (!sink.error.empty())
-        std::memcpy(answer.body.data(), sink.error.data(), sink.error.size());
-    }
-    return answer;
+    return within_caller_deadline([&] {
+      access_->check_key(request.key);
+      HttpAnswer answer;
+      HeaderList headers;
+      Sink sink;
+      const std::string url =
+          access_->url_of(request.key) + (request.query.empty() ? "" : "?" + request.query);
+      const bool has_body = request.method == "PUT" || request.method == "POST";
+      // A body goes as the request's fields, so that the signature covers its hash; without
+      // libcurl's form Content-Type (S3 would keep it as the object's) or a wait for
+      // "100 Continue" before each large part.
+      std::vector<std::string> extra;
+      if (has_body) extra = {"Content-Type:", "Expect:"};
+      answer.status = perform_tried(
+          request.key, url, answer.headers,
+          [&](const std::string& at) {
+            CURL* c = handle();
+            configure(c, at, headers, answer.headers, extra);
+            curl().easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+            if (has_body) {
+              curl().easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+                                 static_cast<curl_off_t>(request.body.size()));
+              curl().easy_setopt(c, CURLOPT_POSTFIELDS,
+                                 request.body.empty()
+                                     ? static_cast<const void*>("")
+                                     : static_cast<const void*>(request.body.data()));
+            }
+            answer.body.clear();
+            sink = Sink{};
+            sink.grow = &answer.body;
+            sink.room = request.max_answer;
+            sink.handle = c;
+            curl().easy_setopt(c, CURLOPT_WRITEFUNCTION, take);
+            curl().easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+            return c;
+          },
+          &sink);
+      if (answer.status >= 300) {
+        answer.body.resize(sink.error.size());
+        // A redirect or a HEAD's failure has no body (memcpy of none from null is undefined).
+        if (!sink.error.empty())
+          std::memcpy(answer.body.data(), sink.error.data(), sink.error.size());
+      }
+      return answer;
+    });
   }
 
   // A web server lists nothing: a store read over HTTP shows the node its URL names (groups
@@ -573,7 +584,34 @@ class CurlStore final : public HttpStore {
     return !to.empty() && redirects < kMaxRedirects && access_->may_follow(from, to);
   }
 
-  bool deadline_passed() const { return deadline_ && Clock::now() >= *deadline_; }
+  // The earlier of the store's deadline and the calling thread's (a viewer request's time
+  // limit): every request ends by it.
+  std::optional<Clock::time_point> effective_deadline() const {
+    const std::optional<Clock::time_point> caller = thread_deadline();
+    if (!caller) return deadline_;
+    if (!deadline_) return caller;
+    return std::min(*caller, *deadline_);
+  }
+
+  bool deadline_passed() const {
+    const std::optional<Clock::time_point> d = effective_deadline();
+    return d && Clock::now() >= *d;
+  }
+
+  // Runs `f`; a failure once the calling thread's deadline has passed is that deadline's
+  // (DeadlinePassed, which the viewer answers with 503), whatever the transfer said.
+  template <typename F>
+  auto within_caller_deadline(F&& f) const -> decltype(f()) {
+    try {
+      return f();
+    } catch (const DeadlinePassed&) {
+      throw;
+    } catch (const Error&) {
+      if (const std::optional<Clock::time_point> d = thread_deadline(); d && Clock::now() >= *d)
+        throw ::dudley::deadline_passed();
+      throw;
+    }
+  }
 
   Error deadline_error() const {
     return Error(ErrorCategory::kIo,
@@ -596,8 +634,9 @@ class CurlStore final : public HttpStore {
                  const std::vector<std::string>& extra = {}) const {
     if (deadline_passed()) throw deadline_error();
     double seconds = limits_.request_seconds;
-    if (deadline_) {
-      seconds = std::min(seconds, std::chrono::duration<double>(*deadline_ - Clock::now()).count());
+    if (const std::optional<Clock::time_point> d = effective_deadline()) {
+      const double left = std::chrono::duration<double>(*d - Clock::now()).count();
+      seconds = seconds > 0 ? std::min(seconds, left) : left;
     }
     const long ms = seconds > 0 ? std::max(1L, static_cast<long>(seconds * 1000)) : 0L;
     curl().easy_setopt(c, CURLOPT_URL, url.c_str());
@@ -673,7 +712,8 @@ class CurlStore final : public HttpStore {
       const bool overflow = sink && sink->overflow;
       if (!overflow && may_pass(rc, status) && tried < limits_.tries) {
         const Clock::time_point resume = Clock::now() + backoff(tried);
-        if (!deadline_ || resume < *deadline_) {
+        const std::optional<Clock::time_point> d = effective_deadline();
+        if (!d || resume < *d) {
           std::this_thread::sleep_until(resume);
           ++tried;
           continue;
@@ -699,9 +739,8 @@ class CurlStore final : public HttpStore {
     std::string why = redacted_text(message && message[0] ? message : curl().easy_strerror(rc));
     if (rc == CURLE_OPERATION_TIMEDOUT) {
       // A request cut short by the deadline (libcurl's timer may fire a little early).
-      if (deadline_ && Clock::now() + std::chrono::milliseconds(100) >= *deadline_) {
-        return deadline_error();
-      }
+      const std::optional<Clock::time_point> d = effective_deadline();
+      if (d && Clock::now() + std::chrono::milliseconds(100) >= *d) return deadline_error();
       why += fmt::format(
           " (a request may take {} s, --http-timeout SECONDS; and must move at "
           "least {} bytes a second over {} s)",

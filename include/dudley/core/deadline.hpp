@@ -22,11 +22,23 @@ class DeadlinePassed : public Error {
   using Error::Error;
 };
 
+/// A thread's deadline and its message, as carried to another thread that does part of its
+/// work (a fetch running beside the decoding): current_deadline() there, ThreadDeadline here.
+struct DeadlineScope {
+  std::optional<DeadlineClock::time_point> at;
+  std::string message;
+};
+
+/// The calling thread's deadline (none: `at` empty).
+DeadlineScope current_deadline();
+
 /// The calling thread's deadline while the object lives: the earlier of `at` and any set
 /// around it. `message` is what DeadlinePassed says when it is met.
 class ThreadDeadline {
  public:
   ThreadDeadline(DeadlineClock::time_point at, std::string message);
+  /// The deadline of another thread (current_deadline() there), if it had one.
+  explicit ThreadDeadline(const DeadlineScope& carried);
   ~ThreadDeadline();
   ThreadDeadline(const ThreadDeadline&) = delete;
   ThreadDeadline& operator=(const ThreadDeadline&) = delete;

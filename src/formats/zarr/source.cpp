@@ -16,6 +16,7 @@
 #include "dudley/codec/chain.hpp"
 #include "dudley/codec/codec.hpp"
 #include "dudley/core/byte_swap.hpp"
+#include "dudley/core/deadline.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/thread_pool.hpp"
@@ -188,7 +189,10 @@ class ZarrSource final : public model::ArraySource {
       }
       RemoteBatch& full = batches[filling];
       if (fetching.valid()) fetching.get();  // the other batch is in: errors surface here
-      fetching = std::async(std::launch::async, [this, &full] { fetch(full); });
+      fetching = std::async(std::launch::async, [this, &full, deadline = current_deadline()] {
+        const ThreadDeadline carried(deadline);  // the caller's time limit holds here too
+        fetch(full);
+      });
       filling ^= 1;
       if (!batches[filling].tasks.empty()) decode(batches[filling]);
     };

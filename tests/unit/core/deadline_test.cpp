@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
+
+#include "dudley/core/thread_pool.hpp"
 
 namespace dudley {
 namespace {
@@ -33,6 +36,22 @@ TEST(ThreadDeadline, TheEarlierOneHoldsAndEndsWithItsScope) {
     std::thread([] { EXPECT_FALSE(thread_deadline()); }).join();
   }
   EXPECT_FALSE(thread_deadline());
+}
+
+// Work handed to other threads keeps the caller's deadline (a viewer request's fetch runs
+// beside its decoding).
+TEST(ThreadDeadline, CarriedToHelperThreads) {
+  const auto soon = DeadlineClock::now() + std::chrono::hours(1);
+  const ThreadDeadline outer(soon, "carried");
+  std::thread([carried = current_deadline(), soon] {
+    const ThreadDeadline here(carried);
+    EXPECT_EQ(thread_deadline(), soon);
+  }).join();
+  std::atomic<int> seen{0};
+  run_on_own_threads(8, 4, [&](size_t) {
+    if (thread_deadline() == soon) ++seen;
+  });
+  EXPECT_EQ(seen, 8);
 }
 
 }  // namespace
