@@ -340,10 +340,26 @@ class DatasetSource final : public model::ArraySource {
                  Location::file(file_->path));
   }
 
+  // The dataset, opened by its path as every read opens it: through the file's access list,
+  // whose callback judges each external link on the way; and, should libhdf5 have opened a
+  // file other than the one judged (it was changed meanwhile), refused before a value is read.
   Handle open() const {
-    return checked(H5Dopen2(file_->id.get(), name_.c_str(),
-                            file_->link_access.valid() ? file_->link_access.get() : H5P_DEFAULT),
-                   fmt::format("cannot open dataset {}", name_), file_->path);
+    file_->access.refusal.clear();
+    Handle ds(H5Dopen2(file_->id.get(), name_.c_str(), file_->link_access.get()));
+    if (!ds.valid()) {
+      if (!file_->access.refusal.empty()) {
+        H5Eclear2(H5E_DEFAULT);
+        throw Error(ErrorCategory::kData,
+                    fmt::format("cannot open dataset {}: {}", name_, file_->access.refusal),
+                    Location::file(file_->path));
+      }
+      throw library_error(ErrorCategory::kData, fmt::format("cannot open dataset {}", name_),
+                          file_->path);
+    }
+    if (auto why = opened_outside(file_->access, ds.get()))
+      throw Error(ErrorCategory::kData, fmt::format("cannot open dataset {}: {}", name_, *why),
+                  Location::file(file_->path));
+    return ds;
   }
 
   // The same elements with every step positive (the library reads forward only).

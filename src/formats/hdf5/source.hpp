@@ -7,6 +7,7 @@
 
 #include "dudley/model/tree.hpp"
 #include "library.hpp"
+#include "read_access.hpp"
 
 namespace dudley::hdf5 {
 
@@ -17,8 +18,11 @@ struct OpenFile {
   std::shared_ptr<io::ByteSource> remote;
   Handle id;
   std::string path;
-  /// How links are followed: external links' files are looked for in this file's
-  /// directory first (never the current directory). See reader.cpp.
+  /// The rule for reading applied to what libhdf5 opens by names the file gives
+  /// (read_access.hpp). `link_access` points to it: the struct is never moved.
+  ReadAccess access;
+  /// How every dataset and path is opened: external links through the rule's callback,
+  /// external storage relative to its dataset's file (link_access_list).
   Handle link_access;
   std::shared_ptr<model::ReferenceTable> refs;
 };

@@ -42,8 +42,11 @@ std::vector<std::string> child_nodes(const io::Store& store, const std::string& 
       bool present = false;
       try {
         present = store.size(key_in(key_in(prefix, name), meta)).has_value();
-      } catch (const Error&) {
-        // Not a readable document (a directory named zarr.json): not a node.
+      } catch (const Error& e) {
+        // A directory named zarr.json is no document: not a node. A document that cannot be
+        // read (one the rule for reading refuses, a permission) is a node, listed with that
+        // error when it is read, never left out silently.
+        present = !(e.category() == ErrorCategory::kData && e.message() == "is not a regular file");
       }
       if (present) {
         names.push_back(std::move(name));
