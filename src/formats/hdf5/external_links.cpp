@@ -32,7 +32,7 @@ herr_t judge_external_link(const char* parent, const char* /*group*/, const char
 
 }  // namespace
 
-Handle link_access_list(ReadAccess& access) {
+Handle link_access_list(ReadAccess& access, bool external_storage) {
   Lock lock(library_mutex());
   // A dataset access list is a link access list too: one list serves H5Dopen2, H5Oopen and
   // every by-name query, and its external storage prefix travels to virtual sources (a copy
@@ -40,7 +40,7 @@ Handle link_access_list(ReadAccess& access) {
   Handle list(H5Pcreate(H5P_DATASET_ACCESS));
   if (!list.valid() || H5Pset_elink_cb(list.get(), judge_external_link, &access) < 0 ||
       H5Pset_nlinks(list.get(), kMaxLinksFollowed) < 0 ||
-      H5Pset_efile_prefix(list.get(), "${ORIGIN}") < 0)
+      (external_storage && H5Pset_efile_prefix(list.get(), "${ORIGIN}") < 0))
     throw library_error(ErrorCategory::kData, "cannot make a link access list", access.main_name);
   return list;
 }

@@ -29,7 +29,13 @@
 //   link access of the read (no callback), its sources opened with a copy of the virtual
 //   dataset's access list.
 //
-// So dudley (a) sets no link prefix and "${ORIGIN}" as the external storage prefix; (b) walks
+// - libhdf5 keeps one state per open dataset in a process: a dataset opened with one external
+//   storage prefix cannot be opened with another while it is open (h5py or netCDF4 in the
+//   same process, with the default list, say), so the prefix is set only where it matters.
+//
+// So dudley (a) sets no link prefix, and "${ORIGIN}" as the external storage prefix of the
+// datasets that have external storage or virtual sources (the other datasets are opened
+// with libhdf5's defaults but for the callback); (b) walks
 // libhdf5's own search order itself for links and sources (find_hdf5_file), judging the first
 // candidate that exists by the rule and opening it to see that libhdf5 will take it, and stops
 // before the current directory and the resolved-name folder: a name found nowhere before
@@ -69,10 +75,12 @@ struct ReadAccess {
 
 /// A dataset access list (also a link access list) whose external links go through the
 /// rule of `access` (which must outlive it): the callback searches for each link's file as
-/// libhdf5 does and refuses what the rule does not allow; no link prefix; external raw
-/// storage relative to its dataset's file ("${ORIGIN}"); at most 16 soft and external links
-/// followed in one path (libhdf5's H5L_NUM_LINKS).
-Handle link_access_list(ReadAccess& access);
+/// libhdf5 does and refuses what the rule does not allow; no link prefix; at most 16 soft
+/// and external links followed in one path (libhdf5's H5L_NUM_LINKS). With
+/// `external_storage`, external raw storage is found relative to its dataset's file
+/// ("${ORIGIN}"), for the datasets that have some (or virtual sources, which libhdf5 opens
+/// with a copy of the list).
+Handle link_access_list(ReadAccess& access, bool external_storage);
 
 /// Which search find_hdf5_file follows.
 enum class Search {

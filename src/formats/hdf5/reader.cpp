@@ -319,20 +319,21 @@ class Reader {
                              full + ": cannot read its creation properties", file_->path);
       // Values stored in other files (external raw storage, virtual sources): read only
       // where the rule allows, else the array is this error.
-      const H5D_layout_t layout = H5Pget_layout(plist.get());
-      if (layout == H5D_VIRTUAL || H5Pget_external_count(plist.get()) > 0) {
-        // Judged as every read opens it: H5Dopen2 with the file's access list, whose
+      const bool elsewhere =
+          H5Pget_layout(plist.get()) == H5D_VIRTUAL || H5Pget_external_count(plist.get()) > 0;
+      if (elsewhere) {
+        // Judged as every read opens it: H5Dopen2 with the file's external_access, whose
         // prefixes libhdf5 takes only from H5Dopen2 (H5Oopen gives a dataset the defaults),
         // and keeps while the dataset is open, so the other handle goes first.
         ds.reset();
         plist.reset();
-        ds = checked(H5Dopen2(file_->id.get(), full.c_str(), file_->link_access.get()),
+        ds = checked(H5Dopen2(file_->id.get(), full.c_str(), file_->external_access.get()),
                      full + ": cannot open it", file_->path);
         plist = checked(H5Dget_create_plist(ds.get()),
                         full + ": cannot read its creation properties", file_->path);
         Handle dapl = checked(H5Dget_access_plist(ds.get()),
                               full + ": cannot read its access properties", file_->path);
-        if (auto why = storage_refusal(file_->access, file_->link_access.get(), ds.get(),
+        if (auto why = storage_refusal(file_->access, file_->external_access.get(), ds.get(),
                                        plist.get(), dapl.get()))
           throw Error(ErrorCategory::kData, *why, Location::file(file_->path));
       }
@@ -371,7 +372,8 @@ class Reader {
       } else if (has_attributes && rank > 0 && H5Aexists(ds.get(), "DIMENSION_LIST") > 0) {
         scaled_.push_back({node.get(), full});
       }
-      node->data = dataset_source(file_, full, node->dtype, node->shape, chunk, contiguous);
+      node->data =
+          dataset_source(file_, full, node->dtype, node->shape, chunk, contiguous, elsewhere);
     } catch (const Error& e) {
       H5Eclear2(H5E_DEFAULT);
       node->error = model::NodeError::from(e);
@@ -720,7 +722,8 @@ void prepare_access(OpenFile& file, const std::string& opened_as) {
   check(H5Oget_info2(file.id.get(), &info, H5O_INFO_BASIC), "cannot read the root group",
         file.path);
   file.access.main_fileno = info.fileno;
-  file.link_access = link_access_list(file.access);
+  file.link_access = link_access_list(file.access, false);
+  file.external_access = link_access_list(file.access, true);
 }
 
 // A file here, opened by libhdf5 by its path.

@@ -145,8 +145,9 @@ class DatasetSource final : public model::ArraySource {
  public:
   DatasetSource(std::shared_ptr<OpenFile> file, std::string name, DType dtype,
                 std::vector<int64_t> shape, std::vector<int64_t> chunk,
-                std::optional<std::pair<uint64_t, uint64_t>> contiguous)
-      : file_(std::move(file)),
+                std::optional<std::pair<uint64_t, uint64_t>> contiguous, bool elsewhere)
+      : elsewhere_(elsewhere),
+        file_(std::move(file)),
         name_(std::move(name)),
         dtype_(std::move(dtype)),
         native_(native_of(dtype_)),
@@ -345,7 +346,8 @@ class DatasetSource final : public model::ArraySource {
   // file other than the one judged (it was changed meanwhile), refused before a value is read.
   Handle open() const {
     file_->access.refusal.clear();
-    Handle ds(H5Dopen2(file_->id.get(), name_.c_str(), file_->link_access.get()));
+    Handle ds(H5Dopen2(file_->id.get(), name_.c_str(),
+                       (elsewhere_ ? file_->external_access : file_->link_access).get()));
     if (!ds.valid()) {
       if (!file_->access.refusal.empty()) {
         H5Eclear2(H5E_DEFAULT);
@@ -436,6 +438,7 @@ class DatasetSource final : public model::ArraySource {
     }
   }
 
+  bool elsewhere_;  ///< values in other files: opened with the file's external_access
   std::shared_ptr<OpenFile> file_;
   std::string name_;
   DType dtype_, native_;
@@ -462,9 +465,10 @@ void convert_elements(const OpenFile& file, const DType& type, const std::byte* 
 
 std::shared_ptr<model::ArraySource> dataset_source(
     std::shared_ptr<OpenFile> file, std::string name, DType dtype, std::vector<int64_t> shape,
-    std::vector<int64_t> chunk, std::optional<std::pair<uint64_t, uint64_t>> contiguous) {
+    std::vector<int64_t> chunk, std::optional<std::pair<uint64_t, uint64_t>> contiguous,
+    bool elsewhere) {
   return std::make_shared<DatasetSource>(std::move(file), std::move(name), std::move(dtype),
-                                         std::move(shape), std::move(chunk), contiguous);
+                                         std::move(shape), std::move(chunk), contiguous, elsewhere);
 }
 
 ReadAttribute read_attribute(const OpenFile& file, hid_t attr, const std::string& what) {

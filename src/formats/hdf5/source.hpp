@@ -21,9 +21,12 @@ struct OpenFile {
   /// The rule for reading applied to what libhdf5 opens by names the file gives
   /// (read_access.hpp). `link_access` points to it: the struct is never moved.
   ReadAccess access;
-  /// How every dataset and path is opened: external links through the rule's callback,
-  /// external storage relative to its dataset's file (link_access_list).
+  /// How every path is opened: external links through the rule's callback
+  /// (link_access_list).
   Handle link_access;
+  /// The same, with external storage relative to its dataset's file: for the datasets that
+  /// have external storage or virtual sources.
+  Handle external_access;
   std::shared_ptr<model::ReferenceTable> refs;
 };
 
@@ -34,10 +37,13 @@ struct OpenFile {
 void convert_elements(const OpenFile& file, const DType& type, const std::byte* raw, std::byte* out,
                       uint64_t count, std::shared_ptr<void>& keep);
 
-/// The source of the dataset at `name` in `file` (type `dtype` as stored, `shape` current).
+/// The source of the dataset at `name` in `file` (type `dtype` as stored, `shape` current),
+/// opened with `file`'s external_access when `elsewhere` (values in other files), else its
+/// link_access.
 std::shared_ptr<model::ArraySource> dataset_source(
     std::shared_ptr<OpenFile> file, std::string name, DType dtype, std::vector<int64_t> shape,
-    std::vector<int64_t> chunk, std::optional<std::pair<uint64_t, uint64_t>> contiguous);
+    std::vector<int64_t> chunk, std::optional<std::pair<uint64_t, uint64_t>> contiguous,
+    bool elsewhere = false);
 
 /// An attribute as read: its value, and for a scalar string of fixed length or of ASCII the
 /// type it was stored as (model::Attributes::set_text keeps it for writers).

@@ -208,7 +208,7 @@ FamilyIndex read_family_index(const std::string& index_path,
   // folder, or one given), judged where it really leads.
   const io::ReadRule rule = io::ReadRule::for_file(index_path, allow_outside);
   auto inside = [&](const std::string& stored, const char* what) {
-    const std::string path = (dir / stored).string();
+    std::string path = (dir / stored).string();
     const io::ReadRule::Verdict verdict = rule.check(path);
     if (!verdict.ok && !verdict.missing) {
       throw Error(ErrorCategory::kData,
