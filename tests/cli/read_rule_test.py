@@ -57,8 +57,6 @@ NEVER = {
     "h5-elink-decoy": "the current directory is never searched",
     "h5-vds-same-file-elink": "libhdf5 follows a virtual source's path without the rule's "
                               "callback: a source reached through a link is refused by name",
-    "zarr-chunk-symlink": "open_store does not pass --allow-outside to directory stores yet",
-    "zarr-array-symlink": "open_store does not pass --allow-outside to directory stores yet",
 }
 
 failures = []

@@ -118,10 +118,9 @@ std::optional<std::string> find_hdf5_file(ReadAccess& access, const std::string&
     for (const Candidate& c : candidates) looked += (looked.empty() ? "" : ", ") + c.path;
     problem = fmt::format("no file {} (looked for as {})", name, looked);
   }
-  // libhdf5 would look in the current directory next: never read from.
-  const bool absolute = !name.empty() && name.front() == '/';
-  why = fmt::format("{}: {}{}", what, problem,
-                    absolute ? "" : "; the current directory is not searched");
+  // libhdf5 would look in the current directory next (for an absolute name too, by its
+  // last component): never read from.
+  why = fmt::format("{}: {}; the current directory is not searched", what, problem);
   return std::nullopt;
 }
 

@@ -303,6 +303,12 @@ model::Tree open_zarr(const std::string& path, const ZarrOpenOptions& options,
     if (options.http_timeout) limits->request_seconds = *options.http_timeout;
     if (options.http_deadline) limits->total_seconds = *options.http_deadline;
   }
+  // A directory here keeps to the rule for reading, with the folders allowed besides its
+  // own (a chunk or member that is a symbolic link leading there is read).
+  if (!io::is_url(path)) {
+    const std::string dir = path.rfind("file://", 0) == 0 ? path.substr(7) : path;
+    return open_zarr(io::open_directory_store(dir, common.allow_outside), options, common);
+  }
   return open_zarr(io::open_store(path, store), options, common);
 }
 
