@@ -144,9 +144,8 @@ class Reader {
       if (link.type != H5L_TYPE_HARD) continue;
       // Opened once by name (one traversal of the link), then asked for its kind and its
       // attribute count, which comes with the header: objects without attributes (most
-      // datasets) skip every attribute lookup. With the file's access list, as every read
-      // opens it (libhdf5 refuses a dataset opened twice with two external storage
-      // prefixes).
+      // datasets) skip every attribute lookup. With the file's access list, as every path
+      // of it is opened (read_access.hpp).
       Handle object(H5Oopen(g.get(), link.name.c_str(), file_->link_access.get()));
       H5O_info_t info;
       if (!object.valid() ||
