@@ -156,7 +156,7 @@ def viewer_checks(case, work):
             out = proc.communicate(timeout=30)[1] if url is None else ""
             check(url is None and proc.returncode == 1 and case["words"][0] in out,
                   f"{case['name']}: view of the family refused: exit {proc.returncode} {out[:300]}")
-        else:
+        elif not REPORT:
             check(url is not None, f"{case['name']}: view started")
         if url is None:
             return
