@@ -57,6 +57,16 @@ struct OpenOptions {
   /// Fill Storage::extent_offsets where the format can (HDF5 contiguous datasets): it costs
   /// a read per array, so only `dudley layout` asks for it.
   bool extent_offsets = false;
+  /// Folders that what the data names may also be read from (--allow-outside DIR). The
+  /// rule for reading (dudley/io/read_rule.hpp): a format reads the file or store named
+  /// and, for what that data names itself (HDF5 external links, external storage and
+  /// virtual sources, ASDF external sources, a Dudley family index's members, the files of
+  /// a Zarr store), only files inside the named file's folder (a store: the store), every
+  /// path resolved, symbolic links included; never the current directory or a folder an
+  /// environment variable names. A file elsewhere is read only inside one of these folders
+  /// ("/": anywhere). What the rule refuses becomes the item's error, naming what the data
+  /// names and why.
+  std::vector<std::string> allow_outside;
   /// How stores other than directories are reached (S3 credentials, endpoint; web
   /// servers' time bounds), for paths that are URLs.
   io::StoreOptions store;

@@ -7,6 +7,8 @@ h5py-style, read arrays into numpy with numpy's basic indexing, and write numpy 
 
 See docs/python.md for the whole interface.
 """
+import os as _os
+
 from ._native import (Array, DataError, DataTypeError, Diagnostic, Error, Family, File,
                       FileError, Group, LimitError, LossError, ParseError, SemanticError,
                       UsageError, __version__, check, fmt, open_family)
@@ -26,9 +28,14 @@ __all__ = ["Array", "DataError", "DataTypeError", "Diagnostic", "Empty", "Error"
            "save", "to_dask"]
 
 
-def open(path, layout=None, order=None, params=None, format=None, storage_options=None):
+def open(path, layout=None, order=None, params=None, format=None, storage_options=None,
+         allow_outside=None):
     path, storage_options = _resolve_path(path, storage_options)
-    return _open_native(path, layout, order, params, format, storage_options)
+    if allow_outside is not None:
+        # One folder or several, str or path objects.
+        single = isinstance(allow_outside, (str, bytes, _os.PathLike))
+        allow_outside = [_os.fsdecode(f) for f in ([allow_outside] if single else allow_outside)]
+    return _open_native(path, layout, order, params, format, storage_options, allow_outside)
 
 
 open.__doc__ = (_open_native.__doc__ or "").split("\n\n", 1)[-1] + (

@@ -225,12 +225,15 @@ void bind_nodes(py::module_& m) {
   bind_array(m);
   m.def("open", &open_path, "path"_a, "layout"_a = py::none(), "order"_a = py::none(),
         "params"_a = py::none(), "format"_a = py::none(), "storage_options"_a = py::none(),
+        "allow_outside"_a = py::none(),
         "Open a file of any format dudley reads, a local path or a URL (s3://, https://). "
         "layout: a Dudley layout for Dudley data (or for a file of another format, as `dudley "
         "layout` writes); order: byte order of '|' types; params: {name: value} for layout "
         "parameters; format: force a format; storage_options: for s3:// paths, fsspec's names "
         "(key, secret, token, anon, endpoint_url, profile, client_kwargs={endpoint_url, "
-        "region_name}).");
+        "region_name}); allow_outside: folders that what the file names (HDF5 external links, "
+        "external storage and virtual sources, ASDF sources) may also be read from, besides the "
+        "file's own folder (\"/\": any).");
   m.def("_save", &save_tree, "obj"_a, "path"_a, "format"_a, "item_class"_a, "lossy"_a = false,
         "storage_options"_a = py::none(), "overwrite"_a = false);
   // dudley._reopen (python/dudley/__init__.py) calls this: pickle rebuilds objects by the

@@ -324,7 +324,7 @@ py::tuple request_state(const OpenRequest& request) {
     s3 = d;
   }
   return py::make_tuple(request.format ? py::object(py::str(*request.format)) : py::none(), dudley,
-                        s3);
+                        s3, py::cast(request.allow_outside));
 }
 
 OpenRequest request_from_state(const py::tuple& state) {
@@ -340,6 +340,7 @@ OpenRequest request_from_state(const py::tuple& state) {
     dudley.bind.params_absent = d[3].cast<bool>();
   }
   if (state.size() > 2 && !state[2].is_none()) request.s3 = s3_options(state[2].cast<py::dict>());
+  if (state.size() > 3) request.allow_outside = state[3].cast<std::vector<std::string>>();
   return request;
 }
 
@@ -347,6 +348,7 @@ File open_requested(const std::string& path, const OpenRequest& request) {
   OpenOptions options;
   if (request.format) options.format = *request.format;
   if (request.s3) options.store.s3 = *request.s3;
+  options.allow_outside = request.allow_outside;
   if (request.dudley) {
     options.formats.set(*request.dudley);
     if (!request.format) options.format = "dudley";  // layouts, orders, parameters
@@ -378,8 +380,11 @@ File open_requested(const std::string& path, const OpenRequest& request) {
 File open_path(const std::string& path, const std::optional<std::string>& layout,
                const std::optional<std::string>& order, const std::optional<py::dict>& params,
                const std::optional<std::string>& format,
-               const std::optional<py::dict>& storage_options) {
-  return open_requested(path, open_request(layout, order, params, format, storage_options));
+               const std::optional<py::dict>& storage_options,
+               const std::optional<std::vector<std::string>>& allow_outside) {
+  OpenRequest request = open_request(layout, order, params, format, storage_options);
+  if (allow_outside) request.allow_outside = *allow_outside;
+  return open_requested(path, request);
 }
 
 namespace {

@@ -29,6 +29,8 @@ struct OpenRequest {
   std::optional<layout::DudleyOpenOptions> dudley;
   /// How s3:// paths are reached (storage_options), when given.
   std::optional<io::S3Options> s3;
+  /// Folders what the file names may also be read from (allow_outside; OpenOptions).
+  std::vector<std::string> allow_outside;
 };
 
 /// fsspec's storage_options for S3 (key, secret, token, anon, endpoint_url, profile,
@@ -120,7 +122,8 @@ File open_requested(const std::string& path, const OpenRequest& request);
 File open_path(const std::string& path, const std::optional<std::string>& layout,
                const std::optional<std::string>& order, const std::optional<py::dict>& params,
                const std::optional<std::string>& format,
-               const std::optional<py::dict>& storage_options);
+               const std::optional<py::dict>& storage_options,
+               const std::optional<std::vector<std::string>>& allow_outside);
 /// "<dudley.Array /x <f8 shape=[3]>" or "<dudley.Group /g (2 members)>".
 std::string short_repr(const NodeRef& r);
 /// A group's tree, one member a line, indented, at most `limit` lines (then "..."): what

@@ -155,6 +155,14 @@ void add_data_options(CLI::App& cmd, DataOptions& o, bool family) {
                    "index (run.index.bin); replaces DATA");
   }
   cmd.add_flag("--json", o.json, "Print JSON (the format is in docs/cli.md)");
+  // The rule for reading (docs/cli.md): what the data names is read from its own folder
+  // only, unless a folder is named here.
+  cmd.add_option("--allow-outside", o.allow_outside,
+                 "Let what the data names (HDF5 external links, external storage and virtual "
+                 "sources, ASDF sources, a family index's members) be read from this folder "
+                 "too (default: the data's own folder only); repeatable; '/' allows anything")
+      ->allow_extra_args(false)
+      ->check(CLI::ExistingDirectory);
   add_s3_options(cmd, o.s3);
   // Options only one format has, grouped so that --help says which format they are for.
   add_format_options(cmd, FormatOption::Use::kReading, o.given);
@@ -191,7 +199,7 @@ std::vector<std::string> format_names(bool writers) {
 
 std::vector<DataOptions> family_members(const DataOptions& o) {
   std::vector<DataOptions> out;
-  if (auto members = layout::family_index_members(o.family)) {
+  if (auto members = layout::family_index_members(o.family, o.allow_outside)) {
     for (const layout::DudleyFamilyMember& member : *members) {
       DataOptions m = o;
       m.data = member.path;
@@ -245,6 +253,7 @@ model::Tree open_data(const DataOptions& o) {
     options.format = o.format;
     options.wanted = o.wanted;
     options.extent_offsets = o.extent_offsets;
+    options.allow_outside = o.allow_outside;
     options.store.s3 = o.s3;
     // An option only one format has (a layout given: Dudley data) names the format.
     if (options.format.empty()) options.format = format_selected_by(o.given);

@@ -24,6 +24,9 @@ struct DataOptions {
   std::vector<std::string> wanted;
   /// Ask the format where the file stores each array's extents (OpenOptions).
   bool extent_offsets = false;
+  /// Folders that what the data names (links, external storage and sources, a family
+  /// index's members) may also be read from (--allow-outside DIR; OpenOptions).
+  std::vector<std::string> allow_outside;
   /// How s3:// paths are reached (--endpoint-url, --no-sign-request, --profile, --region).
   io::S3Options s3;
 };
@@ -47,9 +50,9 @@ int exit_status_for(const Error& e);
 /// --region) on `cmd`, into `s3`.
 void add_s3_options(CLI::App& cmd, io::S3Options& s3);
 
-/// Registers DATA, --format, --json, every format's reading options (grouped under the
-/// format's name) on `cmd`, and --family when `family` (commands that read one file at a
-/// time).
+/// Registers DATA, --format, --json, --allow-outside, every format's reading options
+/// (grouped under the format's name) on `cmd`, and --family when `family` (commands that
+/// read one file at a time).
 void add_data_options(CLI::App& cmd, DataOptions& options, bool family = true);
 
 /// Registers every format's options of `use` on `cmd`, each in a group named after its

@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include "dudley/core/error.hpp"
 #include "dudley/core/text.hpp"
 #include "dudley/io/atomic_file.hpp"
+#include "dudley/io/read_rule.hpp"
 
 namespace dudley::io {
 namespace {
@@ -22,6 +25,15 @@ namespace fs = std::filesystem;
 // A file descriptor closed when it goes.
 struct Fd {
   int fd = -1;
+  Fd() = default;
+  explicit Fd(int f) : fd(f) {}
+  Fd(Fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  Fd& operator=(Fd&& o) noexcept {
+    std::swap(fd, o.fd);
+    return *this;
+  }
   ~Fd() {
     if (fd >= 0) ::close(fd);
   }
@@ -43,17 +55,22 @@ bool is_plain_key(std::string_view key) {
 
 class DirectoryStore final : public Store {
  public:
-  explicit DirectoryStore(std::string path) : path_(std::move(path)) {
+  DirectoryStore(std::string path, const std::vector<std::string>& allow_outside)
+      : path_(std::move(path)), rule_(ReadRule::for_directory(path_, allow_outside)) {
     while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
+    root_ = Fd(::open(path_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   }
   const std::string& name() const override { return path_; }
 
   std::optional<uint64_t> size(const std::string& key) const override {
-    struct stat st {};
-    if (::stat(file(key).c_str(), &st) != 0) {
+    // Opened as a path only (no read, no FIFO waiting): where the key leads is judged first.
+    const Fd f = open_key(key, O_PATH);
+    if (f.fd < 0) {
       if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
       fail(key, errno);
     }
+    struct stat st {};
+    if (::fstat(f.fd, &st) != 0) fail(key, errno);
     if (!S_ISREG(st.st_mode)) {
       throw Error(ErrorCategory::kData, "is not a regular file", Location::file(where(key)));
     }
@@ -62,7 +79,7 @@ class DirectoryStore final : public Store {
 
   void read(const std::string& key, uint64_t offset, uint64_t length,
             std::byte* out) const override {
-    Fd f{::open(file(key).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
+    const Fd f = open_key(key, O_RDONLY | O_NONBLOCK);
     if (f.fd < 0) fail(key, errno);
     uint64_t done = 0;
     while (done < length) {
@@ -156,12 +173,49 @@ class DirectoryStore final : public Store {
     return path_ + "/" + key;
   }
 
+  // The file of `key` opened with `flags` when it lies inside the store (after every
+  // symbolic link and ".."), or in a folder the rule allows; -1 with errno for one that
+  // cannot be opened (ENOENT: absent). A key leading elsewhere is Error(kData) naming it.
+  // Inside the store, openat2's RESOLVE_BENEATH resolves the key in the kernel, so the file
+  // opened is the one judged; elsewhere, and where openat2 is missing (Linux before 5.6, a
+  // seccomp filter), the path is resolved first and the resolved path opened.
+  Fd open_key(const std::string& key, int flags) const {
+    const std::string rel = key.empty() ? "." : key;
+    if (root_.fd >= 0) {
+      struct open_how how {};
+      how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
+      how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+      Fd f(static_cast<int>(::syscall(SYS_openat2, root_.fd, rel.c_str(), &how, sizeof how)));
+      if (f.fd >= 0 || (errno != EXDEV && errno != ENOSYS && errno != EPERM && errno != E2BIG &&
+                        errno != EAGAIN))
+        return f;
+    }
+    const ReadRule::Verdict verdict = rule_.check(file(rel));
+    if (verdict.outside) {
+      throw Error(
+          ErrorCategory::kData,
+          fmt::format("not read: it leads to {}, outside {}", verdict.resolved, rule_.describe()),
+          Location::file(where(key)));
+    }
+    if (verdict.missing) {
+      errno = ENOENT;
+      return Fd();
+    }
+    if (!verdict.ok) {
+      errno = EACCES;
+      return Fd();
+    }
+    return Fd(::open(verdict.resolved.c_str(), flags | O_CLOEXEC));
+  }
+
   [[noreturn]] void fail(const std::string& key, int error) const {
     throw Error(ErrorCategory::kIo, fmt::format("cannot read: {}", std::strerror(error)),
                 Location::file(where(key)));
   }
 
   std::string path_;
+  ReadRule rule_;  ///< the store itself, and the folders allowed besides
+  Fd root_;        ///< the store's directory, keys resolved beneath it
 };
 
 class MemoryStore final : public Store {
@@ -309,7 +363,8 @@ std::string Store::where(const std::string& key) const {
   return name() + "/" + key;
 }
 
-std::shared_ptr<Store> open_directory_store(const std::string& path) {
+std::shared_ptr<Store> open_directory_store(const std::string& path,
+                                            const std::vector<std::string>& allow_outside) {
   std::error_code ec;
   if (!fs::exists(path, ec)) {
     throw Error(ErrorCategory::kIo, "cannot open: No such file or directory", Location::file(path));
@@ -318,7 +373,7 @@ std::shared_ptr<Store> open_directory_store(const std::string& path) {
     throw Error(ErrorCategory::kIo, "is not a directory (a Zarr store is one)",
                 Location::file(path));
   }
-  return std::make_shared<DirectoryStore>(path);
+  return std::make_shared<DirectoryStore>(path, allow_outside);
 }
 
 }  // namespace dudley::io

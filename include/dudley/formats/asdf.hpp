@@ -23,8 +23,10 @@ struct AsdfOpenOptions : FormatOptions {
   /// Check each block's MD5 (of its data, or of its stored bytes; all zeros: none) when a
   /// whole block is read.
   bool verify_checksums = true;
-  /// Let `source: PATH` name files outside the main file's directory (`../x.asdf`, absolute
-  /// paths, file: URIs elsewhere). Off: such sources are errors.
+  /// Let `source: PATH` name files anywhere (`../x.asdf`, absolute paths, file: URIs
+  /// elsewhere), as OpenOptions::allow_outside = {"/"} does. Off: a source is read only
+  /// inside the main file's directory or a folder OpenOptions::allow_outside names, judged
+  /// where it really leads (symbolic links resolved); others are errors.
   bool allow_external_outside = false;
   /// The largest block (decompressed) that will be read; 0: the machine's physical memory.
   /// A block that claims more is an error, not an allocation.

@@ -68,8 +68,10 @@ struct DudleyFamilyMember {
 };
 
 /// When `path` is a family index (layout/family/family.hpp), its members in order; nullopt
-/// for any other file. Throws Error naming the index when it is broken.
-std::optional<std::vector<DudleyFamilyMember>> family_index_members(const std::string& path);
+/// for any other file. Throws Error naming the index when it is broken, or when it names a
+/// member or layout outside its folder and the folders `allow_outside` (read_family_index).
+std::optional<std::vector<DudleyFamilyMember>> family_index_members(
+    const std::string& path, const std::vector<std::string>& allow_outside = {});
 
 /// Registers the Dudley format: reads any data file with a layout beside it, embedded in
 /// it or given (--layout), and is the registry's fallback for names without an extension.

@@ -108,8 +108,13 @@ class Store {
   std::string where(const std::string& key) const;
 };
 
-/// The store in directory `path`. Error(kIo) naming it when it is not a directory.
-std::shared_ptr<Store> open_directory_store(const std::string& path);
+/// The store in directory `path`. Error(kIo) naming it when it is not a directory. Its
+/// values are read only from files inside it, judged where they really lead (a key with
+/// "..", a symbolic link at any depth), or inside one of the folders `allow_outside` (the
+/// rule for reading, dudley/io/read_rule.hpp): a key that leads elsewhere is Error(kData)
+/// naming it and where it leads, for size() and read() alike.
+std::shared_ptr<Store> open_directory_store(const std::string& path,
+                                            const std::vector<std::string>& allow_outside = {});
 
 /// Whether `path` is a URL a store is read from: http://, https:// or s3://.
 bool is_url(const std::string& path);

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "datatype.hpp"
+#include "dudley/io/read_rule.hpp"
 #include "dudley/model/memory_source.hpp"
 #include "file_structure.hpp"
 #include "inline_data.hpp"
@@ -196,7 +197,9 @@ std::shared_ptr<const BlockStore> external_store_at_url(const YamlNode& node,
 }
 
 // The store of an external file named by `source: URI`, resolved against the main file's
-// directory and kept inside it unless the caller allows otherwise.
+// directory and read only where the rule for reading allows (dudley/io/read_rule.hpp): in
+// that directory or a folder the caller allows, judged where it really leads, symbolic
+// links included; the file opened is the resolved one, so it is the file judged.
 std::shared_ptr<const BlockStore> external_store(const YamlNode& node, const std::string& uri,
                                                  ArrayContext& context) {
   std::string rel = uri;
@@ -211,23 +214,23 @@ std::shared_ptr<const BlockStore> external_store(const YamlNode& node, const std
   }
   if (io::is_url(context.path)) return external_store_at_url(node, uri, rel, context);
   const fs::path dir = fs::path(context.path).parent_path();
-  const fs::path target = (dir / fs::path(rel)).lexically_normal();
-  std::error_code ec;
-  const fs::path real_dir = fs::weakly_canonical(dir.empty() ? fs::path(".") : dir, ec);
-  const fs::path real_target = fs::weakly_canonical(target, ec);
-  if (!context.options.allow_external_outside) {
-    auto [d, t] =
-        std::mismatch(real_dir.begin(), real_dir.end(), real_target.begin(), real_target.end());
-    if (d != real_dir.end() || fs::path(rel).is_absolute()) {
-      bad(node, context.path,
-          fmt::format("source '{}' lies outside the directory of {} (allow it with "
-                      "--allow-external-outside)",
-                      uri, context.path));
-    }
+  const fs::path target = (dir / fs::path(rel)).lexically_normal();  // an absolute rel stays
+  std::vector<std::string> also = context.allow_outside;
+  if (context.options.allow_external_outside) also.emplace_back("/");
+  const io::ReadRule rule = io::ReadRule::for_file(context.path, also);
+  const io::ReadRule::Verdict verdict = rule.check(target.string());
+  if (verdict.outside) {
+    bad(node, context.path,
+        fmt::format("source '{}' lies outside the directory of {}: it is {}, outside {} (allow "
+                    "its folder with --allow-outside DIR, or any with --allow-external-outside)",
+                    uri, context.path, verdict.resolved, rule.describe()));
   }
-  const std::string key = real_target.string();
+  if (!verdict.ok) {
+    bad(node, context.path, fmt::format("source '{}': {} {}", uri, target.string(), verdict.why));
+  }
+  const std::string& key = verdict.resolved;
   if (auto it = context.external.find(key); it != context.external.end()) return it->second;
-  return external_blocks(io::open_file(target.string()), key, context);
+  return external_blocks(io::open_file(key), key, context);
 }
 
 // One bool per element of `a`, true where the inline data's leaf is `null`; nullopt when

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "dudley/io/store.hpp"
 
@@ -20,6 +21,8 @@ struct ArrayContext {
   std::string path;  ///< the main file, for errors and external sources
   AsdfOpenOptions options;
   io::StoreOptions store;  ///< how a main file at a URL reaches its external files
+  /// Folders external sources may also be read from (OpenOptions::allow_outside).
+  std::vector<std::string> allow_outside;
   std::shared_ptr<const BlockStore> blocks;
   ExpansionBudget* budget = nullptr;
   /// Stores of external files by resolved path, opened on first use.

@@ -172,6 +172,7 @@ model::Tree open_asdf(std::shared_ptr<io::ByteSource> source, const std::string&
   context.path = path;
   context.options = options;
   context.store = common.store;
+  context.allow_outside = common.allow_outside;
   context.blocks =
       std::make_shared<const BlockStore>(std::move(source), std::move(blocks), options);
   context.budget = &budget;

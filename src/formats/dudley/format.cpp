@@ -224,9 +224,10 @@ SaveReport write_dudley(const model::Tree& tree, const std::string& path,
   return report;
 }
 
-std::optional<std::vector<DudleyFamilyMember>> family_index_members(const std::string& path) {
+std::optional<std::vector<DudleyFamilyMember>> family_index_members(
+    const std::string& path, const std::vector<std::string>& allow_outside) {
   if (!is_family_index(path)) return std::nullopt;
-  const FamilyIndex index = read_family_index(path);
+  const FamilyIndex index = read_family_index(path, allow_outside);
   std::vector<DudleyFamilyMember> out;
   for (size_t i = 0; i < index.files.size(); ++i) {
     DudleyFamilyMember m{index.files[i], {}};

@@ -1,8 +1,9 @@
 // An HDF5 file -> model tree: groups and datasets by hard link (in creation order where the
 // file keeps it, as netCDF, xarray and h5py list them; else in name order, as h5ls does),
 // each object once (a second hard link to it is a link to the first, so cycles
-// end), soft and external links as links (followed to arrays in this file's directory),
-// attributes read at open, dataset values read on demand through libhdf5.
+// end), soft and external links as links (followed to arrays where the rule for reading
+// allows: read_access.hpp), attributes read at open, dataset values read on demand through
+// libhdf5.
 #include <hdf5_hl.h>
 #include <sys/stat.h>
 
@@ -24,6 +25,7 @@
 #include "dudley/io/byte_source.hpp"
 #include "filters.hpp"
 #include "netcdf_names.hpp"
+#include "read_access.hpp"
 #include "source.hpp"
 #include "store_driver.hpp"
 #include "stored_extents.hpp"
@@ -142,8 +144,9 @@ class Reader {
       if (link.type != H5L_TYPE_HARD) continue;
       // Opened once by name (one traversal of the link), then asked for its kind and its
       // attribute count, which comes with the header: objects without attributes (most
-      // datasets) skip every attribute lookup.
-      Handle object(H5Oopen(g.get(), link.name.c_str(), H5P_DEFAULT));
+      // datasets) skip every attribute lookup. With the file's access list, as every path
+      // of it is opened (read_access.hpp).
+      Handle object(H5Oopen(g.get(), link.name.c_str(), file_->link_access.get()));
       H5O_info_t info;
       if (!object.valid() ||
           H5Oget_info2(object.get(), &info, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS) < 0) {
@@ -237,32 +240,30 @@ class Reader {
         return refuse("cannot read the external link");
       to->file = file;
       to->target = object;
-      // Followed only to a file in this file's directory or below (the ASDF rule): a file
-      // names no other place to read.
-      const std::filesystem::path dir = std::filesystem::path(file_->path).parent_path();
-      std::error_code ec;
-      const std::filesystem::path base =
-          std::filesystem::weakly_canonical(dir.empty() ? std::filesystem::path(".") : dir, ec);
-      const std::filesystem::path target = std::filesystem::weakly_canonical(base / to->file, ec);
-      const auto [b, t] = std::mismatch(base.begin(), base.end(), target.begin(), target.end());
-      if (std::filesystem::path(to->file).is_absolute() || ec || b != base.end())
-        return refuse(
-            fmt::format("{}; not followed (outside {}'s directory)", to->describe(), file_->path));
-      if (!std::filesystem::is_regular_file(target, ec))
-        return refuse(fmt::format("{}, a file that does not exist", to->describe()));
     }
+    // Followed through the file's access list: its callback judges the file of every
+    // external link the path crosses (this one, one a soft link leads to, one in the other
+    // file) by the rule for reading, before libhdf5 opens it (read_access.hpp).
+    file_->access.refusal.clear();
     H5O_info_t object;
     if (H5Oget_info_by_name2(group, link.name.c_str(), &object, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS,
-                             file_->link_access.get()) < 0)
+                             file_->link_access.get()) < 0) {
+      if (!file_->access.refusal.empty())
+        return refuse(fmt::format("{}; not followed ({})", to->describe(), file_->access.refusal));
       return refuse(fmt::format("{}, which does not exist", to->describe()));
+    }
     if (object.type != H5O_TYPE_DATASET)
       return refuse(fmt::format("{} link to the {} {}; not followed (read it there)",
                                 to->kind == "soft" ? "a soft" : "an external",
                                 object.type == H5O_TYPE_GROUP ? "group" : "object", to->text()));
     Handle ds(H5Dopen2(group, link.name.c_str(), file_->link_access.get()));
     if (!ds.valid()) return refuse(fmt::format("{}: cannot open it", to->describe()));
+    if (auto why = opened_outside(file_->access, ds.get()))
+      return refuse(fmt::format("{}; not followed ({})", to->describe(), *why));
+    // In this file only when the path crossed no external link: a soft link may lead
+    // through one.
     std::unique_ptr<Node> array = dataset(std::move(ds), link.name, full, object.num_attrs > 0,
-                                          object.addr, link.type == H5L_TYPE_SOFT);
+                                          object.addr, object.fileno == file_->access.main_fileno);
     array->link = std::move(to);
     return array;
   }
@@ -315,6 +316,26 @@ class Reader {
       std::optional<std::pair<uint64_t, uint64_t>> contiguous;
       Handle plist = checked(H5Dget_create_plist(ds.get()),
                              full + ": cannot read its creation properties", file_->path);
+      // Values stored in other files (external raw storage, virtual sources): read only
+      // where the rule allows, else the array is this error.
+      const bool elsewhere =
+          H5Pget_layout(plist.get()) == H5D_VIRTUAL || H5Pget_external_count(plist.get()) > 0;
+      if (elsewhere) {
+        // Judged as every read opens it: H5Dopen2 with the file's external_access, whose
+        // prefixes libhdf5 takes only from H5Dopen2 (H5Oopen gives a dataset the defaults),
+        // and keeps while the dataset is open, so the other handle goes first.
+        ds.reset();
+        plist.reset();
+        ds = checked(H5Dopen2(file_->id.get(), full.c_str(), file_->external_access.get()),
+                     full + ": cannot open it", file_->path);
+        plist = checked(H5Dget_create_plist(ds.get()),
+                        full + ": cannot read its creation properties", file_->path);
+        Handle dapl = checked(H5Dget_access_plist(ds.get()),
+                              full + ": cannot read its access properties", file_->path);
+        if (auto why = storage_refusal(file_->access, file_->external_access.get(), ds.get(),
+                                       plist.get(), dapl.get()))
+          throw Error(ErrorCategory::kData, *why, Location::file(file_->path));
+      }
       storage(ds.get(), plist.get(), *node, chunk, contiguous);
       if (!in_this_file) {
         contiguous.reset();
@@ -350,7 +371,8 @@ class Reader {
       } else if (has_attributes && rank > 0 && H5Aexists(ds.get(), "DIMENSION_LIST") > 0) {
         scaled_.push_back({node.get(), full});
       }
-      node->data = dataset_source(file_, full, node->dtype, node->shape, chunk, contiguous);
+      node->data =
+          dataset_source(file_, full, node->dtype, node->shape, chunk, contiguous, elsewhere);
     } catch (const Error& e) {
       H5Eclear2(H5E_DEFAULT);
       node->error = model::NodeError::from(e);
@@ -365,7 +387,9 @@ class Reader {
     const H5D_layout_t layout = H5Pget_layout(dcpl);
     if (layout == H5D_CONTIGUOUS) {
       node.storage.kind = model::Storage::Kind::kContiguous;
-      const haddr_t addr = H5Dget_offset(ds);
+      // External raw storage has no place in this file: no offset to read it at here.
+      const bool external = H5Pget_external_count(dcpl) > 0;
+      const haddr_t addr = external ? HADDR_UNDEF : H5Dget_offset(ds);
       node.storage.size = H5Dget_storage_size(ds);
       if (addr != HADDR_UNDEF) {
         node.storage.offset = addr;
@@ -486,8 +510,11 @@ class Reader {
   // Datasets with DIMENSION_LIST: each dimension's attached scale (when exactly one is).
   void attach_scales() {
     for (const auto& [node, full] : scaled_) {
-      Handle ds(H5Dopen2(file_->id.get(), full.c_str(), H5P_DEFAULT));
-      if (!ds.valid()) continue;
+      Handle ds(H5Dopen2(file_->id.get(), full.c_str(), file_->link_access.get()));
+      if (!ds.valid()) {
+        H5Eclear2(H5E_DEFAULT);
+        continue;
+      }
       model::ValueList paths, names;
       bool any = false;
       for (size_t d = 0; d < node->shape.size(); ++d) {
@@ -686,6 +713,18 @@ bool has_signature(const io::ByteSource& source) {
   return false;
 }
 
+// The main file's number (H5O_info_t::fileno) and the access list every path of it is
+// opened with, which applies the rule for reading (read_access.hpp).
+void prepare_access(OpenFile& file, const std::string& opened_as) {
+  file.access.main_name = opened_as;
+  H5O_info_t info;
+  check(H5Oget_info2(file.id.get(), &info, H5O_INFO_BASIC), "cannot read the root group",
+        file.path);
+  file.access.main_fileno = info.fileno;
+  file.link_access = link_access_list(file.access, false);
+  file.external_access = link_access_list(file.access, true);
+}
+
 // A file here, opened by libhdf5 by its path.
 void open_local(OpenFile& file, const std::string& path) {
   struct stat st {};
@@ -705,16 +744,19 @@ void open_local(OpenFile& file, const std::string& path) {
   // process with two degrees, so a Python user's h5py.File on a file dudley has open
   // (or the other way round) would fail with "file close degree doesn't match".
   Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
-  file.id =
-      checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()), "cannot open the HDF5 file", path);
-  // External links are resolved in this file's directory (libhdf5 would try the current
-  // directory first); link_node checks the target lies there before following one.
-  file.link_access = Handle(H5Pcreate(H5P_DATASET_ACCESS));  // link access, and more
-  const std::string dir = std::filesystem::path(path).parent_path().string();
-  H5Pset_elink_prefix(file.link_access.get(), dir.empty() ? "." : dir.c_str());
+  // By its absolute name: libhdf5 keeps the folder of the name a file was opened by, and
+  // looks for its external links' files there (read_access.hpp); absolute, that folder
+  // does not depend on the current directory of a later read.
+  std::error_code ec;
+  std::string absolute = std::filesystem::absolute(path, ec).string();
+  if (ec) absolute = path;
+  file.id = checked(H5Fopen(absolute.c_str(), H5F_ACC_RDONLY, fapl.get()),
+                    "cannot open the HDF5 file", path);
+  prepare_access(file, absolute);
 }
 
-// A file at a URL, read by ranges through the store driver.
+// A file at a URL, read by ranges through the store driver. What it names is never read:
+// a local file would be found relative to the current directory.
 void open_remote(OpenFile& file, const std::string& url, const io::StoreOptions& stores) {
   file.remote = io::open_source(url, stores);
   if (!has_signature(*file.remote)) {
@@ -724,7 +766,8 @@ void open_remote(OpenFile& file, const std::string& url, const io::StoreOptions&
   Handle fapl(source_access_list(file.remote));
   file.id = checked(H5Fopen(file.remote->name().c_str(), H5F_ACC_RDONLY, fapl.get()),
                     "cannot open the HDF5 file", url);
-  file.link_access = Handle(H5Pcreate(H5P_DATASET_ACCESS));
+  file.access.remote = true;
+  prepare_access(file, url);
 }
 
 }  // namespace
@@ -737,6 +780,7 @@ model::Tree read_hdf5_file(const std::string& path, const OpenOptions& options) 
   if (io::is_url(path)) {
     open_remote(*file, path, options.store);
   } else {
+    file->access.rule = io::ReadRule::for_file(path, options.allow_outside);
     open_local(*file, path);
   }
   return Reader(file, options.extent_offsets).read();

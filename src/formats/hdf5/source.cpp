@@ -145,8 +145,9 @@ class DatasetSource final : public model::ArraySource {
  public:
   DatasetSource(std::shared_ptr<OpenFile> file, std::string name, DType dtype,
                 std::vector<int64_t> shape, std::vector<int64_t> chunk,
-                std::optional<std::pair<uint64_t, uint64_t>> contiguous)
-      : file_(std::move(file)),
+                std::optional<std::pair<uint64_t, uint64_t>> contiguous, bool elsewhere)
+      : elsewhere_(elsewhere),
+        file_(std::move(file)),
         name_(std::move(name)),
         dtype_(std::move(dtype)),
         native_(native_of(dtype_)),
@@ -340,10 +341,27 @@ class DatasetSource final : public model::ArraySource {
                  Location::file(file_->path));
   }
 
+  // The dataset, opened by its path as every read opens it: through the file's access list,
+  // whose callback judges each external link on the way; and, should libhdf5 have opened a
+  // file other than the one judged (it was changed meanwhile), refused before a value is read.
   Handle open() const {
-    return checked(H5Dopen2(file_->id.get(), name_.c_str(),
-                            file_->link_access.valid() ? file_->link_access.get() : H5P_DEFAULT),
-                   fmt::format("cannot open dataset {}", name_), file_->path);
+    file_->access.refusal.clear();
+    Handle ds(H5Dopen2(file_->id.get(), name_.c_str(),
+                       (elsewhere_ ? file_->external_access : file_->link_access).get()));
+    if (!ds.valid()) {
+      if (!file_->access.refusal.empty()) {
+        H5Eclear2(H5E_DEFAULT);
+        throw Error(ErrorCategory::kData,
+                    fmt::format("cannot open dataset {}: {}", name_, file_->access.refusal),
+                    Location::file(file_->path));
+      }
+      throw library_error(ErrorCategory::kData, fmt::format("cannot open dataset {}", name_),
+                          file_->path);
+    }
+    if (auto why = opened_outside(file_->access, ds.get()))
+      throw Error(ErrorCategory::kData, fmt::format("cannot open dataset {}: {}", name_, *why),
+                  Location::file(file_->path));
+    return ds;
   }
 
   // The same elements with every step positive (the library reads forward only).
@@ -420,6 +438,7 @@ class DatasetSource final : public model::ArraySource {
     }
   }
 
+  bool elsewhere_;  ///< values in other files: opened with the file's external_access
   std::shared_ptr<OpenFile> file_;
   std::string name_;
   DType dtype_, native_;
@@ -446,9 +465,10 @@ void convert_elements(const OpenFile& file, const DType& type, const std::byte* 
 
 std::shared_ptr<model::ArraySource> dataset_source(
     std::shared_ptr<OpenFile> file, std::string name, DType dtype, std::vector<int64_t> shape,
-    std::vector<int64_t> chunk, std::optional<std::pair<uint64_t, uint64_t>> contiguous) {
+    std::vector<int64_t> chunk, std::optional<std::pair<uint64_t, uint64_t>> contiguous,
+    bool elsewhere) {
   return std::make_shared<DatasetSource>(std::move(file), std::move(name), std::move(dtype),
-                                         std::move(shape), std::move(chunk), contiguous);
+                                         std::move(shape), std::move(chunk), contiguous, elsewhere);
 }
 
 ReadAttribute read_attribute(const OpenFile& file, hid_t attr, const std::string& what) {

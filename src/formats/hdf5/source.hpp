@@ -7,6 +7,7 @@
 
 #include "dudley/model/tree.hpp"
 #include "library.hpp"
+#include "read_access.hpp"
 
 namespace dudley::hdf5 {
 
@@ -17,9 +18,15 @@ struct OpenFile {
   std::shared_ptr<io::ByteSource> remote;
   Handle id;
   std::string path;
-  /// How links are followed: external links' files are looked for in this file's
-  /// directory first (never the current directory). See reader.cpp.
+  /// The rule for reading applied to what libhdf5 opens by names the file gives
+  /// (read_access.hpp). `link_access` points to it: the struct is never moved.
+  ReadAccess access;
+  /// How every path is opened: external links through the rule's callback
+  /// (link_access_list).
   Handle link_access;
+  /// The same, with external storage relative to its dataset's file: for the datasets that
+  /// have external storage or virtual sources.
+  Handle external_access;
   std::shared_ptr<model::ReferenceTable> refs;
 };
 
@@ -30,10 +37,13 @@ struct OpenFile {
 void convert_elements(const OpenFile& file, const DType& type, const std::byte* raw, std::byte* out,
                       uint64_t count, std::shared_ptr<void>& keep);
 
-/// The source of the dataset at `name` in `file` (type `dtype` as stored, `shape` current).
+/// The source of the dataset at `name` in `file` (type `dtype` as stored, `shape` current),
+/// opened with `file`'s external_access when `elsewhere` (values in other files), else its
+/// link_access.
 std::shared_ptr<model::ArraySource> dataset_source(
     std::shared_ptr<OpenFile> file, std::string name, DType dtype, std::vector<int64_t> shape,
-    std::vector<int64_t> chunk, std::optional<std::pair<uint64_t, uint64_t>> contiguous);
+    std::vector<int64_t> chunk, std::optional<std::pair<uint64_t, uint64_t>> contiguous,
+    bool elsewhere = false);
 
 /// An attribute as read: its value, and for a scalar string of fixed length or of ASCII the
 /// type it was stored as (model::Attributes::set_text keeps it for writers).

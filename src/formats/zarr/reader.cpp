@@ -42,8 +42,11 @@ std::vector<std::string> child_nodes(const io::Store& store, const std::string& 
       bool present = false;
       try {
         present = store.size(key_in(key_in(prefix, name), meta)).has_value();
-      } catch (const Error&) {
-        // Not a readable document (a directory named zarr.json): not a node.
+      } catch (const Error& e) {
+        // A directory named zarr.json is no document: not a node. A document that cannot be
+        // read (one the rule for reading refuses, a permission) is a node, listed with that
+        // error when it is read, never left out silently.
+        present = !(e.category() == ErrorCategory::kData && e.message() == "is not a regular file");
       }
       if (present) {
         names.push_back(std::move(name));
@@ -299,6 +302,12 @@ model::Tree open_zarr(const std::string& path, const ZarrOpenOptions& options,
   for (io::HttpLimits* limits : {&store.http, &store.s3.limits}) {
     if (options.http_timeout) limits->request_seconds = *options.http_timeout;
     if (options.http_deadline) limits->total_seconds = *options.http_deadline;
+  }
+  // A directory here keeps to the rule for reading, with the folders allowed besides its
+  // own (a chunk or member that is a symbolic link leading there is read).
+  if (!io::is_url(path)) {
+    const std::string dir = path.rfind("file://", 0) == 0 ? path.substr(7) : path;
+    return open_zarr(io::open_directory_store(dir, common.allow_outside), options, common);
   }
   return open_zarr(io::open_store(path, store), options, common);
 }

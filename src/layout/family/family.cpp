@@ -13,6 +13,7 @@
 #include "dudley/core/file_io.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/io/byte_source.hpp"
+#include "dudley/io/read_rule.hpp"
 #include "dudley/layout/bind/to_model.hpp"
 #include "dudley/layout/syntax/emitter.hpp"
 #include "dudley/layout/syntax/parser.hpp"
@@ -178,7 +179,8 @@ bool is_family_index(const std::string& data_path) {
          r.layout.find("/values") != kNone && r.layout.find("/in_files") != kNone;
 }
 
-FamilyIndex read_family_index(const std::string& index_path) {
+FamilyIndex read_family_index(const std::string& index_path,
+                              const std::vector<std::string>& allow_outside) {
   model::Tree tree = open_with_layout(index_path, "", BindOptions{});
   // The index is a Dudley file like any other, so its layout may say anything: every item is
   // checked for the type and rank an index has before its bytes are used.
@@ -202,12 +204,25 @@ FamilyIndex read_family_index(const std::string& index_path) {
   const std::vector<std::string> files =
       read_rows(need("/files", DTypeKind::kText, 1, 2, "S1[files, width]"));
   NDArray layout_text = need("/layout", DTypeKind::kText, 1, 1, "S1[length]").data->read();
-  index.layout_path =
-      (dir / std::string(static_cast<const char*>(layout_text.data()), layout_text.byte_size()))
-          .string();
+  // The index names files: each is read only where the rule for reading allows (its own
+  // folder, or one given), judged where it really leads.
+  const io::ReadRule rule = io::ReadRule::for_file(index_path, allow_outside);
+  auto inside = [&](const std::string& stored, const char* what) {
+    std::string path = (dir / stored).string();
+    const io::ReadRule::Verdict verdict = rule.check(path);
+    if (!verdict.ok && !verdict.missing) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("the family index names the {} {}, which is not read: {} {}", what,
+                              stored, path, verdict.why),
+                  Location::file(index_path));
+    }
+    return path;  // a member that does not exist fails when it is read, named
+  };
+  index.layout_path = inside(
+      std::string(static_cast<const char*>(layout_text.data()), layout_text.byte_size()), "layout");
   index.params_in_files =
       need("/in_files", DTypeKind::kUInt, 1, 0, "u1").data->read().get<uint8_t>({}) != 0;
-  for (const auto& f : files) index.files.push_back((dir / f).string());
+  for (const auto& f : files) index.files.push_back(inside(f, "member"));
   index.param_paths = read_rows(need("/param_paths", DTypeKind::kText, 1, 2, "S1[params, width]"));
   const model::Node& values = need("/values", DTypeKind::kInt, 8, 2, "i8[files, params]");
   if (static_cast<uint64_t>(values.shape[0]) != index.files.size() ||

@@ -70,8 +70,12 @@ struct FamilyIndex {
 bool is_family_index(const std::string& data_path);
 
 /// Reads an index written by FamilyWriter. Paths in it are resolved against the index's
-/// directory. Throws Error naming the index when it is not one.
-FamilyIndex read_family_index(const std::string& index_path);
+/// directory and held to the rule for reading (dudley/io/read_rule.hpp): each member and
+/// the layout must resolve, symbolic links included, inside the index's folder or one of
+/// `allow_outside`. Throws Error naming the index when it is not one, and Error(kData)
+/// naming the path as stored and why when the rule refuses it.
+FamilyIndex read_family_index(const std::string& index_path,
+                              const std::vector<std::string>& allow_outside = {});
 
 /// The members of a family given as a glob pattern ("out/run_*.bin"), sorted by name.
 std::vector<std::string> family_members(const std::string& pattern);
