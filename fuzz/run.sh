@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for SECONDS each, on a copy of its seed corpus (the checked-in
-# seeds stay small). Findings go to fuzz/artifacts/.
+# seeds stay small). Findings go to fuzz/artifacts/. With FUZZ_KEEP=DIR the corpus each
+# target grows is kept in DIR/TARGET (fuzz/coverage.sh reports what it reaches) and a later
+# run goes on from it; FUZZ_JOBS=N runs N targets at once (default 1).
 set -euo pipefail
 build=${1:-build-fuzz}
 seconds=${2:-60}
 cd "$(dirname "$0")/.."
 mkdir -p fuzz/artifacts
-for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to_model dudley_family_index codec_decode asdf_read zarr_metadata zarr_read avro_decode ndl_read npy_read netcdf3_header hdf5_extents python_index http_response s3_xml view_api}; do
-  work=$(mktemp -d)
+run_target() {
+  local target=$1
+  local work
+  if [ -n "${FUZZ_KEEP:-}" ]; then
+    work=$FUZZ_KEEP/$target
+    mkdir -p "$work"
+  else
+    work=$(mktemp -d)
+  fi
   cp -r fuzz/corpus/$target/. "$work/"
   # The model target starts from the binder's seeds too.
   [ "$target" = dudley_to_model ] && cp -r fuzz/corpus/dudley_bind/. "$work/"
@@ -39,9 +48,17 @@ for target in ${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to
   # Undefined behaviour is a finding: stop at the first report and keep the input.
   ASAN_OPTIONS=detect_leaks=$leaks UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "${isolate[@]}" "$build/fuzz/$target" "$work" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
     -rss_limit_mb=2048 "${dict_option[@]}" -artifact_prefix=fuzz/artifacts/ \
-    -print_final_stats=1 2>&1 | grep -E '^(#[0-9]+.*(DONE|pulse)|stat::|==|SUMMARY|Done)' || true
-  rm -rf "$work"
+    -print_final_stats=1 2>&1 | grep -E '^(#[0-9]+.*(DONE|pulse)|stat::|==|SUMMARY|Done)' \
+    | sed "s/^/[$target] /" || true
+  [ -n "${FUZZ_KEEP:-}" ] || rm -rf "$work"
+}
+targets=(${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to_model dudley_family_index codec_decode asdf_read zarr_metadata zarr_read avro_decode ndl_read npy_read netcdf3_header hdf5_extents python_index http_response s3_xml view_api})
+jobs=${FUZZ_JOBS:-1}
+for target in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  run_target "$target" &
 done
+wait
 if [ -n "$(ls -A fuzz/artifacts)" ]; then
   echo "fuzz: findings in fuzz/artifacts/" >&2
   exit 1

@@ -8,6 +8,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/format.hpp"
+#include "dudley/io/redact.hpp"
 
 namespace dudley {
 
@@ -24,6 +25,13 @@ std::string names_of(const std::vector<const Format*>& formats, bool writers) {
 }  // namespace
 
 std::string lowercase_extension(std::string path) {
+  // A web URL's extension is its path's: a presigned ".../x.npy?X-Amz-Signature=..." is
+  // .npy (redacted_url leaves the path: no query, fragment or user information).
+  std::string scheme = path.substr(0, std::min<size_t>(path.size(), 8));
+  std::transform(scheme.begin(), scheme.end(), scheme.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (scheme.rfind("http://", 0) == 0 || scheme.rfind("https://", 0) == 0)
+    path = io::redacted_url(path);
   // "out.zarr/" names the directory out.zarr: its extension is the name's.
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   std::string ext = std::filesystem::path(path).extension().string();

@@ -8,6 +8,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/format.hpp"
+#include "dudley/io/redact.hpp"
 #include "text_objects.hpp"
 
 #include "bindings.hpp"
@@ -51,16 +52,20 @@ void bind_errors(py::module_& m) {
       PyObject* cls = by_category.at(e.category());
       // A LossError says every item it would lose: in the message, and as `lost`.
       const auto* loss = dynamic_cast<const LossError*>(&e);
-      std::string text = loss ? e.report() : std::string(e.what());
+      // A message may quote a URL a format named its file by: never its secrets (a
+      // presigned signature, user:password@), in Python as on the command line.
+      std::string text = io::redacted_text(loss ? e.report() : std::string(e.what()));
       while (!text.empty() && text.back() == '\n') text.pop_back();
       py::object exc = py::handle(cls)(readable_str(text));
       py::list lost;
       if (loss)
-        for (const std::string& item : loss->items()) lost.append(readable_str(item));
+        for (const std::string& item : loss->items())
+          lost.append(readable_str(io::redacted_text(item)));
       exc.attr("lost") = lost;
       const Location& at = e.location();
       exc.attr("category") = std::string(to_string(e.category()));
-      exc.attr("path") = at.path.empty() ? py::object(py::none()) : py::object(path_str(at.path));
+      exc.attr("path") = at.path.empty() ? py::object(py::none())
+                                         : py::object(path_str(io::redacted_text(at.path)));
       exc.attr("line") = at.line ? py::cast(at.line) : py::none();
       exc.attr("column") = at.column ? py::cast(at.column) : py::none();
       exc.attr("offset") = at.byte_offset ? py::cast(*at.byte_offset) : py::none();

@@ -121,6 +121,9 @@ void print_node(const model::Node& node, const std::string& path, std::vector<Pr
         if (why.starts_with(path + ": ")) why.erase(0, path.size() + 2);
         fmt::print("{:<32} link -> {} ({})\n", shown, escape_controls(node.link->text()),
                    escape_controls(why));
+        // And counted as --json counts it: the listing could not show what it points to.
+        errors.push_back(
+            {node.error.text(), item_problem(path, node.error.text()), node.error.unsupported});
         break;
       }
       if (!node.error.empty()) {

@@ -43,12 +43,10 @@ REPORT = "--report" in sys.argv
 CANARY_TEXT = "31337"
 CANARY_BYTES = (struct.pack("<d", 31337.0), struct.pack(">d", 31337.0))
 
-# What `ls` says: a link it does not follow is listed as a link (exit 0, docs/hdf5.md); an
-# array that cannot be read is an error (exit 1, docs/cli.md); a Zarr chunk is not read by ls.
-LS_EXIT = {"h5-vds": 1, "h5-vds-symlink": 1, "h5-vds-env-prefix": 1, "h5-vds-same-file-elink": 1,
-           "h5-efile-absolute": 1, "h5-efile-relative": 1, "h5-efile-env-prefix": 1,
-           "h5-efile-symlink": 1, "zarr-chunk-symlink": 0, "zarr-array-symlink": 1,
-           "asdf-source-relative": 1, "asdf-source-symlink": 1, "dudley-family-index": 1}
+# What `ls` says, in text and --json alike: a link it does not follow is listed as a link and
+# counted as an item whose target could not be listed (exit 1, docs/hdf5.md); an array that
+# cannot be read is an error (exit 1, docs/cli.md); a Zarr chunk is not read by ls (exit 0).
+LS_EXIT = {"zarr-chunk-symlink": 0}
 # Items whose refusal is found only when their values are read (a Zarr chunk): convert stops
 # there, lossy or not (exit 1), instead of leaving the item out.
 READ_TIME = {"zarr-chunk-symlink"}
@@ -202,11 +200,7 @@ def command_checks(case, work):
         if REPORT:
             continue
         check(not shows_canary(out), f"{name}: {label}: the canary shown:\n{out[:600]}")
-        # ls lists a link it does not follow as a link: exit 0 in text, 1 with --json (as
-        # before this rule; docs/cli.md says the two exit alike: left to cmd_ls.cpp).
-        expected = (LS_EXIT.get(name, 0) if label == "ls" else
-                    1 if label == "ls --json" and name not in READ_TIME else
-                    LS_EXIT.get(name, 0) if label == "ls --json" else 1)
+        expected = LS_EXIT.get(name, 1) if label in ("ls", "ls --json") else 1
         check(p.returncode == expected,
               f"{name}: {label}: exit {p.returncode}, expected {expected}\n{p.stderr[:600]}")
         if label in ("dump ITEM", "dump"):

@@ -252,10 +252,17 @@ class Reader {
         return refuse(fmt::format("{}; not followed ({})", to->describe(), file_->access.refusal));
       return refuse(fmt::format("{}, which does not exist", to->describe()));
     }
-    if (object.type != H5O_TYPE_DATASET)
-      return refuse(fmt::format("{} link to the {} {}; not followed (read it there)",
-                                to->kind == "soft" ? "a soft" : "an external",
-                                object.type == H5O_TYPE_GROUP ? "group" : "object", to->text()));
+    if (object.type != H5O_TYPE_DATASET) {
+      // A soft link to a group of this file loses nothing: the group is listed where it is
+      // (a listing is complete with it, as with an array of a type this build lacks).
+      const bool elsewhere_here = to->kind == "soft" && object.type == H5O_TYPE_GROUP;
+      auto refused =
+          refuse(fmt::format("{} link to the {} {}; not followed (read it there)",
+                             to->kind == "soft" ? "a soft" : "an external",
+                             object.type == H5O_TYPE_GROUP ? "group" : "object", to->text()));
+      refused->error.unsupported = elsewhere_here;
+      return refused;
+    }
     Handle ds(H5Dopen2(group, link.name.c_str(), file_->link_access.get()));
     if (!ds.valid()) return refuse(fmt::format("{}: cannot open it", to->describe()));
     if (auto why = opened_outside(file_->access, ds.get()))
