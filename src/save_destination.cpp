@@ -37,7 +37,7 @@ bool recognised(const Format& format, const std::string& path) {
   } catch (const Error&) {
     return false;  // unreadable: not known to be an output of the format
   }
-  return format.sniff(path, head);
+  return format.is_own_file(path, head);
 }
 
 }  // namespace
@@ -73,7 +73,7 @@ void check_replaceable_in_store(const Format& format, const io::Store& store,
   if (const std::optional<uint64_t> size = store.size(name)) {
     std::vector<std::byte> head(std::min<uint64_t>(*size, kHeadBytes));
     store.read(name, 0, head.size(), head.data());
-    if (!format.sniff(url, head)) {
+    if (!format.is_own_file(url, head)) {
       refuse(url, fmt::format("exists and is not an object of format '{}'", format.name()));
     }
     ours = true;

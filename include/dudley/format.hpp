@@ -262,6 +262,12 @@ class Format {
   /// this format: a signature, or (for formats without one) a companion file the format
   /// needs. Must not throw for any input.
   virtual bool sniff(const std::string& path, std::span<const std::byte> head) const = 0;
+  /// Whether the existing file at `path` (first bytes `head`) is one of this format's,
+  /// so that a save may replace it without being told to (SaveOptions::overwrite):
+  /// sniff() by default; a format without a signature (NDL) checks that the file reads.
+  virtual bool is_own_file(const std::string& path, std::span<const std::byte> head) const {
+    return sniff(path, head);
+  }
   /// Reads `path` as a model tree.
   virtual model::Tree open(const std::string& path, const OpenOptions& options) const = 0;
   /// Whether save() is implemented.

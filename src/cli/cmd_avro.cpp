@@ -13,6 +13,7 @@
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
+#include "dudley/core/text.hpp"
 #include "dudley/formats/avro.hpp"
 #include "dudley/io/atomic_file.hpp"
 #include "dudley/model/value_json.hpp"
@@ -66,7 +67,8 @@ int run_decode(const AvroOptions& o) {
     SaveOptions save;
     save.format = o.to;
     const SaveReport report = dudley::save(tree, o.output, save);
-    for (const std::string& note : report.notes) fmt::print(stderr, "note: {}\n", note);
+    for (const std::string& note : report.notes)
+      fmt::print(stderr, "note: {}\n", escape_controls(note));
     if (o.json) {
       fmt::print("{}\n", json_text({{"output", o.output}, {"bytes", report.bytes()}}, 2));
     } else if (!o.quiet) {

@@ -8,6 +8,8 @@
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
+#include "dudley/core/text.hpp"
+#include "dudley/io/redact.hpp"
 #include "dudley/layout/syntax/diagnostic_format.hpp"
 #include "dudley/layout/syntax/parser.hpp"
 
@@ -26,7 +28,9 @@ int run_check(const CheckOptions& options) {
   int worst = kExitOk;
   nlohmann::json report = nlohmann::json::array();
   for (const auto& path : options.paths) {
-    nlohmann::json entry = {{"file", path}};
+    // A path may be a URL: named without its secrets (query, user:password@) everywhere.
+    const std::string shown = io::redacted_url(path);
+    nlohmann::json entry = {{"file", shown}};
     std::string text;
     try {
       text = read_text_file(path);
@@ -34,10 +38,10 @@ int run_check(const CheckOptions& options) {
       worst = kExitError;
       if (options.json) {
         entry["ok"] = false;
-        entry["error"] = e.message();
+        entry["error"] = io::redacted_text(e.message());
         report.push_back(entry);
       } else {
-        fmt::print(stderr, "{}\n", e.what());
+        fmt::print(stderr, "{}\n", escape_controls(io::redacted_text(e.what()), true));
       }
       continue;
     }
@@ -53,7 +57,7 @@ int run_check(const CheckOptions& options) {
         entry["diagnostics"].push_back({{"line", d.line},
                                         {"column", d.column},
                                         {"code", layout::diag_code_name(d.code)},
-                                        {"message", d.message}});
+                                        {"message", io::redacted_text(d.message)}});
       }
       const auto& l = result.layout;
       entry["counts"] = {{"nodes", l.nodes.size()},
@@ -64,9 +68,11 @@ int run_check(const CheckOptions& options) {
       continue;
     }
     for (const auto& d : result.diagnostics) {
-      fmt::print(stderr, "{}", layout::format_diagnostic(d, path, text));
+      fmt::print(
+          stderr, "{}",
+          escape_controls(io::redacted_text(layout::format_diagnostic(d, shown, text)), true));
     }
-    if (result.ok()) fmt::print("{}: ok\n", path);
+    if (result.ok()) fmt::print("{}: ok\n", escape_controls(shown));
   }
   if (options.json) fmt::print("{}\n", json_text(report, 2));
   return worst;

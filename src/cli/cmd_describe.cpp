@@ -6,9 +6,11 @@
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
 #include "cli/failure.hpp"
+#include "cli/output_file.hpp"
 #include "cli/tree_json.hpp"
 #include "cli/value_text.hpp"
 #include "dudley/core/file_io.hpp"
+#include "dudley/core/text.hpp"
 #include "dudley/formats/ndl.hpp"
 #include "dudley/io/atomic_file.hpp"
 #include "dudley/io/redact.hpp"
@@ -21,6 +23,7 @@ struct DescribeCommandOptions {
   DataOptions data;
   bool values = false;
   std::string output;
+  bool overwrite = false;  ///< --overwrite: replace -o's file although it is no NDL
 };
 
 int run_describe(const DescribeCommandOptions& options) {
@@ -48,9 +51,8 @@ int run_describe(const DescribeCommandOptions& options) {
     return problems.errors.empty() ? kExitOk : kExitInvalid;
   }
   if (!options.output.empty()) {
-    if (same_file(options.output, options.data.data))
-      throw Error(ErrorCategory::kUsage,
-                  fmt::format("--output {} is the file being described", options.output));
+    check_output_file(options.output, ndl_output(), input_files(options.data, &tree),
+                      options.overwrite);
     io::AtomicFile file(options.output);
     uint64_t at = 0;
     ndl::describe(
@@ -66,8 +68,9 @@ int run_describe(const DescribeCommandOptions& options) {
     ndl::describe(
         tree, describe, [&](std::string_view s) { out.write(s); }, problems);
   }
-  for (const std::string& n : problems.notes) fmt::print(stderr, "note: {}\n", n);
-  for (const std::string& w : problems.warnings) fmt::print(stderr, "warning: {}\n", w);
+  for (const std::string& n : problems.notes) fmt::print(stderr, "note: {}\n", escape_controls(n));
+  for (const std::string& w : problems.warnings)
+    fmt::print(stderr, "warning: {}\n", escape_controls(w));
   for (const std::string& e : problems.errors) {
     fmt::print(stderr, "{}\n",
                io::redacted_text(fmt::format("{}: error: {}", options.data.data, e)));
@@ -88,7 +91,11 @@ void add_describe_command(CLI::App& app, int& exit_code) {
   add_data_options(*cmd, options->data, false);
   cmd->add_flag("--values", options->values,
                 "Write the values of ndarrays and dimcoords too (attribute values always are)");
-  cmd->add_option("-o,--output", options->output, "Write the description to this file");
+  cmd->add_option("-o,--output", options->output,
+                  "Write the description to this file (replacing only an NDL description, "
+                  "never an input)");
+  cmd->add_flag("--overwrite", options->overwrite,
+                "Replace -o's file although it is not an NDL description");
   cmd->callback([options, &exit_code] {
     exit_code = guarded(options->data.json, [&] { return run_describe(*options); });
   });

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/failure.hpp"
+#include "cli/output_file.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/layout/syntax/diagnostic_format.hpp"
@@ -19,6 +21,7 @@ struct FmtOptions {
   std::string output;
   bool in_place = false;
   bool check = false;
+  bool overwrite = false;  ///< --overwrite: replace -o's file although it is no layout
 };
 
 int run_fmt(const FmtOptions& options) {
@@ -42,6 +45,7 @@ int run_fmt(const FmtOptions& options) {
   if (options.in_place) {
     write_file_atomically(options.path, canonical);
   } else if (!options.output.empty()) {
+    check_output_file(options.output, layout_output(), {options.path}, options.overwrite);
     write_file_atomically(options.output, canonical);
   } else {
     std::fwrite(canonical.data(), 1, canonical.size(), stdout);
@@ -64,7 +68,10 @@ void add_fmt_command(CLI::App& app, int& exit_code) {
       ->excludes(out);
   cmd->add_flag("--check", options->check,
                 "Write nothing; exit 1 when the file is not already canonical");
-  cmd->callback([options, &exit_code] { exit_code = run_fmt(*options); });
+  cmd->add_flag("--overwrite", options->overwrite,
+                "Replace -o's file although it is not a Dudley layout");
+  cmd->callback(
+      [options, &exit_code] { exit_code = guarded(false, [&] { return run_fmt(*options); }); });
 }
 
 }  // namespace dudley::cli

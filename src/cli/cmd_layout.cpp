@@ -11,12 +11,15 @@
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
 #include "cli/failure.hpp"
+#include "cli/output_file.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/file_io.hpp"
 #include "dudley/core/path.hpp"
+#include "dudley/core/text.hpp"
 #include "dudley/formats/netcdf.hpp"
 #include "dudley/io/atomic_file.hpp"
 #include "dudley/io/byte_source.hpp"
+#include "dudley/io/redact.hpp"
 #include "dudley/layout/bind/to_model.hpp"
 #include "dudley/layout/syntax/parser.hpp"
 #include "dudley/layout/write/from_model.hpp"
@@ -28,6 +31,7 @@ namespace {
 struct LayoutCommandOptions {
   DataOptions data;
   std::string output;
+  bool overwrite = false;  ///< --overwrite: replace -o's file although it is no layout
 };
 
 struct Placed {
@@ -244,10 +248,7 @@ void write_output(const LayoutCommandOptions& options, const std::string& text,
     std::fwrite(text.data(), 1, text.size(), stdout);
     return;
   }
-  for (const std::string& in : inputs) {
-    if (same_file(options.output, in))
-      throw Error(ErrorCategory::kUsage, fmt::format("--output {} is an input", options.output));
-  }
+  check_output_file(options.output, layout_output(), inputs, options.overwrite);
   write_file_atomically(options.output, text);
 }
 
@@ -268,7 +269,8 @@ void print_skipped(const Plan& plan) {
     if (s.damaged) {
       fmt::print(stderr, "error: {}: cannot be read, not laid out: {}\n", s.path, s.reason);
     } else {
-      fmt::print(stderr, "note: {}: not laid out: {}\n", s.path, s.reason);
+      fmt::print(stderr, "note: {}: not laid out: {}\n", escape_controls(s.path),
+                 escape_controls(s.reason));
     }
   }
 }
@@ -290,25 +292,25 @@ int run_layout(const LayoutCommandOptions& options) {
     if (std::optional<std::string> nc = netcdf_layout(data.data)) {
       // Every variable is laid out: record variables as fields of /records.
       if (data.json) {
-        nlohmann::ordered_json out{{"file", data.data}, {"layout", *nc}};
+        nlohmann::ordered_json out{{"file", io::redacted_url(data.data)}, {"layout", *nc}};
         const std::string json = json_text(out, 2) + "\n";
         std::fwrite(json.data(), 1, json.size(), stdout);
       } else {
-        write_output(options, *nc, {data.data});
+        write_output(options, *nc, input_files(data));
       }
       return 0;
     }
     const Plan plan = plan_for(data, false);
     const std::string text =
         fmt::format("# Dudley layout of {}: its arrays at their addresses (dudley layout)\n{}",
-                    data.data, plan.text);
+                    io::redacted_url(data.data), plan.text);
     if (data.json) {
-      nlohmann::ordered_json out{{"file", data.data}, {"layout", text}};
+      nlohmann::ordered_json out{{"file", io::redacted_url(data.data)}, {"layout", text}};
       out.update(plan_json(plan));
       const std::string json = json_text(out, 2) + "\n";
       std::fwrite(json.data(), 1, json.size(), stdout);
     } else {
-      write_output(options, text, {data.data});
+      write_output(options, text, input_files(data));
       print_skipped(plan);
     }
     return plan.status();
@@ -346,11 +348,11 @@ int run_layout(const LayoutCommandOptions& options) {
   const std::string text = fmt::format(
       "# Dudley layout of the family {} ({} members): arrays at the same addresses in each{} "
       "(dudley layout --family)\n{}",
-      data.family, members.size(),
+      io::redacted_url(data.family), members.size(),
       varying.empty() ? "" : ", extents that differ read from each file", body);
   if (data.json) {
     nlohmann::ordered_json out{
-        {"family", data.family}, {"members", members.size()}, {"layout", text}};
+        {"family", io::redacted_url(data.family)}, {"members", members.size()}, {"layout", text}};
     out.update(plan_json(first));
     nlohmann::ordered_json extents = nlohmann::ordered_json::array();
     for (const auto& [path, dims] : varying) extents.push_back({{"path", path}, {"dims", dims}});
@@ -378,7 +380,10 @@ void add_layout_command(CLI::App& app, int& exit_code) {
       "the same places; extents that differ are read from each file where it stores them "
       "(HDF5), and the first member that breaks the layout otherwise is named.");
   add_data_options(*cmd, options->data, true);
-  cmd->add_option("-o,--output", options->output, "Write the layout to this file");
+  cmd->add_option("-o,--output", options->output,
+                  "Write the layout to this file (replacing only a layout, never an input)");
+  cmd->add_flag("--overwrite", options->overwrite,
+                "Replace -o's file although it is not a Dudley layout");
   cmd->callback([options, &exit_code] {
     exit_code = guarded(options->data.json, [&] { return run_layout(*options); });
   });

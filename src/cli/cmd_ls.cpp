@@ -67,7 +67,9 @@ struct Problem {
 
 // " {units=\"K\", ...}" after an item with attributes.
 std::string attrs_suffix(const model::Node& node) {
-  return node.attributes.empty() ? "" : " {" + attributes_text(node.attributes) + "}";
+  // Attribute names and texts are the file's: their control characters printed escaped.
+  return node.attributes.empty() ? ""
+                                 : " {" + escape_controls(attributes_text(node.attributes)) + "}";
 }
 
 // One line per item, like `h5ls -r`; collects the problems of the items that could not be
@@ -133,7 +135,8 @@ void print_node(const model::Node& node, const std::string& path, std::vector<Pr
         break;
       }
       const std::string stored = storage_text(node.storage);
-      fmt::print("{:<32} array {} {}{}{}{}\n", shown, type_text(node.dtype), shape_text(node),
+      fmt::print("{:<32} array {} {}{}{}{}\n", shown, escape_controls(type_text(node.dtype)),
+                 shape_text(node),
                  node.storage.offset ? fmt::format(" @ {}", *node.storage.offset) : "",
                  stored.empty() ? "" : " " + stored,
                  (!node.link ? "" : " -> " + escape_controls(node.link->text())) +

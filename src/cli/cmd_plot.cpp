@@ -11,9 +11,11 @@
 #include "cli/commands.hpp"
 #include "cli/data_options.hpp"
 #include "cli/failure.hpp"
+#include "cli/output_file.hpp"
 #include "cli/plot_values.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
+#include "dudley/io/redact.hpp"
 #include "dudley/render/figure.hpp"
 #include "dudley/render/png.hpp"
 
@@ -34,15 +36,21 @@ struct PlotOptions {
   std::string title;
   bool fill = false;
   bool phase = false;
+  bool overwrite = false;  ///< --overwrite: replace OUT although it is no PNG
 };
 
 // "WxH" as two sides.
 std::pair<int, int> parse_size(const std::string& text) {
   int w = 0, h = 0;
   char x = 0, extra = 0;
-  if (std::sscanf(text.c_str(), "%d%c%d%c", &w, &x, &h, &extra) != 3 || (x != 'x' && x != 'X')) {
+  // A figure needs room for its axes; 16384 pixels a side is 1 GiB of RGBA.
+  constexpr int kLeast = 16, kMost = 16384;
+  if (std::sscanf(text.c_str(), "%d%c%d%c", &w, &x, &h, &extra) != 3 || (x != 'x' && x != 'X') ||
+      w < kLeast || h < kLeast || w > kMost || h > kMost) {
     throw Error(ErrorCategory::kUsage,
-                fmt::format("--size {}: give the width and height in pixels, as 800x600", text));
+                fmt::format("--size {}: give the width and height in pixels, as 800x600, each "
+                            "from {} to {}",
+                            text, kLeast, kMost));
   }
   return {w, h};
 }
@@ -65,6 +73,7 @@ int run_plot(const PlotOptions& o) {
   figure.keep_aspect = !o.fill;
   (void)render::Colormap::named(o.colormap);  // an unknown map fails before any reading
   model::Tree tree = open_data(o.data);
+  check_output_file(o.output, png_output(), input_files(o.data, &tree), o.overwrite);
   PlotRead how;
   how.max_rows = figure.height;
   how.max_cols = figure.width;
@@ -75,7 +84,7 @@ int run_plot(const PlotOptions& o) {
   const render::Canvas canvas = draw_figure(v, figure, &layout);
   nlohmann::ordered_json summary = {
       {"output", o.output},
-      {"data", o.data.data},
+      {"data", io::redacted_url(o.data.data)},  // kept in the PNG too: no secret
       {"item", o.item},
       {"kind", kind_name(v.kind)},
       {"dtype", dtype_json(v.dtype)},
@@ -111,7 +120,7 @@ int run_plot(const PlotOptions& o) {
   summary["x_axis"] = axis_json(v.x);
   render::write_png(o.output, canvas,
                     {{"Title", figure.title},
-                     {"Source", o.data.data},
+                     {"Source", io::redacted_url(o.data.data)},
                      {"Software", "dudley " DUDLEY_VERSION},
                      {"dudley-plot", json_text(summary)}});
   if (o.data.json) {
@@ -186,6 +195,8 @@ void add_plot_command(CLI::App& app, int& exit_code) {
                 "Stretch a heatmap over the whole area (default: square cells)");
   cmd->add_flag("--phase", options->phase,
                 "Complex values: draw their phase (default: their amplitude)");
+  cmd->add_flag("--overwrite", options->overwrite,
+                "Replace OUT although it is not a PNG picture (never an input)");
   cmd->callback([options, &exit_code] {
     exit_code = guarded(options->data.json, [&] { return run_plot(*options); });
   });

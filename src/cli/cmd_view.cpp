@@ -36,7 +36,7 @@ struct ViewOptions {
   int port = 0;
   std::string bind = "127.0.0.1";
   bool open = false;
-  int threads = 4;
+  int threads = 16;        // requests waiting for another's read hold theirs: /api/info has others
   double time_limit = 20;  // seconds (view::ViewerApi::kDefaultTimeLimit)
 };
 

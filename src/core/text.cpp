@@ -212,15 +212,29 @@ std::string escape_controls(std::string_view text, bool keep_line_ends) {
   auto is_control = [&](unsigned char c) {
     return (c < 0x20 || c == 0x7F) && !(keep_line_ends && (c == '\n' || c == '\t'));
   };
-  if (std::none_of(text.begin(), text.end(),
-                   [&](char c) { return is_control(static_cast<unsigned char>(c)); }))
-    return std::string(text);
+  // C1 controls (U+0080-U+009F, "\xC2\x80".."\xC2\x9F" in UTF-8): some terminals take
+  // U+009B as the start of an escape sequence, as ESC [.
+  auto is_c1 = [&](size_t i) {
+    return static_cast<unsigned char>(text[i]) == 0xC2 && i + 1 < text.size() &&
+           static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+           static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+  };
+  bool any = false;
+  for (size_t i = 0; i < text.size() && !any; ++i)
+    any = is_control(static_cast<unsigned char>(text[i])) || is_c1(i);
+  if (!any) return std::string(text);
+  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(text.size() + 8);
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (!is_control(c)) {
-      out += ch;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (is_c1(i)) {
+      const auto code = static_cast<unsigned char>(text[++i]);
+      out += "\\u00";
+      out += kHex[code >> 4];
+      out += kHex[code & 15];
+    } else if (!is_control(c)) {
+      out += static_cast<char>(c);
     } else if (c == '\n') {
       out += "\\n";
     } else if (c == '\r') {
@@ -228,7 +242,6 @@ std::string escape_controls(std::string_view text, bool keep_line_ends) {
     } else if (c == '\t') {
       out += "\\t";
     } else {
-      static constexpr char kHex[] = "0123456789abcdef";
       out += "\\x";
       out += kHex[c >> 4];
       out += kHex[c & 15];

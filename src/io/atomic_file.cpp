@@ -18,6 +18,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
+#include "io/temporary_mark.hpp"
 
 namespace dudley::io {
 
@@ -49,6 +50,8 @@ void remove_stale_temporaries(const std::string& path) {
     }
     const long pid = std::strtol(rest.substr(0, dash).c_str(), nullptr, 10);
     if (pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    // A user's file merely named so is left alone: only a marked temporary is ours.
+    if (!marked_temporary(it->path().string())) continue;
     std::error_code ignored;
     fs::remove(it->path(), ignored);
   }
@@ -89,6 +92,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   }
   if (fd_ < 0) io_error(path_, "cannot create the output file in its directory", errno);
   ::fchmod(fd_, mode);  // the umask does not apply to a copied mode, as with cp -p
+  mark_temporary(fd_);
 }
 
 AtomicFile::~AtomicFile() {
@@ -164,6 +168,7 @@ void AtomicFile::stage(bool fsync) {
     }
     temp_ = named;
   }
+  unmark_temporary(fd_);  // what appears is an output, not a temporary
   if (::close(fd_) != 0) {
     fd_ = -1;
     io_error(path_, "close failed", errno);

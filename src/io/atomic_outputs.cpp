@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "dudley/core/error.hpp"
+#include "io/temporary_mark.hpp"
 
 namespace dudley::io {
 
@@ -107,7 +108,8 @@ void remove_stale_siblings(const std::string& path) {
   std::vector<fs::path> stale;
   for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (!is_sibling_name(name, target)) continue;
+    // A name alone is no proof: only a temporary this program made and marked is removed.
+    if (!is_sibling_name(name, target) || !marked_temporary(it->path().string())) continue;
     const int fd = ::open(it->path().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) continue;
     std::error_code e2;
@@ -140,6 +142,7 @@ std::string make_sibling(const std::string& path, const char* kind, bool directo
     if (held < 0) fail(path, "cannot create a file beside it", errno);
   }
   if (held >= 0) (void)(directory ? lock(held, LOCK_EX) : lock_file(held));
+  mark_temporary(held);
   return name.data();
 }
 
@@ -196,6 +199,7 @@ void AtomicDirectory::commit(bool fsync) {
     }
     sync_path(staging_, O_RDONLY | O_DIRECTORY);
   }
+  unmark_temporary(staging_);  // what appears is the output, not a temporary
   struct stat st {};
   if (::lstat(path_.c_str(), &st) != 0) {
     if (::rename(staging_.c_str(), path_.c_str()) != 0)
@@ -255,6 +259,7 @@ void NamedTempFile::commit(bool fsync) {
   struct stat st {};
   ::chmod(temp_.c_str(), ::stat(path_.c_str(), &st) == 0 ? st.st_mode & 07777 : default_mode(0666));
   if (fsync) sync_path(temp_, O_RDONLY);
+  unmark_temporary(temp_);
   if (::rename(temp_.c_str(), path_.c_str()) != 0) fail(path_, "cannot move into place", errno);
   committed_ = true;
   if (fsync) sync_parent(path_);

@@ -27,6 +27,8 @@ constexpr uint64_t kMaxListPage = uint64_t{64} << 20;
 // The longest continuation token taken (S3's are a few hundred bytes): every token of a
 // listing is kept to find one that comes again.
 constexpr size_t kMaxToken = size_t{16} << 10;
+// The most keys one listing names (10^7: the chunks of a 10 TB array of 1 MB chunks).
+constexpr uint64_t kMaxListed = 10000000;
 
 // A bucket's requests: their URLs, their signature, what S3's errors say.
 class S3Access final : public HttpAccess {
@@ -137,7 +139,9 @@ class S3Store final : public Store {
       if (!is_prefix || key.size() <= start.size()) return;
       std::string name = key.substr(start.size());
       while (!name.empty() && name.back() == '/') name.pop_back();
-      if (!name.empty() && name.front() != '.') names.insert(std::move(name));
+      // Every name, "" (of "a//b"), "." and ".." too: the reader says why such a one is not
+      // a node, rather than leaving what the bucket holds out silently.
+      names.insert(std::move(name));
     });
     return {names.begin(), names.end()};
   }
@@ -193,7 +197,9 @@ class S3Store final : public Store {
             const std::function<void(const std::string&, bool)>& visit) const {
     const std::string where = "s3://" + access_->config().bucket + "/" + start;
     std::string token;
-    std::set<std::string> tokens;
+    // Tokens seen, by hash (a token may be 16 KiB; a listing of 10^4 pages keeps 80 KB).
+    std::set<size_t> tokens;
+    uint64_t listed = 0;
     for (;;) {
       // The parameters in the order a signature's canonical query puts them (libcurl 7.88
       // signs the query as it is given).
@@ -226,6 +232,16 @@ class S3Store final : public Store {
       for (const std::string& k : page.keys) visit(k, false);
       for (const std::string& p : page.prefixes) visit(p, true);
       if (!page.truncated) return;
+      // A server that never ends a listing (fresh tokens forever) is met by a bound, not by
+      // memory running out an hour later.
+      listed += page.keys.size() + page.prefixes.size();
+      if (listed > kMaxListed) {
+        throw Error(ErrorCategory::kLimit,
+                    fmt::format("the listing goes on past {} keys; this reader lists at most "
+                                "that many under one prefix",
+                                kMaxListed),
+                    Location::file(where));
+      }
       if (page.next_token.size() > kMaxToken) {
         throw Error(ErrorCategory::kData,
                     fmt::format("the listing's continuation token has {} bytes; at most {} are "
@@ -233,7 +249,7 @@ class S3Store final : public Store {
                                 page.next_token.size(), kMaxToken),
                     Location::file(where));
       }
-      if (!tokens.insert(page.next_token).second) {
+      if (!tokens.insert(std::hash<std::string>{}(page.next_token)).second) {
         throw Error(ErrorCategory::kData,
                     fmt::format("the listing goes round: continuation token {:?} came before, "
                                 "after {} pages",

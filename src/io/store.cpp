@@ -56,7 +56,9 @@ bool is_plain_key(std::string_view key) {
 class DirectoryStore final : public Store {
  public:
   DirectoryStore(std::string path, const std::vector<std::string>& allow_outside)
-      : path_(std::move(path)), rule_(ReadRule::for_directory(path_, allow_outside)) {
+      : path_(std::move(path)),
+        rule_(ReadRule::for_directory(path_, allow_outside)),
+        own_(ReadRule::for_directory(path_)) {
     while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
     root_ = Fd(::open(path_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   }
@@ -122,7 +124,9 @@ class DirectoryStore final : public Store {
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       std::string name = it->path().filename().string();
       std::error_code e2;
-      if (name.front() != '.' && it->is_directory(e2)) names.push_back(std::move(name));
+      // Dot names too (".inf" is a Zarr node's name like any): the reader looks for a node's
+      // document in each.
+      if (it->is_directory(e2)) names.push_back(std::move(name));
     }
     std::sort(names.begin(), names.end());
     return names;
@@ -135,6 +139,7 @@ class DirectoryStore final : public Store {
       const fs::path target = file(v.key);
       std::error_code ec;
       fs::create_directories(target.parent_path(), ec);  // AtomicFile names what fails
+      check_within(v.key, target.parent_path().string());
       AtomicFile out(target.string());
       out.copy_from(*v.value, 0, 0, v.value->size());
       out.commit();
@@ -144,7 +149,11 @@ class DirectoryStore final : public Store {
 
   void erase_many(std::span<const std::string> keys) override {
     for (const std::string& key : keys) {
-      if (::unlink(file(key).c_str()) != 0) {
+      const fs::path target = file(key);
+      std::error_code ec;
+      if (!fs::exists(fs::symlink_status(target.parent_path(), ec))) continue;
+      check_within(key, target.parent_path().string());
+      if (::unlink(target.c_str()) != 0) {
         if (errno == ENOENT) continue;
         throw Error(ErrorCategory::kIo, fmt::format("cannot remove: {}", std::strerror(errno)),
                     Location::file(where(key)));
@@ -214,7 +223,20 @@ class DirectoryStore final : public Store {
   }
 
   std::string path_;
+  // Writes and removals stay inside the store: the folder `dir` of `key`, resolved (a
+  // symbolic link to a folder elsewhere leads there), must lie in it, whatever reads allow.
+  void check_within(const std::string& key, const std::string& dir) const {
+    const std::optional<std::string> real = resolved_path(dir);
+    if (real && own_.allows(*real)) return;
+    throw Error(ErrorCategory::kUsage,
+                fmt::format("its folder leads outside the store ({}): not written or removed "
+                            "through it",
+                            real ? *real : std::string("cannot be resolved")),
+                Location::file(where(key)));
+  }
+
   ReadRule rule_;  ///< the store itself, and the folders allowed besides
+  ReadRule own_;   ///< the store itself: where writes and removals go
   Fd root_;        ///< the store's directory, keys resolved beneath it
 };
 

@@ -42,6 +42,13 @@ std::optional<std::string> MemberNames::refuse(std::string_view name) {
 }
 
 std::string quoted_name(std::string_view name) {
+  // A name of thousands of bytes says what it is by its start and its length.
+  constexpr size_t kShown = 200;
+  if (name.size() > kShown + 40) {
+    size_t cut = kShown;
+    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+    return quoted_name(name.substr(0, cut)) + fmt::format("... ({} bytes)", name.size());
+  }
   std::string out = "'";
   for (size_t i = 0; i < name.size();) {
     const auto c = static_cast<unsigned char>(name[i]);

@@ -15,6 +15,18 @@ using model::Value;
 
 constexpr std::string_view kAsdfTagPrefix = "tag:stsci.edu:asdf/";
 
+// The length of a character at `s[at]` that YAML 1.1 reads as a line break or a byte order
+// mark although it is not ASCII (U+0085, U+2028, U+2029, U+FEFF), or a C1 control
+// (U+0080-U+009F): written plain, such a character in a name would end the key there and
+// make the rest of the name YAML of its own; 0 for any other.
+size_t special_at(const std::string& s, size_t at) {
+  const auto b = [&](size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0; };
+  if (b(at) == 0xC2 && b(at + 1) >= 0x80 && b(at + 1) <= 0x9F) return 2;
+  if (b(at) == 0xE2 && b(at + 1) == 0x80 && (b(at + 2) == 0xA8 || b(at + 2) == 0xA9)) return 3;
+  if (b(at) == 0xEF && b(at + 1) == 0xBB && b(at + 2) == 0xBF) return 3;
+  return 0;
+}
+
 bool needs_quotes(const std::string& s) {
   if (s.empty()) return true;
   YamlNode probe;
@@ -30,15 +42,27 @@ bool needs_quotes(const std::string& s) {
       s.back() == ':') {
     return true;
   }
-  for (unsigned char c : s) {
-    if (c < 0x20 || c == 0x7f) return true;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f || special_at(s, i) > 0) return true;
   }
   return false;
 }
 
 std::string quoted(const std::string& s) {
   std::string out = "\"";
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (const size_t n = special_at(s, i); n > 0) {
+      // As its code point, never the character itself: "\u2028".
+      const uint32_t code = n == 2 ? static_cast<uint32_t>(static_cast<unsigned char>(s[i + 1]))
+                            : static_cast<unsigned char>(s[i]) == 0xEF
+                                ? 0xFEFF
+                                : 0x2000 | (static_cast<unsigned char>(s[i + 2]) - 0x80);
+      out += fmt::format("\\u{:04x}", code);
+      i += n - 1;
+      continue;
+    }
     switch (c) {
       case '"':
         out += "\\\"";

@@ -482,7 +482,12 @@ HttpReply ViewerApi::members(const HttpRequest& request) {
 }
 
 HttpReply ViewerApi::search(const HttpRequest& request) {
-  return json_reply(view::search(*tree_.root, required(request, "q")));
+  const std::string& text = required(request, "q");
+  if (text.size() > kMaxSearchBytes) {
+    throw Refusal{400, fmt::format("q= holds {} bytes: a search is for at most {}", text.size(),
+                                   kMaxSearchBytes)};
+  }
+  return json_reply(view::search(*tree_.root, text));
 }
 
 HttpReply ViewerApi::item(const HttpRequest& request) {

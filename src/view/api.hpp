@@ -73,6 +73,8 @@ class ViewerApi {
   /// allocate gigabytes.
   static constexpr uint64_t kMaxReadBytes = uint64_t{64} << 20;
   static constexpr std::chrono::milliseconds kDefaultTimeLimit{20000};
+  /// The longest text a search looks for (names are rarely longer than a line).
+  static constexpr size_t kMaxSearchBytes = 1024;
 
  private:
   HttpReply answer(const HttpRequest& request);

@@ -36,7 +36,7 @@ using Handler = std::function<HttpReply(const HttpRequest&)>;
 struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 0;              ///< 0: a free port the system picks
-  int threads = 4;           ///< requests answered at once
+  int threads = 16;          ///< requests answered at once
   int timeout_seconds = 30;  ///< a client that sends nothing for this long is dropped
   /// A connection that takes longer than this to send a whole request (half-sent, or a
   /// byte every few seconds) is dropped: such clients cannot hold the server's threads.

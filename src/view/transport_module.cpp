@@ -45,7 +45,11 @@ void serve(const dudley::view::ServeOptions& options, const dudley::view::Handle
   };
   server.set_read_timeout(options.timeout_seconds, 0);
   server.set_write_timeout(options.timeout_seconds, 0);
-  server.set_keep_alive_timeout(5);
+  // One request a connection: a connection kept open between requests holds one of the
+  // pool's threads while it waits (40 idle ones delayed /api/info by 48 s). The page asks
+  // 127.0.0.1, where a new connection costs a fraction of a millisecond.
+  server.set_keep_alive_max_count(1);
+  server.set_keep_alive_timeout(1);
   server.set_payload_max_length(size_t{64} * 1024);
   // SO_REUSEADDR alone: cpp-httplib's default adds SO_REUSEPORT, with which a second viewer
   // (or any program) could listen on the same port and take half of the requests.

@@ -7,6 +7,7 @@
 
 #include "cli/model_json.hpp"
 #include "cli/tree_json.hpp"
+#include "dudley/core/deadline.hpp"
 
 namespace dudley::view {
 namespace {
@@ -122,6 +123,7 @@ json members_page(const model::Node& group, const std::string& path, uint64_t st
 
 json search(const model::Node& root, const std::string& text) {
   const std::string wanted = lower(text);
+  uint64_t since_check = 0;
   json matches = json::array();
   uint64_t looked = 0;
   bool complete = true;
@@ -140,6 +142,11 @@ json search(const model::Node& root, const std::string& text) {
       if (++looked > kSearchNodes || matches.size() >= kSearchMatches) {
         complete = false;
         return false;
+      }
+      // Long names and a long query cost time on a wide tree: the request's time limit holds.
+      if (++since_check == 4096) {
+        since_check = 0;
+        check_thread_deadline();
       }
       if (node->kind == model::NodeKind::kList && i >= kPageMembers) return false;
       const std::string p = node->kind == model::NodeKind::kList

@@ -26,7 +26,7 @@ ok "describe --json" "$PY -c 'import json,sys; d=json.load(open(\"$work/d.json\"
 $DUDLEY describe "$work/run_0.h5" --values -o "$work/v.yaml"
 ok "describe --values -o writes the values" "grep -q 'value: \[\[0.0, 1.0, 2.0\],' '$work/v.yaml'"
 $DUDLEY describe "$work/v.yaml" -o "$work/v.yaml" 2> "$work/e.txt"
-ok "describe -o refuses its input (exit 2)" "[ $? -eq 2 ] && grep -q 'is the file being described' '$work/e.txt'"
+ok "describe -o refuses its input (exit 2)" "[ $? -eq 2 ] && grep -q 'is an input of this command' '$work/e.txt'"
 $DUDLEY describe "$work/none.h5" 2> "$work/e.txt"
 ok "describe of a missing file: exit 2" "[ $? -eq 2 ]"
 $DUDLEY describe "$work/none.h5" --json > "$work/e.json" 2>/dev/null

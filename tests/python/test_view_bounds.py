@@ -81,6 +81,27 @@ def test_a_huge_tree_comes_in_pages(wide):
             assert peak < opened_mib + 100, (peak, opened_mib)
 
 
+def test_idle_connections_cannot_hold_the_viewer(tmp_path):
+    """A connection serves one request: 40 clients that keep theirs open after an answer
+    hold no thread (they delayed /api/info by 48 s with keep-alive)."""
+    (tmp_path / "x.bin").write_bytes(b"\x01")
+    (tmp_path / "x.dud").write_text("x = u1 @ 0\n")
+    with viewer(tmp_path / "x.bin", "--threads", "4") as (port, _):
+        idle = []
+        try:
+            for _ in range(40):
+                s = socket.create_connection(("127.0.0.1", port))
+                s.sendall(f"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+                idle.append(s)
+            time.sleep(0.5)
+            started = time.monotonic()
+            status, _ = get_json(port, "/api/info")
+            assert status == 200 and time.monotonic() - started < 1
+        finally:
+            for s in idle:
+                s.close()
+
+
 def test_half_sent_requests_cannot_hold_the_viewer(tmp_path):
     (tmp_path / "x.bin").write_bytes(b"\x01")
     (tmp_path / "x.dud").write_text("x = u1 @ 0\n")
@@ -105,9 +126,11 @@ def test_half_sent_requests_cannot_hold_the_viewer(tmp_path):
 
 
 class SlowStore(http.server.BaseHTTPRequestHandler):
-    """Serves a Zarr v2 array of one chunk; the chunk after `delay` seconds."""
+    """Serves a Zarr v2 array of one chunk; the chunk after `delay` seconds, or (`drip`) a
+    byte every half second."""
     protocol_version = "HTTP/1.1"
     delay = 12.0
+    drip = False
     files = {}
 
     def log_message(self, *args):
@@ -120,13 +143,19 @@ class SlowStore(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        if self.path.endswith("/0.0"):
+        if self.path.endswith("/0.0") and not self.drip:
             time.sleep(self.delay)
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         try:
-            self.wfile.write(body)
+            if self.path.endswith("/0.0") and self.drip:
+                for b in body:
+                    self.wfile.write(bytes([b]))
+                    self.wfile.flush()
+                    time.sleep(0.5)
+            else:
+                self.wfile.write(body)
         except OSError:
             pass
 
@@ -137,8 +166,10 @@ class SlowStore(http.server.BaseHTTPRequestHandler):
         self.end_headers()
 
 
-def test_the_time_limit_holds_inside_a_slow_read():
+@pytest.mark.parametrize("drip", [False, True])
+def test_the_time_limit_holds_inside_a_slow_read(drip):
     import json
+    SlowStore.drip = drip
     values = np.arange(12, dtype="<f8").reshape(3, 4)
     SlowStore.files = {
         "s.zarr/.zarray": json.dumps({"zarr_format": 2, "shape": [3, 4], "chunks": [3, 4],
@@ -170,6 +201,15 @@ def test_the_time_limit_holds_inside_a_slow_read():
             status, answer = answers["slice"]
             assert status == 503 and "time limit of 1 s" in answer["error"], answer
             assert answers["slice took"] < 4, answers["slice took"]
+            # Every endpoint that reads says so, as 503 (a drip once gave 500 with the
+            # store's hour-long deadline named).
+            for endpoint, params in [("/api/plot", {}), ("/api/values", {}),
+                                     ("/api/slice", {}), ("/api/export", {"format": "csv"})]:
+                started = time.monotonic()
+                status, answer = get_json(port, endpoint, {"path": "/", **params})
+                assert status == 503 and "time limit of 1 s" in answer["error"], (endpoint,
+                                                                                  answer)
+                assert time.monotonic() - started < 4
     finally:
         server.shutdown()
         server.server_close()

@@ -30,9 +30,9 @@ bool is_utf8(std::string_view text);
 /// The code points of UTF-8 text (for UCS-4 storage); nullopt when it is not valid UTF-8.
 std::optional<std::u32string> utf8_to_utf32(std::string_view text);
 
-/// `text` with its control characters (C0 and DEL) written as escapes ("\n", "\r", "\t",
-/// "\x1b"), so that text from a file printed to a terminal never moves its cursor, clears
-/// it or starts a line of its own; `keep_line_ends` keeps "\n" and "\t" (a multi-line
+/// `text` with its control characters (C0, DEL and C1) written as escapes ("\n", "\r",
+/// "\t", "\x1b", "\u009b"), so that text from a file printed to a terminal never moves its cursor,
+/// clears it or starts a line of its own; `keep_line_ends` keeps "\n" and "\t" (a multi-line
 /// report). Text without control characters comes back unchanged.
 std::string escape_controls(std::string_view text, bool keep_line_ends = false);
 

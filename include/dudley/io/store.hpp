@@ -56,7 +56,7 @@ class Store {
                     std::byte* out) const = 0;
   /// The names directly under `prefix` ("" for the root, else "a/b") that hold keys of
   /// their own (a directory's subdirectories; the prefixes ending at the next '/'), sorted.
-  /// Names starting with '.' are left out. Empty for a store that cannot list.
+  /// Empty for a store that cannot list.
   virtual std::vector<std::string> subdirectories(const std::string& prefix) const = 0;
   /// Whether subdirectories() can list (a directory can; a web server cannot, and a Zarr
   /// store's groups are then listed from their consolidated metadata, when it has it).

@@ -1,5 +1,6 @@
 #include "ndarray_node.hpp"
 
+#include <charconv>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -166,13 +167,28 @@ std::shared_ptr<const BlockStore> external_blocks(std::shared_ptr<io::ByteSource
 // URL's directory and read through the same store (bucket, credentials, endpoint). A path
 // climbing out of that directory is refused unless the caller allows it, and never climbs
 // above the bucket or server.
+// `part` of a URI path with its %XX escapes decoded (a bad escape stays as it is).
+std::string percent_decoded(std::string_view part) {
+  std::string out;
+  for (size_t i = 0; i < part.size(); ++i) {
+    int value = 0;
+    if (part[i] == '%' && i + 2 < part.size() &&
+        std::from_chars(part.data() + i + 1, part.data() + i + 3, value, 16).ptr ==
+            part.data() + i + 3) {
+      out += static_cast<char>(value);
+      i += 2;
+    } else {
+      out += part[i];
+    }
+  }
+  return out;
+}
+
 std::shared_ptr<const BlockStore> external_store_at_url(const YamlNode& node,
                                                         const std::string& uri,
                                                         const std::string& rel,
                                                         ArrayContext& context) {
-  const fs::path relative = fs::path(rel).lexically_normal();
-  const bool climbs = !relative.empty() && *relative.begin() == "..";
-  if (relative.is_absolute() || (climbs && !context.options.allow_external_outside)) {
+  if (!rel.empty() && rel.front() == '/') {
     bad(node, context.path,
         fmt::format("source '{}' lies outside the directory of {} (allow it with "
                     "--allow-external-outside)",
@@ -180,17 +196,39 @@ std::shared_ptr<const BlockStore> external_store_at_url(const YamlNode& node,
   }
   const size_t scheme_end = context.path.find("://") + 3;
   const size_t root_end = context.path.find('/', scheme_end);  // after the bucket or host
-  // The URL of the external file: the main file's directory, then `relative` part by part.
+  // The URL of the external file: the main file's directory, then `rel` part by part, each
+  // judged as the server will read it, its %XX escapes decoded ("%2e%2e" is "..", which a
+  // server resolves): a part that decodes to ".." climbs (only with
+  // --allow-external-outside, and never above the host or bucket), one that decodes to a
+  // '/', a '\' or a NUL is refused, and the others go as they were written.
   std::string target = context.path.substr(0, context.path.rfind('/'));
-  for (const fs::path& part : relative) {
-    if (part == "..") {
+  size_t at = 0;
+  while (at <= rel.size()) {
+    const size_t slash = std::min(rel.find('/', at), rel.size());
+    const std::string_view part(rel.data() + at, slash - at);
+    at = slash + 1;
+    const std::string decoded = percent_decoded(part);
+    if (decoded.empty() || decoded == ".") continue;
+    if (decoded.find_first_of(std::string_view("/\\\0", 3)) != std::string::npos) {
+      bad(node, context.path,
+          fmt::format("source '{}': a part of its path names a '/', '\\' or NUL by an escape",
+                      uri));
+    }
+    if (decoded == "..") {
+      if (!context.options.allow_external_outside) {
+        bad(node, context.path,
+            fmt::format("source '{}' lies outside the directory of {} (allow it with "
+                        "--allow-external-outside)",
+                        uri, context.path));
+      }
       if (root_end == std::string::npos || target.size() <= root_end) {
         bad(node, context.path, fmt::format("source '{}' climbs above {}", uri, target));
       }
       target.erase(target.rfind('/'));
-    } else if (part != ".") {
-      target += "/" + part.string();
+      continue;
     }
+    target += "/";
+    target += part;
   }
   if (auto it = context.external.find(target); it != context.external.end()) return it->second;
   return external_blocks(io::open_source(target, context.store), target, context);

@@ -197,6 +197,19 @@ SaveReport write_dudley(const model::Tree& tree, const std::string& path,
   write.write_layout = options.write_layout;
   write.embed_layout = options.embed_layout;
   write.progress = common.progress;
+  if (options.embed_layout) {
+    // A reader finds NAME.dud beside the data before the layout embedded in it: one left
+    // there (by an earlier conversion, or the user's) would be read in its place.
+    std::error_code ec;
+    const std::string beside = layout_path_for(path);
+    if (fs::exists(fs::symlink_status(beside, ec))) {
+      throw Error(ErrorCategory::kUsage,
+                  fmt::format("{} lies beside it, and readers would read the data through it "
+                              "instead of the embedded layout: remove it, or choose another name",
+                              beside),
+                  Location::file(path));
+    }
+  }
   SaveReport report;
   uint64_t bytes = 0;
   if (options.to_layout.empty()) {

@@ -23,6 +23,18 @@ class NdlFormat final : public BasicFormat {
     return std::none_of(head.begin(), head.end(), [](std::byte b) { return b == std::byte{0}; });
   }
 
+  // NDL has no signature: any text file named .yaml passes sniff(). A file a save may
+  // replace is one that reads as NDL (a docker-compose.yaml does not).
+  bool is_own_file(const std::string& path, std::span<const std::byte> head) const override {
+    if (!sniff(path, head)) return false;
+    try {
+      (void)open_ndl(path, NdlOpenOptions{}, OpenOptions{});
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+
   model::Tree open(const std::string& path, const OpenOptions& options) const override {
     return open_ndl(path, options.formats.get<NdlOpenOptions>(), options);
   }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "dudley/core/error.hpp"
+#include "dudley/model/member_names.hpp"
 #include "dudley/model/value_json.hpp"
 #include "json_text.hpp"
 #include "metadata.hpp"
@@ -38,6 +39,12 @@ std::vector<std::string> child_nodes(const io::Store& store, const std::string& 
   std::vector<std::string> names;
   for (std::string& name : store.subdirectories(prefix)) {
     if (name.starts_with("__")) continue;
+    // A name no node may have ("..", "." or "" from a listing's "a/../b", "a/./b", "a//b"):
+    // kept, so that node_at lists it with why it is not read, never left out silently.
+    if (model::name_problem(name, model::NameUse::kKey)) {
+      names.push_back(std::move(name));
+      continue;
+    }
     for (const char* meta : {"zarr.json", ".zarray", ".zgroup"}) {
       bool present = false;
       try {
@@ -179,6 +186,13 @@ std::unique_ptr<model::Node> node_at(const std::shared_ptr<const io::Store>& sto
                     fmt::format("groups nested more than {} deep are not read", kMaxDepth),
                     Location::file(store->where(key_in(prefix, name))));
       }
+      if (const std::optional<std::string> why = model::name_problem(name, model::NameUse::kKey)) {
+        throw Error(ErrorCategory::kData,
+                    fmt::format("the store lists a node named {}, which {}: not read (a name is "
+                                "never a path)",
+                                model::quoted_name(name), *why),
+                    Location::file(store->name()));
+      }
       child = node_at(store, key_in(prefix, name), depth + 1);
     } catch (const Error& e) {
       // Listed with its error: the rest of the store still reads.
@@ -223,11 +237,12 @@ class ConsolidatedStore final : public io::Store {
       if (key.rfind(lead, 0) != 0) continue;
       const std::string rest = key.substr(lead.size());
       const size_t slash = rest.find('/');
-      if (slash == std::string::npos || slash == 0) continue;
+      if (slash == std::string::npos) continue;
       const std::string file = rest.substr(slash + 1);
       if (file != "zarr.json" && file != ".zarray" && file != ".zgroup") continue;
+      // Every name, ".inf" and ".." too: node_at lists one no node may have with why.
       const std::string name = rest.substr(0, slash);
-      if (name.rfind("__", 0) != 0 && name.front() != '.') names.insert(name);
+      if (name.rfind("__", 0) != 0) names.insert(name);
     }
     return {names.begin(), names.end()};
   }

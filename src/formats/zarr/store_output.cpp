@@ -1,5 +1,7 @@
 #include "store_output.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <tuple>
@@ -29,18 +31,33 @@ class DirectoryOutput final : public StoreOutput {
                                           : fs::path(directory_.staging()) / prefix);
   }
   void write_chunks(std::span<const EncodedChunk> chunks) override {
-    for (const EncodedChunk& c : chunks) write_chunk(staged(c.key), *c.bytes);
+    for (const EncodedChunk& c : chunks) {
+      named_as_given(c.key, [&] { write_chunk(staged(c.key), *c.bytes); });
+    }
   }
   void write_metadata(const std::string& key, const std::string& text) override {
-    const std::string path = staged(key);
-    std::error_code ec;
-    fs::create_directories(fs::path(path).parent_path(), ec);  // write_file names what fails
-    write_file(path, text.data(), text.size());
+    named_as_given(key, [&] {
+      const std::string path = staged(key);
+      std::error_code ec;
+      fs::create_directories(fs::path(path).parent_path(), ec);  // write_file names what fails
+      write_file(path, text.data(), text.size());
+    });
   }
   void commit(bool fsync) override { directory_.commit(fsync); }
 
  private:
   std::string staged(const std::string& key) const { return directory_.staging() + "/" + key; }
+
+  // Runs `write`; its failure names the key where the user will find it, not the staging
+  // directory's hidden name.
+  template <typename F>
+  void named_as_given(const std::string& key, F&& write) const {
+    try {
+      write();
+    } catch (const Error& e) {
+      throw Error(e.category(), e.message(), Location::file(where(key)));
+    }
+  }
 
   io::AtomicDirectory directory_;
 };
@@ -62,6 +79,14 @@ class KeyValueOutput final : public StoreOutput {
     for (const std::string& key : existing.metadata) old_metadata_.push_back(full(key));
     old_values_.insert(existing.chunks.begin(), existing.chunks.end());
     foreign_.insert(existing.foreign.begin(), existing.foreign.end());
+    // Among other files (a directory of the user's), a key that was no value of the old
+    // store when the write began is looked at again just before it is written (a local
+    // look: a stat), so that a file the user made meanwhile is not replaced.
+    watch_new_keys_ = !foreign_.empty() && !store_.remote();
+    if (watch_new_keys_) {
+      old_keys_.insert(existing.metadata.begin(), existing.metadata.end());
+      old_keys_.insert(existing.chunks.begin(), existing.chunks.end());
+    }
   }
   ~KeyValueOutput() override {
     if (committed_) return;
@@ -84,6 +109,7 @@ class KeyValueOutput final : public StoreOutput {
     for (const EncodedChunk& c : chunks) {
       // Counted before the write: a failed batch may have written some of its values.
       written_.push_back(full(c.key));
+      if (watch_new_keys_) written_keys_.insert(c.key);
       old_values_.erase(c.key);
       requests.push_back(
           {written_.back(), io::memory_source(c.bytes->data(), c.bytes->size(), where(c.key))});
@@ -123,12 +149,32 @@ class KeyValueOutput final : public StoreOutput {
   std::string full(const std::string& key) const { return name_.empty() ? key : name_ + "/" + key; }
 
   // A key of the new store that is something else's (a user's file where a chunk would
-  // go): refused, before anything of this batch is written.
+  // go), or that lies below something else's (a symbolic link to a folder elsewhere, a
+  // user's file where a folder would go): refused, before anything of this batch is
+  // written.
   void keep_foreign(const std::string& key) const {
-    if (foreign_.count(key)) {
+    if (foreign_.empty()) return;
+    std::string_view at = key;
+    for (;;) {
+      if (foreign_.count(std::string(at)) ||
+          (at.size() < key.size() && foreign_.count(std::string(at) + "/"))) {
+        throw Error(
+            ErrorCategory::kUsage,
+            fmt::format("{} no part of the Zarr store written here, and the new store "
+                        "would write {}: choose another destination",
+                        at.size() == key.size() ? "is" : fmt::format("lies below {}, which is", at),
+                        at.size() == key.size() ? "over it" : "through it"),
+            Location::file(where(key)));
+      }
+      const size_t slash = at.rfind('/');
+      if (slash == std::string_view::npos) break;
+      at = at.substr(0, slash);
+    }
+    if (watch_new_keys_ && !old_keys_.count(key) && !written_keys_.count(key) &&
+        store_.size(full(key)).has_value()) {
       throw Error(ErrorCategory::kUsage,
-                  "is no part of the Zarr store written here, and the new store would "
-                  "replace it: choose another destination",
+                  "appeared while the store was written, and is no part of it: not replaced; "
+                  "choose another destination",
                   Location::file(where(key)));
     }
   }
@@ -144,8 +190,11 @@ class KeyValueOutput final : public StoreOutput {
   io::Store& store_;
   std::string name_, url_;
   std::vector<std::string> old_metadata_;
-  std::unordered_set<std::string> old_values_;  ///< old chunks not written over yet
-  std::unordered_set<std::string> foreign_;     ///< keys no part of the old store: kept
+  std::unordered_set<std::string> old_values_;    ///< old chunks not written over yet
+  std::unordered_set<std::string> foreign_;       ///< keys no part of the old store: kept
+  bool watch_new_keys_ = false;                   ///< written among other files, locally
+  std::unordered_set<std::string> old_keys_;      ///< the old store's keys (when watched)
+  std::unordered_set<std::string> written_keys_;  ///< the new store's keys so far (watched)
   bool old_metadata_removed_ = false;
   std::vector<std::pair<std::string, std::string>> metadata_;
   std::vector<std::string> written_;  ///< full keys, removed again unless committed

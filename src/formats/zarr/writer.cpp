@@ -46,12 +46,19 @@ std::string join(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : prefix + "/" + name;
 }
 
+// The longest file name (NAME_MAX on Linux, and most file systems').
+constexpr size_t kMaxNameBytes = 255;
+
 // The names Zarr keeps for itself: a member so named would be taken for its group's
 // metadata (zarr.json, .zarray, ...) or is reserved (v3's "__" prefix).
 model::MemberNames::Rule reserved_names(int zarr_format) {
   return [zarr_format](std::string_view name) -> std::optional<std::string> {
     if (zarr_format == 3 && name.substr(0, 2) == "__")
       return std::string("starts with '__', which Zarr v3 reserves");
+    // A key's parts are file names in a directory store, which hold at most 255 bytes.
+    if (name.size() > kMaxNameBytes)
+      return fmt::format("holds {} bytes, more than the {} a file name may hold", name.size(),
+                         kMaxNameBytes);
     for (const char* doc : {"zarr.json", ".zarray", ".zgroup", ".zattrs", ".zmetadata"}) {
       if (name == doc) return std::string("is the name of a Zarr metadata document");
     }

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "dudley/core/file_io.hpp"
+#include "dudley/io/read_rule.hpp"
 #include "dudley/layout/embedded.hpp"
 #include "dudley/layout/write/pair_record.hpp"
 
@@ -533,6 +534,20 @@ model::Tree open_with_layout(const std::string& data_path, const std::string& la
       throw Error(ErrorCategory::kUsage,
                   "no layout given, no " + layout_file +
                       " beside the data, and none embedded in it: use --layout",
+                  Location::file(data_path));
+    }
+  }
+  if (layout_path.empty() && !io::is_url(data_path)) {
+    // A layout found beside the data (NAME.dud, a family's STEM.dud) is read only where the
+    // data's own files are (the rule for reading): a symbolic link NAME.dud to a file
+    // elsewhere (~/.aws/credentials, /proc/self/environ) would otherwise have its lines
+    // quoted by the parser's errors. A layout named with --layout may lie anywhere.
+    const io::ReadRule::Verdict verdict = io::ReadRule::for_file(data_path).check(layout_file);
+    if (verdict.outside) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("the layout beside it, {}, is not read: {} (name a layout "
+                              "elsewhere with --layout)",
+                              layout_file, verdict.why),
                   Location::file(data_path));
     }
   }

@@ -174,6 +174,9 @@ BindOptions FamilyIndex::bind_options(size_t i) const {
 bool is_family_index(const std::string& data_path) {
   const std::string layout_file = layout_path_for(data_path);
   if (fs::path(data_path).extension() == ".dud" || !fs::exists(layout_file)) return false;
+  // A layout beside that leads outside the index's folder is not read here (open_with_layout
+  // refuses it, naming it).
+  if (io::ReadRule::for_file(data_path).check(layout_file).outside) return false;
   ParseResult r = parse_layout(read_text_file(layout_file));
   return r.ok() && r.layout.find("/files") != kNone && r.layout.find("/param_paths") != kNone &&
          r.layout.find("/values") != kNone && r.layout.find("/in_files") != kNone;

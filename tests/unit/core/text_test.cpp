@@ -105,6 +105,10 @@ TEST(Text, EscapeControls) {
   EXPECT_EQ(dudley::escape_controls("a\nb\rc\td"), "a\\nb\\rc\\td");
   EXPECT_EQ(dudley::escape_controls("\x1b[2J\x7f"), "\\x1b[2J\\x7f");
   EXPECT_EQ(dudley::escape_controls(std::string_view("a\0b", 3)), "a\\x00b");
+  // C1 CSI (U+009B) escaped; other non-ASCII text (U+00B5) kept.
+  EXPECT_EQ(dudley::escape_controls("\xc2\x9b"
+                                    "2J \xc2\xb5m"),
+            "\\u009b2J \xc2\xb5m");
   // A report of several lines keeps its line ends and tabs, not its other controls.
   EXPECT_EQ(dudley::escape_controls("one\n\ttwo\r\x1b", true), "one\n\ttwo\\r\\x1b");
 }

@@ -2,6 +2,7 @@
 #include "dudley/io/atomic_outputs.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/xattr.h>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -122,14 +123,26 @@ TEST_F(AtomicOutputs, ALibraryWritesByPathThenTheFileIsRenamed) {
 TEST_F(AtomicOutputs, StaleTemporariesOfAKilledWriterAreRemovedLiveOnesKept) {
   const fs::path store = dir_ / "out.zarr";
   const fs::path file = dir_ / "out.h5";
-  // What a writer killed with -9 leaves: siblings nobody holds a lock on.
+  // What a writer killed with -9 leaves: siblings nobody holds a lock on, marked as this
+  // program's temporaries (as make_sibling marks them).
+  auto mark = [](const fs::path& p) {
+    ASSERT_EQ(::setxattr(p.c_str(), "user.dudley.temporary", "1", 1, 0), 0) << p;
+  };
   fs::create_directories(dir_ / ".out.zarr.tmp-AbC123" / "c" / "0");
   write(dir_ / ".out.zarr.tmp-AbC123" / "c" / "0" / "0", "chunk");
+  mark(dir_ / ".out.zarr.tmp-AbC123");
   fs::create_directories(dir_ / ".out.zarr.old-xyz789");
+  mark(dir_ / ".out.zarr.old-xyz789");
   write(dir_ / ".out.h5.tmp-q1w2e3", "half an HDF5 file");
-  // Names that only look alike, and other outputs' temporaries, are not touched.
+  mark(dir_ / ".out.h5.tmp-q1w2e3");
+  // Names that only look alike, other outputs' temporaries, and a user's files that have a
+  // temporary's name but not the mark, are not touched.
   fs::create_directories(dir_ / ".out.zarr.tmp-toolong1");
   fs::create_directories(dir_ / ".other.zarr.tmp-AbC123");
+  mark(dir_ / ".other.zarr.tmp-AbC123");
+  fs::create_directories(dir_ / ".out.zarr.tmp-QWERTY");
+  write(dir_ / ".out.zarr.tmp-QWERTY" / "thesis.txt", "a user's");
+  write(dir_ / ".out.h5.tmp-ABCDEF", "a user's");
   {
     // A writer at work on the same path holds its sibling's lock: it stays.
     AtomicDirectory live(store.string());
@@ -149,8 +162,13 @@ TEST_F(AtomicOutputs, StaleTemporariesOfAKilledWriterAreRemovedLiveOnesKept) {
     NamedTempFile second(file.string());
     EXPECT_TRUE(fs::exists(live.temp_path())) << "a live writer's file was removed";
     EXPECT_FALSE(fs::exists(dir_ / ".out.h5.tmp-q1w2e3"));
+    EXPECT_TRUE(fs::exists(dir_ / ".out.h5.tmp-ABCDEF"));  // not marked: the user's
   }
-  EXPECT_EQ(others("out.zarr"), 2u);  // the two look-alikes
+  EXPECT_EQ(others("out.zarr"), 4u);  // the two look-alikes and the user's two unmarked ones
+  EXPECT_TRUE(fs::exists(dir_ / ".out.zarr.tmp-QWERTY" / "thesis.txt"));
+  // What appears carries no mark of this program's.
+  char value[2];
+  EXPECT_LT(::getxattr(store.c_str(), "user.dudley.temporary", value, sizeof value), 0);
 }
 
 }  // namespace
