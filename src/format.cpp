@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 
 #include "dudley/core/error.hpp"
+#include "dudley/core/file_io.hpp"
 #include "dudley/format.hpp"
 #include "dudley/io/redact.hpp"
 
@@ -127,14 +127,7 @@ const Format& FormatRegistry::for_reading(const std::string& path, const std::st
   // Signatures first: the first bytes say more than a name.
   // Only a regular file is read here: opening a FIFO or a device could block or consume it
   // (the format that opens it then refuses it with a clear error).
-  std::vector<std::byte> head;
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(path, ec)) {
-    head.resize(4096);
-    std::ifstream in(path, std::ios::binary);
-    in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
-  }
+  const std::vector<std::byte> head = read_head(path);
   // A URL: a file format by its extension (s3://b/x.npy); else a store (Zarr's sniff).
   if (io::is_url(path)) {
     const std::string ext = lowercase_extension(path);

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "dudley/core/error.hpp"
-#include "dudley/io/byte_source.hpp"
+#include "dudley/core/file_io.hpp"
 
 namespace dudley {
 namespace {
@@ -29,15 +29,7 @@ constexpr uint64_t kHeadBytes = 4096;
 // Whether the regular file at `path` is one `format` recognises (its first bytes, or for
 // Dudley data the layout beside it).
 bool recognised(const Format& format, const std::string& path) {
-  std::vector<std::byte> head;
-  try {
-    const auto source = io::open_file(path);
-    head.resize(kHeadBytes);
-    head.resize(source->read_some(0, head.size(), head.data()));
-  } catch (const Error&) {
-    return false;  // unreadable: not known to be an output of the format
-  }
-  return format.is_own_file(path, head);
+  return format.is_own_file(path, read_head(path, kHeadBytes));
 }
 
 }  // namespace

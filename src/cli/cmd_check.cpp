@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/failure.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
@@ -41,7 +42,7 @@ int run_check(const CheckOptions& options) {
         entry["error"] = io::redacted_text(e.message());
         report.push_back(entry);
       } else {
-        fmt::print(stderr, "{}\n", escape_controls(io::redacted_text(e.what()), true));
+        fmt::print(stderr, "{}\n", shown_message(e.what()));
       }
       continue;
     }
@@ -68,9 +69,7 @@ int run_check(const CheckOptions& options) {
       continue;
     }
     for (const auto& d : result.diagnostics) {
-      fmt::print(
-          stderr, "{}",
-          escape_controls(io::redacted_text(layout::format_diagnostic(d, shown, text)), true));
+      fmt::print(stderr, "{}", shown_message(layout::format_diagnostic(d, shown, text)));
     }
     if (result.ok()) fmt::print("{}: ok\n", escape_controls(shown));
   }

@@ -16,6 +16,7 @@
 #include "cli/dump_items.hpp"
 #include "cli/failure.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/output_file.hpp"
 #include "cli/tree_json.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
@@ -97,14 +98,11 @@ class ProgressBar {
 // files the output's options read), nor files other readers depend on: convert refuses
 // before writing anything.
 void check_outputs(const ConvertOptions& o, const OpenOptions& open_options,
-                   const Format& in_format, const SaveOptions& save_options,
-                   const Format& out_format, const model::Tree& tree) {
-  std::vector<std::string> inputs{o.source.data};
-  for (std::string& f : in_format.inputs_besides(o.source.data, open_options)) {
-    inputs.push_back(std::move(f));
-  }
-  // Files the opened tree read besides the source (ASDF external array sources).
-  inputs.insert(inputs.end(), tree.companions.begin(), tree.companions.end());
+                   const SaveOptions& save_options, const Format& out_format,
+                   const model::Tree& tree) {
+  // The source, what its format reads beside it, what the opened tree read besides (ASDF
+  // external array sources).
+  std::vector<std::string> inputs = input_files(o.source, &tree, &open_options);
   // Files the writing options name (a layout to write into) are inputs too.
   for (const FormatOption& fo : out_format.cli_options()) {
     if (fo.use == FormatOption::Use::kWriting && fo.existing_file) {
@@ -204,11 +202,8 @@ int run_convert(const ConvertOptions& o) {
   model::keep_items(tree, item_paths(o.items, "ITEM"), item_paths(o.exclude, "--exclude"),
                     o.source.data);
   try {
-    const Format& in_format =
-        FormatRegistry::builtin().for_reading(o.source.data, open_options.format);
     // An output in an object store cannot be an input file of this machine.
-    if (!io::is_url(o.destination))
-      check_outputs(o, open_options, in_format, save_options, out_format, tree);
+    if (!io::is_url(o.destination)) check_outputs(o, open_options, save_options, out_format, tree);
   } catch (const Error& e) {
     if (e.category() != ErrorCategory::kUsage || e.location().path != o.destination) throw;
     // Refused to protect a file: the arguments were read and are wrong for this file

@@ -45,8 +45,9 @@ int run_describe(const DescribeCommandOptions& options) {
     const std::string json = json_text(out, 2) + "\n";
     std::fwrite(json.data(), 1, json.size(), stdout);
     for (const std::string& e : problems.errors) {
-      fmt::print(stderr, "{}\n",
-                 io::redacted_text(fmt::format("{}: error: {}", options.data.data, e)));
+      fmt::print(
+          stderr, "{}\n",
+          escape_controls(io::redacted_text(fmt::format("{}: error: {}", options.data.data, e))));
     }
     return problems.errors.empty() ? kExitOk : kExitInvalid;
   }
@@ -72,8 +73,9 @@ int run_describe(const DescribeCommandOptions& options) {
   for (const std::string& w : problems.warnings)
     fmt::print(stderr, "warning: {}\n", escape_controls(w));
   for (const std::string& e : problems.errors) {
-    fmt::print(stderr, "{}\n",
-               io::redacted_text(fmt::format("{}: error: {}", options.data.data, e)));
+    fmt::print(
+        stderr, "{}\n",
+        escape_controls(io::redacted_text(fmt::format("{}: error: {}", options.data.data, e))));
   }
   return problems.errors.empty() ? kExitOk : kExitInvalid;
 }

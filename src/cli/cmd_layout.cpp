@@ -267,7 +267,8 @@ nlohmann::ordered_json plan_json(const Plan& plan) {
 void print_skipped(const Plan& plan) {
   for (const Skipped& s : plan.skipped) {
     if (s.damaged) {
-      fmt::print(stderr, "error: {}: cannot be read, not laid out: {}\n", s.path, s.reason);
+      fmt::print(stderr, "error: {}: cannot be read, not laid out: {}\n", escape_controls(s.path),
+                 shown_message(s.reason));
     } else {
       fmt::print(stderr, "note: {}: not laid out: {}\n", escape_controls(s.path),
                  escape_controls(s.reason));

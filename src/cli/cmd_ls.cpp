@@ -333,7 +333,7 @@ int run_ls_one(const LsOptions& ls, const DataOptions& options, bool member) {
   std::unordered_set<std::string_view> reported;
   for (const Problem& p : errors) {
     if (reported.insert(p.shared_cause()).second)
-      fmt::print(stderr, "{}\n", escape_controls(p.message, true));
+      fmt::print(stderr, "{}\n", shown_message(p.message));
   }
   // Arrays this build cannot read are listed with the reason; the listing is whole.
   const bool complete =

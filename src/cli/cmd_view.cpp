@@ -85,7 +85,7 @@ model::Tree family_tree(const DataOptions& options) {
         group = std::move(holder);
       }
     } catch (const Error& e) {
-      const std::string why = io::redacted_text(e.what());
+      const std::string why = shown_message(e.what());
       fmt::print(stderr, "{}\n", why);
       group = std::make_unique<model::Node>();
       group->kind = model::NodeKind::kGroup;

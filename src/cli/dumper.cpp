@@ -66,7 +66,7 @@ bool is_picked(const std::string& path, const std::string& list, const ListPick&
 void Dumper::report(const std::string& message, int status) {
   if (trial_) throw TrialFailed{};
   out_.flush();  // what came before the problem appears before it
-  fmt::print(stderr, "{}\n", escape_controls(io::redacted_text(message), true));
+  fmt::print(stderr, "{}\n", shown_message(message));
   status_ = std::max(status_, status);
 }
 

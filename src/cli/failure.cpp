@@ -50,7 +50,7 @@ int report_failure(const Error& e, bool json_output, const std::string& member) 
   std::fflush(stdout);
   // A message may quote a file's names (their control characters are printed escaped) and
   // URLs (printed without their secrets).
-  fmt::print(stderr, "{}", escape_controls(io::redacted_text(e.report()), true));
+  fmt::print(stderr, "{}", shown_message(e.report()));
   if (json_output) {
     json doc = json::object();
     if (!member.empty()) doc["file"] = io::redacted_url(member);
@@ -92,15 +92,25 @@ int guarded(bool json_output, const std::function<int()>& command) {
   }
 }
 
+std::string shown_message(std::string_view text) {
+  return escape_controls(io::redacted_text(text), true);
+}
+
 std::string item_problem(const std::string& path, const std::string& node_error) {
   static constexpr std::string_view kMark = "error: ";
   const std::string error = io::redacted_text(node_error);
   const size_t at = error.find(kMark);
-  if (at == std::string::npos) return fmt::format("error: {}: {}", path, error);
-  const size_t rest = at + kMark.size();
-  // "data item /x of 32 bytes ..." names its item already.
-  if (error.find(" " + path + " ", rest) != std::string::npos) return error;
-  return fmt::format("{}{}: {}", error.substr(0, rest), path, error.substr(rest));
+  std::string out;
+  if (at == std::string::npos) {
+    out = fmt::format("error: {}: {}", path, error);
+  } else if (const size_t rest = at + kMark.size();
+             error.find(" " + path + " ", rest) != std::string::npos) {
+    out = error;  // "data item /x of 32 bytes ..." names its item already
+  } else {
+    out = fmt::format("{}{}: {}", error.substr(0, rest), path, error.substr(rest));
+  }
+  // One line: a name with a line end in it (the file's) cannot start a line of its own.
+  return escape_controls(out);
 }
 
 std::string json_error_text(const std::string& raw) {

@@ -33,9 +33,14 @@ int report_usage_error(const std::string& message, const std::vector<std::string
 /// Runs a command; an Error that escapes it is reported by report_failure.
 int guarded(bool json, const std::function<int()>& command);
 
+/// `text` (a message, a report of several lines) as it may be printed: its URLs without
+/// their secrets (io::redacted_text) and its control characters escaped but for the line
+/// ends and tabs the report itself is made of (escape_controls).
+std::string shown_message(std::string_view text);
+
 /// "FILE:@8: error: /x: MESSAGE" from a model node's error text ("FILE:@8: error: MESSAGE")
 /// and the path of the item it stopped: the item is named (unless the message names it),
-/// "error:" appears once.
+/// "error:" appears once. One line: control characters (a name's line end) escaped.
 std::string item_problem(const std::string& path, const std::string& node_error);
 
 /// An error text as the value of a JSON "error" member: "FILE:@8: MESSAGE" from

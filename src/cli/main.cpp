@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
                e.code().message());
     return dudley::cli::kExitError;
   } catch (const dudley::Error& e) {
-    fmt::print(stderr, "{}\n", dudley::io::redacted_text(e.what()));
+    fmt::print(stderr, "{}\n", dudley::cli::shown_message(e.what()));
     // An input that was read but is wrong (a layout with a syntax error, a damaged file) is
     // exit 1; a command that could not run (no such file, bad arguments) is exit 2.
     return dudley::cli::exit_status_for(e);

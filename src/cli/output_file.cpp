@@ -2,9 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
@@ -12,19 +10,6 @@
 #include "dudley/layout/syntax/parser.hpp"
 
 namespace dudley::cli {
-namespace {
-
-// The first 4 KiB of the file at `path` ("" when unreadable).
-std::string head_of(const std::string& path) {
-  std::string head(4096, '\0');
-  std::ifstream in(path, std::ios::binary);
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
-  return head;
-}
-
-}  // namespace
-
 void check_output_file(const std::string& path, const OutputKind& what,
                        const std::vector<std::string>& inputs, bool overwrite) {
   for (const std::string& in : inputs) {
@@ -39,7 +24,8 @@ void check_output_file(const std::string& path, const OutputKind& what,
   if (overwrite || ec || !std::filesystem::exists(status)) return;
   // A directory or a device the writers refuse themselves, naming it.
   if (!std::filesystem::is_regular_file(status)) return;
-  if (what.is_kind(path, head_of(path))) return;
+  const std::vector<std::byte> head = read_head(path);
+  if (what.is_kind(path, {reinterpret_cast<const char*>(head.data()), head.size()})) return;
   throw Error(ErrorCategory::kUsage,
               fmt::format("exists and is not {}; this command would replace it (give "
                           "--overwrite to replace it, or choose another name)",
@@ -47,12 +33,14 @@ void check_output_file(const std::string& path, const OutputKind& what,
               Location::file(path));
 }
 
-std::vector<std::string> input_files(const DataOptions& options, const model::Tree* tree) {
+std::vector<std::string> input_files(const DataOptions& options, const model::Tree* tree,
+                                     const OpenOptions* open) {
   std::vector<std::string> inputs{options.data};
-  OpenOptions open_options;
-  open_options.format = options.format;
+  OpenOptions plain;
+  plain.format = options.format;
+  const OpenOptions& open_options = open ? *open : plain;
   try {
-    const Format& format = FormatRegistry::builtin().for_reading(options.data, options.format);
+    const Format& format = FormatRegistry::builtin().for_reading(options.data, open_options.format);
     for (std::string& f : format.inputs_besides(options.data, open_options))
       inputs.push_back(std::move(f));
   } catch (const Error&) {

@@ -28,8 +28,10 @@ void check_output_file(const std::string& path, const OutputKind& what,
                        const std::vector<std::string>& inputs, bool overwrite);
 
 /// The files reading `options.data` read (the data, the files its format reads beside it,
-/// and, given the opened `tree`, the files it read): what no output may replace.
-std::vector<std::string> input_files(const DataOptions& options, const model::Tree* tree = nullptr);
+/// and, given the opened `tree`, the files it read): what no output may replace. `open`,
+/// when given, is how the data was opened (its format options name further inputs).
+std::vector<std::string> input_files(const DataOptions& options, const model::Tree* tree = nullptr,
+                                     const OpenOptions* open = nullptr);
 
 /// Output kinds: a PNG picture (its signature), an NDL description (a file that reads as
 /// NDL), Dudley layout text (a file that parses as a layout).

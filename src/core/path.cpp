@@ -1,5 +1,7 @@
 #include "dudley/core/path.hpp"
 
+#include <algorithm>
+
 #include <charconv>
 
 namespace dudley {
@@ -14,6 +16,22 @@ std::vector<std::string_view> split_path(std::string_view path) {
     i = end + 1;
   }
   return parts;
+}
+
+std::optional<std::string_view> climbing_segment(std::string_view key) {
+  for (size_t at = 0; at <= key.size();) {
+    const size_t slash = std::min(key.find('/', at), key.size());
+    const std::string_view segment = key.substr(at, slash - at);
+    if (segment == "." || segment == "..") return segment;
+    at = slash + 1;
+  }
+  return std::nullopt;
+}
+
+bool is_plain_key(std::string_view key) {
+  if (key.empty() || key.find('\0') != std::string_view::npos || climbing_segment(key))
+    return false;
+  return key.front() != '/' && key.back() != '/' && key.find("//") == std::string_view::npos;
 }
 
 std::optional<size_t> path_index(std::string_view component) {

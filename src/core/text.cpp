@@ -208,32 +208,64 @@ std::string decode_utf32(const uint32_t* units, size_t count) {
   return out;
 }
 
-std::string escape_controls(std::string_view text, bool keep_line_ends) {
-  auto is_control = [&](unsigned char c) {
-    return (c < 0x20 || c == 0x7F) && !(keep_line_ends && (c == '\n' || c == '\t'));
+namespace {
+
+struct EscapeRules {
+  bool keep_line_ends = false;  ///< "\n" and "\t" kept (a report of several lines)
+  char quote = 0;               ///< this character escaped too ("\'")
+  bool whole = false;           ///< backslashes and bytes that are not UTF-8 escaped too
+};
+
+// The length of the UTF-8 sequence at text[i] (0: a byte that starts none).
+size_t sequence_at(std::string_view text, size_t i) {
+  for (size_t n = 2; n <= 4; ++n) {
+    if (i + n <= text.size() && is_utf8(text.substr(i, n))) return n;
+  }
+  return 0;
+}
+
+std::string escape(std::string_view text, const EscapeRules& rules) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  auto control = [&](unsigned char c) {
+    return (c < 0x20 || c == 0x7F) && !(rules.keep_line_ends && (c == '\n' || c == '\t'));
   };
   // C1 controls (U+0080-U+009F, "\xC2\x80".."\xC2\x9F" in UTF-8): some terminals take
   // U+009B as the start of an escape sequence, as ESC [.
-  auto is_c1 = [&](size_t i) {
+  auto c1 = [&](size_t i) {
     return static_cast<unsigned char>(text[i]) == 0xC2 && i + 1 < text.size() &&
            static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
            static_cast<unsigned char>(text[i + 1]) <= 0x9F;
   };
+  auto special = [&](size_t i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (control(c) || c1(i)) return true;
+    if (!rules.whole) return false;
+    return c == '\\' || (rules.quote != 0 && c == static_cast<unsigned char>(rules.quote)) ||
+           (c >= 0x80 && sequence_at(text, i) == 0);
+  };
   bool any = false;
-  for (size_t i = 0; i < text.size() && !any; ++i)
-    any = is_control(static_cast<unsigned char>(text[i])) || is_c1(i);
+  for (size_t i = 0; i < text.size() && !any; ++i) any = special(i);
   if (!any) return std::string(text);
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(text.size() + 8);
   for (size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (is_c1(i)) {
+    if (c1(i)) {
       const auto code = static_cast<unsigned char>(text[++i]);
       out += "\\u00";
       out += kHex[code >> 4];
       out += kHex[code & 15];
-    } else if (!is_control(c)) {
+    } else if (c >= 0x80) {
+      const size_t n = rules.whole ? sequence_at(text, i) : 1;
+      if (n == 0) {
+        out += "\\x";
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+      } else {
+        out.append(text.substr(i, n));
+        i += n - 1;
+      }
+    } else if (!special(i)) {
       out += static_cast<char>(c);
     } else if (c == '\n') {
       out += "\\n";
@@ -241,6 +273,9 @@ std::string escape_controls(std::string_view text, bool keep_line_ends) {
       out += "\\r";
     } else if (c == '\t') {
       out += "\\t";
+    } else if (c == '\\' || (rules.quote != 0 && c == static_cast<unsigned char>(rules.quote))) {
+      out += '\\';
+      out += static_cast<char>(c);
     } else {
       out += "\\x";
       out += kHex[c >> 4];
@@ -248,6 +283,16 @@ std::string escape_controls(std::string_view text, bool keep_line_ends) {
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string escape_controls(std::string_view text, bool keep_line_ends) {
+  return escape(text, {keep_line_ends, 0, false});
+}
+
+std::string escape_text(std::string_view text, char quote) {
+  return escape(text, {false, quote, true});
 }
 
 }  // namespace dudley

@@ -1,7 +1,9 @@
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include <fcntl.h>
@@ -96,6 +98,17 @@ void write_file_atomically(const std::string& path, std::string_view contents, b
   io::AtomicFile file(path);  // the one mechanism for every output file
   file.write_at(0, contents.data(), contents.size());
   file.commit(fsync);
+}
+
+std::vector<std::byte> read_head(const std::string& path, size_t bytes) {
+  std::vector<std::byte> head;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return head;
+  std::ifstream in(path, std::ios::binary);
+  head.resize(bytes);
+  in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
+  return head;
 }
 
 bool same_file(const std::string& a, const std::string& b) {

@@ -58,6 +58,9 @@ ThreadPool& ThreadPool::shared() {
 // Takes iterations until none are left; m_ is held on entry and exit.
 void ThreadPool::run_iterations() {
   std::unique_lock lock(m_, std::adopt_lock);
+  // The caller's deadline holds on the helpers too (a chunk fetched from a web store by an
+  // iteration ends with a viewer request's time limit).
+  const ThreadDeadline carried(deadline_);
   while (next_ < n_ && !error_) {
     const size_t i = next_++;
     lock.unlock();
@@ -100,6 +103,7 @@ void ThreadPool::parallel_for(size_t n, const std::function<void(size_t)>& body)
   std::lock_guard call(call_);
   m_.lock();
   body_ = &body;
+  deadline_ = current_deadline();
   n_ = n;
   next_ = 0;
   error_ = nullptr;

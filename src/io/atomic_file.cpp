@@ -1,6 +1,7 @@
 #include "dudley/io/atomic_file.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -30,8 +31,8 @@ namespace {
 }
 
 // A writer killed between naming its temporary file and renaming it (kill -9, a power cut)
-// leaves NAME.tmp-PID-N behind. The next write of NAME removes those whose process is gone;
-// a live writer's (kill(pid, 0) succeeds or is refused) is left alone.
+// leaves NAME.tmp-PID-N (or NAME.tmp-PID-XXXXXX) behind. The next write of NAME removes those whose
+// process is gone; a live writer's (kill(pid, 0) succeeds or is refused) is left alone.
 void remove_stale_temporaries(const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path target(path);
@@ -41,11 +42,14 @@ void remove_stale_temporaries(const std::string& path) {
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
-    // PID-N, digits only.
+    // PID-N (a named unnamed file) or PID-XXXXXX (mkostemp's): the pid in digits, then
+    // letters and digits.
     const std::string rest = name.substr(prefix.size());
     const size_t dash = rest.find('-');
-    if (dash == 0 || dash == std::string::npos || dash + 1 == rest.size() ||
-        rest.find_first_not_of("0123456789-") != std::string::npos || dash > 9) {
+    if (dash == 0 || dash == std::string::npos || dash + 1 == rest.size() || dash > 9 ||
+        rest.find_first_not_of("0123456789") != dash ||
+        !std::all_of(rest.begin() + static_cast<std::ptrdiff_t>(dash) + 1, rest.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; })) {
       continue;
     }
     const long pid = std::strtol(rest.substr(0, dash).c_str(), nullptr, 10);
@@ -87,7 +91,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
   if (fd_ < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
     // No O_TMPFILE on this file system: a named temporary (mkostemp fills in the Xs).
-    temp_ = path_ + ".tmp-XXXXXX";
+    temp_ = fmt::format("{}.tmp-{}-XXXXXX", path_, ::getpid());
     fd_ = ::mkostemp(temp_.data(), O_CLOEXEC);
   }
   if (fd_ < 0) io_error(path_, "cannot create the output file in its directory", errno);

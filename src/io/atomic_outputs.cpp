@@ -108,8 +108,13 @@ void remove_stale_siblings(const std::string& path) {
   std::vector<fs::path> stale;
   for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    // A name alone is no proof: only a temporary this program made and marked is removed.
-    if (!is_sibling_name(name, target) || !marked_temporary(it->path().string())) continue;
+    // A name alone is no proof: only a temporary this program marked is removed, or one
+    // that holds nothing (a writer killed between creating its sibling and marking it
+    // leaves it empty; removing an empty file or folder loses nothing of anyone's).
+    if (!is_sibling_name(name, target)) continue;
+    std::error_code e1;
+    if (!marked_temporary(it->path().string()) && !fs::is_empty(it->path(), e1)) continue;
+    if (e1) continue;
     const int fd = ::open(it->path().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) continue;
     std::error_code e2;
@@ -199,7 +204,6 @@ void AtomicDirectory::commit(bool fsync) {
     }
     sync_path(staging_, O_RDONLY | O_DIRECTORY);
   }
-  unmark_temporary(staging_);  // what appears is the output, not a temporary
   struct stat st {};
   if (::lstat(path_.c_str(), &st) != 0) {
     if (::rename(staging_.c_str(), path_.c_str()) != 0)
@@ -230,6 +234,9 @@ void AtomicDirectory::commit(bool fsync) {
     }
     remove_tree(old);
   }
+  // What appears is the output, not a temporary: unmarked once in place (through its
+  // descriptor), so that a kill before leaves a temporary the next writer may remove.
+  unmark_temporary(held_);
   committed_ = true;
   if (fsync) sync_parent(path_);
 }
@@ -259,8 +266,10 @@ void NamedTempFile::commit(bool fsync) {
   struct stat st {};
   ::chmod(temp_.c_str(), ::stat(path_.c_str(), &st) == 0 ? st.st_mode & 07777 : default_mode(0666));
   if (fsync) sync_path(temp_, O_RDONLY);
-  unmark_temporary(temp_);
   if (::rename(temp_.c_str(), path_.c_str()) != 0) fail(path_, "cannot move into place", errno);
+  // Unmarked once in place (through its descriptor): a kill before the rename leaves a
+  // marked temporary the next writer removes, never an unmarked one it must leave.
+  unmark_temporary(held_);
   committed_ = true;
   if (fsync) sync_parent(path_);
 }

@@ -24,6 +24,7 @@
 
 #include "dudley/core/deadline.hpp"
 #include "dudley/core/error.hpp"
+#include "dudley/core/path.hpp"
 #include "dudley/io/redact.hpp"
 #include "dudley/io/store.hpp"
 #include "io/curl_library.hpp"
@@ -210,18 +211,12 @@ class PlainHttp final : public HttpAccess {
   }
   // A web server resolves "." and ".." (escaped or not): such a key would leave the store.
   void check_key(const std::string& key) const override {
-    size_t at = 0;
-    while (at <= key.size()) {
-      const size_t slash = std::min(key.find('/', at), key.size());
-      const std::string_view segment = std::string_view(key).substr(at, slash - at);
-      if (segment == "." || segment == "..") {
-        throw Error(ErrorCategory::kData,
-                    fmt::format("the key {:?} has a '{}' segment: it is not requested from a web "
-                                "server, where it would leave the store",
-                                key, segment),
-                    Location::file(redacted_url(base_)));
-      }
-      at = slash + 1;
+    if (const std::optional<std::string_view> segment = climbing_segment(key)) {
+      throw Error(ErrorCategory::kData,
+                  fmt::format("the key {:?} has a '{}' segment: it is not requested from a web "
+                              "server, where it would leave the store",
+                              key, *segment),
+                  Location::file(redacted_url(base_)));
     }
   }
 
@@ -328,6 +323,16 @@ class CurlStore final : public HttpStore {
         if (!easies.back()) throw Error(ErrorCategory::kIo, "cannot start libcurl");
       }
       Batch batch{requests, multi.get(), easies};
+      // However the batch ends (a throw from a transfer's start, a deadline, bad_alloc), no
+      // transfer stays in the thread's multi handle pointing at this batch's buffers, which
+      // go with it: the thread's next batch would write into freed memory.
+      struct Detach {
+        CURLM* multi;
+        std::vector<std::unique_ptr<CURL, HandleFree>>& easies;
+        ~Detach() {
+          for (auto& e : easies) curl().multi_remove_handle(multi, e.get());  // none: a no-op
+        }
+      } detach{multi.get(), easies};
       batch.transfers = std::vector<Transfer>(easies.size());
       for (size_t t = 0; t < batch.transfers.size(); ++t) batch.transfers[t].slot = t;
       for (size_t i = easies.size(); i-- > 0;) batch.idle.push_back(i);

@@ -17,7 +17,7 @@ struct S3Config {
   std::string region;    ///< signed into every request
   std::string endpoint;  ///< scheme and host (and port): "https://s3.us-east-1.amazonaws.com"
   /// The endpoint is AWS's own (a host under amazonaws.com): its region redirects are
-  /// followed, once, to the bucket's region.
+  /// followed, once, to the bucket's region, when the endpoint came from the region too.
   bool aws = false;
   /// The endpoint was not given: AWS's in the region (so another region moves it).
   bool endpoint_from_region = false;

@@ -29,6 +29,8 @@ constexpr uint64_t kMaxListPage = uint64_t{64} << 20;
 constexpr size_t kMaxToken = size_t{16} << 10;
 // The most keys one listing names (10^7: the chunks of a 10 TB array of 1 MB chunks).
 constexpr uint64_t kMaxListed = 10000000;
+// Empty pages in a row that say more follow, before the listing is taken for a runaway.
+constexpr uint64_t kMaxEmptyPages = 100;
 
 // A bucket's requests: their URLs, their signature, what S3's errors say.
 class S3Access final : public HttpAccess {
@@ -167,7 +169,11 @@ class S3Store final : public Store {
     request.max_answer = kMaxListPage;
     const HttpAnswer a = http_->send(request);
     const std::string_view body(reinterpret_cast<const char*>(a.body.data()), a.body.size());
-    if (auto region = aws_region_redirect(a.status, a.headers.bucket_region, c.aws, c.region)) {
+    // Followed only where the endpoint came from the region: one the user gave (a FIPS,
+    // dual-stack or VPC endpoint under amazonaws.com too) is never swapped for the public
+    // one; S3's answer then names the region (--region R) in its error.
+    if (auto region = aws_region_redirect(a.status, a.headers.bucket_region,
+                                          c.aws && c.endpoint_from_region, c.region)) {
       return region;
     }
     // A redirect elsewhere (named, not followed) or no such bucket: the bucket named.
@@ -200,6 +206,7 @@ class S3Store final : public Store {
     // Tokens seen, by hash (a token may be 16 KiB; a listing of 10^4 pages keeps 80 KB).
     std::set<size_t> tokens;
     uint64_t listed = 0;
+    uint64_t empty_in_a_row = 0;
     for (;;) {
       // The parameters in the order a signature's canonical query puts them (libcurl 7.88
       // signs the query as it is given).
@@ -234,12 +241,20 @@ class S3Store final : public Store {
       if (!page.truncated) return;
       // A server that never ends a listing (fresh tokens forever) is met by a bound, not by
       // memory running out an hour later.
-      listed += page.keys.size() + page.prefixes.size();
-      if (listed > kMaxListed) {
+      // Each page counts as one key at least, and empty truncated pages in a row are few in
+      // a real listing: a server sending them with new tokens forever meets a bound too.
+      const bool empty = page.keys.empty() && page.prefixes.empty();
+      empty_in_a_row = empty ? empty_in_a_row + 1 : 0;
+      listed += std::max<uint64_t>(1, page.keys.size() + page.prefixes.size());
+      if (listed > kMaxListed || empty_in_a_row > kMaxEmptyPages) {
         throw Error(ErrorCategory::kLimit,
-                    fmt::format("the listing goes on past {} keys; this reader lists at most "
-                                "that many under one prefix",
-                                kMaxListed),
+                    empty_in_a_row > kMaxEmptyPages
+                        ? fmt::format("the listing sends {} empty pages in a row that say more "
+                                      "follow; this reader stops there",
+                                      empty_in_a_row)
+                        : fmt::format("the listing goes on past {} keys; this reader lists at "
+                                      "most that many under one prefix",
+                                      kMaxListed),
                     Location::file(where));
       }
       if (page.next_token.size() > kMaxToken) {

@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "dudley/core/error.hpp"
+#include "dudley/core/path.hpp"
 #include "dudley/core/text.hpp"
 #include "dudley/io/atomic_file.hpp"
 #include "dudley/io/read_rule.hpp"
@@ -39,26 +40,10 @@ struct Fd {
   }
 };
 
-// Whether `key` names a file below a directory: '/'-separated parts, none empty, "." or
-// "..", and no NUL.
-bool is_plain_key(std::string_view key) {
-  if (key.empty() || key.find('\0') != std::string_view::npos) return false;
-  size_t at = 0;
-  for (;;) {
-    const size_t slash = std::min(key.find('/', at), key.size());
-    const std::string_view part = key.substr(at, slash - at);
-    if (part.empty() || part == "." || part == "..") return false;
-    if (slash == key.size()) return true;
-    at = slash + 1;
-  }
-}
-
 class DirectoryStore final : public Store {
  public:
   DirectoryStore(std::string path, const std::vector<std::string>& allow_outside)
-      : path_(std::move(path)),
-        rule_(ReadRule::for_directory(path_, allow_outside)),
-        own_(ReadRule::for_directory(path_)) {
+      : path_(std::move(path)), rule_(ReadRule::for_directory(path_, allow_outside)) {
     while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
     root_ = Fd(::open(path_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   }
@@ -74,7 +59,7 @@ class DirectoryStore final : public Store {
     struct stat st {};
     if (::fstat(f.fd, &st) != 0) fail(key, errno);
     if (!S_ISREG(st.st_mode)) {
-      throw Error(ErrorCategory::kData, "is not a regular file", Location::file(where(key)));
+      throw NotAValue(ErrorCategory::kData, "is not a regular file", Location::file(where(key)));
     }
     return static_cast<uint64_t>(st.st_size);
   }
@@ -137,9 +122,7 @@ class DirectoryStore final : public Store {
   void write_many(std::span<const WriteRequest> values) override {
     for (const WriteRequest& v : values) {
       const fs::path target = file(v.key);
-      std::error_code ec;
-      fs::create_directories(target.parent_path(), ec);  // AtomicFile names what fails
-      check_within(v.key, target.parent_path().string());
+      (void)folder_beneath(v.key, true);  // made where missing; never through a link
       AtomicFile out(target.string());
       out.copy_from(*v.value, 0, 0, v.value->size());
       out.commit();
@@ -149,20 +132,21 @@ class DirectoryStore final : public Store {
 
   void erase_many(std::span<const std::string> keys) override {
     for (const std::string& key : keys) {
-      const fs::path target = file(key);
-      std::error_code ec;
-      if (!fs::exists(fs::symlink_status(target.parent_path(), ec))) continue;
-      check_within(key, target.parent_path().string());
-      if (::unlink(target.c_str()) != 0) {
+      (void)file(key);  // a plain key, or refused
+      const Fd folder = folder_beneath(key, false);
+      if (folder.fd < 0) continue;  // its folder is not there: nor is the key
+      const size_t slash = key.rfind('/');
+      const std::string name = slash == std::string::npos ? key : key.substr(slash + 1);
+      if (::unlinkat(folder.fd, name.c_str(), 0) != 0) {
         if (errno == ENOENT) continue;
         throw Error(ErrorCategory::kIo, fmt::format("cannot remove: {}", std::strerror(errno)),
                     Location::file(where(key)));
       }
       // The key's folders exist for its keys: those it leaves empty go too (a folder that
       // holds anything else stays, and stops the walk).
-      for (size_t slash = key.rfind('/'); slash != std::string::npos && slash > 0;
-           slash = key.rfind('/', slash - 1)) {
-        if (::rmdir((path_ + "/" + key.substr(0, slash)).c_str()) != 0) break;
+      for (size_t up = key.rfind('/'); up != std::string::npos && up > 0;
+           up = key.rfind('/', up - 1)) {
+        if (::rmdir((path_ + "/" + key.substr(0, up)).c_str()) != 0) break;
       }
     }
   }
@@ -223,20 +207,49 @@ class DirectoryStore final : public Store {
   }
 
   std::string path_;
-  // Writes and removals stay inside the store: the folder `dir` of `key`, resolved (a
-  // symbolic link to a folder elsewhere leads there), must lie in it, whatever reads allow.
-  void check_within(const std::string& key, const std::string& dir) const {
-    const std::optional<std::string> real = resolved_path(dir);
-    if (real && own_.allows(*real)) return;
-    throw Error(ErrorCategory::kUsage,
-                fmt::format("its folder leads outside the store ({}): not written or removed "
-                            "through it",
-                            real ? *real : std::string("cannot be resolved")),
-                Location::file(where(key)));
+  // Writes and removals stay inside the store: the folder of `key`, walked from the store's
+  // own directory a part at a time without following a symbolic link (openat O_NOFOLLOW;
+  // with `create`, a missing part is made), and the key's own name no link either. A link
+  // on the way, which would lead the write or the removal elsewhere, is Error(kUsage)
+  // naming the key. The folder, open; fd -1 when a part is missing and not made.
+  Fd folder_beneath(const std::string& key, bool create) const {
+    auto refuse = [&](const std::string& why) {
+      throw Error(ErrorCategory::kUsage, fmt::format("{}: not written or removed through it", why),
+                  Location::file(where(key)));
+    };
+    if (root_.fd < 0) {
+      throw Error(ErrorCategory::kIo, "cannot open the store's directory", Location::file(path_));
+    }
+    Fd folder(::fcntl(root_.fd, F_DUPFD_CLOEXEC, 0));
+    size_t at = 0;
+    for (size_t slash; (slash = key.find('/', at)) != std::string::npos; at = slash + 1) {
+      const std::string part = key.substr(at, slash - at);
+      int next = ::openat(folder.fd, part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (next < 0 && errno == ENOENT && create) {
+        if (::mkdirat(folder.fd, part.c_str(), 0777) != 0 && errno != EEXIST) {
+          throw Error(ErrorCategory::kIo,
+                      fmt::format("cannot make its folder {}: {}", key.substr(0, slash),
+                                  std::strerror(errno)),
+                      Location::file(where(key)));
+        }
+        next = ::openat(folder.fd, part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      }
+      if (next < 0) {
+        if (errno == ENOENT && !create) return Fd();
+        refuse(fmt::format("{} is a symbolic link or a file, not a folder of the store",
+                           key.substr(0, slash)));
+      }
+      folder = Fd(next);
+    }
+    struct stat st {};
+    if (::fstatat(folder.fd, key.substr(at).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISLNK(st.st_mode)) {
+      refuse("it is a symbolic link");
+    }
+    return folder;
   }
 
   ReadRule rule_;  ///< the store itself, and the folders allowed besides
-  ReadRule own_;   ///< the store itself: where writes and removals go
   Fd root_;        ///< the store's directory, keys resolved beneath it
 };
 

@@ -13,10 +13,6 @@ void mark_temporary(int fd) {
   if (fd >= 0) (void)::fsetxattr(fd, kName, "1", 1, 0);
 }
 
-void unmark_temporary(const std::string& path) {
-  (void)::lremovexattr(path.c_str(), kName);
-}
-
 void unmark_temporary(int fd) {
   if (fd >= 0) (void)::fremovexattr(fd, kName);
 }

@@ -13,9 +13,8 @@ namespace dudley::io {
 /// Marks the open file or directory `fd` as a temporary of this program (best effort).
 void mark_temporary(int fd);
 
-/// Removes the mark from `path` (or the open `fd`) as it becomes an output: what a save
-/// leaves carries no attribute of this program's.
-void unmark_temporary(const std::string& path);
+/// Removes the mark from the open `fd` as it becomes an output: what a save leaves carries
+/// no attribute of this program's.
 void unmark_temporary(int fd);
 
 /// Whether the file or directory at `path` (not followed if it is a symbolic link) carries

@@ -49,51 +49,7 @@ std::string quoted_name(std::string_view name) {
     while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
     return quoted_name(name.substr(0, cut)) + fmt::format("... ({} bytes)", name.size());
   }
-  std::string out = "'";
-  for (size_t i = 0; i < name.size();) {
-    const auto c = static_cast<unsigned char>(name[i]);
-    if (c >= 0x80) {
-      // A whole UTF-8 sequence is kept; a byte that starts none is escaped.
-      size_t length = 0;
-      for (size_t n = 2; n <= 4 && length == 0; ++n) {
-        if (i + n <= name.size() && is_utf8(name.substr(i, n))) length = n;
-      }
-      if (length == 0) {
-        out += fmt::format("\\x{:02x}", c);
-        ++i;
-      } else {
-        out.append(name.substr(i, length));
-        i += length;
-      }
-      continue;
-    }
-    switch (c) {
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\'':
-        out += "\\'";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7F) {
-          out += fmt::format("\\x{:02x}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-    ++i;
-  }
-  out += "'";
-  return out;
+  return "'" + escape_text(name, '\'') + "'";
 }
 
 }  // namespace dudley::model

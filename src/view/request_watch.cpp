@@ -66,14 +66,6 @@ void RequestWatch::answering(const std::string& address, int port) {
   c.answering = true;
 }
 
-void RequestWatch::done(const std::string& address, int port) {
-  const std::lock_guard lock(mutex_);
-  Connection& c = connections_[{address, port}];
-  c.answering = false;
-  c.since = Clock::now();
-  c.quiet_looks = 0;
-}
-
 void RequestWatch::run() {
   const auto every = std::clamp<std::chrono::milliseconds>(
       limit_ / 10, std::chrono::milliseconds(50), std::chrono::milliseconds(1000));

@@ -8,7 +8,7 @@
 // cpp-httplib 0.11 (Debian's) hands the program no connection's socket, so the watch finds
 // them itself: the process's sockets whose local address is the server's (curl's sockets to
 // stores, also the process's, have other local addresses), each known by its peer, and the
-// handler says, by the request's peer, when a connection is answering and when it is done.
+// handler says, by the request's peer, when a connection has sent its request and is answered.
 #pragma once
 
 #include <chrono>
@@ -32,19 +32,19 @@ class RequestWatch {
   RequestWatch(const RequestWatch&) = delete;
   RequestWatch& operator=(const RequestWatch&) = delete;
 
-  /// The connection from `address`:`port` is answering a request (sent whole): not watched
-  /// until done() is called for it.
+  /// The connection from `address`:`port` has sent its request whole and is answered: not
+  /// watched any more. A connection serves one request (the server keeps none open after
+  /// its answer), so its answer, however long it takes to send (an export to a slow
+  /// client), is never cut; the server's write timeout bounds a client that stops reading.
   void answering(const std::string& address, int port);
-  /// The connection from `address`:`port` has answered; its next request's time starts.
-  void done(const std::string& address, int port);
 
  private:
   using Clock = std::chrono::steady_clock;
   using Peer = std::pair<std::string, int>;
   struct Connection {
     Clock::time_point since;  ///< when it began reading its request
-    bool answering = false;
-    int quiet_looks = 0;  ///< looks in a row that found it neither answering nor unread
+    bool answering = false;   ///< its request came whole: answered until it closes
+    int quiet_looks = 0;      ///< looks in a row that found it neither answering nor unread
   };
 
   void run();

@@ -18,13 +18,9 @@ using dudley::view::HttpRequest;
 
 void answer(const dudley::view::Handler& handler, dudley::view::RequestWatch& watch,
             const httplib::Request& req, httplib::Response& res) {
-  // Sent whole: the connection's time to send a request stops while it is answered.
+  // Sent whole: the connection's time to send a request stops (its answer, written after
+  // this returns, is never cut: the connection serves this one request).
   watch.answering(req.remote_addr, req.remote_port);
-  struct Done {
-    dudley::view::RequestWatch& watch;
-    const httplib::Request& req;
-    ~Done() { watch.done(req.remote_addr, req.remote_port); }
-  } done{watch, req};
   HttpRequest request;
   request.path = req.path;
   for (const auto& [key, value] : req.params) request.query.emplace(key, value);

@@ -40,8 +40,9 @@ std::string lower(std::string text) {
   return text;
 }
 
-// Depth first with an explicit stack (groups may nest deeper than the call stack could
-// follow), `budget` nodes at most.
+// Depth first, `budget` nodes at most and kFirstViewDepth levels: a group deeper down
+// shows its members_count only (the page asks for its members when it is opened), so that
+// a file of groups nested 20,000 deep cannot take the call stack that far.
 class FirstView {
  public:
   explicit FirstView(uint64_t budget) : budget_(budget) {}
@@ -49,14 +50,14 @@ class FirstView {
   json run(const model::Node& root) {
     json out = own_json(root, "/");
     --budget_;
-    fill(root, "/", out);
+    fill(root, "/", out, 0);
     return out;
   }
 
  private:
   // Adds `node`'s members or items (and theirs) to `out`, while the budget lasts.
-  void fill(const model::Node& node, const std::string& path, json& out) {
-    if (node.kind == model::NodeKind::kArray) return;
+  void fill(const model::Node& node, const std::string& path, json& out, size_t depth) {
+    if (node.kind == model::NodeKind::kArray || depth >= kFirstViewDepth) return;
     const bool list = node.kind == model::NodeKind::kList;
     json children = list ? json::array() : json::object();
     uint64_t shown = 0;
@@ -65,7 +66,7 @@ class FirstView {
       --budget_;
       const std::string walk_path = cli::child_path(node, path, c, i);
       json child = own_json(c, walk_path);
-      fill(c, walk_path, child);
+      fill(c, walk_path, child, depth + 1);
       if (list) {
         children.push_back(std::move(child));
       } else {
@@ -108,13 +109,14 @@ json first_view(const model::Node& root) {
 json members_page(const model::Node& group, const std::string& path, uint64_t start) {
   json members = json::object();
   auto& storage = members.get_ref<json::object_t&>();
-  model::for_each_child(group, [&](uint64_t i, const model::Node& c) {
-    if (i < start) return true;
-    if (i >= start + kPageMembers) return false;
+  // A group's members are held: the page is taken where it starts (a walk from the first
+  // member made paging through 600,000 of them quadratic).
+  const auto& children = group.children;
+  for (uint64_t i = start; i < children.size() && i < start + kPageMembers; ++i) {
+    const model::Node& c = *children[i];
     storage.json::object_t::Container::emplace_back(
         c.name, own_json(c, cli::child_path(group, path, c, i)));
-    return true;
-  });
+  }
   return json{{"path", path},
               {"start", start},
               {"members_count", model::child_count(group)},
@@ -126,7 +128,8 @@ json search(const model::Node& root, const std::string& text) {
   uint64_t since_check = 0;
   json matches = json::array();
   uint64_t looked = 0;
-  bool complete = true;
+  bool complete = true;  // false: a bound ended the walk
+  bool skipped = false;  // parts not looked at (a list's items past a page, items' members)
   // (a group or list, its item path)
   std::vector<std::pair<const model::Node*, std::string>> todo{{&root, "/"}};
   while (!todo.empty() && complete) {
@@ -148,7 +151,10 @@ json search(const model::Node& root, const std::string& text) {
         since_check = 0;
         check_thread_deadline();
       }
-      if (node->kind == model::NodeKind::kList && i >= kPageMembers) return false;
+      if (node->kind == model::NodeKind::kList && i >= kPageMembers) {
+        skipped = true;  // the list's further items are not looked at
+        return false;
+      }
       const std::string p = node->kind == model::NodeKind::kList
                                 ? path + "[" + std::to_string(i) + "]"
                                 : member_path(path, c.name);
@@ -157,12 +163,20 @@ json search(const model::Node& root, const std::string& text) {
                            {"kind", c.kind == model::NodeKind::kArray  ? "array"
                                     : c.kind == model::NodeKind::kList ? "list"
                                                                        : "group"}});
-      if (c.kind != model::NodeKind::kArray && !node->lazy) below.emplace_back(&c, p);
+      if (c.kind != model::NodeKind::kArray) {
+        // An item made on demand lives only during this call: its members are not looked
+        // at, and the answer says so.
+        if (node->lazy) {
+          skipped = skipped || model::child_count(c) > 0;
+        } else {
+          below.emplace_back(&c, p);
+        }
+      }
       return true;
     });
     for (auto it = below.rbegin(); it != below.rend(); ++it) todo.push_back(*it);
   }
-  return json{{"matches", std::move(matches)}, {"complete", complete}};
+  return json{{"matches", std::move(matches)}, {"complete", complete && !skipped}};
 }
 
 }  // namespace dudley::view

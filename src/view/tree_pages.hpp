@@ -6,6 +6,7 @@
 // on the server.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -17,6 +18,8 @@ namespace dudley::view {
 
 /// The most nodes the first view of the tree holds.
 inline constexpr uint64_t kFirstViewNodes = 20000;
+/// The deepest level the first view lists members at (deeper groups: by /api/members).
+inline constexpr size_t kFirstViewDepth = 64;
 /// The most members of one group (items of one list) an answer lists.
 inline constexpr uint64_t kPageMembers = 1000;
 /// The most matches a search answers with.

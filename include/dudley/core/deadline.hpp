@@ -1,8 +1,8 @@
 // A deadline for what the calling thread reads. A caller that must answer in time (the
 // viewer) sets one around its reads, and the parts of a read that can wait long (a web
 // server's or object store's answers) end at it with DeadlinePassed instead of going on for
-// minutes. Work handed to other threads (chunks decoded on a pool) is bounded by its size,
-// not by this.
+// minutes. Work handed to other threads carries it there: ThreadPool::parallel_for's
+// helpers, run_on_own_threads' and the Zarr reader's fetch thread set the caller's.
 #pragma once
 
 #include <chrono>

@@ -1,9 +1,11 @@
 // Whole-file reads of text inputs (layouts, YAML, JSON) with clear errors.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dudley {
 
@@ -25,6 +27,11 @@ const char* file_kind(unsigned mode);
 /// renamed over `path` only once complete, so readers never see a half-written file and an
 /// existing file survives any failure. Throws Error(kIo) naming the path.
 void write_file_atomically(const std::string& path, std::string_view contents, bool fsync = false);
+
+/// The first `bytes` bytes of the regular file at `path` (fewer when it is shorter); empty
+/// when it cannot be read or is not a regular file (a FIFO is never opened). What a format's
+/// sniff looks at.
+std::vector<std::byte> read_head(const std::string& path, size_t bytes = 4096);
 
 /// Whether `a` and `b` name the same file (device and inode; for paths that do not exist
 /// yet, the same canonical path), so that an output never replaces an input.

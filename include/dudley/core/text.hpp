@@ -36,6 +36,11 @@ std::optional<std::u32string> utf8_to_utf32(std::string_view text);
 /// report). Text without control characters comes back unchanged.
 std::string escape_controls(std::string_view text, bool keep_line_ends = false);
 
+/// `text` as a quoted name shows it, every byte visible: what escape_controls escapes, and
+/// '\\', the `quote` character (0: none) and bytes that are not UTF-8 ("\\xb5"); whole
+/// UTF-8 sequences are kept. The text between the quotes of model::quoted_name.
+std::string escape_text(std::string_view text, char quote = 0);
+
 /// Standard base64 (RFC 4648, with '=' padding) of `bytes`: JSON's and YAML's `!!binary`
 /// spelling of raw bytes.
 std::string encode_base64(std::span<const uint8_t> bytes);

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "dudley/core/deadline.hpp"
+
 namespace dudley {
 
 /// Threads that run the iterations of parallel_for. The calling thread works too, so a pool
@@ -26,9 +28,10 @@ class ThreadPool {
   size_t helpers() const noexcept { return workers_.size(); }
 
   /// Runs body(0) ... body(n - 1), each once, on the helpers and the caller, and returns
-  /// when all have finished. If iterations throw, the first exception is rethrown here after
-  /// the others finished (iterations not started by then are skipped). A call from inside
-  /// an iteration (nested) runs its iterations on the calling thread.
+  /// when all have finished; the caller's deadline (core/deadline.hpp) holds on the helpers. If
+  /// iterations throw, the first exception is rethrown here after the others finished (iterations
+  /// not started by then are skipped). A call from inside an iteration (nested) runs its iterations
+  /// on the calling thread.
   void parallel_for(size_t n, const std::function<void(size_t)>& body);
 
   /// A pool shared by the library, sized as `threads` 0 says, made on first use.
@@ -43,6 +46,7 @@ class ThreadPool {
   std::mutex m_;
   std::condition_variable wake_, done_;
   const std::function<void(size_t)>* body_ = nullptr;
+  DeadlineScope deadline_;  ///< the caller's, carried to the helpers for its call
   size_t n_ = 0, next_ = 0, active_ = 0;
   uint64_t generation_ = 0;
   bool stop_ = false;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "dudley/core/bytes.hpp"
+#include "dudley/core/error.hpp"
 #include "dudley/io/byte_source.hpp"
 
 namespace dudley::io {
@@ -40,6 +41,14 @@ struct WriteRequest {
   /// stored (an S3 upload's parts as they go; the whole value at once elsewhere), from the
   /// store's threads but never two calls at once: a progress bar's feed.
   const std::function<void(uint64_t)>* on_stored = nullptr;
+};
+
+/// What Store::size throws for a key that names something other than a value (a directory
+/// store's folder or device where a file would be): a reader looking for a document tells
+/// it from a document it cannot read.
+class NotAValue : public dudley::Error {
+ public:
+  using dudley::Error::Error;
 };
 
 class Store {

@@ -22,8 +22,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The most a node's zarr.json is read to learn whether it is an array.
-constexpr uint64_t kMaxDocumentBytes = uint64_t{16} << 20;
+// The most of a node's document read to learn what it is: a member's holds its own
+// metadata (kilobytes); the root's may hold every node's (consolidated: megabytes). A larger
+// one makes no node, and its folder's keys count as not the store's (the safe side).
+constexpr uint64_t kMaxDocumentBytes = uint64_t{1} << 20;
+constexpr uint64_t kMaxRootDocumentBytes = uint64_t{64} << 20;  // as the reader reads
 
 bool is_metadata_name(std::string_view name) {
   return name == "zarr.json" || name == ".zarray" || name == ".zgroup" || name == ".zattrs" ||
@@ -163,15 +166,18 @@ class Sorter {
       if (name == "zarr.json" || name == ".zgroup" || name == ".zarray") documents.push_back(key);
     }
     std::vector<std::string> conflicted;
-    // In batches: a store of 100,000 arrays has as many documents, which are not all held.
-    constexpr size_t kBatch = 256;
+    // In batches: a store of 100,000 arrays has as many documents, which are not all held
+    // (64 of at most 1 MiB each: 64 MiB at most at once, but for the root's).
+    constexpr size_t kBatch = 64;
     for (size_t at = 0; at < documents.size(); at += kBatch) {
       const size_t end = std::min(documents.size(), at + kBatch);
       std::vector<Bytes> texts(end - at);
       std::vector<io::RangeRequest> requests;
       for (size_t i = at; i < end; ++i) {
+        const bool root = split(documents[i]).first.empty();
         requests.push_back({(prefix_.empty() ? "" : prefix_ + "/") + documents[i], 0,
-                            kMaxDocumentBytes, true, &texts[i - at], true});
+                            root ? kMaxRootDocumentBytes : kMaxDocumentBytes, true, &texts[i - at],
+                            true});
       }
       try {
         store_.read_many(requests);

@@ -33,6 +33,13 @@ std::optional<std::string> document(const io::Store& store, const std::string& k
   return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
+// A name no node may have, as a path would read it: "" (a listing's "a//b"), "." and ".."
+// (of "a/./b", "a/../b"), any made of dots only, one holding a '/' or a NUL.
+bool no_node_name(std::string_view name) {
+  return name.empty() || name.find_first_not_of('.') == std::string_view::npos ||
+         name.find('/') != std::string_view::npos || name.find('\0') != std::string_view::npos;
+}
+
 // The names of the nodes directly under `prefix`, sorted: the subdirectories that hold a
 // zarr.json, .zarray or .zgroup. Names the spec reserves (starting "__") are left out.
 std::vector<std::string> child_nodes(const io::Store& store, const std::string& prefix) {
@@ -41,7 +48,7 @@ std::vector<std::string> child_nodes(const io::Store& store, const std::string& 
     if (name.starts_with("__")) continue;
     // A name no node may have ("..", "." or "" from a listing's "a/../b", "a/./b", "a//b"):
     // kept, so that node_at lists it with why it is not read, never left out silently.
-    if (model::name_problem(name, model::NameUse::kKey)) {
+    if (no_node_name(name)) {
       names.push_back(std::move(name));
       continue;
     }
@@ -49,11 +56,12 @@ std::vector<std::string> child_nodes(const io::Store& store, const std::string& 
       bool present = false;
       try {
         present = store.size(key_in(key_in(prefix, name), meta)).has_value();
-      } catch (const Error& e) {
-        // A directory named zarr.json is no document: not a node. A document that cannot be
-        // read (one the rule for reading refuses, a permission) is a node, listed with that
-        // error when it is read, never left out silently.
-        present = !(e.category() == ErrorCategory::kData && e.message() == "is not a regular file");
+      } catch (const io::NotAValue&) {
+        present = false;  // a directory named zarr.json is no document: not a node
+      } catch (const Error&) {
+        // A document that cannot be read (one the rule for reading refuses, a permission)
+        // is a node, listed with that error when it is read, never left out silently.
+        present = true;
       }
       if (present) {
         names.push_back(std::move(name));
@@ -186,11 +194,12 @@ std::unique_ptr<model::Node> node_at(const std::shared_ptr<const io::Store>& sto
                     fmt::format("groups nested more than {} deep are not read", kMaxDepth),
                     Location::file(store->where(key_in(prefix, name))));
       }
-      if (const std::optional<std::string> why = model::name_problem(name, model::NameUse::kKey)) {
+      if (no_node_name(name)) {
         throw Error(ErrorCategory::kData,
-                    fmt::format("the store lists a node named {}, which {}: not read (a name is "
-                                "never a path)",
-                                model::quoted_name(name), *why),
+                    fmt::format("the store lists a node named {}, which no node may have (it "
+                                "would be a path: a folder of its own, or the one above): not "
+                                "read",
+                                model::quoted_name(name)),
                     Location::file(store->name()));
       }
       child = node_at(store, key_in(prefix, name), depth + 1);

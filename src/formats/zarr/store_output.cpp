@@ -43,7 +43,24 @@ class DirectoryOutput final : public StoreOutput {
       write_file(path, text.data(), text.size());
     });
   }
-  void commit(bool fsync) override { directory_.commit(fsync); }
+  void commit(bool fsync) override {
+    // The old store is swapped out whole and removed: looked at again just before, so that
+    // a file the user put into it while this one was written is not taken with it.
+    std::error_code ec;
+    if (fs::is_directory(fs::symlink_status(directory_.path(), ec))) {
+      const ExistingStore now = existing_directory(directory_.path());
+      if (!now.foreign.empty()) {
+        throw Error(ErrorCategory::kUsage,
+                    fmt::format("now holds {} that {} no part of a Zarr store ({}), put there "
+                                "while the new store was written: not replaced (give "
+                                "--overwrite to write the store among them)",
+                                now.foreign.size() == 1 ? "an entry" : "entries",
+                                now.foreign.size() == 1 ? "is" : "are", first_foreign(now)),
+                    Location::file(directory_.path()));
+      }
+    }
+    directory_.commit(fsync);
+  }
 
  private:
   std::string staged(const std::string& key) const { return directory_.staging() + "/" + key; }

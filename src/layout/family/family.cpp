@@ -213,7 +213,9 @@ FamilyIndex read_family_index(const std::string& index_path,
   auto inside = [&](const std::string& stored, const char* what) {
     std::string path = (dir / stored).string();
     const io::ReadRule::Verdict verdict = rule.check(path);
-    if (!verdict.ok && !verdict.missing) {
+    // Outside is refused whether or not it exists (a member named outside that is missing
+    // now may be there when it is read).
+    if (verdict.outside || (!verdict.ok && !verdict.missing)) {
       throw Error(ErrorCategory::kData,
                   fmt::format("the family index names the {} {}, which is not read: {} {}", what,
                               stored, path, verdict.why),

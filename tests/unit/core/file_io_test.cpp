@@ -1,6 +1,7 @@
 #include "dudley/core/file_io.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/xattr.h>
 
 #include <filesystem>
 #include <fstream>
@@ -64,12 +65,22 @@ TEST(FileIo, AtomicWriteRemovesTemporariesOfDeadWriters) {
   const fs::path alive = dir / ("out.bin.tmp-" + std::to_string(::getpid()) + "-3");
   const fs::path other = dir / "out.bin.tmp-notes";
   const fs::path unrelated = dir / ("other.bin.tmp-" + std::to_string(child) + "-0");
-  for (const fs::path& p : {dead, alive, other, unrelated}) std::ofstream(p) << "x";
+  // A user's file with a dead writer's name, but without the mark this program's temporaries
+  // carry: never taken for one.
+  const fs::path users = dir / ("out.bin.tmp-" + std::to_string(child) + "-1");
+  for (const fs::path& p : {dead, alive, other, unrelated, users}) std::ofstream(p) << "x";
+  for (const fs::path& p : {dead, alive, other, unrelated}) {
+    if (::setxattr(p.c_str(), "user.dudley.temporary", "1", 1, 0) != 0)
+      GTEST_SKIP() << "this file system keeps no extended attributes (the temporaries' mark)";
+  }
   write_file_atomically((dir / "out.bin").string(), "data");
   EXPECT_FALSE(fs::exists(dead));
   EXPECT_TRUE(fs::exists(alive));
   EXPECT_TRUE(fs::exists(other));
   EXPECT_TRUE(fs::exists(unrelated));
+  EXPECT_TRUE(fs::exists(users));
+  char value[2];  // and what it wrote carries no mark
+  EXPECT_LT(::getxattr((dir / "out.bin").c_str(), "user.dudley.temporary", value, sizeof value), 0);
 }
 
 TEST(FileIo, AtomicWriteIntoMissingDirectoryFailsCleanly) {
