@@ -572,6 +572,20 @@ def listings():
                   "s3://bucket/store.zarr/" in ran.stderr and "continuation token" in ran.stderr, ran)
             check(f"... after a few pages {extra}", 2 <= len(pages) <= 6, a.shown())
 
+        def endless(params):  # empty pages, each with a token never seen before
+            token = params.get("continuation-token", ["0"])[0]
+            return listing([], [], truncated=True, token=str(int(token) + 1))
+        a.pages = endless
+        for extra in ([], ["--json"]):
+            a.reset()
+            ran = run("ls", *extra, *endpoint, "s3://bucket/store.zarr", timeout=30)
+            pages = [x for x in a.lines() if "continuation-token" in x or "delimiter" in x]
+            check(f"empty pages with new tokens forever {extra}: ended non-zero within seconds",
+                  ran.returncode in (1, 2) and ran.took < 20, ran)
+            check(f"... saying why, naming the bucket and prefix {extra}",
+                  "s3://bucket/store.zarr/" in ran.stderr and "empty pages" in ran.stderr, ran)
+            check(f"... after about a hundred pages {extra}", 100 <= len(pages) <= 110, len(pages))
+
         a.pages = lambda params: listing(["elsewhere/zarr.json"], ["elsewhere/sub/"])
         for extra in ([], ["--json"]):
             a.reset()

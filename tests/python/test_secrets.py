@@ -20,6 +20,9 @@ def closed_port():
     "http://user:PASSWORD123@127.0.0.1:{port}/x.npy",
     "http://127.0.0.1:{port}/x.npy?X-Amz-Signature=SIGNATURE123&X-Amz-Security-Token=TOKEN123",
     "http://127.0.0.1:{port}/store.zarr?token=TOKEN123",
+    # No reader for the extension: the refusal quotes the URL it could not place.
+    "http://user:PASSWORD123@127.0.0.1:{port}/data.weird?sig=SIGNATURE123",
+    "https://user:PASSWORD123@127.0.0.1:{port}/noext?X-Amz-Signature=SIGNATURE123",
 ])
 def test_exceptions_hold_no_secret(url):
     url = url.format(port=closed_port())

@@ -163,10 +163,6 @@ std::shared_ptr<const BlockStore> external_blocks(std::shared_ptr<io::ByteSource
   return store;
 }
 
-// external_store() for a main file at a URL: the relative path `rel` resolved against the
-// URL's directory and read through the same store (bucket, credentials, endpoint). A path
-// climbing out of that directory is refused unless the caller allows it, and never climbs
-// above the bucket or server.
 // `part` of a URI path with its %XX escapes decoded (a bad escape stays as it is).
 std::string percent_decoded(std::string_view part) {
   std::string out;
@@ -184,6 +180,10 @@ std::string percent_decoded(std::string_view part) {
   return out;
 }
 
+// external_store() for a main file at a URL: the relative path `rel` resolved against the
+// URL's directory and read through the same store (bucket, credentials, endpoint). A path
+// climbing out of that directory is refused unless the caller allows it, and never climbs
+// above the bucket or server.
 std::shared_ptr<const BlockStore> external_store_at_url(const YamlNode& node,
                                                         const std::string& uri,
                                                         const std::string& rel,
