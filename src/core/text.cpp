@@ -236,12 +236,26 @@ std::string escape(std::string_view text, const EscapeRules& rules) {
            static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
            static_cast<unsigned char>(text[i + 1]) <= 0x9F;
   };
+  // Characters that reorder the text shown around them (U+200E/F, U+202A-U+202E,
+  // U+2066-U+2069): a name holding one can make a message read as something else.
+  auto bidi = [&](size_t i) {
+    if (i + 3 > text.size() || static_cast<unsigned char>(text[i]) != 0xE2) return false;
+    const auto b1 = static_cast<unsigned char>(text[i + 1]);
+    const auto b2 = static_cast<unsigned char>(text[i + 2]);
+    return (b1 == 0x80 && (b2 == 0x8E || b2 == 0x8F || (b2 >= 0xAA && b2 <= 0xAE))) ||
+           (b1 == 0x81 && b2 >= 0xA6 && b2 <= 0xA9);
+  };
+  // A byte that starts no UTF-8 sequence and is escaped: any, with `whole`; otherwise those
+  // a terminal reading 8-bit controls takes as C1 (0x9B is CSI).
+  auto stray = [&](size_t i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    return c >= 0x80 && (rules.whole || c <= 0x9F) && sequence_at(text, i) == 0;
+  };
   auto special = [&](size_t i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (control(c) || c1(i)) return true;
-    if (!rules.whole) return false;
-    return c == '\\' || (rules.quote != 0 && c == static_cast<unsigned char>(rules.quote)) ||
-           (c >= 0x80 && sequence_at(text, i) == 0);
+    if (control(c) || c1(i) || bidi(i) || stray(i)) return true;
+    return rules.whole &&
+           (c == '\\' || (rules.quote != 0 && c == static_cast<unsigned char>(rules.quote)));
   };
   bool any = false;
   for (size_t i = 0; i < text.size() && !any; ++i) any = special(i);
@@ -255,15 +269,24 @@ std::string escape(std::string_view text, const EscapeRules& rules) {
       out += "\\u00";
       out += kHex[code >> 4];
       out += kHex[code & 15];
+    } else if (bidi(i)) {
+      const auto b1 = static_cast<unsigned char>(text[i + 1]);
+      const auto b2 = static_cast<unsigned char>(text[i + 2]);
+      const unsigned code = 0x2000 | ((b1 & 0x3Fu) << 6) | (b2 & 0x3Fu);
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(code >> shift) & 15];
+      i += 2;
     } else if (c >= 0x80) {
-      const size_t n = rules.whole ? sequence_at(text, i) : 1;
-      if (n == 0) {
+      const size_t n = sequence_at(text, i);
+      if (n > 0) {
+        out.append(text.substr(i, n));
+        i += n - 1;
+      } else if (stray(i)) {
         out += "\\x";
         out += kHex[c >> 4];
         out += kHex[c & 15];
       } else {
-        out.append(text.substr(i, n));
-        i += n - 1;
+        out += static_cast<char>(c);  // not UTF-8, shown as it is (Latin-1 text)
       }
     } else if (!special(i)) {
       out += static_cast<char>(c);

@@ -102,12 +102,23 @@ void write_file_atomically(const std::string& path, std::string_view contents, b
 
 std::vector<std::byte> read_head(const std::string& path, size_t bytes) {
   std::vector<std::byte> head;
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return head;
-  std::ifstream in(path, std::ios::binary);
-  head.resize(bytes);
-  in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
+  // Opened without waiting (a FIFO put there meanwhile would block an open and a read) and
+  // judged by what was opened, not by an earlier look at the name.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return head;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    head.resize(bytes);
+    size_t got = 0;
+    while (got < head.size()) {
+      const ssize_t n = ::read(fd, head.data() + got, head.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    head.resize(got);
+  }
+  ::close(fd);
   return head;
 }
 

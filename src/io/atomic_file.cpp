@@ -63,11 +63,11 @@ void remove_stale_temporaries(const std::string& path) {
 
 }  // namespace
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+AtomicFile::AtomicFile(std::string path, bool follow_link) : path_(std::move(path)) {
   // A link is followed (as editors and sed -i --follow-symlinks do): its target is the file
   // the user means, and replacing the link by a regular file would cut it off.
   std::error_code ec;
-  if (std::filesystem::is_symlink(path_, ec)) {
+  if (follow_link && std::filesystem::is_symlink(path_, ec)) {
     const auto target = std::filesystem::read_symlink(path_, ec);
     if (!ec) {
       path_ = (target.is_absolute() ? target : std::filesystem::path(path_).parent_path() / target)
@@ -77,8 +77,9 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   }
   mode_t mode = 0644;
   struct stat st {};
-  if (::stat(path_.c_str(), &st) == 0) {
-    if (!S_ISREG(st.st_mode)) {
+  if ((follow_link ? ::stat(path_.c_str(), &st) : ::lstat(path_.c_str(), &st)) == 0) {
+    existed_ = true;
+    if (!S_ISREG(st.st_mode) && !(!follow_link && S_ISLNK(st.st_mode))) {
       throw Error(ErrorCategory::kIo,
                   fmt::format("{}: dudley replaces only regular files", file_kind(st.st_mode)),
                   Location::file(path_));
@@ -101,6 +102,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
 
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) ::close(fd_);
+  if (kept_ >= 0) ::close(kept_);
   if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
 }
 
@@ -172,12 +174,35 @@ void AtomicFile::stage(bool fsync) {
     }
     temp_ = named;
   }
-  unmark_temporary(fd_);  // what appears is an output, not a temporary
+  kept_ = ::fcntl(fd_, F_DUPFD_CLOEXEC, 0);
   if (::close(fd_) != 0) {
     fd_ = -1;
     io_error(path_, "close failed", errno);
   }
   fd_ = -1;
+}
+
+void AtomicFile::move_into_place() {
+  if (!existed_) {
+    // Nothing was there: nothing that appeared since (another program's file) is replaced.
+    if (::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, path_.c_str(), RENAME_NOREPLACE) == 0)
+      return;
+    if (errno == EEXIST) {
+      throw Error(ErrorCategory::kIo,
+                  "appeared while this was written; not replaced (the output was not written)",
+                  Location::file(path_));
+    }
+    if (errno != EINVAL && errno != ENOSYS) io_error(path_, "rename into place failed", errno);
+  }
+  if (::rename(temp_.c_str(), path_.c_str()) != 0)
+    io_error(path_, "rename into place failed", errno);
+}
+
+void AtomicFile::unmark_in_place() {
+  // What appears is an output, not a temporary.
+  unmark_temporary(kept_);
+  if (kept_ >= 0) ::close(kept_);
+  kept_ = -1;
 }
 
 void AtomicFile::sync_directory(const std::string& path) {
@@ -192,9 +217,9 @@ void AtomicFile::sync_directory(const std::string& path) {
 
 void AtomicFile::commit(bool fsync) {
   stage(fsync);
-  if (::rename(temp_.c_str(), path_.c_str()) != 0)
-    io_error(path_, "rename into place failed", errno);
+  move_into_place();
   committed_ = true;
+  unmark_in_place();
   if (fsync) sync_directory(path_);
 }
 
@@ -220,23 +245,38 @@ void AtomicFile::commit_pair(AtomicFile& first, AtomicFile& second, bool fsync) 
                 Location::file(second.path_));
   }
   // The first is exchanged with the file it replaces (kept under the temporary name), so it
-  // can be put back if the second fails.
-  bool exchanged = ::renameat2(AT_FDCWD, first.temp_.c_str(), AT_FDCWD, first.path_.c_str(),
-                               RENAME_EXCHANGE) == 0;
-  if (!exchanged && ::rename(first.temp_.c_str(), first.path_.c_str()) != 0) {
-    io_error(first.path_, "rename into place failed", errno);
+  // can be put back if the second fails. The replaced file is marked first: a kill before
+  // it is removed leaves a temporary the next writer removes.
+  const int replaced =
+      first.existed_ ? ::open(first.path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+  struct CloseReplaced {
+    int fd;
+    ~CloseReplaced() {
+      if (fd >= 0) ::close(fd);
+    }
+  } close_replaced{replaced};
+  mark_temporary(replaced);
+  bool exchanged = first.existed_ && ::renameat2(AT_FDCWD, first.temp_.c_str(), AT_FDCWD,
+                                                 first.path_.c_str(), RENAME_EXCHANGE) == 0;
+  if (!exchanged) {
+    unmark_temporary(replaced);
+    first.move_into_place();
   }
-  if (::rename(second.temp_.c_str(), second.path_.c_str()) != 0) {
-    const int error = errno;
+  try {
+    second.move_into_place();
+  } catch (const Error& e) {
     if (exchanged) {
       ::renameat2(AT_FDCWD, first.temp_.c_str(), AT_FDCWD, first.path_.c_str(), RENAME_EXCHANGE);
+      unmark_temporary(replaced);
     } else {
       ::unlink(first.path_.c_str());  // there was no file before: there is none again
     }
-    io_error(second.path_, "rename into place failed (the old files are back)", error);
+    throw Error(e.category(), e.message() + " (the old files are back)", e.location());
   }
-  if (exchanged) ::unlink(first.temp_.c_str());  // the replaced file
   first.committed_ = second.committed_ = true;
+  first.unmark_in_place();
+  second.unmark_in_place();
+  if (exchanged) ::unlink(first.temp_.c_str());  // the replaced file
   if (fsync) sync_directory(first.path_);
 }
 

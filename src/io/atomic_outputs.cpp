@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include <fcntl.h>
@@ -108,18 +109,20 @@ void remove_stale_siblings(const std::string& path) {
   std::vector<fs::path> stale;
   for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    // A name alone is no proof: only a temporary this program marked is removed, or one
-    // that holds nothing (a writer killed between creating its sibling and marking it
-    // leaves it empty; removing an empty file or folder loses nothing of anyone's).
     if (!is_sibling_name(name, target)) continue;
-    std::error_code e1;
-    if (!marked_temporary(it->path().string()) && !fs::is_empty(it->path(), e1)) continue;
-    if (e1) continue;
     const int fd = ::open(it->path().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) continue;
     std::error_code e2;
-    if (it->is_directory(e2) ? lock(fd, LOCK_EX | LOCK_NB) : !file_locked(fd)) {
+    const bool directory = it->is_directory(e2);
+    const bool unlocked = directory ? lock(fd, LOCK_EX | LOCK_NB) : !file_locked(fd);
+    if (unlocked && marked_temporary(it->path().string())) {
       stale.push_back(it->path());
+    } else if (unlocked && directory) {
+      // A name alone is no proof: an unmarked folder is this program's only if left empty
+      // by a writer killed between making and marking it, and rmdir removes only an empty
+      // one (what anyone puts into it meanwhile stops it). An unmarked file is never
+      // removed: files are marked before they are named (make_sibling).
+      (void)::rmdir(it->path().c_str());
     }
     ::close(fd);
   }
@@ -129,9 +132,23 @@ void remove_stale_siblings(const std::string& path) {
   }
 }
 
-// A new hidden sibling of `path`, ".NAME.KIND-" plus six random characters (mkdtemp and
-// mkstemp fill in the template's trailing "XXXXXX"): a directory, or an empty file. `held`
-// receives a descriptor of it holding its lock (see remove_stale_siblings).
+// A name for a new sibling of `path`: ".NAME.KIND-" and six random letters and digits.
+std::string sibling_name(const std::string& path, const char* kind) {
+  static constexpr char kLetters[] =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  unsigned char random[6];
+  std::ifstream("/dev/urandom", std::ios::binary).read(reinterpret_cast<char*>(random), 6);
+  std::string tail;
+  for (unsigned char r : random) tail += kLetters[r % (sizeof kLetters - 1)];
+  return (parent_of(path) /
+          fmt::format(".{}.{}-{}", fs::path(path).filename().string(), kind, tail))
+      .string();
+}
+
+// A new hidden sibling of `path`, ".NAME.KIND-" plus six random characters: a directory
+// (mkdtemp), or an empty file. `held` receives a descriptor of it holding its lock (see
+// remove_stale_siblings). A file is made unnamed (O_TMPFILE), marked and locked, and only
+// then named: a kill at any moment leaves no unmarked file of this program's.
 std::string make_sibling(const std::string& path, const char* kind, bool directory, int& held) {
   const fs::path p(path);
   const std::string pattern =
@@ -142,11 +159,26 @@ std::string make_sibling(const std::string& path, const char* kind, bool directo
   if (directory) {
     if (!::mkdtemp(name.data())) fail(path, "cannot create a directory beside it", errno);
     held = ::open(name.data(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  } else {
-    held = ::mkstemp(name.data());
-    if (held < 0) fail(path, "cannot create a file beside it", errno);
+    if (held >= 0) (void)lock(held, LOCK_EX);
+    mark_temporary(held);
+    return name.data();
   }
-  if (held >= 0) (void)(directory ? lock(held, LOCK_EX) : lock_file(held));
+  held = ::open(parent_of(path).c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (held >= 0) {
+    mark_temporary(held);
+    (void)lock_file(held);
+    const std::string proc = fmt::format("/proc/self/fd/{}", held);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      const std::string named = sibling_name(path, kind);
+      if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, named.c_str(), AT_SYMLINK_FOLLOW) == 0)
+        return named;
+      if (errno != EEXIST) break;
+    }
+    ::close(held);  // cannot be named: a named temporary instead
+  }
+  held = ::mkstemp(name.data());
+  if (held < 0) fail(path, "cannot create a file beside it", errno);
+  (void)lock_file(held);
   mark_temporary(held);
   return name.data();
 }
@@ -182,9 +214,12 @@ void remove_tree(const std::string& path) {
 AtomicDirectory::AtomicDirectory(std::string path) : path_(std::move(path)) {
   while (path_.size() > 1 && path_.back() == '/') path_.pop_back();  // "out.zarr/" is out.zarr
   struct stat st {};
-  if (::lstat(path_.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
-    throw Error(ErrorCategory::kIo, "exists and is not a directory: not replaced by one",
-                Location::file(path_));
+  if (::lstat(path_.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) {
+      throw Error(ErrorCategory::kIo, "exists and is not a directory: not replaced by one",
+                  Location::file(path_));
+    }
+    existed_ = true;
   }
   remove_stale_siblings(path_);
   staging_ = make_sibling(path_, "tmp", true, held_);
@@ -206,37 +241,62 @@ void AtomicDirectory::commit(bool fsync) {
   }
   struct stat st {};
   if (::lstat(path_.c_str(), &st) != 0) {
-    if (::rename(staging_.c_str(), path_.c_str()) != 0)
-      fail(path_, "cannot move into place", errno);
-  } else if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) ==
-             0) {
-    remove_tree(staging_);  // the old store, swapped out in one step
+    // Nothing there: nothing that appears meanwhile is replaced (a rename would replace an
+    // empty folder).
+    if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, path_.c_str(), RENAME_NOREPLACE) != 0) {
+      if (errno == EEXIST || errno == ENOTEMPTY) {
+        throw Error(ErrorCategory::kIo,
+                    "appeared while this was written; not replaced (the output was not written)",
+                    Location::file(path_));
+      }
+      if ((errno != EINVAL && errno != ENOSYS) || ::rename(staging_.c_str(), path_.c_str()) != 0)
+        fail(path_, "cannot move into place", errno);
+    }
+    unmark_temporary(held_);
+  } else if (!S_ISDIR(st.st_mode) || !existed_) {
+    // What appeared while this was written (a file, a link, a folder) is never swapped out
+    // and removed.
+    throw Error(ErrorCategory::kIo,
+                "appeared while this was written; not replaced (the output was not written)",
+                Location::file(path_));
   } else {
-    // No exchange on this file system: the old store steps aside, then the new one takes
-    // its place; a crash between leaves the old under a hidden name, never a mix.
-    int old_held = -1;
-    const std::string old = make_sibling(path_, "old", true, old_held);
+    // The old store is marked before it steps aside (and unmarked if it stays): a kill while
+    // it is removed leaves a temporary the next writer removes, not an output's leftovers.
+    const int old_fd = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct Release {
       int fd;
       ~Release() {
         if (fd >= 0) ::close(fd);
       }
-    } release{old_held};
-    if (::rename(path_.c_str(), old.c_str()) != 0) {
-      const int error = errno;
-      ::rmdir(old.c_str());
-      fail(path_, "cannot set the old directory aside", error);
+    } release_old{old_fd};
+    mark_temporary(old_fd);
+    if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) == 0) {
+      unmark_temporary(held_);  // in place: an output, not a temporary
+      remove_tree(staging_);    // the old store, swapped out in one step
+    } else {
+      // No exchange on this file system: the old store steps aside, then the new one takes
+      // its place; a crash between leaves the old under a hidden name, never a mix.
+      int old_held = -1;
+      const std::string old = make_sibling(path_, "old", true, old_held);
+      struct Release release {
+        old_held
+      };
+      if (::rename(path_.c_str(), old.c_str()) != 0) {
+        const int error = errno;
+        ::rmdir(old.c_str());
+        unmark_temporary(old_fd);
+        fail(path_, "cannot set the old directory aside", error);
+      }
+      if (::rename(staging_.c_str(), path_.c_str()) != 0) {
+        const int error = errno;
+        ::rename(old.c_str(), path_.c_str());  // put the old store back
+        unmark_temporary(old_fd);
+        fail(path_, "cannot move into place", error);
+      }
+      unmark_temporary(held_);
+      remove_tree(old);
     }
-    if (::rename(staging_.c_str(), path_.c_str()) != 0) {
-      const int error = errno;
-      ::rename(old.c_str(), path_.c_str());  // put the old store back
-      fail(path_, "cannot move into place", error);
-    }
-    remove_tree(old);
   }
-  // What appears is the output, not a temporary: unmarked once in place (through its
-  // descriptor), so that a kill before leaves a temporary the next writer may remove.
-  unmark_temporary(held_);
   committed_ = true;
   if (fsync) sync_parent(path_);
 }

@@ -121,11 +121,21 @@ class DirectoryStore final : public Store {
 
   void write_many(std::span<const WriteRequest> values) override {
     for (const WriteRequest& v : values) {
-      const fs::path target = file(v.key);
-      (void)folder_beneath(v.key, true);  // made where missing; never through a link
-      AtomicFile out(target.string());
-      out.copy_from(*v.value, 0, 0, v.value->size());
-      out.commit();
+      (void)file(v.key);  // a plain key, or refused
+      // The folder is made where missing, never through a link, and the file is written
+      // into that very folder (its descriptor's /proc name): a folder swapped for a link
+      // after the walk does not lead the write elsewhere. A link at the key's own name is
+      // replaced, not followed.
+      const Fd folder = folder_beneath(v.key, true);
+      const size_t slash = v.key.rfind('/');
+      const std::string name = slash == std::string::npos ? v.key : v.key.substr(slash + 1);
+      try {
+        AtomicFile out(fmt::format("/proc/self/fd/{}/{}", folder.fd, name), false);
+        out.copy_from(*v.value, 0, 0, v.value->size());
+        out.commit();
+      } catch (const Error& e) {
+        throw Error(e.category(), e.message(), Location::file(where(v.key)));
+      }
       if (v.on_stored) (*v.on_stored)(v.value->size());
     }
   }
@@ -143,10 +153,16 @@ class DirectoryStore final : public Store {
                     Location::file(where(key)));
       }
       // The key's folders exist for its keys: those it leaves empty go too (a folder that
-      // holds anything else stays, and stops the walk).
+      // holds anything else stays, and stops the walk), each removed from its parent's
+      // descriptor, never through a link.
       for (size_t up = key.rfind('/'); up != std::string::npos && up > 0;
            up = key.rfind('/', up - 1)) {
-        if (::rmdir((path_ + "/" + key.substr(0, up)).c_str()) != 0) break;
+        const std::string folder_key = key.substr(0, up);
+        const Fd parent = folder_beneath(folder_key, false);
+        const size_t cut = folder_key.rfind('/');
+        const std::string folder_name =
+            cut == std::string::npos ? folder_key : folder_key.substr(cut + 1);
+        if (parent.fd < 0 || ::unlinkat(parent.fd, folder_name.c_str(), AT_REMOVEDIR) != 0) break;
       }
     }
   }
@@ -221,6 +237,11 @@ class DirectoryStore final : public Store {
       throw Error(ErrorCategory::kIo, "cannot open the store's directory", Location::file(path_));
     }
     Fd folder(::fcntl(root_.fd, F_DUPFD_CLOEXEC, 0));
+    if (folder.fd < 0) {
+      throw Error(ErrorCategory::kIo,
+                  fmt::format("cannot open the store's directory: {}", std::strerror(errno)),
+                  Location::file(where(key)));
+    }
     size_t at = 0;
     for (size_t slash; (slash = key.find('/', at)) != std::string::npos; at = slash + 1) {
       const std::string part = key.substr(at, slash - at);
@@ -236,8 +257,14 @@ class DirectoryStore final : public Store {
       }
       if (next < 0) {
         if (errno == ENOENT && !create) return Fd();
-        refuse(fmt::format("{} is a symbolic link or a file, not a folder of the store",
-                           key.substr(0, slash)));
+        if (errno == ELOOP || errno == ENOTDIR) {
+          refuse(fmt::format("{} is a symbolic link or a file, not a folder of the store",
+                             key.substr(0, slash)));
+        }
+        throw Error(ErrorCategory::kIo,
+                    fmt::format("cannot open its folder {}: {}", key.substr(0, slash),
+                                std::strerror(errno)),
+                    Location::file(where(key)));
       }
       folder = Fd(next);
     }

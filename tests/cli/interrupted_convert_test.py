@@ -133,14 +133,20 @@ def main():
                     if os.path.exists(os.path.join(d, t)):
                         os.unlink(os.path.join(d, t))
 
-        # Two writers of one path at once: both finish, the last one's store stands.
+        # Two writers of one new path at once: the first to finish writes the store; the
+        # other finds something where nothing was when it started and leaves it (it cannot
+        # tell another writer's store from a user's folder): exit 2 naming it.
         a = start(["convert", "-q", *slow, "x.bin", "both.zarr"], d)
         wait_for_temporary(a, d)
         b = subprocess.run([DUDLEY, "convert", "-q", "x.bin", "both.zarr"], cwd=d,
                            capture_output=True, text=True)
-        a.communicate(timeout=120)
-        check("concurrent writers both succeed", a.returncode == 0 and b.returncode == 0,
-              (a.returncode, b.returncode, b.stderr))
+        _, a_err = a.communicate(timeout=120)
+        a_err = a_err.decode() if isinstance(a_err, bytes) else (a_err or "")
+        check("concurrent writers of a new store: the first to finish succeeds",
+              b.returncode == 0, (b.returncode, b.stderr))
+        check("... the other fails naming what appeared, and leaves it",
+              a.returncode == 2 and "both.zarr" in a_err and
+              "appeared while this was written" in a_err, (a.returncode, a_err))
         check("and leave no temporary", temporaries(d) == [], temporaries(d))
         r = subprocess.run([DUDLEY, "dump", "--json", "--max-values", "3", "both.zarr"], cwd=d,
                            capture_output=True, text=True)

@@ -30,10 +30,13 @@ bool is_utf8(std::string_view text);
 /// The code points of UTF-8 text (for UCS-4 storage); nullopt when it is not valid UTF-8.
 std::optional<std::u32string> utf8_to_utf32(std::string_view text);
 
-/// `text` with its control characters (C0, DEL and C1) written as escapes ("\n", "\r",
-/// "\t", "\x1b", "\u009b"), so that text from a file printed to a terminal never moves its cursor,
-/// clears it or starts a line of its own; `keep_line_ends` keeps "\n" and "\t" (a multi-line
-/// report). Text without control characters comes back unchanged.
+/// `text` with its control characters (C0, DEL and C1, also as stray bytes 0x80-0x9F that
+/// are not UTF-8) and the characters that reorder text around them (U+200E/F,
+/// U+202A-U+202E, U+2066-U+2069) written as escapes ("\n", "\r", "\t", "\x1b",
+/// "\u009b", "\x9b", "\u202e"), so that text from a file printed to a terminal never moves
+/// its cursor, clears it, starts a line of its own or reads as other text; `keep_line_ends`
+/// keeps "\n" and "\t" (a multi-line report). Other bytes that are not UTF-8 (Latin-1 text)
+/// are kept. Text without such characters comes back unchanged.
 std::string escape_controls(std::string_view text, bool keep_line_ends = false);
 
 /// `text` as a quoted name shows it, every byte visible: what escape_controls escapes, and

@@ -17,12 +17,13 @@ namespace dudley::io {
 
 class AtomicFile {
  public:
-  /// Opens the temporary file beside `path`. A `path` that is a symbolic link is followed:
-  /// the file it points to is replaced, the link stays. A file being replaced gives the new
-  /// one its permission bits. Throws Error(kIo) naming `path` when its directory is missing
-  /// or not writable, or when `path` is not a regular file (a device, a FIFO, a directory:
-  /// those are never replaced).
-  explicit AtomicFile(std::string path);
+  /// Opens the temporary file beside `path`. A `path` that is a symbolic link is followed
+  /// (unless `follow_link` is false: then the link itself is replaced): the file it points
+  /// to is replaced, the link stays. A file being replaced gives the new one its permission
+  /// bits. Throws Error(kIo) naming `path` when its directory is missing or not writable, or
+  /// when `path` is not a regular file (a device, a FIFO, a directory: those are never
+  /// replaced).
+  explicit AtomicFile(std::string path, bool follow_link = true);
   /// Without commit(): the temporary file is discarded, the target untouched.
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
@@ -40,7 +41,9 @@ class AtomicFile {
                  const std::function<void(uint64_t)>& advanced = {});
   /// Sets the file's length (unwritten ranges read as zeros and take no disk space).
   void resize(uint64_t length);
-  /// Makes the data durable (with `fsync`) and moves it under the final name.
+  /// Makes the data durable (with `fsync`) and moves it under the final name. Where nothing
+  /// was at the final name when the file was opened, something that appeared there since (a
+  /// file another program wrote) is not replaced: Error(kIo) naming it.
   void commit(bool fsync = false);
 
   /// The final path (a symbolic link given to the constructor resolved).
@@ -55,12 +58,21 @@ class AtomicFile {
   static void commit_pair(AtomicFile& first, AtomicFile& second, bool fsync = false);
 
  private:
-  void stage(bool fsync);  ///< durable (with fsync), named temp_, fd closed
+  /// Durable (with fsync), named temp_, fd_ closed; kept_ still open on it, marked.
+  void stage(bool fsync);
+  /// Moves temp_ to path_ (not over a file that appeared meanwhile, when none was there).
+  void move_into_place();
+  /// Once in place: the mark removed through kept_, which is closed.
+  void unmark_in_place();
   static void sync_directory(const std::string& path);
 
   std::string path_;
   std::string temp_;  ///< named temporary ("" while unnamed)
   int fd_ = -1;
+  /// A second descriptor of the temporary, open until it is in place: its mark is removed
+  /// only then, so a kill before leaves a temporary the next writer knows as one.
+  int kept_ = -1;
+  bool existed_ = false;  ///< a file was at path_ when this was opened
   bool committed_ = false;
 };
 

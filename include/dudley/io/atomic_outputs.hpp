@@ -32,12 +32,15 @@ class AtomicDirectory {
   const std::string& path() const { return path_; }
   /// Moves the staged directory into place (with `fsync`: every file and directory in it
   /// made durable first, and the parent after). Throws Error(kIo); the old store then stays.
+  /// Where nothing was at `path` when this was made, anything that appeared there since (a
+  /// folder or file of another program's) is never replaced: Error(kIo) naming it.
   void commit(bool fsync = false);
 
  private:
   std::string path_;
   std::string staging_;
-  int held_ = -1;  ///< the staging directory, open, holding its lock
+  int held_ = -1;         ///< the staging directory, open, holding its lock
+  bool existed_ = false;  ///< a directory was at path_ when this was made
   bool committed_ = false;
 };
 

@@ -111,4 +111,12 @@ TEST(Text, EscapeControls) {
             "\\u009b2J \xc2\xb5m");
   // A report of several lines keeps its line ends and tabs, not its other controls.
   EXPECT_EQ(dudley::escape_controls("one\n\ttwo\r\x1b", true), "one\n\ttwo\\r\\x1b");
+  // An 8-bit CSI byte (not UTF-8) escaped; a Latin-1 byte (0xE9) kept as it is.
+  EXPECT_EQ(dudley::escape_controls("a\x9b"
+                                    "31m caf\xe9"),
+            "a\\x9b31m caf\xe9");
+  // Characters that reorder what is shown (RIGHT-TO-LEFT OVERRIDE, LEFT-TO-RIGHT ISOLATE).
+  EXPECT_EQ(dudley::escape_controls("x\xe2\x80\xaeyz.npy \xe2\x81\xa6"), "x\\u202eyz.npy \\u2066");
+  // Other three-byte characters (U+2028 is text here, U+20AC) are kept.
+  EXPECT_EQ(dudley::escape_controls("\xe2\x82\xac"), "\xe2\x82\xac");
 }

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "dudley/core/error.hpp"
+#include "dudley/io/atomic_file.hpp"
 
 namespace dudley::io {
 namespace {
@@ -172,6 +173,76 @@ TEST_F(AtomicOutputs, StaleTemporariesOfAKilledWriterAreRemovedLiveOnesKept) {
   // What appears carries no mark of this program's.
   char value[2];
   EXPECT_LT(::getxattr(store.c_str(), "user.dudley.temporary", value, sizeof value), 0);
+}
+
+// What appears at the output's name while it is written (another program's file or folder)
+// is never replaced when nothing was there at the start: the write fails naming it, and it
+// stays as it was.
+TEST_F(AtomicOutputs, WhatAppearedMeanwhileIsNeverReplaced) {
+  const fs::path store = dir_ / "out.zarr";
+  for (bool folder : {false, true}) {
+    {
+      AtomicDirectory d(store.string());
+      write(fs::path(d.staging()) / "zarr.json", "{}");
+      if (folder) {
+        fs::create_directory(store);
+      } else {
+        write(store, "precious");
+      }
+      try {
+        d.commit();
+        ADD_FAILURE() << "replaced what appeared";
+      } catch (const Error& e) {
+        EXPECT_NE(e.message().find("appeared while this was written"), std::string::npos)
+            << e.message();
+      }
+    }
+    if (folder) {
+      EXPECT_TRUE(fs::is_empty(store));
+    } else {
+      EXPECT_EQ(read(store), "precious");
+    }
+    EXPECT_EQ(others("out.zarr"), 0u);  // the staging folder went
+    fs::remove_all(store);
+  }
+  const fs::path file = dir_ / "out.npy";
+  {
+    AtomicFile f(file.string());
+    f.write_at(0, "new", 3);
+    write(file, "precious");
+    EXPECT_THROW(f.commit(), Error);
+  }
+  EXPECT_EQ(read(file), "precious");
+  EXPECT_EQ(others("out.npy"), 0u);
+  // A file that was there at the start is replaced, and what replaces it carries no mark.
+  {
+    AtomicFile f(file.string());
+    f.write_at(0, "new", 3);
+    f.commit();
+  }
+  EXPECT_EQ(read(file), "new");
+  char value[2];
+  EXPECT_LT(::getxattr(file.c_str(), "user.dudley.temporary", value, sizeof value), 0);
+}
+
+// A writer killed between making its staging folder and marking it leaves it empty and
+// unmarked: the next writer removes it (rmdir: only while empty). An unmarked file with a
+// temporary's name is never removed, empty or not (files are marked before they are named).
+TEST_F(AtomicOutputs, AnEmptyUnmarkedStagingFolderIsRemovedAnUnmarkedFileIsNot) {
+  fs::create_directories(dir_ / ".out.zarr.tmp-Empty1");
+  write(dir_ / ".out.zarr.tmp-Empty2", "");
+  {
+    AtomicDirectory d((dir_ / "out.zarr").string());
+    EXPECT_FALSE(fs::exists(dir_ / ".out.zarr.tmp-Empty1"));
+    EXPECT_TRUE(fs::exists(dir_ / ".out.zarr.tmp-Empty2"));
+  }
+  fs::create_directories(dir_ / ".out.h5.tmp-Empty3");
+  write(dir_ / ".out.h5.tmp-Empty4", "");
+  {
+    NamedTempFile f((dir_ / "out.h5").string());
+    EXPECT_FALSE(fs::exists(dir_ / ".out.h5.tmp-Empty3"));
+    EXPECT_TRUE(fs::exists(dir_ / ".out.h5.tmp-Empty4"));
+  }
 }
 
 }  // namespace
