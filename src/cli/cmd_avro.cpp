@@ -72,7 +72,7 @@ int run_decode(const AvroOptions& o) {
     if (o.json) {
       fmt::print("{}\n", json_text({{"output", o.output}, {"bytes", report.bytes()}}, 2));
     } else if (!o.quiet) {
-      fmt::print("wrote {} ({} bytes)\n", o.output, report.bytes());
+      fmt::print("wrote {} ({} bytes)\n", shown_path(o.output), report.bytes());
     }
     return kExitOk;
   }
@@ -135,7 +135,7 @@ int run_encode(const AvroOptions& o) {
   if (o.json) {
     fmt::print("{}\n", json_text({{"output", o.output}, {"bytes", datum.size()}}, 2));
   } else if (!o.quiet) {
-    fmt::print("wrote {} ({} bytes, one datum)\n", o.output, datum.size());
+    fmt::print("wrote {} ({} bytes, one datum)\n", shown_path(o.output), datum.size());
   }
   return kExitOk;
 }

@@ -247,14 +247,17 @@ int run_convert(const ConvertOptions& o) {
   for (const std::string& note : report.notes)
     fmt::print(stderr, "note: {}\n", escape_controls(note));
   std::vector<std::string> besides;
-  for (size_t i = 1; i < report.files.size(); ++i) besides.push_back(report.files[i].path);
+  for (size_t i = 1; i < report.files.size(); ++i)
+    besides.push_back(shown_path(report.files[i].path));
   const WrittenFile& main_file = report.files.front();
   if (main_file.role != "data") {
-    fmt::print("wrote {} ({} bytes, {})\n", main_file.path, main_file.bytes, main_file.role);
+    fmt::print("wrote {} ({} bytes, {})\n", shown_path(main_file.path), main_file.bytes,
+               main_file.role);
   } else if (besides.empty()) {
-    fmt::print("wrote {} ({} bytes, {})\n", main_file.path, main_file.bytes, out_format.name());
+    fmt::print("wrote {} ({} bytes, {})\n", shown_path(main_file.path), main_file.bytes,
+               out_format.name());
   } else {
-    fmt::print("wrote {} ({} bytes) and {}\n", main_file.path, main_file.bytes,
+    fmt::print("wrote {} ({} bytes) and {}\n", shown_path(main_file.path), main_file.bytes,
                fmt::join(besides, ", "));
   }
   return kExitOk;

@@ -96,6 +96,10 @@ std::string shown_message(std::string_view text) {
   return escape_controls(io::redacted_text(text), true);
 }
 
+std::string shown_path(std::string_view path) {
+  return escape_controls(io::redacted_url(path));
+}
+
 std::string item_problem(const std::string& path, const std::string& node_error) {
   static constexpr std::string_view kMark = "error: ";
   const std::string error = io::redacted_text(node_error);

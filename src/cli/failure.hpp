@@ -38,6 +38,11 @@ int guarded(bool json, const std::function<int()>& command);
 /// ends and tabs the report itself is made of (escape_controls).
 std::string shown_message(std::string_view text);
 
+/// A path or URL as one line of output shows it: a URL without its secrets
+/// (io::redacted_url), every control character escaped (a name holding a newline or an
+/// escape sequence prints as text).
+std::string shown_path(std::string_view path);
+
 /// "FILE:@8: error: /x: MESSAGE" from a model node's error text ("FILE:@8: error: MESSAGE")
 /// and the path of the item it stopped: the item is named (unless the message names it),
 /// "error:" appears once. One line: control characters (a name's line end) escaped.

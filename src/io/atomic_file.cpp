@@ -19,6 +19,7 @@
 
 #include "dudley/core/error.hpp"
 #include "dudley/core/file_io.hpp"
+#include "io/move_into_place.hpp"
 #include "io/temporary_mark.hpp"
 
 namespace dudley::io {
@@ -183,19 +184,8 @@ void AtomicFile::stage(bool fsync) {
 }
 
 void AtomicFile::move_into_place() {
-  if (!existed_) {
-    // Nothing was there: nothing that appeared since (another program's file) is replaced.
-    if (::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, path_.c_str(), RENAME_NOREPLACE) == 0)
-      return;
-    if (errno == EEXIST) {
-      throw Error(ErrorCategory::kIo,
-                  "appeared while this was written; not replaced (the output was not written)",
-                  Location::file(path_));
-    }
-    if (errno != EINVAL && errno != ENOSYS) io_error(path_, "rename into place failed", errno);
-  }
-  if (::rename(temp_.c_str(), path_.c_str()) != 0)
-    io_error(path_, "rename into place failed", errno);
+  // Nothing was there: nothing that appeared since (another program's file) is replaced.
+  io::move_into_place(temp_, path_, existed_);
 }
 
 void AtomicFile::unmark_in_place() {
@@ -271,7 +261,9 @@ void AtomicFile::commit_pair(AtomicFile& first, AtomicFile& second, bool fsync) 
     } else {
       ::unlink(first.path_.c_str());  // there was no file before: there is none again
     }
-    throw Error(e.category(), e.message() + " (the old files are back)", e.location());
+    throw Error(e.category(),
+                e.message() + (exchanged ? " (the old files are back)" : " (nothing replaced)"),
+                e.location());
   }
   first.committed_ = second.committed_ = true;
   first.unmark_in_place();

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "dudley/core/error.hpp"
+#include "io/move_into_place.hpp"
 #include "io/temporary_mark.hpp"
 
 namespace dudley::io {
@@ -243,15 +244,7 @@ void AtomicDirectory::commit(bool fsync) {
   if (::lstat(path_.c_str(), &st) != 0) {
     // Nothing there: nothing that appears meanwhile is replaced (a rename would replace an
     // empty folder).
-    if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, path_.c_str(), RENAME_NOREPLACE) != 0) {
-      if (errno == EEXIST || errno == ENOTEMPTY) {
-        throw Error(ErrorCategory::kIo,
-                    "appeared while this was written; not replaced (the output was not written)",
-                    Location::file(path_));
-      }
-      if ((errno != EINVAL && errno != ENOSYS) || ::rename(staging_.c_str(), path_.c_str()) != 0)
-        fail(path_, "cannot move into place", errno);
-    }
+    move_into_place(staging_, path_, false);
     unmark_temporary(held_);
   } else if (!S_ISDIR(st.st_mode) || !existed_) {
     // What appeared while this was written (a file, a link, a folder) is never swapped out
@@ -271,6 +264,18 @@ void AtomicDirectory::commit(bool fsync) {
     } release_old{old_fd};
     mark_temporary(old_fd);
     if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) == 0) {
+      // What was swapped out must be the store marked above: anything put at DST between
+      // (a file, another folder) is swapped back and left as it is.
+      struct stat was {
+      }, marked{};
+      if (old_fd < 0 || ::lstat(staging_.c_str(), &was) != 0 || ::fstat(old_fd, &marked) != 0 ||
+          was.st_dev != marked.st_dev || was.st_ino != marked.st_ino) {
+        ::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE);
+        unmark_temporary(old_fd);
+        throw Error(ErrorCategory::kIo,
+                    "changed while this was written; not replaced (the output was not written)",
+                    Location::file(path_));
+      }
       unmark_temporary(held_);  // in place: an output, not a temporary
       remove_tree(staging_);    // the old store, swapped out in one step
     } else {
@@ -309,9 +314,12 @@ NamedTempFile::NamedTempFile(std::string path) : path_(std::move(path)) {
       path_ = (target.is_absolute() ? target : fs::path(path_).parent_path() / target).string();
   }
   struct stat st {};
-  if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    throw Error(ErrorCategory::kIo, "exists and is not a regular file: never replaced",
-                Location::file(path_));
+  if (::stat(path_.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) {
+      throw Error(ErrorCategory::kIo, "exists and is not a regular file: never replaced",
+                  Location::file(path_));
+    }
+    existed_ = true;
   }
   remove_stale_siblings(path_);
   temp_ = make_sibling(path_, "tmp", false, held_);
@@ -326,7 +334,7 @@ void NamedTempFile::commit(bool fsync) {
   struct stat st {};
   ::chmod(temp_.c_str(), ::stat(path_.c_str(), &st) == 0 ? st.st_mode & 07777 : default_mode(0666));
   if (fsync) sync_path(temp_, O_RDONLY);
-  if (::rename(temp_.c_str(), path_.c_str()) != 0) fail(path_, "cannot move into place", errno);
+  move_into_place(temp_, path_, existed_);
   // Unmarked once in place (through its descriptor): a kill before the rename leaves a
   // marked temporary the next writer removes, never an unmarked one it must leave.
   unmark_temporary(held_);

@@ -70,7 +70,8 @@ class NamedTempFile {
  private:
   std::string path_;
   std::string temp_;
-  int held_ = -1;  ///< the temporary file, open, holding its lock
+  int held_ = -1;         ///< the temporary file, open, holding its lock
+  bool existed_ = false;  ///< a file was at path_ when this was made
   bool committed_ = false;
 };
 

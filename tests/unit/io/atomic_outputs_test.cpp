@@ -214,6 +214,16 @@ TEST_F(AtomicOutputs, WhatAppearedMeanwhileIsNeverReplaced) {
   }
   EXPECT_EQ(read(file), "precious");
   EXPECT_EQ(others("out.npy"), 0u);
+  const fs::path h5 = dir_ / "out.h5";  // a library's output, written by path
+  {
+    NamedTempFile f(h5.string());
+    write(f.temp_path(), "new");
+    write(h5, "precious");
+    EXPECT_THROW(f.commit(), Error);
+  }
+  EXPECT_EQ(read(h5), "precious");
+  EXPECT_EQ(others("out.npy"), 1u);  // out.h5 only: no temporary left
+  fs::remove(h5);
   // A file that was there at the start is replaced, and what replaces it carries no mark.
   {
     AtomicFile f(file.string());
