@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # What the fuzz corpora reach of the parsers: builds the fuzz targets with clang's source-based
 # coverage (in BUILD, its own directory), replays each target's corpus once (the checked-in
-# seeds, and what `FUZZ_KEEP=CORPORA fuzz/run.sh` grew in CORPORA/TARGET), and prints
-# llvm-cov's report of the target's own parser sources: lines and regions covered per file,
-# then the functions no input reached.
+# seeds, and what `FUZZ_KEEP=CORPORA fuzz/run.sh` grew in CORPORA/TARGET), and prints what
+# it reached of the target's own parser sources (fuzz/coverage_report.py over llvm-cov's
+# export): lines and regions covered per file, then the functions no input reached.
 #
 # usage: fuzz/coverage.sh [BUILD [CORPORA]]   (defaults: build-cov, fuzz-corpora)
 set -euo pipefail
@@ -42,6 +42,9 @@ for target in ${FUZZ_TARGETS:-${!sources[@]}}; do
   dirs=(fuzz/corpus/$target)
   [ -d "$corpora/$target" ] && dirs+=("$corpora/$target")
   [ "$target" = dudley_to_model ] && dirs+=(fuzz/corpus/dudley_bind)
+  # The parser starts from every layout in the repository too, as fuzz/run.sh does.
+  [ "$target" = dudley_parse ] &&
+    dirs+=(tests/data/dudley/layouts/valid tests/data/dudley/layouts/invalid examples)
   isolate=()
   [ "$target" = http_response ] && isolate=(sh fuzz/loopback_only.sh)
   rm -f "$build/profiles/$target".*.profraw
@@ -51,21 +54,8 @@ for target in ${FUZZ_TARGETS:-${!sources[@]}}; do
     "${isolate[@]}" "$build/fuzz/$target" -runs=0 "${dirs[@]}" >/dev/null 2>&1 || true
   llvm-profdata-14 merge -sparse "$build/profiles/$target".*.profraw \
     -o "$build/profiles/$target.profdata"
-  files=()
-  for s in ${sources[$target]}; do
-    if [ -d "$s" ]; then
-      while IFS= read -r f; do files+=("$f"); done < <(ls "$s"/*.cpp)
-    else
-      files+=("$s")
-    fi
-  done
   inputs=$(find "${dirs[@]}" -type f | wc -l)
   echo "== $target ($inputs inputs)"
-  llvm-cov-14 report "$build/fuzz/$target" -instr-profile="$build/profiles/$target.profdata" \
-    "${files[@]}" | sed 's|^/.*/src/|src/|'
-  echo "-- functions no input reached:"
-  llvm-cov-14 report --show-functions "$build/fuzz/$target" \
-    -instr-profile="$build/profiles/$target.profdata" "${files[@]}" \
-    | awk '$1 !~ /^(Name|---|File|TOTAL)/ && NF >= 10 && $3 == $2 { print "   ", $1 }' \
-    | c++filt | sed -E 's/\(.*$//' | sort -u
+  llvm-cov-14 export "$build/fuzz/$target" -instr-profile="$build/profiles/$target.profdata" \
+    -skip-expansions | python3 fuzz/coverage_report.py . ${sources[$target]}
 done
