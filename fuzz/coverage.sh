@@ -27,6 +27,7 @@ declare -A sources=(
   [asdf_read]="src/formats/asdf src/text"
   [zarr_metadata]="src/formats/zarr/metadata.cpp src/formats/zarr/metadata_v2.cpp src/formats/zarr/datatype.cpp src/formats/zarr/fill_value.cpp"
   [zarr_read]="src/formats/zarr/reader.cpp src/formats/zarr/source.cpp src/formats/zarr/vlen_source.cpp src/formats/zarr/chunk_listing.cpp"
+  [zarr_store]="src/formats/zarr/reader.cpp src/formats/zarr/metadata.cpp src/formats/zarr/metadata_v2.cpp src/model/member_names.cpp"
   [avro_decode]="src/formats/avro"
   [ndl_read]="src/formats/ndl"
   [npy_read]="src/formats/npy"

@@ -27,6 +27,7 @@ run_target() {
   [ "$target" = asdf_read ] && dict=fuzz/asdf.dict
   [ "$target" = zarr_metadata ] && dict=fuzz/zarr.dict
   [ "$target" = zarr_read ] && dict=fuzz/zarr.dict
+  [ "$target" = zarr_store ] && dict=fuzz/zarr.dict
   [ "$target" = avro_decode ] && dict=fuzz/avro.dict
   [ "$target" = ndl_read ] && dict=fuzz/ndl.dict
   [ "$target" = npy_read ] && dict=fuzz/npy.dict
@@ -52,7 +53,7 @@ run_target() {
     | sed "s/^/[$target] /" || true
   [ -n "${FUZZ_KEEP:-}" ] || rm -rf "$work"
 }
-targets=(${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to_model dudley_family_index codec_decode asdf_read zarr_metadata zarr_read avro_decode ndl_read npy_read netcdf3_header hdf5_extents python_index http_response s3_xml view_api})
+targets=(${FUZZ_TARGETS:-dudley_parse dudley_bind dudley_embedded dudley_to_model dudley_family_index codec_decode asdf_read zarr_metadata zarr_read zarr_store avro_decode ndl_read npy_read netcdf3_header hdf5_extents python_index http_response s3_xml view_api})
 jobs=${FUZZ_JOBS:-1}
 for target in "${targets[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
