@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "dudley/core/error.hpp"
 #include "dudley/model/member_names.hpp"
@@ -164,8 +166,10 @@ std::unique_ptr<model::Node> array_node(std::shared_ptr<const io::Store> store,
     if (a.dtype.encoding() == TextEncoding::kUtf32) {
       text = v2_fill_to_json(a.fill, a.dtype).get<std::string>();
     } else {
-      const auto* bytes = reinterpret_cast<const char*>(a.fill.bytes.data());
-      text.assign(bytes, strnlen(bytes, a.fill.bytes.size()));
+      // Text up to its first NUL (an empty fill has no bytes, and no pointer to give strnlen).
+      const std::string_view bytes(reinterpret_cast<const char*>(a.fill.bytes.data()),
+                                   a.fill.bytes.size());
+      text.assign(bytes.substr(0, std::min(bytes.find('\0'), bytes.size())));
     }
     chunking->fill_value = model::Value(std::move(text));
   }
