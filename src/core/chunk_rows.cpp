@@ -44,6 +44,7 @@ uint64_t ChunkRows::spanned_bytes(uint64_t element) const {
 
 void ChunkRows::place(const std::byte* chunk, const std::byte* fill, uint64_t element,
                       std::byte* out) const {
+  if (element == 0) return;  // elements of no bytes (zero-length strings): nothing to place
   const auto n = static_cast<uint64_t>(length());
   each([&](uint64_t from, uint64_t to) {
     std::byte* target = out + to * element;
