@@ -59,8 +59,11 @@ def main():
     mangled = [m.partition(":")[2] if ":_Z" in m else m for m in missing]
     names = subprocess.run(["c++filt"], input="\n".join(mangled), capture_output=True,
                            text=True).stdout.splitlines() if missing else []
-    shown = {(f"{f}: " if f else "") + n.replace("(anonymous namespace)::", "").split("(")[0]
-             for f, n in zip(files, names)}
+    def short(name):  # without arguments; a lambda named by the function it is in
+        name = name.replace("(anonymous namespace)::", "")
+        lambda_in = "{lambda" in name or ")::$_" in name
+        return name.split("(")[0] + (" (a lambda in it)" if lambda_in else "")
+    shown = {(f"{f}: " if f else "") + short(n) for f, n in zip(files, names)}
     print(f"-- functions no input reached ({len(missing)} of {len(seen)}):")
     for n in sorted(shown):
         print("   ", n)
