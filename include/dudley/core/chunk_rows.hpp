@@ -69,6 +69,7 @@ struct ChunkRows {
   /// Copies one row of `element`-byte elements from `from` (its first element; the others
   /// `step()` elements apart) to `to`, consecutive.
   void copy_row(std::byte* to, const std::byte* from, uint64_t element) const {
+    if (element == 0) return;  // elements of no bytes: nothing to copy (and maybe no buffer)
     const int64_t n = length(), s = step();
     if (s == 1 || n == 1) {  // one element: any step (even -2^63) alike
       std::memcpy(to, from, static_cast<uint64_t>(n) * element);
