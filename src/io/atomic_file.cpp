@@ -32,8 +32,9 @@ namespace {
 }
 
 // A writer killed between naming its temporary file and renaming it (kill -9, a power cut)
-// leaves NAME.tmp-PID-N (or NAME.tmp-PID-XXXXXX) behind. The next write of NAME removes those whose
-// process is gone; a live writer's (kill(pid, 0) succeeds or is refused) is left alone.
+// leaves NAME.tmp-PID-N (or NAME.tmp-PID- and six random characters) behind. The next write of NAME
+// removes those whose process is gone; a live writer's (kill(pid, 0) succeeds or is refused) is
+// left alone.
 void remove_stale_temporaries(const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path target(path);
@@ -43,7 +44,7 @@ void remove_stale_temporaries(const std::string& path) {
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
-    // PID-N (a named unnamed file) or PID-XXXXXX (mkostemp's): the pid in digits, then
+    // PID-N (a named unnamed file) or PID-RANDOM6 (mkostemp's): the pid in digits, then
     // letters and digits.
     const std::string rest = name.substr(prefix.size());
     const size_t dash = rest.find('-');
@@ -93,7 +94,7 @@ AtomicFile::AtomicFile(std::string path, bool follow_link) : path_(std::move(pat
   fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
   if (fd_ < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
     // No O_TMPFILE on this file system: a named temporary (mkostemp fills in the Xs).
-    temp_ = fmt::format("{}.tmp-{}-XXXXXX", path_, ::getpid());
+    temp_ = fmt::format("{}.tmp-{}-XXXXXX", path_, ::getpid());  // mkostemp's template
     fd_ = ::mkostemp(temp_.data(), O_CLOEXEC);
   }
   if (fd_ < 0) io_error(path_, "cannot create the output file in its directory", errno);
