@@ -107,7 +107,8 @@ fi
 interop="$(cd "$(dirname "$0")/../tests/interop" && pwd)"
 if [ ! -f "$interop/node_modules/zarrita/package.json" ] ||
    [ ! -f "$interop/node_modules/@zarrita/storage/package.json" ] ||
-   [ ! -f "$interop/node_modules/avsc/package.json" ]; then
+   [ ! -f "$interop/node_modules/avsc/package.json" ] ||
+   [ ! -f "$interop/node_modules/s3rver/package.json" ]; then
   echo "install-deps: installing the npm peers in $interop"
   (cd "$interop" && npm install --no-audit --no-fund --loglevel=error)
 else
@@ -158,19 +159,38 @@ python_env .venv-stack tests/requirements-stack.txt "the PyPI Python stack"
 # Python, and its own speed bounds what it measures; a Go server lets the tools' differences
 # show. Built from the Go module proxy into .tools/bin (never committed); a machine without
 # Go runs the S3 benchmarks on moto alone.
+# Go from PATH, or where the official tarball puts it (a shell without its profile lacks it).
+go_tool=$(command -v go || true)
+[ -n "$go_tool" ] || [ ! -x /usr/local/go/bin/go ] || go_tool=/usr/local/go/bin/go
 gofakes3_version=v1.2.0
 gofakes3="$root/.tools/bin/gofakes3"
 if [ -x "$gofakes3" ] && [ "$(cat "$root/.tools/gofakes3.version" 2>/dev/null)" = "$gofakes3_version" ]; then
   echo "install-deps: gofakes3 present"
-elif command -v go >/dev/null; then
+elif [ -n "$go_tool" ]; then
   echo "install-deps: installing gofakes3 $gofakes3_version in $root/.tools/bin"
   # Benchmarks only: a module proxy out of reach leaves the S3 benchmarks on moto, and the
   # tests as they are.
-  if GOBIN="$root/.tools/bin" go install "github.com/johannesboyne/gofakes3/cmd/gofakes3@$gofakes3_version"; then
+  if GOBIN="$root/.tools/bin" "$go_tool" install "github.com/johannesboyne/gofakes3/cmd/gofakes3@$gofakes3_version"; then
     echo "$gofakes3_version" > "$root/.tools/gofakes3.version"
   else
     echo "install-deps: gofakes3 could not be built: the S3 benchmarks run on moto only"
   fi
 else
   echo "install-deps: no Go toolchain: the S3 benchmarks run on moto only"
+fi
+
+# An S3 server that checks every V4 signature, the body's hash among what is signed, for the
+# tests (tests/interop/s3_strict_test.py): versitygw (Go, over a folder), pinned here, built
+# from the Go module proxy into .tools/bin (never committed). moto checks signatures only
+# with its IAM on and then refuses any listing whose prefix holds a '/'; s3rver checks the
+# headers S3 requires but not the signature.
+versitygw_version=v1.8.0
+versitygw="$root/.tools/bin/versitygw"
+if [ -x "$versitygw" ] && [ "$(cat "$root/.tools/versitygw.version" 2>/dev/null)" = "$versitygw_version" ]; then
+  echo "install-deps: versitygw present"
+else
+  [ -n "$go_tool" ] || { echo "install-deps: the S3 tests need Go to build versitygw" >&2; exit 1; }
+  echo "install-deps: installing versitygw $versitygw_version in $root/.tools/bin"
+  GOBIN="$root/.tools/bin" "$go_tool" install "github.com/versity/versitygw/cmd/versitygw@$versitygw_version"
+  echo "$versitygw_version" > "$root/.tools/versitygw.version"
 fi

@@ -1,8 +1,7 @@
 // CRC-32C by the SSE4.2 CRC32 instruction (8 bytes a step) where present, else by
-// slicing-by-8 tables; CRC-32 by zlib; MD5 by OpenSSL.
+// slicing-by-8 tables; CRC-32 by zlib.
 #include "dudley/codec/checksum.hpp"
 
-#include <openssl/evp.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -10,7 +9,6 @@
 #include <bit>
 #include <cstring>
 
-#include "dudley/core/loaded_library.hpp"
 #include "settings.hpp"
 
 namespace dudley::codec {
@@ -124,65 +122,6 @@ uint32_t crc32(ByteView data, uint32_t crc) {
 
 std::unique_ptr<BytesCodec> make_crc32c_codec(const Configuration&) {
   return std::make_unique<Crc32cCodec>();
-}
-
-}  // namespace dudley::codec
-
-// MD5 through OpenSSL's EVP interface (the one OpenSSL 3 keeps supported), libcrypto opened
-// the first time a digest is made.
-namespace dudley::codec {
-namespace {
-
-struct Evp {
-  decltype(&EVP_MD_CTX_new) ctx_new;
-  decltype(&EVP_MD_CTX_free) ctx_free;
-  decltype(&EVP_md5) md5;
-  decltype(&EVP_DigestInit_ex) init;
-  decltype(&EVP_DigestUpdate) update;
-  decltype(&EVP_DigestFinal_ex) final;
-};
-
-const Evp& evp() {
-  static const Evp functions = [] {
-    const LoadedLibrary lib("libcrypto.so.3", "MD5 checksums");
-    return Evp{lib.function<decltype(&EVP_MD_CTX_new)>("EVP_MD_CTX_new"),
-               lib.function<decltype(&EVP_MD_CTX_free)>("EVP_MD_CTX_free"),
-               lib.function<decltype(&EVP_md5)>("EVP_md5"),
-               lib.function<decltype(&EVP_DigestInit_ex)>("EVP_DigestInit_ex"),
-               lib.function<decltype(&EVP_DigestUpdate)>("EVP_DigestUpdate"),
-               lib.function<decltype(&EVP_DigestFinal_ex)>("EVP_DigestFinal_ex")};
-  }();
-  return functions;
-}
-
-}  // namespace
-
-Md5::Md5() : ctx_(evp().ctx_new()) {
-  if (!ctx_ || !evp().init(static_cast<EVP_MD_CTX*>(ctx_), evp().md5(), nullptr)) {
-    evp().ctx_free(static_cast<EVP_MD_CTX*>(ctx_));
-    throw Error(ErrorCategory::kLimit, "md5: OpenSSL could not start a digest");
-  }
-}
-
-Md5::~Md5() {
-  evp().ctx_free(static_cast<EVP_MD_CTX*>(ctx_));
-}
-
-void Md5::update(ByteView data) {
-  if (!data.empty()) evp().update(static_cast<EVP_MD_CTX*>(ctx_), data.data(), data.size());
-}
-
-Md5Digest Md5::digest() {
-  Md5Digest out{};
-  unsigned int n = 0;
-  evp().final(static_cast<EVP_MD_CTX*>(ctx_), out.data(), &n);
-  return out;
-}
-
-Md5Digest md5(ByteView data) {
-  Md5 m;
-  m.update(data);
-  return m.digest();
 }
 
 }  // namespace dudley::codec

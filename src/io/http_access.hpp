@@ -30,11 +30,13 @@ class HttpAccess {
   virtual ~HttpAccess() = default;
   /// The URL `key` is fetched from.
   virtual std::string url_of(const std::string& key) const = 0;
-  /// Sets on `handle` what authenticates a request (nothing: anonymous), and adds the
-  /// headers that go with it to `headers` (set on the handle by the caller). Called for
-  /// every request, on any thread.
-  virtual void authorize(CURL* handle, std::vector<std::string>& headers) const {
+  /// Sets on `handle` what authenticates a request whose body is `body` (empty for a GET or
+  /// HEAD), and adds the headers that go with it to `headers` (set on the handle by the
+  /// caller). Nothing: anonymous. Called for every request, on any thread.
+  virtual void authorize(CURL* handle, std::span<const std::byte> body,
+                         std::vector<std::string>& headers) const {
     (void)handle;
+    (void)body;
     (void)headers;
   }
   /// Throws Error(kData) naming `key` when it may not be requested: a key read from a

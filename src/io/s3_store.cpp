@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 
+#include "dudley/core/digest.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/io/store.hpp"
 #include "io/curl_library.hpp"
@@ -33,6 +34,20 @@ constexpr uint64_t kMaxListed = 10000000;
 constexpr uint64_t kMaxEmptyPages = 100;
 
 // A bucket's requests: their URLs, their signature, what S3's errors say.
+// Whether S3's error `code` refuses the credentials themselves (every request would fail
+// alike), not one request.
+bool credentials_refused(const std::string& code) {
+  return code == "SignatureDoesNotMatch" || code == "InvalidAccessKeyId" ||
+         code == "ExpiredToken" || code == "InvalidToken" || code == "TokenRefreshRequired" ||
+         code == "AuthorizationHeaderMalformed";
+}
+
+// The SHA-256 of no bytes, the body hash of every GET, HEAD and DELETE.
+const std::string& empty_body_hash() {
+  static const std::string hash = digest_hex(sha256({}));
+  return hash;
+}
+
 class S3Access final : public HttpAccess {
  public:
   explicit S3Access(S3Config config) : c_(std::move(config)), bucket_url_(s3_bucket_url(c_)) {
@@ -65,10 +80,17 @@ class S3Access final : public HttpAccess {
     return "S3 requests go only to the endpoint; a bucket in another region needs --region";
   }
 
-  void authorize(CURL* handle, std::vector<std::string>& headers) const override {
+  // Signature V4 by libcurl, with the body's SHA-256 in x-amz-content-sha256: S3 requires
+  // the header on every signed request (AWS, R2 and s3rver refuse one without it), and the
+  // libcurl of Debian 12 (7.88) adds none of its own. libcurl signs the x-amz-* headers it
+  // is given, and hashes the same body into the signature.
+  void authorize(CURL* handle, std::span<const std::byte> body,
+                 std::vector<std::string>& headers) const override {
     if (!c_.key) return;
     curl().easy_setopt(handle, CURLOPT_AWS_SIGV4, signature_.c_str());
     curl().easy_setopt(handle, CURLOPT_USERPWD, userpwd_.c_str());
+    headers.push_back("x-amz-content-sha256: " +
+                      (body.empty() ? empty_body_hash() : digest_hex(sha256(body))));
     if (c_.token) headers.push_back("x-amz-security-token: " + *c_.token);
   }
 
@@ -160,7 +182,9 @@ class S3Store final : public Store {
 
   /// Asks for one key of the store's prefix: throws Error naming the bucket when it does not
   /// exist, or naming where S3 points when it answers with a redirect; returns the region
-  /// to move to when the answer is AWS's region redirect (aws_region_redirect). Any other
+  /// to move to when the answer is AWS's region redirect (aws_region_redirect), or naming
+  /// S3's code when the credentials themselves are refused (a wrong secret fails every
+  /// request, and only this answer has a body that says so: a HEAD's has none). Any other
   /// refusal, such as a listing the credentials may not make, is left for the reads to meet.
   std::optional<std::string> check_bucket() const {
     const S3Config& c = access_->config();
@@ -177,8 +201,9 @@ class S3Store final : public Store {
       return region;
     }
     // A redirect elsewhere (named, not followed) or no such bucket: the bucket named.
-    if ((a.status >= 300 && a.status < 400) ||
-        (a.status == 404 && parse_s3_error(body).code == "NoSuchBucket")) {
+    const std::string code = a.status >= 400 ? parse_s3_error(body).code : std::string();
+    if ((a.status >= 300 && a.status < 400) || (a.status == 404 && code == "NoSuchBucket") ||
+        credentials_refused(code)) {
       try {
         http_->expect(false, "", a.status, 1, body, a.headers);
       } catch (const Error& e) {

@@ -77,9 +77,11 @@ class LocalServer:
 class MotoServer(LocalServer):
     name = "moto"
 
-    def __init__(self, scratch, require_auth=False, program=None):
+    def __init__(self, scratch, require_auth=False, program=None, free_actions=0):
         super().__init__(scratch)
         self.require_auth = require_auth
+        # Requests served before the checks begin (to make IAM users and their keys with).
+        self.free_actions = free_actions
         # moto_server of the interpreter running the test, unless another is named (a test run
         # by another virtual environment's interpreter, whose peers conflict with moto's).
         self.program = program or os.path.join(os.path.dirname(sys.executable), "moto_server")
@@ -91,7 +93,7 @@ class MotoServer(LocalServer):
         env = dict(os.environ)
         if self.require_auth:
             # Every request is checked against moto's IAM: unknown keys are refused.
-            env["INITIAL_NO_AUTH_ACTION_COUNT"] = "0"
+            env["INITIAL_NO_AUTH_ACTION_COUNT"] = str(self.free_actions)
         return env
 
     def ready_url(self):
@@ -129,3 +131,58 @@ class GoFakeS3Server(LocalServer):
     def command(self):
         return [self.PROGRAM, "-host", f"127.0.0.1:{self.port}", "-backend", "memory",
                 "-initialbucket", self.bucket, "-quiet"]
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class S3rverServer(LocalServer):
+    """s3rver (npm, pinned in tests/interop/package.json; objects in a folder of `scratch`)
+    with bucket `bucket` made: the strict one about S3's rules for requests, it refuses a
+    signed request without x-amz-content-sha256 as AWS does. Its credentials are its own,
+    S3RVER/S3RVER (KEY below); it checks the key, not the V4 signature."""
+
+    name = "s3rver"
+    KEY = "S3RVER"
+    PROGRAM = os.path.join(ROOT, "tests", "interop", "node_modules", "s3rver", "bin", "s3rver.js")
+
+    def __init__(self, scratch, bucket):
+        super().__init__(scratch)
+        self.bucket = bucket
+        self.folder = os.path.join(scratch, f"s3rver-{self.port}")
+        os.makedirs(self.folder)
+
+    def command(self):
+        # Its continuation tokens are DES-encrypted: OpenSSL 3 keeps DES in its legacy provider.
+        return ["node", "--openssl-legacy-provider", self.PROGRAM, "-d", self.folder,
+                "-a", "127.0.0.1", "-p", str(self.port), "--configure-bucket", self.bucket]
+
+
+class VersityServer(LocalServer):
+    """versitygw (Go; built by scripts/install-deps.sh into .tools/bin) over a folder of
+    `scratch`, root credentials KEY/KEY: a gateway that checks every V4 signature, the
+    body's hash among what is signed."""
+
+    name = "versitygw"
+    KEY = "versity-test"
+    PROGRAM = os.path.join(ROOT, ".tools", "bin", "versitygw")
+
+    def __init__(self, scratch):
+        super().__init__(scratch)
+        self.folder = os.path.join(scratch, f"versitygw-{self.port}")
+        os.makedirs(self.folder)
+
+    def command(self):
+        return [self.PROGRAM, "--access", self.KEY, "--secret", self.KEY, "--region", "us-east-1",
+                "--port", f"127.0.0.1:{self.port}", "--quiet", "posix", self.folder]
+
+    def environment(self):
+        return {k: v for k, v in os.environ.items()
+                if not k.startswith(("ROOT_", "VGW_", "AWS_")) and k != "LD_PRELOAD"}
+
+
+def s3_client(url, key):
+    """A boto3 client of the server at `url` with credentials `key`/`key`."""
+    import boto3
+    return boto3.client("s3", endpoint_url=url, region_name="us-east-1",
+                        aws_access_key_id=key, aws_secret_access_key=key)

@@ -13,7 +13,8 @@ printed:
   --region 'x@127.0.0.1:PORT#', an endpoint with a path, a user or a query) are refused
   before any connection (exit 2), naming the problem;
 - s3://bucket/../other/x is key "../other/x" of bucket "bucket" for reads and writes, and
-  every request's AWS Signature V4 is checked here against the path as sent;
+  every request's AWS Signature V4 is checked here against the path as sent, with the
+  body's SHA-256 in a signed x-amz-content-sha256 as S3 requires;
 - a web store's key never climbs out of the store's URL;
 - a presigned-style URL (X-Amz-Signature, X-Amz-Security-Token) with user:password@,
   answered 403, 404, 500 or refused, and the AWS credentials in the environment: none of
@@ -120,8 +121,11 @@ def signature_problem(req, body):
     canonical_query = "&".join(f"{k}={v}" for k, v in pairs)
     names = signed.split(";")
     canonical_headers = "".join(f"{n}:{' '.join(req.headers.get(n, '').split())}\n" for n in names)
-    payload = req.headers.get("x-amz-content-sha256") or hashlib.sha256(body).hexdigest()
-    if payload != "UNSIGNED-PAYLOAD" and payload != hashlib.sha256(body).hexdigest():
+    # S3 requires the body's hash in x-amz-content-sha256 on every signed request, signed.
+    payload = req.headers.get("x-amz-content-sha256")
+    if payload is None or "x-amz-content-sha256" not in names:
+        return "no signed x-amz-content-sha256"
+    if payload != hashlib.sha256(body).hexdigest():
         return "the payload hash is not the body's"
     canonical = "\n".join([req.command, path, canonical_query, canonical_headers, signed, payload])
     scope = f"{date}/{region}/s3/aws4_request"

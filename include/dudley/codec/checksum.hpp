@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "dudley/codec/codec.hpp"
+#include "dudley/core/digest.hpp"
 
 namespace dudley::codec {
 
@@ -16,26 +17,10 @@ uint32_t crc32c(ByteView data, uint32_t crc = 0);
 /// CRC-32 (ISO-HDLC, as zlib's crc32()) of `data`, continuing from `crc`.
 uint32_t crc32(ByteView data, uint32_t crc = 0);
 
-/// An MD5 digest (ASDF block checksums), computed with OpenSSL's libcrypto.
-using Md5Digest = std::array<uint8_t, 16>;
-
-/// MD5 of data given in pieces: update() as bytes come, then digest().
-class Md5 {
- public:
-  Md5();
-  ~Md5();
-  Md5(const Md5&) = delete;
-  Md5& operator=(const Md5&) = delete;
-  void update(ByteView data);
-  /// The digest of everything given; the object may not be updated afterwards.
-  Md5Digest digest();
-
- private:
-  void* ctx_;  // EVP_MD_CTX, kept out of this header
-};
-
-/// MD5 of `data` in one call.
-Md5Digest md5(ByteView data);
+// MD5 (ASDF block checksums) lives with the other digests in core; the codecs' names for it.
+using dudley::md5;
+using dudley::Md5;
+using dudley::Md5Digest;
 
 /// Whether crc32c() uses the processor's CRC32 instruction.
 bool crc32c_in_hardware();
