@@ -53,9 +53,19 @@ void swap_elements(void* data, uint64_t count, const DType& type) {
   if (!type.needs_swap() || count == 0) return;
   auto* p = static_cast<unsigned char*>(data);
   switch (type.kind()) {
-    case DTypeKind::kCompound:
-      for (const auto& field : type.fields()) {
+    case DTypeKind::kCompound: {
+      // Fields may overlap (a union, or netCDF record variables at one address): bytes that
+      // one field swapped are not swapped back by another laid over the same bytes.
+      const auto& fields = type.fields();
+      for (size_t f = 0; f < fields.size(); ++f) {
+        const auto& field = fields[f];
         if (!field.type->needs_swap()) continue;
+        bool done = false;
+        for (size_t e = 0; e < f && !done; ++e) {
+          done = fields[e].offset == field.offset && *fields[e].type == *field.type &&
+                 fields[e].shape == field.shape;
+        }
+        if (done) continue;
         uint64_t per_element = 1;
         for (int64_t d : field.shape) per_element *= static_cast<uint64_t>(d);
         for (uint64_t i = 0; i < count; ++i) {
@@ -63,6 +73,7 @@ void swap_elements(void* data, uint64_t count, const DType& type) {
         }
       }
       return;
+    }
     case DTypeKind::kFixedArray: {
       uint64_t per_element = type.size() / (type.base().size() ? type.base().size() : 1);
       swap_elements(p, count * per_element, type.base());

@@ -226,3 +226,87 @@ def test_layout_reads_a_family_at_the_pread_floor(tmp_path):
         [[0.0, 0.5], [0.0, 0.5, 1.0]]
     j = json.loads(run("layout", "--json", str(first)).stdout)
     assert j["layout"] == layout.read_text()
+
+
+CHARS_CDL = """netcdf chars {
+dimensions:
+  time = UNLIMITED ; a = 2 ; len = 5 ;
+variables:
+  char letter ;
+  char title(len) ;
+  char Times(time, len) ;
+  char flag(time) ;
+  char grid(time, a, len) ;
+  int n(time) ;
+data:
+  letter = "z" ;
+  title = "hello" ;
+  Times = "2026-", "11-29", "12:00" ;
+  flag = "xyz" ;
+  grid = "ab", "c", "defgh", "g", "hi", "jkl" ;
+  n = 1, 2, 3 ;
+}"""
+
+
+def test_char_variables_as_netcdf_c_has_them(tmp_path):
+    """A scalar char, char records of any rank (WRF's Times) and a record variable beside
+    them: values, selections and text as netCDF4 and ncdump have them (ncgen writes the file)."""
+    cdl = tmp_path / "chars.cdl"
+    cdl.write_text(CHARS_CDL)
+    path = tmp_path / "chars.nc"
+    program("ncgen", "-k", "classic", "-o", str(path), str(cdl), check=True)
+    with netCDF4.Dataset(path) as d:
+        raw = {k: np.asarray(v[...]) for k, v in d.variables.items()}
+    f = dudley.open(str(path))
+    assert f["letter"][...].tolist() == raw["letter"].tolist() == b"z"
+    for name in ("title", "Times", "flag", "grid"):
+        want = raw[name]
+        joined = np.ascontiguousarray(want).view(f"S{want.shape[-1]}")[..., 0]
+        assert f[name][...].tolist() == joined.tolist(), name
+    assert f["n"][...].tolist() == [1, 2, 3]
+    members = json.loads(run("dump", "--json", str(path)).stdout)["root"]["members"]
+    assert members["letter"]["shape"] == [] and members["letter"]["data"] == "z"
+    assert members["Times"]["shape"] == [3, 5]
+    assert members["Times"]["data"] == ["2026-", "11-29", "12:00"]
+    assert members["flag"]["data"] == "xyz" and members["flag"]["shape"] == [3]
+    assert members["grid"]["data"] == [["ab", "c"], ["defgh", "g"], ["hi", "jkl"]]
+    # Selections of char records, as numpy takes them of netCDF4's characters.
+    p = run("dump", "--json", str(path), "/grid[1:, 1, :]", "/flag[::2]", "/Times[2, 3:]")
+    assert p.returncode == 0, p.stderr
+    sel = json.loads(p.stdout)["root"]["members"]
+    assert sel["grid"]["selections"]["[1:, 1, :]"]["data"] == ["g", "jkl"]
+    assert sel["flag"]["selections"]["[::2]"]["data"] == "xz"
+    assert sel["Times"]["selections"]["[2, 3:]"]["data"] == "00"
+    # Text as ncdump prints the strings.
+    p = run("dump", str(path), "/letter", "/Times")
+    assert p.returncode == 0 and p.stdout.splitlines() == [
+        '/letter = "z"', '/Times = ["2026-","11-29","12:00"]']
+    ncdump = program("ncdump", "-v", "letter,Times", str(path)).stdout
+    assert 'letter = "z" ;' in ncdump and '"2026-",' in ncdump
+    # ls: the scalar has no dimension, the records their count first.
+    listing = run("ls", str(path)).stdout
+    assert "/letter" in listing and "array |S1 []" in listing
+    assert "array |S1 [3/Inf, 5]" in listing
+
+
+def test_record_variables_at_one_address_are_swapped_once(tmp_path):
+    """Two record variables a header places at the same bytes (netCDF-C refuses such a
+    header; others write it): each reads the bytes there, converted once (they read 256 for
+    1 when the struct's two fields swapped the same bytes twice)."""
+    path = tmp_path / "overlap.nc"
+    with netCDF4.Dataset(path, "w", format="NETCDF3_CLASSIC") as d:
+        d.createDimension("time", None)
+        for name in ("a", "b"):
+            d.createVariable(name, "i2", ("time",))[:] = [1, 2, 3] if name == "a" else [7, 8, 9]
+        d.createVariable("c", "i4", ("time",))[:] = [100, 101, 102]
+    data = bytearray(path.read_bytes())
+    # b's begin (record start + 4) made a's: the two big-endian begins in the header.
+    first = data.index(struct.pack(">i", len(data) - 3 * 12))
+    second = data.index(struct.pack(">i", len(data) - 3 * 12 + 4), first + 4)
+    data[second:second + 4] = data[first:first + 4]
+    path.write_bytes(bytes(data))
+    p = run("dump", "--json", str(path))
+    assert p.returncode == 0, p.stderr
+    members = json.loads(p.stdout)["root"]["members"]
+    assert members["a"]["data"] == [1, 2, 3] and members["b"]["data"] == [1, 2, 3]
+    assert members["c"]["data"] == [100, 101, 102]

@@ -79,9 +79,13 @@ class Identifiers {
   std::map<std::string, uint64_t> next_suffix_;
 };
 
+// The dimensions of v's layout item (a record variable's without the record dimension).
+// Text in a layout counts its characters in a last dimension: a char variable with none
+// (a scalar, or one of records only) is one character, S1[1].
 std::string shape_text(const NcVariable& v, const std::vector<std::string>& dim_names) {
   std::vector<std::string> dims;
   for (size_t k = v.record ? 1 : 0; k < v.dims.size(); ++k) dims.push_back(dim_names[v.dims[k]]);
+  if (dims.empty() && v.type == NcType::kChar) return "[1]";
   return dims.empty() ? "" : fmt::format("[{}]", fmt::join(dims, ", "));
 }
 

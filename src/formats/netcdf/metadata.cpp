@@ -77,6 +77,9 @@ class Cursor {
            fmt::format("a {} of {} bytes; netCDF names are at most {}", what, n, kMaxNameBytes));
     std::string_view text = take(n, what);
     skip_padding(n);
+    // Old writers (netCDF-C's own nctest among them) count NULs after a name in its length:
+    // netCDF-C reads names as C strings, so they are not part of it.
+    while (!text.empty() && text.back() == '\0') text.remove_suffix(1);
     if (decode_utf8(text) != text) fail(where, fmt::format("{} is not UTF-8", what));
     if (text.empty()) fail(where, fmt::format("an empty {}", what));
     return std::string(text);

@@ -22,12 +22,29 @@ namespace {
 using model::Node;
 using model::Value;
 
-// A record variable: one field of the records' struct array, across the records.
+// `packed` (C-contiguous) as elements of `dtype` in `shape`, the same bytes: a char
+// variable's characters, which the layout holds as text of the last dimension's length (a
+// record's `S1[len]` field is strings of len characters; a scalar char is `S1[1]`).
+NDArray as_chars(NDArray packed, const DType& dtype, std::vector<int64_t> shape) {
+  const Shape view(std::move(shape));
+  if (packed.dtype() == dtype && packed.shape() == view) return packed;
+  auto owner = std::make_shared<NDArray>(std::move(packed));
+  if (!owner->is_c_contiguous() || owner->byte_size() != *view.element_count() * dtype.size()) {
+    throw Error(ErrorCategory::kData, "netCDF char variable: its bytes do not fill its shape");
+  }
+  return NDArray::borrow(owner->mutable_data(), dtype, view, {}, owner);
+}
+
+// A record variable: one field of the records' struct array, across the records, in
+// `shape` (the record count first); a char variable's as characters of `dtype`.
 class FieldSource final : public model::ArraySource {
  public:
-  FieldSource(std::shared_ptr<model::ArraySource> records, std::string field,
+  FieldSource(std::shared_ptr<model::ArraySource> records, std::string field, DType dtype,
               std::vector<int64_t> shape)
-      : records_(std::move(records)), field_(std::move(field)), shape_(std::move(shape)) {}
+      : records_(std::move(records)),
+        field_(std::move(field)),
+        dtype_(std::move(dtype)),
+        shape_(std::move(shape)) {}
 
   NDArray read() override { return read(Hyperslab::all(shape_)); }
 
@@ -38,7 +55,12 @@ class FieldSource final : public model::ArraySource {
     rows.start[0] = slab.start[0];
     rows.count[0] = slab.count[0];
     if (!slab.stride.empty()) rows.stride = {slab.stride[0]};
-    const NDArray picked = records_->read(rows).field(field_);
+    NDArray picked = records_->read(rows).field(field_);
+    if (dtype_.kind() == DTypeKind::kText) {
+      std::vector<int64_t> picked_shape = shape_;
+      picked_shape[0] = rows.count[0];
+      picked = as_chars(std::move(picked), dtype_, std::move(picked_shape));
+    }
     Hyperslab rest = slab;
     rest.start[0] = 0;
     if (!rest.stride.empty()) rest.stride[0] = 1;
@@ -48,7 +70,27 @@ class FieldSource final : public model::ArraySource {
  private:
   std::shared_ptr<model::ArraySource> records_;
   std::string field_;
+  DType dtype_;
   std::vector<int64_t> shape_;
+};
+
+// A scalar char variable: the one character the layout holds as text `S1[1]`, as a
+// rank-0 array of S1 (as netCDF-C and netCDF4-python have it).
+class ScalarCharSource final : public model::ArraySource {
+ public:
+  ScalarCharSource(std::shared_ptr<model::ArraySource> text, DType dtype)
+      : text_(std::move(text)), dtype_(std::move(dtype)) {}
+
+  NDArray read() override { return as_chars(text_->read().to_native(), dtype_, {}); }
+
+  NDArray read(const Hyperslab& slab) override {
+    slab.check_fits({});
+    return read();
+  }
+
+ private:
+  std::shared_ptr<model::ArraySource> text_;
+  DType dtype_;
 };
 
 // An attribute's value: text for char, else a one-dimensional typed array (native order).
@@ -126,6 +168,7 @@ void check_bound_layout(const Header& h, const std::vector<std::string>& names,
     if (!laid) wrong(fmt::format("variable {} is missing", model::quoted_name(v.name)));
     std::vector<int64_t> shape;
     for (uint64_t d : v.dims) shape.push_back(static_cast<int64_t>(h.dims[d].length));
+    if (shape.empty() && v.type == NcType::kChar) shape = {1};  // laid out as S1[1]
     if (laid->error.empty() && (laid->shape != shape || laid->dtype.size() != type_size(v.type) ||
                                 (v.vsize > 0 && laid->storage.offset != v.begin))) {
       wrong(fmt::format("variable {} is laid out otherwise", model::quoted_name(v.name)));
@@ -206,6 +249,10 @@ model::Tree open_netcdf(const std::string& path, const NetcdfOpenOptions&,
         node->storage = laid->storage;
         node->data = laid->data;
         node->error = laid->error;
+        if (v.type == NcType::kChar && v.dims.empty()) {
+          node->shape.clear();
+          if (node->data) node->data = std::make_shared<ScalarCharSource>(node->data, node->dtype);
+        }
       } else {  // never for a layout made from this header; an error rather than no data
         node->error = {ErrorCategory::kData,
                        fmt::format("variable '{}' is missing from the layout made for it", v.name),
@@ -218,12 +265,12 @@ model::Tree open_netcdf(const std::string& path, const NetcdfOpenOptions&,
       node->shape.push_back(static_cast<int64_t>(h.numrecs));
       for (size_t k = 1; k < v.dims.size(); ++k)
         node->shape.push_back(static_cast<int64_t>(h.dims[v.dims[k]].length));
-      if (v.type == NcType::kChar && node->shape.size() == 1) node->shape.push_back(1);
       node->storage.order = ByteOrder::kBig;
       node->storage.max_shape = node->shape;
       node->storage.max_shape[0] = -1;  // unlimited
       if (records && records->error.empty() && records->data) {
-        node->data = std::make_shared<FieldSource>(records->data, names[i], node->shape);
+        node->data =
+            std::make_shared<FieldSource>(records->data, names[i], node->dtype, node->shape);
       } else {
         node->error = records ? records->error
                               : model::NodeError{ErrorCategory::kData, "the records cannot be read",

@@ -44,5 +44,15 @@ TEST(ByteSwap, CompoundSwapsOnlyForeignFields) {
   EXPECT_EQ(std::memcmp(data, "\x02\x01\x03\x04\x06\x05\x07\x08", 8), 0);
 }
 
+// Two fields over the same bytes (netCDF record variables at one address, a union): the
+// bytes are swapped once, not swapped and swapped back.
+TEST(ByteSwap, CompoundFieldsOverTheSameBytesSwapOnce) {
+  auto a = std::make_shared<const DType>(DType::int_(2, foreign()));
+  DType t = DType::compound({{"a", a, 0, {}}, {"b", a, 0, {}}, {"c", a, 2, {}}}, 4);
+  unsigned char data[4] = {1, 2, 3, 4};
+  swap_elements(data, 1, t);
+  EXPECT_EQ(std::memcmp(data, "\x02\x01\x04\x03", 4), 0);
+}
+
 }  // namespace
 }  // namespace dudley
