@@ -24,6 +24,9 @@ class FortranSource final : public model::ArraySource {
         shape_(std::move(shape)) {}
   NDArray read() override {
     const uint64_t size = *Shape(shape_).byte_size(stored_.size());
+    // No elements: nothing to read, and the strides below could overflow (a zero dimension
+    // lets the others' product exceed 2^63).
+    if (size == 0) return NDArray(stored_, Shape(shape_)).to_native();
     auto buffer = std::make_shared<std::vector<std::byte>>(size);
     bytes_->read(offset_, size, buffer->data(), "the array");
     std::vector<int64_t> strides(shape_.size());

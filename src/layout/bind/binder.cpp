@@ -1,6 +1,7 @@
 #include "dudley/layout/bind/binder.hpp"
 
 #include <cstring>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -25,9 +26,16 @@ std::optional<ByteOrder> decode_signature(const unsigned char b[8]) {
 namespace {
 
 // [C14]: negative dimensions disappear; suffixes apply to positive values, clamped at 0.
+// A value near 2^63 with a '+' suffix would overflow: refused (no file holds such a shape).
 void push_dimension(std::vector<int64_t>& shape, int64_t value, int32_t adjust) {
   if (value < 0) return;
-  if (value > 0 && adjust != 0) value = std::max<int64_t>(0, value + adjust);
+  if (value > 0 && adjust != 0) {
+    if (adjust > 0 && value > std::numeric_limits<int64_t>::max() - adjust) {
+      throw Error(ErrorCategory::kLimit,
+                  fmt::format("dimension {}{:+d} is more than 2^63 - 1", value, adjust));
+    }
+    value = std::max<int64_t>(0, value + adjust);
+  }
   shape.push_back(value);
 }
 
