@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <optional>
 #include <set>
 
 #include "datatype.hpp"
@@ -194,6 +196,31 @@ std::shared_ptr<const Sharding> sharding(const Json& config, const Encoded& shar
   return s;
 }
 
+// A numpy type of an array in memory ("int32", "i4", "<i4", "float64") as the typestr of its
+// elements serialized in `order`; nullopt for a type given in the other order, or none of
+// numpy's integer and float types.
+std::optional<std::string> serialized_typestr(const std::string& type, ByteOrder order) {
+  static const std::map<std::string, std::string> kNames = {
+      {"int8", "i1"},    {"int16", "i2"},   {"int32", "i4"},  {"int64", "i8"},
+      {"uint8", "u1"},   {"uint16", "u2"},  {"uint32", "u4"}, {"uint64", "u8"},
+      {"float16", "f2"}, {"float32", "f4"}, {"float64", "f8"}};
+  std::string code = type;
+  if (auto it = kNames.find(type); it != kNames.end()) code = it->second;
+  const char given = code.empty() ? '\0' : code[0];
+  if (given == '<' || given == '>' || given == '|' || given == '=') code = code.substr(1);
+  if (code.size() != 2 || std::string("iuf").find(code[0]) == std::string::npos ||
+      std::string("1248").find(code[1]) == std::string::npos) {
+    return std::nullopt;
+  }
+  const char wanted = code[1] == '1' ? '|' : order == ByteOrder::kBig ? '>' : '<';
+  const char native = native_byte_order() == ByteOrder::kBig ? '>' : '<';
+  // A type with an order of its own must have the serialized one ("=": numpy's native
+  // order, the one the array has in memory).
+  if (code[1] != '1' && (given == '<' || given == '>') && given != wanted) return std::nullopt;
+  if (code[1] != '1' && given == '=' && native != wanted) return std::nullopt;
+  return std::string(1, wanted) + code;
+}
+
 Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& where, int depth) {
   if (depth > 16) refuse(where, "sharding nested more than 16 levels", ErrorCategory::kLimit);
   if (!codecs.is_array() || codecs.empty()) {
@@ -202,13 +229,25 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
   Pipeline p;
   bool have_array_to_bytes = false;
   Encoded received = chunk;  // the chunk as the next codec sees it (transposes permute it)
+  // numcodecs.delta where zarr-python 3 writes it, before the array -> bytes codec: numcodecs'
+  // Delta works on the flattened array, which is what the serialized chunk is when no
+  // array -> array codec follows; it is read as the first bytes -> bytes codec.
+  std::vector<CodecSpec> deltas_on_the_array;
   for (const Json& item : codecs) {
     const Extension e = extension(item, "codec", where);
     CodecSpec spec{e.name, e.configuration};
     const std::string& n = e.name;
+    if (n == "numcodecs.delta" && !have_array_to_bytes) {
+      deltas_on_the_array.push_back(spec);  // checked once its types are the serialized ones
+      continue;
+    }
     if (n == "transpose") {
       if (have_array_to_bytes) {
         refuse(where, "codec \"transpose\" (array -> array) comes after the array -> bytes codec");
+      }
+      if (!deltas_on_the_array.empty()) {
+        refuse(where, "codec \"transpose\" after numcodecs.delta is not read by this build",
+               ErrorCategory::kType);
       }
       const Json& order =
           spec.configuration.contains("order") ? spec.configuration["order"] : Json();
@@ -284,6 +323,34 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
   }
   if (!have_array_to_bytes)
     refuse(where, "codecs have no array -> bytes codec (bytes, sharding_indexed)");
+  if (!deltas_on_the_array.empty()) {
+    if (p.sharding || chunk.vlen) {
+      refuse(where, "numcodecs.delta before sharding or a string codec is not read by this build",
+             ErrorCategory::kType);
+    }
+    // On the array its types are the array's, in memory ("int32", "<i4"); on the
+    // serialized chunk they are the bytes codec's: given its byte order. One given in the
+    // other order would read otherwise, and is refused.
+    for (CodecSpec& d : deltas_on_the_array) {
+      for (const char* key : {"dtype", "astype"}) {
+        if (!d.configuration.contains(key)) continue;
+        const Json& value = d.configuration[key];
+        const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+        const std::optional<std::string> on_bytes = serialized_typestr(text, p.endian);
+        if (!on_bytes) {
+          refuse(where,
+                 fmt::format("numcodecs.delta: {} {} before a bytes codec of {} byte order is "
+                             "not read by this build",
+                             key, value.dump(), p.endian == ByteOrder::kBig ? "big" : "little"),
+                 ErrorCategory::kType);
+        }
+        d.configuration[key] = *on_bytes;
+      }
+      check_bytes_codec(d, where);
+    }
+    p.bytes_to_bytes.insert(p.bytes_to_bytes.begin(), deltas_on_the_array.begin(),
+                            deltas_on_the_array.end());
+  }
   // The decoded chunk is held whole: refuse sizes no reader should allocate on a file's word.
   // A shard with codecs around it (a transpose before, a compressor after) is decoded whole.
   if (!chunk.vlen && (!p.sharding || !p.array_to_array.empty() || !p.bytes_to_bytes.empty())) {
@@ -358,7 +425,8 @@ ArrayMetadata array(const JsonDocument& doc, const std::string& where) {
   if (fill.is_null())
     refuse(where, fmt::format("fill_value is null; {} needs one", data_type_name(native)));
   a.fill = fill_value_from_json(fill, native, doc.number_text, "/fill_value", where);
-  if (d.contains("dimension_names")) {
+  // zarr-python 3 writes null for no names.
+  if (d.contains("dimension_names") && !d["dimension_names"].is_null()) {
     const Json& names = d["dimension_names"];
     if (!names.is_array() || names.size() != a.shape.size()) {
       refuse(where, fmt::format("dimension_names must list one name (or null) per dimension, "
@@ -476,7 +544,13 @@ NodeMetadata parse_metadata(std::string_view text, const std::string& path) {
       "zarr_format",         "node_type",  "shape",  "data_type",  "chunk_grid",
       "chunk_key_encoding",  "fill_value", "codecs", "attributes", "dimension_names",
       "storage_transformers"};
-  static const std::set<std::string> kGroupFields = {"zarr_format", "node_type", "attributes"};
+  // consolidated_metadata: zarr-python 3 writes it in every group, null when there is none.
+  static const std::set<std::string> kGroupFields = {"zarr_format", "node_type", "attributes",
+                                                     "consolidated_metadata"};
+  if (!is_array && d.contains("consolidated_metadata") && !d["consolidated_metadata"].is_null() &&
+      !d["consolidated_metadata"].is_object()) {
+    refuse(path, "consolidated_metadata must be an object or null");
+  }
   for (const auto& [key, value] : d.items()) {
     if ((is_array ? kArrayFields : kGroupFields).count(key)) continue;
     // consolidated_metadata says must_understand: false in its own way (not an extension).

@@ -243,6 +243,42 @@ class ConsolidatedStore final : public io::Store {
     }
     std::memcpy(out, it->second.data() + offset, length);
   }
+  // Chunks, listings of them, and batched reads are the store's; metadata comes from here.
+  bool can_list() const override { return base_->can_list(); }
+  bool for_each_key(const std::string& prefix,
+                    const std::function<void(std::string_view)>& visit) const override {
+    return base_->for_each_key(prefix, visit);
+  }
+  bool remote() const override { return base_->remote(); }
+  void read_many(std::span<io::RangeRequest> requests) const override {
+    std::vector<io::RangeRequest> rest;
+    std::vector<size_t> rest_at;
+    for (size_t i = 0; i < requests.size(); ++i) {
+      io::RangeRequest& r = requests[i];
+      auto it = docs_.find(r.key);
+      if (it == docs_.end()) {
+        rest.push_back(r);
+        rest_at.push_back(i);
+        continue;
+      }
+      const uint64_t length = r.whole ? it->second.size() : r.length;
+      r.out->resize(length);
+      read(r.key, r.whole ? 0 : r.offset, length, r.out->data());
+      r.found = true;
+    }
+    if (rest.empty()) return;
+    base_->read_many(rest);
+    for (size_t k = 0; k < rest.size(); ++k) requests[rest_at[k]].found = rest[k].found;
+  }
+  std::optional<uint64_t> read_tail(const std::string& key, uint64_t length,
+                                    std::byte* out) const override {
+    auto it = docs_.find(key);
+    if (it == docs_.end()) return base_->read_tail(key, length, out);
+    const uint64_t n = std::min<uint64_t>(length, it->second.size());
+    std::memcpy(out, it->second.data() + (it->second.size() - n), n);
+    return it->second.size();
+  }
+
   std::vector<std::string> subdirectories(const std::string& prefix) const override {
     std::set<std::string> names;
     const std::string lead = prefix.empty() ? "" : prefix + "/";
@@ -290,6 +326,7 @@ std::map<std::string, std::string> consolidated(const io::Store& store) {
         root.value["consolidated_metadata"].is_object() &&
         root.value["consolidated_metadata"].contains("metadata")) {
       add_all(root.value["consolidated_metadata"]["metadata"], true, store.where("zarr.json"));
+      docs["zarr.json"] = *text;  // read once
     }
   } else if (auto v2 = document(store, ".zmetadata")) {
     const JsonDocument z = parse_json_document(*v2, store.where(".zmetadata"));
@@ -306,9 +343,11 @@ model::Tree open_zarr(const std::shared_ptr<const io::Store>& store, const ZarrO
                       const OpenOptions&) {
   model::Tree tree;
   tree.format = "zarr";  // v2 and v3 alike
-  // A store that cannot list its groups' members lists them from its consolidated metadata.
+  // A store that cannot list its groups' members lists them from its consolidated metadata,
+  // and so does a remote one (S3, a web server): one read instead of a listing and a read
+  // of every node's metadata, as zarr-python and xarray open such stores.
   std::shared_ptr<const io::Store> source = store;
-  if (!store->can_list()) {
+  if (!store->can_list() || store->remote()) {
     std::map<std::string, std::string> docs = consolidated(*store);
     if (!docs.empty()) source = std::make_shared<ConsolidatedStore>(store, std::move(docs));
   }

@@ -1,0 +1,115 @@
+"""Zarr v3 as zarr-python 3 writes it (issue 63), on the PyPI stack's zarr 3: groups carrying
+"consolidated_metadata" (filled by zarr.consolidate_metadata, or null as zarr-python 3.0
+writes it in every group), "dimension_names": null, and numcodecs' Delta where zarr-python 3
+puts it (an array -> array codec before "bytes", its dtype a numpy name). Every array's
+values, through the module and the CLI (text and --json), are zarr 3's."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import dudley
+from cli_runner import run
+
+zarr = pytest.importorskip("zarr")
+if int(zarr.__version__.split(".")[0]) < 3:
+    pytest.skip("zarr-python 3 writes these stores (the PyPI stack has it)",
+                allow_module_level=True)
+
+
+def edit(path, change):
+    with open(path) as f:
+        doc = json.load(f)
+    change(doc)
+    with open(path, "w") as f:
+        json.dump(doc, f)
+
+
+def arrays(group, prefix=""):
+    for name, a in group.arrays():
+        yield f"{prefix}/{name}", a
+    for name, g in group.groups():
+        yield from arrays(g, f"{prefix}/{name}")
+
+
+def check_store(path):
+    """Every array of the store at `path`, as zarr 3 reads it, equals ours (module, CLI)."""
+    group = zarr.open_group(str(path), mode="r")
+    f = dudley.open(str(path))
+    p = run("dump", "--json", str(path))
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)["root"]
+    found = list(arrays(group))
+    assert found
+    for item, a in found:
+        want = a[...]
+        assert np.array_equal(f[item][...], want), item
+        node = doc
+        for part in item.strip("/").split("/"):
+            node = node["members"][part]
+        assert np.array_equal(np.array(node["data"], want.dtype), want), item
+    return found
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_consolidated_groups_filled_and_null(tmp_path):
+    path = tmp_path / "g.zarr"
+    g = zarr.open_group(str(path), mode="w")
+    g.attrs["title"] = "consolidated"
+    g.create_array("a", shape=(4, 5), chunks=(2, 5), dtype="i4")[:] = np.arange(20).reshape(4, 5)
+    sub = g.create_group("sub")
+    sub.create_array("b", shape=(3,), dtype="f8")[:] = [1.5, 2.5, 3.5]
+    zarr.consolidate_metadata(str(path))
+    with open(path / "zarr.json") as f:
+        assert json.load(f)["consolidated_metadata"]["metadata"]
+    assert [item for item, _ in check_store(path)] == ["/a", "/sub/b"]
+    # Every group's "consolidated_metadata": null, every array's "dimension_names": null.
+    for group_doc in (path / "zarr.json", path / "sub" / "zarr.json"):
+        edit(group_doc, lambda d: d.__setitem__("consolidated_metadata", None))
+    for array_doc in (path / "a" / "zarr.json", path / "sub" / "b" / "zarr.json"):
+        edit(array_doc, lambda d: d.__setitem__("dimension_names", None))
+    check_store(path)
+    listing = run("ls", str(path))
+    assert listing.returncode == 0, listing.stderr
+    assert "/sub/b" in listing.stdout and "array <f8 [3]" in listing.stdout
+    # Not an object or null: refused, naming the field.
+    edit(path / "zarr.json", lambda d: d.__setitem__("consolidated_metadata", 7))
+    p = run("ls", str(path))
+    assert p.returncode != 0 and "consolidated_metadata must be an object or null" in p.stderr
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_delta_before_bytes_as_zarr_python_3_writes_it(tmp_path):
+    from zarr.codecs.numcodecs import Delta
+    values = {"i4": np.arange(10, dtype="i4") ** 2, "u2": np.arange(30, 0, -3, dtype="u2"),
+              "f8": np.linspace(0, 1, 10)}
+    for code, data in values.items():
+        path = tmp_path / f"{code}.zarr"
+        name = np.dtype(code).name
+        a = zarr.create_array(str(path), shape=data.shape, chunks=(4,), dtype=code,
+                              filters=[Delta(dtype=name)])
+        a[:] = data
+        with open(path / "zarr.json") as f:
+            codecs = json.load(f)["codecs"]
+        assert codecs[0]["name"] == "numcodecs.delta" and codecs[1]["name"] == "bytes"
+        assert codecs[0]["configuration"]["dtype"] == name
+        assert np.array_equal(dudley.open(str(path))[...], data), code
+        p = run("dump", str(path))
+        assert p.returncode == 0 and json.loads(p.stdout.split(" = ", 1)[1]) == data.tolist()
+    # A delta given in the other byte order than the bytes codec's reads otherwise: refused.
+    path = tmp_path / "i4.zarr"
+    edit(path / "zarr.json", lambda d: d["codecs"][0]["configuration"].__setitem__("dtype", ">i4"))
+    p = run("dump", str(path))
+    assert p.returncode != 0 and "numcodecs.delta" in p.stderr and "byte order" in p.stderr
+
+
+REALWORLD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "realworld")
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("name", sorted(n for n in os.listdir(REALWORLD) if n.endswith(".zarr")))
+def test_real_stores_as_zarr_3_reads_them(name):
+    """Stores other projects wrote (tests/data/realworld/SOURCES.md): every array as zarr 3
+    reads it (zarrita.js's test store failed to open before: consolidated_metadata null)."""
+    assert len(check_store(os.path.join(REALWORLD, name))) >= 5
