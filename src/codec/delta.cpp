@@ -3,12 +3,8 @@
 // write it for slowly changing integers, such as time axes). Decoding is the running sum.
 // Integers wrap as numpy's do (the sums are taken in unsigned arithmetic of the element's
 // width); floats are summed in their own precision, one after another, as numpy's cumsum.
-#include <bit>
-#include <cstring>
-
-#include "dudley/core/byte_swap.hpp"
 #include "dudley/core/dtype.hpp"
-#include "dudley/core/integer_bytes.hpp"
+#include "element_values.hpp"
 #include "settings.hpp"
 
 namespace dudley::codec {
@@ -29,35 +25,6 @@ DType element_type(const Configuration& c, const char* key, const std::string& f
         fmt::format("numcodecs.delta: {} '{}' is not an integer or float type", key, typestr));
   }
   return t;
-}
-
-// One element of `type` at `at`, as the bits of a native integer of its width.
-uint64_t load(const std::byte* at, const DType& type) {
-  std::byte native[8];
-  std::memcpy(native, at, type.size());
-  if (type.needs_swap()) swap_units(native, 1, static_cast<unsigned>(type.size()));
-  return load_native_integer(native, type.size(), type.kind() == DTypeKind::kInt);
-}
-
-void store(uint64_t bits, std::byte* at, const DType& type) {
-  std::byte native[8];
-  store_native_integer(bits, type.size(), native);
-  if (type.needs_swap()) swap_units(native, 1, static_cast<unsigned>(type.size()));
-  std::memcpy(at, native, type.size());
-}
-
-// A float of `type` (4 or 8 bytes; float16 is refused by the factory) as a double, and back.
-double load_float(const std::byte* at, const DType& type) {
-  const uint64_t bits = load(at, type);
-  if (type.size() == 4) return std::bit_cast<float>(static_cast<uint32_t>(bits));
-  return std::bit_cast<double>(bits);
-}
-void store_float(double v, std::byte* at, const DType& type) {
-  if (type.size() == 4) {
-    store(std::bit_cast<uint32_t>(static_cast<float>(v)), at, type);
-  } else {
-    store(std::bit_cast<uint64_t>(v), at, type);
-  }
 }
 
 class Delta final : public BytesCodec {
@@ -82,20 +49,20 @@ class Delta final : public BytesCodec {
       // The difference in the element's own precision, as numpy's diff computes it.
       double before = 0;
       for (size_t i = 0; i < n; ++i) {
-        const double v = load_float(src + i * type_.size(), type_);
+        const double v = load_float_element(src + i * type_.size(), type_);
         const double d =
             type_.size() == 4
                 ? static_cast<double>(static_cast<float>(v) - static_cast<float>(before))
                 : v - before;
-        store_float(i == 0 ? v : d, dst + i * stored_.size(), stored_);
+        store_float_element(i == 0 ? v : d, dst + i * stored_.size(), stored_);
         before = v;
       }
       return;
     }
     uint64_t before = 0;
     for (size_t i = 0; i < n; ++i) {
-      const uint64_t v = load(src + i * type_.size(), type_);
-      store(v - before, dst + i * stored_.size(), stored_);
+      const uint64_t v = load_element(src + i * type_.size(), type_);
+      store_element(v - before, dst + i * stored_.size(), stored_);
       before = v;
     }
   }
@@ -114,21 +81,21 @@ class Delta final : public BytesCodec {
       float sum32 = 0;
       double sum64 = 0;
       for (size_t i = 0; i < n; ++i) {
-        const double d = load_float(src + i * stored_.size(), stored_);
+        const double d = load_float_element(src + i * stored_.size(), stored_);
         if (type_.size() == 4) {
           sum32 += static_cast<float>(d);
-          store_float(sum32, dst + i * type_.size(), type_);
+          store_float_element(sum32, dst + i * type_.size(), type_);
         } else {
           sum64 += d;
-          store_float(sum64, dst + i * type_.size(), type_);
+          store_float_element(sum64, dst + i * type_.size(), type_);
         }
       }
       return n * type_.size();
     }
     uint64_t sum = 0;
     for (size_t i = 0; i < n; ++i) {
-      sum += load(src + i * stored_.size(), stored_);
-      store(sum, dst + i * type_.size(), type_);
+      sum += load_element(src + i * stored_.size(), stored_);
+      store_element(sum, dst + i * type_.size(), type_);
     }
     return n * type_.size();
   }

@@ -24,13 +24,14 @@ std::unique_ptr<BytesCodec> make_bytes_codec(const std::string& name, const Conf
   if (name == "crc32c") return make_crc32c_codec(c);
   if (name == "numcodecs.shuffle") return make_shuffle_bytes(c);
   if (name == "numcodecs.delta") return make_delta(c);
+  if (name == "numcodecs.fixedscaleoffset") return make_fixed_scale_offset(c);
   if (name == "snappy") return make_snappy(c);
   if (name == "xz") return make_xz(c);
   throw Error(
       ErrorCategory::kUsage,
       fmt::format("unknown codec '{}' (bytes codecs: zlib, gzip, deflate, bz2, lz4, "
-                  "lz4_frame, lz4_framed, numcodecs.lz4, numcodecs.shuffle, numcodecs.delta, zstd, "
-                  "blosc, snappy, xz, crc32c)",
+                  "lz4_frame, lz4_framed, numcodecs.lz4, numcodecs.shuffle, numcodecs.delta, "
+                  "numcodecs.fixedscaleoffset, zstd, blosc, snappy, xz, crc32c)",
                   name));
 }
 

@@ -59,6 +59,7 @@ std::unique_ptr<BytesCodec> make_crc32c_codec(const Configuration& c);
 std::unique_ptr<ArrayCodec> make_shuffle(const Configuration& c);
 std::unique_ptr<BytesCodec> make_shuffle_bytes(const Configuration& c);
 std::unique_ptr<BytesCodec> make_delta(const Configuration& c);
+std::unique_ptr<BytesCodec> make_fixed_scale_offset(const Configuration& c);
 std::unique_ptr<BytesCodec> make_snappy(const Configuration& c);
 std::unique_ptr<BytesCodec> make_xz(const Configuration& c);
 std::unique_ptr<ArrayCodec> make_bitshuffle(const Configuration& c);

@@ -259,3 +259,30 @@ def test_uncompressed_chunks_read_straight_into_the_output(tmp_path):
     (store / "1.0").write_bytes(data[4:].tobytes()[:-8])
     with pytest.raises(dudley.DataError, match="1.0"):
         dudley.open(str(store))[...]
+
+
+def test_fixedscaleoffset_and_bitround_filters(tmp_path):
+    """numcodecs' FixedScaleOffset (values packed into a smaller integer) and BitRound
+    (rounded when written) as zarr 2 filters: values as zarr reads them, text and JSON;
+    converting keeps the values (written without the filters, nothing lost)."""
+    path = str(tmp_path / "f.zarr")
+    g = zarr.open_group(path, mode="w")
+    data = np.linspace(1000, 1010, 40)
+    g.create_dataset("packed", data=data, chunks=(16,), filters=[
+        numcodecs.FixedScaleOffset(offset=1000, scale=10, dtype="<f8", astype="<i2")])
+    g.create_dataset("packed32", data=data.astype("f4"), chunks=(16,), filters=[
+        numcodecs.FixedScaleOffset(offset=1000, scale=10, dtype="<f4", astype="u1")])
+    g.create_dataset("rounded", data=np.linspace(0, 1, 30, dtype="f4"), chunks=(8,),
+                     filters=[numcodecs.BitRound(keepbits=4)])
+    for name in ("packed", "packed32", "rounded"):
+        want = g[name][:]
+        r = run("dump", "--json", path, "/" + name)
+        assert r.returncode == 0, r.stderr
+        got = np.array(json.loads(r.stdout)["root"]["members"][name]["data"], want.dtype)
+        assert np.array_equal(got, want), (name, got, want)
+    assert not np.array_equal(g["packed"][:], data)  # packed to tenths: the filter ran
+    out = str(tmp_path / "o.zarr")
+    r = run("convert", "--zarr-format", "2", path, out)
+    assert r.returncode == 0, r.stderr
+    for name in ("packed", "packed32", "rounded"):
+        assert np.array_equal(zarr.open_group(out, "r")[name][:], g[name][:]), name

@@ -113,3 +113,70 @@ def test_real_stores_as_zarr_3_reads_them(name):
     """Stores other projects wrote (tests/data/realworld/SOURCES.md): every array as zarr 3
     reads it (zarrita.js's test store failed to open before: consolidated_metadata null)."""
     assert len(check_store(os.path.join(REALWORLD, name))) >= 5
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_numcodecs_compressors_as_zarr_python_3_names_them(tmp_path):
+    """numcodecs' compressors under the names zarr-python 3 writes (numcodecs.zlib ...)."""
+    from zarr.codecs import numcodecs as nc
+    data = np.arange(1000, dtype="<f8").reshape(10, 100) / 7
+    for name, codec in {"zlib": nc.Zlib(level=3), "gzip": nc.GZip(level=5), "bz2": nc.BZ2(level=9),
+                        "zstd": nc.Zstd(level=2), "blosc": nc.Blosc(cname="lz4", clevel=5)}.items():
+        path = tmp_path / f"{name}.zarr"
+        a = zarr.create_array(str(path), shape=data.shape, chunks=(4, 30), dtype="<f8",
+                              compressors=[codec])
+        a[:] = data
+        with open(path / "zarr.json") as f:
+            assert json.load(f)["codecs"][-1]["name"] == f"numcodecs.{name}"
+        assert np.array_equal(dudley.open(str(path))[...], data), name
+        p = run("dump", "--json", str(path))
+        assert p.returncode == 0, p.stderr
+        assert np.array_equal(np.array(json.loads(p.stdout)["root"]["data"]), data), name
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_bitround_reads_the_rounded_values(tmp_path):
+    """numcodecs' BitRound (lossy: it rounds when written) reads as zarr 3 reads it; a
+    keepbits beyond the type's mantissa is refused."""
+    from zarr.codecs import numcodecs as nc
+    data = np.linspace(0, 1, 50, dtype="f4")
+    path = tmp_path / "r.zarr"
+    a = zarr.create_array(str(path), shape=data.shape, chunks=(16,), dtype="f4",
+                          filters=[nc.BitRound(keepbits=3)])
+    a[:] = data
+    want = zarr.open_array(str(path), mode="r")[...]
+    assert not np.array_equal(want, data)  # rounded
+    assert np.array_equal(dudley.open(str(path))[...], want)
+    p = run("dump", "--json", str(path))
+    assert np.array_equal(np.array(json.loads(p.stdout)["root"]["data"], "f4"), want)
+    edit(path / "zarr.json", lambda d: d["codecs"][0]["configuration"].__setitem__("keepbits", 40))
+    p = run("ls", str(path))
+    assert "keepbits must be a whole number from 0 to 23" in p.stderr
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_fixedscaleoffset_as_zarr_3_writes_it(tmp_path):
+    """numcodecs' FixedScaleOffset (values packed as round((x - offset) * scale) in a smaller
+    type), v3 and v2, read as zarr 3 reads it."""
+    import numcodecs
+    from zarr.codecs import numcodecs as nc
+    data = np.linspace(1000, 1010, 40, dtype="f8")
+    stores = {
+        "v3-f8-i2": dict(filters=[nc.FixedScaleOffset(offset=1000, scale=10, dtype="f8",
+                                                      astype="i2")]),
+        "v3-f4-u1": dict(filters=[nc.FixedScaleOffset(offset=1000, scale=20, dtype="f4",
+                                                      astype="u1")], dtype="f4"),
+        "v2-f8-i2": dict(filters=[numcodecs.FixedScaleOffset(offset=1000, scale=10, dtype="<f8",
+                                                             astype="<i2")], zarr_format=2),
+    }
+    for name, options in stores.items():
+        path = tmp_path / f"{name}.zarr"
+        dtype = options.pop("dtype", "f8")
+        a = zarr.create_array(str(path), shape=data.shape, chunks=(16,), dtype=dtype, **options)
+        a[:] = data.astype(dtype)
+        want = zarr.open_array(str(path), mode="r")[...]
+        got = dudley.open(str(path))[...]
+        assert got.dtype == want.dtype and np.array_equal(got, want), (name, got, want)
+        p = run("dump", "--json", str(path))
+        assert p.returncode == 0, p.stderr
+        assert np.array_equal(np.array(json.loads(p.stdout)["root"]["data"], want.dtype), want)

@@ -109,8 +109,9 @@ uint64_t element_count(const std::vector<int64_t>& shape, const std::string& wha
 struct Encoded {
   std::vector<int64_t> shape;
   uint64_t element_size = 1;
-  bool vlen = false;  // string or bytes elements
-  bool raw = false;   // r<N>: bytes passed through, no order
+  bool vlen = false;    // string or bytes elements
+  bool raw = false;     // r<N>: bytes passed through, no order
+  bool floats = false;  // float16/32/64 elements (what numcodecs' BitRound rounds)
 };
 
 Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& where, int depth);
@@ -162,9 +163,9 @@ std::shared_ptr<const Sharding> sharding(const Json& config, const Encoded& shar
     }
     inner_chunks = *product;
   }
-  s->codecs =
-      pipeline(config["codecs"], {s->chunk_shape, shard.element_size, shard.vlen, shard.raw}, where,
-               depth + 1);
+  s->codecs = pipeline(config["codecs"],
+                       {s->chunk_shape, shard.element_size, shard.vlen, shard.raw, shard.floats},
+                       where, depth + 1);
   // The index: (offset, nbytes) pairs of uint64, one per inner chunk, fixed-size codecs only.
   std::vector<int64_t> index_shape;
   for (size_t i = 0; i < s->chunk_shape.size(); ++i)
@@ -175,7 +176,7 @@ std::shared_ptr<const Sharding> sharding(const Json& config, const Encoded& shar
           ? config["index_codecs"]
           : Json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
                          {{"name", "crc32c"}}});
-  s->index_codecs = pipeline(index_codecs, {index_shape, 8, false, false}, where, depth + 1);
+  s->index_codecs = pipeline(index_codecs, {index_shape, 8, false, false, false}, where, depth + 1);
   if (s->index_codecs.sharding) refuse(where, "sharding_indexed: an index cannot be sharded");
   for (const CodecSpec& c : s->index_codecs.bytes_to_bytes) {
     if (c.name != "crc32c") {
@@ -194,6 +195,38 @@ std::shared_ptr<const Sharding> sharding(const Json& config, const Encoded& shar
     s->index_at_end = at == "end";
   }
   return s;
+}
+
+}  // namespace
+
+void check_bitround(const Json& config, bool floats, uint64_t element_size,
+                    const std::string& where) {
+  const int mantissa = element_size == 2 ? 10 : element_size == 4 ? 23 : 52;
+  if (!floats) refuse(where, "numcodecs' bitround rounds floats only", ErrorCategory::kType);
+  for (const auto& [key, value] : config.items()) {
+    if (key != "keepbits" && key != "id")
+      refuse(where, fmt::format("bitround: unknown setting \"{}\"", key));
+  }
+  const Json keepbits = config.contains("keepbits") ? config["keepbits"] : Json();
+  if (!keepbits.is_number_integer() || keepbits.get<int64_t>() < 0 ||
+      keepbits.get<int64_t>() > mantissa) {
+    refuse(where, fmt::format("bitround: keepbits must be a whole number from 0 to {}, not {}",
+                              mantissa, keepbits.dump()));
+  }
+}
+
+namespace {
+
+// The name zarr-python 3 gives a numcodecs compressor ("numcodecs.zlib") as the codec it is
+// (the v2 compressor of the same settings); other names as they are.
+std::string numcodecs_alias(const std::string& name) {
+  static const std::map<std::string, std::string> kAliases = {{"numcodecs.zlib", "zlib"},
+                                                              {"numcodecs.gzip", "gzip"},
+                                                              {"numcodecs.bz2", "bz2"},
+                                                              {"numcodecs.zstd", "zstd"},
+                                                              {"numcodecs.blosc", "blosc"}};
+  auto it = kAliases.find(name);
+  return it == kAliases.end() ? name : it->second;
 }
 
 // A numpy type of an array in memory ("int32", "i4", "<i4", "float64") as the typestr of its
@@ -229,24 +262,31 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
   Pipeline p;
   bool have_array_to_bytes = false;
   Encoded received = chunk;  // the chunk as the next codec sees it (transposes permute it)
-  // numcodecs.delta where zarr-python 3 writes it, before the array -> bytes codec: numcodecs'
-  // Delta works on the flattened array, which is what the serialized chunk is when no
-  // array -> array codec follows; it is read as the first bytes -> bytes codec.
-  std::vector<CodecSpec> deltas_on_the_array;
+  // numcodecs.delta and numcodecs.fixedscaleoffset where zarr-python 3 writes them, before
+  // the array -> bytes codec: numcodecs computes them on the flattened array, which is what
+  // the serialized chunk is when no array -> array codec follows; they are read as the first
+  // bytes -> bytes codecs.
+  std::vector<CodecSpec> array_filters;
   for (const Json& item : codecs) {
     const Extension e = extension(item, "codec", where);
-    CodecSpec spec{e.name, e.configuration};
-    const std::string& n = e.name;
-    if (n == "numcodecs.delta" && !have_array_to_bytes) {
-      deltas_on_the_array.push_back(spec);  // checked once its types are the serialized ones
+    CodecSpec spec{numcodecs_alias(e.name), e.configuration};
+    const std::string& n = spec.name;
+    if (n == "numcodecs.bitround" && !have_array_to_bytes) {
+      check_bitround(spec.configuration, chunk.floats, chunk.element_size, where);
+      continue;  // rounding happened when it was written: reading is the identity
+    }
+    if ((n == "numcodecs.delta" || n == "numcodecs.fixedscaleoffset") && !have_array_to_bytes) {
+      array_filters.push_back(spec);  // checked once its types are the serialized ones
       continue;
     }
     if (n == "transpose") {
       if (have_array_to_bytes) {
         refuse(where, "codec \"transpose\" (array -> array) comes after the array -> bytes codec");
       }
-      if (!deltas_on_the_array.empty()) {
-        refuse(where, "codec \"transpose\" after numcodecs.delta is not read by this build",
+      if (!array_filters.empty()) {
+        refuse(where,
+               fmt::format("codec \"transpose\" after {} is not read by this build",
+                           array_filters.front().name),
                ErrorCategory::kType);
       }
       const Json& order =
@@ -299,10 +339,11 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
       p.array_to_bytes = spec;
     } else if (n == "gzip" || n == "zstd" || n == "blosc" || n == "crc32c" || n == "zlib" ||
                n == "bz2" || n == "numcodecs.lz4" || n == "numcodecs.shuffle" ||
-               n == "numcodecs.delta") {
+               n == "numcodecs.delta" || n == "numcodecs.fixedscaleoffset") {
       // zlib, bz2 and lz4: v2 compressors (numcodecs'), read the same way; numcodecs.lz4 and
       // numcodecs.shuffle are also how zarr-python 3 names numcodecs' LZ4 and Shuffle in v3
-      // metadata (the v2 shuffle filter is read as the latter).
+      // metadata (the v2 shuffle filter is read as the latter); v2's delta and
+      // fixedscaleoffset filters come here after the bytes v2 serializes with.
       if (!have_array_to_bytes) {
         refuse(where, fmt::format("codec \"{}\" (bytes -> bytes) comes before the array -> "
                                   "bytes codec",
@@ -316,22 +357,26 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
       refuse(where,
              fmt::format("unknown codec \"{}\" (this build reads transpose, bytes, "
                          "sharding_indexed, gzip, zstd, blosc, crc32c, vlen-utf8, "
-                         "vlen-bytes, numcodecs.lz4, numcodecs.shuffle, numcodecs.delta)",
+                         "vlen-bytes, numcodecs.lz4, numcodecs.shuffle, numcodecs.delta, "
+                         "numcodecs.fixedscaleoffset, numcodecs.bitround, numcodecs.zlib, "
+                         "numcodecs.gzip, numcodecs.bz2, numcodecs.zstd, numcodecs.blosc)",
                          n),
              ErrorCategory::kType);
     }
   }
   if (!have_array_to_bytes)
     refuse(where, "codecs have no array -> bytes codec (bytes, sharding_indexed)");
-  if (!deltas_on_the_array.empty()) {
+  if (!array_filters.empty()) {
     if (p.sharding || chunk.vlen) {
-      refuse(where, "numcodecs.delta before sharding or a string codec is not read by this build",
+      refuse(where,
+             fmt::format("{} before sharding or a string codec is not read by this build",
+                         array_filters.front().name),
              ErrorCategory::kType);
     }
     // On the array its types are the array's, in memory ("int32", "<i4"); on the
     // serialized chunk they are the bytes codec's: given its byte order. One given in the
     // other order would read otherwise, and is refused.
-    for (CodecSpec& d : deltas_on_the_array) {
+    for (CodecSpec& d : array_filters) {
       for (const char* key : {"dtype", "astype"}) {
         if (!d.configuration.contains(key)) continue;
         const Json& value = d.configuration[key];
@@ -339,17 +384,17 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
         const std::optional<std::string> on_bytes = serialized_typestr(text, p.endian);
         if (!on_bytes) {
           refuse(where,
-                 fmt::format("numcodecs.delta: {} {} before a bytes codec of {} byte order is "
-                             "not read by this build",
-                             key, value.dump(), p.endian == ByteOrder::kBig ? "big" : "little"),
+                 fmt::format("{}: {} {} before a bytes codec of {} byte order is not read by "
+                             "this build",
+                             d.name, key, value.dump(),
+                             p.endian == ByteOrder::kBig ? "big" : "little"),
                  ErrorCategory::kType);
         }
         d.configuration[key] = *on_bytes;
       }
       check_bytes_codec(d, where);
     }
-    p.bytes_to_bytes.insert(p.bytes_to_bytes.begin(), deltas_on_the_array.begin(),
-                            deltas_on_the_array.end());
+    p.bytes_to_bytes.insert(p.bytes_to_bytes.begin(), array_filters.begin(), array_filters.end());
   }
   // The decoded chunk is held whole: refuse sizes no reader should allocate on a file's word.
   // A shard with codecs around it (a transpose before, a compressor after) is decoded whole.
@@ -414,7 +459,8 @@ ArrayMetadata array(const JsonDocument& doc, const std::string& where) {
   }
   const bool vlen = native.kind() == DTypeKind::kVLen;
   a.codecs = pipeline(required(d, "codecs", where),
-                      {a.chunk_shape, native.size(), vlen, native.kind() == DTypeKind::kRawBits},
+                      {a.chunk_shape, native.size(), vlen, native.kind() == DTypeKind::kRawBits,
+                       native.kind() == DTypeKind::kFloat},
                       where, 0);
   // The innermost bytes codec says the order the elements are stored in.
   const Pipeline* inner = &a.codecs;

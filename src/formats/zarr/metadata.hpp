@@ -141,4 +141,10 @@ std::string array_metadata_json(const ArrayMetadata& array);
 /// The zarr.json text of a group.
 std::string group_metadata_json(const GroupMetadata& group);
 
+/// Checks numcodecs' BitRound settings (`config`: keepbits, and v2's id) for elements of
+/// `element_size` bytes, floats or not: rounding is done when a chunk is written, so a
+/// reader only checks it and reads the values as they are. Throws Error naming `where`.
+void check_bitround(const nlohmann::ordered_json& config, bool floats, uint64_t element_size,
+                    const std::string& where);
+
 }  // namespace dudley::zarr

@@ -92,9 +92,15 @@ CodecSpec filter_codec(const Json& f, const std::string& where) {
     if (!config.contains("dtype")) refuse(where, "filter delta: its dtype is missing");
     return {"numcodecs.delta", config};
   }
+  if (id == "fixedscaleoffset") {
+    Json config = f;
+    config.erase("id");
+    return {"numcodecs.fixedscaleoffset", config};
+  }
   if (id != "shuffle") {
     refuse(where,
-           fmt::format("filter {} is not read by this build (numcodecs' shuffle and delta are)",
+           fmt::format("filter {} is not read by this build (numcodecs' shuffle, delta, "
+                       "fixedscaleoffset and bitround are)",
                        f.dump()),
            ErrorCategory::kType);
   }
@@ -191,7 +197,13 @@ void v2_codecs(const Json& d, ArrayMetadata& a, const std::string& object_codec,
     const Json& f = d["filters"];
     if (!f.is_array())
       refuse(path, fmt::format("filters must be null or a list, not {}", f.dump()));
-    for (const Json& filter : f) a.codecs.bytes_to_bytes.push_back(filter_codec(filter, path));
+    for (const Json& filter : f) {
+      if (filter.is_object() && filter.value("id", Json()) == "bitround") {
+        check_bitround(filter, type.kind() == DTypeKind::kFloat, type.size(), path);
+        continue;  // rounded when written: read as it is
+      }
+      a.codecs.bytes_to_bytes.push_back(filter_codec(filter, path));
+    }
   }
   if (!d["compressor"].is_null())
     a.codecs.bytes_to_bytes.push_back(compressor(d["compressor"], type.size(), path));

@@ -304,3 +304,41 @@ TEST(Lz4Framed, RefusesHeadersThatLie) {
 
 }  // namespace
 }  // namespace dudley::codec
+
+namespace dudley::codec {
+namespace {
+
+// numcodecs' FixedScaleOffset, values worked by hand as numpy computes them: encode
+// round((x - 1000) * 10) (half to even), decode stored / 10 + 1000 in float64.
+TEST(FixedScaleOffset, PacksAndUnpacksAsNumcodecs) {
+  auto codec =
+      make_bytes_codec("numcodecs.fixedscaleoffset",
+                       {{"dtype", "<f8"}, {"astype", "<i2"}, {"scale", 10}, {"offset", 1000}});
+  const std::vector<double> x = {1000.26, 1000.25, 999.0, 1003.0};
+  Bytes raw(x.size() * 8);
+  std::memcpy(raw.data(), x.data(), raw.size());
+  Bytes packed;
+  codec->encode_into(raw, packed);
+  ASSERT_EQ(packed.size(), x.size() * 2);
+  std::vector<int16_t> stored(x.size());
+  std::memcpy(stored.data(), packed.data(), packed.size());
+  EXPECT_EQ(stored, (std::vector<int16_t>{3, 2, -10, 30}));
+  Bytes back(raw.size());
+  ASSERT_EQ(codec->decode_to(packed, back), back.size());
+  std::vector<double> unpacked(x.size());
+  std::memcpy(unpacked.data(), back.data(), back.size());
+  EXPECT_EQ(unpacked, (std::vector<double>{1000.3, 1000.2, 999.0, 1003.0}));
+}
+
+TEST(FixedScaleOffset, RefusesWhatItCannotCompute) {
+  EXPECT_THROW(make_bytes_codec("numcodecs.fixedscaleoffset",
+                                {{"dtype", "<f8"}, {"astype", "<i2"}, {"scale", 0}}),
+               Error);
+  EXPECT_THROW(make_bytes_codec("numcodecs.fixedscaleoffset", {{"dtype", "|S4"}}), Error);
+  EXPECT_THROW(make_bytes_codec("numcodecs.fixedscaleoffset",
+                                {{"dtype", "<f8"}, {"astype", "<i2"}, {"precision", 2}}),
+               Error);
+}
+
+}  // namespace
+}  // namespace dudley::codec
