@@ -4,11 +4,14 @@
 // its attributes read, and every array of at most 1 MiB read whole, each read either
 // succeeding or failing with an Error. What a listing names that is no node's name ('..',
 // '/', NUL) never becomes a path: the store is in memory, and the tree's node names are
-// checked below to be plain.
+// checked below to be plain. An input of odd length is read as a remote store (S3, a web
+// server): listed from its consolidated metadata where it has some.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -44,6 +47,30 @@ void visit(const model::Node& node, int depth) {
   }
 }
 
+// The store as S3 or a web server presents it (remote: its consolidated metadata, when it
+// has some, lists it), the same keys and values underneath.
+class RemoteView final : public io::Store {
+ public:
+  explicit RemoteView(std::shared_ptr<io::Store> base) : base_(std::move(base)) {}
+  const std::string& name() const override { return base_->name(); }
+  std::optional<uint64_t> size(const std::string& key) const override { return base_->size(key); }
+  void read(const std::string& key, uint64_t offset, uint64_t length,
+            std::byte* out) const override {
+    base_->read(key, offset, length, out);
+  }
+  std::vector<std::string> subdirectories(const std::string& prefix) const override {
+    return base_->subdirectories(prefix);
+  }
+  bool for_each_key(const std::string& prefix,
+                    const std::function<void(std::string_view)>& visit) const override {
+    return base_->for_each_key(prefix, visit);
+  }
+  bool remote() const override { return true; }
+
+ private:
+  std::shared_ptr<io::Store> base_;
+};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -63,7 +90,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     at = end + 1;
   }
   try {
-    const model::Tree tree = zarr::open_zarr(io::memory_store(std::move(values)));
+    // Inputs of odd length are read as a remote store would be.
+    std::shared_ptr<io::Store> store = io::memory_store(std::move(values));
+    if (size % 2 == 1) store = std::make_shared<RemoteView>(std::move(store));
+    const model::Tree tree = zarr::open_zarr(store);
     if (tree.root) visit(*tree.root, 0);
   } catch (const Error&) {
   }
