@@ -331,13 +331,21 @@ TEST(FixedScaleOffset, PacksAndUnpacksAsNumcodecs) {
 }
 
 TEST(FixedScaleOffset, RefusesWhatItCannotCompute) {
-  EXPECT_THROW(make_bytes_codec("numcodecs.fixedscaleoffset",
-                                {{"dtype", "<f8"}, {"astype", "<i2"}, {"scale", 0}}),
-               Error);
-  EXPECT_THROW(make_bytes_codec("numcodecs.fixedscaleoffset", {{"dtype", "|S4"}}), Error);
-  EXPECT_THROW(make_bytes_codec("numcodecs.fixedscaleoffset",
-                                {{"dtype", "<f8"}, {"astype", "<i2"}, {"precision", 2}}),
-               Error);
+  // Each setting it cannot compute with is a usage error naming the codec and the setting.
+  const std::vector<std::pair<Configuration, std::string>> bad = {
+      {{{"dtype", "<f8"}, {"astype", "<i2"}, {"scale", 0}}, "scale is 0"},
+      {{{"dtype", "|S4"}}, "dtype '|S4'"},
+      {{{"dtype", "<f8"}, {"astype", "<i2"}, {"precision", 2}}, "unknown setting 'precision'"}};
+  for (const auto& [config, words] : bad) {
+    try {
+      (void)make_bytes_codec("numcodecs.fixedscaleoffset", config);
+      ADD_FAILURE() << config.dump() << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.category(), ErrorCategory::kUsage) << e.what();
+      EXPECT_NE(std::string(e.what()).find("numcodecs.fixedscaleoffset"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace
