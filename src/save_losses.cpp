@@ -20,6 +20,23 @@ std::string summary(const std::string& format, size_t count) {
       count, count == 1 ? "item" : "items", format);
 }
 
+// "PATH: attribute 'NAME': WHY; not read, left out" for each attribute its reader
+// could not read, in tree order (children made on demand are not made: no format with
+// unreadable attributes has them).
+void unreadable_attributes(const model::Node& root, std::vector<std::string>& items) {
+  std::vector<std::pair<const model::Node*, std::string>> todo{{&root, ""}};
+  while (!todo.empty()) {
+    auto [node, path] = std::move(todo.back());
+    todo.pop_back();
+    const std::string shown = path.empty() ? "/" : path;
+    for (const auto& [name, error] : node->unreadable_attributes) {
+      items.push_back(model::attribute_problem(shown, name, error) + "; not read, left out");
+    }
+    for (auto it = node->children.rbegin(); it != node->children.rend(); ++it)
+      todo.emplace_back(it->get(), path + "/" + (*it)->name);
+  }
+}
+
 }  // namespace
 
 LossError::LossError(const std::string& format, const std::string& path,
@@ -39,7 +56,9 @@ std::string LossError::report() const {
 }
 
 LossLog::LossLog(const model::Tree& tree, bool lossy, std::string format, std::string path)
-    : items_(tree.skipped), lossy_(lossy), format_(std::move(format)), path_(std::move(path)) {}
+    : items_(tree.skipped), lossy_(lossy), format_(std::move(format)), path_(std::move(path)) {
+  if (tree.root) unreadable_attributes(*tree.root, items_);
+}
 
 void LossLog::check() const {
   if (!items_.empty() && !lossy_) throw LossError(format_, path_, items_);

@@ -64,7 +64,8 @@ void bind_array(py::module_& m) {
             return readable_str(a.node->error.text());
           },
           "Why the array cannot be read (its reader's error, with the place), or None")
-      .def_property_readonly("attrs", [](const Array& a) { return attributes(a.node->attributes); })
+      .def_property_readonly(
+          "attrs", [](const Array& a) { return attributes(*a.node, a.tree->references.get()); })
       .def_property_readonly("doc", [](const Array& a) { return readable_str(a.node->doc); })
       .def_property_readonly("name", [](const Array& a) { return name_object(a.path); })
       .def("__getitem__", [](const Array& a, py::handle index) { return a.read(index); })
@@ -195,7 +196,8 @@ void bind_nodes(py::module_& m) {
              }
              return py::none();
            })
-      .def_property_readonly("attrs", [](const Group& g) { return attributes(g.node->attributes); })
+      .def_property_readonly(
+          "attrs", [](const Group& g) { return attributes(*g.node, g.tree->references.get()); })
       .def_property_readonly(
           "params",
           [](const Group& g) {

@@ -3,7 +3,13 @@
 
 #include <pybind11/pybind11.h>
 
+#include "dudley/core/error.hpp"
+
 namespace dudley::python {
+
+/// The dudley.Error (of the subclass of its category) that `e` is raised as, not raised:
+/// its message with secrets redacted, `category`, `path`, `line`, `column`, `offset`, `lost`.
+pybind11::object error_object(const Error& e);
 
 /// dudley.Error and a subclass per category (ParseError, FileError, ...), and the
 /// translator that raises them for C++ errors.

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "bindings.hpp"
 #include "dudley/core/error.hpp"
 #include "dudley/formats/dudley.hpp"
 #include "dudley/io/byte_source.hpp"
@@ -44,18 +45,26 @@ std::vector<std::string> member_names(const NodeRef& at) {
   return names;
 }
 
-// Attributes as Python values: JSON-like values as Python objects, typed arrays as numpy.
-py::object attributes(const model::Attributes& attrs) {
-  py::dict out;
-  for (const auto& [name, value] : attrs) {
-    if (const auto* v = std::get_if<model::Value>(&value)) {
-      if (const std::optional<DType> empty = model::well_known::empty_type(*v)) {
-        out[name_object(name)] = py::module_::import("dudley").attr("Empty")(numpy_dtype(*empty));
+// Attributes as Python values: JSON-like values as Python objects, typed arrays as numpy,
+// references as their targets; each one that cannot be read keeps its name with its error
+// (dudley._attributes.Attributes).
+py::object attributes(const model::Node& node, const model::ReferenceTable* references) {
+  py::dict out, errors;
+  for (const auto& [name, value] : node.attributes) {
+    try {
+      if (const auto* v = std::get_if<model::Value>(&value)) {
+        if (const std::optional<DType> empty = model::well_known::empty_type(*v)) {
+          out[name_object(name)] = py::module_::import("dudley").attr("Empty")(numpy_dtype(*empty));
+          continue;
+        }
+        out[name_object(name)] = value_object(*v);
         continue;
       }
-      out[name_object(name)] = value_object(*v);
-    } else {
       const NDArray& a = std::get<NDArray>(value);
+      if (a.dtype().kind() == DTypeKind::kReference) {  // what each points to, as h5py derefs
+        out[name_object(name)] = references_to_numpy(a, references);
+        continue;
+      }
       if (holds_objects(a.dtype())) {  // variable-length strings and sequences
         out[name_object(name)] = objects_to_numpy(a, numpy_dtype(a.dtype()), a.shape().dims());
         continue;
@@ -65,9 +74,14 @@ py::object attributes(const model::Attributes& attrs) {
       if (native.byte_size() > 0)
         std::memcpy(arr.mutable_data(), native.data(), native.byte_size());
       out[name_object(name)] = arr;
+    } catch (const Error& e) {
+      errors[name_object(name)] = error_object(e);
     }
   }
-  return py::module_::import("types").attr("MappingProxyType")(out);
+  for (const auto& [name, error] : node.unreadable_attributes) {
+    errors[name_object(name)] = error_object(Error(error.category, error.message, error.location));
+  }
+  return py::module_::import("dudley._attributes").attr("Attributes")(out, errors);
 }
 
 namespace {

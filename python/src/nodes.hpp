@@ -74,8 +74,10 @@ NodeRef lookup(const NodeRef& at, const std::string& key);
 std::string child_path(const std::string& parent, const std::string& name);
 /// The names of a group's members (a list's item indexes), in order.
 std::vector<std::string> member_names(const NodeRef& at);
-/// Attributes as a read-only mapping: JSON-like values as Python objects, typed ones as numpy.
-py::object attributes(const model::Attributes& attrs);
+/// The attributes of `node` as a read-only mapping (dudley._attributes.Attributes): JSON-like
+/// values as Python objects, typed ones as numpy, references as what `references` says they
+/// point to; one that cannot be read keeps its name, reading it raises why.
+py::object attributes(const model::Node& node, const model::ReferenceTable* references);
 
 struct Group : NodeRef {};
 

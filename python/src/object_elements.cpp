@@ -5,6 +5,7 @@
 
 #include "dudley/core/vlen.hpp"
 #include "numpy_dtype.hpp"
+#include "value_objects.hpp"
 
 namespace py = pybind11;
 
@@ -38,11 +39,11 @@ py::object element_object(const DType& type, const std::byte* p) {
       const DType& base = type.base();
       // ASCII strings are bytes, as h5py reads them (they are what it writes bytes objects
       // as); UTF-8 strings are str.
-      if (base.kind() == DTypeKind::kText && base.encoding() == TextEncoding::kAscii) {
+      if (base.joins_units() && base.encoding() == TextEncoding::kAscii) {
         const std::string_view bytes = e.bytes(1);
         return py::bytes(bytes.data(), bytes.size());
       }
-      if (base.kind() == DTypeKind::kText && base.encoding() == TextEncoding::kUtf8) {
+      if (base.joins_units() && base.encoding() == TextEncoding::kUtf8) {
         const std::string_view bytes = e.bytes(1);
         // Text that is not UTF-8 (a damaged ASCII string) stays bytes rather than failing.
         PyObject* s =
@@ -92,9 +93,32 @@ py::array objects_to_numpy(const NDArray& data, const py::dtype& dtype,
                            const std::vector<int64_t>& shape) {
   py::array out(dtype, shape);
   py::object flat = out.attr("reshape")(-1);
+  // numpy expands a sub-array element type into the array's shape (h5py reads an HDF5 array
+  // type so): such an element fills as many places of `flat` as its base has elements.
+  const DType* unit = &data.dtype();
+  uint64_t per_element = 1;
+  while (unit->kind() == DTypeKind::kFixedArray) {
+    for (int64_t d : unit->array_shape()) per_element *= static_cast<uint64_t>(d);
+    unit = &unit->base();
+  }
   uint64_t i = 0;
   data.for_each_element([&](const void* p) {
-    flat[py::int_(i++)] = element_object(data.dtype(), static_cast<const std::byte*>(p));
+    const auto* bytes = static_cast<const std::byte*>(p);
+    for (uint64_t k = 0; k < per_element; ++k)
+      flat[py::int_(i++)] = element_object(*unit, bytes + k * unit->size());
+  });
+  return out;
+}
+
+py::array references_to_numpy(const NDArray& data, const model::ReferenceTable* references) {
+  py::array out(py::dtype("O"), data.shape().dims());
+  py::object flat = out.attr("reshape")(-1);
+  uint64_t i = 0;
+  data.for_each_element([&](const void* p) {
+    uint64_t key = 0;
+    std::memcpy(&key, p, sizeof key);  // the table's key, native order (sources write it so)
+    const model::Value target = references ? references->find(key) : model::Value();
+    flat[py::int_(i++)] = target.is_null() ? py::object(py::none()) : value_object(target);
   });
   return out;
 }

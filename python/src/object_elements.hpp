@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dudley/core/ndarray.hpp"
+#include "dudley/model/tree.hpp"
 
 namespace dudley::python {
 
@@ -21,5 +22,10 @@ bool holds_objects(const DType& type);
 /// field by field. Nothing of `data` is kept: the objects own copies.
 pybind11::array objects_to_numpy(const NDArray& data, const pybind11::dtype& dtype,
                                  const std::vector<int64_t>& shape);
+
+/// `data`, an array of object or region references (DType::reference), as a numpy object
+/// array of its shape: what each points to, as `references` records it (an object's path, a
+/// region's {"target", "start", "opposite"}), None for a null reference or one not recorded.
+pybind11::array references_to_numpy(const NDArray& data, const model::ReferenceTable* references);
 
 }  // namespace dudley::python

@@ -68,8 +68,11 @@ struct Problem {
 // " {units=\"K\", ...}" after an item with attributes.
 std::string attrs_suffix(const model::Node& node) {
   // Attribute names and texts are the file's: their control characters printed escaped.
-  return node.attributes.empty() ? ""
-                                 : " {" + escape_controls(attributes_text(node.attributes)) + "}";
+  std::string text = node.attributes.empty() ? "" : attributes_text(node.attributes);
+  // Those that could not be read are named too (and reported as errors).
+  for (const auto& [name, error] : node.unreadable_attributes)
+    text += (text.empty() ? "" : ", ") + (name.empty() ? "(attributes)" : name) + "=ERROR";
+  return text.empty() ? "" : " {" + escape_controls(text) + "}";
 }
 
 // One line per item, like `h5ls -r`; collects the problems of the items that could not be
@@ -81,9 +84,15 @@ void print_node(const model::Node& node, const std::string& path, std::vector<Pr
   const std::string doc =
       node.doc.empty() ? "" : "  # " + escape_controls(node.doc.substr(0, node.doc.find('\n')));
   const std::string shown = escape_controls(path.empty() ? "/" : path);
+  for (const auto& [name, error] : node.unreadable_attributes) {
+    const std::string text = unreadable_attribute_text(path.empty() ? "/" : path, name, error);
+    errors.push_back({text, text});
+  }
   switch (node.kind) {
     case model::NodeKind::kGroup: {
-      fmt::print("{:<32} group{}{}\n", shown, attrs_suffix(node), doc);
+      fmt::print("{:<32} group{}{}{}\n", shown,
+                 node.link ? " -> " + escape_controls(node.link->text()) : "", attrs_suffix(node),
+                 doc);
       for (const auto& p : node.params) {
         const std::string where = escape_controls(path + "/" + p.name);
         if (!p.error.empty()) {
@@ -123,6 +132,9 @@ void print_node(const model::Node& node, const std::string& path, std::vector<Pr
         if (why.starts_with(path + ": ")) why.erase(0, path.size() + 2);
         fmt::print("{:<32} link -> {} ({})\n", shown, escape_controls(node.link->text()),
                    escape_controls(why));
+        // One listed with where it points (to a group listed there, or to nothing) is
+        // whole as it is.
+        if (node.is_listed_link()) break;
         // And counted as --json counts it: the listing could not show what it points to.
         errors.push_back(
             {node.error.text(), item_problem(path, node.error.text()), node.error.unsupported});
@@ -158,6 +170,10 @@ void collect_errors(const nlohmann::ordered_json& root, std::vector<Problem>& er
     Pending here = std::move(pending.back());
     pending.pop_back();
     const nlohmann::ordered_json& n = *here.node;
+    if (n.contains("attribute_errors")) {
+      for (const auto& [name, text] : n["attribute_errors"].items())
+        errors.push_back({text.get<std::string>(), text.get<std::string>()});
+    }
     if (n.contains("error")) {
       const std::string cause = n["error"].get<std::string>();
       const bool array = n.value("kind", "") == "array";

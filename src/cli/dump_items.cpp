@@ -79,7 +79,13 @@ ItemPath split_item_path(const std::string& text) {
   // character: a name holding '.', '[', ']' or '"' is quoted, as in /a/"run.ini".
   ItemPath out;
   size_t i = 0;
-  while (i < text.size() && text[i] != '.' && text[i] != '[') {
+  // A '.' before a later '/' is a group's name ("/g1/g1.2/x", as h5py names it): fields
+  // follow the path's last name only.
+  auto in_a_group_name = [&](size_t at) {
+    const size_t slash = text.find('/', at);
+    return slash != std::string::npos && slash < text.find('[', at);
+  };
+  while (i < text.size() && (text[i] != '.' || in_a_group_name(i)) && text[i] != '[') {
     if (text[i] == '"') {
       out.path += quoted_name(text, i);
       out.quoted = true;

@@ -67,6 +67,13 @@ int dump_json(const model::Tree& tree, const std::vector<Request>& wanted,
   walk.unresolved = [&](const model::Node& array, const std::string& path) {
     if (wanted_here(path)) (void)dumper.unreadable(ArrayRef::of(array, path));
   };
+  walk.unreadable_attribute = [&](const std::string& text) { dumper.report(text); };
+  // A link listed with where it points is no array to print: one asked for by its path
+  // (a dangling one: a path through a link to a group leads to the group) cannot be read.
+  for (const Request& r : wanted) {
+    if (r.kind == Request::Kind::kArray && r.node->is_listed_link())
+      (void)dumper.unreadable(ArrayRef::of(*r.node, r.path, r.spec));
+  }
   walk.decorate = [&](const model::Node& array, const std::string& path, json& node) {
     std::vector<ArrayRef> here;
     if (auto it = by_path.find(path); it != by_path.end()) {

@@ -36,6 +36,10 @@ int dump_text(const model::Tree& tree, const std::vector<Request>& wanted,
   auto below = [&](const model::Node& node, const std::string& path) {
     return for_each_array(node, path == "/" ? "" : path,
                           [&](const std::string& p, const model::Node& array) {
+                            if (array.is_listed_link()) {
+                              dumper.note_listed_link(array, p);
+                              return true;
+                            }
                             print(ArrayRef::of(array, p));
                             return !dumper.exhausted();
                           });

@@ -70,6 +70,13 @@ void Dumper::report(const std::string& message, int status) {
   status_ = std::max(status_, status);
 }
 
+void Dumper::note_listed_link(const model::Node& link, const std::string& path) {
+  if (link.link->end != model::Link::End::kNothing) return;
+  out_.flush();
+  fmt::print(stderr, "note: {}: {}: {}; nothing to read\n", escape_controls(options_.data.data),
+             escape_controls(path), escape_controls(link.error.message));
+}
+
 void Dumper::count_empty(const ArrayRef& ref) {
   if (!ref.error.empty() || (ref.dtype.size() != 0 && !holds_no_bytes(ref))) return;
   if (++empty_arrays_ <= empty_budget_) return;

@@ -72,6 +72,10 @@ class Dumper {
   // a web server past its deadline); the command exits with the worst.
   void report(const std::string& message, int status = kExitInvalid);
 
+  // A link met in a walk that is listed, not data (model::Link::listed_only): one to a group
+  // is printed where the group is; one to nothing is noted on stderr, as h5dump lists it.
+  void note_listed_link(const model::Node& link, const std::string& path);
+
   // Counts an array that holds no bytes against the budget; throws once it is spent.
   void count_empty(const ArrayRef& ref);
 

@@ -25,6 +25,7 @@ class ListingWriter {
     out_.write("{");
     bool first = true;
     member("kind", n.kind == model::NodeKind::kGroup ? "group" : "list", level, first);
+    if (n.link) member("link", link_json(*n.link), level, first);  // read through a link
     if (n.kind == model::NodeKind::kGroup) {
       group(n, path, level);
     } else {
@@ -61,6 +62,7 @@ class ListingWriter {
       member("params", params, level, first);
     }
     if (!n.attributes.empty()) member("attributes", attributes_json(n.attributes), level, first);
+    attribute_errors(n, path, level, first);
   }
 
   void list(const model::Node& n, const std::string& path, int level) {
@@ -84,6 +86,7 @@ class ListingWriter {
     if (shown < count && limit < count) member("omitted", count - shown, level, first);
     // A list's own attributes (an Avro container's schema and metadata).
     if (!n.attributes.empty()) member("attributes", attributes_json(n.attributes), level, first);
+    attribute_errors(n, path, level, first);
   }
 
   // An array's JSON, decorated by the walk (dump adds a marker for its values), its values
@@ -95,6 +98,14 @@ class ListingWriter {
     inspect_(piece, path);
     clean_error_texts(piece);
     write_json_at(out_, piece, indent_, level, stream_);
+  }
+
+  // "attribute_errors" of a group or list, looked at as errors are.
+  void attribute_errors(const model::Node& n, const std::string& path, int level, bool& first) {
+    if (n.unreadable_attributes.empty()) return;
+    json errors = attribute_errors_json(n, walk_, path);
+    inspect_(json{{"attribute_errors", errors}}, base(path));
+    member("attribute_errors", errors, level, first);
   }
 
   bool stopped() const { return walk_.stop && walk_.stop(); }

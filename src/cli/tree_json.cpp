@@ -138,7 +138,7 @@ json scalar_json(const DType& t, const unsigned char* p) {
       VLenElement e;
       std::memcpy(&e, p, sizeof e);
       const DType& base = t.base();
-      if (base.kind() == DTypeKind::kText &&
+      if (base.joins_units() &&
           (base.encoding() == TextEncoding::kUtf8 || base.encoding() == TextEncoding::kAscii)) {
         return std::string(e.bytes(1));
       }
@@ -159,7 +159,14 @@ json scalar_json(const DType& t, const unsigned char* p) {
       }
       return obj;
     }
-    default: {
+    case DTypeKind::kFixedArray: {  // nested lists of its base, as numpy expands a subarray
+      const unsigned char* q = p;
+      return block_json(t.base(), t.array_shape(), 0, q);
+    }
+    case DTypeKind::kOpaque:
+    case DTypeKind::kRawBits:
+    case DTypeKind::kReference:
+    default: {  // bytes that have no other reading, which never hold a pointer of ours
       json bytes = json::array();
       for (uint64_t i = 0; i < n; ++i) bytes.push_back(p[i]);
       return bytes;
@@ -252,12 +259,46 @@ json node_json(const model::Node& node, const ArrayDecorator& decorate, const st
   return node_json(node, walk, path);
 }
 
+json link_json(const model::Link& link) {
+  json out{{"kind", link.kind}, {"target", link.target}};
+  if (!link.file.empty()) out["file"] = link.file;
+  out["end"] = link.end_name();
+  if (!link.listed_at.empty()) out["listed_at"] = link.listed_at;
+  return out;
+}
+
+std::string unreadable_attribute_text(const std::string& path, const std::string& name,
+                                      const model::NodeError& error) {
+  return Error(error.category, model::attribute_problem(path, name, error), error.location).what();
+}
+
+json attribute_errors_json(const model::Node& node, const TreeWalk& walk, const std::string& path) {
+  json errors = json::object();
+  for (const auto& [name, error] : node.unreadable_attributes) {
+    std::string text = unreadable_attribute_text(path, name, error);
+    if (walk.unreadable_attribute) walk.unreadable_attribute(text);
+    errors[name] = std::move(text);
+  }
+  return errors;
+}
+
+namespace {
+
+void attribute_errors_json(const model::Node& node, const TreeWalk& walk, const std::string& path,
+                           json& out) {
+  if (!node.unreadable_attributes.empty())
+    out["attribute_errors"] = attribute_errors_json(node, walk, path);
+}
+
+}  // namespace
+
 json node_json(const model::Node& node, const TreeWalk& walk, const std::string& path) {
   const ArrayDecorator& decorate = walk.decorate;
   json out;
   switch (node.kind) {
     case model::NodeKind::kGroup: {
       out["kind"] = "group";
+      if (node.link) out["link"] = link_json(*node.link);  // a group read through a link
       // Appended to the ordered object's storage directly: operator[] would search the
       // members so far for each one (quadratic for a group of 10^6 members); names in one
       // group are unique.
@@ -273,6 +314,7 @@ json node_json(const model::Node& node, const TreeWalk& walk, const std::string&
       json params = params_json(node);
       if (!params.empty()) out["params"] = params;
       if (!node.attributes.empty()) out["attributes"] = attributes_json(node.attributes);
+      attribute_errors_json(node, walk, path, out);
       break;
     }
     case model::NodeKind::kList: {
@@ -291,15 +333,19 @@ json node_json(const model::Node& node, const TreeWalk& walk, const std::string&
       const uint64_t count = child_count(node);
       if (shown < count && limit < count) out["omitted"] = count - shown;
       if (!node.attributes.empty()) out["attributes"] = attributes_json(node.attributes);
+      attribute_errors_json(node, walk, path, out);
       break;
     }
     case model::NodeKind::kArray:
-      out["kind"] = "array";
-      if (node.link) {
-        json link{{"kind", node.link->kind}, {"target", node.link->target}};
-        if (!node.link->file.empty()) link["file"] = node.link->file;
-        out["link"] = std::move(link);
+      if (node.is_listed_link()) {
+        // A link listed with where it points, not data: no error, nothing to read here.
+        out["kind"] = "link";
+        out["link"] = link_json(*node.link);
+        out["note"] = node.error.message;
+        break;
       }
+      out["kind"] = "array";
+      if (node.link) out["link"] = link_json(*node.link);
       if (!node.error.empty()) {
         out["error"] = node.error.text();
         if (node.error.unsupported) out["unsupported"] = true;
@@ -316,6 +362,7 @@ json node_json(const model::Node& node, const TreeWalk& walk, const std::string&
         out["storage"] = storage_json(node.storage);
       }
       if (!node.attributes.empty()) out["attributes"] = attributes_json(node.attributes);
+      attribute_errors_json(node, walk, path, out);
       if (decorate) decorate(node, path, out);
       break;
   }

@@ -41,7 +41,23 @@ struct TreeWalk {
   std::function<bool(const std::string& path)> include;
   /// Called for each array that could not be located (its `error` is set).
   std::function<void(const model::Node& array, const std::string& path)> unresolved;
+  /// Called for each attribute its reader could not read (Node::unreadable_attributes),
+  /// with the error's text ("FILE: error: PATH: attribute 'NAME': WHY").
+  std::function<void(const std::string& text)> unreadable_attribute;
 };
+
+/// "link" of an item that is a link: {"kind", "target", "file", "end", "listed_at"}.
+nlohmann::ordered_json link_json(const model::Link& link);
+
+/// {NAME: error text} of the attributes of `node` (at `path`) its reader could not read
+/// ("" for all of them, when they could not be listed); each text also goes to
+/// walk.unreadable_attribute.
+nlohmann::ordered_json attribute_errors_json(const model::Node& node, const TreeWalk& walk,
+                                             const std::string& path);
+
+/// The error text of an attribute of the item at `path` that could not be read.
+std::string unreadable_attribute_text(const std::string& path, const std::string& name,
+                                      const model::NodeError& error);
 
 /// A node at `path` and its descendants in the ls form. Items made on demand are built and
 /// dropped one at a time.

@@ -212,7 +212,7 @@ void ValueWriter::unit(const unsigned char* p) {
       string_text(b, decode_text(dtype_, p, static_cast<size_t>(unit_bytes_ / n)));
       return;
     case DTypeKind::kVLen:
-      if (dtype_.base().kind() == DTypeKind::kText) {  // UTF-8 text of any length
+      if (dtype_.base().joins_units()) {  // UTF-8 text of any length
         VLenElement e;
         std::memcpy(&e, p, sizeof e);
         string_text(b, std::string(e.bytes(1)));

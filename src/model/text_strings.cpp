@@ -150,7 +150,7 @@ std::string fixed_text_utf8(const DType& type, const std::byte* element) {
 }
 
 bool is_text_strings(const DType& type) {
-  return type.kind() == DTypeKind::kVLen && type.base().kind() == DTypeKind::kText &&
+  return type.kind() == DTypeKind::kVLen && type.base().joins_units() &&
          (type.base().encoding() == TextEncoding::kUtf8 ||
           type.base().encoding() == TextEncoding::kAscii);
 }

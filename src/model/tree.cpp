@@ -8,6 +8,34 @@
 
 namespace dudley::model {
 
+std::string attribute_problem(const std::string& path, const std::string& name,
+                              const NodeError& error) {
+  std::string why = error.message;
+  const std::string named = name.empty() ? path + ": " : path + ": attribute '" + name + "': ";
+  if (why.starts_with(named)) {
+    why.erase(0, named.size());
+  } else if (why.starts_with(path + ": ")) {
+    why.erase(0, path.size() + 2);
+  }
+  return named + why;
+}
+
+const char* Link::end_name() const noexcept {
+  switch (end) {
+    case End::kFollowed:
+      return "followed";
+    case End::kGroupHere:
+      return "group here";
+    case End::kNothing:
+      return "nothing";
+    case End::kOther:
+      return "other";
+    case End::kRefused:
+      return "refused";
+  }
+  return "followed";
+}
+
 std::string Link::describe() const {
   return (kind == "external" ? "an " : "a ") + kind + " link to " + text();
 }
@@ -72,11 +100,14 @@ void for_each_child(const Node& node, const std::function<bool(uint64_t, const N
 }
 
 const Node* Tree::find(std::string_view path) const {
+  std::vector<std::string> parts;
+  for (std::string_view part : split_path(path)) parts.emplace_back(part);
   const Node* node = root.get();
-  for (std::string_view part : split_path(path)) {
+  int hops = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
     if (!node) return nullptr;
     if (node->kind == NodeKind::kList) {
-      auto index = path_index(part);
+      auto index = path_index(parts[i]);
       if (!index || *index >= child_count(*node)) return nullptr;
       if (node->lazy) {
         found_.push_back(node->lazy->item(*index));
@@ -85,7 +116,20 @@ const Node* Tree::find(std::string_view path) const {
         node = node->children[*index].get();
       }
     } else {
-      node = node->member(part);
+      node = node->member(parts[i]);
+    }
+    if (node && node->link && node->link->end == Link::End::kGroupHere) {
+      // The rest of the path from the group it points to: the target's parts replace the
+      // ones walked so far, and the walk starts again at the root.
+      if (++hops > kMaxLinkHops) return nullptr;
+      std::vector<std::string> rest;
+      for (std::string_view part : split_path(node->link->listed_at)) rest.emplace_back(part);
+      const size_t walked = rest.size();
+      rest.insert(rest.end(), parts.begin() + static_cast<std::ptrdiff_t>(i) + 1, parts.end());
+      parts = std::move(rest);
+      node = root.get();
+      i = static_cast<size_t>(-1);  // the loop's ++i starts at 0
+      if (walked == 0) continue;    // a link to the root
     }
   }
   return node;
@@ -101,6 +145,7 @@ std::unique_ptr<Node> copy_array_node(const Node& a) {
   copy->name = a.name;
   copy->doc = a.doc;
   copy->attributes = a.attributes;
+  copy->unreadable_attributes = a.unreadable_attributes;
   copy->dtype = a.dtype;
   copy->shape = a.shape;
   copy->empty = a.empty;

@@ -228,14 +228,38 @@ struct Node;
 
 /// Where a link points (Node::link).
 struct Link {
-  /// "soft" or "external" (HDF5's links by path), or "hard" (another name of an object
-  /// listed before, at `target`).
+  /// "soft" or "external" (HDF5's links by path), "hard" (another name of an object listed
+  /// before, at `target`), or "user-defined" (an HDF5 link of a class libhdf5 was given by
+  /// the program that wrote it; no target here).
   std::string kind;
   /// The path it points to, as the file spells it ("/grid/x").
   std::string target;
   /// An external link's file ("run.h5", relative to the linking file's directory); "" for
   /// the others.
   std::string file;
+
+  /// What a reader found at the end of the link.
+  enum class End : uint8_t {
+    kFollowed,   ///< the node is what it points to (an array, or a group read through it)
+    kGroupHere,  ///< a group of the same file, listed at `target`: Tree::find leads there
+    kNothing,    ///< nothing (a dangling link): listed; reading it fails
+    kOther,      ///< no item of a tree (an HDF5 committed datatype, a user-defined link)
+    kRefused,    ///< not followed (the rule for reading, or unreadable): the node's error
+  };
+  End end = End::kFollowed;
+  /// For End::kGroupHere: the path at which the tree lists the group ("/grid"), `target`
+  /// made absolute.
+  std::string listed_at;
+
+  /// Whether the link is an item of its own, listed with where it points, not data: a link
+  /// to a group listed elsewhere in the file, to nothing, or to a committed type. Its node is an
+  /// array-kind node whose error says so, marked NodeError::unsupported: a listing is whole with
+  /// it, and reading it (or converting to a format without links) fails.
+  bool listed_only() const noexcept {
+    return end == End::kGroupHere || end == End::kNothing || end == End::kOther;
+  }
+  /// "group here", "nothing", "other", "followed" or "refused", as --json names `end`.
+  const char* end_name() const noexcept;
 
   /// "a soft link to /grid/x", "an external link to run.h5:/x".
   std::string describe() const;
@@ -263,6 +287,10 @@ struct Node {
   std::string doc;
   /// Attributes of groups and arrays (Dudley documents stay in `doc`).
   Attributes attributes;
+  /// Attributes the source could not read (HDF5's of a type libhdf5 cannot convert), by
+  /// name ("" for all of them, when they cannot even be listed), with why: listings name
+  /// them and fail, conversions count them as lost; never dropped unseen.
+  std::vector<std::pair<std::string, NodeError>> unreadable_attributes;
 
   // Groups: members in declaration order, and parameters. Lists: items, either here or,
   // for lists made on demand, in `lazy` (then `children` is empty). Walk them with
@@ -292,9 +320,18 @@ struct Node {
   /// rest of the tree is still listed, and tools report this with the item's path.
   NodeError error;
 
+  /// Whether this node is a link listed with where it points, not data (Link::listed_only).
+  bool is_listed_link() const noexcept { return link && link->listed_only(); }
+
   /// The member named `name` of a group (nullptr when none).
   const Node* member(std::string_view name) const;
 };
+
+/// "PATH: attribute 'NAME': WHY" for an attribute of the item at `path` its reader could
+/// not read (Node::unreadable_attributes; "PATH: WHY" for a name ""), the message not
+/// repeating the path and name it already starts with.
+std::string attribute_problem(const std::string& path, const std::string& name,
+                              const NodeError& error);
 
 /// Members of a group or items of a list, made on demand or not.
 uint64_t child_count(const Node& node);
@@ -353,8 +390,12 @@ struct Tree {
   bool netcdf_classic = false;
 
   /// The node at "/g/x" (list items by index, "/L/2"); nullptr when there is none. Items
-  /// made on demand are kept by the tree from then on, so the pointer stays valid.
+  /// made on demand are kept by the tree from then on, so the pointer stays valid. A path
+  /// through a link to a group of this file (Link::End::kGroupHere) goes on at the group it
+  /// points to, as libhdf5 and h5py follow it; at most kMaxLinkHops links a path, so that
+  /// links that point at each other end (nullptr).
   const Node* find(std::string_view path) const;
+  static constexpr int kMaxLinkHops = 40;  ///< as Linux's symbolic links (ELOOP)
 
  private:
   mutable std::vector<std::unique_ptr<Node>> found_;  ///< on-demand items find() returned

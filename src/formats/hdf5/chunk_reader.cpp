@@ -64,6 +64,28 @@ struct ChunkReader::Task {
   std::byte* direct = nullptr;  // every element selected, one run of the output: here
 };
 
+bool chunk_info_agrees(hid_t ds) {
+  H5D_chunk_index_t index = H5D_CHUNK_IDX_BTREE;
+  if (H5Dget_chunk_index_type(ds, &index) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return false;
+  }
+  if (index != H5D_CHUNK_IDX_EARRAY) return true;
+  // An extensible array indexes chunks by their coordinates with the unlimited dimension
+  // moved first. libhdf5 1.10's chunk queries (H5Dget_chunk_info*) do not move it where its
+  // reads do: on HDF5's own h5fc_ext*.h5 they give one chunk's address for another's and
+  // list chunks outside the extent, where H5Dread (and HDF5 2.0) read the fill value.
+  Handle space(H5Dget_space(ds));
+  const int rank = space.valid() ? H5Sget_simple_extent_ndims(space.get()) : -1;
+  if (rank <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return false;
+  }
+  std::vector<hsize_t> dims(static_cast<size_t>(rank)), max(static_cast<size_t>(rank));
+  H5Sget_simple_extent_dims(space.get(), dims.data(), max.data());
+  return max[0] == H5S_UNLIMITED;
+}
+
 std::unique_ptr<ChunkReader> ChunkReader::make(const OpenFile& file, hid_t ds, std::string name,
                                                const DType& dtype,
                                                const std::vector<int64_t>& shape,
@@ -76,6 +98,7 @@ std::unique_ptr<ChunkReader> ChunkReader::make(const OpenFile& file, hid_t ds, s
     H5Eclear2(H5E_DEFAULT);
     return nullptr;
   }
+  if (!chunk_info_agrees(ds)) return nullptr;
   unsigned options = 0;
   H5D_fill_time_t fill_time = H5D_FILL_TIME_IFSET;
   if (H5Pget_chunk_opts(dcpl.get(), &options) < 0 ||

@@ -26,6 +26,11 @@ namespace dudley::hdf5 {
 
 struct OpenFile;
 
+/// Whether libhdf5's answers about dataset `ds`'s chunks (H5Dget_chunk_info*, H5Dread_chunk)
+/// agree with what its reads give: not for an extensible-array index whose unlimited dimension
+/// is not the first (libhdf5 1.10 confuses its chunks). Call under the library lock.
+bool chunk_info_agrees(hid_t ds);
+
 class ChunkReader {
  public:
   /// A reader for the open dataset `ds` (named `name`, for errors) of `file` (stored type `dtype`,

@@ -13,7 +13,7 @@ namespace dudley::hdf5 {
 uint64_t raw_size(const DType& t) {
   switch (t.kind()) {
     case DTypeKind::kVLen:
-      return t.base().kind() == DTypeKind::kText ? sizeof(char*) : sizeof(hvl_t);
+      return t.base().joins_units() ? sizeof(char*) : sizeof(hvl_t);
     case DTypeKind::kReference:
       return t.reference_kind() == ReferenceKind::kObject ? sizeof(hobj_ref_t)
                                                           : sizeof(hdset_reg_ref_t);
@@ -31,7 +31,7 @@ namespace {
 
 [[noreturn]] void unsupported(const std::string& what, const std::string& type) {
   throw Error(ErrorCategory::kType,
-              fmt::format("{}: HDF5 {} has no type in the model", what, type));
+              fmt::format("{}: this build has no type for HDF5 {}", what, type));
 }
 
 ByteOrder order_of(hid_t t, size_t size) {
@@ -148,10 +148,28 @@ DType dtype_of(hid_t t, const std::string& what) {
       return H5Tget_sign(t) == H5T_SGN_NONE ? DType::uint(bytes, order_of(t, size))
                                             : DType::int_(bytes, order_of(t, size));
     }
-    case H5T_FLOAT:
+    case H5T_FLOAT: {
       if (size != 2 && size != 4 && size != 8)
         unsupported(what, fmt::format("floats of {} bytes", size));
+      // Only IEEE binary16/32/64 are read as such: another layout of the same size
+      // (bfloat16's 8-bit exponent and 7-bit mantissa) would read as wrong numbers.
+      size_t sign = 0, exponent_at = 0, exponent = 0, mantissa_at = 0, mantissa = 0;
+      H5Tget_fields(t, &sign, &exponent_at, &exponent, &mantissa_at, &mantissa);
+      const size_t bits = size * 8;
+      const size_t ieee_exponent = size == 2 ? 5 : size == 4 ? 8 : 11;
+      const size_t bias = (size_t{1} << (ieee_exponent - 1)) - 1;
+      if (sign != bits - 1 || exponent != ieee_exponent || exponent_at != bits - 1 - exponent ||
+          mantissa_at != 0 || mantissa != exponent_at || H5Tget_ebias(t) != bias ||
+          H5Tget_precision(t) != bits || H5Tget_offset(t) != 0) {
+        unsupported(
+            what,
+            fmt::format("floats of {} bytes with a {}-bit exponent and a {}-bit "
+                        "mantissa{} (not IEEE binary{})",
+                        size, exponent, mantissa,
+                        size == 2 && exponent == 8 && mantissa == 7 ? " (bfloat16)" : "", bits));
+      }
       return DType::float_(static_cast<unsigned>(size), order_of(t, size));
+    }
     case H5T_STRING: {
       const TextEncoding enc =
           H5Tget_cset(t) == H5T_CSET_UTF8 ? TextEncoding::kUtf8 : TextEncoding::kAscii;
@@ -175,7 +193,7 @@ DType dtype_of(hid_t t, const std::string& what) {
     case H5T_REFERENCE:
       if (H5Tequal(t, H5T_STD_REF_OBJ) > 0) return DType::reference(ReferenceKind::kObject);
       if (H5Tequal(t, H5T_STD_REF_DSETREG) > 0) return DType::reference(ReferenceKind::kRegion);
-      unsupported(what, "references of this kind");
+      unsupported(what, "references of the kind HDF5 1.12 introduced (H5T_STD_REF)");
     case H5T_ENUM:
       return enum_of(t, what);
     case H5T_VLEN: {
@@ -264,7 +282,7 @@ Handle h5_type(const DType& t, bool memory) {
     }
     case DTypeKind::kVLen: {
       const DType& base = t.base();
-      if (base.kind() == DTypeKind::kText) {
+      if (base.joins_units()) {
         if (base.encoding() == TextEncoding::kUtf16 || base.encoding() == TextEncoding::kUtf32)
           throw Error(ErrorCategory::kType, "HDF5 has no UTF-16 or UTF-32 strings");
         Handle s(H5Tcopy(H5T_C_S1));

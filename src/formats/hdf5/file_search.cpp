@@ -97,6 +97,7 @@ std::optional<std::string> find_hdf5_file(ReadAccess& access, const std::string&
     if (::stat(c.path.c_str(), &st) != 0) continue;  // libhdf5 cannot open it either
     const io::ReadRule::Verdict verdict = access.rule.check(c.path);
     if (!verdict.ok) {
+      access.refusal_missing = false;
       // libhdf5 would open it if it is HDF5: it is not looked at.
       const std::string from = c.from.empty() ? "" : fmt::format(" (from {})", c.from);
       why = verdict.outside ? fmt::format("outside {}: {} leads to {}{}", access.rule.describe(),
@@ -113,6 +114,7 @@ std::optional<std::string> find_hdf5_file(ReadAccess& access, const std::string&
       return c.path;
     }
   }
+  access.refusal_missing = problem.empty();
   if (problem.empty()) {
     std::string looked;
     for (const Candidate& c : candidates) looked += (looked.empty() ? "" : ", ") + c.path;

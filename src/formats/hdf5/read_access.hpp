@@ -68,6 +68,8 @@ struct ReadAccess {
   std::string main_name;
   /// Why the last external link was refused (set by the callback, read by the caller).
   std::string refusal;
+  /// Whether that was because no file of its name exists (a dangling link), not the rule.
+  bool refusal_missing = false;
   /// Files found before, by (parent folder, name, kind): a dataset read in pieces follows
   /// its link at each piece.
   std::map<std::string, std::string> found;

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -52,7 +53,7 @@ class Reader {
     H5O_info_t info;
     if (H5Oget_info2(root.get(), &info, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS) >= 0) {
       seen_[info.addr] = "/";
-      if (info.num_attrs > 0) group_attributes(root.get(), "/", tree.root->attributes);
+      if (info.num_attrs > 0) group_attributes(root.get(), "/", *tree.root);
       tree.netcdf_classic = H5Aexists(root.get(), kClassicModelMark) > 0;
       H5Eclear2(H5E_DEFAULT);
     }
@@ -130,7 +131,9 @@ class Reader {
 
   void members(Node& group, const std::string& path,
                std::vector<std::pair<Node*, std::string>>& todo) {
-    Handle g = checked(H5Gopen2(file_->id.get(), path.c_str(), H5P_DEFAULT),
+    // Through the file's access list: a group read through an external link is opened by
+    // its path here, and every external link the path crosses is judged (read_access.hpp).
+    Handle g = checked(H5Oopen(file_->id.get(), path.c_str(), file_->link_access.get()),
                        fmt::format("cannot open group {}", path), file_->path);
     std::vector<Link> links = list_links(g.get(), path);
     std::unordered_set<std::string_view> link_names;  // made by variable_name() if needed
@@ -141,7 +144,17 @@ class Reader {
         group.children.push_back(link_node(g.get(), link, full));
         continue;
       }
-      if (link.type != H5L_TYPE_HARD) continue;
+      if (link.type != H5L_TYPE_HARD) {
+        // A user-defined link class: listed as h5ls lists it ("UD Link"); libhdf5 follows
+        // only the classes registered in the process reading it, none here.
+        auto to = std::make_shared<model::Link>();
+        to->kind = "user-defined";
+        const std::string why = fmt::format(
+            "a user-defined link (class {}); this build follows none", static_cast<int>(link.type));
+        group.children.push_back(
+            listed_link(link.name, std::move(to), model::Link::End::kOther, why));
+        continue;
+      }
       // Opened once by name (one traversal of the link), then asked for its kind and its
       // attribute count, which comes with the header: objects without attributes (most
       // datasets) skip every attribute lookup. With the file's access list, as every path
@@ -150,28 +163,31 @@ class Reader {
       H5O_info_t info;
       if (!object.valid() ||
           H5Oget_info2(object.get(), &info, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS) < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        add_error(group, link.name, full, "cannot read the object's header");
+        // libhdf5's own words, which say whether it is damage or something newer than
+        // libhdf5 1.10 (HDF5 2.0's complex numbers: "unknown datatype class").
+        const Error e =
+            library_error(ErrorCategory::kData, "cannot read the object's header", file_->path);
+        add_error(group, link.name, full,
+                  fmt::format("{} (libhdf5 {}.{}.{})", e.message(), H5_VERS_MAJOR, H5_VERS_MINOR,
+                              H5_VERS_RELEASE));
         continue;
       }
-      if (auto [it, fresh] = seen_.emplace(info.addr, full); !fresh) {
+      if (const auto [first, fresh] = remember(info, full); !fresh) {
         // Another name of an object listed before: a link to it, so that the object is
-        // read (and written) once.
+        // read (and written) once, and a cycle of groups ends.
         std::unique_ptr<Node> alias;
-        if (info.type == H5O_TYPE_DATASET) {
-          alias = dataset(std::move(object), link.name, full, info.num_attrs > 0, info.addr);
-        } else {
-          alias = std::make_unique<Node>();
-          alias->kind = model::NodeKind::kArray;
-          alias->name = link.name;
-          alias->error = {
-              ErrorCategory::kData,
-              fmt::format("another hard link to the group {}; listed there", it->second),
-              Location::file(file_->path)};
-        }
         auto to = std::make_shared<model::Link>();
         to->kind = "hard";
-        to->target = it->second;
+        to->target = first;
+        if (info.type == H5O_TYPE_DATASET) {
+          alias = dataset(std::move(object), link.name, full, info.num_attrs > 0, info.addr,
+                          info.fileno == file_->access.main_fileno);
+        } else {
+          to->listed_at = first;
+          alias =
+              listed_link(link.name, to, model::Link::End::kGroupHere,
+                          fmt::format("another hard link to the group {}; listed there", first));
+        }
         alias->link = std::move(to);
         group.children.push_back(std::move(alias));
         continue;
@@ -180,13 +196,13 @@ class Reader {
         auto node = std::make_unique<Node>();
         node->kind = model::NodeKind::kGroup;
         node->name = link.name;
-        if (info.num_attrs > 0) group_attributes(object.get(), full, node->attributes);
+        if (info.num_attrs > 0) group_attributes(object.get(), full, *node);
         groups.emplace_back(node.get(), full);
         group.children.push_back(std::move(node));
       } else if (info.type == H5O_TYPE_DATASET) {
         std::unique_ptr<Node> array =
             dataset(std::move(object), variable_name(link.name, links, link_names), full,
-                    info.num_attrs > 0, info.addr);
+                    info.num_attrs > 0, info.addr, info.fileno == file_->access.main_fileno);
         if (dimension_only_.count(full) && array->shape.size() == 1) {
           // A netCDF dimension without a variable: a named size of its group, no array.
           model::Parameter p;
@@ -205,6 +221,9 @@ class Reader {
       }
     }
     place_dimensions(group, path);
+    // Groups read through external links go as the group's own.
+    groups.insert(groups.end(), pending_groups_.begin(), pending_groups_.end());
+    pending_groups_.clear();
     // Depth first in the listing's order: push in reverse.
     for (auto it = groups.rbegin(); it != groups.rend(); ++it) todo.push_back(*it);
   }
@@ -219,6 +238,7 @@ class Reader {
     node->link = to;
     auto refuse = [&](const std::string& why) {
       H5Eclear2(H5E_DEFAULT);
+      to->end = model::Link::End::kRefused;
       node->error = {ErrorCategory::kData, why, Location::file(file_->path)};
       return std::move(node);
     };
@@ -245,23 +265,31 @@ class Reader {
     // external link the path crosses (this one, one a soft link leads to, one in the other
     // file) by the rule for reading, before libhdf5 opens it (read_access.hpp).
     file_->access.refusal.clear();
+    file_->access.refusal_missing = false;
     H5O_info_t object;
     if (H5Oget_info_by_name2(group, link.name.c_str(), &object, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS,
                              file_->link_access.get()) < 0) {
-      if (!file_->access.refusal.empty())
+      if (!file_->access.refusal.empty() && file_->access.refusal_missing) {
+        // An external link to a file that does not exist: dangling, as h5ls lists it.
+        H5Eclear2(H5E_DEFAULT);
+        const std::string why =
+            fmt::format("{}; there is no such file ({})", to->describe(), file_->access.refusal);
+        return listed_link(link.name, std::move(to), model::Link::End::kNothing, why);
+      }
+      if (!file_->access.refusal.empty()) {
         return refuse(fmt::format("{}; not followed ({})", to->describe(), file_->access.refusal));
-      return refuse(fmt::format("{}, which does not exist", to->describe()));
+      }
+      // Dangling: listed as h5ls lists it; only reading it fails.
+      H5Eclear2(H5E_DEFAULT);
+      return listed_link(link.name, to, model::Link::End::kNothing,
+                         fmt::format("{}, which does not exist", to->describe()));
     }
+    if (object.type == H5O_TYPE_GROUP) return group_link(link.name, std::move(to), object, full);
     if (object.type != H5O_TYPE_DATASET) {
-      // A soft link to a group of this file loses nothing: the group is listed where it is
-      // (a listing is complete with it, as with an array of a type this build lacks).
-      const bool elsewhere_here = to->kind == "soft" && object.type == H5O_TYPE_GROUP;
-      auto refused =
-          refuse(fmt::format("{} link to the {} {}; not followed (read it there)",
-                             to->kind == "soft" ? "a soft" : "an external",
-                             object.type == H5O_TYPE_GROUP ? "group" : "object", to->text()));
-      refused->error.unsupported = elsewhere_here;
-      return refused;
+      // A committed datatype: no item of the tree (one no dataset uses is skipped too).
+      const std::string why =
+          fmt::format("{}, a committed datatype (no group or array)", to->describe());
+      return listed_link(link.name, std::move(to), model::Link::End::kOther, why);
     }
     Handle ds(H5Dopen2(group, link.name.c_str(), file_->link_access.get()));
     if (!ds.valid()) return refuse(fmt::format("{}: cannot open it", to->describe()));
@@ -273,6 +301,105 @@ class Reader {
                                           object.addr, object.fileno == file_->access.main_fileno);
     array->link = std::move(to);
     return array;
+  }
+
+  // The node of a link listed with where it points, not followed (Link::listed_only): an
+  // array-kind node whose error, marked unsupported, says what it points to.
+  std::unique_ptr<Node> listed_link(const std::string& name, std::shared_ptr<model::Link> to,
+                                    model::Link::End end, const std::string& why) {
+    auto node = std::make_unique<Node>();
+    node->kind = model::NodeKind::kArray;
+    node->name = name;
+    to->end = end;
+    node->link = std::move(to);
+    node->error = {ErrorCategory::kData, why, Location::file(file_->path)};
+    node->error.unsupported = true;
+    return node;
+  }
+
+  // A soft or external link to a group. One listed before, or one of this file reached
+  // from this file, is listed there (paths through the link lead to it: Tree::find); a group
+  // of another file is read through the link, its members below it, as h5py follows it.
+  std::unique_ptr<Node> group_link(const std::string& name, std::shared_ptr<model::Link> to,
+                                   const H5O_info_t& object, const std::string& full) {
+    const std::string* listed = listed_path(object, full);
+    const bool here = object.fileno == file_->access.main_fileno;
+    if (listed || (here && !inside_external(full))) {
+      // Not yet listed, of this file: where the file's path to it leads.
+      to->listed_at = listed ? *listed : absolute_target(to->target, full);
+      const std::string why =
+          fmt::format("{}; the group is listed at {}", to->describe(), to->listed_at);
+      return listed_link(name, std::move(to), model::Link::End::kGroupHere, why);
+    }
+    // Read through the link: its attributes now, its members as any group's. Each object
+    // of each file is read once (remember()): files that link to each other end.
+    auto node = std::make_unique<Node>();
+    node->kind = model::NodeKind::kGroup;
+    node->name = name;
+    node->link = std::move(to);
+    (void)remember(object, full);
+    external_roots_.push_back(full + "/");
+    if (object.num_attrs > 0) {
+      Handle g(H5Oopen(file_->id.get(), full.c_str(), file_->link_access.get()));
+      if (g.valid()) group_attributes(g.get(), full, *node);
+      H5Eclear2(H5E_DEFAULT);
+    }
+    pending_groups_.emplace_back(node.get(), full);
+    return node;
+  }
+
+  // Whether `full` lies in a group read through an external link.
+  bool inside_external(const std::string& full) const {
+    return std::any_of(external_roots_.begin(), external_roots_.end(),
+                       [&](const std::string& root) { return full.starts_with(root); });
+  }
+
+  // A soft link's target as a path from the root: relative ones start at the link's group.
+  static std::string absolute_target(const std::string& target, const std::string& full) {
+    if (target.starts_with('/')) return target;
+    const size_t slash = full.rfind('/');
+    const std::string parent =
+        slash == 0 || slash == std::string::npos ? "" : full.substr(0, slash);
+    return parent + "/" + target;
+  }
+
+  // An object of another file, by its file's name and its address there: libhdf5 opens
+  // that file afresh for each path through an external link, under a new file number.
+  std::pair<std::string, haddr_t> elsewhere_key(const std::string& full, haddr_t addr) const {
+    Handle object(H5Oopen(file_->id.get(), full.c_str(), file_->link_access.get()));
+    std::string name;
+    if (object.valid()) {
+      const ssize_t n = H5Fget_name(object.get(), nullptr, 0);
+      if (n > 0) {
+        name.resize(static_cast<size_t>(n) + 1);
+        H5Fget_name(object.get(), name.data(), name.size());
+        name.resize(static_cast<size_t>(n));
+      }
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return {name, addr};
+  }
+
+  // Where the tree lists `object` (of this file or another, at `full` through links), or
+  // nullptr.
+  const std::string* listed_path(const H5O_info_t& object, const std::string& full) const {
+    if (object.fileno == file_->access.main_fileno) {
+      auto it = seen_.find(object.addr);
+      return it == seen_.end() ? nullptr : &it->second;
+    }
+    auto it = seen_elsewhere_.find(elsewhere_key(full, object.addr));
+    return it == seen_elsewhere_.end() ? nullptr : &it->second;
+  }
+
+  // Records where `object` is listed; the path it was listed at first, and whether this
+  // is the first time.
+  std::pair<std::string, bool> remember(const H5O_info_t& object, const std::string& full) {
+    if (object.fileno == file_->access.main_fileno) {
+      auto [it, fresh] = seen_.emplace(object.addr, full);
+      return {it->second, fresh};
+    }
+    auto [it, fresh] = seen_elsewhere_.emplace(elsewhere_key(full, object.addr), full);
+    return {it->second, fresh};
   }
 
   void add_error(Node& group, const std::string& name, const std::string& full,
@@ -305,7 +432,7 @@ class Reader {
         if (has_attributes) {
           Handle plist = checked(H5Dget_create_plist(ds.get()),
                                  full + ": cannot read its creation properties", file_->path);
-          attributes(ds.get(), plist.get(), full, node->attributes);
+          attributes(ds.get(), plist.get(), full, *node);
         }
         node->data = dataset_source(file_, full, node->dtype, node->shape, {}, std::nullopt);
         return node;
@@ -350,7 +477,7 @@ class Reader {
       }
       if (extent_offsets_ && contiguous)
         node->storage.extent_offsets = extents_at(header, node->shape);
-      if (has_attributes) attributes(ds.get(), plist.get(), full, node->attributes);
+      if (has_attributes) attributes(ds.get(), plist.get(), full, *node);
       if (has_attributes && H5DSis_scale(ds.get()) > 0) {
         // A dimension scale is its own dimension's coordinate, named by its NAME.
         char scale_name[1024] = {};
@@ -383,6 +510,9 @@ class Reader {
     } catch (const Error& e) {
       H5Eclear2(H5E_DEFAULT);
       node->error = model::NodeError::from(e);
+      // A type this build has no form for: the item is listed (its listing complete), not
+      // read.
+      node->error.unsupported = e.category() == ErrorCategory::kType;
     }
     return node;
   }
@@ -430,7 +560,7 @@ class Reader {
   struct AttrVisit {
     Reader* self;
     const std::string* owner;
-    model::Attributes* out;
+    Node* node;
     bool dataset;
   };
 
@@ -446,27 +576,28 @@ class Reader {
       Handle type(H5Aget_type(a.get()));
       if (type.valid()) v->self->note_user_type(type.get());  // a named type it has is used
       if (read.text_type) {
-        v->out->set_text(n, std::get<model::Value>(read.value).as<std::string>(),
-                         std::move(*read.text_type));
+        v->node->attributes.set_text(n, std::get<model::Value>(read.value).as<std::string>(),
+                                     std::move(*read.text_type));
       } else {
-        v->out->set(n, std::move(read.value));
+        v->node->attributes.set(n, std::move(read.value));
       }
     } catch (const Error& e) {
+      // Named with why, never dropped: listings report it (model::Node).
       H5Eclear2(H5E_DEFAULT);
-      v->self->skipped_.push_back(e.message());
+      v->node->unreadable_attributes.push_back({n, model::NodeError::from(e)});
     }
     return 0;
   }
 
-  void group_attributes(hid_t group, const std::string& owner, model::Attributes& out) {
+  void group_attributes(hid_t group, const std::string& owner, Node& node) {
     Handle gcpl(H5Gget_create_plist(group));
-    attributes(group, gcpl.get(), owner, out);
+    attributes(group, gcpl.get(), owner, node);
   }
 
   // The attributes of `loc` in creation order where the file tracks it (its creation
   // property list says), else in name order, as h5py lists them.
-  void attributes(hid_t loc, hid_t create_plist, const std::string& owner, model::Attributes& out) {
-    AttrVisit visit{this, &owner, &out, true};
+  void attributes(hid_t loc, hid_t create_plist, const std::string& owner, Node& node) {
+    AttrVisit visit{this, &owner, &node, true};
     unsigned order_flags = 0;
     if (create_plist < 0 || H5Pget_attr_creation_order(create_plist, &order_flags) < 0) {
       H5Eclear2(H5E_DEFAULT);
@@ -479,10 +610,14 @@ class Reader {
       // Creation order is tracked only when the writer asked for it: name order then.
       H5Eclear2(H5E_DEFAULT);
       at = 0;
-      out = model::Attributes();
+      node.attributes = model::Attributes();
+      node.unreadable_attributes.clear();
       if (H5Aiterate2(loc, H5_INDEX_NAME, H5_ITER_INC, &at, attribute, &visit) < 0) {
         H5Eclear2(H5E_DEFAULT);
-        skipped_.push_back(owner + ": attributes could not be read");
+        node.unreadable_attributes.push_back(
+            {"",
+             {ErrorCategory::kData, owner + ": its attributes cannot be listed",
+              Location::file(file_->path)}});
       }
     }
   }
@@ -690,6 +825,12 @@ class Reader {
   bool extent_offsets_;
   std::shared_ptr<io::ByteSource> raw_;  ///< the file's bytes, for extents_at
   std::unordered_map<haddr_t, std::string> seen_;
+  /// Objects of other files (reached through external links) -> where they are listed.
+  std::map<std::pair<std::string, haddr_t>, std::string> seen_elsewhere_;
+  /// "/PATH/" of each group read through an external link.
+  std::vector<std::string> external_roots_;
+  /// Groups read through external links while listing a group's members, to be walked.
+  std::vector<std::pair<Node*, std::string>> pending_groups_;
   std::vector<std::string> skipped_;
   std::vector<std::pair<Node*, std::string>> scaled_;
   /// Scales that are a netCDF dimension without a variable (read as group parameters).

@@ -74,7 +74,7 @@ void convert_one(const OpenFile& file, const DType& t, const std::byte* raw, std
   switch (t.kind()) {
     case DTypeKind::kVLen: {
       VLenElement e;
-      if (t.base().kind() == DTypeKind::kText) {
+      if (t.base().joins_units()) {
         const char* s;
         std::memcpy(&s, raw, sizeof s);
         const size_t n = s ? std::strlen(s) : 0;
@@ -279,7 +279,8 @@ class DatasetSource final : public model::ArraySource {
       // Written never (allocated late): every element is the fill value.
       if (H5Dget_storage_size(ds.get()) != 0 || rank == 0) return none;
       stored.chunk_shape = shape_;
-    } else if (layout == H5D_CHUNKED && chunk_.size() == rank && rank > 0) {
+    } else if (layout == H5D_CHUNKED && chunk_.size() == rank && rank > 0 &&
+               chunk_info_agrees(ds.get())) {
       Handle space(H5Dget_space(ds.get()));
       hsize_t n = 0;
       if (H5Dget_num_chunks(ds.get(), space.get(), &n) < 0) {
@@ -520,9 +521,8 @@ ReadAttribute read_attribute(const OpenFile& file, hid_t attr, const std::string
     a = NDArray::borrow(heap->main.data(), stored, Shape(shape), {}, keep);
   }
   // A scalar string (fixed or variable) is a plain string, as every format's text attribute.
-  if (shape.empty() &&
-      (native.kind() == DTypeKind::kText ||
-       (native.kind() == DTypeKind::kVLen && native.base().kind() == DTypeKind::kText))) {
+  if (shape.empty() && (native.kind() == DTypeKind::kText ||
+                        (native.kind() == DTypeKind::kVLen && native.base().joins_units()))) {
     std::string s;
     if (native.kind() == DTypeKind::kText) {
       s.assign(reinterpret_cast<const char*>(heap->main.data()), native.size());

@@ -66,7 +66,7 @@ class RawElements {
       case DTypeKind::kVLen: {
         VLenElement e;
         std::memcpy(&e, in, sizeof e);
-        if (t.base().kind() == DTypeKind::kText) {
+        if (t.base().joins_units()) {
           const std::string& s =
               strings_.emplace_back(reinterpret_cast<const char*>(e.data), e.count);
           const char* p = s.c_str();
@@ -426,8 +426,7 @@ class Writer {
   // written at all, contiguous and never allocated.
   void plan_sparse(hid_t dcpl, const Node& n, const std::string& full) {
     const size_t rank = n.shape.size();
-    const bool strings =
-        n.dtype.kind() == DTypeKind::kVLen && n.dtype.base().kind() == DTypeKind::kText;
+    const bool strings = n.dtype.kind() == DTypeKind::kVLen && n.dtype.base().joins_units();
     if (n.data && strings && rank > 0) {
       // Strings whose missing chunks read as "": HDF5's own fill for strings (none stored
       // reads as empty), so only the stored chunks are written, as for numbers.

@@ -271,7 +271,7 @@ bool expressible(const DType& type, std::string* why) {
       return expressible(type.base(), why);
     case DTypeKind::kFixedArray:
     case DTypeKind::kVLen:
-      if (type.kind() == DTypeKind::kVLen && type.base().kind() == DTypeKind::kText) return true;
+      if (type.kind() == DTypeKind::kVLen && type.base().joins_units()) return true;
       return expressible(type.base(), why);
     case DTypeKind::kCompound:
       for (const DTypeField& f : type.fields()) {
@@ -329,7 +329,7 @@ void emit_type(std::string& out, const DType& type, int indent) {
     }
     case DTypeKind::kText:
     case DTypeKind::kVLen:
-      if (type.kind() == DTypeKind::kText || type.base().kind() == DTypeKind::kText) {
+      if (type.kind() == DTypeKind::kText || type.base().joins_units()) {
         out += " string\n";
         return;
       }
@@ -405,8 +405,7 @@ DType as_ndl_type(const DType& type) {
     case DTypeKind::kRawBits:
       return DType::opaque(type.size());
     case DTypeKind::kVLen:
-      if (type.base().kind() == DTypeKind::kText)
-        return DType::vlen(DType::text(TextEncoding::kUtf8));
+      if (type.base().joins_units()) return DType::vlen(DType::text(TextEncoding::kUtf8));
       return DType::vlen(as_ndl_type(type.base()));
     case DTypeKind::kEnum:
       return DType::enumeration(native(type.base()), type.enum_members());

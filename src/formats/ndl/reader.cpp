@@ -254,7 +254,7 @@ class Reader {
 
   // The entity's type with its storage's byte order and character set.
   static DType stored_type(DType t, const Directives& d) {
-    if (d.charset && t.kind() == DTypeKind::kVLen && t.base().kind() == DTypeKind::kText)
+    if (d.charset && t.kind() == DTypeKind::kVLen && t.base().joins_units())
       t = DType::vlen(DType::text(*d.charset));
     if (d.endian && t.size() > 1 && t.kind() != DTypeKind::kVLen) t = t.with_byte_order(*d.endian);
     return t;
@@ -488,7 +488,7 @@ class Reader {
         const YamlNode* value = v.find("value");
         if (!value) fail(v, path_, "has no 'value'");
         NDArray a = parse_value(*value, native_of(t), shape, path_, *refs_, budget_);
-        if (shape.empty() && t.kind() == DTypeKind::kVLen && t.base().kind() == DTypeKind::kText) {
+        if (shape.empty() && t.kind() == DTypeKind::kVLen && t.base().joins_units()) {
           // A scalar string in full form is the same attribute as in short form.
           out.set(name, yaml::scalar_value(*value, path_));
         } else if (t.needs_swap() && t.kind() != DTypeKind::kCompound) {

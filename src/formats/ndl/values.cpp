@@ -284,7 +284,7 @@ class Parser {
 
   void vlen(const YamlNode& n, const DType& t, std::byte* out) {
     VLenElement e;
-    if (t.base().kind() == DTypeKind::kText) {
+    if (t.base().joins_units()) {
       const Value v = scalar(n);
       // A plain number where a string is declared is its text (`value: [[180]]`); a plain
       // boolean or null is not, as `No` and `~` are no one's spelling of those words.
@@ -492,7 +492,7 @@ void ValueEmitter::element(std::string& out, const std::byte* p, const DType& t)
       VLenElement e;
       std::memcpy(&e, p, sizeof e);
       const DType& base = t.base();
-      if (base.kind() == DTypeKind::kText) {
+      if (base.joins_units()) {
         out += flow_string(text_of(e.data, base, e.count));
         return;
       }

@@ -318,10 +318,9 @@ class Describer {
         order = n.storage.order == ByteOrder::kBig ? ByteOrder::kBig : ByteOrder::kLittle;
       s += fmt::format("        endian: {}\n", order == ByteOrder::kBig ? "big" : "little");
     }
-    const DType* text = t.kind() == DTypeKind::kText ? &t
-                        : t.kind() == DTypeKind::kVLen && t.base().kind() == DTypeKind::kText
-                            ? &t.base()
-                            : nullptr;
+    const DType* text = t.kind() == DTypeKind::kText                             ? &t
+                        : t.kind() == DTypeKind::kVLen && t.base().joins_units() ? &t.base()
+                                                                                 : nullptr;
     if (text) {
       s += fmt::format("        charset: {}\n",
                        text->encoding() == TextEncoding::kAscii ? "ascii" : "utf-8");

@@ -87,12 +87,11 @@ std::string data_type_name(const DType& type) {
     case DTypeKind::kRawBits:
       return fmt::format("r{}", type.bits());
     case DTypeKind::kVLen:
-      if (type.base().kind() == DTypeKind::kText && type.base().encoding() == TextEncoding::kUtf8)
+      if (type.base().joins_units() && type.base().encoding() == TextEncoding::kUtf8)
         return "string";
       // ASCII strings (h5py's bytes objects) are bytes to Zarr: not every such byte is UTF-8.
       if ((type.base().kind() == DTypeKind::kUInt && type.base().size() == 1) ||
-          (type.base().kind() == DTypeKind::kText &&
-           type.base().encoding() == TextEncoding::kAscii))
+          (type.base().joins_units() && type.base().encoding() == TextEncoding::kAscii))
         return "bytes";
       break;
     default:

@@ -328,7 +328,7 @@ FillValue fill_value_from_json(const Json& value, const DType& type,
       byte_array(value, type.size(), out, where, fmt::format("r{}", type.bits()));
       break;
     case DTypeKind::kVLen:
-      if (type.base().kind() == DTypeKind::kText) {
+      if (type.base().joins_units()) {
         if (!value.is_string()) refuse(where, fmt::format("{} is not a string", value.dump()));
         const std::string s = value.get<std::string>();  // UTF-8: the JSON parser checked it
         const auto* p = reinterpret_cast<const std::byte*>(s.data());
@@ -393,7 +393,7 @@ Json fill_value_to_json(const FillValue& fill, const DType& type) {
       return out;
     }
     case DTypeKind::kVLen:
-      if (type.base().kind() == DTypeKind::kText) {
+      if (type.base().joins_units()) {
         return std::string(reinterpret_cast<const char*>(b.data()), b.size());
       } else {
         Json out = Json::array();

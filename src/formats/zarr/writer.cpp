@@ -458,11 +458,11 @@ class StoreWriter {
     a.codecs = chunk_codecs(native, ordered);
     keep_source_storage(n, a, shown, sharded);
     if (vlen) {
-      a.codecs.array_to_bytes = {native.base().kind() == DTypeKind::kText &&
-                                         native.base().encoding() == TextEncoding::kUtf8
-                                     ? "vlen-utf8"
-                                     : "vlen-bytes",
-                                 Json::object()};
+      a.codecs.array_to_bytes = {
+          native.base().joins_units() && native.base().encoding() == TextEncoding::kUtf8
+              ? "vlen-utf8"
+              : "vlen-bytes",
+          Json::object()};
     }
     if (sharded) shard(a);
     a.dimension_names = dimension_names_of(n);
