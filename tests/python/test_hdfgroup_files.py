@@ -5,6 +5,8 @@ whose chunk index libhdf5 1.10 answers wrongly about, and what libhdf5 1.10 cann
 (16-byte floats, HDF5 1.12's references, unlistable attributes) named, in text and --json."""
 import json
 import os
+import subprocess
+import sys
 
 import h5py
 import numpy as np
@@ -243,3 +245,78 @@ def test_a_newer_hdf5_type_is_refused_with_libhdf5s_reason():
     dump = run("dump", "--json", path, "/ok")
     assert dump.returncode == 0 and member(json.loads(dump.stdout), "/ok")["data"] == [0, 1, 2]
     assert dudley.open(path)["ok"][...].tolist() == [0, 1, 2]
+
+
+def crashing_copy(tmp_path):
+    """HDF5's tattr2.h5 with one byte changed (at 30949, in the global heap a
+    variable-length attribute points into): libhdf5 1.10.8's H5Aread follows the damaged
+    heap to a wild address (SIGSEGV in H5HG_read, as h5ls and h5py on it meet too)."""
+    data = bytearray(open(path_of("tattr2.h5"), "rb").read())
+    data[30949] = 0xE6
+    out = tmp_path / "damaged.h5"
+    out.write_bytes(bytes(data))
+    return str(out)
+
+
+def test_a_file_that_crashes_libhdf5_costs_one_refused_command(tmp_path):
+    damaged = crashing_copy(tmp_path)
+    for args in (["ls"], ["ls", "--json"], ["dump"], ["dump", "--json"], ["describe"]):
+        p = run(*args, damaged)
+        assert p.returncode == 1, (args, p.returncode, p.stderr)  # not 139
+        assert "libhdf5 1.10" in p.stderr and "crashed (SIGSEGV)" in p.stderr, p.stderr
+        assert "damaged.h5" in p.stderr
+    out = tmp_path / "out.zarr"
+    p = run("convert", damaged, str(out))
+    assert p.returncode == 1 and "crashed (SIGSEGV)" in p.stderr and not out.exists()
+
+
+def test_the_python_process_survives_a_file_that_crashes_libhdf5(tmp_path):
+    """In a fresh interpreter, as a user's session or a Dask worker starts: the wild read
+    lands outside every mapping there (in this long test process it may land in one and
+    read garbage, which no isolation can tell from data)."""
+    damaged = crashing_copy(tmp_path)
+    script = f"""
+import dudley, h5py, numpy as np
+try:
+    dudley.open({damaged!r})
+    print("opened")
+except dudley.DataError as e:
+    print("refused" if "crashed (SIGSEGV)" in str(e) else "other: " + str(e))
+f = dudley.open({path_of("tattr2.h5")!r})  # the same process goes on
+with h5py.File({path_of("tattr2.h5")!r}, "r") as h:
+    print("read", np.array_equal(f["dset"][...], h["dset"][()]))
+"""
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       env=dict(os.environ), timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["refused", "read", "True"], (p.stdout, p.stderr)
+
+
+def test_a_variable_length_read_that_crashes_libhdf5_is_refused(tmp_path):
+    """HDF5's tvldtypes1.h5 with one byte changed (at 2317): it opens, but reading a
+    variable-length dataset sends libhdf5 1.10.8 into the damaged global heap (SIGSEGV in
+    H5HG_read under H5Dread)."""
+    data = bytearray(open(path_of("tvldtypes1.h5"), "rb").read())
+    data[2317] = 0xEA
+    damaged = tmp_path / "damaged_vlen.h5"
+    damaged.write_bytes(bytes(data))
+    assert run("ls", str(damaged)).returncode == 0
+    dump = run("dump", str(damaged))
+    assert dump.returncode == 1, (dump.returncode, dump.stderr)
+    assert "crashed (SIGSEGV) reading /Dataset" in dump.stderr, dump.stderr
+    script = f"""
+import dudley
+f = dudley.open({str(damaged)!r})
+for name in f.keys():
+    try:
+        f[name][...]
+        print(name, "read")
+    except dudley.DataError as e:
+        print(name, "refused" if "crashed (SIGSEGV)" in str(e) else "other")
+print("alive")
+"""
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       env=dict(os.environ), timeout=120)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[-1] == "alive" and any(line.endswith(" refused") for line in lines), p.stdout

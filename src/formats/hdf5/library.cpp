@@ -1,5 +1,7 @@
 #include "library.hpp"
 
+#include <new>
+
 #include <fmt/format.h>
 
 #include <string_view>
@@ -12,6 +14,13 @@ namespace dudley::hdf5 {
 std::recursive_mutex& library_mutex() {
   static std::recursive_mutex m;
   return m;
+}
+
+void renew_library_mutex_in_child() {
+  // The copy forked from the parent is held by a thread the child does not have (a
+  // recursive mutex knows its owner by thread id, which the child's one thread does not
+  // share): a fresh one, unheld, in its place. Only the child's one thread runs here.
+  new (&library_mutex()) std::recursive_mutex();
 }
 
 void prepare_library() {

@@ -16,6 +16,9 @@ namespace dudley::hdf5 {
 /// The lock every libhdf5 call in this module holds. Recursive: helpers that call the
 /// library call each other.
 std::recursive_mutex& library_mutex();
+/// In a child process forked while the lock was held (crash_guard.cpp), before its first
+/// call into the library: the lock made anew, unheld.
+void renew_library_mutex_in_child();
 using Lock = std::lock_guard<std::recursive_mutex>;
 
 /// Readies the library (once): turns off its printing of its error stack (errors are thrown

@@ -20,6 +20,7 @@
 #include <unordered_set>
 
 #include "backend.hpp"
+#include "crash_guard.hpp"
 #include "datatype.hpp"
 #include "dudley/core/path.hpp"
 #include "dudley/formats/hdf5.hpp"
@@ -65,6 +66,7 @@ class Reader {
       todo.pop_back();
       members(*node, path, todo);
     }
+    read_heap_attributes(!file_->remote);
     attach_scales();
     coordinate_dimensions();
     // A committed (named) datatype is not a member; one a dataset has as its type travels
@@ -562,6 +564,7 @@ class Reader {
     const std::string* owner;
     Node* node;
     bool dataset;
+    haddr_t address = HADDR_UNDEF;  // the owner's header, when in the main file
   };
 
   static herr_t attribute(hid_t loc, const char* name, const H5A_info_t*, void* data) {
@@ -572,21 +575,74 @@ class Reader {
     try {
       Handle a =
           checked(H5Aopen(loc, name, H5P_DEFAULT), what + ": cannot open", v->self->file_->path);
-      ReadAttribute read = read_attribute(*v->self->file_, a.get(), what);
       Handle type(H5Aget_type(a.get()));
       if (type.valid()) v->self->note_user_type(type.get());  // a named type it has is used
-      if (read.text_type) {
-        v->node->attributes.set_text(n, std::get<model::Value>(read.value).as<std::string>(),
-                                     std::move(*read.text_type));
-      } else {
-        v->node->attributes.set(n, std::move(read.value));
+      if (type.valid() && dtype_of(type.get(), what).holds_vlen()) {
+        // Its value lies in the file's global heap, where a damaged file sends libhdf5
+        // astray: read after the walk, first in a child process (read_heap_attributes).
+        v->node->attributes.set(n, model::Value());  // its place, in the file's order
+        v->self->heap_attributes_.push_back({v->node, *v->owner, n, v->address});
+        return 0;
       }
+      v->self->store_attribute(*v->node, n, read_attribute(*v->self->file_, a.get(), what));
     } catch (const Error& e) {
       // Named with why, never dropped: listings report it (model::Node).
       H5Eclear2(H5E_DEFAULT);
       v->node->unreadable_attributes.push_back({n, model::NodeError::from(e)});
     }
     return 0;
+  }
+
+  static void store_attribute(Node& node, const std::string& name, ReadAttribute read) {
+    if (read.text_type) {
+      node.attributes.set_text(name, std::get<model::Value>(read.value).as<std::string>(),
+                               std::move(*read.text_type));
+    } else {
+      node.attributes.set(name, std::move(read.value));
+    }
+  }
+
+  // An attribute whose value is variable-length (strings, sequences): read after the walk.
+  struct HeapAttribute {
+    Node* node;
+    std::string owner;  // the path of the object it belongs to
+    std::string name;
+    haddr_t address;  // of the owner's header in the main file (HADDR_UNDEF: elsewhere)
+  };
+
+  // The attributes of variable-length values, read once in a child process (a crash there
+  // refuses the file: crash_guard.hpp), then here. `guarded` false for a file at a URL.
+  void read_heap_attributes(bool guarded) {
+    if (heap_attributes_.empty()) return;
+    // Opened anew, by the owner's address (no path to walk) where it is in the main file:
+    // libhdf5 1.10 slows with each handle left open (20,000 attribute handles kept from the
+    // walk made listing such a file take 45 s, not 2).
+    auto read_one = [&](const HeapAttribute& h) {
+      const std::string what = fmt::format("{}: attribute '{}'", h.owner, h.name);
+      Handle object = checked(
+          h.address != HADDR_UNDEF
+              ? H5Oopen_by_addr(file_->id.get(), h.address)
+              : H5Oopen(file_->id.get(), h.owner.c_str(), file_->link_access.get()),
+          what + ": cannot open its object", file_->path);
+      Handle a = checked(H5Aopen(object.get(), h.name.c_str(), H5P_DEFAULT), what + ": cannot open",
+                         file_->path);
+      return read_attribute(*file_, a.get(), what);
+    };
+    if (guarded) {
+      in_crash_proof_child(file_->path, "reading its variable-length attributes", [&] {
+        for (const HeapAttribute& h : heap_attributes_) (void)read_one(h);
+      });
+    }
+    for (const HeapAttribute& h : heap_attributes_) {
+      try {
+        store_attribute(*h.node, h.name, read_one(h));
+      } catch (const Error& e) {
+        H5Eclear2(H5E_DEFAULT);
+        h.node->attributes.erase(h.name);
+        h.node->unreadable_attributes.push_back({h.name, model::NodeError::from(e)});
+      }
+    }
+    heap_attributes_.clear();
   }
 
   void group_attributes(hid_t group, const std::string& owner, Node& node) {
@@ -598,6 +654,10 @@ class Reader {
   // property list says), else in name order, as h5py lists them.
   void attributes(hid_t loc, hid_t create_plist, const std::string& owner, Node& node) {
     AttrVisit visit{this, &owner, &node, true};
+    H5O_info_t info;
+    if (H5Oget_info2(loc, &info, H5O_INFO_BASIC) >= 0 && info.fileno == file_->access.main_fileno)
+      visit.address = info.addr;
+    H5Eclear2(H5E_DEFAULT);
     unsigned order_flags = 0;
     if (create_plist < 0 || H5Pget_attr_creation_order(create_plist, &order_flags) < 0) {
       H5Eclear2(H5E_DEFAULT);
@@ -825,6 +885,7 @@ class Reader {
   bool extent_offsets_;
   std::shared_ptr<io::ByteSource> raw_;  ///< the file's bytes, for extents_at
   std::unordered_map<haddr_t, std::string> seen_;
+  std::vector<HeapAttribute> heap_attributes_;
   /// Objects of other files (reached through external links) -> where they are listed.
   std::map<std::pair<std::string, haddr_t>, std::string> seen_elsewhere_;
   /// "/PATH/" of each group read through an external link.

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "chunk_reader.hpp"
+#include "crash_guard.hpp"
 #include "datatype.hpp"
 #include "dudley/core/vlen.hpp"
 #include "dudley/io/byte_source.hpp"
@@ -179,6 +180,17 @@ class DatasetSource final : public model::ArraySource {
       Handle memtype = h5_type(native_, true);
       Handle filespace, memspace;
       select(ds, forward, filespace, memspace);
+      // libhdf5 follows each variable-length element into the file's global heap, where a
+      // damaged file sends it to a wild address: the read is done first in a child process
+      // (crash_guard.hpp). Not for a file at a URL, which the child would fetch again.
+      if (*n && !file_->remote) {
+        in_crash_proof_child(file_->path, fmt::format("reading {}", name_), [&] {
+          std::vector<std::byte> trial(raw.size());
+          if (H5Dread(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT,
+                      trial.data()) >= 0)
+            H5Dvlen_reclaim(memtype.get(), memspace.get(), H5P_DEFAULT, trial.data());
+        });
+      }
       if (*n && H5Dread(ds.get(), memtype.get(), memspace.get(), filespace.get(), H5P_DEFAULT,
                         raw.data()) < 0)
         throw read_error(ds);
