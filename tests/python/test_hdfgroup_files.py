@@ -320,3 +320,16 @@ print("alive")
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     assert lines[-1] == "alive" and any(line.endswith(" refused") for line in lines), p.stdout
+
+
+def test_python_attrs_keep_unreadable_attributes_by_name_and_give_reference_targets():
+    unlistable = dudley.open(path_of("err_attr_dspace.h5")).attrs
+    assert "" in unlistable and "" in unlistable.errors
+    with pytest.raises(dudley.DataError, match="its attributes cannot be listed"):
+        unlistable[""]
+    # tattr2.h5's object references (attributes of /dset and /g1): what they point to, as
+    # h5py dereferences them.
+    with h5py.File(path_of("tattr2.h5"), "r") as h:
+        want = [h[r].name for r in h["dset"].attrs["reference"].ravel()]
+    got = dudley.open(path_of("tattr2.h5"))["dset"].attrs["reference"]
+    assert [str(x) for x in got.ravel()] == want
