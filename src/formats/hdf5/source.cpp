@@ -538,7 +538,9 @@ ReadAttribute read_attribute(const OpenFile& file, hid_t attr, const std::string
     std::string s;
     if (native.kind() == DTypeKind::kText) {
       s.assign(reinterpret_cast<const char*>(heap->main.data()), native.size());
-      s.resize(std::strlen(s.c_str()));
+      // The padding goes; a NUL inside the text stays, as ncdump and numpy keep it
+      // (netCDF-C's `:global = "x\000y"` is three characters, not one).
+      while (!s.empty() && s.back() == '\0') s.pop_back();
       return {model::Value(std::move(s)), DType::string(stored.encoding(), stored.size())};
     }
     VLenElement e;
