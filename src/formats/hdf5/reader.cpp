@@ -619,11 +619,10 @@ class Reader {
     // walk made listing such a file take 45 s, not 2).
     auto read_one = [&](const HeapAttribute& h) {
       const std::string what = fmt::format("{}: attribute '{}'", h.owner, h.name);
-      Handle object = checked(
-          h.address != HADDR_UNDEF
-              ? H5Oopen_by_addr(file_->id.get(), h.address)
-              : H5Oopen(file_->id.get(), h.owner.c_str(), file_->link_access.get()),
-          what + ": cannot open its object", file_->path);
+      Handle object = checked(h.address != HADDR_UNDEF ? H5Oopen_by_addr(file_->id.get(), h.address)
+                                                       : H5Oopen(file_->id.get(), h.owner.c_str(),
+                                                                 file_->link_access.get()),
+                              what + ": cannot open its object", file_->path);
       Handle a = checked(H5Aopen(object.get(), h.name.c_str(), H5P_DEFAULT), what + ": cannot open",
                          file_->path);
       return read_attribute(*file_, a.get(), what);
