@@ -36,15 +36,22 @@ void in_crash_proof_child(const std::string& path, const std::string& what,
   while (::waitpid(child, &status, 0) < 0) {
     if (errno != EINTR) return;  // the child is not ours to wait for: nothing to conclude
   }
-  if (!WIFSIGNALED(status)) return;
-  const int signal = WTERMSIG(status);
-  const char* name = sigabbrev_np(signal);
+  // The child ends with status 0 by itself; anything else is the library's crash: a signal,
+  // or the exit status a sanitizer gives a process it stopped (AddressSanitizer's 1).
+  std::string how;
+  if (WIFSIGNALED(status)) {
+    const int signal = WTERMSIG(status);
+    const char* name = sigabbrev_np(signal);
+    how = name ? fmt::format("SIG{}", name) : fmt::format("signal {}", signal);
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    how = fmt::format("exit status {}", WEXITSTATUS(status));
+  } else {
+    return;
+  }
   throw Error(ErrorCategory::kData,
-              fmt::format("libhdf5 {}.{}.{} crashed ({}{}) {}; the file is refused, the "
-                          "process reading it is unharmed (the file is damaged, or needs a "
-                          "newer HDF5)",
-                          H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE, name ? "SIG" : "signal ",
-                          name ? name : std::to_string(signal), what),
+              fmt::format("libhdf5 {}.{}.{} crashed ({}) {}; the file is refused, the process "
+                          "reading it is unharmed (the file is damaged, or needs a newer HDF5)",
+                          H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE, how, what),
               Location::file(path));
 }
 
