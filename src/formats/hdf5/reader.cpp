@@ -369,17 +369,9 @@ class Reader {
   // that file afresh for each path through an external link, under a new file number.
   std::pair<std::string, haddr_t> elsewhere_key(const std::string& full, haddr_t addr) const {
     Handle object(H5Oopen(file_->id.get(), full.c_str(), file_->link_access.get()));
-    std::string name;
-    if (object.valid()) {
-      const ssize_t n = H5Fget_name(object.get(), nullptr, 0);
-      if (n > 0) {
-        name.resize(static_cast<size_t>(n) + 1);
-        H5Fget_name(object.get(), name.data(), name.size());
-        name.resize(static_cast<size_t>(n));
-      }
-    }
+    std::string name = object.valid() ? file_name_of(object.get()) : std::string();
     H5Eclear2(H5E_DEFAULT);
-    return {name, addr};
+    return {std::move(name), addr};
   }
 
   // Where the tree lists `object` (of this file or another, at `full` through links), or
