@@ -25,6 +25,8 @@ packages=(
   # snappy: the codec Java and Spark Avro writers use most; python3-snappy lets the Avro
   # peer (python3-avro) read and write such containers in the tests; liblzma: Avro's xz
   libsnappy-dev python3-snappy liblzma-dev
+  # zfp: numcodecs' ZFPY codec (numcodecs.zfpy in zarr-python 3's stores; lossy floats)
+  libzfp-dev
   # example data generation and test scripts (Debian's interpreter); numpy and h5py are the
   # peers that selections and HDF5-backed layouts are checked against, h5dump the dump baseline
   python3 python3-numpy python3-h5py hdf5-tools python3-venv

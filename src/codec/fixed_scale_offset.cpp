@@ -16,24 +16,6 @@ namespace {
 
 constexpr const char* kName = "numcodecs.fixedscaleoffset";
 
-DType numeric_type(const Configuration& c, const char* key, const std::string& fallback) {
-  const std::string typestr = string_setting(kName, c, key, fallback);
-  DType t;
-  try {
-    t = DType::from_typestr(typestr);
-  } catch (const Error&) {
-    throw Error(ErrorCategory::kUsage,
-                fmt::format("{}: {} '{}' is not a numpy typestr", kName, key, typestr));
-  }
-  const bool floats = t.kind() == DTypeKind::kFloat && (t.size() == 4 || t.size() == 8);
-  if (!t.is_integer() && !floats) {
-    throw Error(
-        ErrorCategory::kUsage,
-        fmt::format("{}: {} '{}' is not an integer, float32 or float64 type", kName, key, typestr));
-  }
-  return t;
-}
-
 double number_setting(const Configuration& c, const char* key, double fallback) {
   if (!c.is_object() || !c.contains(key)) return fallback;
   if (!c[key].is_number() || !std::isfinite(c[key].get<double>())) {
@@ -42,39 +24,6 @@ double number_setting(const Configuration& c, const char* key, double fallback) 
                                                    kName, key, c[key].dump()));
   }
   return c[key].get<double>();
-}
-
-// One element of `type` at `at` as a double (integers exactly up to 2^53, as numpy's
-// conversion to float64).
-double load_number(const std::byte* at, const DType& type) {
-  if (type.kind() == DTypeKind::kFloat) return load_float_element(at, type);
-  const uint64_t bits = load_element(at, type);
-  return type.kind() == DTypeKind::kInt ? static_cast<double>(static_cast<int64_t>(bits))
-                                        : static_cast<double>(bits);
-}
-
-// Stores `v` as one element of `type`: floats rounded to the type, integers with the
-// fraction dropped and values beyond the type's range saturated (numpy leaves such casts
-// undefined; a value no integer of the type holds never came from one).
-void store_number(double v, std::byte* at, const DType& type) {
-  if (type.kind() == DTypeKind::kFloat) return store_float_element(v, at, type);
-  const int bits = static_cast<int>(type.size() * 8);
-  if (std::isnan(v)) v = 0;
-  if (type.kind() == DTypeKind::kInt) {
-    const double low = -std::ldexp(1.0, bits - 1), high = std::ldexp(1.0, bits - 1);
-    const int64_t i = v <= low    ? static_cast<int64_t>(low)
-                      : v >= high ? (bits == 64 ? std::numeric_limits<int64_t>::max()
-                                                : static_cast<int64_t>(high) - 1)
-                                  : static_cast<int64_t>(v);
-    store_element(static_cast<uint64_t>(i), at, type);
-    return;
-  }
-  const double high = std::ldexp(1.0, bits);
-  const uint64_t u = v <= 0      ? 0
-                     : v >= high ? (bits == 64 ? std::numeric_limits<uint64_t>::max()
-                                               : static_cast<uint64_t>(high) - 1)
-                                 : static_cast<uint64_t>(v);
-  store_element(u, at, type);
 }
 
 class FixedScaleOffset final : public BytesCodec {
@@ -145,8 +94,8 @@ std::unique_ptr<BytesCodec> make_fixed_scale_offset(const Configuration& c) {
       }
     }
   }
-  DType type = numeric_type(c, "dtype", "");
-  DType stored = numeric_type(c, "astype", type.typestr());
+  DType type = element_type_setting(kName, c, "dtype", "");
+  DType stored = element_type_setting(kName, c, "astype", type.typestr());
   const double scale = number_setting(c, "scale", 1);
   const double offset = number_setting(c, "offset", 0);
   if (scale == 0) throw Error(ErrorCategory::kUsage, fmt::format("{}: scale is 0", kName));

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <initializer_list>
 #include <string>
 
 #include "dudley/codec/codec.hpp"
@@ -46,6 +47,18 @@ inline bool bool_setting(const std::string& codec, const Configuration& c, const
   return c[key].get<bool>();
 }
 
+/// Refuses a setting of `codec` not among `known` (a v2 codec's "id" is its name, allowed).
+inline void only_settings(const std::string& codec, const Configuration& c,
+                          std::initializer_list<const char*> known) {
+  if (!c.is_object()) return;
+  for (const auto& [key, value] : c.items()) {
+    bool ok = key == "id";
+    for (const char* k : known) ok = ok || key == k;
+    if (!ok)
+      throw Error(ErrorCategory::kUsage, fmt::format("{}: unknown setting '{}'", codec, key));
+  }
+}
+
 // Factories of the codecs, one per file (codec/factory.cpp dispatches by name).
 std::unique_ptr<BytesCodec> make_deflate(const std::string& name, const Configuration& c);
 std::unique_ptr<BytesCodec> make_bzip2(const Configuration& c);
@@ -56,6 +69,11 @@ std::unique_ptr<BytesCodec> make_lz4_framed(const Configuration& c);
 std::unique_ptr<BytesCodec> make_zstd(const Configuration& c);
 std::unique_ptr<BytesCodec> make_blosc(const Configuration& c);
 std::unique_ptr<BytesCodec> make_crc32c_codec(const Configuration& c);
+std::unique_ptr<BytesCodec> make_checksum32(const std::string& name, const Configuration& c);
+std::unique_ptr<BytesCodec> make_as_type(const std::string& name, const Configuration& c);
+std::unique_ptr<BytesCodec> make_packbits(const Configuration& c);
+std::unique_ptr<BytesCodec> make_lzma(const Configuration& c);
+std::unique_ptr<BytesCodec> make_zfpy(const Configuration& c);
 std::unique_ptr<ArrayCodec> make_shuffle(const Configuration& c);
 std::unique_ptr<BytesCodec> make_shuffle_bytes(const Configuration& c);
 std::unique_ptr<BytesCodec> make_delta(const Configuration& c);

@@ -115,6 +115,7 @@ for kind in ("runs", "pattern", "floats", "noise"):
     data = generated(kind)
     samples[f"generated {kind} ({len(data)} bytes)"] = data
 
+stack_checks = []  # (label, codec, configuration, data) for the PyPI stack's numcodecs
 for label, data in samples.items():
     for level in (0, 1, 5, 9):
         both_ways(f"zlib/{level} {label}", "zlib", {"level": level},
@@ -178,6 +179,24 @@ for label, data in samples.items():
         fail(f"crc32c {label}: {enc[-4:].hex()} != reference {want[-4:].hex()}")
     if ours("decode", "crc32c", {}, want, len(data)) != data:
         fail(f"crc32c {label}: did not verify the reference checksum")
+    # numcodecs' 32-bit checksums and LZMA, both ways: Debian's numcodecs (0.11) has CRC32
+    # and Adler32 (checksum first) and LZMA; the newer ones (Fletcher32, JenkinsLookup3,
+    # CRC32C, a checksum at the end) are the PyPI stack's numcodecs 0.16, run apart.
+    both_ways(f"numcodecs CRC32 {label}", "numcodecs.crc32", {},
+              lambda d: numcodecs.CRC32().encode(d), lambda e, n: numcodecs.CRC32().decode(e))
+    both_ways(f"numcodecs Adler32 {label}", "numcodecs.adler32", {},
+              lambda d: numcodecs.Adler32().encode(d), lambda e, n: numcodecs.Adler32().decode(e))
+    if len(data) < (1 << 20):  # LZMA is slow: the small samples are enough
+        for config in ({"preset": 1}, {"format": 2, "preset": 6}, {"check": 0}, {"check": 10}):
+            both_ways(f"numcodecs LZMA/{config} {label}", "numcodecs.lzma", config,
+                      lambda d, c=config: numcodecs.LZMA(**c).encode(d),
+                      lambda e, n, c=config: numcodecs.LZMA(format=c.get("format", 1)).decode(e))
+    for name, config in (("numcodecs.fletcher32", {}), ("numcodecs.jenkins_lookup3", {}),
+                         ("numcodecs.jenkins_lookup3", {"initval": 12345}),
+                         ("numcodecs.crc32c", {}), ("numcodecs.crc32c", {"location": "start"}),
+                         ("numcodecs.crc32", {"location": "end"})):
+        if data or name != "numcodecs.fletcher32":  # numcodecs' cannot encode no bytes
+            stack_checks.append((label, name, config, data))
     # Byte shuffle against numcodecs' Shuffle, both ways.
     for es in (2, 4, 8):
         if len(data) % es:  # numcodecs refuses a partial element (ours keeps it in place)
@@ -188,6 +207,45 @@ for label, data in samples.items():
             fail(f"shuffle/{es} {label}: ours differs from numcodecs")
         if ours("decode-array", "shuffle", {"elementsize": es}, bytes(theirs), 1) != data:
             fail(f"shuffle/{es} {label}: ours did not undo numcodecs")
+
+# The checksums numcodecs 0.11 lacks, against the PyPI stack's numcodecs (0.16): it encodes
+# every sample in one process; ours must decode its bytes and encode the same bytes.
+STACK_PYTHON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".venv-stack",
+                            "bin", "python")
+STACK_ENCODE = """
+import json, sys, numcodecs.checksum32 as c
+classes = {"numcodecs.fletcher32": __import__("numcodecs").Fletcher32, "numcodecs.crc32": c.CRC32,
+           "numcodecs.jenkins_lookup3": c.JenkinsLookup3, "numcodecs.crc32c": c.CRC32C}
+jobs = json.load(sys.stdin)
+out = [bytes(classes[name](**config).encode(bytes.fromhex(data))).hex()
+       for name, config, data in jobs]
+json.dump(out, sys.stdout)
+"""
+if not os.path.exists(STACK_PYTHON):
+    fail(f"no {STACK_PYTHON} (scripts/install-deps.sh makes it): Fletcher32, JenkinsLookup3 "
+         "and CRC32C unchecked")
+else:
+    jobs = [(name, config, data.hex()) for _, name, config, data in stack_checks]
+    r = subprocess.run([STACK_PYTHON, "-c", STACK_ENCODE], input=json.dumps(jobs),
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"numcodecs 0.16: {r.stderr.strip()[-500:]}")
+    else:
+        for (label, name, config, data), theirs in zip(stack_checks, json.loads(r.stdout)):
+            checks += 1
+            theirs = bytes.fromhex(theirs)
+            try:
+                if ours("decode", name, config, theirs, len(data)) != data:
+                    fail(f"{name}/{config} {label}: ours decoded numcodecs' bytes otherwise")
+                if ours("encode", name, config, data) != theirs:
+                    fail(f"{name}/{config} {label}: ours encodes other bytes than numcodecs")
+                damaged = bytearray(theirs)
+                damaged[len(damaged) // 2] ^= 0x10
+                ours("decode", name, config, bytes(damaged), len(data))
+                fail(f"{name}/{config} {label}: a damaged byte was not noticed")
+            except RuntimeError as e:
+                if "checksum mismatch" not in str(e):
+                    fail(f"{name}/{config} {label}: {e}")
 
 print(f"codecs against their peers: {checks - failures} passed, {failures} failed")
 sys.exit(1 if failures else 0)

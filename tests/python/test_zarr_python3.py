@@ -180,3 +180,116 @@ def test_fixedscaleoffset_as_zarr_3_writes_it(tmp_path):
         p = run("dump", "--json", str(path))
         assert p.returncode == 0, p.stderr
         assert np.array_equal(np.array(json.loads(p.stdout)["root"]["data"], want.dtype), want)
+
+
+def numcodecs_stores():
+    """Arrays zarr 3 writes with each numcodecs codec zarr-python 3 registers that this build
+    reads: (name, dtype, create_array options, values)."""
+    from zarr.codecs import numcodecs as nc
+    floats = np.linspace(-5, 5, 100, dtype="f4")
+    squares = np.arange(100, dtype="i4") ** 2
+    return [
+        ("crc32", "f4", dict(compressors=[nc.CRC32()]), floats),
+        ("crc32-end", "f4", dict(compressors=[nc.CRC32(location="end")]), floats),
+        ("adler32", "f4", dict(compressors=[nc.Adler32()]), floats),
+        ("crc32c", "f4", dict(compressors=[nc.CRC32C()]), floats),
+        ("fletcher32", "f4", dict(compressors=[nc.Fletcher32()]), floats),
+        ("jenkins_lookup3", "f4", dict(compressors=[nc.JenkinsLookup3(initval=5)]), floats),
+        ("lzma", "f4", dict(compressors=[nc.LZMA(preset=3)]), floats),
+        ("lzma-crc32", "f4", dict(compressors=[nc.LZMA(preset=1), nc.CRC32()]), floats),
+        ("astype", "f4", dict(filters=[nc.AsType(encode_dtype="f8", decode_dtype="f4")]), floats),
+        ("quantize", "f4", dict(filters=[nc.Quantize(digits=2, dtype="f4")]), floats),
+        ("packbits", "bool", dict(filters=[nc.PackBits()]), np.arange(100) % 3 == 0),
+        ("delta", "i4", dict(filters=[nc.Delta(dtype="i4")]), squares),
+        ("delta-lzma", "i4", dict(filters=[nc.Delta(dtype="i4")], compressors=[nc.LZMA()]),
+         squares),
+        ("zfpy", "f4", dict(serializer=nc.ZFPY(mode=4, tolerance=0.01), compressors=None),
+         floats),
+        ("astype-zfpy", "f4", dict(filters=[nc.AsType(encode_dtype="f8", decode_dtype="f4")],
+                                   serializer=nc.ZFPY(mode=4, tolerance=0.01), compressors=None),
+         floats),
+    ]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_numcodecs_codecs_both_ways(tmp_path):
+    """Each numcodecs codec zarr-python 3 registers (but pcodec: no C library in Debian) reads
+    as zarr 3 reads it, module and CLI; converted Zarr to Zarr, the lossless ones are kept
+    (zarr 3 reads our store with the same codecs, delta before bytes as it wants), the lossy
+    ones give their values to the default compressor."""
+    kept = {"crc32", "crc32-end", "adler32", "crc32c", "fletcher32", "jenkins_lookup3", "lzma",
+            "lzma-crc32", "packbits", "delta", "delta-lzma"}
+    for name, dtype, options, values in numcodecs_stores():
+        src = tmp_path / f"{name}.zarr"
+        a = zarr.create_array(str(src), shape=values.shape, chunks=(30,), dtype=dtype, **options)
+        a[:] = values.astype(dtype)
+        want = zarr.open_array(str(src), mode="r")[...]
+        got = dudley.open(str(src))[...]
+        assert got.dtype == want.dtype and np.array_equal(got, want), name
+        p = run("dump", "--json", str(src))
+        assert p.returncode == 0, (name, p.stderr)
+        assert np.array_equal(np.array(json.loads(p.stdout)["root"]["data"], want.dtype), want)
+        with open(src / "zarr.json") as f:
+            theirs = [c["name"] for c in json.load(f)["codecs"]]
+        out = tmp_path / f"{name}.out.zarr"
+        p = run("convert", str(src), str(out))
+        assert p.returncode == 0, (name, p.stderr)
+        assert np.array_equal(zarr.open_array(str(out), mode="r")[...], want), name
+        with open(out / "zarr.json") as f:
+            ours = [c["name"] for c in json.load(f)["codecs"]]
+        if name in kept:
+            assert ours == theirs, name
+        else:
+            assert ours == ["bytes", "zstd"], name
+    # A damaged chunk is refused, naming the checksum; pcodec is refused by name.
+    chunk = tmp_path / "fletcher32.zarr" / "c" / "0"
+    damaged = bytearray(chunk.read_bytes())
+    damaged[10] ^= 1
+    chunk.write_bytes(bytes(damaged))
+    p = run("dump", str(tmp_path / "fletcher32.zarr"))
+    assert p.returncode != 0 and "numcodecs.fletcher32: checksum mismatch" in p.stderr
+    edit(tmp_path / "zfpy.zarr" / "zarr.json",
+         lambda d: d["codecs"][0].__setitem__("name", "numcodecs.pcodec"))
+    p = run("ls", str(tmp_path / "zfpy.zarr"))
+    assert p.returncode != 0 and "pcodec has no C or C++ library in Debian" in p.stderr
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_numcodecs_codecs_in_v2_stores(tmp_path):
+    """The same codecs as zarr-python 3 writes them in Zarr v2 (.zarray filters and
+    compressor by numcodecs id), read as zarr 3 reads them; converted to v2, kept where
+    zarr-python 2's numcodecs has them."""
+    import numcodecs
+    floats = np.linspace(-5, 5, 100, dtype="<f4")
+    stores = [
+        ("crc32", dict(compressor=numcodecs.CRC32())),
+        ("adler32", dict(compressor=numcodecs.Adler32())),
+        ("fletcher32", dict(compressor=numcodecs.Fletcher32())),
+        ("jenkins", dict(compressor=numcodecs.JenkinsLookup3())),
+        ("lzma", dict(compressor=numcodecs.LZMA(preset=2))),
+        ("astype", dict(filters=[numcodecs.AsType(encode_dtype="<f8", decode_dtype="<f4")])),
+        ("quantize", dict(filters=[numcodecs.Quantize(digits=1, dtype="<f4")])),
+        ("crc32-then-zstd", dict(filters=[numcodecs.CRC32()], compressor=numcodecs.Zstd())),
+        ("zfpy", dict(compressor=numcodecs.ZFPY(tolerance=0.01))),
+    ]
+    for name, options in stores:
+        src = tmp_path / f"{name}.zarr"
+        compressor = options.pop("compressor", None)
+        a = zarr.create_array(str(src), shape=(100,), chunks=(30,), dtype="<f4", zarr_format=2,
+                              compressors=compressor, **options)
+        a[:] = floats
+        want = zarr.open_array(str(src), mode="r")[...]
+        assert np.array_equal(dudley.open(str(src))[...], want), name
+        p = run("dump", "--json", str(src))
+        assert p.returncode == 0, (name, p.stderr)
+        assert np.array_equal(np.array(json.loads(p.stdout)["root"]["data"], "f4"), want), name
+        out = tmp_path / f"{name}.out.zarr"
+        p = run("convert", "--zarr-format", "2", str(src), str(out))
+        assert p.returncode == 0, (name, p.stderr)
+        assert np.array_equal(zarr.open_array(str(out), mode="r")[...], want), name
+        with open(out / ".zarray") as f:
+            meta = json.load(f)
+        if name in ("crc32", "adler32", "lzma"):
+            assert meta["compressor"]["id"] == name, meta
+        if name == "crc32-then-zstd":
+            assert meta["filters"] == [{"id": "crc32"}] and meta["compressor"]["id"] == "zstd"

@@ -229,6 +229,21 @@ std::string numcodecs_alias(const std::string& name) {
   return it == kAliases.end() ? name : it->second;
 }
 
+}  // namespace
+
+bool is_element_filter(const std::string& name) {
+  return name == "numcodecs.delta" || name == "numcodecs.fixedscaleoffset" ||
+         name == "numcodecs.astype" || name == "numcodecs.quantize" || name == "numcodecs.packbits";
+}
+
+namespace {
+
+// numcodecs' 32-bit checksums (bytes -> bytes).
+bool is_checksum(const std::string& name) {
+  return name == "numcodecs.crc32" || name == "numcodecs.crc32c" || name == "numcodecs.adler32" ||
+         name == "numcodecs.fletcher32" || name == "numcodecs.jenkins_lookup3";
+}
+
 // A numpy type of an array in memory ("int32", "i4", "<i4", "float64") as the typestr of its
 // elements serialized in `order`; nullopt for a type given in the other order, or none of
 // numpy's integer and float types.
@@ -275,10 +290,14 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
       check_bitround(spec.configuration, chunk.floats, chunk.element_size, where);
       continue;  // rounding happened when it was written: reading is the identity
     }
-    if ((n == "numcodecs.delta" || n == "numcodecs.fixedscaleoffset") && !have_array_to_bytes) {
+    if (is_element_filter(n) && !have_array_to_bytes) {
+      if (n == "numcodecs.packbits" && chunk.element_size != 1) {
+        refuse(where, "numcodecs.packbits packs bool elements only", ErrorCategory::kType);
+      }
       array_filters.push_back(spec);  // checked once its types are the serialized ones
       continue;
     }
+    if (n == "numcodecs.pcodec") check_bytes_codec(spec, where);  // refused, saying why
     if (n == "transpose") {
       if (have_array_to_bytes) {
         refuse(where, "codec \"transpose\" (array -> array) comes after the array -> bytes codec");
@@ -307,7 +326,8 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
       for (const Json& axis : order) permuted.push_back(received.shape[axis.get<size_t>()]);
       received.shape = std::move(permuted);
       p.array_to_array.push_back(spec);
-    } else if (n == "bytes" || n == "sharding_indexed" || n == "vlen-utf8" || n == "vlen-bytes") {
+    } else if (n == "bytes" || n == "sharding_indexed" || n == "vlen-utf8" || n == "vlen-bytes" ||
+               n == "numcodecs.zfpy") {
       if (have_array_to_bytes) {
         refuse(where,
                fmt::format("codec \"{}\": a pipeline has exactly one array -> bytes codec", n));
@@ -330,6 +350,15 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
         } else if (chunk.element_size > 1 && !chunk.vlen && !chunk.raw) {
           refuse(where, "codec \"bytes\" needs an endian for elements of more than one byte");
         }
+      } else if (n == "numcodecs.zfpy") {
+        // zfp's chunks carry their own header; its values come out in the machine's order.
+        if (chunk.vlen || chunk.raw || (chunk.element_size != 4 && chunk.element_size != 8) ||
+            chunk.shape.size() > 4) {
+          refuse(where, "numcodecs.zfpy compresses 32- and 64-bit numbers in up to 4 dimensions",
+                 ErrorCategory::kType);
+        }
+        check_bytes_codec(spec, where);
+        p.endian = native_byte_order();
       } else if (n == "sharding_indexed") {
         if (chunk.vlen) refuse(where, "sharding string or bytes arrays is not supported");
         p.sharding = sharding(spec.configuration, received, where, depth);
@@ -339,7 +368,7 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
       p.array_to_bytes = spec;
     } else if (n == "gzip" || n == "zstd" || n == "blosc" || n == "crc32c" || n == "zlib" ||
                n == "bz2" || n == "numcodecs.lz4" || n == "numcodecs.shuffle" ||
-               n == "numcodecs.delta" || n == "numcodecs.fixedscaleoffset") {
+               n == "numcodecs.lzma" || is_checksum(n) || is_element_filter(n)) {
       // zlib, bz2 and lz4: v2 compressors (numcodecs'), read the same way; numcodecs.lz4 and
       // numcodecs.shuffle are also how zarr-python 3 names numcodecs' LZ4 and Shuffle in v3
       // metadata (the v2 shuffle filter is read as the latter); v2's delta and
@@ -358,8 +387,11 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
              fmt::format("unknown codec \"{}\" (this build reads transpose, bytes, "
                          "sharding_indexed, gzip, zstd, blosc, crc32c, vlen-utf8, "
                          "vlen-bytes, numcodecs.lz4, numcodecs.shuffle, numcodecs.delta, "
-                         "numcodecs.fixedscaleoffset, numcodecs.bitround, numcodecs.zlib, "
-                         "numcodecs.gzip, numcodecs.bz2, numcodecs.zstd, numcodecs.blosc)",
+                         "numcodecs.fixedscaleoffset, numcodecs.astype, numcodecs.quantize, "
+                         "numcodecs.packbits, numcodecs.bitround, numcodecs.zlib, "
+                         "numcodecs.gzip, numcodecs.bz2, numcodecs.zstd, numcodecs.blosc, "
+                         "numcodecs.lzma, numcodecs.crc32, numcodecs.crc32c, numcodecs.adler32, "
+                         "numcodecs.fletcher32, numcodecs.jenkins_lookup3, numcodecs.zfpy)",
                          n),
              ErrorCategory::kType);
     }
@@ -377,7 +409,7 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
     // serialized chunk they are the bytes codec's: given its byte order. One given in the
     // other order would read otherwise, and is refused.
     for (CodecSpec& d : array_filters) {
-      for (const char* key : {"dtype", "astype"}) {
+      for (const char* key : {"dtype", "astype", "encode_dtype", "decode_dtype"}) {
         if (!d.configuration.contains(key)) continue;
         const Json& value = d.configuration[key];
         const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
@@ -550,12 +582,19 @@ nlohmann::ordered_json Pipeline::to_json() const {
   Json out = Json::array();
   auto add = [&](const CodecSpec& c) {
     Json item = {{"name", c.name}};
-    if (!c.configuration.empty()) item["configuration"] = c.configuration;
+    // zarr-python 3 wants a configuration of every numcodecs codec, even an empty one.
+    if (!c.configuration.empty() || c.name.rfind("numcodecs.", 0) == 0)
+      item["configuration"] = c.configuration.is_null() ? Json::object() : c.configuration;
     out.push_back(std::move(item));
   };
   for (const CodecSpec& c : array_to_array) add(c);
+  // numcodecs' element filters (read as the first bytes -> bytes codecs) are array -> array
+  // codecs to zarr-python 3: written before the array -> bytes codec, where it reads them.
+  size_t filters = 0;
+  while (filters < bytes_to_bytes.size() && is_element_filter(bytes_to_bytes[filters].name))
+    add(bytes_to_bytes[filters++]);
   add(array_to_bytes);
-  for (const CodecSpec& c : bytes_to_bytes) add(c);
+  for (size_t i = filters; i < bytes_to_bytes.size(); ++i) add(bytes_to_bytes[i]);
   return out;
 }
 
@@ -567,7 +606,12 @@ codec::CodecChain Pipeline::chain() const {
         {{"name", c.name}, {"configuration", nlohmann::json::parse(c.configuration.dump())}});
   };
   for (const CodecSpec& c : array_to_array) add(c);
-  for (const CodecSpec& c : bytes_to_bytes) add(c);
+  size_t filters = 0;
+  while (filters < bytes_to_bytes.size() && is_element_filter(bytes_to_bytes[filters].name))
+    add(bytes_to_bytes[filters++]);
+  // numcodecs' ZFPY turns the elements into bytes itself, after the element filters.
+  if (array_to_bytes.name == "numcodecs.zfpy") add(array_to_bytes);
+  for (size_t i = filters; i < bytes_to_bytes.size(); ++i) add(bytes_to_bytes[i]);
   return codec::CodecChain::from_configuration(codecs);
 }
 

@@ -147,4 +147,10 @@ std::string group_metadata_json(const GroupMetadata& group);
 void check_bitround(const nlohmann::ordered_json& config, bool floats, uint64_t element_size,
                     const std::string& where);
 
+/// Whether `name` is one of numcodecs' filters that compute on elements (numcodecs.delta,
+/// fixedscaleoffset, astype, quantize, packbits): array -> array codecs to zarr-python 3,
+/// held in a Pipeline as its first bytes -> bytes codecs (they then work on the serialized
+/// elements, their types given in the bytes codec's order).
+bool is_element_filter(const std::string& name);
+
 }  // namespace dudley::zarr

@@ -69,9 +69,16 @@ CodecSpec compressor(const Json& c, uint64_t element_size, const std::string& wh
     config["typesize"] = element_size;
     return {"blosc", config};
   }
+  if (id == "lzma" || id == "crc32" || id == "crc32c" || id == "adler32" || id == "fletcher32" ||
+      id == "jenkins_lookup3" || id == "zfpy") {
+    config = c;
+    config.erase("id");
+    return {"numcodecs." + id, config};
+  }
   refuse(where,
-         fmt::format(
-             "compressor \"{}\" is not read by this build (zlib, gzip, bz2, lz4, zstd, blosc)", id),
+         fmt::format("compressor \"{}\" is not read by this build (zlib, gzip, bz2, lz4, zstd, "
+                     "blosc, lzma, zfpy, crc32, crc32c, adler32, fletcher32, jenkins_lookup3)",
+                     id),
          ErrorCategory::kType);
 }
 
@@ -92,15 +99,19 @@ CodecSpec filter_codec(const Json& f, const std::string& where) {
     if (!config.contains("dtype")) refuse(where, "filter delta: its dtype is missing");
     return {"numcodecs.delta", config};
   }
-  if (id == "fixedscaleoffset") {
+  // The others as zarr-python 3 names them in v3; the codec layer checks their settings.
+  if (id == "fixedscaleoffset" || id == "astype" || id == "quantize" || id == "packbits" ||
+      id == "lzma" || id == "crc32" || id == "crc32c" || id == "adler32" || id == "fletcher32" ||
+      id == "jenkins_lookup3") {
     Json config = f;
     config.erase("id");
-    return {"numcodecs.fixedscaleoffset", config};
+    return {"numcodecs." + id, config};
   }
   if (id != "shuffle") {
     refuse(where,
            fmt::format("filter {} is not read by this build (numcodecs' shuffle, delta, "
-                       "fixedscaleoffset and bitround are)",
+                       "fixedscaleoffset, astype, quantize, packbits, bitround, lzma and the "
+                       "checksums are)",
                        f.dump()),
            ErrorCategory::kType);
   }
@@ -205,17 +216,46 @@ void v2_codecs(const Json& d, ArrayMetadata& a, const std::string& object_codec,
       a.codecs.bytes_to_bytes.push_back(filter_codec(filter, path));
     }
   }
-  if (!d["compressor"].is_null())
-    a.codecs.bytes_to_bytes.push_back(compressor(d["compressor"], type.size(), path));
+  if (!d["compressor"].is_null()) {
+    CodecSpec c = compressor(d["compressor"], type.size(), path);
+    if (c.name == "numcodecs.zfpy") {
+      // zfp makes bytes of the elements itself (an array -> bytes codec to v3), and gives
+      // them back in the machine's order.
+      if (type.byte_order() != native_byte_order() && type.size() > 1) {
+        refuse(path, "compressor zfpy on elements not in this machine's byte order",
+               ErrorCategory::kType);
+      }
+      a.codecs.array_to_bytes = c;
+      a.codecs.endian = native_byte_order();
+    } else {
+      a.codecs.bytes_to_bytes.push_back(std::move(c));
+    }
+  }
 }
 
-// The fill value; zarr-python 2 gives object arrays the fill value 0 (or null): no string,
-// read as "".
+// The fill value; zarr-python 2 gives object arrays the fill value 0 (or null). A number
+// fills a string array with its text, as zarr-python 3 reads it; null, and anything but a
+// string for bytes, fills with "" (zarr 3 refuses those).
+// A number or boolean as Python's str() writes it: what zarr-python 3 fills a v2 string
+// array with when its fill_value is one (zarr-python 2 wrote 0 for string arrays).
+std::string python_text(const Json& value) {
+  if (value.is_boolean()) return value.get<bool>() ? "True" : "False";
+  if (value.is_number_integer()) return value.dump();
+  std::string text = fmt::format("{}", value.get<double>());  // shortest round trip, as repr
+  if (text.find_first_of(".en") == std::string::npos) text += ".0";
+  return text;
+}
+
 void v2_fill(const Json& fill, ArrayMetadata& a, bool object, const JsonDocument& doc,
              const std::string& path) {
   const DType& type = a.dtype;
   const DType native = type.needs_swap() ? type.with_byte_order(native_byte_order()) : type;
-  if (fill.is_null() || (object && !fill.is_string())) {
+  const bool utf8 = type.kind() == DTypeKind::kVLen && type.base().joins_units() &&
+                    type.base().encoding() == TextEncoding::kUtf8;
+  if (object && utf8 && (fill.is_number() || fill.is_boolean())) {
+    a.fill =
+        fill_value_from_json(Json(python_text(fill)), native, doc.number_text, "/fill_value", path);
+  } else if (fill.is_null() || (object && !fill.is_string())) {
     a.fill = numpy_only_type(type) ? FillValue{std::vector<std::byte>(type.size(), std::byte{0})}
                                    : default_fill_value(native);
     a.fill_null = fill.is_null();
@@ -347,15 +387,28 @@ std::string array_metadata_json_v2(const ArrayMetadata& a) {
   d["dtype"] = vlen ? Json("|O") : model::to_json(model::numpy_descr_of(a.dtype));
   Json compressor = nullptr;
   Json filters = vlen ? Json::array({{{"id", a.codecs.array_to_bytes.name}}}) : Json(nullptr);
-  for (const CodecSpec& c : a.codecs.bytes_to_bytes) {
-    if (c.name == "numcodecs.shuffle" || c.name == "numcodecs.delta") {  // filters
-      Json v2 = {{"id", c.name.substr(std::string("numcodecs.").size())}};
+  // v2 has one compressor, the last codec; filters are every codec before it (numcodecs'
+  // ids: the v3 names without "numcodecs.").
+  size_t last = a.codecs.bytes_to_bytes.size();
+  for (size_t i = a.codecs.bytes_to_bytes.size(); i-- > 0;) {
+    const std::string& n = a.codecs.bytes_to_bytes[i].name;
+    if (n != "numcodecs.shuffle" && !is_element_filter(n)) {
+      last = i;
+      break;
+    }
+  }
+  const std::string prefix = "numcodecs.";
+  for (size_t i = 0; i < a.codecs.bytes_to_bytes.size(); ++i) {
+    const CodecSpec& c = a.codecs.bytes_to_bytes[i];
+    const std::string id = c.name.rfind(prefix, 0) == 0 ? c.name.substr(prefix.size()) : c.name;
+    if (i != last) {  // a filter
+      Json v2 = {{"id", id}};
       v2.update(c.configuration);
       if (filters.is_null()) filters = Json::array();
       filters.push_back(v2);
       continue;
     }
-    Json v2 = {{"id", c.name == "numcodecs.lz4" ? std::string("lz4") : c.name}};
+    Json v2 = {{"id", id}};
     for (const auto& [key, value] : c.configuration.items()) {
       if (c.name == "blosc" && key == "shuffle") {
         v2["shuffle"] = value == "noshuffle" ? 0 : value == "shuffle" ? 1 : 2;

@@ -311,8 +311,20 @@ class StoreWriter {
   // The bytes -> bytes codecs of a Zarr source array (its model codec list), when each is
   // one the version written has; nullopt otherwise.
   std::optional<std::vector<CodecSpec>> source_codecs(const model::Value& codecs) const {
-    static const std::set<std::string> kBoth = {
-        "gzip", "zstd", "blosc", "numcodecs.lz4", "numcodecs.shuffle", "numcodecs.delta"};
+    // Kept in both versions: what zarr-python 2's numcodecs (0.11, Debian's) has too; the
+    // checksums it lacks are kept in v3 only.
+    static const std::set<std::string> kBoth = {"gzip",
+                                                "zstd",
+                                                "blosc",
+                                                "numcodecs.lz4",
+                                                "numcodecs.shuffle",
+                                                "numcodecs.delta",
+                                                "numcodecs.lzma",
+                                                "numcodecs.crc32",
+                                                "numcodecs.adler32",
+                                                "numcodecs.packbits"};
+    static const std::set<std::string> kV3 = {"crc32c", "numcodecs.crc32c", "numcodecs.fletcher32",
+                                              "numcodecs.jenkins_lookup3"};
     std::vector<CodecSpec> out;
     if (!codecs.is<model::ValueList>()) return std::nullopt;
     for (const model::Value& c : codecs.as<model::ValueList>()) {
@@ -321,8 +333,9 @@ class StoreWriter {
       const std::string& n = name->as<std::string>();
       // How elements become bytes: the writer's own (little-endian, C order).
       if (n == "bytes" || n == "transpose" || n == "vlen-utf8" || n == "vlen-bytes") continue;
-      const bool held = kBoth.count(n) != 0 ||
-                        (options_.zarr_format == 2 ? (n == "zlib" || n == "bz2") : n == "crc32c");
+      const bool held =
+          kBoth.count(n) != 0 ||
+          (options_.zarr_format == 2 ? (n == "zlib" || n == "bz2") : kV3.count(n) != 0);
       if (!held) return std::nullopt;
       const model::Value* config = c.find("configuration");
       out.push_back({n, config ? model::to_json(*config) : Json::object()});
@@ -493,9 +506,11 @@ class StoreWriter {
         a.codecs.bytes_to_bytes = std::move(*codecs);
         for (CodecSpec& c : a.codecs.bytes_to_bytes) {
           if (c.name != "numcodecs.delta") continue;
-          // Elements are written little-endian: so are the filter's.
-          const DType stored = DType::from_typestr(c.configuration.value("astype", "|u1"));
-          c.configuration["dtype"] = a.dtype.typestr();
+          // Elements are written little-endian: so are the filter's. Without an astype,
+          // numcodecs stores the differences in the elements' own type.
+          const std::string own = a.dtype.typestr();
+          const DType stored = DType::from_typestr(c.configuration.value("astype", own));
+          c.configuration["dtype"] = own;
           c.configuration["astype"] = stored.with_byte_order(ByteOrder::kLittle).typestr();
         }
       } else {
