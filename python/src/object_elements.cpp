@@ -38,8 +38,9 @@ py::object element_object(const DType& type, const std::byte* p) {
       std::memcpy(&e, p, sizeof e);
       const DType& base = type.base();
       // ASCII strings are bytes, as h5py reads them (they are what it writes bytes objects
-      // as); UTF-8 strings are str.
-      if (base.joins_units() && base.encoding() == TextEncoding::kAscii) {
+      // as), and so are Zarr's bytes, as zarr-python reads them; UTF-8 strings are str.
+      if ((base.joins_units() && base.encoding() == TextEncoding::kAscii) ||
+          type.is_bytes_objects()) {
         const std::string_view bytes = e.bytes(1);
         return py::bytes(bytes.data(), bytes.size());
       }

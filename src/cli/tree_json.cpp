@@ -12,6 +12,7 @@
 #include "dudley/core/float16.hpp"
 #include "dudley/core/shape.hpp"
 #include "dudley/core/text.hpp"
+#include "dudley/core/time_text.hpp"
 #include "dudley/core/vlen.hpp"
 
 namespace dudley::cli {
@@ -151,6 +152,12 @@ json scalar_json(const DType& t, const unsigned char* p) {
     }
     case DTypeKind::kEnum:  // its integer value, as h5py reads it (the names are in ls)
       return scalar_json(t.base(), p);
+    case DTypeKind::kTime: {  // a date as numpy writes it; a duration as its count; NaT
+      const auto count = load<int64_t>(p);
+      if (count == kNotATime) return "NaT";
+      if (t.is_duration() || t.time_unit().empty()) return count;
+      return datetime_text(count, t);
+    }
     case DTypeKind::kCompound: {
       json obj = json::object();
       for (const auto& f : t.fields()) {

@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <charconv>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -17,6 +18,8 @@ struct DType::Details {
   std::shared_ptr<const DType> base;  // enum, fixed array, vlen
   std::vector<DTypeEnumMember> enum_members;
   std::vector<int64_t> shape;  // fixed array
+  bool duration = false;       // time: timedelta64, not datetime64
+  uint64_t time_scale = 1;     // time: units per count
 };
 
 ByteOrder native_byte_order() {
@@ -133,6 +136,37 @@ DType DType::raw_bits(uint64_t bits) {
   return t;
 }
 
+DType DType::time(bool duration, std::string unit, uint64_t scale, ByteOrder order) {
+  static const std::set<std::string> kUnits = {"Y",  "M",  "W",  "D",  "h",  "m",  "s",
+                                               "ms", "us", "ns", "ps", "fs", "as", ""};
+  if (!kUnits.count(unit) || scale == 0 || scale > (uint64_t{1} << 31)) {
+    throw Error(ErrorCategory::kType,
+                fmt::format("numpy has no {} unit '{}' with scale {}",
+                            duration ? "timedelta64" : "datetime64", unit, scale));
+  }
+  DType t;
+  t.kind_ = DTypeKind::kTime;
+  t.size_ = 8;
+  t.unit_size_ = 8;
+  t.order_ = order;
+  auto d = std::make_shared<Details>();
+  d->tag = std::move(unit);  // the unit is the time type's tag
+  d->duration = duration;
+  d->time_scale = scale;
+  t.details_ = std::move(d);
+  return t;
+}
+
+const std::string& DType::time_unit() const {
+  return kind_ == DTypeKind::kTime ? tag() : kNoTag;
+}
+bool DType::is_duration() const noexcept {
+  return kind_ == DTypeKind::kTime && details_ && details_->duration;
+}
+uint64_t DType::time_scale() const noexcept {
+  return kind_ == DTypeKind::kTime && details_ ? details_->time_scale : 1;
+}
+
 DType DType::opaque(uint64_t bytes, std::string tag) {
   DType t;
   t.kind_ = DTypeKind::kOpaque;
@@ -219,6 +253,18 @@ DType DType::vlen(const DType& base) {
   d->base = std::make_shared<const DType>(base);
   t.details_ = std::move(d);
   return t;
+}
+
+DType DType::vlen_bytes() {
+  DType t = vlen(uint(1));
+  auto d = std::make_shared<Details>(*t.details_);
+  d->tag = "bytes";
+  t.details_ = std::move(d);
+  return t;
+}
+
+bool DType::is_bytes_objects() const noexcept {
+  return kind_ == DTypeKind::kVLen && details_ && details_->tag == "bytes";
 }
 
 DType DType::reference(ReferenceKind kind) {
@@ -343,6 +389,30 @@ DType DType::from_typestr(std::string_view s) {
   if (i >= s.size()) throw fail();
   char code = s[i++];
   if (code == '?' && i == s.size()) return boolean();
+  if ((code == 'M' || code == 'm') && s.substr(i, 1) == "8") {
+    // numpy's datetime64 / timedelta64: "<M8", "<M8[D]", "<m8[10ms]".
+    std::string_view rest = s.substr(i + 1);
+    std::string unit;
+    uint64_t scale = 1;
+    if (!rest.empty()) {
+      if (rest.size() < 3 || rest.front() != '[' || rest.back() != ']') throw fail();
+      rest = rest.substr(1, rest.size() - 2);
+      size_t digits = 0;
+      while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+      if (digits > 0) {
+        auto [end, ec] = std::from_chars(rest.data(), rest.data() + digits, scale);
+        if (ec != std::errc() || end != rest.data() + digits) throw fail();
+      }
+      unit = std::string(rest.substr(digits));
+      if (unit.empty()) throw fail();
+    }
+    try {
+      return time(code == 'm', unit, scale,
+                  order == ByteOrder::kNotApplicable ? native_byte_order() : order);
+    } catch (const Error&) {
+      throw fail();
+    }
+  }
   uint64_t n = 0;
   auto digits = s.substr(i);
   if (digits.empty()) throw fail();
@@ -407,6 +477,8 @@ std::string DType::typestr() const {
     case DTypeKind::kRawBits:
     case DTypeKind::kOpaque:
       return fmt::format("|V{}", size_);
+    case DTypeKind::kTime:
+      return to_string();
     default:
       break;
   }
@@ -472,6 +544,12 @@ std::string DType::to_string() const {
       return reference_kind_ == ReferenceKind::kObject   ? "objref"
              : reference_kind_ == ReferenceKind::kRegion ? "regionref"
                                                          : "regionref<element>";
+    case DTypeKind::kTime: {
+      const char code = is_duration() ? 'm' : 'M';
+      if (time_unit().empty()) return fmt::format("{}{}8", o, code);
+      if (time_scale() == 1) return fmt::format("{}{}8[{}]", o, code, time_unit());
+      return fmt::format("{}{}8[{}{}]", o, code, time_scale(), time_unit());
+    }
   }
   return "?";
 }
@@ -485,6 +563,9 @@ bool operator==(const DType& a, const DType& b) {
   switch (a.kind_) {
     case DTypeKind::kOpaque:
       return a.tag() == b.tag();
+    case DTypeKind::kTime:
+      return a.tag() == b.tag() && a.is_duration() == b.is_duration() &&
+             a.time_scale() == b.time_scale();
     case DTypeKind::kEnum:
       if (a.enum_members().size() != b.enum_members().size()) return false;
       for (size_t i = 0; i < a.enum_members().size(); ++i) {

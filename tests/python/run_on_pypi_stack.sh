@@ -32,4 +32,4 @@ cd "$root/tests/python"
 DUDLEY_BIN="$venv/bin/dudley" exec "$venv/bin/python" -m pytest -q -p no:cacheprovider \
   test_read.py test_write.py test_fancy_indexing.py test_strings.py test_xarray_engine.py \
   test_docs.py test_hostile.py test_lifetime.py test_hdf5_types.py test_stubs.py test_s3.py \
-  test_zarr_python3.py test_zarr_python3_realworld.py
+  test_zarr_python3.py test_datetime.py test_zarr_python3_realworld.py

@@ -293,3 +293,51 @@ def test_numcodecs_codecs_in_v2_stores(tmp_path):
             assert meta["compressor"]["id"] == name, meta
         if name == "crc32-then-zstd":
             assert meta["filters"] == [{"id": "crc32"}] and meta["compressor"]["id"] == "zstd"
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_zarr_python_3_data_types_both_ways(tmp_path):
+    """numpy.datetime64 / numpy.timedelta64 (units, scale factors, NaT fill), and the fixed
+    and variable-length strings and bytes zarr-python 3 writes (fixed_length_utf32,
+    null_terminated_bytes, variable_length_bytes), read as zarr 3 reads them; the times
+    written back (v3 and v2) read in zarr 3 as they were."""
+    nat = np.iinfo("i8").min
+    arrays = {
+        "dates": np.array([0, nat, 12345, -400], dtype="i8").view("M8[D]"),
+        "tens": np.array([0, 7, nat, -3], dtype="i8").view("M8[10ms]"),
+        "durations": np.array([1, nat, -5, 10**15], dtype="i8").view("m8[ps]"),
+        "utf32": np.array(["abc", "🎉", "", "xyzw"], dtype="U4"),
+        "nul": np.array([b"ab", b"", b"\x01\x02", b"zzz"], dtype="S3"),
+    }
+    for name, values in arrays.items():
+        path = tmp_path / f"{name}.zarr"
+        a = zarr.create_array(str(path), shape=values.shape, chunks=(3,), dtype=values.dtype)
+        a[:3] = values[:3]  # the last chunk partly: fill in the rest
+        a[3:] = values[3:]
+        want = zarr.open_array(str(path), mode="r")[...]
+        got = dudley.open(str(path))[...]
+        assert got.dtype == want.dtype, (name, got.dtype, want.dtype)
+        if want.dtype.kind in "mM":
+            assert np.array_equal(got.view("i8"), want.view("i8")), name
+            for fmt_ in ("3", "2"):
+                out = tmp_path / f"{name}.v{fmt_}.zarr"
+                p = run("convert", "--zarr-format", fmt_, str(path), str(out))
+                assert p.returncode == 0, p.stderr
+                back = zarr.open_array(str(out), mode="r")[...]
+                assert back.dtype == want.dtype and np.array_equal(back.view("i8"),
+                                                                   want.view("i8")), name
+        else:
+            assert np.array_equal(got, want), (name, got, want)
+        p = run("dump", "--json", str(path))
+        assert p.returncode == 0, p.stderr
+        data = json.loads(p.stdout)["root"]["data"]
+        if want.dtype.kind == "M":
+            assert data == np.datetime_as_string(want).tolist()
+        elif want.dtype.kind == "U":
+            assert data == want.tolist()
+    vb = tmp_path / "vb.zarr"
+    a = zarr.create_array(str(vb), shape=(3,), dtype=zarr.dtype.VariableLengthBytes())
+    a[:] = np.array([b"New York", b"", b"\x00\xff"], dtype=object)
+    assert dudley.open(str(vb))[...].tolist() == [b"New York", b"", b"\x00\xff"]
+    p = run("dump", "--json", str(vb))
+    assert json.loads(p.stdout)["root"]["data"] == [list(b"New York"), [], [0, 255]]

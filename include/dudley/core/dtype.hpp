@@ -38,6 +38,10 @@ enum class DTypeKind : uint8_t {
   kFixedArray,  ///< A fixed-shape sub-array of a base type as one element.
   kVLen,        ///< Variable-length sequence of a base type (stored out of line).
   kReference,   ///< An object or region reference (NDL objref / regionref, HDF5).
+  kTime,        ///< numpy datetime64 / timedelta64: a signed 8-byte count of units (of
+                ///< `scale` times a unit) since 1970-01-01T00:00 or of duration; NaT is
+                ///< the smallest int64 (numpy M8[unit] / m8[unit], Zarr v3
+                ///< numpy.datetime64 / numpy.timedelta64).
 };
 
 /// How text code units are encoded.
@@ -109,8 +113,17 @@ class DType {
   static DType fixed_array(const DType& base, std::vector<int64_t> shape);
   /// Variable-length sequence of a base type (size is that of a reference to it: 16 bytes).
   static DType vlen(const DType& base);
+  /// Variable-length bytes (Zarr's bytes and variable_length_bytes, numcodecs' VLenBytes): a
+  /// vlen of uint8, equal to vlen(uint(1)), whose elements Python gives as bytes objects, as
+  /// zarr-python does (an HDF5 sequence of uint8 is an array each, as h5py gives it).
+  static DType vlen_bytes();
   /// Object or region reference (8 bytes).
   static DType reference(ReferenceKind kind);
+  /// numpy's datetime64 (`duration` false) or timedelta64 (true) counting `scale` units of
+  /// `unit` ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as", or "" for
+  /// numpy's generic unit). Throws Error(kType) for another unit or a scale of 0.
+  static DType time(bool duration, std::string unit, uint64_t scale = 1,
+                    ByteOrder order = native_byte_order());
 
   /// Parses a numpy array-interface typestr such as "<f8", "|u1", ">c16", "|S10", "<U4",
   /// "|V8", "|b1", "?". Throws Error(kType) naming the text when it is not one.
@@ -136,6 +149,13 @@ class DType {
   /// Name of a compound type ("" when anonymous or not a compound).
   const std::string& name() const;
   ReferenceKind reference_kind() const noexcept { return reference_kind_; }
+  /// Whether this is vlen_bytes(): elements that are bytes objects to Python.
+  bool is_bytes_objects() const noexcept;
+  /// For kTime: whether it is a duration (timedelta64), its unit and how many units a count
+  /// is (numpy's M8[10ms]: unit "ms", scale 10).
+  bool is_duration() const noexcept;
+  const std::string& time_unit() const;
+  uint64_t time_scale() const noexcept;
   /// Fields of a compound; empty otherwise.
   const std::vector<DTypeField>& fields() const;
   /// Base of an enum, fixed array or vlen. Throws Error(kUsage) for other kinds.

@@ -278,9 +278,18 @@ bool expressible(const DType& type, std::string* why) {
         if (!expressible(*f.type, why)) return false;
       }
       return true;
-    default:
+    case DTypeKind::kTime:
+      return no(fmt::format("{} (numpy's datetime64 and timedelta64 have no NDL type)",
+                            type.to_string()));
+    case DTypeKind::kBool:
+    case DTypeKind::kInt:
+    case DTypeKind::kUInt:
+    case DTypeKind::kRawBits:
+    case DTypeKind::kOpaque:
+    case DTypeKind::kReference:
       return true;
   }
+  return no(type.to_string());  // every kind is named above: a new one is refused until it is
 }
 
 namespace {
@@ -383,6 +392,8 @@ void emit_type(std::string& out, const DType& type, int indent) {
     case DTypeKind::kPointer:
       out += " uint64\n";  // not reached: expressible() refuses pointers
       return;
+    case DTypeKind::kTime:  // not reached: expressible() refuses them
+      throw Error(ErrorCategory::kType, fmt::format("NDL has no type for {}", type.to_string()));
   }
 }
 

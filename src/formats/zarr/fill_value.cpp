@@ -327,6 +327,13 @@ FillValue fill_value_from_json(const Json& value, const DType& type,
     case DTypeKind::kRawBits:
       byte_array(value, type.size(), out, where, fmt::format("r{}", type.bits()));
       break;
+    case DTypeKind::kTime:  // a count, or "NaT" (numpy's not-a-time, the smallest int64)
+      if (value == "NaT") {
+        integer<int64_t>(Json(INT64_MIN), out, where, "int64");
+      } else {
+        integer<int64_t>(value, out, where, "int64");
+      }
+      break;
     case DTypeKind::kVLen:
       if (type.base().joins_units()) {
         if (!value.is_string()) refuse(where, fmt::format("{} is not a string", value.dump()));
@@ -353,6 +360,8 @@ Json fill_value_to_json(const FillValue& fill, const DType& type) {
   switch (type.kind()) {
     case DTypeKind::kBool:
       return b.at(0) != std::byte{0};
+    case DTypeKind::kTime:
+      return element<int64_t>(b);
     case DTypeKind::kInt:
       switch (type.size()) {
         case 1:

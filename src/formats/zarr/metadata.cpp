@@ -490,19 +490,27 @@ ArrayMetadata array(const JsonDocument& doc, const std::string& where) {
     a.keys.separator = value.get<std::string>()[0];
   }
   const bool vlen = native.kind() == DTypeKind::kVLen;
-  a.codecs = pipeline(required(d, "codecs", where),
-                      {a.chunk_shape, native.size(), vlen, native.kind() == DTypeKind::kRawBits,
-                       native.kind() == DTypeKind::kFloat},
-                      where, 0);
+  // Elements without a byte order: raw bits, raw bytes, null-terminated bytes.
+  const bool unordered = native.kind() == DTypeKind::kRawBits ||
+                         native.kind() == DTypeKind::kOpaque ||
+                         (native.kind() == DTypeKind::kText && native.unit_size() == 1);
+  a.codecs =
+      pipeline(required(d, "codecs", where),
+               {a.chunk_shape, native.size(), vlen, unordered, native.kind() == DTypeKind::kFloat},
+               where, 0);
   // The innermost bytes codec says the order the elements are stored in.
   const Pipeline* inner = &a.codecs;
   while (inner->sharding) inner = &inner->sharding->codecs;
-  const bool ordered = native.size() > 1 && !vlen && native.kind() != DTypeKind::kRawBits;
+  const bool ordered = native.size() > 1 && !vlen && !unordered;
   a.dtype = ordered ? native.with_byte_order(inner->endian) : native;
   const Json& fill = required(d, "fill_value", where);
   if (fill.is_null())
     refuse(where, fmt::format("fill_value is null; {} needs one", data_type_name(native)));
-  a.fill = fill_value_from_json(fill, native, doc.number_text, "/fill_value", where);
+  // fixed_length_utf32, null_terminated_bytes and raw_bytes: spelled as numpy's U<n>, S<n>
+  // and V<n> are in v2 (text; base64).
+  a.fill = numpy_only_type(native)
+               ? v2_fill_from_json(fill, a.dtype, where)
+               : fill_value_from_json(fill, native, doc.number_text, "/fill_value", where);
   // zarr-python 3 writes null for no names.
   if (d.contains("dimension_names") && !d["dimension_names"].is_null()) {
     const Json& names = d["dimension_names"];
@@ -672,7 +680,7 @@ std::string array_metadata_json(const ArrayMetadata& a) {
   const DType native = a.dtype.size() > 1 && a.dtype.kind() != DTypeKind::kVLen
                            ? a.dtype.with_byte_order(native_byte_order())
                            : a.dtype;
-  d["data_type"] = data_type_name(a.dtype);
+  d["data_type"] = data_type_json(a.dtype);
   d["chunk_grid"] = {{"name", "regular"}, {"configuration", {{"chunk_shape", a.chunk_shape}}}};
   d["chunk_key_encoding"] = {{"name", a.keys.v2 ? "v2" : "default"},
                              {"configuration", {{"separator", std::string(1, a.keys.separator)}}}};

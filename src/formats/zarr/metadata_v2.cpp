@@ -167,7 +167,7 @@ DType v2_dtype(const Json& d, const std::string& path, std::string& object_codec
              ErrorCategory::kType);
     }
     return object_codec == "vlen-utf8" ? DType::vlen(DType::text(TextEncoding::kUtf8))
-                                       : DType::vlen(DType::uint(1, ByteOrder::kNotApplicable));
+                                       : DType::vlen_bytes();
   }
   // A typestr, or a structured dtype as a list of [name, descr(, shape)] fields.
   DType type;

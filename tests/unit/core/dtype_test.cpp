@@ -30,6 +30,31 @@ TEST(DType, TypestrDecodesKindSizeAndOrder) {
   EXPECT_EQ(DType::from_typestr("?").kind(), DTypeKind::kBool);
 }
 
+TEST(DType, NumpyTimesKeepUnitScaleAndKind) {
+  for (const char* s : {"<M8[D]", ">m8[ps]", "<M8[10ms]", "<m8", "<M8[7W]"}) {
+    EXPECT_EQ(DType::from_typestr(s).typestr(), s) << s;
+  }
+  const DType t = DType::from_typestr(">m8[25us]");
+  EXPECT_EQ(t.kind(), DTypeKind::kTime);
+  EXPECT_TRUE(t.is_duration());
+  EXPECT_EQ(t.time_unit(), "us");
+  EXPECT_EQ(t.time_scale(), 25u);
+  EXPECT_EQ(t.size(), 8u);
+  EXPECT_EQ(t.with_byte_order(ByteOrder::kLittle).typestr(), "<m8[25us]");
+  EXPECT_NE(DType::time(false, "D"), DType::time(true, "D"));
+  EXPECT_NE(DType::time(false, "D"), DType::time(false, "D", 2));
+  EXPECT_NE(DType::time(false, "D"), DType::int_(8));
+  for (const char* bad : {"<M8[]", "<M8[D", "<M8[0D]", "<M8[parsec]", "<M4[D]", "<M8[-1D]"}) {
+    EXPECT_THROW(DType::from_typestr(bad), Error) << bad;
+  }
+}
+
+TEST(DType, VlenBytesAreAVlenOfBytes) {
+  EXPECT_EQ(DType::vlen_bytes(), DType::vlen(DType::uint(1)));
+  EXPECT_TRUE(DType::vlen_bytes().is_bytes_objects());
+  EXPECT_FALSE(DType::vlen(DType::uint(1)).is_bytes_objects());
+}
+
 TEST(DType, TypestrWithoutOrderIsNative) {  // numpy reads "f8" as "=f8"
   EXPECT_EQ(DType::from_typestr("f8"), DType::float_(8, native_byte_order()));
   EXPECT_EQ(DType::from_typestr("=i4"), DType::int_(4, native_byte_order()));
