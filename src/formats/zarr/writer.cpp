@@ -310,7 +310,8 @@ class StoreWriter {
 
   // The bytes -> bytes codecs of a Zarr source array (its model codec list), when each is
   // one the version written has; nullopt otherwise.
-  std::optional<std::vector<CodecSpec>> source_codecs(const model::Value& codecs) const {
+  std::optional<std::vector<CodecSpec>> source_codecs(const model::Value& codecs,
+                                                      std::string& not_kept) const {
     // Kept in both versions: what zarr-python 2's numcodecs (0.11, Debian's) has too; the
     // checksums it lacks are kept in v3 only.
     static const std::set<std::string> kBoth = {"gzip",
@@ -336,7 +337,10 @@ class StoreWriter {
       const bool held =
           kBoth.count(n) != 0 ||
           (options_.zarr_format == 2 ? (n == "zlib" || n == "bz2") : kV3.count(n) != 0);
-      if (!held) return std::nullopt;
+      if (!held) {
+        not_kept = n;
+        return std::nullopt;
+      }
       const model::Value* config = c.find("configuration");
       out.push_back({n, config ? model::to_json(*config) : Json::object()});
     }
@@ -502,7 +506,8 @@ class StoreWriter {
                                       : nullptr;
     if (kept && options_.keep_source_chunks && !n.shape.empty()) a.chunk_shape = kept->chunk_shape;
     if (kept && options_.keep_source_codecs) {
-      if (std::optional<std::vector<CodecSpec>> codecs = source_codecs(kept->codecs)) {
+      std::string not_kept;
+      if (std::optional<std::vector<CodecSpec>> codecs = source_codecs(kept->codecs, not_kept)) {
         a.codecs.bytes_to_bytes = std::move(*codecs);
         for (CodecSpec& c : a.codecs.bytes_to_bytes) {
           if (c.name != "numcodecs.delta") continue;
@@ -514,10 +519,11 @@ class StoreWriter {
           c.configuration["astype"] = stored.with_byte_order(ByteOrder::kLittle).typestr();
         }
       } else {
-        note(
-            fmt::format("{}: its codecs are not all Zarr v{} codecs; written with the default "
-                        "compressor",
-                        shown, options_.zarr_format));
+        note(fmt::format("{}: its codec {} is not kept in Zarr v{} (lossy, or not one "
+                         "zarr-python {} reads); its values are written with the default "
+                         "compressor",
+                         shown, not_kept.empty() ? "list" : not_kept, options_.zarr_format,
+                         options_.zarr_format));
       }
     }
   }
