@@ -30,8 +30,10 @@ template <typename To, typename From>
 To numpy_cast(From v) {
   if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
     if (std::isnan(v)) return 0;
-    if (v <= static_cast<From>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
-    if (v >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    if (v <= static_cast<From>(std::numeric_limits<To>::min()))
+      return std::numeric_limits<To>::min();
+    if (v >= static_cast<From>(std::numeric_limits<To>::max()))
+      return std::numeric_limits<To>::max();
     return static_cast<To>(v);
   } else {
     return static_cast<To>(v);
@@ -45,17 +47,28 @@ bool with_native_type(const DType& t, F&& f) {
   if (t.needs_swap()) return false;
   const bool ints = t.kind() == DTypeKind::kInt;
   switch (t.kind() == DTypeKind::kFloat ? 100 + t.size() : t.size() + (ints ? 0 : 10)) {
-    case 1: return f(int8_t{}), true;
-    case 2: return f(int16_t{}), true;
-    case 4: return f(int32_t{}), true;
-    case 8: return f(int64_t{}), true;
-    case 11: return f(uint8_t{}), true;
-    case 12: return f(uint16_t{}), true;
-    case 14: return f(uint32_t{}), true;
-    case 18: return f(uint64_t{}), true;
-    case 104: return f(float{}), true;
-    case 108: return f(double{}), true;
-    default: return false;
+    case 1:
+      return f(int8_t{}), true;
+    case 2:
+      return f(int16_t{}), true;
+    case 4:
+      return f(int32_t{}), true;
+    case 8:
+      return f(int64_t{}), true;
+    case 11:
+      return f(uint8_t{}), true;
+    case 12:
+      return f(uint16_t{}), true;
+    case 14:
+      return f(uint32_t{}), true;
+    case 18:
+      return f(uint64_t{}), true;
+    case 104:
+      return f(float{}), true;
+    case 108:
+      return f(double{}), true;
+    default:
+      return false;
   }
 }
 
@@ -105,6 +118,9 @@ class AsType final : public BytesCodec {
     }
   }
   std::string name() const override { return name_; }
+  double widening() const override {
+    return static_cast<double>(stored_.size()) / static_cast<double>(type_.size());
+  }
   Configuration configuration() const override {
     if (digits_)
       return {{"digits", *digits_}, {"dtype", type_.typestr()}, {"astype", stored_.typestr()}};

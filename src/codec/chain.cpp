@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "dudley/core/error.hpp"
@@ -106,12 +107,17 @@ void CodecChain::encode_into(ByteView data, const ChunkSpec& chunk, Bytes& out) 
 }
 
 void CodecChain::decode(ByteView encoded, MutableByteView out, const ChunkSpec& chunk) const {
-  // Sizes between bytes codecs are not recorded: bound them by the chunk and the input,
-  // which any sane chain stays within, so a corrupt stage cannot claim more.
-  const uint64_t slack = uint64_t{out.size()} + encoded.size() + 4096;
+  // Sizes between bytes codecs are not recorded: bound them by the chunk (widened by the
+  // codecs before that stage that store elements in a wider type) and the input, which any
+  // sane chain stays within, so a corrupt stage cannot claim more.
   thread_local Bytes stage, raw, scratch;  // kept per thread: no fresh pages per chunk
   ByteView in = encoded;
   for (size_t i = bytes_.size(); i-- > 1;) {
+    double widest = 1;
+    for (size_t j = 0; j < i; ++j) widest *= std::max(1.0, bytes_[j]->widening());
+    const uint64_t slack =
+        static_cast<uint64_t>(static_cast<double>(out.size()) * std::min(widest, 64.0)) +
+        encoded.size() + 4096;
     stage = bytes_[i]->decode(in, slack);
     in = stage;
   }

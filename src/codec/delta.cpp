@@ -31,6 +31,9 @@ class Delta final : public BytesCodec {
  public:
   Delta(DType type, DType stored) : type_(std::move(type)), stored_(std::move(stored)) {}
   std::string name() const override { return "numcodecs.delta"; }
+  double widening() const override {
+    return static_cast<double>(stored_.size()) / static_cast<double>(type_.size());
+  }
   Configuration configuration() const override {
     return {{"dtype", type_.typestr()}, {"astype", stored_.typestr()}};
   }

@@ -31,6 +31,9 @@ class FixedScaleOffset final : public BytesCodec {
   FixedScaleOffset(DType type, DType stored, double scale, double offset)
       : type_(std::move(type)), stored_(std::move(stored)), scale_(scale), offset_(offset) {}
   std::string name() const override { return kName; }
+  double widening() const override {
+    return static_cast<double>(stored_.size()) / static_cast<double>(type_.size());
+  }
   Configuration configuration() const override {
     return {{"dtype", type_.typestr()},
             {"astype", stored_.typestr()},

@@ -38,6 +38,21 @@ class Header {
   }
 
   bool ok() const { return ok_; }
+  // The header's element type as "f4", "f8", "i4" or "i8".
+  std::string element() const {
+    switch (zfp_field_type(field_)) {
+      case zfp_type_int32:
+        return "i4";
+      case zfp_type_int64:
+        return "i8";
+      case zfp_type_float:
+        return "f4";
+      default:
+        return "f8";
+    }
+  }
+  // The bytes zfp read (its header included), in whole words.
+  size_t used() const { return zfp_stream_compressed_size(zfp_); }
   // The bytes the header's field holds: its elements times their size.
   uint64_t decoded_size() const {
     return static_cast<uint64_t>(zfp_field_size(field_, nullptr)) *
@@ -83,7 +98,13 @@ class Header {
 
 class Zfpy final : public BytesCodec {
  public:
-  explicit Zfpy(Configuration settings) : settings_(std::move(settings)) {}
+  explicit Zfpy(Configuration settings) : settings_(std::move(settings)) {
+    // "element": what the array gives zfp ("f8"), set by the Zarr reader, not the store.
+    if (settings_.contains("element")) {
+      element_ = settings_["element"].get<std::string>();
+      settings_.erase("element");
+    }
+  }
   std::string name() const override { return kName; }
   Configuration configuration() const override { return settings_; }
 
@@ -111,18 +132,33 @@ class Zfpy final : public BytesCodec {
       fail(fmt::format("corrupt input: the header lets {} bytes of values take {} bytes", size,
                        header.most_compressed()));
     }
+    if (!element_.empty() && header.element() != element_) {
+      fail(
+          fmt::format("the chunk holds zfp's {} values, the array {}", header.element(), element_));
+    }
     if (!header.decode(out.first(static_cast<size_t>(size)))) fail("corrupt input: bad data");
+    // The padding lets a damaged stream decode safely; a stream that needed it is cut short.
+    const size_t words = (in.size() + sizeof(uint64_t) - 1) / sizeof(uint64_t);
+    if (header.used() > words * sizeof(uint64_t)) {
+      fail(fmt::format("truncated input: the stream needs {} bytes, the chunk has {}",
+                       header.used(), in.size()));
+    }
     return static_cast<size_t>(size);
   }
 
  private:
   Configuration settings_;
+  std::string element_;
 };
 
 }  // namespace
 
 std::unique_ptr<BytesCodec> make_zfpy(const Configuration& c) {
-  only_settings(kName, c, {"mode", "tolerance", "rate", "precision", "compression_kwargs"});
+  only_settings(kName, c,
+                {"mode", "tolerance", "rate", "precision", "compression_kwargs", "element"});
+  if (c.is_object() && c.contains("element") && !c["element"].is_string()) {
+    throw Error(ErrorCategory::kUsage, fmt::format("{}: element must be a type name", kName));
+  }
   return std::make_unique<Zfpy>(c.is_object() ? c : Configuration::object());
 }
 

@@ -139,7 +139,9 @@ DType DType::raw_bits(uint64_t bits) {
 DType DType::time(bool duration, std::string unit, uint64_t scale, ByteOrder order) {
   static const std::set<std::string> kUnits = {"Y",  "M",  "W",  "D",  "h",  "m",  "s",
                                                "ms", "us", "ns", "ps", "fs", "as", ""};
-  if (!kUnits.count(unit) || scale == 0 || scale > (uint64_t{1} << 31)) {
+  // numpy's scale is a C int (at most 2^31 - 1); its generic unit has none.
+  if (!kUnits.count(unit) || scale == 0 || scale >= (uint64_t{1} << 31) ||
+      (unit.empty() && scale != 1)) {
     throw Error(ErrorCategory::kType,
                 fmt::format("numpy has no {} unit '{}' with scale {}",
                             duration ? "timedelta64" : "datetime64", unit, scale));

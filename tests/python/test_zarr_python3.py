@@ -341,3 +341,81 @@ def test_zarr_python_3_data_types_both_ways(tmp_path):
     assert dudley.open(str(vb))[...].tolist() == [b"New York", b"", b"\x00\xff"]
     p = run("dump", "--json", str(vb))
     assert json.loads(p.stdout)["root"]["data"] == [list(b"New York"), [], [0, 255]]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_damaged_zfp_and_wider_filters(tmp_path):
+    """A zfp chunk cut short, or holding another type than the array gives zfp, is refused
+    (the padding that keeps zfp's reads inside the chunk never passes for data); filters
+    that store a wider type (int16 as float64 for zfp, int8 as float64 before LZMA) read
+    as zarr 3 reads them."""
+    from zarr.codecs import numcodecs as nc
+    path = tmp_path / "z.zarr"
+    values = np.sin(np.arange(64 * 64).reshape(64, 64) / 50.0)
+    a = zarr.create_array(str(path), shape=values.shape, chunks=(64, 64), dtype="f8",
+                          serializer=nc.ZFPY(mode=4, tolerance=1e-6), compressors=None)
+    a[...] = values
+    chunk = path / "c" / "0" / "0"
+    whole = chunk.read_bytes()
+    chunk.write_bytes(whole[: len(whole) // 3])
+    p = run("dump", str(path))
+    assert p.returncode == 1 and "numcodecs.zfpy: truncated input" in p.stderr, p.stderr
+    # A float32 stream where the array gives zfp float64.
+    f4 = tmp_path / "f4.zarr"
+    zarr.create_array(str(f4), shape=(8, 8), chunks=(8, 8), dtype="f4",
+                      serializer=nc.ZFPY(mode=4, tolerance=1e-3), compressors=None)[...] = 1.5
+    chunk.write_bytes((f4 / "c" / "0" / "0").read_bytes())
+    p = run("dump", str(path))
+    assert p.returncode == 1 and "holds zfp's f4 values, the array f8" in p.stderr, p.stderr
+    for name, dtype, options in (
+            ("i2-f8-zfp", "i2", dict(filters=[nc.AsType(encode_dtype="f8", decode_dtype="i2")],
+                                     serializer=nc.ZFPY(mode=4, tolerance=1e-3),
+                                     compressors=None)),
+            ("i2-f8-lzma", "i2", dict(filters=[nc.AsType(encode_dtype="f8", decode_dtype="i2")],
+                                      compressors=[nc.LZMA()]))):
+        src = tmp_path / f"{name}.zarr"
+        b = zarr.create_array(str(src), shape=(40, 30), chunks=(20, 30), dtype=dtype, **options)
+        b[...] = (np.arange(1200).reshape(40, 30) % 200 - 100).astype(dtype)
+        want = zarr.open_array(str(src), mode="r")[...]
+        assert np.array_equal(dudley.open(str(src))[...], want), name
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_written_stores_open_in_zarr_3(tmp_path):
+    """What Zarr to Zarr writes opens in zarr 3: bytes arrays with a base64 fill value (a
+    list made zarr 3 refuse the whole consolidated group), numpy's V<n> as raw_bytes, and in
+    v2 a CRC32 kept only where numcodecs 0.11 reads it (its checksum first)."""
+    from zarr.codecs import numcodecs as nc
+    src = tmp_path / "src.zarr"
+    g = zarr.open_group(str(src), mode="w")
+    vb = g.create_array("vb", shape=(3,), dtype=zarr.dtype.VariableLengthBytes())
+    vb[...] = np.array([b"a", b"", b"\x00\xff"], dtype=object)
+    raw = g.create_array("raw", shape=(2,), dtype="V3")
+    raw[...] = np.array([b"abc", b"\x00\x01\x02"], dtype="V3")
+    g.create_array("crc_end", shape=(10,), dtype="f8",
+                   compressors=[nc.CRC32(location="end")])[...] = np.arange(10.0)
+    zarr.consolidate_metadata(str(src))
+    out = tmp_path / "out.zarr"
+    p = run("convert", str(src), str(out))
+    assert p.returncode == 0, p.stderr
+    h = zarr.open_group(str(out), mode="r")
+    assert h["vb"][...].tolist() == [b"a", b"", b"\x00\xff"]
+    assert h["raw"][...].tobytes() == b"abc\x00\x01\x02" and h["raw"].dtype == np.dtype("V3")
+    assert np.array_equal(h["crc_end"][...], np.arange(10.0))
+    out2 = tmp_path / "out2.zarr"
+    p = run("convert", "--zarr-format", "2", str(src), str(out2), "/crc_end")
+    assert p.returncode == 0, p.stderr
+    assert "numcodecs.crc32 with its checksum at the end" in p.stderr
+    (written,) = out2.rglob(".zarray")
+    assert "crc32" not in written.read_text()
+    # A data type's keys are all checked, whatever their order; numpy's scales end at 2^31-1.
+    dt = tmp_path / "dt.zarr"
+    zarr.create_array(str(dt), shape=(2,), dtype="M8[s]")[...] = np.array([0, 1], "M8[s]")
+    edit(dt / "zarr.json", lambda d: d["data_type"].__setitem__("bogus", 1))
+    p = run("ls", str(dt))
+    assert p.returncode != 0 and '"bogus" is not understood here' in p.stderr
+    edit(dt / "zarr.json", lambda d: (d["data_type"].pop("bogus"),
+                                      d["data_type"]["configuration"].__setitem__(
+                                          "scale_factor", 2**31)))
+    p = run("ls", str(dt))
+    assert p.returncode != 0 and "scale_factor must be a whole number from 1 to 2^31 - 1" in p.stderr

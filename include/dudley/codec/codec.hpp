@@ -67,6 +67,12 @@ class BytesCodec {
     return std::nullopt;
   }
 
+  /// How many bytes this codec's encoding makes of each byte it is given, at most, for the
+  /// codecs that store elements in another type (numcodecs' astype, quantize,
+  /// fixedscaleoffset, delta: 8 for int8 stored as float64); 1 for the others, whose output
+  /// is bounded by the compressed input. A chain bounds its inner stages with it.
+  virtual double widening() const { return 1.0; }
+
   /// Decodes `in` into exactly `out`: an Error(kData) when it decodes to more or fewer bytes
   /// than out.size() (the size the format declared).
   void decode_exact(ByteView in, MutableByteView out) const;

@@ -66,11 +66,12 @@ DType configured_type(const std::string& name, const nlohmann::ordered_json& con
     const nlohmann::ordered_json scale =
         config.contains("scale_factor") ? config["scale_factor"] : nlohmann::ordered_json(1);
     if (!scale.is_number_unsigned() || scale.get<uint64_t>() == 0 ||
-        scale.get<uint64_t>() > (uint64_t{1} << 31)) {
-      throw bad(
-          fmt::format("scale_factor must be a whole number from 1 to 2^31, not {}", scale.dump()));
+        scale.get<uint64_t>() >= (uint64_t{1} << 31)) {
+      throw bad(fmt::format("scale_factor must be a whole number from 1 to 2^31 - 1, not {}",
+                            scale.dump()));
     }
     std::string unit = config["unit"].get<std::string>();
+    if (unit.empty()) throw bad("unit \"\" is no unit (numpy's unitless one is \"generic\")");
     if (unit == "generic") unit.clear();
     try {
       return DType::time(name == "numpy.timedelta64", unit, scale.get<uint64_t>(), order);
@@ -107,10 +108,13 @@ DType data_type_from_json(const nlohmann::ordered_json& data_type, ByteOrder ord
     name = data_type.get<std::string>();
   } else if (data_type.is_object() && data_type.contains("name") && data_type["name"].is_string()) {
     name = data_type["name"].get<std::string>();
+    const nlohmann::ordered_json* configuration = nullptr;
     for (const auto& [key, value] : data_type.items()) {
       if (key == "name") continue;
-      if (key == "configuration" && value.is_object() && is_configured_type(name))
-        return configured_type(name, value, order, where);
+      if (key == "configuration" && value.is_object() && is_configured_type(name)) {
+        configuration = &value;  // read once every other key is known
+        continue;
+      }
       // Core data types have no configuration, and must_understand: false is not allowed
       // for a data type: a reader that ignored either would misread every element.
       if (key == "configuration" && value.is_object() && value.empty()) continue;
@@ -118,6 +122,7 @@ DType data_type_from_json(const nlohmann::ordered_json& data_type, ByteOrder ord
                   fmt::format("data_type {}: \"{}\" is not understood here", data_type.dump(), key),
                   Location::file(where));
     }
+    if (configuration) return configured_type(name, *configuration, order, where);
   } else {
     throw Error(
         ErrorCategory::kType,
@@ -150,6 +155,8 @@ std::string data_type_name(const DType& type) {
       break;
     case DTypeKind::kRawBits:
       return fmt::format("r{}", type.bits());
+    case DTypeKind::kOpaque:  // numpy's V<n>, as zarr-python 3 names it (it has no r<N>)
+      return "raw_bytes";
     case DTypeKind::kTime:
       return type.is_duration() ? "numpy.timedelta64" : "numpy.datetime64";
     case DTypeKind::kVLen:
@@ -168,6 +175,9 @@ std::string data_type_name(const DType& type) {
 }
 
 nlohmann::ordered_json data_type_json(const DType& type) {
+  if (type.kind() == DTypeKind::kOpaque) {
+    return {{"name", "raw_bytes"}, {"configuration", {{"length_bytes", type.size()}}}};
+  }
   if (type.kind() == DTypeKind::kTime) {
     return {{"name", data_type_name(type)},
             {"configuration",

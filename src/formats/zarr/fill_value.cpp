@@ -396,6 +396,8 @@ Json fill_value_to_json(const FillValue& fill, const DType& type) {
       if (type.kind() == DTypeKind::kFloat) return float_json(bits_at(0), width);
       return Json::array({float_json(bits_at(0), width), float_json(bits_at(width), width)});
     }
+    case DTypeKind::kOpaque:  // raw_bytes: base64, as zarr-python 3 spells it
+      return encode_base64({reinterpret_cast<const uint8_t*>(b.data()), b.size()});
     case DTypeKind::kRawBits: {
       Json out = Json::array();
       for (std::byte x : b) out.push_back(static_cast<int>(x));
@@ -404,11 +406,9 @@ Json fill_value_to_json(const FillValue& fill, const DType& type) {
     case DTypeKind::kVLen:
       if (type.base().joins_units()) {
         return std::string(reinterpret_cast<const char*>(b.data()), b.size());
-      } else {
-        Json out = Json::array();
-        for (std::byte x : b) out.push_back(static_cast<int>(x));
-        return out;
       }
+      // Bytes as base64 text, as zarr-python 3 writes and reads them (it refuses a list).
+      return encode_base64({reinterpret_cast<const uint8_t*>(b.data()), b.size()});
     default:
       throw Error(ErrorCategory::kType,
                   fmt::format("Zarr has no fill value for {}", type.to_string()));

@@ -352,12 +352,33 @@ Pipeline pipeline(const Json& codecs, const Encoded& chunk, const std::string& w
         }
       } else if (n == "numcodecs.zfpy") {
         // zfp's chunks carry their own header; its values come out in the machine's order.
-        if (chunk.vlen || chunk.raw || (chunk.element_size != 4 && chunk.element_size != 8) ||
-            chunk.shape.size() > 4) {
-          refuse(where, "numcodecs.zfpy compresses 32- and 64-bit numbers in up to 4 dimensions",
+        // What zfp is given: the array's elements, or the type the filters before it store.
+        std::string element = fmt::format("{}{}", chunk.floats ? 'f' : 'i', chunk.element_size);
+        for (const CodecSpec& f : array_filters) {
+          for (const char* key : {"astype", "encode_dtype"}) {
+            const Json& c = f.configuration;
+            if (c.contains(key) && c[key].is_string()) {
+              const std::string t = c[key].get<std::string>();
+              try {
+                const DType d = DType::from_typestr(t);
+                element = fmt::format("{}{}", d.kind() == DTypeKind::kFloat ? 'f' : 'i', d.size());
+              } catch (const Error&) {
+                element = t;  // numpy names ("float32") are refused below unless zfp's
+                if (t == "float32" || t == "float64") element = t == "float32" ? "f4" : "f8";
+                if (t == "int32" || t == "int64") element = t == "int32" ? "i4" : "i8";
+              }
+            }
+          }
+        }
+        if (chunk.vlen || chunk.raw || chunk.shape.size() > 4 ||
+            (element != "f4" && element != "f8" && element != "i4" && element != "i8")) {
+          refuse(where,
+                 "numcodecs.zfpy compresses int32, int64, float32 and float64 in up to 4 "
+                 "dimensions",
                  ErrorCategory::kType);
         }
         check_bytes_codec(spec, where);
+        p.zfpy_element = element;
         p.endian = native_byte_order();
       } else if (n == "sharding_indexed") {
         if (chunk.vlen) refuse(where, "sharding string or bytes arrays is not supported");
@@ -617,8 +638,13 @@ codec::CodecChain Pipeline::chain() const {
   size_t filters = 0;
   while (filters < bytes_to_bytes.size() && is_element_filter(bytes_to_bytes[filters].name))
     add(bytes_to_bytes[filters++]);
-  // numcodecs' ZFPY turns the elements into bytes itself, after the element filters.
-  if (array_to_bytes.name == "numcodecs.zfpy") add(array_to_bytes);
+  // numcodecs' ZFPY turns the elements into bytes itself, after the element filters; it
+  // checks each chunk's header holds the type it is given.
+  if (array_to_bytes.name == "numcodecs.zfpy") {
+    CodecSpec zfp = array_to_bytes;
+    zfp.configuration["element"] = zfpy_element;
+    add(zfp);
+  }
   for (size_t i = filters; i < bytes_to_bytes.size(); ++i) add(bytes_to_bytes[i]);
   return codec::CodecChain::from_configuration(codecs);
 }

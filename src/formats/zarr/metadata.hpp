@@ -42,6 +42,8 @@ struct Pipeline {
   std::vector<CodecSpec> bytes_to_bytes;  ///< gzip, zstd, blosc, crc32c
   /// The `bytes` codec's endian (little when it has none: one-byte elements).
   ByteOrder endian = ByteOrder::kLittle;
+  /// What numcodecs.zfpy (as the array -> bytes codec) is given: "f4", "f8", "i4" or "i8".
+  std::string zfpy_element;
   /// sharding_indexed's configuration when that is the array -> bytes codec.
   std::shared_ptr<const Sharding> sharding;
 

@@ -342,7 +342,16 @@ class StoreWriter {
         return std::nullopt;
       }
       const model::Value* config = c.find("configuration");
-      out.push_back({n, config ? model::to_json(*config) : Json::object()});
+      Json settings = config ? model::to_json(*config) : Json::object();
+      if (options_.zarr_format == 2 && settings.contains("location")) {
+        // numcodecs 0.11's CRC32 and Adler32 have no location: the checksum comes first.
+        if (settings["location"] != "start") {
+          not_kept = n + " with its checksum at the end";
+          return std::nullopt;
+        }
+        settings.erase("location");
+      }
+      out.push_back({n, settings});
     }
     return out;
   }
@@ -519,11 +528,12 @@ class StoreWriter {
           c.configuration["astype"] = stored.with_byte_order(ByteOrder::kLittle).typestr();
         }
       } else {
-        note(fmt::format("{}: its codec {} is not kept in Zarr v{} (lossy, or not one "
-                         "zarr-python {} reads); its values are written with the default "
-                         "compressor",
-                         shown, not_kept.empty() ? "list" : not_kept, options_.zarr_format,
-                         options_.zarr_format));
+        note(
+            fmt::format("{}: its codec {} is not kept in Zarr v{} (lossy, or not one "
+                        "zarr-python {} reads); its values are written with the default "
+                        "compressor",
+                        shown, not_kept.empty() ? "list" : not_kept, options_.zarr_format,
+                        options_.zarr_format));
       }
     }
   }
