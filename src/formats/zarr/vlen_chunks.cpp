@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "dudley/core/error.hpp"
+#include "dudley/core/text.hpp"
 
 namespace dudley::zarr {
 namespace {
@@ -20,7 +21,8 @@ void store_u32le(std::byte* p, uint32_t v) {
 
 }  // namespace
 
-VLenChunkCodec::VLenChunkCodec(const Pipeline& pipeline) {
+VLenChunkCodec::VLenChunkCodec(const Pipeline& pipeline)
+    : utf8_(pipeline.array_to_bytes.name == "vlen-utf8") {
   for (const CodecSpec& c : pipeline.bytes_to_bytes) {
     codecs_.push_back(
         codec::make_bytes_codec(c.name, nlohmann::json::parse(c.configuration.dump())));
@@ -77,6 +79,13 @@ void VLenChunkCodec::encode(const std::vector<std::string_view>& items, codec::B
   for (const std::string_view& item : items) {
     if (item.size() > kMax32) {
       throw Error(ErrorCategory::kLimit, "a string or bytes item of 4 GiB or more");
+    }
+    // Readers decode vlen-utf8 as UTF-8 (zarr-python fails on anything else): bytes that are
+    // not (numpy S strings of any byte) are refused rather than written unreadable.
+    if (utf8_ && !is_utf8(item)) {
+      throw Error(ErrorCategory::kType,
+                  "a string that is not UTF-8 text: Zarr v3 strings (vlen-utf8) are UTF-8 "
+                  "(--zarr-format 2 keeps fixed-length bytes as they are)");
     }
     total += 4 + item.size();
   }

@@ -30,6 +30,7 @@ class VLenChunkCodec {
   void encode(const std::vector<std::string_view>& items, codec::Bytes& out) const;
 
  private:
+  bool utf8_ = false;  // vlen-utf8: every string written is checked to be UTF-8
   std::vector<std::unique_ptr<codec::BytesCodec>> codecs_;
 };
 
