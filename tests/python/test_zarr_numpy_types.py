@@ -286,3 +286,15 @@ def test_fixedscaleoffset_and_bitround_filters(tmp_path):
     assert r.returncode == 0, r.stderr
     for name in ("packed", "packed32", "rounded"):
         assert np.array_equal(zarr.open_group(out, "r")[name][:], g[name][:]), name
+
+
+def test_bytes_strings_that_are_not_utf8_are_refused_in_v3(tmp_path):
+    """numpy S strings hold any bytes; Zarr v3 strings are UTF-8: such a value is refused
+    naming the array (zarr-python could not read it back), and v2 keeps the bytes."""
+    np.save(tmp_path / "s.npy", np.array([b"ok", b"\xff\xfe"], dtype="S2"))
+    out = tmp_path / "s.zarr"
+    p = run("convert", str(tmp_path / "s.npy"), str(out))
+    assert p.returncode == 1 and "not UTF-8 text" in p.stderr and not out.exists()
+    p = run("convert", "--zarr-format", "2", str(tmp_path / "s.npy"), str(out))
+    assert p.returncode == 0, p.stderr
+    assert zarr.open_array(str(out), mode="r")[...].tolist() == [b"ok", b"\xff\xfe"]
