@@ -109,15 +109,29 @@ uint32_t crc32c(ByteView data, uint32_t crc) {
   return ~crc32c_software(p, data.size(), c);
 }
 
-uint32_t crc32(ByteView data, uint32_t crc) {
-  uLong c = crc;
+namespace {
+
+// zlib's crc32() or adler32() over `data`, in pieces of 1 GiB (zlib counts in uInt).
+template <typename ZlibSum>
+uint32_t zlib_sum(ZlibSum sum, ByteView data, uLong start) {
+  uLong c = start;
   size_t done = 0;
-  while (done < data.size()) {  // zlib counts in uInt
+  while (done < data.size()) {
     const size_t n = std::min<size_t>(data.size() - done, size_t{1} << 30);
-    c = ::crc32(c, reinterpret_cast<const Bytef*>(data.data() + done), static_cast<uInt>(n));
+    c = sum(c, reinterpret_cast<const Bytef*>(data.data() + done), static_cast<uInt>(n));
     done += n;
   }
   return static_cast<uint32_t>(c);
+}
+
+}  // namespace
+
+uint32_t crc32(ByteView data, uint32_t crc) {
+  return zlib_sum(::crc32, data, crc);
+}
+
+uint32_t adler32(ByteView data) {
+  return zlib_sum(::adler32, data, ::adler32(0L, Z_NULL, 0));
 }
 
 std::unique_ptr<BytesCodec> make_crc32c_codec(const Configuration&) {

@@ -3,8 +3,6 @@
 // numcodecs.jenkins_lookup3) and zarr-python 2 as v2 filters or compressors: the data with its
 // checksum as 4 little-endian bytes before it ("location": "start", CRC-32's and Adler-32's
 // default) or after it (CRC-32C's, Fletcher-32's and lookup3's). A mismatch is refused.
-#include <zlib.h>
-
 #include <algorithm>
 #include <cstring>
 
@@ -15,17 +13,6 @@ namespace dudley::codec {
 namespace {
 
 enum class Algorithm { kCrc32, kAdler32, kCrc32c, kFletcher32, kLookup3 };
-
-uint32_t adler32_of(ByteView data) {
-  uLong a = ::adler32(0L, Z_NULL, 0);
-  size_t done = 0;
-  while (done < data.size()) {  // zlib counts in uInt
-    const size_t n = std::min<size_t>(data.size() - done, size_t{1} << 30);
-    a = ::adler32(a, reinterpret_cast<const Bytef*>(data.data() + done), static_cast<uInt>(n));
-    done += n;
-  }
-  return static_cast<uint32_t>(a);
-}
 
 // HDF5's Fletcher-32 (H5_checksum_fletcher32), which numcodecs copies: big-endian 16-bit
 // words summed in runs of 360 (the longest run whose sums cannot overflow 32 bits), an odd
@@ -144,7 +131,7 @@ class Checksum32 final : public BytesCodec {
       case Algorithm::kCrc32:
         return crc32(data);
       case Algorithm::kAdler32:
-        return adler32_of(data);
+        return adler32(data);
       case Algorithm::kCrc32c:
         return crc32c(data);
       case Algorithm::kFletcher32:

@@ -76,7 +76,7 @@ std::string datetime_text(int64_t count, const DType& type) {
   };
   static const std::map<std::string, Sub> kSub = {
       {"h", {24, -1}},
-      {"m", {24 * 60, -2}},
+      {"m", {Wide{24} * 60, -2}},
       {"s", {86400, 0}},
       {"ms", {Wide{86400} * 1000, 3}},
       {"us", {Wide{86400} * 1000000, 6}},

@@ -17,6 +17,9 @@ uint32_t crc32c(ByteView data, uint32_t crc = 0);
 /// CRC-32 (ISO-HDLC, as zlib's crc32()) of `data`, continuing from `crc`.
 uint32_t crc32(ByteView data, uint32_t crc = 0);
 
+/// Adler-32 (zlib's adler32()) of `data`.
+uint32_t adler32(ByteView data);
+
 // MD5 (ASDF block checksums) lives with the other digests in core; the codecs' names for it.
 using dudley::md5;
 using dudley::Md5;
