@@ -100,11 +100,12 @@ DType dtype_from_numpy(const py::dtype& dtype, int depth) {
         dtype_from_numpy(sub.cast<py::tuple>()[0].cast<py::dtype>(), depth + 1),
         sub.cast<py::tuple>()[1].cast<std::vector<int64_t>>());
   }
-  if (dtype.kind() == 'O' || dtype.kind() == 'M' || dtype.kind() == 'm') {
+  if (dtype.kind() == 'O') {
     throw Error(ErrorCategory::kType,
                 "numpy dtype " + py::str(py::handle(dtype)).cast<std::string>() +
                     " has no dudley type " +
-                    "(give numbers, booleans, fixed-size text or structured arrays of them)");
+                    "(give numbers, booleans, times, fixed-size text or structured arrays of "
+                    "them)");
   }
   const std::string typestr = py::str(dtype.attr("str")).cast<std::string>();
   // numpy's S<n> and U<n> hold one string per element (not n elements of text).

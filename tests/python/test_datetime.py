@@ -74,3 +74,16 @@ def test_formats_without_times_refuse_them(tmp_path):
         got = dudley.open(str(out))[...]
         assert got.dtype == np.dtype("M8[D]") and np.array_equal(got.view("i8"),
                                                                  [18262, np.iinfo("i8").min])
+
+
+def test_the_module_saves_times(tmp_path):
+    """dudley.save writes numpy times where the format has them (Zarr, .npy) and refuses
+    them by name where it has not."""
+    dates = np.array(["2020-01-01T10:00:00.120", "NaT"], dtype="M8[10ms]")
+    for name in ("t.zarr", "t.npy"):
+        dudley.save({"t": dates} if name.endswith(".zarr") else dates, str(tmp_path / name))
+        f = dudley.open(str(tmp_path / name))
+        got = (f["t"] if name.endswith(".zarr") else f)[...]
+        assert got.dtype == dates.dtype and np.array_equal(got.view("i8"), dates.view("i8"))
+    with pytest.raises(dudley.Error, match="M8"):
+        dudley.save({"t": dates}, str(tmp_path / "t.h5"))
