@@ -1,0 +1,39 @@
+// The text of one attribute in a layout (docs/design/layout-attributes.md, issue 64): what
+// follows `#@` in a comment, `name: value`, read into the model's attribute values and
+// written back so that it reads as the same value, bit for bit. A typed value (`<f4 1e20`,
+// `>i2 [[1, 2], [3, 4]]`) is a small array of that dtype; an untyped one (`"K"`, `3`,
+// `{a: [1, "x"]}`) a JSON-like value.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "dudley/model/value.hpp"
+
+namespace dudley::layout {
+
+/// One attribute read from its text.
+struct ParsedAttribute {
+  std::string name;
+  model::AttributeValue value;
+};
+
+/// A mistake in an attribute's text: `offset` bytes into the text given, and what is wrong.
+struct AttributeTextError {
+  size_t offset = 0;
+  std::string message;
+};
+
+/// Reads `text` (`name: value`, the part of a `#@` comment after the marker). Lists and maps
+/// nest at most `max_depth` levels. On a mistake returns false and fills `error`.
+bool parse_attribute(std::string_view text, ParsedAttribute& out, AttributeTextError& error,
+                     size_t max_depth = 1000);
+
+/// `name: value` as parse_attribute() reads back to the same name and value (typed arrays
+/// with their dtype and bits, NaN payloads included). Throws Error(kType) for what the text
+/// cannot hold: a value tag, a typed array of a dtype that is not a number or boolean, an
+/// empty array of more than one dimension.
+std::string attribute_text(const std::string& name, const model::AttributeValue& value);
+
+}  // namespace dudley::layout

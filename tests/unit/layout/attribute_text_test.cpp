@@ -1,0 +1,153 @@
+#include "dudley/layout/syntax/attribute_text.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "dudley/core/error.hpp"
+
+namespace dudley::layout {
+namespace {
+
+using model::AttributeValue;
+using model::Value;
+
+ParsedAttribute parsed(std::string_view text) {
+  ParsedAttribute out;
+  AttributeTextError error;
+  EXPECT_TRUE(parse_attribute(text, out, error))
+      << text << ": " << error.message << " at " << error.offset;
+  return out;
+}
+
+AttributeTextError refused(std::string_view text, size_t max_depth = 1000) {
+  ParsedAttribute out;
+  AttributeTextError error;
+  EXPECT_FALSE(parse_attribute(text, out, error, max_depth)) << text;
+  return error;
+}
+
+bool same_array(const NDArray& a, const NDArray& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         std::memcmp(a.data(), b.data(), a.byte_size()) == 0;
+}
+
+// The text of a value reads back as the same value, and prints as the same text again.
+void round_trips(std::string_view text) {
+  const ParsedAttribute first = parsed(text);
+  const std::string printed = attribute_text(first.name, first.value);
+  const ParsedAttribute second = parsed(printed);
+  EXPECT_EQ(second.name, first.name) << printed;
+  if (const auto* v = std::get_if<Value>(&first.value)) {
+    ASSERT_TRUE(std::holds_alternative<Value>(second.value)) << printed;
+    EXPECT_EQ(std::get<Value>(second.value), *v) << printed;
+  } else {
+    ASSERT_TRUE(std::holds_alternative<NDArray>(second.value)) << printed;
+    EXPECT_TRUE(same_array(std::get<NDArray>(second.value), std::get<NDArray>(first.value)))
+        << text << " -> " << printed;
+  }
+  EXPECT_EQ(attribute_text(second.name, second.value), printed);
+}
+
+TEST(AttributeText, UntypedValuesAreJsonLike) {
+  EXPECT_EQ(std::get<Value>(parsed(R"(units: "K")").value), Value("K"));
+  EXPECT_EQ(std::get<Value>(parsed("n: 3").value), Value(int64_t{3}));
+  EXPECT_EQ(std::get<Value>(parsed("n: 18446744073709551615").value),
+            Value(uint64_t{18446744073709551615u}));
+  EXPECT_EQ(std::get<Value>(parsed("x: 2.5").value), Value(2.5));
+  EXPECT_TRUE(std::isnan(std::get<Value>(parsed("x: nan").value).as<double>()));
+  EXPECT_EQ(std::get<Value>(parsed("ok: true").value), Value(true));
+  EXPECT_EQ(std::get<Value>(parsed("none: null").value), Value());
+  EXPECT_EQ(std::get<Value>(parsed(R"(raw: b"\x00a\"")").value),
+            Value(model::ValueBytes{0, 'a', '"'}));
+  const Value tree = std::get<Value>(parsed(R"("odd name": {a: [1, "x", []], "b c": {}})").value);
+  EXPECT_EQ(parsed(R"("odd name": 1)").name, "odd name");
+  ASSERT_TRUE(tree.is<model::ValueMap>());
+  EXPECT_EQ(tree.as<model::ValueMap>().size(), 2u);
+}
+
+TEST(AttributeText, TypedValuesAreArraysOfTheirType) {
+  const NDArray f = std::get<NDArray>(parsed("fill: <f4 1e20").value);
+  EXPECT_EQ(f.dtype(), DType::float_(4, ByteOrder::kLittle));
+  EXPECT_EQ(f.shape().rank(), 0u);
+  EXPECT_EQ(f.to_native().get<float>({}), 1e20f);
+  const NDArray m = std::get<NDArray>(parsed("m: >i2 [[1, -2], [3, 4]]").value);
+  EXPECT_EQ(m.dtype(), DType::int_(2, ByteOrder::kBig));
+  EXPECT_EQ(m.shape().dims(), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(m.to_native().get<int16_t>({0, 1}), -2);
+  const NDArray c = std::get<NDArray>(parsed("z: c8 [[1.5, -2], [0, 1]]").value);
+  EXPECT_EQ(c.shape().dims(), (std::vector<int64_t>{2}));
+  const NDArray one = std::get<NDArray>(parsed("z: c16 [1, 2]").value);
+  EXPECT_EQ(one.shape().rank(), 0u);
+  const NDArray b = std::get<NDArray>(parsed("flags: b1 [true, false, 1]").value);
+  EXPECT_EQ(b.shape().dims(), (std::vector<int64_t>{3}));
+  const NDArray bits = std::get<NDArray>(parsed("q: <f4 0x7fc00001").value);
+  uint32_t raw = 0;
+  std::memcpy(&raw, bits.to_native().data(), 4);
+  EXPECT_EQ(raw, 0x7fc00001u);
+}
+
+TEST(AttributeText, EveryValueRoundTripsBitForBit) {
+  for (const char* text : {R"(units: "K")",
+                           "n: -9223372036854775808",
+                           "x: 0.1",
+                           "x: -0.0",
+                           "x: 1e300",
+                           "x: inf",
+                           R"(t: "tab\t quote\" back\\ \u00e9 \ud83d\ude00")",
+                           R"(b: b"\xff\x00 ok")",
+                           R"(tree: {a: [1, 2.5, "x", null, true, {b: []}], "1st": {}})",
+                           "f: <f4 16777217",
+                           "f: <f4 3.4028235e38",
+                           "f: >f8 [0.1, -0, nan, -inf]",
+                           "f: <f8 0x7ff0000000000001",
+                           "h: <f2 [65504, 6e-8, 0x7e01]",
+                           "i: <i8 [-9223372036854775808, 9223372036854775807]",
+                           "u: >u8 18446744073709551615",
+                           "u: u1 [0, 255]",
+                           "i: i1 -128",
+                           "z: <c8 [[1.5, -2], [nan, inf]]",
+                           "z: >c16 [0.1, 0.2]",
+                           "e: <f8 []",
+                           "b: b1 [true, false]",
+                           "d: <i4 [[[1], [2]], [[3], [4]]]"}) {
+    round_trips(text);
+  }
+}
+
+TEST(AttributeText, MistakesNameTheirPlace) {
+  EXPECT_EQ(refused(R"(units "K")").offset, 6u);
+  EXPECT_NE(refused("f: <f4 [1, [2]]").message.find("rectangular"), std::string::npos);
+  EXPECT_NE(refused("i: i1 128").message.find("not an integer of i1"), std::string::npos);
+  EXPECT_NE(refused("u: u2 -1").message.find("not an integer of u2"), std::string::npos);
+  EXPECT_NE(refused("q: <f4 0x1ffffffff").message.find("more than 4 bytes"), std::string::npos);
+  EXPECT_NE(refused("s: S1 3").message.find("not attributes"), std::string::npos);
+  EXPECT_NE(refused("z: c8 [1, 2, 3]").message.find("pair"), std::string::npos);
+  EXPECT_NE(refused("m: {a: 1, a: 2}").message.find("twice"), std::string::npos);
+  EXPECT_NE(refused(R"(t: "\ud800")").message.find("surrogate"), std::string::npos);
+  EXPECT_NE(refused("t: \"\xff\"").message.find("not UTF-8"), std::string::npos);
+  EXPECT_NE(refused("n: 99999999999999999999").message.find("64-bit integer"), std::string::npos);
+  EXPECT_NE(refused("x: 1 2").message.find("after the value"), std::string::npos);
+  EXPECT_NE(refused("<x: 1").message.find("name"), std::string::npos);
+  EXPECT_NE(refused("x: <q4 1").message.find("number type"), std::string::npos);
+}
+
+TEST(AttributeText, NestingIsBounded) {
+  std::string deep = "x: " + std::string(5000, '[') + std::string(5000, ']');
+  EXPECT_NE(refused(deep).message.find("nest more than 1000"), std::string::npos);
+  std::string typed = "x: f4 " + std::string(5000, '[') + "1" + std::string(5000, ']');
+  EXPECT_NE(refused(typed).message.find("nest more than 1000"), std::string::npos);
+}
+
+TEST(AttributeText, WhatTheTextCannotHoldIsRefused) {
+  Value tagged("x");
+  tagged.with_tag("tag:example.org/t-1.0");
+  EXPECT_THROW(attribute_text("t", tagged), Error);
+  EXPECT_THROW(attribute_text("s", Value(std::string("\xff"))), Error);
+  EXPECT_THROW(attribute_text("e", NDArray(DType::float_(4), Shape({0, 3}))), Error);
+  EXPECT_THROW(attribute_text("p", NDArray(DType::pointer(8), Shape({}))), Error);
+}
+
+}  // namespace
+}  // namespace dudley::layout
