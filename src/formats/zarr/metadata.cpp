@@ -526,7 +526,7 @@ ArrayMetadata array(const JsonDocument& doc, const std::string& where) {
   a.dtype = ordered ? native.with_byte_order(inner->endian) : native;
   const Json& fill = required(d, "fill_value", where);
   if (fill.is_null())
-    refuse(where, fmt::format("fill_value is null; {} needs one", data_type_name(native)));
+    refuse(where, fmt::format("fill_value is null; {} needs one", native.to_string()));
   // fixed_length_utf32, null_terminated_bytes and raw_bytes: spelled as numpy's U<n>, S<n>
   // and V<n> are in v2 (text; base64).
   a.fill = numpy_only_type(native)

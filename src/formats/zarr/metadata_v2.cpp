@@ -221,6 +221,13 @@ void v2_codecs(const Json& d, ArrayMetadata& a, const std::string& object_codec,
     if (c.name == "numcodecs.zfpy") {
       // zfp makes bytes of the elements itself (an array -> bytes codec to v3), and gives
       // them back in the machine's order.
+      if (!type.is_integer() && type.kind() != DTypeKind::kFloat) {
+        refuse(path,
+               fmt::format("compressor zfpy compresses numbers (int32, int64, float32, "
+                           "float64), not {}",
+                           type.to_string()),
+               ErrorCategory::kType);
+      }
       if (type.byte_order() != native_byte_order() && type.size() > 1) {
         refuse(path, "compressor zfpy on elements not in this machine's byte order",
                ErrorCategory::kType);
