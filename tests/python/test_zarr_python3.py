@@ -419,3 +419,18 @@ def test_written_stores_open_in_zarr_3(tmp_path):
                                           "scale_factor", 2**31)))
     p = run("ls", str(dt))
     assert p.returncode != 0 and "scale_factor must be a whole number from 1 to 2^31 - 1" in p.stderr
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_v2_string_fill_numbers_as_zarr_3_reads_them(tmp_path):
+    """A v2 string array's numeric fill_value fills with the number's text, as zarr 3 (Python's
+    str()) gives it: 0 as "0", True as "True", 1.5 as "1.5", and integers beyond 64 bits with
+    every digit."""
+    for fill in (0, True, 1.5, -12345678901234567890, 10**30):
+        path = tmp_path / f"s{abs(hash(str(fill)))}.zarr"
+        a = zarr.create_array(str(path), shape=(4,), chunks=(2,), dtype=str, zarr_format=2)
+        a[:2] = ["a", "b"]
+        edit(path / ".zarray", lambda d, f=fill: d.__setitem__("fill_value", f))
+        want = zarr.open_array(str(path), mode="r")[...].tolist()
+        assert want[2:] == [str(fill)] * 2
+        assert dudley.open(str(path))[...].tolist() == want, fill

@@ -245,9 +245,18 @@ void v2_codecs(const Json& d, ArrayMetadata& a, const std::string& object_codec,
 // string for bytes, fills with "" (zarr 3 refuses those).
 // A number or boolean as Python's str() writes it: what zarr-python 3 fills a v2 string
 // array with when its fill_value is one (zarr-python 2 wrote 0 for string arrays).
-std::string python_text(const Json& value) {
+// `written` is the number's text in the file where the parser kept it (too large for 64
+// bits: Python's int prints every digit of it).
+std::string python_text(const Json& value, const std::string* written) {
   if (value.is_boolean()) return value.get<bool>() ? "True" : "False";
   if (value.is_number_integer()) return value.dump();
+  if (written && written->find_first_of(".eE") == std::string::npos) {
+    std::string digits = *written;
+    const bool negative = !digits.empty() && digits[0] == '-';
+    const size_t first = digits.find_first_not_of('0', negative ? 1 : 0);
+    digits = first == std::string::npos ? "0" : (negative ? "-" : "") + digits.substr(first);
+    return digits;
+  }
   std::string text = fmt::format("{}", value.get<double>());  // shortest round trip, as repr
   if (text.find_first_of(".en") == std::string::npos) text += ".0";
   return text;
@@ -260,8 +269,10 @@ void v2_fill(const Json& fill, ArrayMetadata& a, bool object, const JsonDocument
   const bool utf8 = type.kind() == DTypeKind::kVLen && type.base().joins_units() &&
                     type.base().encoding() == TextEncoding::kUtf8;
   if (object && utf8 && (fill.is_number() || fill.is_boolean())) {
-    a.fill =
-        fill_value_from_json(Json(python_text(fill)), native, doc.number_text, "/fill_value", path);
+    const auto written = doc.number_text.find("/fill_value");
+    a.fill = fill_value_from_json(
+        Json(python_text(fill, written == doc.number_text.end() ? nullptr : &written->second)),
+        native, doc.number_text, "/fill_value", path);
   } else if (fill.is_null() || (object && !fill.is_string())) {
     a.fill = numpy_only_type(type) ? FillValue{std::vector<std::byte>(type.size(), std::byte{0})}
                                    : default_fill_value(native);
