@@ -322,6 +322,12 @@ class Reader {
         return v;
       }
     }
+    if (at_ < s_.size() && name_char(s_[at_], true) && s_.substr(at_, 3) != "nan" &&
+        s_.substr(at_, 3) != "inf") {
+      const size_t word_at = at_;
+      const std::string_view w = word();
+      fail_at(word_at, fmt::format("'{}' is not a value (text is quoted: \"{}\")", w, w));
+    }
     const NumberText n = number_text();
     return untyped_number(n);
   }

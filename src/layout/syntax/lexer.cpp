@@ -1,5 +1,8 @@
 #include "lexer.hpp"
 
+#include "dudley/layout/syntax/attribute_text.hpp"
+#include "dudley/layout/syntax/parser.hpp"
+
 #include <array>
 #include <cctype>
 #include <cstring>
@@ -212,7 +215,8 @@ bool Lexer::comment(size_t hash) {
     }
     ++end;
   }
-  if (hash + 1 < size && text_[hash + 1] == '!') {
+  const bool doc = hash + 1 < size && text_[hash + 1] == '!';
+  if (doc) {
     std::string_view body = text_.substr(hash + 2, end - hash - 2);
     for (size_t i = 0; !ascii && i < body.size();) {
       size_t n = utf8_sequence_length(body.substr(i));
@@ -224,7 +228,10 @@ bool Lexer::comment(size_t hash) {
       i += n;
     }
     docs_.push_back({hash, line_, static_cast<uint32_t>(hash - line_start_ + 1), strip(body)});
-  } else if (keep_comments_) {
+  } else if (hash + 1 < size && text_[hash + 1] == '@' && !attribute(hash, end)) {
+    return false;
+  }
+  if (!doc && keep_comments_) {
     size_t last = end;
     while (last > hash && (text_[last - 1] == ' ' || text_[last - 1] == '\t')) --last;
     bool own_line = true;
@@ -234,6 +241,23 @@ bool Lexer::comment(size_t hash) {
     comments_.push_back({line_, own_line, text_.substr(hash, last - hash)});
   }
   pos_ = end;
+  return true;
+}
+
+// A `#@` attribute comment (docs/design/layout-attributes.md): its text must read as an
+// attribute, or the lexer stops at the mistake ("bad-attribute"). It stays an ordinary
+// comment besides, so `fmt` keeps it where it stands.
+bool Lexer::attribute(size_t hash, size_t end) {
+  const std::string_view body = text_.substr(hash + 2, end - hash - 2);
+  ParsedAttribute parsed;
+  AttributeTextError mistake;
+  if (!parse_attribute(body, parsed, mistake, kMaxNestingDepth)) {
+    pos_ = hash + 2 + mistake.offset;
+    error_code_ = "bad-attribute";
+    attribute_error_ = "attribute: " + mistake.message;
+    return false;
+  }
+  attributes_.push_back({hash, line_, static_cast<uint32_t>(hash - line_start_ + 1), body});
   return true;
 }
 
@@ -249,7 +273,8 @@ void Lexer::skip_space_and_comments() {
     } else if (c == '#') {
       size_t hash = pos_;
       if (!comment(hash)) {
-        if (error_code_ != std::string_view("invalid-utf8")) {
+        if (error_code_ != std::string_view("invalid-utf8") &&
+            error_code_ != std::string_view("bad-attribute")) {
           // A NUL inside a comment: report it where it is.
           size_t nul = hash;
           while (text_[nul] != '\0') ++nul;
@@ -358,6 +383,8 @@ void Lexer::scan(Token& out) {
     return fail_into(out, code,
                      std::string_view(code) == "invalid-utf8"
                          ? "invalid UTF-8 in a document comment"
+                     : std::string_view(code) == "bad-attribute"
+                         ? attribute_error_
                          : "NUL byte in layout text (is this a binary file?)",
                      pos_);
   }

@@ -76,6 +76,9 @@ class Lexer {
 
   /// Every `#!` comment seen so far, in text order.
   const std::vector<DocComment>& docs() const { return docs_; }
+  /// Every `#@` attribute comment seen so far (its text after the marker, which reads as an
+  /// attribute), in text order.
+  const std::vector<DocComment>& attributes() const { return attributes_; }
 
   /// Also collect ordinary `#` comments (for `fmt`, which keeps them); off by default.
   void keep_comments() { keep_comments_ = true; }
@@ -94,6 +97,7 @@ class Lexer {
   void skip_space_and_comments();
   void newline(size_t next_line_start);
   bool comment(size_t hash);
+  bool attribute(size_t hash, size_t end);
 
   std::string_view text_;
   size_t pos_ = 0;
@@ -104,6 +108,8 @@ class Lexer {
   std::string error_;
   const char* error_code_ = "";
   std::vector<DocComment> docs_;
+  std::vector<DocComment> attributes_;
+  std::string attribute_error_;
   bool keep_comments_ = false;
   std::vector<SourceComment> comments_;
 };

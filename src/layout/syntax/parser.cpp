@@ -33,6 +33,8 @@ const char* diag_code_name(DiagCode code) {
       return "bad-character";
     case DiagCode::kInvalidUtf8:
       return "invalid-utf8";
+    case DiagCode::kBadAttribute:
+      return "bad-attribute";
     case DiagCode::kIntegerOverflow:
       return "integer-overflow";
     case DiagCode::kNestingTooDeep:
@@ -228,9 +230,10 @@ class Parser {
     lex_.next_into(tok_);
     if (tok_.kind == Tok::kError) {
       std::string_view code = lex_.error_code();
-      DiagCode dc = code == "bad-character"  ? DiagCode::kBadCharacter
-                    : code == "invalid-utf8" ? DiagCode::kInvalidUtf8
-                                             : DiagCode::kSyntax;
+      DiagCode dc = code == "bad-character"   ? DiagCode::kBadCharacter
+                    : code == "invalid-utf8"  ? DiagCode::kInvalidUtf8
+                    : code == "bad-attribute" ? DiagCode::kBadAttribute
+                                              : DiagCode::kSyntax;
       fatal(dc, pos_of(tok_), lex_.error());
     }
   }

@@ -41,6 +41,7 @@ enum class DiagCode : uint8_t {
   kTemplate,                ///< template: a C22 rule broken
   kTooManyDimensions,       ///< too-many-dimensions: a shape beyond kMaxDimensions
   kSizeOverflow,            ///< size-overflow: a struct, member or item ends beyond 2^64
+  kBadAttribute,            ///< bad-attribute: a `#@` comment that is no attribute
   kTooManyErrors,           ///< too-many-errors
 };
 
