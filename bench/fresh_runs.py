@@ -50,3 +50,16 @@ def arguments(argv, prefix, default_runs):
     work = rest[0] if rest else tempfile.mkdtemp(prefix=prefix)
     return os.path.abspath(argv[1]), work, own, runs
 
+
+
+def arguments_with_numbers(argv, prefix):
+    """BUILD_DIR [WORKDIR] [NUMBER...] of a benchmark whose trailing numbers are its own
+    (RUNS, then a size): (build, workdir, own, numbers as text). Without WORKDIR a temporary
+    one is made (own: remove it when done)."""
+    rest = list(argv[2:])
+    numbers = []
+    while rest and rest[-1].replace(".", "", 1).isdigit():
+        numbers.insert(0, rest.pop())
+    own = not rest
+    work = rest[0] if rest else tempfile.mkdtemp(prefix=prefix)
+    return os.path.abspath(argv[1]), work, own, numbers

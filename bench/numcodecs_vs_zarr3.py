@@ -18,22 +18,15 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fresh_runs import clean, warm  # noqa: E402
+from fresh_runs import arguments_with_numbers, clean, warm  # noqa: E402
 import results  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BUILD = os.path.abspath(sys.argv[1])
-args = sys.argv[2:]
-numbers = []
-while args and args[-1].isdigit():
-    numbers.insert(0, args.pop())
+BUILD, WORK, OWN_WORK, numbers = arguments_with_numbers(sys.argv, "numcodecs-")
 RUNS = int(numbers[0]) if numbers else 5
-MIB = int(numbers[1]) if len(numbers) > 1 else 256
-OWN_WORK = not args
-WORK = args[0] if args else tempfile.mkdtemp(prefix="numcodecs-")
+MIB = int(float(numbers[1])) if len(numbers) > 1 else 256
 STACK = os.path.join(os.path.dirname(HERE), ".venv-stack", "bin", "python")
 COLS, CHUNK_ROWS = 4096, 64
 ROWS = max(CHUNK_ROWS, MIB * (1 << 20) // 8 // COLS)

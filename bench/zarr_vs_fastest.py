@@ -24,25 +24,18 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fresh_runs import clean, wall, warm  # noqa: E402
+from fresh_runs import arguments_with_numbers, clean, wall, warm  # noqa: E402
 import results  # noqa: E402  (bench/results.py: the table make bench writes)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BUILD = os.path.abspath(sys.argv[1])
 # Trailing numbers are RUNS then GIB; a first argument that is no number is WORKDIR.
-args = sys.argv[2:]
-numbers = []
-while args and args[-1].replace(".", "", 1).isdigit():
-    numbers.insert(0, args.pop())
+BUILD, WORK, OWN_WORK, numbers = arguments_with_numbers(sys.argv, "zarr-fastest-")
 RUNS = int(numbers[0]) if numbers else 3
 GIB = float(numbers[1]) if len(numbers) > 1 else 1.0
-OWN_WORK = not args
-WORK = args[0] if args else tempfile.mkdtemp(prefix="zarr-fastest-")
 DUDLEY = os.path.join(BUILD, "dudley")
 READ_ONCE = os.path.join(BUILD, "bench", "read_once")
 STACK = os.path.join(os.path.dirname(HERE), ".venv-stack", "bin", "python")
