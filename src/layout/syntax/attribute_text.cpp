@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <unordered_set>
 
 #include "dudley/core/byte_swap.hpp"
 #include "dudley/core/error.hpp"
@@ -89,7 +90,7 @@ class Reader {
     return std::string(w);
   }
 
-  // A JSON string: UTF-8, JSON's escapes (\uXXXX with surrogate pairs).
+  // A JSON string: UTF-8, with JSON's escapes (\u and four hex digits; surrogates in pairs).
   std::string quoted() {
     const size_t start = at_;
     expect('"');
@@ -171,24 +172,6 @@ class Reader {
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
   }
-  static void append_utf8(std::string& out, uint32_t c) {
-    if (c < 0x80) {
-      out.push_back(static_cast<char>(c));
-    } else if (c < 0x800) {
-      out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else if (c < 0x10000) {
-      out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else {
-      out.push_back(static_cast<char>(0xF0 | (c >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    }
-  }
-
   // b"...": ASCII, with \xNN for any byte and \\ and \" for themselves.
   ValueBytes bytes() {
     const size_t start = at_;
@@ -289,6 +272,7 @@ class Reader {
     if (peek('{')) {
       ++at_;
       ValueMap members;
+      std::unordered_set<std::string> keys;  // a map of many keys is checked in linear time
       skip();
       if (peek('}')) {
         ++at_;
@@ -298,9 +282,7 @@ class Reader {
         skip();
         const size_t key_at = at_;
         std::string key = name();
-        for (const auto& m : members) {
-          if (m.first == key) fail_at(key_at, fmt::format("\"{}\" twice in one map", key));
-        }
+        if (!keys.insert(key).second) fail_at(key_at, fmt::format("\"{}\" twice in one map", key));
         skip();
         expect(':');
         skip();
@@ -400,7 +382,6 @@ class Reader {
       out.items.push_back(bools_ ? bool_text() : number_text());
       return {};
     }
-    const size_t list_at = at_;
     ++at_;
     skip();
     std::vector<int64_t> inner;
@@ -422,7 +403,6 @@ class Reader {
       }
     }
     ++at_;
-    (void)list_at;
     inner.insert(inner.begin(), count);
     return inner;
   }
