@@ -738,3 +738,53 @@ std::string attribute_text(const std::string& name, const model::AttributeValue&
 }
 
 }  // namespace dudley::layout
+
+namespace dudley::layout {
+namespace {
+
+// Values nest at most model::kMaxValueDepth levels (the parser refuses deeper ones), so the
+// recursion is bounded.
+bool same_value(const model::Value& a, const model::Value& b) {
+  if (a.tag() != b.tag() || a.storage().index() != b.storage().index()) return false;
+  if (a.is<double>()) {
+    return std::bit_cast<uint64_t>(a.as<double>()) == std::bit_cast<uint64_t>(b.as<double>());
+  }
+  if (a.is<ValueList>()) {
+    const ValueList& x = a.as<ValueList>();
+    const ValueList& y = b.as<ValueList>();
+    return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin(), same_value);
+  }
+  if (a.is<ValueMap>()) {
+    const ValueMap& x = a.as<ValueMap>();
+    const ValueMap& y = b.as<ValueMap>();
+    return x.size() == y.size() &&
+           std::equal(x.begin(), x.end(), y.begin(), [](const auto& p, const auto& q) {
+             return p.first == q.first && same_value(p.second, q.second);
+           });
+  }
+  return a == b;
+}
+
+bool same_array(const NDArray& a, const NDArray& b) {
+  if (!(a.dtype() == b.dtype()) || !(a.shape() == b.shape())) return false;
+  const NDArray x = a.to_native();
+  const NDArray y = b.to_native();
+  return x.byte_size() == y.byte_size() &&
+         (x.byte_size() == 0 || std::memcmp(x.data(), y.data(), x.byte_size()) == 0);
+}
+
+}  // namespace
+
+bool same_attribute_value(const model::AttributeValue& a, const model::AttributeValue& b) {
+  if (a.index() != b.index()) return false;
+  if (const auto* x = std::get_if<model::Value>(&a)) {
+    return same_value(*x, std::get<model::Value>(b));
+  }
+  return same_array(std::get<NDArray>(a), std::get<NDArray>(b));
+}
+
+bool operator==(const ParsedAttribute& a, const ParsedAttribute& b) {
+  return a.name == b.name && same_attribute_value(a.value, b.value);
+}
+
+}  // namespace dudley::layout

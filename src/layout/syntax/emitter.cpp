@@ -19,6 +19,8 @@ class Emitter {
 
   std::string run() {
     if (l_.template_directive) out_ += "!TEMPLATE\n";
+    // The file's attributes lead it: `#@` before any declaration belongs to the root.
+    attribute_lines(l_.nodes[Layout::kRoot].attributes);
     for (size_t k = 0; k < l_.statements.size(); ++k) {
       if (source_) {
         statement_line_ = source_->statement_lines[k];
@@ -73,7 +75,7 @@ class Emitter {
       case Statement::Kind::kParam: {
         enter(s.container);
         const Param& p = l_.params[s.index];
-        line(parameter(p), p.doc);
+        line(parameter(p), p.doc, p.attributes);
         break;
       }
       case Statement::Kind::kType:
@@ -83,7 +85,8 @@ class Emitter {
       case Statement::Kind::kGroup: {
         enter(s.container);
         const Node& g = l_.nodes[s.index];
-        line(g.name == kNone ? std::string("/") : fmt::format("{} /", l_.name(g.name)), g.doc);
+        line(g.name == kNone ? std::string("/") : fmt::format("{} /", l_.name(g.name)), g.doc,
+             g.attributes);
         stack_.push_back(s.index);
         break;
       }
@@ -91,7 +94,7 @@ class Emitter {
         enter(s.container);
         const Node& list = l_.nodes[s.index];
         line(list.name == kNone ? std::string("= [") : fmt::format("{} = [", l_.name(list.name)),
-             list.doc);
+             list.doc, list.attributes);
         stack_.push_back(s.index);
         break;
       }
@@ -107,7 +110,7 @@ class Emitter {
         const Pointee& p = l_.pointees[s.index];
         line(fmt::format("{} = {}{}{}", p.key, l_.type_text(p.type), shape(p.dims),
                          address(p.has_address, p.address)),
-             p.doc);
+             p.doc, p.attributes);
         break;
       }
     }
@@ -143,7 +146,7 @@ class Emitter {
 
   // ---- pieces ----
 
-  void line(const std::string& text, DocId doc = 0) {
+  void line(const std::string& text, DocId doc = 0, Span attributes = {}) {
     out_.append(indent(), ' ');
     out_ += text;
     // A kept comment takes the declaration's line; its doc then starts on the next line
@@ -155,6 +158,17 @@ class Emitter {
       trailing_ = {};
     }
     doc_lines(doc, commented);
+    attribute_lines(attributes);
+  }
+  // One `#@` line each below the item (and its doc), as `fmt` writes them whatever their
+  // place in the source: each still attaches to the same item.
+  void attribute_lines(Span attributes) {
+    for (const ParsedAttribute& a : l_.attributes_of(attributes)) {
+      out_.append(indent(), ' ');
+      out_ += "#@ ";
+      out_ += attribute_text(a.name, a.value);
+      out_ += '\n';
+    }
   }
   // First line after the item (or below it, after a comment), further lines as "#!" lines
   // below it.
@@ -218,14 +232,14 @@ class Emitter {
     if (body && body->kind == TypeKind::kHeteroBody) {
       std::string block =
           body->block == kNone ? "?" : std::string(l_.name(l_.types[body->block].name));
-      line(fmt::format("{} {}{{", head, block), n.doc);
+      line(fmt::format("{} {}{{", head, block), n.doc, n.attributes);
       struct_entries(*body);
       line("}" + address(n.has_address, n.address));
       return;
     }
     line(fmt::format("{} {}{}{}", head, l_.type_text(n.type), shape(n.dims),
                      address(n.has_address, n.address)),
-         n.doc);
+         n.doc, n.attributes);
   }
 
   void struct_entries(const TypeDef& t) {
@@ -237,7 +251,7 @@ class Emitter {
           break;
         case StructEntry::Kind::kParam: {
           const Param& p = l_.params[e.index];
-          line(parameter(p), p.doc);
+          line(parameter(p), p.doc, p.attributes);
           break;
         }
         case StructEntry::Kind::kMember: {
@@ -252,7 +266,7 @@ class Emitter {
 
   void type_definition(TypeId id) {
     const TypeDef& t = l_.types[id];
-    line(fmt::format("{} := {{", l_.name(t.name)), t.doc);
+    line(fmt::format("{} := {{", l_.name(t.name)), t.doc, t.attributes);
     struct_entries(t);
     std::string tail = "}";
     if (t.has_shape) tail += shape(t.dims);

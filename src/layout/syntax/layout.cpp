@@ -1,5 +1,7 @@
 #include "dudley/layout/syntax/layout.hpp"
 
+#include <algorithm>
+
 #include "dudley/core/path.hpp"
 
 #include <fmt/format.h>
@@ -152,6 +154,19 @@ std::string Layout::type_text(const TypeRef& ref) const {
   return "<invalid>";
 }
 
+void Layout::append_attribute(Span* slot, ParsedAttribute attribute) {
+  if (slot->count == 0) {
+    slot->begin = static_cast<uint32_t>(attributes.size());
+  } else if (slot->begin + slot->count != attributes.size()) {
+    // Not the newest item's: move them to the end so they grow in place (a group reopened).
+    const uint32_t begin = static_cast<uint32_t>(attributes.size());
+    for (uint32_t i = 0; i < slot->count; ++i) attributes.push_back(attributes[slot->begin + i]);
+    slot->begin = begin;
+  }
+  attributes.push_back(std::move(attribute));
+  ++slot->count;
+}
+
 size_t Layout::memory_bytes() const {
   size_t bytes = sizeof(*this) + names.memory_bytes();
   bytes += nodes.capacity() * sizeof(Node) + params.capacity() * sizeof(Param);
@@ -159,6 +174,7 @@ size_t Layout::memory_bytes() const {
   bytes += dims.capacity() * sizeof(Dim) + bindings.capacity() * sizeof(ParamId);
   bytes += cursors.capacity() * sizeof(uint64_t) + statements.capacity() * sizeof(Statement);
   bytes += docs.capacity() * sizeof(Span) + doc_text.capacity();
+  bytes += attributes.capacity() * sizeof(ParsedAttribute);
   for (const auto& t : types) {
     bytes += t.body.capacity() * sizeof(StructEntry) + t.free_names.capacity() * sizeof(NameId);
   }
@@ -173,7 +189,14 @@ template <typename T>
 T without_name_and_doc(T item) {
   item.name = kNone;
   if constexpr (requires { item.doc; }) item.doc = 0;
+  if constexpr (requires { item.attributes; }) item.attributes = {};
   return item;
+}
+
+bool same_attributes(const Layout& a, Span x, const Layout& b, Span y) {
+  const auto xs = a.attributes_of(x);
+  const auto ys = b.attributes_of(y);
+  return std::equal(xs.begin(), xs.end(), ys.begin(), ys.end());
 }
 
 template <typename Items>
@@ -183,6 +206,9 @@ bool same_items(const Layout& a, const Items& xs, const Layout& b, const Items& 
     if (a.name(xs[i].name) != b.name(ys[i].name)) return false;
     if constexpr (requires { xs[i].doc; }) {
       if (a.doc(xs[i].doc) != b.doc(ys[i].doc)) return false;
+    }
+    if constexpr (requires { xs[i].attributes; }) {
+      if (!same_attributes(a, xs[i].attributes, b, ys[i].attributes)) return false;
     }
     if (!(without_name_and_doc(xs[i]) == without_name_and_doc(ys[i]))) return false;
   }
@@ -195,6 +221,7 @@ bool same_types(const Layout& a, const Layout& b) {
     TypeDef x = a.types[i];
     TypeDef y = b.types[i];
     if (a.name(x.name) != b.name(y.name) || a.doc(x.doc) != b.doc(y.doc) ||
+        !same_attributes(a, x.attributes, b, y.attributes) ||
         x.free_names.size() != y.free_names.size())
       return false;
     for (size_t k = 0; k < x.free_names.size(); ++k) {
@@ -202,6 +229,7 @@ bool same_types(const Layout& a, const Layout& b) {
     }
     x.name = y.name = kNone;
     x.doc = y.doc = 0;
+    x.attributes = y.attributes = {};
     x.free_names.clear();
     y.free_names.clear();
     if (!(x == y)) return false;
@@ -214,8 +242,11 @@ bool same_pointees(const Layout& a, const Layout& b) {
   for (size_t i = 0; i < a.pointees.size(); ++i) {
     Pointee x = a.pointees[i];
     Pointee y = b.pointees[i];
-    if (a.doc(x.doc) != b.doc(y.doc)) return false;
+    if (a.doc(x.doc) != b.doc(y.doc) || !same_attributes(a, x.attributes, b, y.attributes)) {
+      return false;
+    }
     x.doc = y.doc = 0;
+    x.attributes = y.attributes = {};
     if (!(x == y)) return false;
   }
   return true;

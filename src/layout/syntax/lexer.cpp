@@ -228,10 +228,11 @@ bool Lexer::comment(size_t hash) {
       i += n;
     }
     docs_.push_back({hash, line_, static_cast<uint32_t>(hash - line_start_ + 1), strip(body)});
-  } else if (hash + 1 < size && text_[hash + 1] == '@' && !attribute(hash, end)) {
-    return false;
   }
-  if (!doc && keep_comments_) {
+  const bool attribute_comment = !doc && hash + 1 < size && text_[hash + 1] == '@';
+  if (attribute_comment && !attribute(hash, end)) return false;
+  // Docs and attributes belong to items, and `fmt` writes them from the layout with them.
+  if (!doc && !attribute_comment && keep_comments_) {
     size_t last = end;
     while (last > hash && (text_[last - 1] == ' ' || text_[last - 1] == '\t')) --last;
     bool own_line = true;
@@ -245,19 +246,20 @@ bool Lexer::comment(size_t hash) {
 }
 
 // A `#@` attribute comment (docs/design/layout-attributes.md): its text must read as an
-// attribute, or the lexer stops at the mistake ("bad-attribute"). It stays an ordinary
-// comment besides, so `fmt` keeps it where it stands.
+// attribute, or the lexer stops at the mistake ("bad-attribute").
 bool Lexer::attribute(size_t hash, size_t end) {
   const std::string_view body = text_.substr(hash + 2, end - hash - 2);
   ParsedAttribute parsed;
   AttributeTextError mistake;
-  if (!parse_attribute(body, parsed, mistake, kMaxNestingDepth)) {
+  // Values nest no deeper than every model value may (what walks them recurses).
+  if (!parse_attribute(body, parsed, mistake, model::kMaxValueDepth)) {
     pos_ = hash + 2 + mistake.offset;
     error_code_ = "bad-attribute";
     attribute_error_ = "attribute: " + mistake.message;
     return false;
   }
-  attributes_.push_back({hash, line_, static_cast<uint32_t>(hash - line_start_ + 1), body});
+  attributes_.push_back(
+      {hash, line_, static_cast<uint32_t>(hash - line_start_ + 1), std::move(parsed)});
   return true;
 }
 

@@ -1,11 +1,13 @@
 // Tokenizer for Dudley layout text [C1]. Works on the whole text in memory; tokens are views
-// into it, so lexing allocates nothing but the list of document comments.
+// into it, so lexing allocates nothing but the lists of document comments and attributes.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "dudley/layout/syntax/attribute_text.hpp"
 
 namespace dudley::layout {
 
@@ -53,6 +55,14 @@ struct SourceComment {
   std::string_view text;
 };
 
+/// A `#@` comment: the attribute it holds and where the comment stands.
+struct AttributeComment {
+  uint64_t offset = 0;
+  uint32_t line = 0;
+  uint32_t column = 0;
+  ParsedAttribute attribute;
+};
+
 /// A `#!` comment: its stripped text and where it stands.
 struct DocComment {
   uint64_t offset = 0;
@@ -76,9 +86,9 @@ class Lexer {
 
   /// Every `#!` comment seen so far, in text order.
   const std::vector<DocComment>& docs() const { return docs_; }
-  /// Every `#@` attribute comment seen so far (its text after the marker, which reads as an
-  /// attribute), in text order.
-  const std::vector<DocComment>& attributes() const { return attributes_; }
+  /// Every `#@` attribute comment seen so far, read, in text order. The parser moves the
+  /// attributes out as it attaches them.
+  std::vector<AttributeComment>& attributes() { return attributes_; }
 
   /// Also collect ordinary `#` comments (for `fmt`, which keeps them); off by default.
   void keep_comments() { keep_comments_ = true; }
@@ -108,7 +118,7 @@ class Lexer {
   std::string error_;
   const char* error_code_ = "";
   std::vector<DocComment> docs_;
-  std::vector<DocComment> attributes_;
+  std::vector<AttributeComment> attributes_;
   std::string attribute_error_;
   bool keep_comments_ = false;
   std::vector<SourceComment> comments_;

@@ -7,6 +7,7 @@
 #include <array>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -35,6 +36,8 @@ const char* diag_code_name(DiagCode code) {
       return "invalid-utf8";
     case DiagCode::kBadAttribute:
       return "bad-attribute";
+    case DiagCode::kDuplicateAttribute:
+      return "duplicate-attribute";
     case DiagCode::kIntegerOverflow:
       return "integer-overflow";
     case DiagCode::kNestingTooDeep:
@@ -305,6 +308,7 @@ class Parser {
   // before it [C24]: attach each doc once the next item (or the end) shows where it stops.
   void doc_target(DocTarget::Kind kind, uint32_t index, uint64_t offset) {
     flush_docs(offset);
+    flush_attributes(offset);
     last_target_ = DocTarget{kind, index};
   }
   NodeId container_now() const {
@@ -1158,6 +1162,7 @@ class Parser {
     trim(layout_.dims);
     trim(layout_.params);
     trim(layout_.docs);
+    trim(layout_.attributes);
     trim(layout_.bindings);
     if (layout_.doc_text.capacity() > layout_.doc_text.size() * 9 / 8 + 64) {
       layout_.doc_text.shrink_to_fit();
@@ -1188,7 +1193,63 @@ class Parser {
       layout_.append_doc(slot, docs[next_doc_].text);
     }
   }
-  void attach_docs() { flush_docs(~uint64_t{0}); }
+  void attach_docs() {
+    flush_docs(~uint64_t{0});
+    flush_attributes(~uint64_t{0});
+  }
+
+  // ---------- attributes (docs/design/layout-attributes.md) ----------
+
+  // `#@` attaches as `#!` does, except that attributes before the first declaration belong
+  // to the root: they are the file's.
+  void flush_attributes(uint64_t before) {
+    auto& found = lex_.attributes();
+    for (; next_attribute_ < found.size() && found[next_attribute_].offset < before;
+         ++next_attribute_) {
+      AttributeComment& c = found[next_attribute_];
+      Span* slot = &layout_.nodes[Layout::kRoot].attributes;
+      if (last_target_) {
+        switch (last_target_->kind) {
+          case DocTarget::kNode:
+            slot = &layout_.nodes[last_target_->index].attributes;
+            break;
+          case DocTarget::kParam:
+            slot = &layout_.params[last_target_->index].attributes;
+            break;
+          case DocTarget::kType:
+            slot = &layout_.types[last_target_->index].attributes;
+            break;
+          case DocTarget::kPointee:
+            slot = &layout_.pointees[last_target_->index].attributes;
+            break;
+        }
+      }
+      const uint64_t owner =
+          last_target_ ? (uint64_t{last_target_->kind} + 1) << 32 | last_target_->index : 0;
+      if (has_attribute(owner, *slot, c.attribute.name)) {
+        report(DiagCode::kDuplicateAttribute, {c.line, c.column, c.offset},
+               fmt::format("attribute '{}' is given twice to one item", c.attribute.name));
+        continue;
+      }
+      layout_.append_attribute(slot, std::move(c.attribute));
+      c.attribute = {};
+    }
+  }
+  // Whether the item already has attribute `name`. Items have a handful; the file's root
+  // may have thousands, so past a few the names are looked up in a set of that item's.
+  bool has_attribute(uint64_t owner, const Span& slot, const std::string& name) {
+    const auto mine = layout_.attributes_of(slot);
+    if (mine.size() < 16) {
+      return std::any_of(mine.begin(), mine.end(),
+                         [&](const ParsedAttribute& a) { return a.name == name; });
+    }
+    if (names_of_ != owner) {
+      names_of_ = owner;
+      attribute_names_.clear();
+      for (const ParsedAttribute& a : mine) attribute_names_.insert(a.name);
+    }
+    return !attribute_names_.insert(name).second;
+  }
 
   Lexer lex_;
   uint32_t statement_line_ = 1;  ///< first line of the statement being parsed
@@ -1201,7 +1262,10 @@ class Parser {
   NodeId group_ = Layout::kRoot;
   std::vector<Frame> frames_;
   std::optional<DocTarget> last_target_;
-  size_t next_doc_ = 0;  // first lexer doc not yet attached
+  size_t next_doc_ = 0;               // first lexer doc not yet attached
+  size_t next_attribute_ = 0;         // first lexer attribute not yet attached
+  uint64_t names_of_ = ~uint64_t{0};  // the item whose names attribute_names_ holds
+  std::unordered_set<std::string> attribute_names_;
   // Members by (group, name). A name's first member is kept in first_member_ (by NameId,
   // written in order), the others in members_: a layout whose names are mostly distinct
   // then never touches the hash table, whose every access is a cache miss at 10^5 names.

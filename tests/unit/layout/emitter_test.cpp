@@ -107,6 +107,34 @@ TEST(Emitter, TypesBlocksAndHeterogeneousArrays) {
             "!DUDLEY := S1[8]\n");
 }
 
+TEST(Emitter, AttributesFollowTheirItemOneALine) {
+  const std::string text =
+      "x = f8  #@ units: \"K\"\n"
+      "#@ b: b\"\\x00\"\n"
+      "#@ t: \"file\"\n"
+      "g /  #! a group\n"
+      "  #@ v: >i2 [[1, 2], [3, 4]]\n"
+      "  y = f4  #@ m: {a: [1, \"x\"]}\n"
+      "..\n";
+  Layout l = parse_ok(text);
+  // #@ t: "file" follows x, so it is x's; the root has none.
+  EXPECT_EQ(emit_layout(l),
+            "x = f8\n"
+            "#@ units: \"K\"\n"
+            "#@ b: b\"\\x00\"\n"
+            "#@ t: \"file\"\n"
+            "g /  #! a group\n"
+            "#@ v: >i2 [[1, 2], [3, 4]]\n"
+            "  y = f4\n"
+            "  #@ m: {a: [1, \"x\"]}\n"
+            "..\n");
+  EXPECT_EQ(parse_ok(emit_layout(l)), l);
+  // The file's attributes lead it, after !TEMPLATE.
+  Layout root = parse_ok("!TEMPLATE\n#@ title: \"t\"\nN := i4\nx = f8[N]\n");
+  EXPECT_EQ(emit_layout(root), "!TEMPLATE\n#@ title: \"t\"\nN := i4\nx = f8[N]\n");
+  EXPECT_EQ(parse_ok(emit_layout(root)), root);
+}
+
 TEST(Emitter, MultiLineDocsAndTemplate) {
   Layout l = parse_ok("!TEMPLATE\nx = f8  #! one\n  #! two\n");
   EXPECT_EQ(emit_layout(l), "!TEMPLATE\nx = f8  #! one\n#! two\n");

@@ -266,6 +266,83 @@ TEST(Parser, DocumentComments) {  // [C24]
   EXPECT_EQ(node(e, "/x").doc, 0u);
 }
 
+// Attributes (docs/design/layout-attributes.md) attach as docs do; before any declaration
+// they are the file's (the root's).
+std::vector<std::string> attribute_names(const Layout& l, Span span) {
+  std::vector<std::string> out;
+  for (const ParsedAttribute& a : l.attributes_of(span)) out.push_back(a.name);
+  return out;
+}
+
+TEST(Parser, AttributesAttachToTheItemBeforeThem) {
+  Layout l = parse_ok(
+      "#@ title: \"run 7\"\n"
+      "N := i4  #@ long_name: \"cells\"\n"
+      "x = <f4[N]  #! temperature\n"
+      "  #@ units: \"K\"\n"
+      "  #@ _FillValue: <f4 1e20\n"
+      "g /\n"
+      "  #@ about: \"a group\"\n"
+      "  y = f4\n"
+      "..\n"
+      "T := {  #@ kind: \"struct\"\n"
+      "  a = f4  #@ units: \"m\"\n"
+      "}\n"
+      "L = [  #@ role: \"history\"\n"
+      "  = f4[2]  #@ step: 0\n"
+      "]\n"
+      "g /  #@ again: true\n"
+      "..\n");
+  using V = std::vector<std::string>;
+  EXPECT_EQ(attribute_names(l, l.nodes[Layout::kRoot].attributes), V{"title"});
+  EXPECT_EQ(attribute_names(l, l.params[0].attributes), V{"long_name"});
+  EXPECT_EQ(attribute_names(l, node(l, "/x").attributes), (V{"units", "_FillValue"}));
+  EXPECT_EQ(l.doc(node(l, "/x").doc), "temperature");
+  // A reopened group gains the attributes given where it is reopened.
+  EXPECT_EQ(attribute_names(l, node(l, "/g").attributes), (V{"about", "again"}));
+  EXPECT_TRUE(attribute_names(l, node(l, "/g/y").attributes).empty());
+  const TypeDef& t = l.types[l.find_type("T")];
+  EXPECT_EQ(attribute_names(l, t.attributes), V{"kind"});
+  EXPECT_EQ(attribute_names(l, l.nodes[t.body[0].index].attributes), V{"units"});
+  EXPECT_EQ(attribute_names(l, node(l, "/L").attributes), V{"role"});
+  EXPECT_EQ(attribute_names(l, node(l, "/L/0").attributes), V{"step"});
+  // The value is typed: float32 little endian, 1e20 as float32 rounds it.
+  const auto& fill = std::get<NDArray>(l.attributes_of(node(l, "/x").attributes)[1].value);
+  EXPECT_EQ(fill.dtype(), DType::float_(4, ByteOrder::kLittle));
+  EXPECT_EQ(fill.get<float>({}), 1e20F);
+}
+
+TEST(Parser, ALayoutWithoutAttributesHasNone) {
+  Layout l = parse_ok("# a comment\nx = f8  # not an attribute: #@ x: 1\n");
+  EXPECT_TRUE(l.attributes.empty());
+}
+
+TEST(Parser, AnAttributeGivenTwiceToOneItemIsAnError) {
+  ParseResult r =
+      parse_layout("x = f8\n#@ units: \"K\"\n#@ units: \"m\"\ny = f8  #@ units: \"s\"\n");
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_EQ(r.diagnostics[0].code, DiagCode::kDuplicateAttribute);
+  EXPECT_EQ(r.diagnostics[0].line, 3u);
+  EXPECT_EQ(r.diagnostics[0].column, 1u);
+  // On the file's root too, where names are looked up in a set past 16 of them.
+  std::string many;
+  for (int i = 0; i < 40; ++i) many += "#@ a" + std::to_string(i) + ": " + std::to_string(i) + "\n";
+  EXPECT_TRUE(parse_layout(many).ok());
+  ParseResult twice = parse_layout(many + "#@ a17: 1\n");
+  ASSERT_EQ(twice.diagnostics.size(), 1u);
+  EXPECT_EQ(twice.diagnostics[0].line, 41u);
+}
+
+TEST(Parser, LayoutsDifferingOnlyInAttributesAreNotEqual) {
+  EXPECT_EQ(parse_ok("x = f8 #@ a: 1"), parse_ok("x = f8\n  #@ a: 1\n"));
+  EXPECT_FALSE(parse_ok("x = f8 #@ a: 1") == parse_ok("x = f8 #@ a: 2"));
+  EXPECT_FALSE(parse_ok("x = f8 #@ a: 1") == parse_ok("x = f8 #@ a: i8 1"));
+  EXPECT_FALSE(parse_ok("x = f8 #@ a: 1") == parse_ok("x = f8"));
+  EXPECT_FALSE(parse_ok("x = f8 #@ a: <f8 0x7ff8000000000001") == parse_ok("x = f8 #@ a: <f8 nan"));
+  EXPECT_EQ(parse_ok("x = f8 #@ a: <f8 0x7ff8000000000001"),
+            parse_ok("x = f8 #@ a: <f8 0x7ff8000000000001"));
+}
+
 TEST(Parser, PositionsAreLineAndColumn) {
   Layout l = parse_ok("\n\n   x = f8\n  g /\n");
   EXPECT_EQ(node(l, "/x").pos.line, 3u);

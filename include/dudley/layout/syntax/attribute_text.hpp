@@ -36,4 +36,11 @@ bool parse_attribute(std::string_view text, ParsedAttribute& out, AttributeTextE
 /// empty array of more than one dimension.
 std::string attribute_text(const std::string& name, const model::AttributeValue& value);
 
+/// Whether two attribute values are the same, bit for bit: floats compare by their bits (a
+/// NaN equals the same NaN; 0.0 and -0.0 differ), typed arrays by dtype, shape and bytes.
+bool same_attribute_value(const model::AttributeValue& a, const model::AttributeValue& b);
+
+/// Whether two attributes have the same name and the same value (same_attribute_value).
+bool operator==(const ParsedAttribute& a, const ParsedAttribute& b);
+
 }  // namespace dudley::layout

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "dudley/core/dtype.hpp"
+#include "dudley/layout/syntax/attribute_text.hpp"
 #include "dudley/layout/syntax/names.hpp"
 
 namespace dudley::layout {
@@ -143,6 +144,7 @@ struct Node {
   Span bindings;  ///< into Layout::bindings: parameters for the type's free names, in order
   uint64_t address = 0;
   DocId doc = 0;
+  Span attributes;  ///< into Layout::attributes: its `#@` attributes, in text order
   TextPos pos;
   friend bool operator==(const Node&, const Node&) = default;
 };
@@ -164,6 +166,7 @@ struct Param {
   int64_t value = 0;     ///< kFixed
   uint64_t address = 0;  ///< kDynamic with has_address: address, or offset inside a type
   DocId doc = 0;
+  Span attributes;  ///< into Layout::attributes: its `#@` attributes, in text order
   TextPos pos;
   friend bool operator==(const Param&, const Param&) = default;
 };
@@ -197,6 +200,7 @@ struct TypeDef {
   Span dims;                       ///< parameter block shape
   uint64_t address = 0;            ///< parameter block address
   DocId doc = 0;
+  Span attributes;  ///< into Layout::attributes: its `#@` attributes, in text order
   TextPos pos;
 
   /// True when the struct is a typedef: a single anonymous member [C18].
@@ -212,6 +216,7 @@ struct Pointee {
   Span dims;
   uint64_t address = 0;
   DocId doc = 0;
+  Span attributes;  ///< into Layout::attributes: its `#@` attributes, in text order
   TextPos pos;
   friend bool operator==(const Pointee&, const Pointee&) = default;
 };
@@ -257,6 +262,8 @@ class Layout {
   std::vector<ParamId> bindings;
   std::string doc_text;    ///< every document comment, back to back
   std::vector<Span> docs;  ///< DocId -> its text in doc_text; docs[0] is "no doc"
+  /// Every `#@` attribute; items refer to theirs by a Span (nodes[0]'s are the file's).
+  std::vector<ParsedAttribute> attributes;
   std::vector<uint64_t> cursors;
   Table<Statement> statements;
   std::optional<Signature> signature;
@@ -272,6 +279,13 @@ class Layout {
   }
   /// Adds `line` to the doc of `*slot` (creating it when *slot is 0) [C24].
   void append_doc(DocId* slot, std::string_view line);
+  /// Adds `attribute` to the attributes `*slot` spans (moving them to the end of the pool
+  /// first when they are not its newest).
+  void append_attribute(Span* slot, ParsedAttribute attribute);
+  /// The attributes a Span of an item holds.
+  std::span<const ParsedAttribute> attributes_of(Span span) const {
+    return {attributes.data() + span.begin, span.count};
+  }
   std::span<const Dim> dims_of(Span span) const { return {dims.data() + span.begin, span.count}; }
   std::span<const ParamId> bindings_of(Span s) const {
     return {bindings.data() + s.begin, s.count};

@@ -42,6 +42,7 @@ enum class DiagCode : uint8_t {
   kTooManyDimensions,       ///< too-many-dimensions: a shape beyond kMaxDimensions
   kSizeOverflow,            ///< size-overflow: a struct, member or item ends beyond 2^64
   kBadAttribute,            ///< bad-attribute: a `#@` comment that is no attribute
+  kDuplicateAttribute,      ///< duplicate-attribute: a name given twice to one item
   kTooManyErrors,           ///< too-many-errors
 };
 
