@@ -66,6 +66,10 @@ struct Problem {
 };
 
 // " {units=\"K\", ...}" after an item with attributes.
+std::string attrs_suffix(const model::Attributes& attributes) {
+  // Attribute names and texts are the file's: their control characters printed escaped.
+  return attributes.empty() ? "" : " {" + escape_controls(attributes_text(attributes)) + "}";
+}
 std::string attrs_suffix(const model::Node& node) {
   // Attribute names and texts are the file's: their control characters printed escaped.
   std::string text = node.attributes.empty() ? "" : attributes_text(node.attributes);
@@ -102,7 +106,10 @@ void print_node(const model::Node& node, const std::string& path, std::vector<Pr
         }
         std::string stored = p.dtype ? fmt::format(" {}", type_text(*p.dtype)) : "";
         std::string at = p.address ? fmt::format(" @ {}", *p.address) : "";
-        fmt::print("{:<32} parameter = {}{}{}\n", where, *p.value, stored, at);
+        const std::string p_doc =
+            p.doc.empty() ? "" : "  # " + escape_controls(p.doc.substr(0, p.doc.find('\n')));
+        fmt::print("{:<32} parameter = {}{}{}{}{}\n", where, *p.value, stored, at,
+                   attrs_suffix(p.attributes), p_doc);
       }
       for_each_child(node, [&](uint64_t, const model::Node& c) {
         print_node(c, path + "/" + c.name, errors, max_items);

@@ -237,6 +237,7 @@ json parameter_json(const model::Parameter& p) {
   if (p.dtype) entry["dtype"] = dtype_json(*p.dtype);
   if (p.address) entry["address"] = *p.address;
   if (!p.doc.empty()) entry["doc"] = p.doc;
+  if (!p.attributes.empty()) entry["attributes"] = attributes_json(p.attributes);
   if (!p.error.empty()) entry["error"] = p.error.text();
   return entry;
 }

@@ -145,10 +145,8 @@ def make_ndl(path, tmp):
 def make_dudley(path, tmp):
     src = str(tmp / "dud_src.h5")
     v = make_h5(src, tmp)
-    r = run("convert", "--lossy", src, path)  # Dudley holds no attribute values
+    r = run("convert", src, path)  # attributes and fill values as `#@` attributes
     assert r.returncode == 0, r.stderr
-    for item in v.values():
-        item.attrs, item.fill = {}, None
     return v
 
 
@@ -214,11 +212,14 @@ def read_asdf(path, keys):
 
 
 def read_ours(path, keys):
+    """Our reader: a Dudley layout's `#@` attributes are the arrays' .attrs, its fill_value
+    attribute the .fillvalue."""
     f = dudley.open(path)
     out = {}
     for k in keys:
-        a = f[k.lstrip("/")][...] if k != "/" else f[...]
-        out[k] = (a, a.dtype, {}, None)
+        node = f[k.lstrip("/")] if k != "/" else f
+        a = node[...]
+        out[k] = (a, a.dtype, dict(node.attrs), node.fillvalue)
     return out
 
 
@@ -273,24 +274,16 @@ TARGETS = {
 # What each pair may lose (regular expressions of the lost items); anything else is a bug.
 NO_ATTRIBUTES = r"@units: attribute not written"
 ALLOWED = {
-    ("*", "dudley"): [NO_ATTRIBUTES],
     ("*", "avro"): [NO_ATTRIBUTES, r"^/(s|st): the ndarray record has no typestr"],
     ("*", "zarr3"): [r"^/st: Zarr v3 has no data type"],
     ("*", "ndl"): [],
-    # A netCDF file's dimensions and fill values: a layout has no place for their names,
-    # coordinates or the _FillValue marking missing values.
-    ("nc", "dudley"): [r"@(dimension_names|dimension_coordinates|fill_value|_FillValue): "
-                       r"attribute not written"],
-    ("zarr2", "dudley"): [r"@fill_value: attribute not written"],
-    ("zarr3", "dudley"): [r"@(fill_value|dimension_names): attribute not written"],
-    ("ndl", "dudley"): [r"@fill_value: attribute not written"],
-    ("h5", "dudley"): [r"@fill_value: attribute not written"],
     ("nc", "avro"): [r"@(dimension_names|dimension_coordinates|fill_value|_FillValue): "
                      r"attribute not written"],
     ("zarr2", "avro"): [r"@fill_value: attribute not written"],
     ("zarr3", "avro"): [r"@(fill_value|dimension_names): attribute not written"],
     ("ndl", "avro"): [r"@fill_value: attribute not written"],
     ("h5", "avro"): [r"@fill_value: attribute not written"],
+    ("dudley", "avro"): [r"@fill_value: attribute not written"],
     # A list has no place in NDL (the records of an Avro container).
     ("avro", "ndl"): [r"^/: a list of 2 items; NDL has no lists"],
 }
@@ -410,14 +403,14 @@ def check_case(source, target, src, out, options, items, tmp):
         assert np.shape(values) == item.values.shape, case
         assert same_type(item.values.dtype, np.dtype(dtype), target), (case, dtype)
         assert plain(values) == plain(item.values), case
-        if target not in ("dudley", "avro"):  # neither has attributes
+        if target != "avro":  # an ndarray record has no attributes
             for name, value in item.attrs.items():
                 if source == "nc" and target == "h5" and isinstance(value, str):
                     # netCDF's char attribute stays fixed-length text, which h5py reads as
                     # bytes in the source file and in ours alike (nccopy keeps it so too).
                     value = value.encode()
                 assert attrs.get(name) == value, (case, name, attrs)
-        if item.fill is not None and target in ("h5", "zarr2", "zarr3", "ndl"):
+        if item.fill is not None and target in ("h5", "zarr2", "zarr3", "ndl", "dudley"):
             assert fill == item.fill, (case, fill)
 
 

@@ -215,7 +215,8 @@ struct Parameter {
   std::optional<DType> dtype;       ///< stored type; empty for values not stored in the file
   std::optional<uint64_t> address;  ///< where it is stored
   std::string doc;
-  NodeError error;  ///< why the value could not be read
+  Attributes attributes;  ///< a Dudley parameter's `#@` attributes
+  NodeError error;        ///< why the value could not be read
   /// How many of its group's members the file lists before it, where a format interleaves
   /// named sizes with arrays (a netCDF-4 dimension among the variables, whose order
   /// numbers the dimensions); 0 puts it before them all.

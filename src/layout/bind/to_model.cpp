@@ -26,6 +26,13 @@ namespace dudley::layout {
 
 namespace {
 
+// An item's `#@` attributes as the model's, in their order.
+model::Attributes model_attributes(const Layout& l, Span span) {
+  model::Attributes out;
+  for (const ParsedAttribute& a : l.attributes_of(span)) out.set(a.name, a.value);
+  return out;
+}
+
 // Shared by every array of one tree: the layout, the bytes, and the (lazy) binding.
 // A layout with its compiled plan. Members of a family are opened one after the other with
 // one layout: the last one read is kept, so each member after the first costs its binding,
@@ -215,6 +222,7 @@ std::unique_ptr<model::Node> instance_node(const std::shared_ptr<Context>& conte
                          : bound_array_node(context, m.array);
     node->name = std::string(l.name(decl.name));
     node->doc = std::string(l.doc(decl.doc));
+    node->attributes = model_attributes(l, decl.attributes);
     return node;
   };
   if (l.types[type].is_typedef(l.nodes) && instance.members.size() == 1) {
@@ -222,10 +230,12 @@ std::unique_ptr<model::Node> instance_node(const std::shared_ptr<Context>& conte
   }
   auto out = std::make_unique<model::Node>();
   out->kind = model::NodeKind::kGroup;
+  out->attributes = model_attributes(l, l.types[type].attributes);
   for (const auto& p : instance.params) {
     model::Parameter param;
     param.name = std::string(l.name(l.params[p.param].name));
     param.doc = std::string(l.doc(l.params[p.param].doc));
+    param.attributes = model_attributes(l, l.params[p.param].attributes);
     param.value = p.value;
     param.address = p.address;
     if (p.address) param.dtype = context->binding.param_dtype(p.param);
@@ -342,6 +352,7 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
   auto out = std::make_unique<model::Node>();
   out->name = std::string(l.name(n.name));
   out->doc = std::string(l.doc(n.doc));
+  out->attributes = model_attributes(l, n.attributes);
   switch (n.kind) {
     case NodeKind::kGroup:
       out->kind = model::NodeKind::kGroup;
@@ -349,6 +360,7 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
         model::Parameter param;
         param.name = std::string(l.name(l.params[p].name));
         param.doc = std::string(l.doc(l.params[p].doc));
+        param.attributes = model_attributes(l, l.params[p].attributes);
         try {
           param.value = context->binding.param_value(p);
           param.dtype = context->binding.param_dtype(p);
@@ -368,6 +380,7 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
         auto node = varying_item_node(context, id);
         node->name = std::move(out->name);
         node->doc = std::move(out->doc);
+        node->attributes = std::move(out->attributes);
         return node;
       }
       try {
@@ -455,6 +468,7 @@ model::Tree tree_of(CompiledLayout compiled, std::shared_ptr<io::ByteSource> sou
     }
     node->name = std::to_string(l.pointees[i].key);
     node->doc = std::string(l.doc(l.pointees[i].doc));
+    node->attributes = model_attributes(l, l.pointees[i].attributes);
     tree.pointees[l.pointees[i].key] = std::move(node);
   }
   return tree;

@@ -686,7 +686,9 @@ bool parse_attribute(std::string_view text, ParsedAttribute& out, AttributeTextE
   return Reader(text, max_depth).attribute(out, error);
 }
 
-std::string attribute_text(const std::string& name, const model::AttributeValue& value) {
+std::string attribute_text(const std::string& name, const model::AttributeValue& value,
+                           const DType* stored_text) {
+  (void)stored_text;
   std::string out;
   put_name(out, name);
   out += ": ";

@@ -34,7 +34,8 @@ bool parse_attribute(std::string_view text, ParsedAttribute& out, AttributeTextE
 /// with their dtype and bits, NaN payloads included). Throws Error(kType) for what the text
 /// cannot hold: a value tag, a typed array of a dtype that is not a number or boolean, an
 /// empty array of more than one dimension.
-std::string attribute_text(const std::string& name, const model::AttributeValue& value);
+std::string attribute_text(const std::string& name, const model::AttributeValue& value,
+                           const DType* stored_text = nullptr);
 
 /// Whether two attribute values are the same, bit for bit: floats compare by their bits (a
 /// NaN equals the same NaN; 0.0 and -0.0 differ), typed arrays by dtype, shape and bytes.
