@@ -67,7 +67,7 @@ cp "$root/examples/restart.dud" "$tmp/run.dud"
 "$dudley" ls "$tmp/run.bin" >"$tmp/out" 2>"$tmp/err"
 check "ls exits 0" test $? -eq 0
 check "ls shows an array with type, shape and address" grep -q '^/hydro/rho  *array <f8 \[3, 6\] @ ' "$tmp/out"
-check "ls shows parameters with values" grep -q '^/NX  *parameter = 6 <i4 @ 8$' "$tmp/out"
+check "ls shows parameters with values and docs" grep -q '^/NX  *parameter = 6 <i4 @ 8  # zones along x$' "$tmp/out"
 "$dudley" ls --json "$tmp/run.bin" >"$tmp/ls.json"
 check "ls --json follows the contract" /usr/bin/python3 -c "
 import json

@@ -156,29 +156,45 @@ check "an absolute file after DATA is an expanded glob, not a path" grep -q "ls 
 "$dudley" ls "$tmp/v.asdf" /gg 2>"$tmp/err"
 check "ls of a path that names nothing exits 2 with the nearest" grep -q "no item /gg in .*(did you mean /g?)" "$tmp/err"
 
+# A tree's values (ASDF scalars, maps and lists) are a Dudley layout's `#@` attributes.
+"$dudley" convert "$tmp/v.asdf" "$tmp/v.bin" >/dev/null 2>"$tmp/err"
+check "convert to Dudley carries tree values: exit 0" test $? -eq 0
+"$dudley" ls "$tmp/v.bin" >"$tmp/out"
+check "as attributes of the root and the group" grep -q '^/  *group {meta={"list":\[1,"two"\],"units":"m"}, scalar=3.5}' "$tmp/out"
+check "(the group's)" grep -q '^/g  *group {note="hi"}' "$tmp/out"
+
 # What an output cannot hold is never dropped silently: the conversion is refused, exit 1,
 # naming every item and writing nothing; --lossy writes the rest and names what it left out
 # (stderr, and "lost" in the --json report). Kept where the output can: a parameter beside a
-# member of its name.
-"$dudley" convert "$tmp/v.asdf" "$tmp/v.bin" >/dev/null 2>"$tmp/err"
-check "convert to Dudley refuses to drop tree values: exit 1" test $? -eq 1
-check "naming the count and the way out" grep -q "^$tmp/v.bin: error: 3 items of the source cannot be carried to Dudley; nothing was written (--lossy writes the rest" "$tmp/err"
-check "and each item" test "$(grep -c '^  /@meta: attribute not written\|^  /@scalar: attribute not written\|^  /g@note: attribute not written' "$tmp/err")" -eq 3
-check "and writes nothing" test ! -e "$tmp/v.bin" -a ! -e "$tmp/v.dud"
-"$dudley" convert --json "$tmp/v.asdf" "$tmp/v.bin" >"$tmp/out" 2>/dev/null
+# member of its name. A layout holds no object references or compound attributes.
+$py -c "
+import h5py, numpy as np, sys
+with h5py.File(sys.argv[1], 'w') as f:
+    x = f.create_dataset('x', data=np.arange(3))
+    x.attrs['units'] = 'm'
+    f.attrs['pair'] = np.array((1, 2.5), [('a', '<i4'), ('b', '<f8')])
+    f.attrs['where'] = x.ref
+    x.attrs['self'] = x.ref" "$tmp/ref.h5"
+"$dudley" convert "$tmp/ref.h5" "$tmp/r.bin" >/dev/null 2>"$tmp/err"
+check "convert to Dudley refuses to drop what a layout cannot hold: exit 1" test $? -eq 1
+check "naming the count and the way out" grep -q "^$tmp/r.bin: error: 3 items of the source cannot be carried to Dudley; nothing was written (--lossy writes the rest" "$tmp/err"
+check "and each item" test "$(grep -c '^  /@pair: attribute not written (an attribute of {a:<i4@0, b:<f8@4}\|^  /@where: attribute not written (an attribute of objref\|^  /x@self: attribute not written' "$tmp/err")" -eq 3
+check "and writes nothing" test ! -e "$tmp/r.bin" -a ! -e "$tmp/r.dud"
+"$dudley" convert --json "$tmp/ref.h5" "$tmp/r.bin" >"$tmp/out" 2>/dev/null
 check "--json: an error document of code loss listing the items" $py -c "
 import json, sys; d = json.load(open(sys.argv[1]))['error']
 assert d['code'] == 'loss' and len(d['lost']) == 3, d
-assert d['lost'][0].startswith('/@meta: attribute not written'), d" "$tmp/out"
-"$dudley" convert --lossy "$tmp/v.asdf" "$tmp/v.bin" >/dev/null 2>"$tmp/err"
-check "--lossy writes the rest: exit 0" test $? -eq 0 -a -e "$tmp/v.bin" -a -e "$tmp/v.dud"
-check "and names what it left out" test "$(grep -c '^note: left out: /@meta\|^note: left out: /@scalar\|^note: left out: /g@note' "$tmp/err")" -eq 3
-"$dudley" convert --lossy -q "$tmp/v.asdf" "$tmp/v.bin" >/dev/null 2>"$tmp/err"
+assert d['lost'][0].startswith('/@pair: attribute not written'), d" "$tmp/out"
+"$dudley" convert --lossy "$tmp/ref.h5" "$tmp/r.bin" >/dev/null 2>"$tmp/err"
+check "--lossy writes the rest: exit 0" test $? -eq 0 -a -e "$tmp/r.bin" -a -e "$tmp/r.dud"
+check "and names what it left out" test "$(grep -c '^note: left out: /@pair\|^note: left out: /@where\|^note: left out: /x@self' "$tmp/err")" -eq 3
+check "and keeps the rest" grep -qx '#@ units: "m"' "$tmp/r.dud"
+"$dudley" convert --lossy -q "$tmp/ref.h5" "$tmp/r.bin" >/dev/null 2>"$tmp/err"
 check "even with --quiet" test "$(grep -c '^note: left out: ' "$tmp/err")" -eq 3
-"$dudley" convert --lossy --json "$tmp/v.asdf" "$tmp/v.bin" >"$tmp/out"
+"$dudley" convert --lossy --json "$tmp/ref.h5" "$tmp/r.bin" >"$tmp/out"
 check "--lossy --json lists them as lost" $py -c "
 import json, sys; d = json.load(open(sys.argv[1]))
-assert len(d['lost']) == 3 and d['lost'][2].startswith('/g@note: '), d" "$tmp/out"
+assert len(d['lost']) == 3 and d['lost'][2].startswith('/x@self: '), d" "$tmp/out"
 printf 'n := <i4\nn = <f8[n]\nrec := { a = <i4 }\nr = rec[2]\n' >"$tmp/p.dud"
 $py -c "
 import struct, sys; open(sys.argv[1], 'wb').write(struct.pack('<i2d2i', 2, 1.5, 2.5, 7, 8))" "$tmp/p.bin"

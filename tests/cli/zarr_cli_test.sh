@@ -50,8 +50,10 @@ PY
 check "a store converts back to Dudley data with the same values" $py -c "
 import numpy as np, re
 text = open('back.dud').read()
-# A store lists its members by name: g (with y) first, then x.
-assert text.endswith('g /\n  y = i2[9]\n..\nx = f8[7, 5]\n'), text
+# A store lists its members by name: g (with y) first, then x; each keeps the fill value
+# Zarr gave it (zeros when none was given).
+assert text.endswith('g /\n  y = i2[9]\n  #@ fill_value: <i2 0\n..\nx = f8[7, 5]\n'
+                     '#@ fill_value: <f8 0.0\n'), text
 y = np.fromfile('back.bin', '<i2', count=9, offset=8)
 x = np.fromfile('back.bin', '<f8', count=35, offset=8 + 18).reshape(7, 5)
 assert (y == np.arange(9) - 4).all(), y
@@ -133,7 +135,7 @@ check "an array store lists as /" grep -q "^/  *array <f8 \[7, 5\]" out.txt
 "$dudley" convert -q one.zarr one.bin
 check "and converts to Dudley data named after the store" $py -c "
 import numpy as np
-assert open('one.dud').read().endswith('one = f8[7, 5]\n'), open('one.dud').read()
+assert open('one.dud').read().endswith('one = f8[7, 5]\n#@ fill_value: <f8 0.0\n'), open('one.dud').read()
 x = np.fromfile('one.bin', '<f8', count=35, offset=8).reshape(7, 5)
 assert (x == np.arange(35).reshape(7, 5) / 4).all(), x"
 "$dudley" convert -q one.zarr one.asdf

@@ -10,6 +10,8 @@ import avro.io
 import avro.schema
 import h5py
 import numpy as np
+
+import dudley
 import pytest
 
 from cli_runner import run
@@ -104,11 +106,10 @@ def test_records_holding_ndarrays_convert_to_dudley_and_hdf5(tmp_path):
         write(src, schema, rows)
     out = str(tmp_path / "frames.bin")
     r = run("convert", src, out, "--json")
-    assert r.returncode == 1  # Dudley has no place for the record's `t`
-    assert sorted(json.loads(r.stdout)["error"]["lost"]) == [
-        "/%d@t: attribute not written (a Dudley layout holds no values)" % i for i in range(3)]
-    r = run("convert", "--lossy", src, out)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 0, r.stderr  # the record's `t` is its group's #@ attribute
+    assert json.loads(r.stdout)["lost"] == []
+    f = dudley.open(out)
+    assert [f["items/%d" % i].attrs["t"] for i in range(3)] == [0.0, 0.5, 1.0]
     r = run("dump", out, "/items/1/arr")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "/items/1/arr = [1.0,2.0,3.0,4.0]"

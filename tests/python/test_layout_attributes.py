@@ -32,7 +32,7 @@ def test_attributes_check_and_are_kept_by_fmt(tmp_path):
         "x = <f4[N]  #! temperature\n"
         '#@ units: "K"\n'
         "#@ _FillValue: <f4 1e+20\n"
-        "#@ valid_range: <f4 [200, 350]\n"
+        "#@ valid_range: <f4 [200.0, 350.0]\n"
         '#@ history: {created: "2026-11-29", by: ["model", "dudley"]}\n'
     )
     path.write_text(p.stdout)

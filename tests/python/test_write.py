@@ -229,36 +229,30 @@ def test_save_keeps_attributes_text_and_structured_arrays(tmp_path):
         assert h["g/label"][()].decode() == "héllo"
         assert np.array_equal(h["be"][...], np.arange(5))
         assert np.array_equal(h["fortran"][...], tree["fortran"])
-    # A Dudley layout holds no attribute values: refused, naming each, nothing written...
-    with pytest.raises(dudley.LossError) as e:
-        dudley.save(tree, str(tmp_path / "t2.bin"))
-    assert sorted(e.value.lost) == [
-        "/g@step: attribute not written (a Dudley layout holds no values)",
-        "/rho@levels: attribute not written (a Dudley layout holds no values)",
-        "/rho@scale: attribute not written (a Dudley layout holds no values)",
-        "/rho@units: attribute not written (a Dudley layout holds no values)"], e.value.lost
-    assert "/rho@units: attribute not written" in str(e.value)
-    assert not (tmp_path / "t2.bin").exists() and not (tmp_path / "t2.dud").exists()
-    # ...unless asked for: the rest written, what was left out named.
-    notes = dudley.save(tree, str(tmp_path / "t2.bin"), lossy=True)
-    assert sum(n.startswith("left out: /rho@") for n in notes) == 3, notes
     for ext in ("h5", "bin", "asdf"):
         if ext == "asdf":
             del tree["g"].value["label"]  # ASDF has no UTF-8 text (ascii and ucs4 only)
         # ASDF keeps an array's attributes as JSON-like values: a typed one as its values.
-        notes = dudley.save(tree, str(tmp_path / f"t2.{ext}"), lossy=ext != "h5")
-        if ext == "asdf":
-            assert [n for n in notes if n.startswith("left out")] == [], notes
+        notes = dudley.save(tree, str(tmp_path / f"t2.{ext}"))
+        assert [n for n in notes if n.startswith("left out")] == [], notes
         f = dudley.open(str(tmp_path / f"t2.{ext}"))
         assert np.array_equal(f["rho"][...], rho), ext
         assert f["g/rec"][...].tolist() == rec.tolist(), ext
         assert f["g/title"][()] == "run 5", ext  # a str is written as text
         assert np.array_equal(f["be"][...], np.arange(5)), ext
         assert np.array_equal(f["fortran"][...], tree["fortran"]), ext
-        if ext != "bin":  # a Dudley layout holds no attribute values (left out, named)
-            assert f["rho"].attrs["units"] == "kg/m3", ext
-            assert np.asarray(f["rho"].attrs["scale"]).tolist() == \
-                np.asarray(tree["rho"].attrs["scale"]).tolist(), ext
+        # A Dudley layout keeps attributes as `#@` lines, typed ones with their type.
+        assert f["rho"].attrs["units"] == "kg/m3", ext
+        assert np.asarray(f["rho"].attrs["scale"]).tolist() == \
+            np.asarray(tree["rho"].attrs["scale"]).tolist(), ext
+        assert list(f["rho"].attrs["levels"]) == [1, 2], ext
+        assert f["g"].attrs["step"] == 7, ext
+        if ext in ("h5", "bin"):
+            assert np.asarray(f["rho"].attrs["scale"]).dtype == np.float32, ext
+            assert np.asarray(f["g"].attrs["step"]).dtype == np.int32, ext
+    layout = (tmp_path / "t2.dud").read_text()
+    assert '#@ units: "kg/m3"' in layout and "#@ scale: <f4 2.0" in layout, layout
+    assert "#@ step: <i4 7" in layout, layout
 
 
 def test_save_refuses_what_it_cannot_keep(tmp_path):

@@ -29,7 +29,14 @@ namespace {
 // An item's `#@` attributes as the model's, in their order.
 model::Attributes model_attributes(const Layout& l, Span span) {
   model::Attributes out;
-  for (const ParsedAttribute& a : l.attributes_of(span)) out.set(a.name, a.value);
+  for (const ParsedAttribute& a : l.attributes_of(span)) {
+    const auto* text = std::get_if<model::Value>(&a.value);
+    if (a.text_type && text && text->is<std::string>()) {
+      out.set_text(a.name, text->as<std::string>(), *a.text_type);  // `S1[8] "K"`
+    } else {
+      out.set(a.name, a.value);
+    }
+  }
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "dudley/core/error.hpp"
 #include "dudley/core/float16.hpp"
 #include "dudley/core/text.hpp"
+#include "dudley/core/vlen.hpp"
 #include "dudley/layout/syntax/layout.hpp"
 
 namespace dudley::layout {
@@ -47,7 +48,7 @@ class Reader {
       skip();
       expect(':');
       skip();
-      out.value = value();
+      value(out);
       skip();
       if (at_ < s_.size()) fail("text after the value");
       return true;
@@ -220,8 +221,9 @@ class Reader {
     return {s_.substr(start, at_ - start), start};
   }
 
-  model::AttributeValue value() {
-    // A typed value: an order prefix, or a primitive's name, then a space.
+  void value(ParsedAttribute& out) {
+    // A typed value: an order prefix, or a primitive's name, then a space (or, for text, a
+    // length in brackets).
     const size_t start = at_;
     if (peek('<') || peek('>') || peek('|') || (at_ < s_.size() && name_char(s_[at_], true))) {
       ByteOrder order = ByteOrder::kUnspecified;
@@ -234,20 +236,138 @@ class Reader {
       const size_t word_at = at_;
       const std::string_view w = word();
       const std::optional<Primitive> p = primitive_from_name(w);
+      if ((p == Primitive::S1 || p == Primitive::U1) && s_[start] != '<' && s_[start] != '>' &&
+          (peek('[') || peek(' ') || peek('\t'))) {
+        text_typed(*p, out);
+        return;
+      }
       if (p && at_ < s_.size() && (s_[at_] == ' ' || s_[at_] == '\t')) {
         skip();
-        return typed(*p, order, word_at);
+        out.value = typed(*p, order, word_at);
+        return;
       }
       if (order != ByteOrder::kUnspecified || s_[start] == '|') {
         fail_at(word_at, "a number type (i1 ... u8, f2, f4, f8, c4, c8, c16, b1) expected");
       }
       at_ = start;  // a keyword or a bytes literal: plain
     }
-    return plain(0);
+    out.value = plain(0);
+  }
+
+  // `S1[8] "K"`, `S1 "K"`, `U1[8] ["a", "b"]`: text and the type it is stored as (a length:
+  // fixed-length strings; none: variable-length ones). One text is a string with its type
+  // beside it (as model::Attributes::set_text keeps it); lists of them are an array.
+  void text_typed(Primitive p, ParsedAttribute& out) {
+    const TextEncoding encoding = p == Primitive::S1 ? TextEncoding::kAscii : TextEncoding::kUtf8;
+    std::optional<uint64_t> length;
+    if (peek('[')) {
+      ++at_;
+      skip();
+      if (!(at_ < s_.size() && s_[at_] >= '0' && s_[at_] <= '9'))
+        fail("a text length is a positive integer");
+      const NumberText n = number_text();
+      uint64_t v = 0;
+      const auto [end, ec] = std::from_chars(n.text.data(), n.text.data() + n.text.size(), v);
+      if (ec != std::errc() || end != n.text.data() + n.text.size() || v == 0)
+        fail_at(n.at, "a text length is a positive integer");
+      length = v;
+      skip();
+      expect(']');
+    }
+    if (!peek(' ') && !peek('\t')) fail("a space, then the text, expected after its type");
+    skip();
+    const size_t value_at = at_;
+    std::vector<std::string> items;
+    std::vector<int64_t> shape;
+    const bool array = peek('[');
+    if (array) {
+      shape = rectangular(
+          0, [&] { return !peek('['); }, [&] { items.push_back(one_text(encoding)); });
+    } else {
+      items.push_back(one_text(encoding));
+    }
+    uint64_t longest = 0;
+    for (const std::string& t : items) longest = std::max<uint64_t>(longest, t.size());
+    if (length && longest > *length)
+      fail_at(value_at, fmt::format("a text is longer than its type's {} bytes", *length));
+    // The length is claimed, not given: what it costs stays in proportion to the text.
+    if (length && items.size() * *length > (uint64_t{1} << 20) + 64 * s_.size())
+      fail_at(value_at, "the texts' lengths add up to more than 1 MiB");
+    if (!array) {
+      out.value = Value(std::move(items[0]));
+      if (length) {
+        out.text_type = DType::string(encoding, *length);
+      } else if (encoding == TextEncoding::kAscii) {
+        out.text_type = DType::vlen(DType::text(encoding));
+      }
+      return;
+    }
+    if (length) {
+      NDArray a(DType::string(encoding, *length), Shape(shape));
+      auto* to = static_cast<char*>(a.mutable_data());
+      if (a.byte_size()) std::memset(to, 0, a.byte_size());
+      for (size_t i = 0; i < items.size(); ++i) {
+        std::memcpy(to + i * *length, items[i].data(), items[i].size());
+      }
+      out.value = std::move(a);
+      return;
+    }
+    VLenArrayBuilder built(DType::vlen(DType::text(encoding)), items.size());
+    for (const std::string& t : items) built.append(t.data(), t.size());
+    out.value = built.finish(Shape(shape));
+  }
+
+  // "..." or b"..." (U1 text must be UTF-8; S1 text may be any bytes).
+  std::string one_text(TextEncoding encoding) {
+    const size_t at = at_;
+    if (peek('"')) return quoted();
+    if (s_.substr(at_, 2) != "b\"") fail("text expected (\"...\" or b\"...\")");
+    const ValueBytes b = bytes();
+    std::string text(b.begin(), b.end());
+    if (encoding == TextEncoding::kUtf8 && !is_utf8(text))
+      fail_at(at, "U1 text is UTF-8 (S1 holds other bytes)");
+    return text;
+  }
+
+  // `!<tag:stsci.edu:asdf/unit/unit-1.0.0>`: a YAML tag, verbatim, with %XX for a byte that
+  // is not printable ASCII (or is '%' or '>').
+  std::string tag() {
+    const size_t start = at_;
+    if (s_.substr(at_, 2) != "!<") fail("a tag is written !<...>");
+    at_ += 2;
+    std::string out;
+    for (;;) {
+      if (at_ >= s_.size()) fail_at(start, "the tag has no closing '>'");
+      const char c = s_[at_];
+      if (c == '>') break;
+      if (c == '%') {
+        if (at_ + 2 >= s_.size() || hex_digit(s_[at_ + 1]) < 0 || hex_digit(s_[at_ + 2]) < 0)
+          fail("%XX expected in a tag");
+        out.push_back(static_cast<char>(hex_digit(s_[at_ + 1]) * 16 + hex_digit(s_[at_ + 2])));
+        at_ += 3;
+        continue;
+      }
+      if (static_cast<unsigned char>(c) <= 0x20 || static_cast<unsigned char>(c) > 0x7E)
+        fail("a tag is printable ASCII (other bytes as %XX)");
+      out.push_back(c);
+      ++at_;
+    }
+    ++at_;
+    if (out.empty()) fail_at(start, "an empty tag");
+    return out;
   }
 
   Value plain(size_t depth) {
     if (depth > max_depth_) fail(fmt::format("lists and maps nest more than {} deep", max_depth_));
+    if (peek('!')) {
+      std::string t = tag();
+      if (!peek(' ') && !peek('\t')) fail("a space, then the value, expected after a tag");
+      skip();
+      if (peek('!')) fail("a value has one tag");
+      Value v = plain(depth);
+      v.with_tag(std::move(t));
+      return v;
+    }
     if (peek('"')) return quoted();
     if (s_.substr(at_, 2) == "b\"") return bytes();
     if (peek('[')) {
@@ -359,30 +479,17 @@ class Reader {
     return negative ? -v : v;
   }
 
-  // Nested lists of numbers (pairs [re, im] for complex), rectangular: the shape of what
-  // was read, its numbers appended to `out` in C order.
-  std::vector<int64_t> numbers(Numbers& out, size_t depth, bool pairs) {
+  // Nested lists, rectangular (an array's rows are of one length), of the elements
+  // `element` reads where `is_element` says one stands: the shape of what was read.
+  template <typename IsElement, typename Element>
+  std::vector<int64_t> rectangular(size_t depth, const IsElement& is_element,
+                                   const Element& element) {
     if (depth > max_depth_) fail(fmt::format("lists nest more than {} deep", max_depth_));
-    if (pairs && peek('[') && is_pair_next()) {  // one complex element
-      const size_t pair_at = at_;
-      ++at_;
-      skip();
-      out.items.push_back(number_text());
-      skip();
-      expect(',');
-      skip();
-      out.items.push_back(number_text());
-      skip();
-      if (!peek(']')) fail_at(pair_at, "a complex element is a pair [real, imaginary]");
-      ++at_;
+    if (is_element()) {
+      element();
       return {};
     }
-    if (!peek('[')) {
-      if (pairs) fail("a complex element is a pair [real, imaginary]");
-      out.items.push_back(bools_ ? bool_text() : number_text());
-      return {};
-    }
-    ++at_;
+    ++at_;  // '['
     skip();
     std::vector<int64_t> inner;
     int64_t count = 0;
@@ -390,7 +497,7 @@ class Reader {
       for (;;) {
         skip();
         const size_t item_at = at_;
-        std::vector<int64_t> shape = numbers(out, depth + 1, pairs);
+        std::vector<int64_t> shape = rectangular(depth + 1, is_element, element);
         if (count == 0) {
           inner = std::move(shape);
         } else if (shape != inner) {
@@ -405,6 +512,32 @@ class Reader {
     ++at_;
     inner.insert(inner.begin(), count);
     return inner;
+  }
+
+  // Nested lists of numbers (pairs [re, im] for complex): their shape; the numbers are
+  // appended to `out` in C order.
+  std::vector<int64_t> numbers(Numbers& out, bool pairs) {
+    auto is_element = [&] { return !peek('[') || (pairs && is_pair_next()); };
+    auto element = [&] {
+      if (!pairs) {
+        out.items.push_back(bools_ ? bool_text() : number_text());
+        return;
+      }
+      // One complex element.
+      const size_t pair_at = at_;
+      if (!peek('[')) fail("a complex element is a pair [real, imaginary]");
+      ++at_;
+      skip();
+      out.items.push_back(number_text());
+      skip();
+      expect(',');
+      skip();
+      out.items.push_back(number_text());
+      skip();
+      if (!peek(']')) fail_at(pair_at, "a complex element is a pair [real, imaginary]");
+      ++at_;
+    };
+    return rectangular(0, is_element, element);
   }
   // Whether a '[' here opens a complex pair (two numbers) rather than a list of elements.
   bool is_pair_next() const {
@@ -422,7 +555,7 @@ class Reader {
     bools_ = p == Primitive::b1;
     Numbers parsed;
     if (peek('[')) {
-      parsed.shape = numbers(parsed, 0, complex);  // a lone pair is a 0-d complex
+      parsed.shape = numbers(parsed, complex);  // a lone pair is a 0-d complex
     } else if (complex) {
       fail("a complex value is a pair [real, imaginary]");
     } else {
@@ -574,19 +707,58 @@ void put_name(std::string& out, const std::string& name) {
   }
 }
 
-std::string double_text(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  std::string t = fmt::format("{}", v);
+// A float's text says it is one: "2.0", not "2" (as numpy and JSON print floats).
+std::string with_point(std::string t) {
   if (t.find_first_of(".en") == std::string::npos) t += ".0";
   return t;
 }
 
-void put_value(std::string& out, const Value& v) {
-  if (!v.tag().empty()) {
-    throw Error(ErrorCategory::kType,
-                fmt::format("a value tagged {} (a layout's attributes have no tags)", v.tag()));
+std::string double_text(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  return with_point(fmt::format("{}", v));
+}
+
+void put_tag(std::string& out, const std::string& tag) {
+  out += "!<";
+  for (const char c : tag) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u > 0x7E || c == '%' || c == '>') {
+      out += fmt::format("%{:02X}", u);
+    } else {
+      out.push_back(c);
+    }
   }
+  out += "> ";
+}
+
+void put_bytes(std::string& out, std::string_view bytes) {
+  out += "b\"";
+  for (const char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (b < 0x20 || b > 0x7E) {
+      out += fmt::format("\\x{:02x}", b);
+    } else {
+      out.push_back(c);
+    }
+  }
+  out.push_back('"');
+}
+
+// Text as a string when it is UTF-8, else as its bytes.
+void put_text(std::string& out, std::string_view text) {
+  if (is_utf8(text)) {
+    put_quoted(out, text);
+  } else {
+    put_bytes(out, text);
+  }
+}
+
+void put_value(std::string& out, const Value& v) {
+  if (!v.tag().empty()) put_tag(out, v.tag());
   std::visit(
       [&](const auto& x) {
         using T = std::decay_t<decltype(x)>;
@@ -605,18 +777,7 @@ void put_value(std::string& out, const Value& v) {
           }
           put_quoted(out, x);
         } else if constexpr (std::is_same_v<T, ValueBytes>) {
-          out += "b\"";
-          for (const uint8_t b : x) {
-            if (b == '"' || b == '\\') {
-              out.push_back('\\');
-              out.push_back(static_cast<char>(b));
-            } else if (b < 0x20 || b > 0x7E) {
-              out += fmt::format("\\x{:02x}", b);
-            } else {
-              out.push_back(static_cast<char>(b));
-            }
-          }
-          out.push_back('"');
+          put_bytes(out, std::string_view(reinterpret_cast<const char*>(x.data()), x.size()));
         } else if constexpr (std::is_same_v<T, ValueList>) {
           out.push_back('[');
           for (size_t i = 0; i < x.size(); ++i) {
@@ -661,13 +822,13 @@ std::string element_text(const std::byte* at, const DType& part) {
         const float f = half_to_float(static_cast<uint16_t>(bits));
         if (std::isnan(f)) return bits == 0x7E00 ? "nan" : fmt::format("0x{:04x}", bits);
         if (std::isinf(f)) return f < 0 ? "-inf" : "inf";
-        return half_shortest_text(static_cast<uint16_t>(bits));
+        return with_point(half_shortest_text(static_cast<uint16_t>(bits)));
       }
       if (width == 4) {
         const float f = std::bit_cast<float>(static_cast<uint32_t>(bits));
         if (std::isnan(f)) return bits == 0x7FC00000 ? "nan" : fmt::format("0x{:08x}", bits);
         if (std::isinf(f)) return f < 0 ? "-inf" : "inf";
-        return fmt::format("{}", f);
+        return with_point(fmt::format("{}", f));
       }
       const double d = std::bit_cast<double>(bits);
       if (std::isnan(d))
@@ -679,6 +840,89 @@ std::string element_text(const std::byte* at, const DType& part) {
   }
 }
 
+// "S1" or "U1" for text of one-byte units; nullopt for other encodings.
+std::optional<std::string_view> text_type_name(TextEncoding encoding) {
+  if (encoding == TextEncoding::kAscii) return "S1";
+  if (encoding == TextEncoding::kUtf8) return "U1";
+  return std::nullopt;
+}
+
+[[noreturn]] void no_text_type(const DType& t) {
+  throw Error(ErrorCategory::kType,
+              fmt::format("text of {} (a layout's typed text is S1 or U1: one byte a unit)",
+                          t.to_string()));
+}
+
+// Text stored as `stored` (fixed-length or variable-length): `S1[8] "K"`, `S1 "K"`; text of
+// variable-length UTF-8 is a plain string.
+void put_stored_text(std::string& out, const std::string& text, const DType& stored) {
+  if (stored.kind() == DTypeKind::kText) {
+    const auto name = text_type_name(stored.encoding());
+    if (!name) no_text_type(stored);
+    // Longer text than its stored length (a value set since) keeps all of itself.
+    out += fmt::format("{}[{}] ", *name, std::max<uint64_t>({text.size(), stored.size(), 1}));
+  } else if (stored.kind() == DTypeKind::kVLen && stored.base().kind() == DTypeKind::kText) {
+    const auto name = text_type_name(stored.base().encoding());
+    if (!name) no_text_type(stored);
+    if (*name == "S1") out += "S1 ";
+  }
+  if (stored.encoding() == TextEncoding::kUtf8 && !is_utf8(text) &&
+      stored.kind() == DTypeKind::kText) {
+    throw Error(ErrorCategory::kType, "UTF-8 text that is not UTF-8");
+  }
+  put_text(out, text);
+}
+
+// An array of text: `S1[8] ["a", "b"]` (fixed-length, NUL-padded), `U1 ["a", "b"]`
+// (variable-length). Whether `t` is such text.
+bool is_text_array(const DType& t) {
+  return t.kind() == DTypeKind::kText ||
+         (t.kind() == DTypeKind::kVLen && t.base().kind() == DTypeKind::kText &&
+          t.base().text_length() == 1);
+}
+
+void put_text_array(std::string& out, const NDArray& a) {
+  const DType& t = a.dtype();
+  const bool fixed = t.kind() == DTypeKind::kText;
+  const auto name = text_type_name(fixed ? t.encoding() : t.base().encoding());
+  if (!name || (fixed && t.unit_size() != 1)) no_text_type(t);
+  std::vector<std::string_view> texts;
+  const NDArray dense = a.is_c_contiguous() ? a : a.to_native();
+  std::vector<VLenElement> elements;
+  if (fixed) {
+    const auto* base = static_cast<const char*>(dense.data());
+    for (uint64_t i = 0; i < dense.element_count(); ++i) {
+      std::string_view one(base + i * t.size(), t.size());
+      while (!one.empty() && one.back() == '\0') one.remove_suffix(1);  // the padding
+      texts.push_back(one);
+    }
+    out += fmt::format("{}[{}] ", *name, t.size());
+  } else {
+    elements = vlen_elements(a);
+    for (const VLenElement& e : elements) texts.push_back(e.bytes(1));
+    out += fmt::format("{} ", *name);
+  }
+  for (const std::string_view one : texts) {
+    if (*name == "U1" && !is_utf8(one))
+      throw Error(ErrorCategory::kType, "UTF-8 text that is not UTF-8");
+  }
+  const std::vector<int64_t>& shape = a.shape().dims();
+  uint64_t next = 0;
+  auto emit = [&](auto&& self, size_t dim) -> void {
+    if (dim == shape.size()) {
+      put_text(out, texts[next++]);
+      return;
+    }
+    out.push_back('[');
+    for (int64_t i = 0; i < shape[dim]; ++i) {
+      if (i) out += ", ";
+      self(self, dim + 1);
+    }
+    out.push_back(']');
+  };
+  emit(emit, 0);
+}
+
 }  // namespace
 
 bool parse_attribute(std::string_view text, ParsedAttribute& out, AttributeTextError& error,
@@ -688,12 +932,23 @@ bool parse_attribute(std::string_view text, ParsedAttribute& out, AttributeTextE
 
 std::string attribute_text(const std::string& name, const model::AttributeValue& value,
                            const DType* stored_text) {
-  (void)stored_text;
   std::string out;
   put_name(out, name);
   out += ": ";
   if (const Value* v = std::get_if<Value>(&value)) {
-    put_value(out, *v);
+    if (stored_text && v->is<std::string>() && v->tag().empty()) {
+      put_stored_text(out, v->as<std::string>(), *stored_text);
+    } else {
+      put_value(out, *v);
+    }
+    return out;
+  }
+  if (is_text_array(std::get<NDArray>(value).dtype())) {
+    if (std::get<NDArray>(value).shape().rank() > 1 &&
+        std::get<NDArray>(value).element_count() == 0) {
+      throw Error(ErrorCategory::kType, "an empty attribute array of more than one dimension");
+    }
+    put_text_array(out, std::get<NDArray>(value));
     return out;
   }
   const NDArray native = std::get<NDArray>(value).to_native();
@@ -702,8 +957,8 @@ std::string attribute_text(const std::string& name, const model::AttributeValue&
   if (!p || primitive_is_text(*p) || *p == Primitive::p4 || *p == Primitive::p8 ||
       t.kind() == DTypeKind::kEnum) {
     throw Error(ErrorCategory::kType,
-                fmt::format("an attribute of {} (a layout's typed attributes are numbers and "
-                            "booleans)",
+                fmt::format("an attribute of {} (a layout's typed attributes are numbers, "
+                            "booleans and text)",
                             t.to_string()));
   }
   const std::vector<int64_t>& shape = native.shape().dims();
@@ -769,6 +1024,14 @@ bool same_value(const model::Value& a, const model::Value& b) {
 
 bool same_array(const NDArray& a, const NDArray& b) {
   if (!(a.dtype() == b.dtype()) || !(a.shape() == b.shape())) return false;
+  if (a.dtype().kind() == DTypeKind::kVLen) {  // the elements, not where they are
+    const std::vector<VLenElement> x = vlen_elements(a);
+    const std::vector<VLenElement> y = vlen_elements(b);
+    const uint64_t unit = a.dtype().base().size();
+    return std::equal(
+        x.begin(), x.end(), y.begin(), y.end(),
+        [&](const VLenElement& p, const VLenElement& q) { return p.bytes(unit) == q.bytes(unit); });
+  }
   const NDArray x = a.to_native();
   const NDArray y = b.to_native();
   return x.byte_size() == y.byte_size() &&
@@ -786,7 +1049,7 @@ bool same_attribute_value(const model::AttributeValue& a, const model::Attribute
 }
 
 bool operator==(const ParsedAttribute& a, const ParsedAttribute& b) {
-  return a.name == b.name && same_attribute_value(a.value, b.value);
+  return a.name == b.name && a.text_type == b.text_type && same_attribute_value(a.value, b.value);
 }
 
 }  // namespace dudley::layout

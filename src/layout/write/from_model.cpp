@@ -170,6 +170,9 @@ class Emitter {
 
   std::string run(const model::Tree& tree) {
     format_ = tree.format;
+    // The tree's own attributes lead the layout: `#@` before any declaration is the file's.
+    std::string root_attributes;
+    attribute_lines(*tree.root, "/", "", root_attributes);
     std::string body;
     if (tree.root->kind == model::NodeKind::kList) {
       // A layout's root is a group: a list at the root (an Avro container's records) is its
@@ -181,9 +184,6 @@ class Emitter {
     } else {
       node(*tree.root, "/", 0, body);
     }
-    // The tree's own attributes lead the layout: `#@` before any declaration is the file's.
-    std::string root_attributes;
-    attribute_lines(*tree.root, "/", "", root_attributes);
     // Targets of pointers keep their keys, so the pointer arrays copied stay valid [C19].
     for (const auto& [key, target] : tree.pointees) {
       const std::string where = fmt::format("pointee {}", key);

@@ -29,8 +29,7 @@ AttributeTextError refused(std::string_view text, size_t max_depth = 1000) {
 }
 
 bool same_array(const NDArray& a, const NDArray& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
-         std::memcmp(a.data(), b.data(), a.byte_size()) == 0;
+  return same_attribute_value(a, b);
 }
 
 // The text of a value reads back as the same value, and prints as the same text again.
@@ -122,7 +121,7 @@ TEST(AttributeText, MistakesNameTheirPlace) {
   EXPECT_NE(refused("i: i1 128").message.find("not an integer of i1"), std::string::npos);
   EXPECT_NE(refused("u: u2 -1").message.find("not an integer of u2"), std::string::npos);
   EXPECT_NE(refused("q: <f4 0x1ffffffff").message.find("more than 4 bytes"), std::string::npos);
-  EXPECT_NE(refused("s: S1 3").message.find("not attributes"), std::string::npos);
+  EXPECT_NE(refused("s: U2 3").message.find("not attributes"), std::string::npos);
   EXPECT_NE(refused("z: c8 [1, 2, 3]").message.find("pair"), std::string::npos);
   EXPECT_NE(refused("m: {a: 1, a: 2}").message.find("twice"), std::string::npos);
   EXPECT_NE(refused(R"(t: "\ud800")").message.find("surrogate"), std::string::npos);
@@ -141,12 +140,68 @@ TEST(AttributeText, NestingIsBounded) {
 }
 
 TEST(AttributeText, WhatTheTextCannotHoldIsRefused) {
-  Value tagged("x");
-  tagged.with_tag("tag:example.org/t-1.0");
-  EXPECT_THROW(attribute_text("t", tagged), Error);
   EXPECT_THROW(attribute_text("s", Value(std::string("\xff"))), Error);
   EXPECT_THROW(attribute_text("e", NDArray(DType::float_(4), Shape({0, 3}))), Error);
   EXPECT_THROW(attribute_text("p", NDArray(DType::pointer(8), Shape({}))), Error);
+  EXPECT_THROW(attribute_text("u", NDArray(DType::string(TextEncoding::kUtf32, 2), Shape({2}))),
+               Error);
+}
+
+// YAML tags (ASDF's) are written verbatim, !<...>, on any value, nested ones too.
+TEST(AttributeText, TagsAreKept) {
+  Value tagged("m");
+  tagged.with_tag("tag:stsci.edu:asdf/unit/unit-1.0.0");
+  EXPECT_EQ(attribute_text("u", tagged), R"(u: !<tag:stsci.edu:asdf/unit/unit-1.0.0> "m")");
+  EXPECT_EQ(std::get<Value>(parsed(attribute_text("u", tagged)).value).tag(), tagged.tag());
+  // An empty attribute's tag holds '<' or '>' and spaces: those bytes as %XX.
+  const Value empty = model::well_known::empty_value(DType::float_(4, ByteOrder::kBig));
+  const std::string text = attribute_text("e", empty);
+  EXPECT_EQ(text, "e: !<dudley:empty:%3Ef4> null");
+  EXPECT_EQ(std::get<Value>(parsed(text).value), empty);
+  round_trips(R"(m: {a: !<x> [1, !<y%20z> {b: null}]})");
+  EXPECT_NE(refused("t: !<> 1").message.find("empty tag"), std::string::npos);
+  EXPECT_NE(refused("t: !<a b> 1").message.find("printable ASCII"), std::string::npos);
+  EXPECT_NE(refused("t: !<a> !<b> 1").message.find("one tag"), std::string::npos);
+  EXPECT_NE(refused("t: !<a").message.find("closing"), std::string::npos);
+}
+
+// Text with the type it is stored as: HDF5's fixed-length and ASCII strings, netCDF's char.
+TEST(AttributeText, TypedTextKeepsItsStoredType) {
+  ParsedAttribute fixed = parsed(R"(units: S1[8] "K")");
+  EXPECT_EQ(std::get<Value>(fixed.value), Value("K"));
+  EXPECT_EQ(fixed.text_type, DType::string(TextEncoding::kAscii, 8));
+  const DType stored = *fixed.text_type;
+  EXPECT_EQ(attribute_text("units", fixed.value, &stored), R"(units: S1[8] "K")");
+  ParsedAttribute ascii = parsed(R"(units: S1 "K")");
+  EXPECT_EQ(ascii.text_type, DType::vlen(DType::text(TextEncoding::kAscii)));
+  EXPECT_EQ(attribute_text("units", ascii.value, &*ascii.text_type), R"(units: S1 "K")");
+  EXPECT_EQ(parsed(R"(u: U1[4] "é")").text_type, DType::string(TextEncoding::kUtf8, 4));
+  // Variable-length UTF-8 is what a plain string is.
+  EXPECT_FALSE(parsed(R"(u: U1 "é")").text_type);
+  // Bytes that are not UTF-8 stay themselves in S1 text.
+  ParsedAttribute latin = parsed(R"(u: S1[3] b"\xb5m")");
+  EXPECT_EQ(std::get<Value>(latin.value).as<std::string>(), "\xb5m");
+  EXPECT_EQ(attribute_text("u", latin.value, &*latin.text_type), R"(u: S1[3] b"\xb5m")");
+  // Lists of them are arrays: fixed-length NUL-padded, or variable-length.
+  const NDArray names = std::get<NDArray>(parsed(R"(n: S1[3] [["ab", "c"], ["", "xyz"]])").value);
+  EXPECT_EQ(names.dtype(), DType::string(TextEncoding::kAscii, 3));
+  EXPECT_EQ(names.shape().dims(), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(std::memcmp(names.data(), "ab\0c\0\0\0\0\0xyz", 12), 0);
+  round_trips(R"(n: S1[3] [["ab", "c"], ["", "xyz"]])");
+  const NDArray vlen = std::get<NDArray>(parsed(R"(n: U1 ["a", "bé", ""])").value);
+  EXPECT_EQ(vlen.dtype(), DType::vlen(DType::text(TextEncoding::kUtf8)));
+  EXPECT_EQ(vlen.shape().dims(), (std::vector<int64_t>{3}));
+  EXPECT_EQ(attribute_text("n", vlen), R"(n: U1 ["a", "bé", ""])");
+  EXPECT_TRUE(same_attribute_value(parsed(attribute_text("n", vlen)).value, vlen));
+  round_trips(R"(n: S1 [b"\xff", "x"])");
+  // Mistakes.
+  EXPECT_NE(refused(R"(u: S1[2] "abc")").message.find("longer than"), std::string::npos);
+  EXPECT_NE(refused(R"(u: S1[0] "")").message.find("positive"), std::string::npos);
+  EXPECT_NE(refused(R"(u: U1 b"\xff")").message.find("UTF-8"), std::string::npos);
+  EXPECT_NE(refused(R"(u: S1 3)").message.find("text expected"), std::string::npos);
+  EXPECT_NE(refused(R"(u: S1["a"])").message.find("text length"), std::string::npos);
+  // A length claimed far beyond the text is refused before anything is allocated.
+  EXPECT_NE(refused(R"(u: S1[1000000000] ["a", "b"])").message.find("1 MiB"), std::string::npos);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,10 @@ namespace dudley::layout {
 struct ParsedAttribute {
   std::string name;
   model::AttributeValue value;
+  /// For text given a type (`S1[8] "K"`, `S1 "K"`): the type it is stored as, which
+  /// model::Attributes::set_text keeps beside the text (fixed-length or variable-length
+  /// ASCII, fixed-length UTF-8). nullopt for every other value.
+  std::optional<DType> text_type;
 };
 
 /// A mistake in an attribute's text: `offset` bytes into the text given, and what is wrong.
@@ -31,9 +36,11 @@ bool parse_attribute(std::string_view text, ParsedAttribute& out, AttributeTextE
                      size_t max_depth = 1000);
 
 /// `name: value` as parse_attribute() reads back to the same name and value (typed arrays
-/// with their dtype and bits, NaN payloads included). Throws Error(kType) for what the text
-/// cannot hold: a value tag, a typed array of a dtype that is not a number or boolean, an
-/// empty array of more than one dimension.
+/// with their dtype and bits, NaN payloads included; tags; text with the type it is stored
+/// as, `stored_text` as model::Attributes::stored_text_type gives it). Throws Error(kType)
+/// for what the text cannot hold: a typed array of a dtype that is not a number, boolean or
+/// one-byte text (UTF-16/32 text, structures, enums, references), an empty array of more than
+/// one dimension.
 std::string attribute_text(const std::string& name, const model::AttributeValue& value,
                            const DType* stored_text = nullptr);
 
