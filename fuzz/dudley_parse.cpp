@@ -14,6 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   dudley::layout::ParseOptions options;
   options.force_template_check = size > 0 && data[0] == '!';
   options.keep_comments = true;
+  options.check_attributes = true;  // `#@` attributes read as values (layout_attribute too)
   auto result = dudley::layout::parse_layout(text, options);
   for (const auto& d : result.diagnostics) {
     if (d.line == 0 || d.offset > size || d.message.empty()) std::abort();

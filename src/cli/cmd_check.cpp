@@ -48,6 +48,7 @@ int run_check(const CheckOptions& options) {
     }
     layout::ParseOptions parse_options;
     parse_options.force_template_check = options.force_template;
+    parse_options.check_attributes = true;  // every `#@` read now, its mistakes reported
     parse_options.max_errors = options.max_errors == 0 ? SIZE_MAX : options.max_errors;
     layout::ParseResult result = layout::parse_layout(text, parse_options);
     if (!result.ok() && worst == kExitOk) worst = kExitInvalid;

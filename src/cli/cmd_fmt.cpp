@@ -27,7 +27,8 @@ struct FmtOptions {
 int run_fmt(const FmtOptions& options) {
   std::string text = read_text_file(options.path);
   layout::ParseOptions parse_options;
-  parse_options.keep_comments = true;  // fmt rewrites files: every comment is kept
+  parse_options.keep_comments = true;     // fmt rewrites files: every comment is kept
+  parse_options.check_attributes = true;  // and refuses a layout whose attributes are wrong
   layout::ParseResult result = layout::parse_layout(text, parse_options);
   if (!result.ok()) {
     for (const auto& d : result.diagnostics) {

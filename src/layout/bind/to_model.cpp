@@ -26,16 +26,57 @@ namespace dudley::layout {
 
 namespace {
 
-// An item's `#@` attributes as the model's, in their order.
-model::Attributes model_attributes(const Layout& l, Span span) {
+// An item's `#@` attributes as the model's, in their order, read now (the parser keeps
+// their text). One whose text is no attribute, or a name given twice, is unreadable: named
+// with its place in the layout, never dropped.
+model::Attributes model_attributes(
+    const Layout& l, Span span,
+    std::vector<std::pair<std::string, model::NodeError>>* unreadable = nullptr) {
   model::Attributes out;
-  for (const ParsedAttribute& a : l.attributes_of(span)) {
-    const auto* text = std::get_if<model::Value>(&a.value);
-    if (a.text_type && text && text->is<std::string>()) {
-      out.set_text(a.name, text->as<std::string>(), *a.text_type);  // `S1[8] "K"`
-    } else {
-      out.set(a.name, a.value);
+  for (const AttributeSource& a : l.attributes_of(span)) {
+    ParsedAttribute read;
+    AttributeTextError mistake;
+    const std::string where = l.source_name.empty() ? std::string("layout") : l.source_name;
+    if (!l.read_attribute(a, read, mistake)) {
+      if (unreadable) {
+        const std::string_view text = l.attribute_source(a);
+        const uint32_t column =
+            a.pos.column + 2 + static_cast<uint32_t>(mistake.offset);  // after "#@ "
+        unreadable->push_back(
+            {std::string(text.substr(0, std::min(text.find(':'), text.size()))),
+             model::NodeError::from(Error(ErrorCategory::kSyntax, "attribute: " + mistake.message,
+                                          Location::text(where, a.pos.line, column)))});
+      }
+      continue;
     }
+    if (out.find(read.name)) {
+      if (unreadable) {
+        unreadable->push_back(
+            {read.name, model::NodeError::from(Error(
+                            ErrorCategory::kSyntax,
+                            fmt::format("attribute '{}' is given twice to one item", read.name),
+                            Location::text(where, a.pos.line, a.pos.column)))});
+      }
+      continue;
+    }
+    const auto* text = std::get_if<model::Value>(&read.value);
+    if (read.text_type && text && text->is<std::string>()) {
+      out.set_text(read.name, text->as<std::string>(), *read.text_type);  // `S1[8] "K"`
+    } else {
+      out.set(read.name, std::move(read.value));
+    }
+  }
+  return out;
+}
+
+// A parameter's attributes; those that cannot be read are listed with its group's, named
+// "PARAM.NAME".
+model::Attributes param_attributes(const Layout& l, ParamId p, model::Node& group) {
+  std::vector<std::pair<std::string, model::NodeError>> unreadable;
+  model::Attributes out = model_attributes(l, l.params[p].attributes, &unreadable);
+  for (auto& [name, error] : unreadable) {
+    group.unreadable_attributes.push_back(
+        {fmt::format("{}.{}", l.name(l.params[p].name), name), std::move(error)});
   }
   return out;
 }
@@ -229,7 +270,7 @@ std::unique_ptr<model::Node> instance_node(const std::shared_ptr<Context>& conte
                          : bound_array_node(context, m.array);
     node->name = std::string(l.name(decl.name));
     node->doc = std::string(l.doc(decl.doc));
-    node->attributes = model_attributes(l, decl.attributes);
+    node->attributes = model_attributes(l, decl.attributes, &node->unreadable_attributes);
     return node;
   };
   if (l.types[type].is_typedef(l.nodes) && instance.members.size() == 1) {
@@ -237,12 +278,12 @@ std::unique_ptr<model::Node> instance_node(const std::shared_ptr<Context>& conte
   }
   auto out = std::make_unique<model::Node>();
   out->kind = model::NodeKind::kGroup;
-  out->attributes = model_attributes(l, l.types[type].attributes);
+  out->attributes = model_attributes(l, l.types[type].attributes, &out->unreadable_attributes);
   for (const auto& p : instance.params) {
     model::Parameter param;
     param.name = std::string(l.name(l.params[p.param].name));
     param.doc = std::string(l.doc(l.params[p.param].doc));
-    param.attributes = model_attributes(l, l.params[p.param].attributes);
+    param.attributes = param_attributes(l, p.param, *out);
     param.value = p.value;
     param.address = p.address;
     if (p.address) param.dtype = context->binding.param_dtype(p.param);
@@ -359,7 +400,7 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
   auto out = std::make_unique<model::Node>();
   out->name = std::string(l.name(n.name));
   out->doc = std::string(l.doc(n.doc));
-  out->attributes = model_attributes(l, n.attributes);
+  out->attributes = model_attributes(l, n.attributes, &out->unreadable_attributes);
   switch (n.kind) {
     case NodeKind::kGroup:
       out->kind = model::NodeKind::kGroup;
@@ -367,7 +408,7 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
         model::Parameter param;
         param.name = std::string(l.name(l.params[p].name));
         param.doc = std::string(l.doc(l.params[p].doc));
-        param.attributes = model_attributes(l, l.params[p].attributes);
+        param.attributes = param_attributes(l, p, *out);
         try {
           param.value = context->binding.param_value(p);
           param.dtype = context->binding.param_dtype(p);
@@ -388,6 +429,7 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
         node->name = std::move(out->name);
         node->doc = std::move(out->doc);
         node->attributes = std::move(out->attributes);
+        node->unreadable_attributes = std::move(out->unreadable_attributes);
         return node;
       }
       try {
@@ -475,7 +517,7 @@ model::Tree tree_of(CompiledLayout compiled, std::shared_ptr<io::ByteSource> sou
     }
     node->name = std::to_string(l.pointees[i].key);
     node->doc = std::string(l.doc(l.pointees[i].doc));
-    node->attributes = model_attributes(l, l.pointees[i].attributes);
+    node->attributes = model_attributes(l, l.pointees[i].attributes, &node->unreadable_attributes);
     tree.pointees[l.pointees[i].key] = std::move(node);
   }
   return tree;

@@ -39,7 +39,9 @@ struct Numbers {
 
 class Reader {
  public:
-  Reader(std::string_view text, size_t max_depth) : s_(text), max_depth_(max_depth) {}
+  /// `build`: false only checks the text (the name is still read): no value is made.
+  Reader(std::string_view text, size_t max_depth, bool build = true)
+      : s_(text), max_depth_(max_depth), build_(build) {}
 
   bool attribute(ParsedAttribute& out, AttributeTextError& error) {
     try {
@@ -293,6 +295,7 @@ class Reader {
     // The length is claimed, not given: what it costs stays in proportion to the text.
     if (length && items.size() * *length > (uint64_t{1} << 20) + 64 * s_.size())
       fail_at(value_at, "the texts' lengths add up to more than 1 MiB");
+    if (!build_) return;
     if (!array) {
       out.value = Value(std::move(items[0]));
       if (length) {
@@ -553,7 +556,9 @@ class Reader {
     }
     const bool complex = p == Primitive::c4 || p == Primitive::c8 || p == Primitive::c16;
     bools_ = p == Primitive::b1;
-    Numbers parsed;
+    Numbers& parsed = numbers_;  // reused: a typed value holds no typed value inside
+    parsed.items.clear();
+    parsed.shape.clear();
     if (peek('[')) {
       parsed.shape = numbers(parsed, complex);  // a lone pair is a 0-d complex
     } else if (complex) {
@@ -563,6 +568,12 @@ class Reader {
     }
     const DType stored =
         primitive_dtype(p, order == ByteOrder::kUnspecified ? native_byte_order() : order);
+    if (!build_) {  // each number checked against its type, nothing kept
+      std::byte scratch[16];
+      const size_t width = complex ? stored.size() / 2 : stored.size();
+      for (const NumberText& n : parsed.items) store(n, p, width, scratch);
+      return NDArray();
+    }
     NDArray a(stored, Shape(parsed.shape));
     auto* out = static_cast<std::byte*>(a.mutable_data());
     const size_t width = complex ? stored.size() / 2 : stored.size();
@@ -673,6 +684,8 @@ class Reader {
   std::string_view s_;
   size_t at_ = 0;
   size_t max_depth_;
+  bool build_ = true;   // make the value (else only check the text)
+  Numbers numbers_;     // a typed value's numbers, as read
   bool bools_ = false;  // a b1 value is being read: true and false are its numbers
 };
 
@@ -924,6 +937,14 @@ void put_text_array(std::string& out, const NDArray& a) {
 }
 
 }  // namespace
+
+bool check_attribute(std::string_view text, std::string& name, AttributeTextError& error,
+                     size_t max_depth) {
+  ParsedAttribute out;
+  if (!Reader(text, max_depth, false).attribute(out, error)) return false;
+  name = std::move(out.name);
+  return true;
+}
 
 bool parse_attribute(std::string_view text, ParsedAttribute& out, AttributeTextError& error,
                      size_t max_depth) {

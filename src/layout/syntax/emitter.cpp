@@ -161,12 +161,13 @@ class Emitter {
     attribute_lines(attributes);
   }
   // One `#@` line each below the item (and its doc), as `fmt` writes them whatever their
-  // place in the source: each still attaches to the same item.
+  // place in the source: each still attaches to the same item. Their text is kept as the
+  // author wrote it.
   void attribute_lines(Span attributes) {
-    for (const ParsedAttribute& a : l_.attributes_of(attributes)) {
+    for (const AttributeSource& a : l_.attributes_of(attributes)) {
       out_.append(indent(), ' ');
       out_ += "#@ ";
-      out_ += attribute_text(a.name, a.value);
+      out_ += l_.attribute_source(a);  // as written: each reads as the same value again
       out_ += '\n';
     }
   }

@@ -154,7 +154,7 @@ std::string Layout::type_text(const TypeRef& ref) const {
   return "<invalid>";
 }
 
-void Layout::append_attribute(Span* slot, ParsedAttribute attribute) {
+void Layout::append_attribute(Span* slot, std::string_view text, TextPos pos) {
   if (slot->count == 0) {
     slot->begin = static_cast<uint32_t>(attributes.size());
   } else if (slot->begin + slot->count != attributes.size()) {
@@ -163,8 +163,15 @@ void Layout::append_attribute(Span* slot, ParsedAttribute attribute) {
     for (uint32_t i = 0; i < slot->count; ++i) attributes.push_back(attributes[slot->begin + i]);
     slot->begin = begin;
   }
-  attributes.push_back(std::move(attribute));
+  attributes.push_back(
+      {static_cast<uint32_t>(attribute_text.size()), static_cast<uint32_t>(text.size()), pos});
+  attribute_text += text;
   ++slot->count;
+}
+
+bool Layout::read_attribute(const AttributeSource& a, ParsedAttribute& out,
+                            AttributeTextError& error) const {
+  return parse_attribute(attribute_source(a), out, error, model::kMaxValueDepth);
 }
 
 size_t Layout::memory_bytes() const {
@@ -174,7 +181,7 @@ size_t Layout::memory_bytes() const {
   bytes += dims.capacity() * sizeof(Dim) + bindings.capacity() * sizeof(ParamId);
   bytes += cursors.capacity() * sizeof(uint64_t) + statements.capacity() * sizeof(Statement);
   bytes += docs.capacity() * sizeof(Span) + doc_text.capacity();
-  bytes += attributes.capacity() * sizeof(ParsedAttribute);
+  bytes += attributes.capacity() * sizeof(AttributeSource) + attribute_text.capacity();
   for (const auto& t : types) {
     bytes += t.body.capacity() * sizeof(StructEntry) + t.free_names.capacity() * sizeof(NameId);
   }
@@ -193,10 +200,23 @@ T without_name_and_doc(T item) {
   return item;
 }
 
+// Attributes are the same when they read as the same name and value (bit for bit), or,
+// for text that reads as none, when the texts are.
 bool same_attributes(const Layout& a, Span x, const Layout& b, Span y) {
   const auto xs = a.attributes_of(x);
   const auto ys = b.attributes_of(y);
-  return std::equal(xs.begin(), xs.end(), ys.begin(), ys.end());
+  if (xs.size() != ys.size()) return false;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    ParsedAttribute p, q;
+    AttributeTextError e;
+    const bool read_p = a.read_attribute(xs[i], p, e);
+    const bool read_q = b.read_attribute(ys[i], q, e);
+    if (read_p != read_q) return false;
+    if (!read_p ? a.attribute_source(xs[i]) != b.attribute_source(ys[i]) : !(p == q)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 template <typename Items>

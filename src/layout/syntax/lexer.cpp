@@ -245,21 +245,29 @@ bool Lexer::comment(size_t hash) {
   return true;
 }
 
-// A `#@` attribute comment (docs/design/layout-attributes.md): its text must read as an
-// attribute, or the lexer stops at the mistake ("bad-attribute").
+// A `#@` attribute comment (docs/layout-language.md): kept as text; with check_attributes()
+// it must read as an attribute, or the lexer stops at the mistake ("bad-attribute").
 bool Lexer::attribute(size_t hash, size_t end) {
-  const std::string_view body = text_.substr(hash + 2, end - hash - 2);
-  ParsedAttribute parsed;
-  AttributeTextError mistake;
-  // Values nest no deeper than every model value may (what walks them recurses).
-  if (!parse_attribute(body, parsed, mistake, model::kMaxValueDepth)) {
-    pos_ = hash + 2 + mistake.offset;
-    error_code_ = "bad-attribute";
-    attribute_error_ = "attribute: " + mistake.message;
-    return false;
+  std::string_view body = text_.substr(hash + 2, end - hash - 2);
+  size_t lead = 0;
+  while (lead < body.size() && (body[lead] == ' ' || body[lead] == '\t')) ++lead;
+  body.remove_prefix(lead);
+  while (!body.empty() && (body.back() == ' ' || body.back() == '\t' || body.back() == '\r')) {
+    body.remove_suffix(1);
   }
-  attributes_.push_back(
-      {hash, line_, static_cast<uint32_t>(hash - line_start_ + 1), std::move(parsed)});
+  if (check_attributes_) {
+    AttributeTextError mistake;
+    std::string name;
+    // Values nest no deeper than every model value may (what walks them recurses).
+    if (!check_attribute(body, name, mistake, model::kMaxValueDepth)) {
+      pos_ = hash + 2 + lead + mistake.offset;
+      error_code_ = "bad-attribute";
+      attribute_error_ = "attribute: " + mistake.message;
+      return false;
+    }
+    attribute_names_.push_back(std::move(name));
+  }
+  attributes_.push_back({hash, line_, static_cast<uint32_t>(hash - line_start_ + 1), body});
   return true;
 }
 

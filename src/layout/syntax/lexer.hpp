@@ -55,12 +55,12 @@ struct SourceComment {
   std::string_view text;
 };
 
-/// A `#@` comment: the attribute it holds and where the comment stands.
+/// A `#@` comment: its text after the marker (trimmed) and where the comment stands.
 struct AttributeComment {
   uint64_t offset = 0;
   uint32_t line = 0;
   uint32_t column = 0;
-  ParsedAttribute attribute;
+  std::string_view text;
 };
 
 /// A `#!` comment: its stripped text and where it stands.
@@ -86,12 +86,22 @@ class Lexer {
 
   /// Every `#!` comment seen so far, in text order.
   const std::vector<DocComment>& docs() const { return docs_; }
-  /// Every `#@` attribute comment seen so far, read, in text order. The parser moves the
-  /// attributes out as it attaches them.
-  std::vector<AttributeComment>& attributes() { return attributes_; }
+  /// The `#@` attribute comments seen since forget_attributes(), in text order.
+  const std::vector<AttributeComment>& attributes() const { return attributes_; }
+  /// With check_attributes(): the name each of attributes() gives.
+  const std::vector<std::string>& attribute_names() const { return attribute_names_; }
+  /// Drops the attribute comments seen so far (the parser has attached them).
+  void forget_attributes() {
+    attributes_.clear();
+    attribute_names_.clear();
+  }
+  /// Read every `#@` comment as an attribute, stopping at the first that is none
+  /// ("bad-attribute"); off by default (the binder reads them when it uses them).
+  void check_attributes() { check_attributes_ = true; }
 
   /// Also collect ordinary `#` comments (for `fmt`, which keeps them); off by default.
   void keep_comments() { keep_comments_ = true; }
+
   /// Every ordinary comment seen so far, in text order (when keep_comments() was called).
   const std::vector<SourceComment>& comments() const { return comments_; }
 
@@ -119,8 +129,10 @@ class Lexer {
   const char* error_code_ = "";
   std::vector<DocComment> docs_;
   std::vector<AttributeComment> attributes_;
+  std::vector<std::string> attribute_names_;
   std::string attribute_error_;
   bool keep_comments_ = false;
+  bool check_attributes_ = false;
   std::vector<SourceComment> comments_;
 };
 

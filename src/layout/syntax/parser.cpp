@@ -125,12 +125,49 @@ size_t line_count(std::string_view text) {
   return lines;
 }
 
+// How many `#@` the text holds: at most its attributes, and, as most stand on lines of
+// their own, about the lines that declare nothing. Counted as lines are, in blocks.
+size_t attribute_markers(std::string_view text) {
+  size_t markers = 0, i = 1;
+#if defined(__SSE2__)
+  const __m128i hash = _mm_set1_epi8('#'), at = _mm_set1_epi8('@');
+  const __m128i zero = _mm_setzero_si128();
+  while (i + 16 <= text.size()) {
+    __m128i counts = zero;  // per byte lane, at most 255 blocks at a time
+    for (int step = 0; step < 255 && i + 16 <= text.size(); ++step, i += 16) {
+      const __m128i before = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i - 1));
+      const __m128i here = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+      counts = _mm_sub_epi8(counts,
+                            _mm_and_si128(_mm_cmpeq_epi8(before, hash), _mm_cmpeq_epi8(here, at)));
+    }
+    const __m128i sums = _mm_sad_epu8(counts, zero);
+    markers += static_cast<size_t>(_mm_cvtsi128_si64(sums)) +
+               static_cast<size_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
+  }
+#endif
+  for (; i < text.size(); ++i) markers += text[i - 1] == '#' && text[i] == '@';
+  return markers;
+}
+
+// The lines that may declare something: all but (about) the attribute lines.
+size_t declaration_lines(std::string_view text, size_t markers) {
+  const size_t lines = line_count(text);
+  return std::max<size_t>(lines - std::min(markers, lines), 1);
+}
+
 class Parser {
  public:
   Parser(std::string_view text, const ParseOptions& options)
-      : lex_(text), options_(options), lines_(line_count(text)), members_(64), scope_params_(64) {
+      : lex_(text),
+        options_(options),
+        markers_(attribute_markers(text)),
+        lines_(declaration_lines(text, markers_)),
+        members_(64),
+        scope_params_(64) {
     if (options.keep_comments) lex_.keep_comments();
-    // Nearly every declaration takes a line, so the line count bounds the tables well:
+    if (options.check_attributes) lex_.check_attributes();
+    // Nearly every declaration takes a line (but for attribute lines), so the line count
+    // bounds the tables well:
     // reserving by it avoids the regrowth copies (each touches every page again), and
     // trim_storage() gives back what comment and closing lines did not need.
     layout_.nodes.reserve(lines_ + 1);
@@ -138,6 +175,12 @@ class Parser {
     first_member_.reserve(lines_);
     layout_.statements.reserve(lines_);
     layout_.dims.reserve(lines_ * 2);
+    // Attributes: reserved only when the text has some, by a count of their markers.
+    if (markers_) {
+      layout_.attributes.reserve(markers_);
+      // Address space only: the pages its text does not fill are never touched.
+      layout_.attribute_text.reserve(text.size());
+    }
   }
 
   ParseResult parse() {
@@ -1163,6 +1206,11 @@ class Parser {
     trim(layout_.params);
     trim(layout_.docs);
     trim(layout_.attributes);
+    // Its reservation was address space (the text's size), mostly touched when attributes
+    // are most of the text: given back only when it is far beyond their size.
+    if (layout_.attribute_text.capacity() > layout_.attribute_text.size() * 2 + (1 << 20)) {
+      layout_.attribute_text.shrink_to_fit();
+    }
     trim(layout_.bindings);
     if (layout_.doc_text.capacity() > layout_.doc_text.size() * 9 / 8 + 64) {
       layout_.doc_text.shrink_to_fit();
@@ -1203,10 +1251,10 @@ class Parser {
   // `#@` attaches as `#!` does, except that attributes before the first declaration belong
   // to the root: they are the file's.
   void flush_attributes(uint64_t before) {
-    auto& found = lex_.attributes();
+    const auto& found = lex_.attributes();
     for (; next_attribute_ < found.size() && found[next_attribute_].offset < before;
          ++next_attribute_) {
-      AttributeComment& c = found[next_attribute_];
+      const AttributeComment& c = found[next_attribute_];
       Span* slot = &layout_.nodes[Layout::kRoot].attributes;
       if (last_target_) {
         switch (last_target_->kind) {
@@ -1224,37 +1272,62 @@ class Parser {
             break;
         }
       }
-      const uint64_t owner =
-          last_target_ ? (uint64_t{last_target_->kind} + 1) << 32 | last_target_->index : 0;
-      if (has_attribute(owner, *slot, c.attribute.name)) {
-        report(DiagCode::kDuplicateAttribute, {c.line, c.column, c.offset},
-               fmt::format("attribute '{}' is given twice to one item", c.attribute.name));
-        continue;
+      const TextPos pos{c.line, c.column, c.offset};
+      if (options_.check_attributes) {
+        const uint64_t owner =
+            last_target_ ? (uint64_t{last_target_->kind} + 1) << 32 | last_target_->index : 0;
+        const std::string& name = lex_.attribute_names()[next_attribute_];
+        if (has_attribute(owner, *slot, name)) {
+          report(DiagCode::kDuplicateAttribute, pos,
+                 fmt::format("attribute '{}' is given twice to one item", name));
+          continue;
+        }
       }
-      layout_.append_attribute(slot, std::move(c.attribute));
-      c.attribute = {};
+      layout_.append_attribute(slot, c.text, pos);
+    }
+    // All attached: the lexer's list starts again (when names are checked it is kept, for
+    // the names of a reopened group's attributes).
+    if (!options_.check_attributes && next_attribute_ == found.size() && !found.empty()) {
+      lex_.forget_attributes();
+      next_attribute_ = 0;
     }
   }
-  // Whether the item already has attribute `name`. Items have a handful; the file's root
-  // may have thousands, so past a few the names are looked up in a set of that item's.
+  // Whether the item already has attribute `name` (names are known when attributes are
+  // checked: the lexer read them). An item's names are those of the lexer's attributes at
+  // `owner_attributes_`; past a few, they are looked up in a set.
   bool has_attribute(uint64_t owner, const Span& slot, const std::string& name) {
-    const auto mine = layout_.attributes_of(slot);
-    if (mine.size() < 16) {
-      return std::any_of(mine.begin(), mine.end(),
-                         [&](const ParsedAttribute& a) { return a.name == name; });
-    }
+    const auto& found = lex_.attributes();
     if (names_of_ != owner) {
       names_of_ = owner;
+      owner_attributes_.clear();
       attribute_names_.clear();
-      for (const ParsedAttribute& a : mine) attribute_names_.insert(a.name);
+      for (const AttributeSource& a : layout_.attributes_of(slot)) {  // a reopened group
+        auto it =
+            std::lower_bound(found.begin(), found.end(), a.pos.offset,
+                             [](const AttributeComment& c, uint64_t at) { return c.offset < at; });
+        owner_attributes_.push_back(static_cast<size_t>(it - found.begin()));
+      }
     }
-    return !attribute_names_.insert(name).second;
+    if (owner_attributes_.size() < 16) {
+      for (const size_t i : owner_attributes_) {
+        if (lex_.attribute_names()[i] == name) return true;
+      }
+      owner_attributes_.push_back(next_attribute_);
+      return false;
+    }
+    if (attribute_names_.empty()) {
+      for (const size_t i : owner_attributes_) attribute_names_.insert(lex_.attribute_names()[i]);
+    }
+    if (!attribute_names_.insert(name).second) return true;
+    owner_attributes_.push_back(next_attribute_);
+    return false;
   }
 
   Lexer lex_;
   uint32_t statement_line_ = 1;  ///< first line of the statement being parsed
   const ParseOptions& options_;
-  size_t lines_;  ///< lines in the text: the size the tables are reserved for
+  size_t markers_;  ///< `#@` in the text
+  size_t lines_;    ///< lines in the text but attribute lines: the size the tables are reserved for
   ParseResult result_;
   Layout layout_;
   Token tok_;
@@ -1262,9 +1335,10 @@ class Parser {
   NodeId group_ = Layout::kRoot;
   std::vector<Frame> frames_;
   std::optional<DocTarget> last_target_;
-  size_t next_doc_ = 0;               // first lexer doc not yet attached
-  size_t next_attribute_ = 0;         // first lexer attribute not yet attached
-  uint64_t names_of_ = ~uint64_t{0};  // the item whose names attribute_names_ holds
+  size_t next_doc_ = 0;                   // first lexer doc not yet attached
+  size_t next_attribute_ = 0;             // first lexer attribute not yet attached
+  uint64_t names_of_ = ~uint64_t{0};      // the item whose names attribute_names_ holds
+  std::vector<size_t> owner_attributes_;  // the lexer's attributes of that item
   std::unordered_set<std::string> attribute_names_;
   // Members by (group, name). A name's first member is kept in first_member_ (by NameId,
   // written in order), the others in members_: a layout whose names are mostly distinct
@@ -1300,6 +1374,7 @@ Layout layout_from_text(std::string_view text, const std::string& path,
     throw LayoutError(syntax ? ErrorCategory::kSyntax : ErrorCategory::kSemantic,
                       std::move(result.diagnostics), std::string(text), path);
   }
+  result.layout.source_name = path;
   return std::move(result.layout);
 }
 

@@ -270,8 +270,19 @@ TEST(Parser, DocumentComments) {  // [C24]
 // they are the file's (the root's).
 std::vector<std::string> attribute_names(const Layout& l, Span span) {
   std::vector<std::string> out;
-  for (const ParsedAttribute& a : l.attributes_of(span)) out.push_back(a.name);
+  for (const AttributeSource& a : l.attributes_of(span)) {
+    ParsedAttribute read;
+    AttributeTextError error;
+    EXPECT_TRUE(l.read_attribute(a, read, error)) << l.attribute_source(a);
+    out.push_back(read.name);
+  }
   return out;
+}
+
+ParseResult checked(std::string_view text) {
+  ParseOptions options;
+  options.check_attributes = true;
+  return parse_layout(text, options);
 }
 
 TEST(Parser, AttributesAttachToTheItemBeforeThem) {
@@ -307,7 +318,11 @@ TEST(Parser, AttributesAttachToTheItemBeforeThem) {
   EXPECT_EQ(attribute_names(l, node(l, "/L").attributes), V{"role"});
   EXPECT_EQ(attribute_names(l, node(l, "/L/0").attributes), V{"step"});
   // The value is typed: float32 little endian, 1e20 as float32 rounds it.
-  const auto& fill = std::get<NDArray>(l.attributes_of(node(l, "/x").attributes)[1].value);
+  ParsedAttribute read;
+  AttributeTextError error;
+  ASSERT_TRUE(l.read_attribute(l.attributes_of(node(l, "/x").attributes)[1], read, error));
+  EXPECT_EQ(l.attributes_of(node(l, "/x").attributes)[1].pos.line, 5u);
+  const auto& fill = std::get<NDArray>(read.value);
   EXPECT_EQ(fill.dtype(), DType::float_(4, ByteOrder::kLittle));
   EXPECT_EQ(fill.get<float>({}), 1e20F);
 }
@@ -318,17 +333,20 @@ TEST(Parser, ALayoutWithoutAttributesHasNone) {
 }
 
 TEST(Parser, AnAttributeGivenTwiceToOneItemIsAnError) {
-  ParseResult r =
-      parse_layout("x = f8\n#@ units: \"K\"\n#@ units: \"m\"\ny = f8  #@ units: \"s\"\n");
+  // Names are known when attributes are checked (dudley check); the binder finds the rest.
+  EXPECT_TRUE(parse_layout("x = f8\n#@ units: \"K\"\n#@ units: \"m\"\n").ok());
+  EXPECT_TRUE(parse_layout("x = f8  #@ units K\n").ok());
+  EXPECT_EQ(checked("x = f8  #@ units K\n").diagnostics.at(0).code, DiagCode::kBadAttribute);
+  ParseResult r = checked("x = f8\n#@ units: \"K\"\n#@ units: \"m\"\ny = f8  #@ units: \"s\"\n");
   ASSERT_EQ(r.diagnostics.size(), 1u);
   EXPECT_EQ(r.diagnostics[0].code, DiagCode::kDuplicateAttribute);
   EXPECT_EQ(r.diagnostics[0].line, 3u);
   EXPECT_EQ(r.diagnostics[0].column, 1u);
-  // On the file's root too, where names are looked up in a set past 16 of them.
+  // On the file's root too, with many names.
   std::string many;
   for (int i = 0; i < 40; ++i) many += "#@ a" + std::to_string(i) + ": " + std::to_string(i) + "\n";
-  EXPECT_TRUE(parse_layout(many).ok());
-  ParseResult twice = parse_layout(many + "#@ a17: 1\n");
+  EXPECT_TRUE(checked(many).ok());
+  ParseResult twice = checked(many + "#@ a17: 1\n");
   ASSERT_EQ(twice.diagnostics.size(), 1u);
   EXPECT_EQ(twice.diagnostics[0].line, 41u);
 }

@@ -35,6 +35,12 @@ struct AttributeTextError {
 bool parse_attribute(std::string_view text, ParsedAttribute& out, AttributeTextError& error,
                      size_t max_depth = 1000);
 
+/// As parse_attribute(), checking the text without making the value (what `dudley check`
+/// pays for each attribute): true, with the attribute's name, when parse_attribute would
+/// read it; false, with the same `error`, otherwise.
+bool check_attribute(std::string_view text, std::string& name, AttributeTextError& error,
+                     size_t max_depth = 1000);
+
 /// `name: value` as parse_attribute() reads back to the same name and value (typed arrays
 /// with their dtype and bits, NaN payloads included; tags; text with the type it is stored
 /// as, `stored_text` as model::Attributes::stored_text_type gives it). Throws Error(kType)

@@ -229,6 +229,15 @@ struct Signature {
   friend bool operator==(const Signature&, const Signature&) = default;
 };
 
+/// A `#@` attribute as the text gives it (docs/layout-language.md, "Attributes"): its
+/// value is read when asked (Layout::read_attribute), so that a layout's readers pay for
+/// the attributes they use, not for every one on each parse.
+struct AttributeSource {
+  uint32_t begin = 0;  ///< into Layout::attribute_text: the text after `#@`, trimmed
+  uint32_t size = 0;
+  TextPos pos;  ///< of the `#@`
+};
+
 /// One declaration in file order.
 struct Statement {
   enum class Kind : uint8_t {
@@ -263,7 +272,11 @@ class Layout {
   std::string doc_text;    ///< every document comment, back to back
   std::vector<Span> docs;  ///< DocId -> its text in doc_text; docs[0] is "no doc"
   /// Every `#@` attribute; items refer to theirs by a Span (nodes[0]'s are the file's).
-  std::vector<ParsedAttribute> attributes;
+  std::vector<AttributeSource> attributes;
+  std::string attribute_text;  ///< every attribute's text, back to back
+  /// The file the text was read from ("" when given directly): what a mistake found later
+  /// (an attribute's value read when it is bound) names.
+  std::string source_name;
   std::vector<uint64_t> cursors;
   Table<Statement> statements;
   std::optional<Signature> signature;
@@ -279,13 +292,21 @@ class Layout {
   }
   /// Adds `line` to the doc of `*slot` (creating it when *slot is 0) [C24].
   void append_doc(DocId* slot, std::string_view line);
-  /// Adds `attribute` to the attributes `*slot` spans (moving them to the end of the pool
-  /// first when they are not its newest).
-  void append_attribute(Span* slot, ParsedAttribute attribute);
+  /// Adds the attribute of text `text` (after the `#@`) at `pos` to the attributes `*slot`
+  /// spans (moving them to the end of the table first when they are not its newest).
+  void append_attribute(Span* slot, std::string_view text, TextPos pos);
   /// The attributes a Span of an item holds.
-  std::span<const ParsedAttribute> attributes_of(Span span) const {
+  std::span<const AttributeSource> attributes_of(Span span) const {
     return {attributes.data() + span.begin, span.count};
   }
+  /// An attribute's text (after the `#@`).
+  std::string_view attribute_source(const AttributeSource& a) const {
+    return std::string_view(attribute_text).substr(a.begin, a.size);
+  }
+  /// Reads an attribute's name and value (parse_attribute); false, with `error` (its offset
+  /// counted in the attribute's text), when the text is no attribute.
+  bool read_attribute(const AttributeSource& a, ParsedAttribute& out,
+                      AttributeTextError& error) const;
   std::span<const Dim> dims_of(Span span) const { return {dims.data() + span.begin, span.count}; }
   std::span<const ParamId> bindings_of(Span s) const {
     return {bindings.data() + s.begin, s.count};

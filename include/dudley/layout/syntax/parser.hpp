@@ -74,6 +74,11 @@ struct ParseOptions {
   /// Keep ordinary `#` comments and the line of every statement (ParseResult::source), so a
   /// formatter can put the comments back; off by default (they cost memory).
   bool keep_comments = false;
+  /// Read every `#@` attribute now, reporting one that is none (bad-attribute) or a name
+  /// given twice to an item (duplicate-attribute), as `dudley check` does. Otherwise their
+  /// text is kept and read when the binder uses it (a layout's readers pay for attributes
+  /// only then).
+  bool check_attributes = false;
 };
 
 /// An ordinary `#` comment of layout text, as ParseOptions::keep_comments keeps it.
