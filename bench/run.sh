@@ -153,6 +153,8 @@ PY
 echo
 echo "== issue 21: convert, first parse and first read in fresh processes, beside the peers"
 bench /usr/bin/python3 bench/convert_vs_peers.py "$build"
+echo "== issue 64: a 100,000-array layout with 3 #@ attributes per array, parsed and checked, vs without"
+bench /usr/bin/python3 bench/layout_attributes_parse.py "$build" 11
 bench /usr/bin/python3 bench/fresh_memory_read.py "$build" 10
 bench /usr/bin/python3 bench/zarr_vs_peers.py "$build"
 bench /usr/bin/python3 bench/zarr_shard_read.py "$build"

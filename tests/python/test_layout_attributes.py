@@ -23,16 +23,15 @@ def test_attributes_check_and_are_kept_by_fmt(tmp_path):
     assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stdout + p.stderr
     p = run("fmt", str(path))
     assert p.returncode == 0, p.stderr
-    # Each attribute below its item (and its doc), its value in canonical text: the
-    # byte order spelled out, a float as the shortest text of its bits.
+    # Each attribute below its item (and its doc), its text as the author wrote it.
     assert p.stdout == (
         '#@ title: "run 7"\n'
         "N := 3\n"
         '#@ units: "cells"\n'
         "x = <f4[N]  #! temperature\n"
         '#@ units: "K"\n'
-        "#@ _FillValue: <f4 1e+20\n"
-        "#@ valid_range: <f4 [200.0, 350.0]\n"
+        "#@ _FillValue: <f4 1e20\n"
+        "#@ valid_range: <f4 [200, 350]\n"
         '#@ history: {created: "2026-11-29", by: ["model", "dudley"]}\n'
     )
     path.write_text(p.stdout)
@@ -67,3 +66,78 @@ def test_a_mistake_is_named_at_its_place(tmp_path):
         p = run("check", "--json", str(path))
         d = json.loads(p.stdout)[0]["diagnostics"][0]
         assert (d["code"], d["line"], d["column"]) == ("bad-attribute", line, column), text
+
+
+# ---- Dudley data with attributes, as every reader shows them ----
+
+def write_pair(tmp_path, layout, data=b""):
+    (tmp_path / "d.dud").write_text(layout)
+    (tmp_path / "d.bin").write_bytes(data)
+    return str(tmp_path / "d.bin")
+
+
+def test_readers_show_attributes_in_text_and_json(tmp_path):
+    import numpy as np
+    data = write_pair(tmp_path, '#@ title: "run 7"\n'
+                      'N := 3  #! cells\n        #@ long_name: "cell count"\n'
+                      'x = <f4[N]  #@ units: "K"\n'
+                      '            #@ valid_range: <f4 [200, 350]\n'
+                      'g /  #@ about: {a: [1, "x"]}\n  y = >i2  #@ flags: u1 [1, 2]\n..\n',
+                      np.array([250, 260, 270], "<f4").tobytes() + b"\x00\x07")
+    p = run("ls", data)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].split() == ["/", "group", '{title="run', '7"}'], lines
+    assert any(l.startswith("/N ") and 'parameter = 3 {long_name="cell count"}  # cells' in l
+               for l in lines), lines
+    assert any(l.startswith("/x ") and '{units="K", valid_range=[200.0,350.0]}' in l
+               for l in lines), lines
+    assert any(l.startswith("/g ") and '{about={"a":[1,"x"]}}' in l for l in lines), lines
+    d = json.loads(run("ls", "--json", data).stdout)["root"]
+    assert d["attributes"] == {"title": "run 7"}
+    assert d["params"]["N"]["attributes"] == {"long_name": "cell count"}
+    assert d["members"]["x"]["attributes"]["valid_range"] == {
+        "dtype": "<f4", "shape": [2], "data": [200.0, 350.0]}
+    assert d["members"]["g"]["members"]["y"]["attributes"]["flags"]["dtype"] == "|u1"
+    p = run("dump", data, "/x")
+    assert p.returncode == 0 and p.stdout.strip() == "/x = [250.0,260.0,270.0]", p.stdout
+
+
+def test_an_attribute_that_reads_as_none_is_named_where_it_is(tmp_path):
+    # `ls` keeps the text of attributes until it binds them: a mistake is then an unreadable
+    # attribute of its item, named with its layout line and column, and ls exits 1.
+    data = write_pair(tmp_path, 'x = <f4  #@ units: K\n          #@ ok: 1\n', b"\0\0\0\0")
+    p = run("ls", data)
+    assert p.returncode == 1
+    assert "x=ERROR" not in p.stdout and "units=ERROR" in p.stdout, p.stdout
+    assert "d.dud:1:20" in p.stderr and "'K' is not a value" in p.stderr, p.stderr
+    # A name given twice to one item: the second is refused the same way.
+    data = write_pair(tmp_path, 'x = <f4  #@ units: "K"\n          #@ units: "m"\n', b"\0\0\0\0")
+    p = run("ls", "--json", data)
+    assert p.returncode == 1
+    assert "given twice" in p.stdout + p.stderr
+
+
+def test_python_attrs_and_convert_back(tmp_path):
+    import numpy as np
+    import dudley
+    data = write_pair(tmp_path, '#@ title: "run 7"\n'
+                      'x = <f4[3]  #@ units: S1[4] "K"\n'
+                      '            #@ scale: >f8 0.5\n'
+                      '            #@ names: S1 ["a", "bc"]\n',
+                      np.arange(3, dtype="<f4").tobytes())
+    f = dudley.open(data)
+    assert dict(f.attrs) == {"title": "run 7"}
+    assert f["x"].attrs["units"] == "K"
+    assert f["x"].attrs["scale"] == 0.5 and f["x"].attrs["scale"].dtype == np.float64
+    import h5py
+    out = str(tmp_path / "x.h5")
+    p = run("convert", data, out)
+    assert p.returncode == 0, p.stderr
+    with h5py.File(out) as h:  # the stored types, as h5py reads them
+        assert h.attrs["title"] == "run 7"
+        assert h["x"].attrs["units"] == b"K"
+        assert h["x"].attrs.get_id("units").get_type().get_size() == 4
+        assert h["x"].attrs.get_id("scale").dtype == np.dtype(">f8")  # as stored
+        assert [x.decode() if isinstance(x, bytes) else x for x in h["x"].attrs["names"]] == \
+            ["a", "bc"]

@@ -40,8 +40,7 @@ model::Attributes model_attributes(
     if (!l.read_attribute(a, read, mistake)) {
       if (unreadable) {
         const std::string_view text = l.attribute_source(a);
-        const uint32_t column =
-            a.pos.column + 2 + static_cast<uint32_t>(mistake.offset);  // after "#@ "
+        const uint32_t column = a.pos.column + static_cast<uint32_t>(mistake.offset);
         unreadable->push_back(
             {std::string(text.substr(0, std::min(text.find(':'), text.size()))),
              model::NodeError::from(Error(ErrorCategory::kSyntax, "attribute: " + mistake.message,

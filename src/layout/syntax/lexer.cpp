@@ -267,7 +267,8 @@ bool Lexer::attribute(size_t hash, size_t end) {
     }
     attribute_names_.push_back(std::move(name));
   }
-  attributes_.push_back({hash, line_, static_cast<uint32_t>(hash - line_start_ + 1), body});
+  attributes_.push_back({hash, line_, static_cast<uint32_t>(hash - line_start_ + 1),
+                         static_cast<uint32_t>(hash + 2 + lead - line_start_ + 1), body});
   return true;
 }
 

@@ -57,9 +57,10 @@ struct SourceComment {
 
 /// A `#@` comment: its text after the marker (trimmed) and where the comment stands.
 struct AttributeComment {
-  uint64_t offset = 0;
+  uint64_t offset = 0;  ///< of the `#@`
   uint32_t line = 0;
-  uint32_t column = 0;
+  uint32_t column = 0;       ///< of the `#@`
+  uint32_t text_column = 0;  ///< where `text` begins on its line
   std::string_view text;
 };
 

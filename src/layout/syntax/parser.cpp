@@ -1272,7 +1272,7 @@ class Parser {
             break;
         }
       }
-      const TextPos pos{c.line, c.column, c.offset};
+      const TextPos pos{c.line, c.column, c.offset};  // the `#@`, for diagnostics here
       if (options_.check_attributes) {
         const uint64_t owner =
             last_target_ ? (uint64_t{last_target_->kind} + 1) << 32 | last_target_->index : 0;
@@ -1283,7 +1283,9 @@ class Parser {
           continue;
         }
       }
-      layout_.append_attribute(slot, c.text, pos);
+      // The layout keeps where the text begins: a mistake found when it is read is counted
+      // from there.
+      layout_.append_attribute(slot, c.text, {c.line, c.text_column, c.offset});
     }
     // All attached: the lexer's list starts again (when names are checked it is kept, for
     // the names of a reopened group's attributes).

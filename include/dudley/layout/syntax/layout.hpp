@@ -235,7 +235,7 @@ struct Signature {
 struct AttributeSource {
   uint32_t begin = 0;  ///< into Layout::attribute_text: the text after `#@`, trimmed
   uint32_t size = 0;
-  TextPos pos;  ///< of the `#@`
+  TextPos pos;  ///< line and column where the text begins; offset of its `#@`
 };
 
 /// One declaration in file order.
