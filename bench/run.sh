@@ -155,6 +155,8 @@ echo "== issue 21: convert, first parse and first read in fresh processes, besid
 bench /usr/bin/python3 bench/convert_vs_peers.py "$build"
 echo "== issue 64: a 100,000-array layout with 3 #@ attributes per array, parsed and checked, vs without"
 bench /usr/bin/python3 bench/layout_attributes_parse.py "$build" 11
+echo "== issue 64: a CF netCDF-4 file of 1,000 variables converted to Dudley, vs xarray open_dataset + to_netcdf"
+bench /usr/bin/python3 bench/cf_netcdf_to_dudley.py "$build" 5
 bench /usr/bin/python3 bench/fresh_memory_read.py "$build" 10
 bench /usr/bin/python3 bench/zarr_vs_peers.py "$build"
 bench /usr/bin/python3 bench/zarr_shard_read.py "$build"

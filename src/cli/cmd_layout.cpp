@@ -112,8 +112,9 @@ void collect(const model::Node& from, model::Node& into, const std::string& path
       auto g = std::make_unique<model::Node>();
       g->kind = model::NodeKind::kGroup;
       g->name = c->name;
+      g->attributes = c->attributes;  // written as `#@` lines
       collect(*c, *g, p, plan);
-      if (!g->children.empty()) into.children.push_back(std::move(g));
+      if (!g->children.empty() || !g->attributes.empty()) into.children.push_back(std::move(g));
       continue;
     }
     if (!c->error.empty()) {
@@ -131,6 +132,8 @@ void collect(const model::Node& from, model::Node& into, const std::string& path
     a->name = c->name;
     a->dtype = c->dtype;
     a->shape = c->shape;
+    a->doc = c->doc;
+    a->attributes = c->attributes;
     a->storage.kind = model::Storage::Kind::kContiguous;
     a->storage.offset = c->storage.offset;
     a->storage.extent_offsets = c->storage.extent_offsets;
@@ -157,8 +160,16 @@ Plan plan_for(const DataOptions& given, bool extents) {
   const model::Tree& t = model::with_group_root(tree, holder);
   Plan plan;
   plan.laid.root = std::make_unique<model::Node>();
+  plan.laid.root->attributes = t.root->attributes;
+  plan.laid.format = t.format;  // whose bookkeeping attributes are not the file's data
   collect(*t.root, *plan.laid.root, "/", plan);
-  plan.text = layout::layout_text_for(plan.laid, nullptr, text_options());
+  std::vector<std::string> lost;  // attributes a layout cannot hold: named, not dropped
+  plan.text = layout::layout_text_for(plan.laid, nullptr, text_options(), &lost);
+  for (const std::string& item : lost) {
+    const size_t colon = item.find(": ");
+    plan.skipped.push_back({item.substr(0, colon),
+                            colon == std::string::npos ? "not written" : item.substr(colon + 2)});
+  }
   if (plan.placed.empty() && !plan.skipped.empty()) {
     // A layout without arrays would read nothing: refuse rather than write an empty one.
     std::string why;

@@ -141,3 +141,27 @@ def test_python_attrs_and_convert_back(tmp_path):
         assert h["x"].attrs.get_id("scale").dtype == np.dtype(">f8")  # as stored
         assert [x.decode() if isinstance(x, bytes) else x for x in h["x"].attrs["names"]] == \
             ["a", "bc"]
+
+
+def test_dudley_layout_writes_the_attributes_it_can_hold(tmp_path):
+    import h5py
+    import numpy as np
+    src = str(tmp_path / "a.h5")
+    with h5py.File(src, "w") as f:
+        f.attrs["title"] = "run"
+        x = f.create_dataset("x", data=np.arange(3.0))
+        x.attrs["units"] = np.bytes_("m")
+        x.attrs["self"] = x.ref  # an object reference: no `#@` form
+    out = str(tmp_path / "a.dud")
+    p = run("layout", src, "-o", out)
+    assert p.returncode == 0, p.stderr
+    text = open(out).read()
+    assert '#@ title: "run"\n' in text and 'x = <f8[3] @ ' in text, text
+    assert '#@ units: S1[1] "m"\n' in text, text
+    assert "note: /x@self: not laid out: attribute not written (an attribute of objref" in p.stderr
+    d = json.loads(run("layout", "--json", src).stdout)
+    assert {"path": "/x@self", "damaged": False} == {k: v for k, v in d["skipped"][0].items()
+                                                     if k != "reason"}, d
+    # Read through it: the attributes are the layout's.
+    p = run("ls", "--json", src, "--layout", out)
+    assert json.loads(p.stdout)["root"]["members"]["x"]["attributes"]["units"] == "m", p.stdout

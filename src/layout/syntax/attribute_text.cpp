@@ -461,6 +461,8 @@ class Reader {
     }
     const std::optional<double> d = to_double(n.text);
     if (!d) fail_at(n.at, fmt::format("{} is not a number", n.text));
+    // A JSON-like value has one NaN (as JSON and YAML readers give it): "-nan" is it too.
+    if (std::isnan(*d)) return Value(std::numeric_limits<double>::quiet_NaN());
     return Value(*d);
   }
 
@@ -853,6 +855,26 @@ std::string element_text(const std::byte* at, const DType& part) {
   }
 }
 
+// An array's elements as lists nested by `shape`, in C order (`put(i)` writes element i;
+// a 0-d array is its one element). Recursion as deep as the shape's rank (at most 64).
+template <typename Put>
+void put_nested(std::string& out, const std::vector<int64_t>& shape, const Put& put) {
+  uint64_t next = 0;
+  auto emit = [&](auto&& self, size_t dim) -> void {
+    if (dim == shape.size()) {
+      put(next++);
+      return;
+    }
+    out.push_back('[');
+    for (int64_t i = 0; i < shape[dim]; ++i) {
+      if (i) out += ", ";
+      self(self, dim + 1);
+    }
+    out.push_back(']');
+  };
+  emit(emit, 0);
+}
+
 // "S1" or "U1" for text of one-byte units; nullopt for other encodings.
 std::optional<std::string_view> text_type_name(TextEncoding encoding) {
   if (encoding == TextEncoding::kAscii) return "S1";
@@ -919,21 +941,7 @@ void put_text_array(std::string& out, const NDArray& a) {
     if (*name == "U1" && !is_utf8(one))
       throw Error(ErrorCategory::kType, "UTF-8 text that is not UTF-8");
   }
-  const std::vector<int64_t>& shape = a.shape().dims();
-  uint64_t next = 0;
-  auto emit = [&](auto&& self, size_t dim) -> void {
-    if (dim == shape.size()) {
-      put_text(out, texts[next++]);
-      return;
-    }
-    out.push_back('[');
-    for (int64_t i = 0; i < shape[dim]; ++i) {
-      if (i) out += ", ";
-      self(self, dim + 1);
-    }
-    out.push_back(']');
-  };
-  emit(emit, 0);
+  put_nested(out, a.shape().dims(), [&](uint64_t i) { put_text(out, texts[i]); });
 }
 
 }  // namespace
@@ -997,21 +1005,7 @@ std::string attribute_text(const std::string& name, const model::AttributeValue&
     if (!complex) return element_text(at, part);
     return "[" + element_text(at, part) + ", " + element_text(at + part.size(), part) + "]";
   };
-  // Nested lists in C order.
-  uint64_t next = 0;
-  auto emit = [&](auto&& self, size_t dim) -> void {
-    if (dim == shape.size()) {
-      out += element(next++);
-      return;
-    }
-    out.push_back('[');
-    for (int64_t i = 0; i < shape[dim]; ++i) {
-      if (i) out += ", ";
-      self(self, dim + 1);
-    }
-    out.push_back(']');
-  };
-  emit(emit, 0);
+  put_nested(out, shape, [&](uint64_t i) { out += element(i); });
   return out;
 }
 

@@ -1219,25 +1219,27 @@ class Parser {
 
   // ---------- document comments [C24] ----------
 
+  // The member `field` picks (its doc, its attributes) of the item `target` names.
+  template <typename Field>
+  auto target_field(const DocTarget& target, const Field& field) {
+    switch (target.kind) {
+      case DocTarget::kParam:
+        return field(layout_.params[target.index]);
+      case DocTarget::kType:
+        return field(layout_.types[target.index]);
+      case DocTarget::kPointee:
+        return field(layout_.pointees[target.index]);
+      case DocTarget::kNode:
+        break;
+    }
+    return field(layout_.nodes[target.index]);
+  }
+
   void flush_docs(uint64_t before) {
     const auto& docs = lex_.docs();
     for (; next_doc_ < docs.size() && docs[next_doc_].offset < before; ++next_doc_) {
       if (!last_target_) continue;  // nothing declared yet: ignored
-      DocId* slot = nullptr;
-      switch (last_target_->kind) {
-        case DocTarget::kNode:
-          slot = &layout_.nodes[last_target_->index].doc;
-          break;
-        case DocTarget::kParam:
-          slot = &layout_.params[last_target_->index].doc;
-          break;
-        case DocTarget::kType:
-          slot = &layout_.types[last_target_->index].doc;
-          break;
-        case DocTarget::kPointee:
-          slot = &layout_.pointees[last_target_->index].doc;
-          break;
-      }
+      DocId* slot = target_field(*last_target_, [](auto& item) { return &item.doc; });
       layout_.append_doc(slot, docs[next_doc_].text);
     }
   }
@@ -1255,23 +1257,9 @@ class Parser {
     for (; next_attribute_ < found.size() && found[next_attribute_].offset < before;
          ++next_attribute_) {
       const AttributeComment& c = found[next_attribute_];
-      Span* slot = &layout_.nodes[Layout::kRoot].attributes;
-      if (last_target_) {
-        switch (last_target_->kind) {
-          case DocTarget::kNode:
-            slot = &layout_.nodes[last_target_->index].attributes;
-            break;
-          case DocTarget::kParam:
-            slot = &layout_.params[last_target_->index].attributes;
-            break;
-          case DocTarget::kType:
-            slot = &layout_.types[last_target_->index].attributes;
-            break;
-          case DocTarget::kPointee:
-            slot = &layout_.pointees[last_target_->index].attributes;
-            break;
-        }
-      }
+      Span* slot = last_target_
+                       ? target_field(*last_target_, [](auto& item) { return &item.attributes; })
+                       : &layout_.nodes[Layout::kRoot].attributes;
       const TextPos pos{c.line, c.column, c.offset};  // the `#@`, for diagnostics here
       if (options_.check_attributes) {
         const uint64_t owner =
