@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -310,7 +311,8 @@ class Reader {
       auto* to = static_cast<char*>(a.mutable_data());
       if (a.byte_size()) std::memset(to, 0, a.byte_size());
       for (size_t i = 0; i < items.size(); ++i) {
-        std::memcpy(to + i * *length, items[i].data(), items[i].size());
+        // NUL-padded to its length, never NUL-terminated (a text may fill it).
+        std::copy(items[i].begin(), items[i].end(), to + i * *length);
       }
       out.value = std::move(a);
       return;

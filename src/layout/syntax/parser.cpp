@@ -202,7 +202,11 @@ class Parser {
         check_template_rules(layout_, result_.diagnostics);
       }
     } catch (const Abort&) {
-      attach_docs();
+      try {
+        attach_docs();
+      } catch (const Abort&) {
+        // Attaching found one error too many (a duplicate attribute): already said so.
+      }
     }
     std::stable_sort(result_.diagnostics.begin(), result_.diagnostics.end(),
                      [](const Diagnostic& a, const Diagnostic& b) {

@@ -351,6 +351,19 @@ TEST(Parser, AnAttributeGivenTwiceToOneItemIsAnError) {
   EXPECT_EQ(twice.diagnostics[0].line, 41u);
 }
 
+// One error too many found while the last attributes are attached (after the parse stopped
+// at the limit) ends the parse like any other: it was std::terminate (dudley_parse fuzz).
+TEST(Parser, AnAttributeErrorPastTheLimitStopsCleanly) {
+  ParseOptions options;
+  options.check_attributes = true;
+  options.max_errors = 1;
+  ParseResult r = parse_layout("x = f8  #@ a: 1\n  #@ a: 2\n", options);
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_EQ(r.diagnostics[0].code, DiagCode::kDuplicateAttribute);
+  ParseResult s = parse_layout("x = f8  #@ a: 1\n  #@ a: 2\n  #@ a: 3\n", options);
+  EXPECT_EQ(s.diagnostics.back().code, DiagCode::kTooManyErrors);
+}
+
 TEST(Parser, LayoutsDifferingOnlyInAttributesAreNotEqual) {
   EXPECT_EQ(parse_ok("x = f8 #@ a: 1"), parse_ok("x = f8\n  #@ a: 1\n"));
   EXPECT_FALSE(parse_ok("x = f8 #@ a: 1") == parse_ok("x = f8 #@ a: 2"));
