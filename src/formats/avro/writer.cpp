@@ -115,6 +115,19 @@ void write_rows(const model::Node& table, const Schema& schema, ContainerWriter&
                         });
 }
 
+// The list whose items are the records: the root list (an Avro container's own), or the
+// root group's one member `items` when that is a list, as the writers of formats whose root
+// is a group keep a container's records (Dudley's layout, an ASDF tree), so they convert
+// back record for record.
+const model::Node* record_list(const model::Node& root) {
+  if (root.kind == model::NodeKind::kList) return &root;
+  if (root.kind == model::NodeKind::kGroup && root.children.size() == 1 && root.params.empty() &&
+      root.children[0]->name == "items" && root.children[0]->kind == model::NodeKind::kList) {
+    return root.children[0].get();
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 SaveReport write_avro(const model::Tree& tree, const std::string& path,
@@ -171,12 +184,13 @@ SaveReport write_avro(const model::Tree& tree, const std::string& path,
     write_rows(*table, schema, out, common);
     return finish();
   }
-  if (tree.root->kind == model::NodeKind::kList) {
-    model::for_each_child(*tree.root, [&](uint64_t i, const model::Node& item) {
+  if (const model::Node* records = record_list(*tree.root)) {
+    const std::string base = records == tree.root.get() ? "" : "/items";
+    model::for_each_child(*records, [&](uint64_t i, const model::Node& item) {
       BinaryWriter w(out.record_buffer());
-      encode_node(item, schema, schema.root, w, "/" + std::to_string(i));
+      encode_node(item, schema, schema.root, w, base + "/" + std::to_string(i));
       out.commit_record();
-      if (common.progress) common.progress(i + 1, model::child_count(*tree.root));
+      if (common.progress) common.progress(i + 1, model::child_count(*records));
       return true;
     });
   } else {
