@@ -18,11 +18,10 @@ Usage: layout_attributes_parse.py BUILD_DIR [WORKDIR] [RUNS] [ARRAYS]
 """
 import os
 import statistics
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import subprocess  # noqa: E402
-
 from fresh_runs import arguments_with_numbers, clean, wall, warm  # noqa: E402
 import results  # noqa: E402
 
