@@ -165,3 +165,26 @@ def test_dudley_layout_writes_the_attributes_it_can_hold(tmp_path):
     # Read through it: the attributes are the layout's.
     p = run("ls", "--json", src, "--layout", out)
     assert json.loads(p.stdout)["root"]["members"]["x"]["attributes"]["units"] == "m", p.stdout
+
+
+def test_names_and_values_from_a_file_stay_attribute_text(tmp_path):
+    # Line ends, `#@`, quotes and controls in a source's attribute names and values are escaped:
+    # they can never become a declaration or another attribute of the layout.
+    import h5py
+    import numpy as np
+    import dudley
+    src = str(tmp_path / "evil.h5")
+    evil = {"x\ny = f8[1000]": "a\n#@ b: 1\nz = i4", 'q"\\': "\x01\r\t", "#! doc": "#@ c: 2"}
+    with h5py.File(src, "w") as f:
+        d = f.create_dataset("d", data=np.arange(2, dtype="<i2"))
+        for k, v in evil.items():
+            d.attrs[k] = v
+    out = str(tmp_path / "evil.bin")
+    p = run("convert", src, out)
+    assert p.returncode == 0, p.stderr
+    layout = (tmp_path / "evil.dud").read_text()
+    declarations = [l for l in layout.splitlines() if l and not l.lstrip().startswith("#")]
+    assert declarations == ["!DUDLEY := S1[8]", "d = i2[2]"], layout
+    assert run("check", str(tmp_path / "evil.dud")).returncode == 0
+    got = dict(dudley.open(out)["d"].attrs)
+    assert got == evil, got
