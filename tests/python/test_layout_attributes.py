@@ -90,7 +90,10 @@ def test_readers_show_attributes_in_text_and_json(tmp_path):
     assert lines[0].split() == ["/", "group", '{title="run', '7"}'], lines
     assert any(l.startswith("/N ") and 'parameter = 3 {long_name="cell count"}  # cells' in l
                for l in lines), lines
-    assert any(l.startswith("/x ") and '{units="K", valid_range=[200.0,350.0]}' in l
+    # A shape naming parameters names the array's dimensions (xarray's dims, Zarr's
+    # dimension_names), after the layout's own attributes.
+    assert any(l.startswith("/x ") and
+               '{units="K", valid_range=[200.0,350.0], dimension_names=["N"]}' in l
                for l in lines), lines
     assert any(l.startswith("/g ") and '{about={"a":[1,"x"]}}' in l for l in lines), lines
     d = json.loads(run("ls", "--json", data).stdout)["root"]

@@ -68,6 +68,27 @@ model::Attributes model_attributes(
   return out;
 }
 
+// An array whose shape names parameters (`tas = f4[time, lat]`) has those dimension names
+// (model::well_known::kDimensionNames: null for a dimension given as a number or with a
+// suffix), as Zarr's dimension_names and netCDF's dimensions give them to xarray. A
+// `#@ dimension_names` of the layout's own is kept as it is.
+void name_dimensions(const Layout& l, const Node& decl, model::Node& out) {
+  if (out.attributes.find(model::well_known::kDimensionNames)) return;
+  const auto dims = l.dims_of(decl.dims);
+  if (dims.size() != out.shape.size()) return;  // text: its last dimension counts units
+  model::ValueList names;
+  bool any = false;
+  for (const Dim& d : dims) {
+    if (d.kind == Dim::Kind::kParam && d.adjust == 0 && d.param != kNone) {
+      names.emplace_back(std::string(l.name(l.params[d.param].name)));
+      any = true;
+    } else {
+      names.emplace_back();
+    }
+  }
+  if (any) out.attributes.set(model::well_known::kDimensionNames, model::Value(std::move(names)));
+}
+
 // A parameter's attributes; those that cannot be read are listed with its group's, named
 // "PARAM.NAME".
 model::Attributes param_attributes(const Layout& l, ParamId p, model::Node& group) {
@@ -437,6 +458,7 @@ std::unique_ptr<model::Node> convert(const std::shared_ptr<Context>& context, No
         out->shape = a.shape;
         out->storage = contiguous(a);
         out->data = std::make_shared<DudleyArray>(context, id);
+        name_dimensions(l, n, *out);
       } catch (const Error& e) {
         out->error = model::NodeError::from(e);
       }

@@ -75,6 +75,99 @@ std::string shape_text(const std::vector<int64_t>& shape, const std::vector<std:
   return dims.empty() ? std::string() : fmt::format("[{}]", fmt::join(dims, ", "));
 }
 
+// The dimension names of a group's arrays as its parameters: `time := 4`, then
+// `tas = f4[time, lat]`, the layout language's own named dimensions, which the binder gives
+// back as each array's dimension_names. A name is used when it is a Dudley name, every
+// array of the group gives it one size, and no parameter of the group has that name with
+// another value (one with the same value, a Dudley source's own, is used as it is).
+struct DimensionParameters {
+  std::vector<std::pair<std::string, int64_t>> declared;  ///< new ones, in first use
+  std::map<std::string, int64_t> usable;                  ///< name -> size
+
+  /// The names of `array`'s dimensions: `given` (extent parameters) where set, else the
+  /// group's parameter for its dimension name. `named`: every dimension_names entry is
+  /// expressed (a name by its parameter, a null by a number), so the attribute is redundant.
+  std::vector<std::string> name(const model::Node& array, std::vector<std::string> given,
+                                bool& named) const {
+    named = false;
+    const std::vector<std::optional<std::string>> names = dimension_names(array);
+    if (names.empty()) return given;
+    given.resize(array.shape.size());
+    named = true;
+    for (size_t d = 0; d < names.size(); ++d) {
+      auto it = names[d] ? usable.find(*names[d]) : usable.end();
+      if (given[d].empty() && it != usable.end() && it->second == array.shape[d]) {
+        given[d] = it->first;
+      } else if (names[d] || !given[d].empty()) {
+        named = false;
+      }
+    }
+    return given;
+  }
+
+  /// An array's dimension_names, one entry per dimension (nullopt: unnamed); empty when it
+  /// has none of that form.
+  static std::vector<std::optional<std::string>> dimension_names(const model::Node& array) {
+    const model::AttributeValue* a = array.attributes.find(model::well_known::kDimensionNames);
+    const auto* v = a ? std::get_if<model::Value>(a) : nullptr;
+    if (!v || !v->is<model::ValueList>() || !v->tag().empty()) return {};
+    const model::ValueList& list = v->as<model::ValueList>();
+    if (list.size() != array.shape.size()) return {};
+    std::vector<std::optional<std::string>> out;
+    for (const model::Value& x : list) {
+      if (x.is<std::string>()) {
+        out.emplace_back(x.as<std::string>());
+      } else if (x.is_null()) {
+        out.emplace_back();
+      } else {
+        return {};
+      }
+    }
+    return out;
+  }
+};
+
+// `type_names`: the struct type names given out, which a parameter may not take; the new
+// parameters' names are added, so no later struct takes them.
+DimensionParameters dimension_parameters(const model::Node& group,
+                                         const std::vector<std::string>& param_spelled,
+                                         std::set<std::string>& type_names) {
+  DimensionParameters out;
+  if (group.kind != model::NodeKind::kGroup) return out;
+  std::map<std::string, std::optional<int64_t>> existing;  // the group's own parameters
+  for (size_t i = 0; i < group.params.size(); ++i) {
+    existing[param_spelled[i]] = group.params[i].value;
+  }
+  std::map<std::string, std::optional<int64_t>> seen;  // nullopt: sizes disagree
+  std::vector<std::string> order;
+  for (const auto& c : group.children) {
+    if (c->kind != model::NodeKind::kArray || !c->error.empty()) continue;
+    const auto names = DimensionParameters::dimension_names(*c);
+    for (size_t d = 0; d < names.size(); ++d) {
+      if (!names[d] || !is_dudley_name(*names[d])) continue;
+      auto [it, fresh] = seen.emplace(*names[d], c->shape[d]);
+      if (fresh) {
+        order.push_back(*names[d]);
+      } else if (it->second && *it->second != c->shape[d]) {
+        it->second.reset();
+      }
+    }
+  }
+  for (const std::string& name : order) {
+    const std::optional<int64_t> size = seen[name];
+    if (!size || type_names.count(name)) continue;
+    auto own = existing.find(name);
+    if (own != existing.end()) {
+      if (own->second == size) out.usable[name] = *size;  // the source's own parameter
+      continue;
+    }
+    out.usable[name] = *size;
+    out.declared.emplace_back(name, *size);
+    type_names.insert(name);
+  }
+  return out;
+}
+
 // Emits the text of a tree; struct types are collected first and declared at the top.
 class Emitter {
  public:
@@ -210,10 +303,12 @@ class Emitter {
   // An item's attributes as `#@` lines (docs/design/layout-attributes.md), written right
   // after its declaration and doc, so each attaches to it. What that form cannot hold is
   // named as lost.
+  // `named_dimensions`: the shape names the array's dimensions by parameters, exactly as its
+  // dimension_names attribute does (the binder gives it back): that attribute is not written.
   void attribute_lines(const model::Node& n, const std::string& path, const std::string& indent,
-                       std::string& out) {
+                       std::string& out, bool named_dimensions = false) {
     // (Attributes its reader could not read are named by LossLog.)
-    attribute_lines(n.attributes, path, indent, out);
+    attribute_lines(n.attributes, path, indent, out, named_dimensions);
     if (const std::optional<model::AttributeValue> fill = chunking_fill(n)) {
       model::Attributes one;
       one.set(model::well_known::kFillValue, *fill);
@@ -221,8 +316,9 @@ class Emitter {
     }
   }
   void attribute_lines(const model::Attributes& attributes, const std::string& path,
-                       const std::string& indent, std::string& out) {
+                       const std::string& indent, std::string& out, bool named_dimensions = false) {
     for (const auto& [name, value] : attributes) {
+      if (named_dimensions && name == model::well_known::kDimensionNames) continue;
       // The source format's own bookkeeping (ASDF's asdf_library) is no data of the tree.
       if (path == "/" && model::well_known::is_bookkeeping(format_, name)) continue;
       try {
@@ -266,6 +362,10 @@ class Emitter {
       doc(joined_doc(p.doc, renamed_note(p.name, param_spelled[i])), out);
       attribute_lines(p.attributes, (path == "/" ? "" : path) + "/" + p.name, indent, out);
     }
+    const DimensionParameters dimensions = dimension_parameters(n, param_spelled, used_);
+    for (const auto& [name, size] : dimensions.declared) {
+      out += fmt::format("{}{} := {}\n", indent, name, size);
+    }
     const bool in_list = n.kind == model::NodeKind::kList;
     const std::vector<std::string> spelled =
         in_list ? std::vector<std::string>() : member_spellings(n);
@@ -291,9 +391,10 @@ class Emitter {
               if (options_.left_out) options_.left_out->insert(child);
               break;
             }
+            bool named = false;
             try {
-              const std::vector<std::string> dims =
-                  extent_parameters(c, child, spelled[i], spelled, indent, text);
+              const std::vector<std::string> dims = dimensions.name(
+                  c, extent_parameters(c, child, spelled[i], spelled, indent, text), named);
               text += lead;
               array(c, child, text, dims);
             } catch (const Error& e) {
@@ -306,15 +407,19 @@ class Emitter {
             }
             out += text;
             doc(item_doc, out);
-            attribute_lines(c, child, indent, out);
+            attribute_lines(c, child, indent, out, named);
             break;
           }
-          const std::vector<std::string> dims = extent_parameters(
-              c, child, in_list ? std::string("item") : spelled[i], spelled, indent, out);
+          bool named = false;
+          const std::vector<std::string> dims = dimensions.name(
+              c,
+              extent_parameters(c, child, in_list ? std::string("item") : spelled[i], spelled,
+                                indent, out),
+              named);
           out += lead;
           array(c, child, out, dims);
           doc(item_doc, out);
-          attribute_lines(c, child, indent, out);
+          attribute_lines(c, child, indent, out, named);
           break;
         }
         case model::NodeKind::kGroup:
