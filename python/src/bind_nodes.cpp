@@ -210,6 +210,17 @@ void bind_nodes(py::module_& m) {
             return py::module_::import("types").attr("MappingProxyType")(out);
           },
           "The group's parameters by name (Dudley layouts), read-only")
+      .def_property_readonly(
+          "param_attrs",
+          [](const Group& g) {
+            // Each parameter's `#@` attributes (a layout's `N := i4  #@ long_name: "..."`).
+            py::dict out;
+            for (const model::Parameter& p : g.node->params) {
+              out[py::str(p.name)] = attributes(p.attributes, {}, g.tree->references.get());
+            }
+            return py::module_::import("types").attr("MappingProxyType")(out);
+          },
+          "Each parameter's attributes by parameter name (Dudley layouts), read-only")
       .def_property_readonly("doc", [](const Group& g) { return readable_str(g.node->doc); })
       .def_property_readonly("name", [](const Group& g) { return name_object(g.path); })
       .def("__repr__", [](const Group& g) { return readable_str(tree_repr(g, 40, false)); })

@@ -49,8 +49,14 @@ std::vector<std::string> member_names(const NodeRef& at) {
 // references as their targets; each one that cannot be read keeps its name with its error
 // (dudley._attributes.Attributes).
 py::object attributes(const model::Node& node, const model::ReferenceTable* references) {
+  return attributes(node.attributes, node.unreadable_attributes, references);
+}
+
+py::object attributes(const model::Attributes& attributes,
+                      const std::vector<std::pair<std::string, model::NodeError>>& unreadable,
+                      const model::ReferenceTable* references) {
   py::dict out, errors;
-  for (const auto& [name, value] : node.attributes) {
+  for (const auto& [name, value] : attributes) {
     try {
       if (const auto* v = std::get_if<model::Value>(&value)) {
         if (const std::optional<DType> empty = model::well_known::empty_type(*v)) {
@@ -78,7 +84,7 @@ py::object attributes(const model::Node& node, const model::ReferenceTable* refe
       errors[name_object(name)] = error_object(e);
     }
   }
-  for (const auto& [name, error] : node.unreadable_attributes) {
+  for (const auto& [name, error] : unreadable) {
     errors[name_object(name)] = error_object(Error(error.category, error.message, error.location));
   }
   return py::module_::import("dudley._attributes").attr("Attributes")(out, errors);

@@ -78,6 +78,11 @@ std::vector<std::string> member_names(const NodeRef& at);
 /// values as Python objects, typed ones as numpy, references as what `references` says they
 /// point to; one that cannot be read keeps its name, reading it raises why.
 py::object attributes(const model::Node& node, const model::ReferenceTable* references);
+/// The same of attributes held elsewhere (a Dudley parameter's), with those that could not
+/// be read.
+py::object attributes(const model::Attributes& attributes,
+                      const std::vector<std::pair<std::string, model::NodeError>>& unreadable,
+                      const model::ReferenceTable* references);
 
 struct Group : NodeRef {};
 

@@ -104,6 +104,12 @@ def test_readers_show_attributes_in_text_and_json(tmp_path):
     assert d["members"]["g"]["members"]["y"]["attributes"]["flags"]["dtype"] == "|u1"
     p = run("dump", data, "/x")
     assert p.returncode == 0 and p.stdout.strip() == "/x = [250.0,260.0,270.0]", p.stdout
+    import dudley
+    f = dudley.open(data)
+    assert f.params["N"] == 3 and dict(f.param_attrs["N"]) == {"long_name": "cell count"}
+    assert dict(f.attrs) == {"title": "run 7"}
+    assert f["g"].attrs["about"] == {"a": [1, "x"]}
+    assert f["g/y"].attrs["flags"].tolist() == [1, 2]
 
 
 def test_an_attribute_that_reads_as_none_is_named_where_it_is(tmp_path):
