@@ -199,3 +199,19 @@ def test_ndl_round_trip(tmp_path):
             return [without_chunking(v) for v in node]
         return node
     assert without_chunking(a) == without_chunking(b)
+
+
+def test_a_dimension_named_like_a_group_stays_an_attribute(tmp_path):
+    # A parameter may not share its name with a group: the name stays dimension_names.
+    src = str(tmp_path / "h1.h5")
+    with h5py.File(src, "w") as f:
+        a = f.create_dataset("a", data=np.ones((2, 3), "f4"))
+        f.create_group("sub").create_dataset("c", data=np.arange(4, dtype="u1"))
+        y = f.create_dataset("y", data=np.arange(3.0))
+        y.make_scale("sub")
+        a.dims[1].attach_scale(y)
+    back, layout = via_dudley(tmp_path, src, "back.h5")
+    assert "sub :=" not in layout and '"sub"' in layout, layout
+    with h5py.File(back) as b:
+        assert b["a"].dims[1].label == "" or b["a"].shape == (2, 3)
+        assert np.array_equal(b["sub/c"][...], np.arange(4))

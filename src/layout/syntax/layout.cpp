@@ -154,19 +154,10 @@ std::string Layout::type_text(const TypeRef& ref) const {
   return "<invalid>";
 }
 
-void Layout::append_attribute(Span* slot, std::string_view text, TextPos pos) {
-  if (slot->count == 0) {
-    slot->begin = static_cast<uint32_t>(attributes.size());
-  } else if (slot->begin + slot->count != attributes.size()) {
-    // Not the newest item's: move them to the end so they grow in place (a group reopened).
-    const uint32_t begin = static_cast<uint32_t>(attributes.size());
-    for (uint32_t i = 0; i < slot->count; ++i) attributes.push_back(attributes[slot->begin + i]);
-    slot->begin = begin;
-  }
+void Layout::append_attribute(std::string_view text, TextPos pos) {
   attributes.push_back(
       {static_cast<uint32_t>(attribute_text.size()), static_cast<uint32_t>(text.size()), pos});
   attribute_text += text;
-  ++slot->count;
 }
 
 bool Layout::read_attribute(const AttributeSource& a, ParsedAttribute& out,

@@ -206,6 +206,7 @@ class Parser {
         attach_docs();
       } catch (const Abort&) {
         // Attaching found one error too many (a duplicate attribute): already said so.
+        regroup_attributes();
       }
     }
     std::stable_sort(result_.diagnostics.begin(), result_.diagnostics.end(),
@@ -1250,71 +1251,75 @@ class Parser {
   void attach_docs() {
     flush_docs(~uint64_t{0});
     flush_attributes(~uint64_t{0});
+    regroup_attributes();
   }
 
   // ---------- attributes (docs/design/layout-attributes.md) ----------
 
   // `#@` attaches as `#!` does, except that attributes before the first declaration belong
-  // to the root: they are the file's.
+  // to the root: they are the file's. Attributes are appended in text order; an item whose
+  // attributes are not all together (a group reopened) is sorted out once, at the end
+  // (regroup_attributes), so no layout costs more than a sort.
   void flush_attributes(uint64_t before) {
     const auto& found = lex_.attributes();
     for (; next_attribute_ < found.size() && found[next_attribute_].offset < before;
          ++next_attribute_) {
       const AttributeComment& c = found[next_attribute_];
-      Span* slot = last_target_
-                       ? target_field(*last_target_, [](auto& item) { return &item.attributes; })
-                       : &layout_.nodes[Layout::kRoot].attributes;
-      const TextPos pos{c.line, c.column, c.offset};  // the `#@`, for diagnostics here
+      const uint64_t owner =
+          last_target_ ? (uint64_t{last_target_->kind} + 1) << 32 | last_target_->index : 0;
       if (options_.check_attributes) {
-        const uint64_t owner =
-            last_target_ ? (uint64_t{last_target_->kind} + 1) << 32 | last_target_->index : 0;
         const std::string& name = lex_.attribute_names()[next_attribute_];
-        if (has_attribute(owner, *slot, name)) {
-          report(DiagCode::kDuplicateAttribute, pos,
+        if (!attribute_names_.insert(std::to_string(owner) + '\0' + name).second) {
+          report(DiagCode::kDuplicateAttribute, {c.line, c.column, c.offset},
                  fmt::format("attribute '{}' is given twice to one item", name));
           continue;
         }
       }
+      Span* slot = owner_slot(owner);
+      if (slot->count == 0) {
+        slot->begin = static_cast<uint32_t>(layout_.attributes.size());
+      } else if (slot->begin + slot->count != layout_.attributes.size()) {
+        scattered_ = true;  // this item's attributes are regrouped at the end
+      }
       // The layout keeps where the text begins: a mistake found when it is read is counted
       // from there.
-      layout_.append_attribute(slot, c.text, {c.line, c.text_column, c.offset});
+      layout_.append_attribute(c.text, {c.line, c.text_column, c.offset});
+      attribute_owners_.push_back(owner);
+      ++slot->count;
     }
-    // All attached: the lexer's list starts again (when names are checked it is kept, for
-    // the names of a reopened group's attributes).
-    if (!options_.check_attributes && next_attribute_ == found.size() && !found.empty()) {
+    // All attached: the lexer's list starts again (its names too).
+    if (next_attribute_ == found.size() && !found.empty()) {
       lex_.forget_attributes();
       next_attribute_ = 0;
     }
   }
-  // Whether the item already has attribute `name` (names are known when attributes are
-  // checked: the lexer read them). An item's names are those of the lexer's attributes at
-  // `owner_attributes_`; past a few, they are looked up in a set.
-  bool has_attribute(uint64_t owner, const Span& slot, const std::string& name) {
-    const auto& found = lex_.attributes();
-    if (names_of_ != owner) {
-      names_of_ = owner;
-      owner_attributes_.clear();
-      attribute_names_.clear();
-      for (const AttributeSource& a : layout_.attributes_of(slot)) {  // a reopened group
-        auto it =
-            std::lower_bound(found.begin(), found.end(), a.pos.offset,
-                             [](const AttributeComment& c, uint64_t at) { return c.offset < at; });
-        owner_attributes_.push_back(static_cast<size_t>(it - found.begin()));
-      }
+  Span* owner_slot(uint64_t owner) {
+    if (owner == 0) return &layout_.nodes[Layout::kRoot].attributes;
+    const DocTarget target{static_cast<DocTarget::Kind>((owner >> 32) - 1),
+                           static_cast<uint32_t>(owner)};
+    return target_field(target, [](auto& item) { return &item.attributes; });
+  }
+  // Puts each item's attributes together (in text order among themselves) when a reopened
+  // group scattered some: a stable sort by item, then each item's span.
+  void regroup_attributes() {
+    if (!scattered_) return;
+    std::vector<uint32_t> order(layout_.attributes.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return attribute_owners_[a] < attribute_owners_[b];
+    });
+    std::vector<AttributeSource> sorted;
+    sorted.reserve(order.size());
+    for (const uint32_t i : order) sorted.push_back(layout_.attributes[i]);
+    layout_.attributes = std::move(sorted);
+    for (size_t i = 0; i < order.size();) {
+      const uint64_t owner = attribute_owners_[order[i]];
+      size_t j = i;
+      while (j < order.size() && attribute_owners_[order[j]] == owner) ++j;
+      *owner_slot(owner) = Span{static_cast<uint32_t>(i), static_cast<uint32_t>(j - i)};
+      i = j;
     }
-    if (owner_attributes_.size() < 16) {
-      for (const size_t i : owner_attributes_) {
-        if (lex_.attribute_names()[i] == name) return true;
-      }
-      owner_attributes_.push_back(next_attribute_);
-      return false;
-    }
-    if (attribute_names_.empty()) {
-      for (const size_t i : owner_attributes_) attribute_names_.insert(lex_.attribute_names()[i]);
-    }
-    if (!attribute_names_.insert(name).second) return true;
-    owner_attributes_.push_back(next_attribute_);
-    return false;
+    scattered_ = false;
   }
 
   Lexer lex_;
@@ -1329,11 +1334,11 @@ class Parser {
   NodeId group_ = Layout::kRoot;
   std::vector<Frame> frames_;
   std::optional<DocTarget> last_target_;
-  size_t next_doc_ = 0;                   // first lexer doc not yet attached
-  size_t next_attribute_ = 0;             // first lexer attribute not yet attached
-  uint64_t names_of_ = ~uint64_t{0};      // the item whose names attribute_names_ holds
-  std::vector<size_t> owner_attributes_;  // the lexer's attributes of that item
-  std::unordered_set<std::string> attribute_names_;
+  size_t next_doc_ = 0;                              // first lexer doc not yet attached
+  size_t next_attribute_ = 0;                        // first lexer attribute not yet attached
+  std::vector<uint64_t> attribute_owners_;           // the item of each of layout_.attributes
+  bool scattered_ = false;                           // some item's attributes are not together
+  std::unordered_set<std::string> attribute_names_;  // "OWNER\0NAME", when checked
   // Members by (group, name). A name's first member is kept in first_member_ (by NameId,
   // written in order), the others in members_: a layout whose names are mostly distinct
   // then never touches the hash table, whose every access is a cache miss at 10^5 names.

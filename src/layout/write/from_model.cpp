@@ -138,6 +138,12 @@ DimensionParameters dimension_parameters(const model::Node& group,
   for (size_t i = 0; i < group.params.size(); ++i) {
     existing[param_spelled[i]] = group.params[i].value;
   }
+  // A parameter may share its name with an array (a coordinate: `time := 4`, `time =
+  // f8[time]`), not with a group or list: other formats hold both as members.
+  std::set<std::string> containers;
+  for (const auto& c : group.children) {
+    if (c->kind != model::NodeKind::kArray) containers.insert(c->name);
+  }
   std::map<std::string, std::optional<int64_t>> seen;  // nullopt: sizes disagree
   std::vector<std::string> order;
   for (const auto& c : group.children) {
@@ -155,7 +161,7 @@ DimensionParameters dimension_parameters(const model::Node& group,
   }
   for (const std::string& name : order) {
     const std::optional<int64_t> size = seen[name];
-    if (!size || type_names.count(name)) continue;
+    if (!size || type_names.count(name) || containers.count(name)) continue;
     auto own = existing.find(name);
     if (own != existing.end()) {
       if (own->second == size) out.usable[name] = *size;  // the source's own parameter
@@ -362,7 +368,11 @@ class Emitter {
       doc(joined_doc(p.doc, renamed_note(p.name, param_spelled[i])), out);
       attribute_lines(p.attributes, (path == "/" ? "" : path) + "/" + p.name, indent, out);
     }
-    const DimensionParameters dimensions = dimension_parameters(n, param_spelled, used_);
+    // A family's layout (extent parameters read from each file) names no dimension by a
+    // fixed size: its members differ in them.
+    const DimensionParameters dimensions = options_.extent_parameters.empty()
+                                               ? dimension_parameters(n, param_spelled, used_)
+                                               : DimensionParameters{};
     for (const auto& [name, size] : dimensions.declared) {
       out += fmt::format("{}{} := {}\n", indent, name, size);
     }

@@ -292,9 +292,9 @@ class Layout {
   }
   /// Adds `line` to the doc of `*slot` (creating it when *slot is 0) [C24].
   void append_doc(DocId* slot, std::string_view line);
-  /// Adds the attribute of text `text` (after the `#@`) at `pos` to the attributes `*slot`
-  /// spans (moving them to the end of the table first when they are not its newest).
-  void append_attribute(Span* slot, std::string_view text, TextPos pos);
+  /// Appends the attribute of text `text` (after the `#@`) at `pos` to the table (the
+  /// parser then gives each item its Span of it).
+  void append_attribute(std::string_view text, TextPos pos);
   /// The attributes a Span of an item holds.
   std::span<const AttributeSource> attributes_of(Span span) const {
     return {attributes.data() + span.begin, span.count};
