@@ -178,6 +178,7 @@ class Parser {
     // Attributes: reserved only when the text has some, by a count of their markers.
     if (markers_) {
       layout_.attributes.reserve(markers_);
+      attribute_owners_.reserve(markers_);
       // Address space only: the pages its text does not fill are never touched.
       layout_.attribute_text.reserve(text.size());
     }
