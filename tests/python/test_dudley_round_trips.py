@@ -213,5 +213,5 @@ def test_a_dimension_named_like_a_group_stays_an_attribute(tmp_path):
     back, layout = via_dudley(tmp_path, src, "back.h5")
     assert "sub :=" not in layout and '"sub"' in layout, layout
     with h5py.File(back) as b:
-        assert b["a"].dims[1].label == "" or b["a"].shape == (2, 3)
+        assert np.array_equal(b["a"][...], np.ones((2, 3), "f4"))
         assert np.array_equal(b["sub/c"][...], np.arange(4))
